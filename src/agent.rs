@@ -1,0 +1,121 @@
+//! The tool loop: ask the model, run the tools it calls (the calls of one round in parallel),
+//! feed the results back, until it answers in text or the round cap is reached.
+
+use std::time::{Duration, Instant};
+
+use crate::llm::retry::chat_with_retry;
+use crate::llm::{ChatRequest, LlmError, Provider};
+use crate::message::{Message, ToolCall, Usage};
+use crate::tools::{Registry, ToolContext, ToolOutcome};
+
+/// What the loop reports while it works, in order.
+#[derive(Debug, Clone)]
+pub enum AgentEvent {
+    /// A piece of the model's answer.
+    Text(String),
+    /// Something the user should know (a retry after a rate limit).
+    Notice(String),
+    /// A model call finished; its usage, if the service reported any.
+    ModelCall { model: String, usage: Option<Usage> },
+    ToolRoundStarted { round: usize, calls: Vec<ToolCall> },
+    ToolFinished { round: usize, call: ToolCall, elapsed: Duration, outcome: ToolOutcome },
+    ToolRoundFinished { round: usize, elapsed: Duration },
+}
+
+/// Everything one turn needs besides the conversation.
+pub struct Turn<'a> {
+    pub provider: &'a dyn Provider,
+    pub registry: &'a Registry,
+    pub ctx: &'a ToolContext,
+    pub max_rounds: usize,
+    pub emit: &'a (dyn Fn(AgentEvent) + Sync),
+}
+
+/// Runs one turn on `messages` (which end with the user's message) and returns the answer.
+/// Each completed round and the answer are appended to `messages`; a round interrupted by an
+/// error or a cancel is not, so the conversation always stays well-formed.
+pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message, LlmError> {
+    let tools = turn.registry.definitions(turn.ctx);
+    let cancel = &turn.ctx.cancel;
+    for round in 1.. {
+        let last_call = round > turn.max_rounds;
+        let request = ChatRequest {
+            messages,
+            tools: if last_call { &[] } else { &tools },
+        };
+        let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
+        let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
+        let result = chat_with_retry(turn.provider, &request, &mut on_text, cancel, &mut notice)?;
+        (turn.emit)(AgentEvent::ModelCall {
+            model: turn.provider.model().to_string(),
+            usage: result.usage,
+        });
+        let mut message = result.message;
+        if message.tool_calls.is_empty() || last_call {
+            message.tool_calls.clear();
+            if message.content.is_none() {
+                message.content = Some(String::new());
+            }
+            messages.push(message.clone());
+            return Ok(message);
+        }
+        let results = run_round(turn, round, &message.tool_calls);
+        if cancel.is_cancelled() {
+            return Err(LlmError::cancelled());
+        }
+        messages.push(message);
+        messages.extend(results);
+    }
+    unreachable!("the loop returns at the latest after max_rounds + 1 calls")
+}
+
+/// Runs the calls of one round in parallel; results come back in call order.
+fn run_round(turn: &Turn<'_>, round: usize, calls: &[ToolCall]) -> Vec<Message> {
+    (turn.emit)(AgentEvent::ToolRoundStarted { round, calls: calls.to_vec() });
+    let started = Instant::now();
+    let run_one = |call: &ToolCall| {
+        let begun = Instant::now();
+        let outcome = turn.registry.execute(call, turn.ctx);
+        (turn.emit)(AgentEvent::ToolFinished {
+            round,
+            call: call.clone(),
+            elapsed: begun.elapsed(),
+            outcome: outcome.clone(),
+        });
+        outcome
+    };
+    let outcomes: Vec<ToolOutcome> = if calls.len() == 1 {
+        vec![run_one(&calls[0])]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = calls
+                .iter()
+                .map(|call| {
+                    std::thread::Builder::new()
+                        .name(format!("tool-{}", call.function.name))
+                        .spawn_scoped(scope, || run_one(call))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .zip(calls)
+                .map(|(handle, call)| {
+                    let failed = || ToolOutcome {
+                        content: format!("Error executing '{}': the tool thread failed", call.function.name),
+                        is_error: true,
+                    };
+                    match handle {
+                        Ok(handle) => handle.join().unwrap_or_else(|_| failed()),
+                        Err(_) => run_one(call),
+                    }
+                })
+                .collect()
+        })
+    };
+    (turn.emit)(AgentEvent::ToolRoundFinished { round, elapsed: started.elapsed() });
+    calls
+        .iter()
+        .zip(outcomes)
+        .map(|(call, outcome)| Message::tool_result(call, outcome.content))
+        .collect()
+}

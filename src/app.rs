@@ -1,0 +1,152 @@
+//! Picks the mode from the arguments and the terminal, and maps how it ended to an exit code.
+
+use std::cell::Cell;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::cli::Args;
+use crate::config::{Config, ConfigError, Env, SETUP_HELP};
+use crate::llm::openai::OpenAiCompat;
+use crate::session::{Session, TurnEnd};
+use crate::tools::{self, Registry};
+use crate::ui::batch::BatchView;
+use crate::ui::signal::{self, Watch};
+use crate::ui::terminal::TerminalView;
+use crate::ui::{repl, stdin};
+use crate::usage::Tally;
+
+/// Runs Marvin with parsed arguments.
+pub fn run(args: Args) -> ExitCode {
+    tools::install_panic_hook();
+    signal::install();
+    let env = Env::from_process();
+    if args.non_interactive {
+        return non_interactive(&args, &env);
+    }
+    let config = match build_config(&args, &env) {
+        Ok(config) => config,
+        Err(message) => return fail(&message),
+    };
+    let mut session = new_session(&config);
+    if std::io::stdin().is_terminal() {
+        let first = args.question.as_deref();
+        if args.once {
+            let Some(question) = first else {
+                return fail("--once needs a question, e.g. marvin --once \"what time is it in Tokyo?\"");
+            };
+            let mut view = TerminalView::new(config.colour_allowed);
+            return exit_code(&repl::ask(&mut session, &mut view, question));
+        }
+        return match repl::run(&config, &mut session, first) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => fail(&message),
+        };
+    }
+    single_shot(&config, &mut session, args.question.as_deref())
+}
+
+/// Stdin is not a terminal: answer once, about the piped text if there is any.
+fn single_shot(config: &Config, session: &mut Session, question: Option<&str>) -> ExitCode {
+    let piped = if stdin::is_piped() {
+        match read_stdin() {
+            Ok(text) => Some(text),
+            Err(message) => return fail(&message),
+        }
+    } else {
+        None
+    };
+    let prompt = match (question, piped.as_deref().filter(|t| !t.trim().is_empty())) {
+        (Some(question), Some(text)) => stdin::with_piped_text(question, text),
+        (Some(question), None) => question.to_string(),
+        (None, Some(text)) => text.trim().to_string(),
+        (None, None) => {
+            return fail("no question: stdin is not a terminal, so give the question as an argument (marvin \"...\") or pipe it in");
+        }
+    };
+    let mut view = TerminalView::new(config.colour_allowed);
+    exit_code(&repl::ask(session, &mut view, &prompt))
+}
+
+fn read_stdin() -> Result<String, String> {
+    let (text, dropped) = stdin::read_piped().map_err(|e| format!("reading stdin: {e}"))?;
+    if dropped > 0 {
+        eprintln!(
+            "marvin: piped input is {} bytes; sending the first {} (the rest is left out)",
+            text.len() as u64 + dropped,
+            stdin::MAX_PIPED
+        );
+    }
+    Ok(text)
+}
+
+/// `--non-interactive`: one prompt, the raw answer, `MARVIN_COST` last on stderr whatever happens.
+fn non_interactive(args: &Args, env: &Env) -> ExitCode {
+    let (code, totals) = answer_once(args, env);
+    eprintln!("{}", totals.cost_line());
+    ExitCode::from(code)
+}
+
+fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
+    let config = match build_config(args, env) {
+        Ok(config) => config,
+        Err(message) => return (report(&message), Tally::default()),
+    };
+    let prompt = match &args.prompt {
+        Some(prompt) => prompt.clone(),
+        None if std::io::stdin().is_terminal() => {
+            return (report("--non-interactive needs --prompt TEXT or the prompt on stdin"), Tally::default());
+        }
+        None => match read_stdin() {
+            Ok(text) if text.trim().is_empty() => return (report("the prompt on stdin is empty"), Tally::default()),
+            Ok(text) => text.trim().to_string(),
+            Err(message) => return (report(&message), Tally::default()),
+        },
+    };
+    let mut session = new_session(&config);
+    let mut view = BatchView::new(args.json);
+    let mut watch = Watch::new();
+    let broken = Cell::new(false);
+    let report = session.submit(
+        &prompt,
+        &mut |event| {
+            view.on_event(event);
+            broken.set(view.is_broken());
+        },
+        &mut || watch.fired() || broken.get(),
+    );
+    let code = if broken.get() { 0 } else { view.finish(&report) };
+    (code, session.totals().clone())
+}
+
+fn build_config(args: &Args, env: &Env) -> Result<Config, String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    Config::build(args, env, &cwd).map_err(|error| match error {
+        ConfigError::NoProvider => SETUP_HELP.to_string(),
+        ConfigError::Invalid(message) => message,
+    })
+}
+
+fn new_session(config: &Config) -> Session {
+    let provider = Arc::new(OpenAiCompat::new(config.provider.clone()));
+    Session::new(config, provider, Arc::new(Registry::builtin()))
+}
+
+fn exit_code(end: &TurnEnd) -> ExitCode {
+    match end {
+        TurnEnd::Answered(_) => ExitCode::SUCCESS,
+        TurnEnd::Failed(_) => ExitCode::FAILURE,
+        TurnEnd::Cancelled => ExitCode::from(130),
+    }
+}
+
+/// Prints an error the house way and returns exit status 1.
+pub fn report(message: &str) -> u8 {
+    eprintln!("marvin: {message}");
+    1
+}
+
+fn fail(message: &str) -> ExitCode {
+    ExitCode::from(report(message))
+}

@@ -1,0 +1,222 @@
+//! Command-line parsing with lexopt, and the hand-written --help text.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    Help,
+    Version,
+    Run(Args),
+}
+
+/// The flags and the question, exactly as given. No I/O happens while parsing.
+#[derive(Debug, Default, PartialEq)]
+pub struct Args {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub plain: bool,
+    pub non_interactive: bool,
+    pub prompt: Option<String>,
+    pub working_dir: Option<PathBuf>,
+    pub ntfy: Option<String>,
+    pub once: bool,
+    pub json: bool,
+    /// The words after the flags, joined: `marvin what is a monad`.
+    pub question: Option<String>,
+}
+
+pub const HELP: &str = "\
+Marvin: a terminal AI assistant.
+
+Usage:
+  marvin                       open the prompt (Ctrl+D or `quit` leaves)
+  marvin QUESTION...           answer, then stay at the prompt
+  marvin --once QUESTION...    answer and exit
+  CMD | marvin QUESTION...     answer about the piped text and exit
+  marvin --non-interactive --prompt TEXT   for scripts, cron and sub-agents
+
+Options:
+      --provider NAME      openai, groq, gemini or openai-compat
+                           (ollama and copilot are not in this build yet)
+      --model NAME         model to use (overrides MARVIN_MODEL)
+      --once               exit after answering QUESTION
+      --non-interactive    one prompt in, raw answer on stdout, exit; coding
+                           tools on; MARVIN_COST:{json} last on stderr
+      --prompt TEXT        the prompt for --non-interactive (else stdin)
+      --json               with --non-interactive: one JSON event per line
+      --working-dir DIR    directory the file tools work in (default: cwd)
+      --ntfy TOPIC         ntfy topic for progress notifications
+      --plain              accepted for compatibility; the UI is always plain
+  -h, --help               show this help
+  -V, --version            show the version
+
+Environment:
+  LLM_PROVIDER             provider when --provider is not given; default:
+                           the first of openai, gemini, groq, openai-compat
+                           that has a key
+  OPENAI_API_KEY           keys; each may instead be kept in the file
+  GEMINI_API_KEY             ~/.ssh/<NAME>
+  GROQ_API_KEY
+  OPENAI_COMPAT_API_KEY
+  OPENAI_COMPAT_URL        OpenAI-compatible server (default: OpenRouter)
+  OPENAI_BASE_URL          other base URLs (proxies, gateways, tests)
+  GEMINI_BASE_URL
+  GROQ_BASE_URL
+  MARVIN_MODEL             model for any provider
+  GEMINI_MODEL             per-provider models (defaults: gemini-3-pro-preview,
+  GROQ_MODEL                 llama-3.3-70b-versatile, qwen/qwen3-32b; openai
+  OPENAI_COMPAT_MODEL        uses gpt-5.1)
+  MARVIN_CHAT_MODEL        model for the copilot provider
+  MARVIN_HOME              Marvin's files (default: $XDG_CONFIG_HOME/marvin,
+                           else ~/.config/marvin)
+  MARVIN_DEPTH             sub-agent nesting depth (set for sub-agents)
+  MARVIN_READONLY          1: offer no tools that write
+  HTTPS_PROXY, NO_PROXY    proxy for the model services
+  NO_COLOR                 set to turn colours off
+
+Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).
+";
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut parsed = Args::default();
+    let mut words: Vec<String> = Vec::new();
+    while let Some(arg) = parser.next().map_err(describe)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Command::Help),
+            Short('V') | Long("version") => return Ok(Command::Version),
+            Long("provider") => parsed.provider = Some(text(&mut parser, "--provider")?),
+            Long("model") => parsed.model = Some(text(&mut parser, "--model")?),
+            Long("prompt") => parsed.prompt = Some(text(&mut parser, "--prompt")?),
+            Long("working-dir") => parsed.working_dir = Some(text(&mut parser, "--working-dir")?.into()),
+            Long("ntfy") => parsed.ntfy = Some(text(&mut parser, "--ntfy")?),
+            Long("plain") => parsed.plain = true,
+            Long("non-interactive") => parsed.non_interactive = true,
+            Long("once") => parsed.once = true,
+            Long("json") => parsed.json = true,
+            Value(word) => words.push(word.into_string().map_err(|_| "the question is not valid UTF-8".to_string())?),
+            other => return Err(format!("{}; run `marvin --help` for the options", other.unexpected())),
+        }
+    }
+    if !words.is_empty() {
+        parsed.question = Some(words.join(" "));
+    }
+    check(&parsed)?;
+    Ok(Command::Run(parsed))
+}
+
+fn text(parser: &mut lexopt::Parser, flag: &str) -> Result<String, String> {
+    let value = parser.value().map_err(|_| format!("{flag} needs a value"))?;
+    let value = value.into_string().map_err(|_| format!("{flag}: value is not valid UTF-8"))?;
+    if value.trim().is_empty() {
+        return Err(format!("{flag} needs a non-empty value"));
+    }
+    Ok(value)
+}
+
+fn describe(error: lexopt::Error) -> String {
+    format!("{error}; run `marvin --help` for the options")
+}
+
+/// Combinations that cannot mean anything.
+fn check(args: &Args) -> Result<(), String> {
+    if args.json && !args.non_interactive {
+        return Err("--json only applies with --non-interactive".into());
+    }
+    if args.prompt.is_some() && !args.non_interactive {
+        return Err("--prompt only applies with --non-interactive; for a quick question use `marvin \"QUESTION\"`".into());
+    }
+    if args.non_interactive && args.question.is_some() {
+        return Err("with --non-interactive, give the prompt with --prompt or on stdin".into());
+    }
+    if args.once && args.non_interactive {
+        return Err("--once and --non-interactive both answer once: use one of them".into());
+    }
+    Ok(())
+}
+
+/// True when the raw arguments ask for non-interactive mode, even if they fail to parse:
+/// the MARVIN_COST line is then still owed on stderr.
+pub fn mentions_non_interactive(args: &[OsString]) -> bool {
+    args.iter().any(|a| a == "--non-interactive")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    fn parsed(args: &[&str]) -> Args {
+        match run(args) {
+            Ok(Command::Run(args)) => args,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn help_and_version_win_over_everything() {
+        assert_eq!(run(&["--provider", "x", "--help"]), Ok(Command::Help));
+        assert_eq!(run(&["-h"]), Ok(Command::Help));
+        assert_eq!(run(&["--version"]), Ok(Command::Version));
+        assert_eq!(run(&["-V", "--bogus"]), Ok(Command::Version));
+    }
+
+    #[test]
+    fn each_flag_fills_its_field() {
+        let args = parsed(&[
+            "--provider", "groq", "--model", "m", "--plain", "--non-interactive", "--prompt", "p",
+            "--working-dir", "/tmp", "--ntfy", "topic", "--json",
+        ]);
+        assert_eq!(args.provider.as_deref(), Some("groq"));
+        assert_eq!(args.model.as_deref(), Some("m"));
+        assert!(args.plain && args.non_interactive && args.json);
+        assert_eq!(args.prompt.as_deref(), Some("p"));
+        assert_eq!(args.working_dir, Some(PathBuf::from("/tmp")));
+        assert_eq!(args.ntfy.as_deref(), Some("topic"));
+        assert!(parsed(&["--once", "hi"]).once);
+        assert_eq!(parsed(&["--provider=gemini"]).provider.as_deref(), Some("gemini"));
+    }
+
+    #[test]
+    fn words_become_one_question() {
+        assert_eq!(parsed(&["what", "is", "rust?"]).question.as_deref(), Some("what is rust?"));
+        assert_eq!(parsed(&[]).question, None);
+    }
+
+    #[test]
+    fn bad_arguments_say_what_to_do() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--bogus"], "invalid option '--bogus'"),
+            (&["--model"], "--model needs a value"),
+            (&["--model", " "], "--model needs a non-empty value"),
+            (&["--json"], "--json only applies with --non-interactive"),
+            (&["--prompt", "x"], "--prompt only applies with --non-interactive"),
+            (&["--non-interactive", "question"], "give the prompt with --prompt"),
+            (&["--once", "--non-interactive"], "use one of them"),
+        ];
+        for (args, expected) in cases {
+            let error = run(args).unwrap_err();
+            assert!(error.contains(expected), "{args:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn help_lists_every_flag_and_fits_80_columns() {
+        for flag in [
+            "--provider", "--model", "--plain", "--non-interactive", "--prompt", "--working-dir", "--ntfy",
+            "--once", "--json", "--version", "--help",
+        ] {
+            assert!(HELP.contains(flag), "help misses {flag}");
+        }
+        for line in HELP.lines() {
+            assert!(line.chars().count() <= 80, "too wide: {line}");
+        }
+    }
+}

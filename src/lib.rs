@@ -1,0 +1,15 @@
+//! Marvin: a terminal AI assistant. The binary is a thin wrapper around [`app::run`].
+
+pub mod agent;
+pub mod app;
+pub mod cancel;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod llm;
+pub mod message;
+pub mod prompt;
+pub mod session;
+pub mod tools;
+pub mod ui;
+pub mod usage;

@@ -1,0 +1,111 @@
+//! Talking to language models: the provider interface, its request and result, and classified errors.
+
+pub mod api_error;
+pub mod openai;
+pub mod retry;
+pub mod sse;
+pub mod stream;
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::cancel::CancelToken;
+use crate::message::{Message, Usage};
+
+/// What one model call sends: the conversation and the tools the model may call
+/// (OpenAI function definitions; empty for the final call without tools).
+pub struct ChatRequest<'a> {
+    pub messages: &'a [Message],
+    pub tools: &'a [serde_json::Value],
+}
+
+/// The assembled answer of one model call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResult {
+    pub message: Message,
+    pub usage: Option<Usage>,
+    pub finish_reason: Option<String>,
+}
+
+/// A chat service. `chat` streams text deltas to `on_text` as they arrive and returns the whole
+/// message when the stream ends; it stops promptly when `cancel` fires.
+pub trait Provider: Send + Sync {
+    /// The provider's name as the user chose it (`openai`, `groq`, ...).
+    fn name(&self) -> &str;
+    fn model(&self) -> &str;
+    fn chat(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError>;
+}
+
+/// The kinds of failure callers act on: retry, fall back, or tell the user what to fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Could not reach the service (refused, DNS, reset).
+    Network,
+    Timeout,
+    /// 401/403: the key is missing, wrong or lacks access.
+    Auth,
+    /// 429: wait and retry.
+    RateLimited,
+    /// 5xx, or an error the service reported in the middle of a stream.
+    Server,
+    /// 4xx other than the above: the request itself is wrong (unknown model, bad parameter).
+    BadRequest,
+    /// The conversation no longer fits the model's context window.
+    ContextLength,
+    /// The service answered with something that is not the protocol.
+    Protocol,
+    Cancelled,
+}
+
+impl ErrorKind {
+    /// A short lowercase name for machine-readable output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Network => "network",
+            Self::Timeout => "timeout",
+            Self::Auth => "auth",
+            Self::RateLimited => "rate_limited",
+            Self::Server => "server",
+            Self::BadRequest => "bad_request",
+            Self::ContextLength => "context_length",
+            Self::Protocol => "protocol",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A failed model call: the kind decides what happens next, the message is for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// How long the service asked us to wait (429), when it said.
+    pub retry_after: Option<Duration>,
+}
+
+impl LlmError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    pub fn cancelled() -> Self {
+        Self::new(ErrorKind::Cancelled, "cancelled")
+    }
+}
+
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LlmError {}

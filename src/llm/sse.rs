@@ -1,0 +1,151 @@
+//! An incremental reader of server-sent events (the WHATWG event-stream format).
+
+use std::io::{self, BufRead};
+
+/// One dispatched event: its `event:` name, if any, and its joined `data:` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    pub event: Option<String>,
+    pub data: String,
+}
+
+/// A line longer than this is not an event stream: stop instead of buffering without end.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Reads events one at a time, so each delta can be shown the moment its line arrives.
+pub struct SseReader<R> {
+    reader: R,
+    line: Vec<u8>,
+    comments: usize,
+}
+
+impl<R: BufRead> SseReader<R> {
+    pub fn new(reader: R) -> Self {
+        Self {
+            reader,
+            line: Vec::new(),
+            comments: 0,
+        }
+    }
+
+    /// How many comment lines (`: ...` keep-alives) were skipped so far.
+    pub fn comment_lines(&self) -> usize {
+        self.comments
+    }
+
+    /// The next event, or `None` at the end of the stream. An event left unterminated at the
+    /// end of the stream is still dispatched: some services close without the final blank line.
+    pub fn next_event(&mut self) -> io::Result<Option<SseEvent>> {
+        let mut event: Option<String> = None;
+        let mut data = String::new();
+        let mut has_data = false;
+        loop {
+            self.line.clear();
+            let mut limited = <&mut R as io::Read>::take(&mut self.reader, MAX_LINE as u64 + 1);
+            let read = limited.read_until(b'\n', &mut self.line)?;
+            if read == 0 {
+                return Ok(has_data.then(|| finish(event, data)));
+            }
+            if self.line.len() > MAX_LINE {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "event stream line longer than 16 MB",
+                ));
+            }
+            let text = String::from_utf8_lossy(trim_line_end(&self.line));
+            if text.is_empty() {
+                if has_data {
+                    return Ok(Some(finish(event, data)));
+                }
+                event = None;
+                continue;
+            }
+            if text.starts_with(':') {
+                self.comments += 1;
+                continue;
+            }
+            let (field, value) = match text.split_once(':') {
+                Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+                None => (text.as_ref(), ""),
+            };
+            match field {
+                "data" => {
+                    data.push_str(value);
+                    data.push('\n');
+                    has_data = true;
+                }
+                "event" => event = Some(value.to_string()),
+                _ => {} // id, retry and unknown fields carry nothing we use
+            }
+        }
+    }
+}
+
+fn trim_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn finish(event: Option<String>, mut data: String) -> SseEvent {
+    if data.ends_with('\n') {
+        data.pop();
+    }
+    SseEvent { event, data }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(input: &str) -> (Vec<SseEvent>, usize) {
+        let mut reader = SseReader::new(input.as_bytes());
+        let mut out = Vec::new();
+        while let Some(event) = reader.next_event().unwrap() {
+            out.push(event);
+        }
+        (out, reader.comment_lines())
+    }
+
+    fn data(text: &str) -> SseEvent {
+        SseEvent {
+            event: None,
+            data: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn parses_the_event_stream_cases() {
+        let cases: &[(&str, &str, Vec<SseEvent>, usize)] = &[
+            ("plain", "data: a\n\ndata: b\n\n", vec![data("a"), data("b")], 0),
+            ("crlf", "data: a\r\n\r\ndata: b\r\n\r\n", vec![data("a"), data("b")], 0),
+            ("no space after colon", "data:a\n\n", vec![data("a")], 0),
+            ("only one space stripped", "data:  a\n\n", vec![data(" a")], 0),
+            ("multi-line data", "data: a\ndata: b\n\n", vec![data("a\nb")], 0),
+            ("comments skipped", ": ping\n\n: ping\ndata: x\n\n", vec![data("x")], 2),
+            ("unterminated last event", "data: a\n\ndata: [DONE]\n", vec![data("a"), data("[DONE]")], 0),
+            ("no newline at all at eof", "data: z", vec![data("z")], 0),
+            ("leading space is another field", " data: x\n\ndata: y\n\n", vec![data("y")], 0),
+            ("blank lines only", "\n\n\n", vec![], 0),
+            ("id and retry ignored", "id: 1\nretry: 10\ndata: q\n\n", vec![data("q")], 0),
+        ];
+        for (name, input, expected, comments) in cases {
+            let (got, seen_comments) = events(input);
+            assert_eq!(&got, expected, "case {name}");
+            assert_eq!(seen_comments, *comments, "comments in case {name}");
+        }
+    }
+
+    #[test]
+    fn event_name_belongs_to_its_event_only() {
+        let (got, _) = events("event: error\ndata: {}\n\ndata: next\n\n");
+        assert_eq!(got[0].event.as_deref(), Some("error"));
+        assert_eq!(got[1].event, None);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_fatal() {
+        let mut reader = SseReader::new(&b"data: \xff\n\n"[..]);
+        let event = reader.next_event().unwrap().unwrap();
+        assert_eq!(event.data, "\u{fffd}");
+    }
+}

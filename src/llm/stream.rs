@@ -1,0 +1,314 @@
+//! Assembling chat-completion chunks (streamed or not) into one message, tolerant of the
+//! quirks real services send: missing or shifted tool-call indexes, repeated headers, null
+//! arguments, usage anywhere, errors inside a 200 stream.
+
+use serde_json::Value;
+
+use super::ChatResult;
+use super::api_error::{ApiError, find_error};
+use super::sse::SseEvent;
+use crate::message::{Message, Role, ToolCall, Usage};
+
+/// What a chunk told the reader to do next.
+#[derive(Debug, PartialEq)]
+pub enum Step {
+    Continue,
+    /// `[DONE]`: the stream is over.
+    Done,
+    /// The service reported an error in the stream.
+    Failed(ApiError),
+    /// The chunk was not JSON.
+    Malformed(String),
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    index: Option<i64>,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Collects the deltas of choice 0. Other choices (`n > 1`) are ignored.
+#[derive(Debug, Default)]
+pub struct Assembler {
+    content: String,
+    calls: Vec<PartialCall>,
+    usage: Option<Usage>,
+    finish_reason: Option<String>,
+}
+
+impl Assembler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one server-sent event; new text goes to `on_text`.
+    pub fn push_event(&mut self, event: &SseEvent, on_text: &mut dyn FnMut(&str)) -> Step {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Step::Done;
+        }
+        let value: Value = match serde_json::from_str(data) {
+            Ok(value) => value,
+            Err(_) if event.event.as_deref() == Some("error") => {
+                return Step::Failed(ApiError {
+                    message: data.to_string(),
+                    ..ApiError::default()
+                });
+            }
+            Err(_) => return Step::Malformed(data.chars().take(200).collect()),
+        };
+        self.push_chunk(&value, on_text);
+        match find_error(&value) {
+            Some(error) => Step::Failed(error),
+            None if event.event.as_deref() == Some("error") => Step::Failed(ApiError {
+                message: data.to_string(),
+                ..ApiError::default()
+            }),
+            None => Step::Continue,
+        }
+    }
+
+    /// Feeds one chunk object (`chat.completion.chunk`) or a whole non-streamed completion.
+    pub fn push_chunk(&mut self, chunk: &Value, on_text: &mut dyn FnMut(&str)) {
+        if let Some(usage) = chunk
+            .get("usage")
+            .filter(|u| u.is_object())
+            .or_else(|| chunk.pointer("/x_groq/usage"))
+            .and_then(parse_usage)
+        {
+            self.usage = Some(usage);
+        }
+        let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
+            return;
+        };
+        let first = choices
+            .iter()
+            .find(|c| c.get("index").and_then(Value::as_i64).unwrap_or(0) == 0);
+        let Some(choice) = first else { return };
+        // A streamed chunk carries `delta`; a non-streamed completion carries `message`.
+        if let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) {
+            self.push_delta(delta, on_text);
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+    }
+
+    fn push_delta(&mut self, delta: &Value, on_text: &mut dyn FnMut(&str)) {
+        // A refusal is the model's answer too: show it like text.
+        for key in ["content", "refusal"] {
+            if let Some(text) = delta.get(key).and_then(Value::as_str) {
+                if !text.is_empty() {
+                    self.content.push_str(text);
+                    on_text(text);
+                }
+            }
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for call in calls {
+                self.push_call(call);
+            }
+        }
+    }
+
+    fn push_call(&mut self, call: &Value) {
+        let index = call.get("index").and_then(Value::as_i64);
+        let id = call.get("id").and_then(Value::as_str).unwrap_or("");
+        let function = call.get("function");
+        let name = function
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let slot = self.slot_for(index, id, name);
+        let partial = &mut self.calls[slot];
+        // Headers are set once and never appended: some services repeat them in every chunk.
+        if partial.id.is_empty() {
+            partial.id = id.to_string();
+        }
+        if partial.name.is_empty() {
+            partial.name = name.to_string();
+        }
+        match function.and_then(|f| f.get("arguments")) {
+            Some(Value::String(fragment)) => partial.arguments.push_str(fragment),
+            Some(object @ Value::Object(_)) if partial.arguments.is_empty() => {
+                partial.arguments = object.to_string();
+            }
+            _ => {} // null or absent: nothing to add
+        }
+    }
+
+    /// Which call a fragment belongs to: by `index`, unless the fragment opens a call with a new
+    /// id; without `index`, a header opens a new call and a bare fragment continues the last one.
+    fn slot_for(&mut self, index: Option<i64>, id: &str, name: &str) -> usize {
+        let opens_new_id = |call: &PartialCall| !id.is_empty() && !call.id.is_empty() && call.id != id;
+        let found = match index {
+            Some(index) => self
+                .calls
+                .iter()
+                .rposition(|c| c.index == Some(index))
+                .filter(|&slot| !opens_new_id(&self.calls[slot])),
+            None if !id.is_empty() => self.calls.iter().position(|c| c.id == id),
+            None if name.is_empty() => self.calls.len().checked_sub(1),
+            None => None,
+        };
+        found.unwrap_or_else(|| {
+            self.calls.push(PartialCall {
+                index,
+                ..PartialCall::default()
+            });
+            self.calls.len() - 1
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.content
+    }
+
+    /// The assembled message. Empty arguments become `{}`; a call without an id gets one, so
+    /// its result can answer it.
+    pub fn finish(self) -> ChatResult {
+        let tool_calls: Vec<ToolCall> = self
+            .calls
+            .into_iter()
+            .map(|call| {
+                let id = if call.id.is_empty() { invent_call_id() } else { call.id };
+                let arguments = if call.arguments.trim().is_empty() {
+                    "{}".to_string()
+                } else {
+                    call.arguments
+                };
+                ToolCall::new(id, call.name, arguments)
+            })
+            .collect();
+        let content = if self.content.is_empty() && !tool_calls.is_empty() {
+            None
+        } else {
+            Some(self.content)
+        };
+        ChatResult {
+            message: Message {
+                role: Role::Assistant,
+                content,
+                tool_calls,
+                tool_call_id: None,
+                name: None,
+            },
+            usage: self.usage,
+            finish_reason: self.finish_reason,
+        }
+    }
+}
+
+fn parse_usage(usage: &Value) -> Option<Usage> {
+    let count = |keys: &[&str]| keys.iter().find_map(|k| usage.get(*k).and_then(Value::as_u64));
+    let input = count(&["prompt_tokens", "input_tokens"]);
+    let output = count(&["completion_tokens", "output_tokens"]);
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    Some(Usage {
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        reported_cost: usage.get("cost").and_then(Value::as_f64),
+    })
+}
+
+fn invent_call_id() -> String {
+    let suffix: String = std::iter::repeat_with(fastrand::alphanumeric).take(24).collect();
+    format!("call_{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn feed(chunks: &[Value]) -> ChatResult {
+        let mut assembler = Assembler::new();
+        for chunk in chunks {
+            assembler.push_chunk(chunk, &mut |_| {});
+        }
+        assembler.finish()
+    }
+
+    fn call_delta(call: Value) -> Value {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+    }
+
+    #[test]
+    fn repeated_headers_are_not_concatenated() {
+        let header = json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": ""}});
+        let again = json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": "{}"}});
+        let result = feed(&[call_delta(header), call_delta(again)]);
+        assert_eq!(result.message.tool_calls, vec![ToolCall::new("0", "llm_version", "{}")]);
+    }
+
+    #[test]
+    fn missing_index_opens_a_call_per_header_and_bare_fragments_continue() {
+        let result = feed(&[
+            call_delta(json!({"id": "a", "function": {"name": "one", "arguments": "{\"x\":"}})),
+            call_delta(json!({"function": {"arguments": "1}"}})),
+            call_delta(json!({"id": "b", "function": {"name": "two", "arguments": "{}"}})),
+        ]);
+        let calls = &result.message.tool_calls;
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0], ToolCall::new("a", "one", "{\"x\":1}"));
+        assert_eq!(calls[1], ToolCall::new("b", "two", "{}"));
+    }
+
+    #[test]
+    fn same_index_with_a_new_id_is_a_new_call() {
+        let result = feed(&[
+            call_delta(json!({"index": 0, "id": "a", "function": {"name": "one", "arguments": "{}"}})),
+            call_delta(json!({"index": 0, "id": "b", "function": {"name": "two", "arguments": "{}"}})),
+        ]);
+        assert_eq!(result.message.tool_calls.len(), 2);
+    }
+
+    #[test]
+    fn null_arguments_and_empty_ids_are_filled_in() {
+        let result = feed(&[call_delta(json!({"index": 0, "id": "", "function": {"name": "now", "arguments": null}}))]);
+        let call = &result.message.tool_calls[0];
+        assert_eq!(call.function.arguments, "{}");
+        assert!(call.id.starts_with("call_") && call.id.len() == 29, "{}", call.id);
+    }
+
+    #[test]
+    fn arguments_sent_as_an_object_are_kept_as_json_text() {
+        let result = feed(&[call_delta(json!({"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": 1}}}))]);
+        assert_eq!(result.message.tool_calls[0].function.arguments, "{\"a\":1}");
+    }
+
+    #[test]
+    fn other_choices_are_ignored_and_usage_is_kept() {
+        let result = feed(&[
+            json!({"choices": [{"index": 1, "delta": {"content": "no"}}, {"index": 0, "delta": {"content": "yes"}}]}),
+            json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4, "cost": 0.5}}),
+        ]);
+        assert_eq!(result.message.content.as_deref(), Some("yes"));
+        assert_eq!(result.usage, Some(Usage { input_tokens: 3, output_tokens: 4, reported_cost: Some(0.5) }));
+    }
+
+    #[test]
+    fn error_inside_a_chunk_fails_after_keeping_its_usage() {
+        let mut assembler = Assembler::new();
+        let event = SseEvent {
+            event: None,
+            data: r#"{"choices":[],"error":{"code":400,"message":"Token limit reached"},"usage":{"prompt_tokens":1,"completion_tokens":2}}"#.into(),
+        };
+        let step = assembler.push_event(&event, &mut |_| {});
+        let Step::Failed(error) = step else { panic!("{step:?}") };
+        assert_eq!(error.message, "Token limit reached");
+        assert_eq!(error.status, Some(400));
+        assert_eq!(assembler.finish().usage.unwrap().output_tokens, 2);
+    }
+
+    #[test]
+    fn malformed_chunk_is_reported() {
+        let mut assembler = Assembler::new();
+        let event = SseEvent { event: None, data: "{not json".into() };
+        assert_eq!(assembler.push_event(&event, &mut |_| {}), Step::Malformed("{not json".into()));
+    }
+}

@@ -1,0 +1,31 @@
+//! The `marvin` command: parse the arguments, answer --help and --version before any other
+//! work, and hand everything else to the library.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use marvin::cli::{self, Command};
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let owes_cost_line = cli::mentions_non_interactive(&args);
+    match cli::parse(args) {
+        Ok(Command::Help) => print(cli::HELP),
+        Ok(Command::Version) => print(concat!("marvin ", env!("CARGO_PKG_VERSION"), "\n")),
+        Ok(Command::Run(args)) => marvin::app::run(args),
+        Err(message) => {
+            marvin::app::report(&message);
+            if owes_cost_line {
+                eprintln!("{}", marvin::usage::Tally::default().cost_line());
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints to stdout; a closed pipe is not an error.
+fn print(text: &str) -> ExitCode {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}

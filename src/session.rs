@@ -1,0 +1,211 @@
+//! One conversation: its messages and totals, and `submit`, which runs a turn on a worker
+//! thread while the calling (main) thread renders its events and watches for Ctrl+C.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::agent::{AgentEvent, Turn, run_turn};
+use crate::cancel::CancelToken;
+use crate::config::Config;
+use crate::llm::{ErrorKind, LlmError, Provider};
+use crate::message::Message;
+use crate::prompt::{PromptFacts, system_prompt};
+use crate::tools::{Registry, ToolContext};
+use crate::usage::Tally;
+
+/// How long a cancelled turn may take to wind down before the session stops waiting for it.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// How often the main thread looks for Ctrl+C while it waits for events.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How a turn ended.
+#[derive(Debug)]
+pub enum TurnEnd {
+    Answered(Message),
+    Cancelled,
+    Failed(LlmError),
+}
+
+/// The end of a turn and what it cost.
+#[derive(Debug)]
+pub struct TurnReport {
+    pub end: TurnEnd,
+    pub tally: Tally,
+    pub elapsed: Duration,
+}
+
+enum WorkerMessage {
+    Event(AgentEvent),
+    Done(Result<Message, LlmError>, Vec<Message>),
+}
+
+pub struct Session {
+    provider: Arc<dyn Provider>,
+    registry: Arc<Registry>,
+    messages: Vec<Message>,
+    totals: Tally,
+    working_dir: PathBuf,
+    coding_mode: bool,
+    readonly: bool,
+    non_interactive: bool,
+    max_rounds: usize,
+}
+
+impl Session {
+    pub fn new(config: &Config, provider: Arc<dyn Provider>, registry: Arc<Registry>) -> Self {
+        Self {
+            provider,
+            registry,
+            messages: vec![Message::system(String::new())],
+            totals: Tally::default(),
+            working_dir: config.working_dir.clone(),
+            coding_mode: config.coding_mode,
+            readonly: config.readonly,
+            non_interactive: config.non_interactive,
+            max_rounds: config.max_rounds,
+        }
+    }
+
+    pub fn provider_name(&self) -> &str {
+        self.provider.name()
+    }
+
+    pub fn model(&self) -> &str {
+        self.provider.model()
+    }
+
+    /// Usage over the whole session.
+    pub fn totals(&self) -> &Tally {
+        &self.totals
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    fn tool_context(&self, cancel: CancelToken) -> ToolContext {
+        ToolContext {
+            working_dir: self.working_dir.clone(),
+            coding_mode: self.coding_mode,
+            readonly: self.readonly,
+            non_interactive: self.non_interactive,
+            cancel,
+        }
+    }
+
+    /// Runs one turn for `text`. Events reach `on_event` on this thread, in order. When
+    /// `interrupted` turns true the turn is cancelled; partial text is kept, marked `[Cancelled]`.
+    pub fn submit(
+        &mut self,
+        text: &str,
+        on_event: &mut dyn FnMut(&AgentEvent),
+        interrupted: &mut dyn FnMut() -> bool,
+    ) -> TurnReport {
+        let started = Instant::now();
+        let cancel = CancelToken::new();
+        let ctx = self.tool_context(cancel.clone());
+        let names = self.registry.names(&ctx);
+        self.messages[0] = Message::system(system_prompt(&PromptFacts {
+            coding_mode: self.coding_mode,
+            non_interactive: self.non_interactive,
+            readonly: self.readonly,
+            working_dir: &self.working_dir,
+            tool_names: &names,
+            now: SystemTime::now(),
+        }));
+        self.messages.push(Message::user(text));
+        let receiver = self.spawn_worker(ctx);
+
+        let mut tally = Tally::default();
+        let mut partial = String::new();
+        let mut cancelled_at: Option<Instant> = None;
+        let outcome = loop {
+            match receiver.recv_timeout(POLL) {
+                Ok(WorkerMessage::Event(event)) => {
+                    match &event {
+                        AgentEvent::Text(piece) => partial.push_str(piece),
+                        AgentEvent::ModelCall { model, usage } => {
+                            tally.record(model, usage.as_ref());
+                            partial.clear();
+                        }
+                        _ => {}
+                    }
+                    on_event(&event);
+                }
+                Ok(WorkerMessage::Done(result, messages)) => break Some((result, messages)),
+                Err(RecvTimeoutError::Disconnected) => break None,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if interrupted() {
+                match cancelled_at {
+                    // A second interrupt while winding down: stop waiting at once.
+                    Some(_) => break None,
+                    None => {
+                        cancel.cancel();
+                        cancelled_at = Some(Instant::now());
+                    }
+                }
+            }
+            if cancelled_at.is_some_and(|at| at.elapsed() > CANCEL_GRACE) {
+                break None;
+            }
+        };
+        let end = self.settle(outcome, cancel.is_cancelled(), &partial);
+        self.totals.add(&tally);
+        TurnReport {
+            end,
+            tally,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    fn spawn_worker(&self, ctx: ToolContext) -> mpsc::Receiver<WorkerMessage> {
+        let (sender, receiver) = mpsc::channel();
+        let provider = Arc::clone(&self.provider);
+        let registry = Arc::clone(&self.registry);
+        let mut messages = self.messages.clone();
+        let max_rounds = self.max_rounds;
+        let spawned = std::thread::Builder::new().name("marvin-turn".into()).spawn(move || {
+            let emit = |event| {
+                let _ = sender.send(WorkerMessage::Event(event));
+            };
+            let turn = Turn {
+                provider: provider.as_ref(),
+                registry: &registry,
+                ctx: &ctx,
+                max_rounds,
+                emit: &emit,
+            };
+            let result = run_turn(&turn, &mut messages);
+            let _ = sender.send(WorkerMessage::Done(result, messages));
+        });
+        if let Err(error) = spawned {
+            // The receiver sees the sender dropped with the closure: the turn fails below.
+            eprintln!("marvin: cannot start a worker thread: {error}");
+        }
+        receiver
+    }
+
+    /// Takes over the worker's conversation and decides how the turn ended.
+    fn settle(&mut self, outcome: Option<(Result<Message, LlmError>, Vec<Message>)>, cancelled: bool, partial: &str) -> TurnEnd {
+        let result = match outcome {
+            Some((result, messages)) => {
+                self.messages = messages;
+                result
+            }
+            None if cancelled => Err(LlmError::cancelled()),
+            None => Err(LlmError::new(ErrorKind::Protocol, "the turn stopped unexpectedly (internal error)")),
+        };
+        match result {
+            Ok(answer) => TurnEnd::Answered(answer),
+            Err(error) if error.kind == ErrorKind::Cancelled || cancelled => {
+                let kept = if partial.is_empty() { "[Cancelled]".to_string() } else { format!("{partial}\n[Cancelled]") };
+                self.messages.push(Message::assistant(kept));
+                TurnEnd::Cancelled
+            }
+            Err(error) => TurnEnd::Failed(error),
+        }
+    }
+}

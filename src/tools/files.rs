@@ -1,0 +1,186 @@
+//! Reading files in the working directory: `read_file`, with its 10 KB guard and line ranges.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef, paths};
+
+/// Files larger than this are read only by line range.
+const WHOLE_FILE_LIMIT: u64 = 10 * 1024;
+
+const READ_FILE_PARAMS: &[Param] = &[
+    Param::required("path", Kind::String, "Path relative to the working directory"),
+    Param::optional("start_line", Kind::Integer, "First line to read, counting from 1"),
+    Param::optional("end_line", Kind::Integer, "Last line to read (inclusive)"),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "read_file",
+        "Read a text file in the working directory. Files over 10KB must be read in sections with start_line/end_line.",
+        Category::Coding,
+        READ_FILE_PARAMS,
+        r#"{"path": "src/main.rs", "start_line": 1, "end_line": 100}"#,
+        read_file,
+    )]
+}
+
+#[derive(Deserialize)]
+struct ReadFileArgs {
+    path: String,
+    start_line: Option<i64>,
+    end_line: Option<i64>,
+}
+
+fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
+    let path = paths::resolve(&ctx.working_dir, &args.path)?;
+    let shown = args.path.trim();
+    let meta = fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    if meta.is_dir() {
+        return Err(format!("'{shown}' is a directory, not a file. Its contents:\n{}", paths::listing(&path)));
+    }
+    let ranged = args.start_line.is_some() || args.end_line.is_some();
+    let bytes = fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return Err(format!("'{shown}' looks like a binary file ({} bytes); read_file only reads text.", bytes.len()));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    if meta.len() > WHOLE_FILE_LIMIT && !ranged {
+        return Err(format!(
+            "File '{shown}' is {} lines ({:.1}KB). Use start_line/end_line to read a section: read_file({{\"path\": \"{shown}\", \"start_line\": 1, \"end_line\": 100}})",
+            thousands(lines.len()),
+            meta.len() as f64 / 1024.0
+        ));
+    }
+    if !ranged {
+        return Ok(if text.is_empty() { format!("[File '{shown}' is empty]") } else { text.into_owned() });
+    }
+    let total = lines.len() as i64;
+    let start = args.start_line.unwrap_or(1);
+    let end = args.end_line.unwrap_or(total).min(total);
+    if start < 1 || start > total.max(1) || end < start {
+        return Err(format!(
+            "Lines {start}–{} are not in '{shown}', which has {total} lines. Use 1 ≤ start_line ≤ end_line ≤ {total}.",
+            args.end_line.unwrap_or(total)
+        ));
+    }
+    let section = lines[(start - 1) as usize..end as usize].join("\n");
+    Ok(format!("[Lines {start}–{end} of {total} in '{shown}']\n{section}"))
+}
+
+fn open_error(kind: ErrorKind, shown: &str, path: &Path, working_dir: &Path) -> String {
+    match kind {
+        ErrorKind::NotFound => {
+            // List the nearest directory that exists, so the model can correct the path.
+            let root = fs::canonicalize(working_dir).unwrap_or_else(|_| working_dir.to_path_buf());
+            let near = path.ancestors().skip(1).find(|dir| dir.is_dir()).unwrap_or(&root);
+            let place = near.strip_prefix(&root).ok().filter(|p| !p.as_os_str().is_empty());
+            let heading = match place {
+                Some(dir) => format!("Files in {}/", dir.display()),
+                None => "Files".to_string(),
+            };
+            format!(
+                "File not found: '{shown}'. Working dir: {}. {heading}:\n{}",
+                working_dir.display(),
+                paths::listing(near)
+            )
+        }
+        ErrorKind::PermissionDenied => format!("Permission denied reading '{shown}'. Check file permissions."),
+        other => format!("Cannot read '{shown}': {other}."),
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelToken;
+    use std::path::PathBuf;
+
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn workspace(name: &str) -> (Dir, ToolContext) {
+        let dir = std::env::temp_dir().join(format!("marvin-files-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("src")).unwrap();
+        fs::write(dir.join("src/lib.rs"), "one\ntwo\nthree\n").unwrap();
+        let big: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+        fs::write(dir.join("big.txt"), big).unwrap();
+        fs::write(dir.join("empty.txt"), "").unwrap();
+        fs::write(dir.join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
+        let dir = fs::canonicalize(dir).unwrap();
+        let ctx = ToolContext {
+            working_dir: dir.clone(),
+            coding_mode: true,
+            readonly: false,
+            non_interactive: true,
+            cancel: CancelToken::new(),
+        };
+        (Dir(dir), ctx)
+    }
+
+    fn read(ctx: &ToolContext, path: &str, start: Option<i64>, end: Option<i64>) -> Result<String, String> {
+        read_file(ReadFileArgs { path: path.into(), start_line: start, end_line: end }, ctx)
+    }
+
+    #[test]
+    fn reads_small_files_whole_and_ranges_with_a_header() {
+        let (_dir, ctx) = workspace("read");
+        assert_eq!(read(&ctx, "src/lib.rs", None, None).unwrap(), "one\ntwo\nthree\n");
+        assert_eq!(read(&ctx, "src/lib.rs", Some(2), Some(3)).unwrap(), "[Lines 2–3 of 3 in 'src/lib.rs']\ntwo\nthree");
+        assert_eq!(read(&ctx, "big.txt", Some(2999), None).unwrap(), "[Lines 2999–3000 of 3000 in 'big.txt']\nline 2999\nline 3000");
+        assert_eq!(read(&ctx, "src/lib.rs", Some(3), Some(99)).unwrap(), "[Lines 3–3 of 3 in 'src/lib.rs']\nthree");
+        assert_eq!(read(&ctx, "empty.txt", None, None).unwrap(), "[File 'empty.txt' is empty]");
+    }
+
+    #[test]
+    fn errors_tell_the_model_what_to_do() {
+        let (dir, ctx) = workspace("errors");
+        let cases: &[(&str, Option<i64>, Option<i64>, &str)] = &[
+            ("big.txt", None, None, "File 'big.txt' is 3,000 lines (28.2KB). Use start_line/end_line to read a section: read_file({\"path\": \"big.txt\", \"start_line\": 1, \"end_line\": 100})"),
+            ("src/missing.rs", None, None, "File not found: 'src/missing.rs'."),
+            ("src/missing.rs", None, None, "Files in src/:\n  lib.rs"),
+            ("nope.txt", None, None, "Files:\n  big.txt\n  blob.bin\n  empty.txt\n  src/"),
+            ("src", None, None, "'src' is a directory, not a file. Its contents:\n  lib.rs"),
+            ("blob.bin", None, None, "looks like a binary file (4 bytes)"),
+            ("src/lib.rs", Some(5), None, "Lines 5–3 are not in 'src/lib.rs', which has 3 lines"),
+            ("src/lib.rs", Some(0), Some(1), "Use 1 ≤ start_line ≤ end_line ≤ 3"),
+            ("../etc/passwd", None, None, "escapes the working directory"),
+        ];
+        for (path, start, end, expected) in cases {
+            let error = read(&ctx, path, *start, *end).unwrap_err();
+            assert!(error.contains(expected), "{path}: {error}");
+        }
+        let error = read(&ctx, "nope.txt", None, None).unwrap_err();
+        assert!(error.contains(&format!("Working dir: {}", dir.0.display())), "{error}");
+    }
+
+    #[test]
+    fn thousands_separates_groups() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(15232), "15,232");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

@@ -1,0 +1,209 @@
+//! Tool parameters, declared once: the JSON schema the model sees and the validation of what
+//! it sends both come from the same [`Param`] list.
+
+use serde_json::{Map, Value, json};
+
+/// The type of one parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    StringList,
+    /// One of the listed strings.
+    Choice(&'static [&'static str]),
+}
+
+impl Kind {
+    fn name(self) -> String {
+        match self {
+            Kind::String => "string".into(),
+            Kind::Integer => "integer".into(),
+            Kind::Number => "number".into(),
+            Kind::Boolean => "boolean".into(),
+            Kind::StringList => "array of strings".into(),
+            Kind::Choice(options) => format!("one of {}", options.join("|")),
+        }
+    }
+
+    fn schema(self) -> Value {
+        match self {
+            Kind::String => json!({"type": "string"}),
+            Kind::Integer => json!({"type": "integer"}),
+            Kind::Number => json!({"type": "number"}),
+            Kind::Boolean => json!({"type": "boolean"}),
+            Kind::StringList => json!({"type": "array", "items": {"type": "string"}}),
+            Kind::Choice(options) => json!({"type": "string", "enum": options}),
+        }
+    }
+}
+
+/// One parameter of a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+    pub description: &'static str,
+}
+
+impl Param {
+    pub const fn required(name: &'static str, kind: Kind, description: &'static str) -> Self {
+        Self { name, kind, required: true, description }
+    }
+
+    pub const fn optional(name: &'static str, kind: Kind, description: &'static str) -> Self {
+        Self { name, kind, required: false, description }
+    }
+}
+
+/// The `parameters` object of an OpenAI function definition.
+pub fn json_schema(params: &[Param]) -> Value {
+    let mut properties = Map::new();
+    for param in params {
+        let mut schema = param.kind.schema();
+        schema["description"] = Value::from(param.description);
+        properties.insert(param.name.to_string(), schema);
+    }
+    let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name).collect();
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// One line per parameter, for error messages: `  path (string, required): what it is`.
+pub fn describe(params: &[Param]) -> String {
+    if params.is_empty() {
+        return "  (no parameters: send {})".to_string();
+    }
+    params
+        .iter()
+        .map(|p| {
+            let need = if p.required { "required" } else { "optional" };
+            format!("  {} ({}, {need}): {}", p.name, p.kind.name(), p.description)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Checks `args` against `params`, returning the arguments with forgiving coercions applied
+/// (`"10"` for an integer, `"true"` for a boolean, a lone string for a list), or one problem
+/// per field. Unknown fields are dropped: models add them and they harm nothing.
+pub fn validate(params: &[Param], args: &Map<String, Value>) -> Result<Map<String, Value>, Vec<String>> {
+    let mut clean = Map::new();
+    let mut problems = Vec::new();
+    for param in params {
+        match args.get(param.name) {
+            None | Some(Value::Null) if param.required => {
+                problems.push(format!("{}: missing required field (expected {})", param.name, param.kind.name()));
+            }
+            None | Some(Value::Null) => {}
+            Some(value) => match coerce(param.kind, value) {
+                Some(value) => {
+                    clean.insert(param.name.to_string(), value);
+                }
+                None => problems.push(format!(
+                    "{}: expected {}, got {}",
+                    param.name,
+                    param.kind.name(),
+                    shown(value)
+                )),
+            },
+        }
+    }
+    if problems.is_empty() { Ok(clean) } else { Err(problems) }
+}
+
+fn coerce(kind: Kind, value: &Value) -> Option<Value> {
+    match (kind, value) {
+        (Kind::String, Value::String(_)) => Some(value.clone()),
+        (Kind::String, Value::Number(n)) => Some(Value::from(n.to_string())),
+        (Kind::Integer, Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .map(Value::from),
+        (Kind::Integer, Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
+        (Kind::Number, Value::Number(_)) => Some(value.clone()),
+        (Kind::Number, Value::String(s)) => s.trim().parse::<f64>().ok().map(Value::from),
+        (Kind::Boolean, Value::Bool(_)) => Some(value.clone()),
+        (Kind::Boolean, Value::String(s)) => match s.trim() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        (Kind::StringList, Value::Array(items)) if items.iter().all(Value::is_string) => Some(value.clone()),
+        (Kind::StringList, Value::String(_)) => Some(Value::Array(vec![value.clone()])),
+        (Kind::Choice(options), Value::String(s)) if options.contains(&s.as_str()) => Some(value.clone()),
+        _ => None,
+    }
+}
+
+fn shown(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let text: String = value.to_string().chars().take(60).collect();
+    format!("{kind} {text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PARAMS: &[Param] = &[
+        Param::required("path", Kind::String, "file"),
+        Param::optional("start_line", Kind::Integer, "first line"),
+        Param::optional("all", Kind::Boolean, "everything"),
+        Param::optional("names", Kind::StringList, "names"),
+        Param::optional("mode", Kind::Choice(&["a", "b"]), "mode"),
+        Param::optional("ratio", Kind::Number, "ratio"),
+    ];
+
+    fn check(args: Value) -> Result<Value, Vec<String>> {
+        validate(PARAMS, args.as_object().unwrap()).map(Value::Object)
+    }
+
+    #[test]
+    fn validation_cases() {
+        let cases: Vec<(Value, Result<Value, Vec<&str>>)> = vec![
+            (json!({"path": "a"}), Ok(json!({"path": "a"}))),
+            (json!({"path": "a", "start_line": "10"}), Ok(json!({"path": "a", "start_line": 10}))),
+            (json!({"path": "a", "start_line": 3.0}), Ok(json!({"path": "a", "start_line": 3}))),
+            (json!({"path": "a", "all": "true"}), Ok(json!({"path": "a", "all": true}))),
+            (json!({"path": "a", "names": "x"}), Ok(json!({"path": "a", "names": ["x"]}))),
+            (json!({"path": "a", "ratio": "0.5"}), Ok(json!({"path": "a", "ratio": 0.5}))),
+            (json!({"path": "a", "extra": 1}), Ok(json!({"path": "a"}))),
+            (json!({"path": "a", "start_line": null}), Ok(json!({"path": "a"}))),
+            (json!({}), Err(vec!["path: missing required field (expected string)"])),
+            (json!({"path": "a", "start_line": "ten"}), Err(vec!["start_line: expected integer, got string \"ten\""])),
+            (json!({"path": "a", "start_line": 1.5}), Err(vec!["start_line: expected integer, got number 1.5"])),
+            (json!({"path": "a", "mode": "c"}), Err(vec!["mode: expected one of a|b, got string \"c\""])),
+            (json!({"path": ["x"], "all": 2}), Err(vec!["path: expected string, got array [\"x\"]", "all: expected boolean, got number 2"])),
+        ];
+        for (input, expected) in cases {
+            let expected = expected.map_err(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
+            assert_eq!(check(input.clone()), expected, "input {input}");
+        }
+    }
+
+    #[test]
+    fn schema_lists_properties_and_required() {
+        let schema = json_schema(PARAMS);
+        assert_eq!(schema["required"], json!(["path"]));
+        assert_eq!(schema["properties"]["start_line"]["type"], "integer");
+        assert_eq!(schema["properties"]["names"]["items"]["type"], "string");
+        assert_eq!(schema["properties"]["mode"]["enum"], json!(["a", "b"]));
+        assert_eq!(schema["properties"]["path"]["description"], "file");
+    }
+
+    #[test]
+    fn describe_shows_type_and_need() {
+        let text = describe(&PARAMS[..2]);
+        assert_eq!(text, "  path (string, required): file\n  start_line (integer, optional): first line");
+        assert!(describe(&[]).contains("send {}"));
+    }
+}

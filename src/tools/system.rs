@@ -1,0 +1,192 @@
+//! Facts about the machine and the session: `system_info` and `get_working_dir`.
+
+use std::ffi::CStr;
+use std::fs;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{Category, ToolContext, ToolDef};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "system_info",
+            "Describe this computer: operating system, CPU count, memory, disk space, uptime, load and battery.",
+            Category::Always,
+            &[],
+            "{}",
+            system_info,
+        ),
+        ToolDef::new(
+            "get_working_dir",
+            "Show the working directory that file paths are relative to.",
+            Category::Coding,
+            &[],
+            "{}",
+            get_working_dir,
+        ),
+    ]
+}
+
+#[derive(Deserialize)]
+struct NoArgs {}
+
+fn get_working_dir(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    Ok(format!("Working directory: {}", ctx.working_dir.display()))
+}
+
+fn system_info(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    let mut lines = vec![format!("OS: {}", os_name())];
+    let uts = uname();
+    if let Some((release, machine, host)) = &uts {
+        lines.push(format!("Kernel: {release} ({machine})"));
+        lines.push(format!("Hostname: {host}"));
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    lines.push(format!("CPUs: {cpus}"));
+    if let Some((available, total)) = memory() {
+        lines.push(format!("Memory: {} available of {}", size(available), size(total)));
+    }
+    if let Some((free, total)) = disk(&ctx.working_dir) {
+        lines.push(format!("Disk ({}): {} free of {}", ctx.working_dir.display(), size(free), size(total)));
+    }
+    if let Some(uptime) = read_first_number("/proc/uptime") {
+        lines.push(format!("Uptime: {}", duration(uptime as u64)));
+    }
+    if let Ok(load) = fs::read_to_string("/proc/loadavg") {
+        let averages: Vec<&str> = load.split_whitespace().take(3).collect();
+        lines.push(format!("Load average: {}", averages.join(" ")));
+    }
+    lines.push(format!("Battery: {}", battery().unwrap_or_else(|| "none found".to_string())));
+    Ok(lines.join("\n"))
+}
+
+fn os_name() -> String {
+    let pretty = fs::read_to_string("/etc/os-release").ok().and_then(|text| {
+        text.lines()
+            .find_map(|line| line.strip_prefix("PRETTY_NAME="))
+            .map(|name| name.trim_matches('"').to_string())
+    });
+    match pretty {
+        Some(name) => format!("{name} ({} {})", std::env::consts::OS, std::env::consts::ARCH),
+        None => format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+    }
+}
+
+/// Kernel release, machine and host name.
+fn uname() -> Option<(String, String, String)> {
+    // SAFETY: utsname is plain data; uname fills it and returns 0 on success.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut uts) } != 0 {
+        return None;
+    }
+    // SAFETY: on success each field is a NUL-terminated string inside the struct.
+    let field = |raw: &[libc::c_char]| unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned();
+    Some((field(&uts.release), field(&uts.machine), field(&uts.nodename)))
+}
+
+/// (available, total) bytes from /proc/meminfo.
+fn memory() -> Option<(u64, u64)> {
+    let text = fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+    };
+    Some((field("MemAvailable:")?, field("MemTotal:")?))
+}
+
+/// (free, total) bytes of the filesystem holding `path`.
+fn disk(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is plain data, filled by the call for a valid NUL-terminated path.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stats) } != 0 {
+        return None;
+    }
+    let block = stats.f_frsize as u64;
+    Some((stats.f_bavail as u64 * block, stats.f_blocks as u64 * block))
+}
+
+fn read_first_number(path: &str) -> Option<f64> {
+    fs::read_to_string(path).ok()?.split_whitespace().next()?.parse().ok()
+}
+
+fn battery() -> Option<String> {
+    let entries = fs::read_dir("/sys/class/power_supply").ok()?;
+    entries.filter_map(Result::ok).find_map(|entry| {
+        let dir = entry.path();
+        let kind = fs::read_to_string(dir.join("type")).ok()?;
+        if kind.trim() != "Battery" {
+            return None;
+        }
+        let capacity = fs::read_to_string(dir.join("capacity")).ok()?;
+        let status = fs::read_to_string(dir.join("status")).unwrap_or_default();
+        Some(format!("{}% ({})", capacity.trim(), status.trim()))
+    })
+}
+
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}
+
+fn duration(seconds: u64) -> String {
+    let (days, hours, minutes) = (seconds / 86_400, seconds % 86_400 / 3600, seconds % 3600 / 60);
+    if days > 0 {
+        format!("{days}d {hours}h {minutes}m")
+    } else {
+        format!("{hours}h {minutes}m")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelToken;
+
+    fn ctx() -> ToolContext {
+        ToolContext {
+            working_dir: std::env::temp_dir(),
+            coding_mode: true,
+            readonly: false,
+            non_interactive: true,
+            cancel: CancelToken::new(),
+        }
+    }
+
+    #[test]
+    fn system_info_reports_the_machine() {
+        let info = system_info(NoArgs {}, &ctx()).unwrap();
+        let cpus = std::thread::available_parallelism().unwrap().get();
+        assert!(info.contains(&format!("CPUs: {cpus}")), "{info}");
+        assert!(info.starts_with("OS: "), "{info}");
+        assert!(info.contains("Battery: "), "{info}");
+        if cfg!(target_os = "linux") {
+            assert!(info.contains("Memory: ") && info.contains(" available of "), "{info}");
+            assert!(info.contains("Disk ("), "{info}");
+        }
+    }
+
+    #[test]
+    fn working_dir_is_reported() {
+        let text = get_working_dir(NoArgs {}, &ctx()).unwrap();
+        assert_eq!(text, format!("Working directory: {}", std::env::temp_dir().display()));
+    }
+
+    #[test]
+    fn sizes_and_durations_read_well() {
+        assert_eq!(size(512), "512 B");
+        assert_eq!(size(1536), "1.5 KiB");
+        assert_eq!(size(3 * 1024 * 1024 * 1024), "3.0 GiB");
+        assert_eq!(duration(59), "0h 0m");
+        assert_eq!(duration(3 * 86_400 + 4 * 3600 + 12 * 60), "3d 4h 12m");
+    }
+}

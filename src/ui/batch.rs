@@ -1,0 +1,124 @@
+//! The non-interactive writer (seed 002 §6.5): raw answer tokens on stdout, `  🔧 a, b` before
+//! each tool round, or with --json one event object per line.
+
+use serde_json::{Value, json};
+
+use super::output::Out;
+use crate::agent::AgentEvent;
+use crate::session::{TurnEnd, TurnReport};
+
+/// Characters of a tool result shown in a `tool_result` event.
+const PREVIEW_CHARS: usize = 200;
+
+pub struct BatchView {
+    out: Out,
+    json: bool,
+}
+
+impl BatchView {
+    /// Flushes every event: the parent process reads the stream as it comes.
+    pub fn new(json: bool) -> Self {
+        Self { out: Out::stdout(true), json }
+    }
+
+    pub fn is_broken(&self) -> bool {
+        self.out.is_broken()
+    }
+
+    fn emit(&mut self, value: Value) {
+        self.out.write(&format!("{value}\n"));
+    }
+
+    pub fn on_event(&mut self, event: &AgentEvent) {
+        if self.json {
+            if let Some(value) = json_event(event) {
+                self.emit(value);
+            }
+            return;
+        }
+        match event {
+            AgentEvent::Text(text) => {
+                // The contract: each chunk loses one trailing newline.
+                self.out.write(text.strip_suffix('\n').unwrap_or(text));
+            }
+            AgentEvent::ToolRoundStarted { calls, .. } => {
+                let names: Vec<&str> = calls.iter().map(|c| c.function.name.as_str()).collect();
+                self.out.end_line();
+                self.out.write(&format!("  🔧 {}\n", names.join(", ")));
+            }
+            AgentEvent::Notice(text) => eprintln!("marvin: {text}"),
+            _ => {}
+        }
+    }
+
+    /// Writes the end of the turn and returns the exit status: 0, 1 or 130.
+    pub fn finish(&mut self, report: &TurnReport) -> u8 {
+        let code = match &report.end {
+            TurnEnd::Answered(_) => 0,
+            TurnEnd::Failed(_) => 1,
+            TurnEnd::Cancelled => 130,
+        };
+        if self.json {
+            self.finish_json(report);
+        } else {
+            match &report.end {
+                TurnEnd::Answered(_) => self.out.write("\n"),
+                TurnEnd::Cancelled => self.out.write("\n[Cancelled]\n"),
+                TurnEnd::Failed(_) => self.out.end_line(),
+            }
+        }
+        if let TurnEnd::Failed(error) = &report.end {
+            eprintln!("marvin: {}", error.message);
+        }
+        self.out.flush();
+        code
+    }
+
+    fn finish_json(&mut self, report: &TurnReport) {
+        match &report.end {
+            TurnEnd::Answered(message) => self.emit(json!({"type": "message", "text": message.text()})),
+            TurnEnd::Cancelled => self.emit(json!({"type": "error", "kind": "cancelled", "message": "cancelled by Ctrl+C"})),
+            TurnEnd::Failed(error) => self.emit(json!({"type": "error", "kind": error.kind.as_str(), "message": error.message})),
+        }
+        let tally = &report.tally;
+        let cost = if tally.model_cost.is_empty() { Value::Null } else { json!(tally.cost) };
+        self.emit(json!({
+            "type": "usage",
+            "input_tokens": tally.input_tokens,
+            "output_tokens": tally.output_tokens,
+            "llm_turns": tally.llm_turns,
+            "cost_usd": cost,
+        }));
+    }
+}
+
+fn json_event(event: &AgentEvent) -> Option<Value> {
+    Some(match event {
+        AgentEvent::Text(text) => json!({"type": "text", "text": text}),
+        AgentEvent::Notice(text) => json!({"type": "notice", "message": text}),
+        AgentEvent::ToolRoundStarted { round, calls } => {
+            let calls: Vec<Value> = calls
+                .iter()
+                .map(|c| {
+                    let arguments = serde_json::from_str::<Value>(&c.function.arguments)
+                        .unwrap_or_else(|_| Value::String(c.function.arguments.clone()));
+                    json!({"id": c.id, "name": c.function.name, "arguments": arguments})
+                })
+                .collect();
+            json!({"type": "tool_round", "round": round, "calls": calls})
+        }
+        AgentEvent::ToolFinished { round, call, elapsed, outcome } => {
+            let preview: String = outcome.content.chars().take(PREVIEW_CHARS).collect();
+            json!({
+                "type": "tool_result",
+                "round": round,
+                "id": call.id,
+                "name": call.function.name,
+                "elapsed_ms": elapsed.as_millis() as u64,
+                "is_error": outcome.is_error,
+                "preview": preview,
+            })
+        }
+        AgentEvent::ModelCall { .. } | AgentEvent::ToolRoundFinished { .. } => return None,
+    })
+}

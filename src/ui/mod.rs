@@ -1,0 +1,10 @@
+//! Everything that reaches the terminal: the REPL, the turn view, the non-interactive writer.
+
+pub mod batch;
+pub mod output;
+pub mod repl;
+pub mod sanitize;
+pub mod signal;
+pub mod stdin;
+pub mod style;
+pub mod terminal;

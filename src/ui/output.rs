@@ -1,0 +1,124 @@
+//! A writer for stdout or stderr that remembers whether it is mid-line, flushes as policy
+//! says, and turns a closed pipe (`marvin ... | head`) into a quiet stop instead of an error.
+
+use std::io::{self, IsTerminal, Write};
+
+pub struct Out {
+    writer: Box<dyn Write>,
+    terminal: bool,
+    flush_each: bool,
+    at_line_start: bool,
+    broken: bool,
+}
+
+impl Out {
+    /// Standard output; flushed after every write on a terminal or when `flush_each` is set.
+    pub fn stdout(flush_each: bool) -> Self {
+        let terminal = io::stdout().is_terminal();
+        Self::new(Box::new(io::stdout()), terminal, flush_each || terminal)
+    }
+
+    pub fn stderr() -> Self {
+        let terminal = io::stderr().is_terminal();
+        Self::new(Box::new(io::stderr()), terminal, true)
+    }
+
+    pub fn new(writer: Box<dyn Write>, terminal: bool, flush_each: bool) -> Self {
+        Self {
+            writer,
+            terminal,
+            flush_each,
+            at_line_start: true,
+            broken: false,
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// The reader went away: there is no point in producing more output.
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    pub fn write(&mut self, text: &str) {
+        if text.is_empty() || self.broken {
+            return;
+        }
+        let mut result = self.writer.write_all(text.as_bytes());
+        if result.is_ok() && self.flush_each {
+            result = self.writer.flush();
+        }
+        self.note(result);
+        self.at_line_start = text.ends_with('\n');
+    }
+
+    /// Ends the current line if something was written on it.
+    pub fn end_line(&mut self) {
+        if !self.at_line_start {
+            self.write("\n");
+        }
+    }
+
+    pub fn flush(&mut self) {
+        let result = self.writer.flush();
+        self.note(result);
+    }
+
+    fn note(&mut self, result: io::Result<()>) {
+        // Any write error (EPIPE above all) means nobody reads us any more.
+        if result.is_err() {
+            self.broken = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn end_line_only_when_mid_line() {
+        let buffer = Shared::default();
+        let mut out = Out::new(Box::new(buffer.clone()), false, false);
+        out.end_line();
+        out.write("abc");
+        out.end_line();
+        out.end_line();
+        assert_eq!(buffer.0.lock().unwrap().as_slice(), b"abc\n");
+    }
+
+    #[test]
+    fn broken_pipe_is_remembered_not_fatal() {
+        let mut out = Out::new(Box::new(Closed), false, true);
+        out.write("x");
+        assert!(out.is_broken());
+        out.write("y");
+    }
+}

@@ -1,0 +1,116 @@
+//! Showing a turn to a person: the answer as it streams, `  🔧` lines with their duration, and
+//! one dim status line at the end. Decorations go to stderr when stdout is not a terminal.
+
+use std::time::Duration;
+
+use super::output::Out;
+use super::sanitize::sanitize;
+use super::style::Style;
+use crate::agent::AgentEvent;
+use crate::session::{TurnEnd, TurnReport};
+use crate::usage::format_cost;
+
+pub struct TerminalView {
+    answer: Out,
+    /// Where tool lines, notices and the status line go when not to `answer`.
+    side: Option<Out>,
+    style: Style,
+}
+
+impl TerminalView {
+    /// Colour when `colour_allowed` and stdout is a terminal.
+    pub fn new(colour_allowed: bool) -> Self {
+        let answer = Out::stdout(false);
+        let terminal = answer.is_terminal();
+        Self {
+            side: (!terminal).then(Out::stderr),
+            style: Style { colour: colour_allowed && terminal },
+            answer,
+        }
+    }
+
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
+    /// Nobody reads stdout any more: the turn should stop.
+    pub fn is_broken(&self) -> bool {
+        self.answer.is_broken()
+    }
+
+    fn side(&mut self) -> &mut Out {
+        self.side.as_mut().unwrap_or(&mut self.answer)
+    }
+
+    /// A line of decoration, starting on a fresh line.
+    pub fn side_line(&mut self, text: &str) {
+        self.answer.end_line();
+        let side = self.side();
+        side.end_line();
+        side.write(text);
+        side.write("\n");
+    }
+
+    pub fn on_event(&mut self, event: &AgentEvent) {
+        let style = self.style;
+        match event {
+            AgentEvent::Text(text) => {
+                if self.answer.is_terminal() {
+                    self.answer.write(&sanitize(text));
+                } else {
+                    self.answer.write(text);
+                }
+            }
+            AgentEvent::Notice(text) => self.side_line(&style.yellow(&format!("  ⚠ {}", sanitize(text)))),
+            AgentEvent::ToolRoundStarted { calls, .. } => {
+                let names: Vec<&str> = calls.iter().map(|c| c.function.name.as_str()).collect();
+                self.answer.end_line();
+                let side = self.side();
+                side.end_line();
+                side.write(&style.dim(&format!("  🔧 {}", sanitize(&names.join(", ")))));
+            }
+            AgentEvent::ToolRoundFinished { elapsed, .. } => {
+                let side = self.side();
+                side.write(&style.dim(&format!(" ({})", seconds(*elapsed))));
+                side.write("\n");
+            }
+            AgentEvent::ModelCall { .. } | AgentEvent::ToolFinished { .. } => {}
+        }
+    }
+
+    /// Closes the turn: the cancel marker or the error, then the status line.
+    pub fn finish(&mut self, report: &TurnReport, provider: &str, model: &str) {
+        let style = self.style;
+        match &report.end {
+            TurnEnd::Answered(message) if message.text().trim().is_empty() => {
+                self.side_line(&style.dim("(the model gave no answer)"));
+            }
+            TurnEnd::Answered(_) => {}
+            TurnEnd::Cancelled => {
+                self.answer.end_line();
+                self.answer.write(&style.yellow("[Cancelled]"));
+                self.answer.write("\n");
+            }
+            TurnEnd::Failed(error) => {
+                self.answer.end_line();
+                let mut err = Out::stderr();
+                err.write(&format!("{} {}\n", style.red("marvin:"), sanitize(&error.message)));
+            }
+        }
+        self.answer.end_line();
+        let tally = &report.tally;
+        let mut parts = vec![
+            provider.to_string(),
+            model.to_string(),
+            format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
+        ];
+        parts.extend(format_cost(tally));
+        parts.push(seconds(report.elapsed));
+        self.side_line(&style.dim(&parts.join(" · ")));
+        self.answer.flush();
+    }
+}
+
+fn seconds(elapsed: Duration) -> String {
+    format!("{:.1}s", elapsed.as_secs_f64())
+}

@@ -1,0 +1,193 @@
+//! Token and cost accounting for a session, with the price table of the models we know.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use crate::message::Usage;
+
+/// USD per million tokens, input and output.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// List prices per million tokens. Matched by the longest prefix of the model name, after
+/// dropping a `models/` or `provider/` style prefix the services sometimes add.
+const PRICES: &[(&str, f64, f64)] = &[
+    ("gpt-5.1", 1.25, 10.0),
+    ("gpt-5-mini", 0.25, 2.0),
+    ("gpt-5-nano", 0.05, 0.40),
+    ("gpt-5", 1.25, 10.0),
+    ("gpt-4.1-mini", 0.40, 1.60),
+    ("gpt-4.1-nano", 0.10, 0.40),
+    ("gpt-4.1", 2.0, 8.0),
+    ("gpt-4o-mini", 0.15, 0.60),
+    ("gpt-4o", 2.50, 10.0),
+    ("o4-mini", 1.10, 4.40),
+    ("o3", 2.0, 8.0),
+    ("gemini-3-pro-preview", 2.0, 12.0),
+    ("gemini-2.5-pro", 1.25, 10.0),
+    ("gemini-2.5-flash-lite", 0.10, 0.40),
+    ("gemini-2.5-flash", 0.30, 2.50),
+    ("gemini-2.0-flash", 0.10, 0.40),
+    ("llama-3.3-70b-versatile", 0.59, 0.79),
+    ("llama-3.1-8b-instant", 0.05, 0.08),
+    ("gpt-oss-120b", 0.15, 0.75),
+    ("gpt-oss-20b", 0.10, 0.50),
+    ("claude-haiku-4.5", 1.0, 5.0),
+    ("claude-sonnet-4.5", 3.0, 15.0),
+    ("claude-opus-4.5", 5.0, 25.0),
+];
+
+/// The list price of `model`, when we know it.
+pub fn price(model: &str) -> Option<Price> {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    PRICES
+        .iter()
+        .filter(|(prefix, _, _)| name.starts_with(prefix))
+        .max_by_key(|(prefix, _, _)| prefix.len())
+        .map(|&(_, input, output)| Price { input, output })
+}
+
+/// What one call cost: the service's own figure when it sent one, else the list price.
+pub fn call_cost(model: &str, usage: &Usage) -> Option<f64> {
+    usage.reported_cost.or_else(|| {
+        price(model).map(|p| (usage.input_tokens as f64 * p.input + usage.output_tokens as f64 * p.output) / 1_000_000.0)
+    })
+}
+
+/// Totals over a session or a turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    pub llm_turns: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost: f64,
+    /// Some call's cost was unknown, so `cost` is a lower bound.
+    pub cost_incomplete: bool,
+    pub model_turns: BTreeMap<String, u64>,
+    pub model_cost: BTreeMap<String, f64>,
+}
+
+impl Tally {
+    /// Counts one model call. A call without usage still counts as a turn.
+    pub fn record(&mut self, model: &str, usage: Option<&Usage>) {
+        self.llm_turns += 1;
+        *self.model_turns.entry(model.to_string()).or_default() += 1;
+        let Some(usage) = usage else {
+            self.cost_incomplete = true;
+            return;
+        };
+        self.input_tokens += usage.input_tokens;
+        self.output_tokens += usage.output_tokens;
+        match call_cost(model, usage) {
+            Some(cost) => {
+                self.cost += cost;
+                *self.model_cost.entry(model.to_string()).or_default() += cost;
+            }
+            None => self.cost_incomplete = true,
+        }
+    }
+
+    /// Adds another tally (a turn's) to this one (the session's).
+    pub fn add(&mut self, other: &Tally) {
+        self.llm_turns += other.llm_turns;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cost += other.cost;
+        self.cost_incomplete |= other.cost_incomplete;
+        for (model, turns) in &other.model_turns {
+            *self.model_turns.entry(model.clone()).or_default() += turns;
+        }
+        for (model, cost) in &other.model_cost {
+            *self.model_cost.entry(model.clone()).or_default() += cost;
+        }
+    }
+
+    /// The `MARVIN_COST:{json}` line of the non-interactive contract. Models whose price is
+    /// unknown appear in `model_turns` but not in `model_cost`.
+    pub fn cost_line(&self) -> String {
+        let value = json!({
+            "session_cost": round(self.cost),
+            "llm_turns": self.llm_turns,
+            "model_turns": self.model_turns,
+            "model_cost": self.model_cost.iter().map(|(k, v)| (k.clone(), round(*v))).collect::<BTreeMap<_, _>>(),
+        });
+        format!("MARVIN_COST:{value}")
+    }
+}
+
+/// Costs are kept to a millionth of a cent in the output.
+fn round(usd: f64) -> f64 {
+    (usd * 1e8).round() / 1e8
+}
+
+/// `$0.0123`, or `$0.0123+` when some call's price was unknown, or `None` when nothing is known.
+pub fn format_cost(tally: &Tally) -> Option<String> {
+    if tally.model_cost.is_empty() {
+        return None;
+    }
+    let plus = if tally.cost_incomplete { "+" } else { "" };
+    Some(if tally.cost < 0.01 {
+        format!("${:.4}{plus}", tally.cost)
+    } else {
+        format!("${:.2}{plus}", tally.cost)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input: u64, output: u64) -> Usage {
+        Usage { input_tokens: input, output_tokens: output, reported_cost: None }
+    }
+
+    #[test]
+    fn prices_match_the_longest_prefix_and_ignore_vendor_prefixes() {
+        assert_eq!(price("gpt-4o-mini-2024-07-18"), Some(Price { input: 0.15, output: 0.60 }));
+        assert_eq!(price("gpt-4o-2024-08-06"), Some(Price { input: 2.5, output: 10.0 }));
+        assert_eq!(price("models/gemini-2.5-flash"), Some(Price { input: 0.30, output: 2.50 }));
+        assert_eq!(price("openai/gpt-oss-120b"), Some(Price { input: 0.15, output: 0.75 }));
+        assert_eq!(price("my-local-model"), None);
+    }
+
+    #[test]
+    fn tally_counts_turns_tokens_and_costs() {
+        let mut tally = Tally::default();
+        tally.record("gpt-5.1", Some(&usage(1_000_000, 100_000)));
+        tally.record("gpt-5.1", None);
+        tally.record("local", Some(&usage(10, 5)));
+        tally.record("router", Some(&Usage { input_tokens: 1, output_tokens: 1, reported_cost: Some(0.002) }));
+        assert_eq!(tally.llm_turns, 4);
+        assert_eq!((tally.input_tokens, tally.output_tokens), (1_000_011, 100_006));
+        assert!((tally.cost - 2.252).abs() < 1e-9);
+        assert!(tally.cost_incomplete);
+        assert_eq!(
+            tally.cost_line(),
+            r#"MARVIN_COST:{"llm_turns":4,"model_cost":{"gpt-5.1":2.25,"router":0.002},"model_turns":{"gpt-5.1":2,"local":1,"router":1},"session_cost":2.252}"#
+        );
+        assert_eq!(format_cost(&tally).as_deref(), Some("$2.25+"));
+    }
+
+    #[test]
+    fn adding_tallies_sums_every_field() {
+        let mut turn = Tally::default();
+        turn.record("gpt-5.1", Some(&usage(10, 20)));
+        let mut session = Tally::default();
+        session.add(&turn);
+        session.add(&turn);
+        assert_eq!((session.llm_turns, session.input_tokens, session.output_tokens), (2, 20, 40));
+        assert_eq!(session.model_turns["gpt-5.1"], 2);
+        assert!((session.model_cost["gpt-5.1"] - 2.0 * turn.cost).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_tally_has_zero_cost_line_and_no_shown_cost() {
+        let tally = Tally::default();
+        assert_eq!(tally.cost_line(), r#"MARVIN_COST:{"llm_turns":0,"model_cost":{},"model_turns":{},"session_cost":0.0}"#);
+        assert_eq!(format_cost(&tally), None);
+    }
+}
