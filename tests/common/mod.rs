@@ -1,0 +1,264 @@
+//! Test support: temporary directories, a tiny_http server that replays recorded provider
+//! responses and records the requests, and a runner for the built binary in a clean environment.
+#![allow(dead_code)]
+
+use std::io::{Cursor, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use serde_json::Value;
+
+pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real/");
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{FIXTURES}{name}")).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!("marvin-test-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(std::fs::canonicalize(path).unwrap())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One canned answer.
+#[derive(Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn sse(body: impl Into<Vec<u8>>) -> Self {
+        Self { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], body: body.into() }
+    }
+
+    pub fn fixture(name: &str) -> Self {
+        Self::sse(fixture(name))
+    }
+
+    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> Self {
+        Self { status, headers: vec![("Content-Type".into(), "application/json".into())], body: body.into() }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// A streamed answer of plain text deltas.
+    pub fn text(pieces: &[&str]) -> Self {
+        let mut body = String::new();
+        for piece in pieces {
+            let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": piece}}]});
+            body.push_str(&format!("data: {chunk}\n\n"));
+        }
+        body.push_str("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5}}\n\ndata: [DONE]\n\n");
+        Self::sse(body)
+    }
+
+    /// A streamed answer calling tools: (id, name, arguments JSON).
+    pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Self {
+        let list: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (id, name, args))| serde_json::json!({"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+            .collect();
+        let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": list}, "finish_reason": "tool_calls"}]});
+        Self::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+    }
+}
+
+/// A recorded request.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Replays `replies` in order to whatever asks; panics on drop if it was never called.
+pub struct ReplayServer {
+    server: Arc<tiny_http::Server>,
+    port: u16,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    thread: Option<JoinHandle<()>>,
+    expect_calls: bool,
+}
+
+impl ReplayServer {
+    pub fn start(replies: Vec<Reply>) -> Self {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let thread = {
+            let server = server.clone();
+            let requests = requests.clone();
+            std::thread::spawn(move || serve(&server, replies, &requests))
+        };
+        Self { server, port, requests, thread: Some(thread), expect_calls: true }
+    }
+
+    /// A server a test expects nobody to call.
+    pub fn unused() -> Self {
+        let mut server = Self::start(Vec::new());
+        server.expect_calls = false;
+        server
+    }
+
+    /// The base URL, as OPENAI_COMPAT_URL takes it.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+fn serve(server: &tiny_http::Server, replies: Vec<Reply>, requests: &Mutex<Vec<Recorded>>) {
+    let mut replies = replies.into_iter();
+    while let Ok(mut request) = server.recv() {
+        let mut body = String::new();
+        let _ = request.as_reader().read_to_string(&mut body);
+        requests.lock().unwrap().push(Recorded {
+            url: request.url().to_string(),
+            headers: request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect(),
+            body: serde_json::from_str(&body).unwrap_or(Value::Null),
+        });
+        let reply = replies.next().unwrap_or_else(|| Reply::json(500, r#"{"error":{"message":"test server: no more replies"}}"#));
+        let headers = reply.headers.iter().map(|(k, v)| tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap()).collect();
+        let length = reply.body.len();
+        let response = tiny_http::Response::new(tiny_http::StatusCode(reply.status), headers, Cursor::new(reply.body), Some(length), None);
+        let _ = request.respond(response);
+    }
+}
+
+impl Drop for ReplayServer {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        if self.expect_calls && !std::thread::panicking() {
+            assert!(!self.requests.lock().unwrap().is_empty(), "the test server was never called");
+        }
+    }
+}
+
+/// A server that sends the start of a stream, then holds the connection silent until dropped.
+pub struct StallServer {
+    pub port: u16,
+    stop: Arc<Mutex<bool>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl StallServer {
+    pub fn start(first_events: &str) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(Mutex::new(false));
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{first_events}\r\n",
+            first_events.len()
+        );
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            listener.set_nonblocking(true).unwrap();
+            let mut held = Vec::new();
+            while !*flag.lock().unwrap() {
+                if let Ok((mut stream, _)) = listener.accept() {
+                    stream.set_nonblocking(false).unwrap();
+                    let mut buf = [0u8; 65536];
+                    let _ = stream.read(&mut buf);
+                    let _ = stream.write_all(head.as_bytes());
+                    let _ = stream.flush();
+                    held.push(stream);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        Self { port, stop, thread: Some(thread) }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+}
+
+impl Drop for StallServer {
+    fn drop(&mut self) {
+        *self.stop.lock().unwrap() = true;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The built binary with an empty environment: no keys, MARVIN_HOME and HOME in `home`.
+pub fn marvin(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_marvin"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("MARVIN_HOME", home.join("marvin-home"))
+        .current_dir(home)
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs `command` with `input` on stdin and returns its output.
+pub fn run_with_stdin(mut command: Command, input: &str) -> Output {
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The last line of stderr, which in non-interactive mode must be the cost line.
+pub fn last_stderr_line(output: &Output) -> String {
+    stderr(output).lines().last().unwrap_or("").to_string()
+}
