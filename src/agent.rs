@@ -16,10 +16,24 @@ pub enum AgentEvent {
     /// Something the user should know (a retry after a rate limit).
     Notice(String),
     /// A model call finished; its usage, if the service reported any.
-    ModelCall { model: String, usage: Option<Usage> },
-    ToolRoundStarted { round: usize, calls: Vec<ToolCall> },
-    ToolFinished { round: usize, call: ToolCall, elapsed: Duration, outcome: ToolOutcome },
-    ToolRoundFinished { round: usize, elapsed: Duration },
+    ModelCall {
+        model: String,
+        usage: Option<Usage>,
+    },
+    ToolRoundStarted {
+        round: usize,
+        calls: Vec<ToolCall>,
+    },
+    ToolFinished {
+        round: usize,
+        call: ToolCall,
+        elapsed: Duration,
+        outcome: ToolOutcome,
+    },
+    ToolRoundFinished {
+        round: usize,
+        elapsed: Duration,
+    },
 }
 
 /// Everything one turn needs besides the conversation.
@@ -71,7 +85,10 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
 
 /// Runs the calls of one round in parallel; results come back in call order.
 fn run_round(turn: &Turn<'_>, round: usize, calls: &[ToolCall]) -> Vec<Message> {
-    (turn.emit)(AgentEvent::ToolRoundStarted { round, calls: calls.to_vec() });
+    (turn.emit)(AgentEvent::ToolRoundStarted {
+        round,
+        calls: calls.to_vec(),
+    });
     let started = Instant::now();
     let run_one = |call: &ToolCall| {
         let begun = Instant::now();
@@ -101,7 +118,10 @@ fn run_round(turn: &Turn<'_>, round: usize, calls: &[ToolCall]) -> Vec<Message> 
                 .zip(calls)
                 .map(|(handle, call)| {
                     let failed = || ToolOutcome {
-                        content: format!("Error executing '{}': the tool thread failed", call.function.name),
+                        content: format!(
+                            "Error executing '{}': the tool thread failed",
+                            call.function.name
+                        ),
                         is_error: true,
                     };
                     match handle {
@@ -112,7 +132,10 @@ fn run_round(turn: &Turn<'_>, round: usize, calls: &[ToolCall]) -> Vec<Message> 
                 .collect()
         })
     };
-    (turn.emit)(AgentEvent::ToolRoundFinished { round, elapsed: started.elapsed() });
+    (turn.emit)(AgentEvent::ToolRoundFinished {
+        round,
+        elapsed: started.elapsed(),
+    });
     calls
         .iter()
         .zip(outcomes)

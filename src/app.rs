@@ -34,7 +34,9 @@ pub fn run(args: Args) -> ExitCode {
         let first = args.question.as_deref();
         if args.once {
             let Some(question) = first else {
-                return fail("--once needs a question, e.g. marvin --once \"what time is it in Tokyo?\"");
+                return fail(
+                    "--once needs a question, e.g. marvin --once \"what time is it in Tokyo?\"",
+                );
             };
             let mut view = TerminalView::new(config.colour_allowed);
             return exit_code(&repl::ask(&mut session, &mut view, question));
@@ -62,7 +64,9 @@ fn single_shot(config: &Config, session: &mut Session, question: Option<&str>) -
         (Some(question), None) => question.to_string(),
         (None, Some(text)) => text.trim().to_string(),
         (None, None) => {
-            return fail("no question: stdin is not a terminal, so give the question as an argument (marvin \"...\") or pipe it in");
+            return fail(
+                "no question: stdin is not a terminal, so give the question as an argument (marvin \"...\") or pipe it in",
+            );
         }
     };
     let mut view = TerminalView::new(config.colour_allowed);
@@ -96,10 +100,15 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
     let prompt = match &args.prompt {
         Some(prompt) => prompt.clone(),
         None if std::io::stdin().is_terminal() => {
-            return (report("--non-interactive needs --prompt TEXT or the prompt on stdin"), Tally::default());
+            return (
+                report("--non-interactive needs --prompt TEXT or the prompt on stdin"),
+                Tally::default(),
+            );
         }
         None => match read_stdin() {
-            Ok(text) if text.trim().is_empty() => return (report("the prompt on stdin is empty"), Tally::default()),
+            Ok(text) if text.trim().is_empty() => {
+                return (report("the prompt on stdin is empty"), Tally::default());
+            }
             Ok(text) => text.trim().to_string(),
             Err(message) => return (report(&message), Tally::default()),
         },
@@ -116,7 +125,11 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
         },
         &mut || watch.fired() || broken.get(),
     );
-    let code = if broken.get() { 0 } else { view.finish(&report) };
+    let code = if broken.get() {
+        0
+    } else {
+        view.finish(&report)
+    };
     (code, session.totals().clone())
 }
 

@@ -92,14 +92,24 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("provider") => parsed.provider = Some(text(&mut parser, "--provider")?),
             Long("model") => parsed.model = Some(text(&mut parser, "--model")?),
             Long("prompt") => parsed.prompt = Some(text(&mut parser, "--prompt")?),
-            Long("working-dir") => parsed.working_dir = Some(text(&mut parser, "--working-dir")?.into()),
+            Long("working-dir") => {
+                parsed.working_dir = Some(text(&mut parser, "--working-dir")?.into())
+            }
             Long("ntfy") => parsed.ntfy = Some(text(&mut parser, "--ntfy")?),
             Long("plain") => parsed.plain = true,
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,
             Long("json") => parsed.json = true,
-            Value(word) => words.push(word.into_string().map_err(|_| "the question is not valid UTF-8".to_string())?),
-            other => return Err(format!("{}; run `marvin --help` for the options", other.unexpected())),
+            Value(word) => words.push(
+                word.into_string()
+                    .map_err(|_| "the question is not valid UTF-8".to_string())?,
+            ),
+            other => {
+                return Err(format!(
+                    "{}; run `marvin --help` for the options",
+                    other.unexpected()
+                ));
+            }
         }
     }
     if !words.is_empty() {
@@ -110,8 +120,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
 }
 
 fn text(parser: &mut lexopt::Parser, flag: &str) -> Result<String, String> {
-    let value = parser.value().map_err(|_| format!("{flag} needs a value"))?;
-    let value = value.into_string().map_err(|_| format!("{flag}: value is not valid UTF-8"))?;
+    let value = parser
+        .value()
+        .map_err(|_| format!("{flag} needs a value"))?;
+    let value = value
+        .into_string()
+        .map_err(|_| format!("{flag}: value is not valid UTF-8"))?;
     if value.trim().is_empty() {
         return Err(format!("{flag} needs a non-empty value"));
     }
@@ -171,8 +185,19 @@ mod tests {
     #[test]
     fn each_flag_fills_its_field() {
         let args = parsed(&[
-            "--provider", "groq", "--model", "m", "--plain", "--non-interactive", "--prompt", "p",
-            "--working-dir", "/tmp", "--ntfy", "topic", "--json",
+            "--provider",
+            "groq",
+            "--model",
+            "m",
+            "--plain",
+            "--non-interactive",
+            "--prompt",
+            "p",
+            "--working-dir",
+            "/tmp",
+            "--ntfy",
+            "topic",
+            "--json",
         ]);
         assert_eq!(args.provider.as_deref(), Some("groq"));
         assert_eq!(args.model.as_deref(), Some("m"));
@@ -181,12 +206,18 @@ mod tests {
         assert_eq!(args.working_dir, Some(PathBuf::from("/tmp")));
         assert_eq!(args.ntfy.as_deref(), Some("topic"));
         assert!(parsed(&["--once", "hi"]).once);
-        assert_eq!(parsed(&["--provider=gemini"]).provider.as_deref(), Some("gemini"));
+        assert_eq!(
+            parsed(&["--provider=gemini"]).provider.as_deref(),
+            Some("gemini")
+        );
     }
 
     #[test]
     fn words_become_one_question() {
-        assert_eq!(parsed(&["what", "is", "rust?"]).question.as_deref(), Some("what is rust?"));
+        assert_eq!(
+            parsed(&["what", "is", "rust?"]).question.as_deref(),
+            Some("what is rust?")
+        );
         assert_eq!(parsed(&[]).question, None);
     }
 
@@ -197,8 +228,14 @@ mod tests {
             (&["--model"], "--model needs a value"),
             (&["--model", " "], "--model needs a non-empty value"),
             (&["--json"], "--json only applies with --non-interactive"),
-            (&["--prompt", "x"], "--prompt only applies with --non-interactive"),
-            (&["--non-interactive", "question"], "give the prompt with --prompt"),
+            (
+                &["--prompt", "x"],
+                "--prompt only applies with --non-interactive",
+            ),
+            (
+                &["--non-interactive", "question"],
+                "give the prompt with --prompt",
+            ),
             (&["--once", "--non-interactive"], "use one of them"),
         ];
         for (args, expected) in cases {
@@ -210,8 +247,17 @@ mod tests {
     #[test]
     fn help_lists_every_flag_and_fits_80_columns() {
         for flag in [
-            "--provider", "--model", "--plain", "--non-interactive", "--prompt", "--working-dir", "--ntfy",
-            "--once", "--json", "--version", "--help",
+            "--provider",
+            "--model",
+            "--plain",
+            "--non-interactive",
+            "--prompt",
+            "--working-dir",
+            "--ntfy",
+            "--once",
+            "--json",
+            "--version",
+            "--help",
         ] {
             assert!(HELP.contains(flag), "help misses {flag}");
         }

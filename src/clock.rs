@@ -8,7 +8,8 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let era = year.div_euclid(400);
     let year_of_era = year - era * 400;
     let month = i64::from(month);
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
 }
@@ -18,7 +19,8 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let day_of_era = z - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let mp = (5 * day_of_year + 2) / 153;
     let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
@@ -47,7 +49,12 @@ mod tests {
 
     #[test]
     fn known_dates_round_trip() {
-        for (y, m, d, days) in [(1970, 1, 1, 0), (2000, 3, 1, 11_017), (2023, 9, 29, 19_629), (2024, 2, 29, 19_782)] {
+        for (y, m, d, days) in [
+            (1970, 1, 1, 0),
+            (2000, 3, 1, 11_017),
+            (2023, 9, 29, 19_629),
+            (2024, 2, 29, 19_782),
+        ] {
             assert_eq!(days_from_civil(y, m, d), days);
             assert_eq!(civil_from_days(days), (y, m, d));
         }

@@ -33,7 +33,15 @@ pub const VARIABLES: &[&str] = &[
 ];
 
 /// Standard variables read for their usual meaning; the help mentions them in passing.
-const STANDARD: &[&str] = &["HOME", "XDG_CONFIG_HOME", "TERM", "https_proxy", "ALL_PROXY", "all_proxy", "no_proxy"];
+const STANDARD: &[&str] = &[
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "TERM",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "no_proxy",
+];
 
 /// A snapshot of the environment. Tests build one from pairs instead of touching the process.
 #[derive(Debug, Clone, Default)]
@@ -52,14 +60,23 @@ impl Env {
 
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         Self {
-            vars: pairs.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         }
     }
 
     /// A set, non-empty value.
     fn get(&self, name: &str) -> Option<&str> {
-        debug_assert!(VARIABLES.contains(&name) || STANDARD.contains(&name), "undocumented variable {name}");
-        self.vars.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+        debug_assert!(
+            VARIABLES.contains(&name) || STANDARD.contains(&name),
+            "undocumented variable {name}"
+        );
+        self.vars
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
     }
 }
 
@@ -75,7 +92,14 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 6] = [Self::Copilot, Self::Gemini, Self::Groq, Self::OpenAi, Self::Ollama, Self::OpenAiCompat];
+    pub const ALL: [ProviderKind; 6] = [
+        Self::Copilot,
+        Self::Gemini,
+        Self::Groq,
+        Self::OpenAi,
+        Self::Ollama,
+        Self::OpenAiCompat,
+    ];
     /// The order tried when no provider is chosen.
     const AUTO: [ProviderKind; 4] = [Self::OpenAi, Self::Gemini, Self::Groq, Self::OpenAiCompat];
 
@@ -91,7 +115,9 @@ impl ProviderKind {
     }
 
     fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.name() == name.to_ascii_lowercase())
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name.to_ascii_lowercase())
     }
 
     fn key_var(self) -> &'static str {
@@ -200,7 +226,9 @@ pub struct Config {
 impl Config {
     /// The directory of the active profile, when there is a MARVIN_HOME.
     pub fn profile_dir(&self) -> Option<PathBuf> {
-        self.home.as_ref().map(|home| home.join("profiles").join(&self.profile))
+        self.home
+            .as_ref()
+            .map(|home| home.join("profiles").join(&self.profile))
     }
 }
 
@@ -228,7 +256,9 @@ impl Config {
         let timeout = Duration::from_secs(if coding_mode { 900 } else { 180 });
         let provider = provider_settings(args, env, timeout)?;
         let depth = match env.get("MARVIN_DEPTH") {
-            Some(text) => text.parse().map_err(|_| ConfigError::Invalid(format!("MARVIN_DEPTH must be a whole number, not {text:?}")))?,
+            Some(text) => text.parse().map_err(|_| {
+                ConfigError::Invalid(format!("MARVIN_DEPTH must be a whole number, not {text:?}"))
+            })?,
             None => 0,
         };
         Ok(Config {
@@ -255,8 +285,14 @@ fn working_dir(requested: Option<&Path>, cwd: &Path) -> Result<PathBuf, ConfigEr
     let dir = cwd.join(dir);
     match std::fs::canonicalize(&dir) {
         Ok(path) if path.is_dir() => Ok(path),
-        Ok(_) => Err(ConfigError::Invalid(format!("--working-dir {}: not a directory", dir.display()))),
-        Err(error) => Err(ConfigError::Invalid(format!("--working-dir {}: {error}", dir.display()))),
+        Ok(_) => Err(ConfigError::Invalid(format!(
+            "--working-dir {}: not a directory",
+            dir.display()
+        ))),
+        Err(error) => Err(ConfigError::Invalid(format!(
+            "--working-dir {}: {error}",
+            dir.display()
+        ))),
     }
 }
 
@@ -267,16 +303,24 @@ fn marvin_home(env: &Env) -> Option<PathBuf> {
     if let Some(config) = env.get("XDG_CONFIG_HOME") {
         return Some(Path::new(config).join("marvin"));
     }
-    env.get("HOME").map(|home| Path::new(home).join(".config").join("marvin"))
+    env.get("HOME")
+        .map(|home| Path::new(home).join(".config").join("marvin"))
 }
 
-fn provider_settings(args: &Args, env: &Env, timeout: Duration) -> Result<ProviderSettings, ConfigError> {
+fn provider_settings(
+    args: &Args,
+    env: &Env,
+    timeout: Duration,
+) -> Result<ProviderSettings, ConfigError> {
     let chosen = args.provider.as_deref().or_else(|| env.get("LLM_PROVIDER"));
     let kind = match chosen {
         Some(name) => {
             let kind = ProviderKind::parse(name).ok_or_else(|| {
                 let names: Vec<&str> = ProviderKind::ALL.iter().map(|k| k.name()).collect();
-                ConfigError::Invalid(format!("unknown provider {name:?}; choose one of {}", names.join(", ")))
+                ConfigError::Invalid(format!(
+                    "unknown provider {name:?}; choose one of {}",
+                    names.join(", ")
+                ))
             })?;
             if matches!(kind, ProviderKind::Ollama | ProviderKind::Copilot) {
                 return Err(ConfigError::Invalid(format!(
@@ -305,12 +349,19 @@ fn provider_settings(args: &Args, env: &Env, timeout: Duration) -> Result<Provid
         }
     };
     let base_url = env.get(kind.url_var()).unwrap_or(kind.default_url());
-    let base_url = base_url.trim_end_matches('/').trim_end_matches("/chat/completions").to_string();
+    let base_url = base_url
+        .trim_end_matches('/')
+        .trim_end_matches("/chat/completions")
+        .to_string();
     let model = args
         .model
         .clone()
         .or_else(|| env.get("MARVIN_MODEL").map(str::to_string))
-        .or_else(|| kind.model_var().and_then(|var| env.get(var)).map(str::to_string))
+        .or_else(|| {
+            kind.model_var()
+                .and_then(|var| env.get(var))
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| kind.default_model().to_string());
     let proxy = proxy_for(&base_url, env);
     Ok(ProviderSettings {
@@ -325,7 +376,8 @@ fn provider_settings(args: &Args, env: &Env, timeout: Duration) -> Result<Provid
 }
 
 fn is_configured(kind: ProviderKind, env: &Env) -> bool {
-    find_key(kind, env).is_some() || (kind == ProviderKind::OpenAiCompat && env.get("OPENAI_COMPAT_URL").is_some())
+    find_key(kind, env).is_some()
+        || (kind == ProviderKind::OpenAiCompat && env.get("OPENAI_COMPAT_URL").is_some())
 }
 
 /// The key from the environment, else from `~/.ssh/<NAME>`, with where it was found.
@@ -351,10 +403,14 @@ fn proxy_for(base_url: &str, env: &Env) -> Option<String> {
         .and_then(|rest| rest.split(['/', ':']).next())
         .unwrap_or("");
     let loopback = host == "localhost" || host.starts_with("127.") || host == "[";
-    let no_proxy = env.get("NO_PROXY").or_else(|| env.get("no_proxy")).unwrap_or("");
+    let no_proxy = env
+        .get("NO_PROXY")
+        .or_else(|| env.get("no_proxy"))
+        .unwrap_or("");
     let excluded = no_proxy.split(',').map(str::trim).any(|entry| {
         let entry = entry.trim_start_matches('.');
-        entry == "*" || (!entry.is_empty() && (host == entry || host.ends_with(&format!(".{entry}"))))
+        entry == "*"
+            || (!entry.is_empty() && (host == entry || host.ends_with(&format!(".{entry}"))))
     });
     (!loopback && !excluded).then(|| proxy.to_string())
 }
@@ -364,7 +420,11 @@ mod tests {
     use super::*;
 
     fn build(args: Args, pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        Config::build(&args, &Env::from_pairs(pairs.iter().copied()), Path::new("/"))
+        Config::build(
+            &args,
+            &Env::from_pairs(pairs.iter().copied()),
+            Path::new("/"),
+        )
     }
 
     fn provider(pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
@@ -381,24 +441,46 @@ mod tests {
         let p = provider(&[("GROQ_API_KEY", "g"), ("GEMINI_API_KEY", "m")]).unwrap();
         assert_eq!(p.kind, ProviderKind::Gemini);
         assert_eq!(p.model, "gemini-3-pro-preview");
-        assert_eq!(p.base_url, "https://generativelanguage.googleapis.com/v1beta/openai");
+        assert_eq!(
+            p.base_url,
+            "https://generativelanguage.googleapis.com/v1beta/openai"
+        );
         assert_eq!(p.key_hint, "GEMINI_API_KEY");
-        let p = provider(&[("LLM_PROVIDER", "groq"), ("GROQ_API_KEY", "g"), ("GEMINI_API_KEY", "m")]).unwrap();
-        assert_eq!((p.kind, p.model.as_str()), (ProviderKind::Groq, "llama-3.3-70b-versatile"));
+        let p = provider(&[
+            ("LLM_PROVIDER", "groq"),
+            ("GROQ_API_KEY", "g"),
+            ("GEMINI_API_KEY", "m"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (p.kind, p.model.as_str()),
+            (ProviderKind::Groq, "llama-3.3-70b-versatile")
+        );
     }
 
     #[test]
     fn model_precedence_is_flag_then_marvin_model_then_provider_variable() {
-        let env = [("GROQ_API_KEY", "g"), ("GROQ_MODEL", "g-model"), ("MARVIN_MODEL", "m-model")];
+        let env = [
+            ("GROQ_API_KEY", "g"),
+            ("GROQ_MODEL", "g-model"),
+            ("MARVIN_MODEL", "m-model"),
+        ];
         assert_eq!(provider(&env[..2]).unwrap().model, "g-model");
         assert_eq!(provider(&env).unwrap().model, "m-model");
-        let args = Args { model: Some("flag".into()), ..Args::default() };
+        let args = Args {
+            model: Some("flag".into()),
+            ..Args::default()
+        };
         assert_eq!(build(args, &env).unwrap().provider.model, "flag");
     }
 
     #[test]
     fn compat_url_alone_is_enough_and_the_endpoint_suffix_is_dropped() {
-        let p = provider(&[("OPENAI_COMPAT_URL", "http://127.0.0.1:9/v1/chat/completions")]).unwrap();
+        let p = provider(&[(
+            "OPENAI_COMPAT_URL",
+            "http://127.0.0.1:9/v1/chat/completions",
+        )])
+        .unwrap();
         assert_eq!(p.kind, ProviderKind::OpenAiCompat);
         assert_eq!(p.base_url, "http://127.0.0.1:9/v1");
         assert_eq!(p.api_key, None);
@@ -418,15 +500,27 @@ mod tests {
 
     #[test]
     fn chosen_provider_without_key_names_the_variable() {
-        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "openai")]).unwrap_err() else { panic!() };
-        assert!(msg.contains("set OPENAI_API_KEY or put the key in ~/.ssh/OPENAI_API_KEY"), "{msg}");
+        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "openai")]).unwrap_err() else {
+            panic!()
+        };
+        assert!(
+            msg.contains("set OPENAI_API_KEY or put the key in ~/.ssh/OPENAI_API_KEY"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn unknown_and_later_providers_are_explained() {
-        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "claude")]).unwrap_err() else { panic!() };
-        assert!(msg.contains("unknown provider \"claude\"") && msg.contains("openai-compat"), "{msg}");
-        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "ollama")]).unwrap_err() else { panic!() };
+        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "claude")]).unwrap_err() else {
+            panic!()
+        };
+        assert!(
+            msg.contains("unknown provider \"claude\"") && msg.contains("openai-compat"),
+            "{msg}"
+        );
+        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "ollama")]).unwrap_err() else {
+            panic!()
+        };
         assert!(msg.contains("not available in this version"), "{msg}");
     }
 
@@ -434,9 +528,30 @@ mod tests {
     fn modes_set_rounds_and_timeouts() {
         let env = [("OPENAI_API_KEY", "k")];
         let repl = build(Args::default(), &env).unwrap();
-        assert_eq!((repl.max_rounds, repl.coding_mode, repl.provider.timeout.as_secs()), (10, false, 180));
-        let batch = build(Args { non_interactive: true, ..Args::default() }, &env).unwrap();
-        assert_eq!((batch.max_rounds, batch.coding_mode, batch.provider.timeout.as_secs()), (50, true, 900));
+        assert_eq!(
+            (
+                repl.max_rounds,
+                repl.coding_mode,
+                repl.provider.timeout.as_secs()
+            ),
+            (10, false, 180)
+        );
+        let batch = build(
+            Args {
+                non_interactive: true,
+                ..Args::default()
+            },
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                batch.max_rounds,
+                batch.coding_mode,
+                batch.provider.timeout.as_secs()
+            ),
+            (50, true, 900)
+        );
     }
 
     #[test]
@@ -446,36 +561,70 @@ mod tests {
         assert!(c.colour_allowed && !c.readonly);
         let c = build(
             Args::default(),
-            &[("OPENAI_API_KEY", "k"), ("XDG_CONFIG_HOME", "/x"), ("NO_COLOR", "1"), ("MARVIN_READONLY", "1"), ("MARVIN_DEPTH", "2")],
+            &[
+                ("OPENAI_API_KEY", "k"),
+                ("XDG_CONFIG_HOME", "/x"),
+                ("NO_COLOR", "1"),
+                ("MARVIN_READONLY", "1"),
+                ("MARVIN_DEPTH", "2"),
+            ],
         )
         .unwrap();
         assert_eq!(c.home, Some(PathBuf::from("/x/marvin")));
         assert!(!c.colour_allowed && c.readonly);
         assert_eq!(c.depth, 2);
-        let c = build(Args::default(), &[("OPENAI_API_KEY", "k"), ("MARVIN_HOME", "/m"), ("TERM", "dumb")]).unwrap();
+        let c = build(
+            Args::default(),
+            &[
+                ("OPENAI_API_KEY", "k"),
+                ("MARVIN_HOME", "/m"),
+                ("TERM", "dumb"),
+            ],
+        )
+        .unwrap();
         assert_eq!(c.home, Some(PathBuf::from("/m")));
         assert!(!c.colour_allowed);
-        assert!(matches!(build(Args::default(), &[("OPENAI_API_KEY", "k"), ("MARVIN_DEPTH", "x")]), Err(ConfigError::Invalid(_))));
+        assert!(matches!(
+            build(
+                Args::default(),
+                &[("OPENAI_API_KEY", "k"), ("MARVIN_DEPTH", "x")]
+            ),
+            Err(ConfigError::Invalid(_))
+        ));
     }
 
     #[test]
     fn proxy_skips_loopback_and_no_proxy_hosts() {
-        let env = Env::from_pairs([("HTTPS_PROXY", "http://proxy:3128"), ("NO_PROXY", "example.org")]);
-        assert_eq!(proxy_for("https://api.openai.com/v1", &env).as_deref(), Some("http://proxy:3128"));
+        let env = Env::from_pairs([
+            ("HTTPS_PROXY", "http://proxy:3128"),
+            ("NO_PROXY", "example.org"),
+        ]);
+        assert_eq!(
+            proxy_for("https://api.openai.com/v1", &env).as_deref(),
+            Some("http://proxy:3128")
+        );
         assert_eq!(proxy_for("http://127.0.0.1:8080/v1", &env), None);
         assert_eq!(proxy_for("https://api.example.org/v1", &env), None);
     }
 
     #[test]
     fn working_dir_must_be_a_directory() {
-        let args = Args { working_dir: Some("/definitely/not/here".into()), ..Args::default() };
-        assert!(matches!(build(args, &[("OPENAI_API_KEY", "k")]), Err(ConfigError::Invalid(m)) if m.contains("--working-dir")));
+        let args = Args {
+            working_dir: Some("/definitely/not/here".into()),
+            ..Args::default()
+        };
+        assert!(
+            matches!(build(args, &[("OPENAI_API_KEY", "k")]), Err(ConfigError::Invalid(m)) if m.contains("--working-dir"))
+        );
     }
 
     #[test]
     fn help_documents_every_variable() {
         for var in VARIABLES {
-            assert!(crate::cli::HELP.contains(var), "--help does not mention {var}");
+            assert!(
+                crate::cli::HELP.contains(var),
+                "--help does not mention {var}"
+            );
         }
     }
 

@@ -86,7 +86,11 @@ pub struct FunctionCall {
 }
 
 impl ToolCall {
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
         Self {
             id: id.into(),
             kind: function_type(),
@@ -115,7 +119,8 @@ mod tests {
     fn assistant_tool_call_message_serialises_null_content() {
         let mut msg = Message::assistant("");
         msg.content = None;
-        msg.tool_calls.push(ToolCall::new("call_1", "read_file", "{}"));
+        msg.tool_calls
+            .push(ToolCall::new("call_1", "read_file", "{}"));
         let json = serde_json::to_value(&msg).unwrap();
         assert_eq!(json["content"], serde_json::Value::Null);
         assert_eq!(json["tool_calls"][0]["type"], "function");

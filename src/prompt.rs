@@ -38,14 +38,18 @@ pub fn system_prompt(facts: &PromptFacts<'_>) -> String {
         if facts.tool_names.contains(&"append_file") {
             parts.push(LARGE_FILES.to_string());
         }
-        parts.push(format!("Working directory: {}", facts.working_dir.display()));
+        parts.push(format!(
+            "Working directory: {}",
+            facts.working_dir.display()
+        ));
     }
     if facts.readonly {
         parts.push("You are a read-only agent: you can inspect but not change files.".to_string());
     }
     if facts.non_interactive {
         parts.push(
-            "Nobody can answer questions during this run: state your assumptions and carry on.".to_string(),
+            "Nobody can answer questions during this run: state your assumptions and carry on."
+                .to_string(),
         );
     }
     if !facts.tool_names.is_empty() {

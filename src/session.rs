@@ -167,20 +167,22 @@ impl Session {
         let registry = Arc::clone(&self.registry);
         let mut messages = self.messages.clone();
         let max_rounds = self.max_rounds;
-        let spawned = std::thread::Builder::new().name("marvin-turn".into()).spawn(move || {
-            let emit = |event| {
-                let _ = sender.send(WorkerMessage::Event(event));
-            };
-            let turn = Turn {
-                provider: provider.as_ref(),
-                registry: &registry,
-                ctx: &ctx,
-                max_rounds,
-                emit: &emit,
-            };
-            let result = run_turn(&turn, &mut messages);
-            let _ = sender.send(WorkerMessage::Done(result, messages));
-        });
+        let spawned = std::thread::Builder::new()
+            .name("marvin-turn".into())
+            .spawn(move || {
+                let emit = |event| {
+                    let _ = sender.send(WorkerMessage::Event(event));
+                };
+                let turn = Turn {
+                    provider: provider.as_ref(),
+                    registry: &registry,
+                    ctx: &ctx,
+                    max_rounds,
+                    emit: &emit,
+                };
+                let result = run_turn(&turn, &mut messages);
+                let _ = sender.send(WorkerMessage::Done(result, messages));
+            });
         if let Err(error) = spawned {
             // The receiver sees the sender dropped with the closure: the turn fails below.
             eprintln!("marvin: cannot start a worker thread: {error}");
@@ -189,19 +191,31 @@ impl Session {
     }
 
     /// Takes over the worker's conversation and decides how the turn ended.
-    fn settle(&mut self, outcome: Option<(Result<Message, LlmError>, Vec<Message>)>, cancelled: bool, partial: &str) -> TurnEnd {
+    fn settle(
+        &mut self,
+        outcome: Option<(Result<Message, LlmError>, Vec<Message>)>,
+        cancelled: bool,
+        partial: &str,
+    ) -> TurnEnd {
         let result = match outcome {
             Some((result, messages)) => {
                 self.messages = messages;
                 result
             }
             None if cancelled => Err(LlmError::cancelled()),
-            None => Err(LlmError::new(ErrorKind::Protocol, "the turn stopped unexpectedly (internal error)")),
+            None => Err(LlmError::new(
+                ErrorKind::Protocol,
+                "the turn stopped unexpectedly (internal error)",
+            )),
         };
         match result {
             Ok(answer) => TurnEnd::Answered(answer),
             Err(error) if error.kind == ErrorKind::Cancelled || cancelled => {
-                let kept = if partial.is_empty() { "[Cancelled]".to_string() } else { format!("{partial}\n[Cancelled]") };
+                let kept = if partial.is_empty() {
+                    "[Cancelled]".to_string()
+                } else {
+                    format!("{partial}\n[Cancelled]")
+                };
                 self.messages.push(Message::assistant(kept));
                 TurnEnd::Cancelled
             }

@@ -43,7 +43,11 @@ const PRICES: &[(&str, f64, f64)] = &[
 
 /// The list price of `model`, when we know it.
 pub fn price(model: &str) -> Option<Price> {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
     PRICES
         .iter()
         .filter(|(prefix, _, _)| name.starts_with(prefix))
@@ -54,7 +58,10 @@ pub fn price(model: &str) -> Option<Price> {
 /// What one call cost: the service's own figure when it sent one, else the list price.
 pub fn call_cost(model: &str, usage: &Usage) -> Option<f64> {
     usage.reported_cost.or_else(|| {
-        price(model).map(|p| (usage.input_tokens as f64 * p.input + usage.output_tokens as f64 * p.output) / 1_000_000.0)
+        price(model).map(|p| {
+            (usage.input_tokens as f64 * p.input + usage.output_tokens as f64 * p.output)
+                / 1_000_000.0
+        })
     })
 }
 
@@ -142,15 +149,43 @@ mod tests {
     use super::*;
 
     fn usage(input: u64, output: u64) -> Usage {
-        Usage { input_tokens: input, output_tokens: output, reported_cost: None }
+        Usage {
+            input_tokens: input,
+            output_tokens: output,
+            reported_cost: None,
+        }
     }
 
     #[test]
     fn prices_match_the_longest_prefix_and_ignore_vendor_prefixes() {
-        assert_eq!(price("gpt-4o-mini-2024-07-18"), Some(Price { input: 0.15, output: 0.60 }));
-        assert_eq!(price("gpt-4o-2024-08-06"), Some(Price { input: 2.5, output: 10.0 }));
-        assert_eq!(price("models/gemini-2.5-flash"), Some(Price { input: 0.30, output: 2.50 }));
-        assert_eq!(price("openai/gpt-oss-120b"), Some(Price { input: 0.15, output: 0.75 }));
+        assert_eq!(
+            price("gpt-4o-mini-2024-07-18"),
+            Some(Price {
+                input: 0.15,
+                output: 0.60
+            })
+        );
+        assert_eq!(
+            price("gpt-4o-2024-08-06"),
+            Some(Price {
+                input: 2.5,
+                output: 10.0
+            })
+        );
+        assert_eq!(
+            price("models/gemini-2.5-flash"),
+            Some(Price {
+                input: 0.30,
+                output: 2.50
+            })
+        );
+        assert_eq!(
+            price("openai/gpt-oss-120b"),
+            Some(Price {
+                input: 0.15,
+                output: 0.75
+            })
+        );
         assert_eq!(price("my-local-model"), None);
     }
 
@@ -160,9 +195,19 @@ mod tests {
         tally.record("gpt-5.1", Some(&usage(1_000_000, 100_000)));
         tally.record("gpt-5.1", None);
         tally.record("local", Some(&usage(10, 5)));
-        tally.record("router", Some(&Usage { input_tokens: 1, output_tokens: 1, reported_cost: Some(0.002) }));
+        tally.record(
+            "router",
+            Some(&Usage {
+                input_tokens: 1,
+                output_tokens: 1,
+                reported_cost: Some(0.002),
+            }),
+        );
         assert_eq!(tally.llm_turns, 4);
-        assert_eq!((tally.input_tokens, tally.output_tokens), (1_000_011, 100_006));
+        assert_eq!(
+            (tally.input_tokens, tally.output_tokens),
+            (1_000_011, 100_006)
+        );
         assert!((tally.cost - 2.252).abs() < 1e-9);
         assert!(tally.cost_incomplete);
         assert_eq!(
@@ -179,7 +224,14 @@ mod tests {
         let mut session = Tally::default();
         session.add(&turn);
         session.add(&turn);
-        assert_eq!((session.llm_turns, session.input_tokens, session.output_tokens), (2, 20, 40));
+        assert_eq!(
+            (
+                session.llm_turns,
+                session.input_tokens,
+                session.output_tokens
+            ),
+            (2, 20, 40)
+        );
         assert_eq!(session.model_turns["gpt-5.1"], 2);
         assert!((session.model_cost["gpt-5.1"] - 2.0 * turn.cost).abs() < 1e-12);
     }
@@ -187,7 +239,10 @@ mod tests {
     #[test]
     fn empty_tally_has_zero_cost_line_and_no_shown_cost() {
         let tally = Tally::default();
-        assert_eq!(tally.cost_line(), r#"MARVIN_COST:{"llm_turns":0,"model_cost":{},"model_turns":{},"session_cost":0.0}"#);
+        assert_eq!(
+            tally.cost_line(),
+            r#"MARVIN_COST:{"llm_turns":0,"model_cost":{},"model_turns":{},"session_cost":0.0}"#
+        );
         assert_eq!(format_cost(&tally), None);
     }
 }

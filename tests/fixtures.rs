@@ -16,7 +16,9 @@ use serde_json::Value;
 /// The JSON block under "## Expected" in a fixture's note.
 fn expected(note: &str) -> Value {
     let text = String::from_utf8(fixture(note)).unwrap();
-    let section = &text[text.find("## Expected").expect("note has an Expected section")..];
+    let section = &text[text
+        .find("## Expected")
+        .expect("note has an Expected section")..];
     let start = section.find("```json").unwrap() + "```json".len();
     let end = start + section[start..].find("```").unwrap();
     serde_json::from_str(&section[start..end]).unwrap()
@@ -40,7 +42,10 @@ fn chat(reply: Reply) -> (Result<ChatResult, LlmError>, String, common::Recorded
     let server = ReplayServer::start(vec![reply]);
     let provider = OpenAiCompat::new(settings(server.url()));
     let messages = [Message::user("hello")];
-    let request = ChatRequest { messages: &messages, tools: &[] };
+    let request = ChatRequest {
+        messages: &messages,
+        tools: &[],
+    };
     let mut streamed = String::new();
     let result = provider.chat(&request, &mut |t| streamed.push_str(t), &CancelToken::new());
     let recorded = server.requests().remove(0);
@@ -66,13 +71,24 @@ fn check_stream(name: &str) {
     let result = result.unwrap_or_else(|e| panic!("{name}: {e}"));
     let choice = &expected["choices"]["0"];
     // A refusal is shown as the answer.
-    let text = choice["content"].as_str().or(choice["refusal"].as_str()).unwrap_or("");
+    let text = choice["content"]
+        .as_str()
+        .or(choice["refusal"].as_str())
+        .unwrap_or("");
     assert_eq!(result.message.text(), text, "{name}: content");
     assert_eq!(streamed, text, "{name}: streamed text");
     check_tool_calls(name, &result, choice["tool_calls"].as_array().unwrap());
     check_usage(name, &result, &expected["usage"]);
-    let finish = choice["finish_reason_values_seen"].as_array().unwrap().last().and_then(Value::as_str);
-    assert_eq!(result.finish_reason.as_deref(), finish, "{name}: finish_reason");
+    let finish = choice["finish_reason_values_seen"]
+        .as_array()
+        .unwrap()
+        .last()
+        .and_then(Value::as_str);
+    assert_eq!(
+        result.finish_reason.as_deref(),
+        finish,
+        "{name}: finish_reason"
+    );
 }
 
 fn check_tool_calls(name: &str, result: &ChatResult, expected: &[Value]) {
@@ -81,13 +97,25 @@ fn check_tool_calls(name: &str, result: &ChatResult, expected: &[Value]) {
     for (call, want) in calls.iter().zip(expected) {
         let id = want["id"].as_str().unwrap();
         if id.is_empty() {
-            assert!(call.id.starts_with("call_"), "{name}: invented id {}", call.id);
+            assert!(
+                call.id.starts_with("call_"),
+                "{name}: invented id {}",
+                call.id
+            );
         } else {
             assert_eq!(call.id, id, "{name}: id");
         }
-        assert_eq!(call.function.name, want["name"].as_str().unwrap(), "{name}: name");
+        assert_eq!(
+            call.function.name,
+            want["name"].as_str().unwrap(),
+            "{name}: name"
+        );
         let arguments = want["arguments"].as_str().unwrap();
-        let arguments = if arguments.is_empty() { "{}" } else { arguments };
+        let arguments = if arguments.is_empty() {
+            "{}"
+        } else {
+            arguments
+        };
         assert_eq!(call.function.arguments, arguments, "{name}: arguments");
     }
 }
@@ -97,10 +125,24 @@ fn check_usage(name: &str, result: &ChatResult, expected: &Value) {
         assert_eq!(result.usage, None, "{name}: usage");
         return;
     }
-    let usage = result.usage.unwrap_or_else(|| panic!("{name}: usage missing"));
-    assert_eq!(usage.input_tokens, expected["prompt_tokens"].as_u64().unwrap(), "{name}: input tokens");
-    assert_eq!(usage.output_tokens, expected["completion_tokens"].as_u64().unwrap(), "{name}: output tokens");
-    assert_eq!(usage.reported_cost, expected["cost"].as_f64(), "{name}: cost");
+    let usage = result
+        .usage
+        .unwrap_or_else(|| panic!("{name}: usage missing"));
+    assert_eq!(
+        usage.input_tokens,
+        expected["prompt_tokens"].as_u64().unwrap(),
+        "{name}: input tokens"
+    );
+    assert_eq!(
+        usage.output_tokens,
+        expected["completion_tokens"].as_u64().unwrap(),
+        "{name}: output tokens"
+    );
+    assert_eq!(
+        usage.reported_cost,
+        expected["cost"].as_f64(),
+        "{name}: cost"
+    );
 }
 
 macro_rules! stream_fixtures {
@@ -146,7 +188,10 @@ fn gemini_nonstream_tool_call_gets_an_id() {
     let want = expected("gemini_openai_compat_nonstream_empty_tool_id.md");
     let call = &result.message.tool_calls[0];
     assert!(call.id.starts_with("call_"), "{}", call.id);
-    assert_eq!(call.function.name, want["tool_calls"][0]["name"].as_str().unwrap());
+    assert_eq!(
+        call.function.name,
+        want["tool_calls"][0]["name"].as_str().unwrap()
+    );
     assert_eq!(call.function.arguments, "{}");
     assert_eq!(result.finish_reason.as_deref(), Some("tool_calls"));
     assert_eq!(result.usage.unwrap().input_tokens, 35);
@@ -165,12 +210,42 @@ fn gemini_nonstream_text_is_the_answer() {
 #[test]
 fn http_error_fixtures_are_classified() {
     let cases: &[(&str, u16, ErrorKind, &str)] = &[
-        ("openai_401_invalid_api_key.json", 401, ErrorKind::Auth, "Check OPENAI_COMPAT_API_KEY"),
-        ("openai_400_context_length_exceeded.json", 400, ErrorKind::ContextLength, "too long"),
-        ("openai_400_unsupported_parameter.json", 400, ErrorKind::BadRequest, "max_tokens"),
-        ("gemini_openai_compat_error_array_404.json", 404, ErrorKind::BadRequest, "is not found"),
-        ("openrouter_429_provider_rate_limited.json", 429, ErrorKind::RateLimited, "rate-limited upstream"),
-        ("gemini_429_resource_exhausted_native.json", 429, ErrorKind::RateLimited, "exceeded your current quota"),
+        (
+            "openai_401_invalid_api_key.json",
+            401,
+            ErrorKind::Auth,
+            "Check OPENAI_COMPAT_API_KEY",
+        ),
+        (
+            "openai_400_context_length_exceeded.json",
+            400,
+            ErrorKind::ContextLength,
+            "too long",
+        ),
+        (
+            "openai_400_unsupported_parameter.json",
+            400,
+            ErrorKind::BadRequest,
+            "max_tokens",
+        ),
+        (
+            "gemini_openai_compat_error_array_404.json",
+            404,
+            ErrorKind::BadRequest,
+            "is not found",
+        ),
+        (
+            "openrouter_429_provider_rate_limited.json",
+            429,
+            ErrorKind::RateLimited,
+            "rate-limited upstream",
+        ),
+        (
+            "gemini_429_resource_exhausted_native.json",
+            429,
+            ErrorKind::RateLimited,
+            "exceeded your current quota",
+        ),
     ];
     for (file, status, kind, text) in cases {
         let (result, _, _) = chat(Reply::json(*status, fixture(file)));
@@ -183,20 +258,39 @@ fn http_error_fixtures_are_classified() {
 
 #[test]
 fn retry_after_header_reaches_the_error() {
-    let (result, _, _) = chat(Reply::json(429, r#"{"error":{"message":"slow down"}}"#).header("Retry-After", "7"));
-    assert_eq!(result.unwrap_err().retry_after, Some(Duration::from_secs(7)));
+    let (result, _, _) =
+        chat(Reply::json(429, r#"{"error":{"message":"slow down"}}"#).header("Retry-After", "7"));
+    assert_eq!(
+        result.unwrap_err().retry_after,
+        Some(Duration::from_secs(7))
+    );
 }
 
 #[test]
 fn refused_connection_is_a_network_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let provider = OpenAiCompat::new(settings(format!("http://127.0.0.1:{port}/v1")));
     let messages = [Message::user("hi")];
     let err = provider
-        .chat(&ChatRequest { messages: &messages, tools: &[] }, &mut |_| {}, &CancelToken::new())
+        .chat(
+            &ChatRequest {
+                messages: &messages,
+                tools: &[],
+            },
+            &mut |_| {},
+            &CancelToken::new(),
+        )
         .unwrap_err();
     assert_eq!(err.kind, ErrorKind::Network);
-    assert!(err.message.contains(&format!("127.0.0.1:{port}")), "{}", err.message);
+    assert!(
+        err.message.contains(&format!("127.0.0.1:{port}")),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -216,7 +310,10 @@ fn cancel_interrupts_a_silent_stream() {
         let messages = [Message::user("hi")];
         let mut streamed = String::new();
         let result = provider.chat(
-            &ChatRequest { messages: &messages, tools: &[] },
+            &ChatRequest {
+                messages: &messages,
+                tools: &[],
+            },
             &mut |t| {
                 streamed.push_str(t);
                 let _ = sender.send(());
@@ -230,6 +327,13 @@ fn cancel_interrupts_a_silent_stream() {
     let server = ReplayServer::start(vec![Reply::text(&["again"])]);
     let provider = OpenAiCompat::new(settings(server.url()));
     let messages = [Message::user("hi")];
-    let result = provider.chat(&ChatRequest { messages: &messages, tools: &[] }, &mut |_| {}, &CancelToken::new());
+    let result = provider.chat(
+        &ChatRequest {
+            messages: &messages,
+            tools: &[],
+        },
+        &mut |_| {},
+        &CancelToken::new(),
+    );
     assert_eq!(result.unwrap().message.text(), "again");
 }

@@ -165,9 +165,14 @@ fn is_context_length(api: &ApiError) -> bool {
         return true;
     }
     let message = api.message.to_lowercase();
-    ["maximum context length", "context length", "context window", "too many tokens"]
-        .iter()
-        .any(|needle| message.contains(needle))
+    [
+        "maximum context length",
+        "context length",
+        "context window",
+        "too many tokens",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
 }
 
 fn summary(status: u16, api: &ApiError) -> String {
@@ -225,52 +230,115 @@ mod tests {
 
     #[test]
     fn openai_401_is_auth_and_names_the_variable() {
-        let err = from_http(&ctx(), 401, &fixture("openai_401_invalid_api_key.json"), None);
+        let err = from_http(
+            &ctx(),
+            401,
+            &fixture("openai_401_invalid_api_key.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::Auth);
-        assert!(err.message.contains("Check OPENAI_API_KEY"), "{}", err.message);
+        assert!(
+            err.message.contains("Check OPENAI_API_KEY"),
+            "{}",
+            err.message
+        );
         assert!(err.message.contains("invalid_api_key"), "{}", err.message);
-        assert!(err.message.contains("Incorrect API key provided"), "{}", err.message);
+        assert!(
+            err.message.contains("Incorrect API key provided"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn context_length_is_recognised_and_not_retried() {
-        let err = from_http(&ctx(), 400, &fixture("openai_400_context_length_exceeded.json"), None);
+        let err = from_http(
+            &ctx(),
+            400,
+            &fixture("openai_400_context_length_exceeded.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::ContextLength);
         assert!(err.message.contains("too long"), "{}", err.message);
-        assert!(err.message.contains("maximum context length is 4097"), "{}", err.message);
+        assert!(
+            err.message.contains("maximum context length is 4097"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn unsupported_parameter_is_a_bad_request_with_the_api_message() {
-        let err = from_http(&ctx(), 400, &fixture("openai_400_unsupported_parameter.json"), None);
+        let err = from_http(
+            &ctx(),
+            400,
+            &fixture("openai_400_unsupported_parameter.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::BadRequest);
-        assert!(err.message.contains("unsupported_parameter"), "{}", err.message);
+        assert!(
+            err.message.contains("unsupported_parameter"),
+            "{}",
+            err.message
+        );
         assert!(err.message.contains("max_tokens"), "{}", err.message);
     }
 
     #[test]
     fn openrouter_429_shows_the_upstream_detail_and_has_no_delay() {
-        let err = from_http(&ctx(), 429, &fixture("openrouter_429_provider_rate_limited.json"), None);
+        let err = from_http(
+            &ctx(),
+            429,
+            &fixture("openrouter_429_provider_rate_limited.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::RateLimited);
         assert_eq!(err.retry_after, None);
-        assert!(err.message.contains("Provider returned error"), "{}", err.message);
-        assert!(err.message.contains("temporarily rate-limited upstream"), "{}", err.message);
+        assert!(
+            err.message.contains("Provider returned error"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("temporarily rate-limited upstream"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn gemini_array_wrapped_404_shows_the_message() {
-        let err = from_http(&ctx(), 404, &fixture("gemini_openai_compat_error_array_404.json"), None);
+        let err = from_http(
+            &ctx(),
+            404,
+            &fixture("gemini_openai_compat_error_array_404.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::BadRequest);
         assert!(err.message.contains("NOT_FOUND"), "{}", err.message);
-        assert!(err.message.contains("models/no-such-model-xyz is not found"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("models/no-such-model-xyz is not found"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn gemini_429_reads_the_retry_delay_from_the_body() {
-        let err = from_http(&ctx(), 429, &fixture("gemini_429_resource_exhausted_native.json"), None);
+        let err = from_http(
+            &ctx(),
+            429,
+            &fixture("gemini_429_resource_exhausted_native.json"),
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::RateLimited);
         assert_eq!(err.retry_after, Some(Duration::from_secs_f64(34.4)));
-        assert!(err.message.contains("You exceeded your current quota"), "{}", err.message);
+        assert!(
+            err.message.contains("You exceeded your current quota"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
@@ -282,16 +350,31 @@ mod tests {
 
     #[test]
     fn groq_try_again_in_text_is_a_delay() {
-        assert_eq!(try_again_in("Please try again in 5.41s. Visit"), Duration::try_from_secs_f64(5.41).ok());
-        assert_eq!(try_again_in("try again in 1m2.5s"), Duration::try_from_secs_f64(62.5).ok());
+        assert_eq!(
+            try_again_in("Please try again in 5.41s. Visit"),
+            Duration::try_from_secs_f64(5.41).ok()
+        );
+        assert_eq!(
+            try_again_in("try again in 1m2.5s"),
+            Duration::try_from_secs_f64(62.5).ok()
+        );
         assert_eq!(try_again_in("no hint here"), None);
     }
 
     #[test]
     fn server_errors_and_html_bodies_are_readable() {
-        let err = from_http(&ctx(), 502, "<html>\n<body>Bad   gateway</body></html>", None);
+        let err = from_http(
+            &ctx(),
+            502,
+            "<html>\n<body>Bad   gateway</body></html>",
+            None,
+        );
         assert_eq!(err.kind, ErrorKind::Server);
-        assert!(err.message.contains("<html> <body>Bad gateway"), "{}", err.message);
+        assert!(
+            err.message.contains("<html> <body>Bad gateway"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -37,7 +37,10 @@ impl OpenAiCompat {
     }
 
     fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.settings.base_url.trim_end_matches('/'))
+        format!(
+            "{}/chat/completions",
+            self.settings.base_url.trim_end_matches('/')
+        )
     }
 
     fn error_context(&self) -> ErrorContext<'_> {
@@ -62,7 +65,11 @@ impl OpenAiCompat {
         serde_json::to_vec(&body).unwrap_or_default()
     }
 
-    fn send(&self, agent: &ureq::Agent, request: &ChatRequest<'_>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    fn send(
+        &self,
+        agent: &ureq::Agent,
+        request: &ChatRequest<'_>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let mut call = agent
             .post(&self.endpoint())
             .header("Content-Type", "application/json")
@@ -80,15 +87,32 @@ impl OpenAiCompat {
         on_text: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<ChatResult, LlmError> {
-        let response = self.send(agent, request).map_err(|e| self.transport_error(e))?;
+        let response = self
+            .send(agent, request)
+            .map_err(|e| self.transport_error(e))?;
         let status = response.status().as_u16();
-        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-        let retry_after = parse_retry_after(header("retry-after-ms").as_deref(), header("retry-after").as_deref(), SystemTime::now());
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = parse_retry_after(
+            header("retry-after-ms").as_deref(),
+            header("retry-after").as_deref(),
+            SystemTime::now(),
+        );
         let is_json = header("content-type").is_some_and(|t| t.contains("application/json"));
         let body = response.into_body();
         if !(200..300).contains(&status) {
             let text = read_capped(body, MAX_ERROR_BODY).unwrap_or_default();
-            return Err(api_error::from_http(&self.error_context(), status, &text, retry_after));
+            return Err(api_error::from_http(
+                &self.error_context(),
+                status,
+                &text,
+                retry_after,
+            ));
         }
         if is_json {
             return self.read_completion(body, on_text);
@@ -96,7 +120,12 @@ impl OpenAiCompat {
         self.read_stream(body, on_text, cancel)
     }
 
-    fn read_stream(&self, body: ureq::Body, on_text: &mut dyn FnMut(&str), cancel: &CancelToken) -> Result<ChatResult, LlmError> {
+    fn read_stream(
+        &self,
+        body: ureq::Body,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
         let mut events = SseReader::new(BufReader::with_capacity(16 * 1024, body.into_reader()));
         let mut assembler = Assembler::new();
         loop {
@@ -111,11 +140,16 @@ impl OpenAiCompat {
             match assembler.push_event(&event, on_text) {
                 Step::Continue => {}
                 Step::Done => break,
-                Step::Failed(api) => return Err(api_error::from_stream(&self.error_context(), &api)),
+                Step::Failed(api) => {
+                    return Err(api_error::from_stream(&self.error_context(), &api));
+                }
                 Step::Malformed(text) => {
                     return Err(LlmError::new(
                         ErrorKind::Protocol,
-                        format!("{} sent a chunk that is not JSON: {text}", self.settings.kind.name()),
+                        format!(
+                            "{} sent a chunk that is not JSON: {text}",
+                            self.settings.kind.name()
+                        ),
                     ));
                 }
             }
@@ -124,10 +158,17 @@ impl OpenAiCompat {
     }
 
     /// A service that ignored `stream: true` and answered with one completion object.
-    fn read_completion(&self, body: ureq::Body, on_text: &mut dyn FnMut(&str)) -> Result<ChatResult, LlmError> {
+    fn read_completion(
+        &self,
+        body: ureq::Body,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ChatResult, LlmError> {
         let text = read_capped(body, MAX_JSON_BODY).map_err(|e| self.read_error(e))?;
         let value: Value = serde_json::from_str(&text).map_err(|_| {
-            LlmError::new(ErrorKind::Protocol, format!("{} answered with invalid JSON", self.settings.kind.name()))
+            LlmError::new(
+                ErrorKind::Protocol,
+                format!("{} answered with invalid JSON", self.settings.kind.name()),
+            )
         })?;
         if let Some(api) = api_error::find_error(&value) {
             return Err(api_error::from_stream(&self.error_context(), &api));
@@ -142,9 +183,18 @@ impl OpenAiCompat {
         match error {
             ureq::Error::Timeout(_) => self.timeout_error(),
             ureq::Error::Io(io) => self.read_error(io),
-            ureq::Error::HostNotFound => LlmError::new(ErrorKind::Network, format!("cannot resolve the host of {base}: check the URL and your network")),
-            ureq::Error::ConnectionFailed => LlmError::new(ErrorKind::Network, format!("cannot connect to {base}: check the URL and your network")),
-            other => LlmError::new(ErrorKind::Network, format!("request to {base} failed: {other}")),
+            ureq::Error::HostNotFound => LlmError::new(
+                ErrorKind::Network,
+                format!("cannot resolve the host of {base}: check the URL and your network"),
+            ),
+            ureq::Error::ConnectionFailed => LlmError::new(
+                ErrorKind::Network,
+                format!("cannot connect to {base}: check the URL and your network"),
+            ),
+            other => LlmError::new(
+                ErrorKind::Network,
+                format!("request to {base} failed: {other}"),
+            ),
         }
     }
 
@@ -152,15 +202,25 @@ impl OpenAiCompat {
         let base = &self.settings.base_url;
         match error.kind() {
             io::ErrorKind::TimedOut => self.timeout_error(),
-            io::ErrorKind::ConnectionRefused => LlmError::new(ErrorKind::Network, format!("cannot connect to {base}: connection refused")),
-            _ => LlmError::new(ErrorKind::Network, format!("the connection to {base} failed: {error}")),
+            io::ErrorKind::ConnectionRefused => LlmError::new(
+                ErrorKind::Network,
+                format!("cannot connect to {base}: connection refused"),
+            ),
+            _ => LlmError::new(
+                ErrorKind::Network,
+                format!("the connection to {base} failed: {error}"),
+            ),
         }
     }
 
     fn timeout_error(&self) -> LlmError {
         LlmError::new(
             ErrorKind::Timeout,
-            format!("{} did not finish answering within {}s", self.settings.kind.name(), self.settings.timeout.as_secs()),
+            format!(
+                "{} did not finish answering within {}s",
+                self.settings.kind.name(),
+                self.settings.timeout.as_secs()
+            ),
         )
     }
 }
@@ -174,15 +234,25 @@ impl Provider for OpenAiCompat {
         &self.settings.model
     }
 
-    fn chat(&self, request: &ChatRequest<'_>, on_text: &mut dyn FnMut(&str), cancel: &CancelToken) -> Result<ChatResult, LlmError> {
-        let agent = self.agent.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    fn chat(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        let agent = self
+            .agent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let result = {
             let interrupt = agent.clone();
             let _hook = cancel.on_cancel(move || interrupt.shutdown());
             self.exchange(&agent, request, on_text, cancel)
         };
         if cancel.is_cancelled() {
-            *self.agent.lock().unwrap_or_else(PoisonError::into_inner) = build_agent(&self.settings);
+            *self.agent.lock().unwrap_or_else(PoisonError::into_inner) =
+                build_agent(&self.settings);
             return Err(LlmError::cancelled());
         }
         result
@@ -190,7 +260,10 @@ impl Provider for OpenAiCompat {
 }
 
 fn build_agent(settings: &ProviderSettings) -> ureq::Agent {
-    let proxy = settings.proxy.as_deref().and_then(|p| ureq::Proxy::new(p).ok());
+    let proxy = settings
+        .proxy
+        .as_deref()
+        .and_then(|p| ureq::Proxy::new(p).ok());
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .proxy(proxy)

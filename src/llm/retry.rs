@@ -13,7 +13,11 @@ pub const MAX_HONOURED_WAIT: Duration = Duration::from_secs(120);
 
 /// The wait the headers ask for: `retry-after-ms` wins, then `retry-after` as seconds or as an
 /// HTTP date relative to `now`. Zero, negative, non-finite and malformed values count as absent.
-pub fn parse_retry_after(ms: Option<&str>, header: Option<&str>, now: SystemTime) -> Option<Duration> {
+pub fn parse_retry_after(
+    ms: Option<&str>,
+    header: Option<&str>,
+    now: SystemTime,
+) -> Option<Duration> {
     if let Some(millis) = ms.and_then(|v| v.trim().parse::<f64>().ok()) {
         if let Some(wait) = positive_seconds(millis / 1000.0) {
             return Some(wait);
@@ -89,7 +93,11 @@ pub fn chat_with_retry(
         let wait = error.retry_after.unwrap_or_else(|| backoff(attempt));
         if wait > MAX_HONOURED_WAIT {
             let mut error = error;
-            error.message = format!("{}; the service asks to wait {}s, try again later", error.message, wait.as_secs());
+            error.message = format!(
+                "{}; the service asks to wait {}s, try again later",
+                error.message,
+                wait.as_secs()
+            );
             return Err(error);
         }
         notice(format!(
@@ -114,7 +122,10 @@ mod tests {
 
     #[test]
     fn follows_the_recorded_retry_after_table() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real/retry_after_header_cases.tsv");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/fixtures/real/retry_after_header_cases.tsv"
+        );
         let table = std::fs::read_to_string(path).unwrap();
         let now = UNIX_EPOCH + Duration::from_secs(NOW);
         let mut rows = 0;
@@ -128,7 +139,10 @@ mod tests {
                 assert_eq!(honoured, None, "header {header:?}");
             } else {
                 let got = honoured.unwrap_or_else(|| panic!("header {header:?} not honoured"));
-                assert!((got.as_secs_f64() - expected).abs() < 0.001, "header {header:?}: {got:?}");
+                assert!(
+                    (got.as_secs_f64() - expected).abs() < 0.001,
+                    "header {header:?}: {got:?}"
+                );
             }
             rows += 1;
         }
@@ -138,11 +152,20 @@ mod tests {
     #[test]
     fn retry_after_ms_takes_precedence() {
         let now = UNIX_EPOCH + Duration::from_secs(NOW);
-        assert_eq!(parse_retry_after(Some("1500"), Some("20"), now), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_retry_after(Some("junk"), Some("20"), now), Some(Duration::from_secs(20)));
+        assert_eq!(
+            parse_retry_after(Some("1500"), Some("20"), now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after(Some("junk"), Some("20"), now),
+            Some(Duration::from_secs(20))
+        );
         let too_long = parse_retry_after(Some("120001"), None, now).unwrap();
         assert!(too_long > MAX_HONOURED_WAIT);
-        assert_eq!(parse_retry_after(Some("120000"), None, now), Some(MAX_HONOURED_WAIT));
+        assert_eq!(
+            parse_retry_after(Some("120000"), None, now),
+            Some(MAX_HONOURED_WAIT)
+        );
     }
 
     #[test]
@@ -150,7 +173,10 @@ mod tests {
         for attempt in 0..3 {
             let base = 2f64.powi(attempt as i32);
             let wait = backoff(attempt).as_secs_f64();
-            assert!(wait >= base * 0.75 && wait <= base * 1.25, "attempt {attempt}: {wait}");
+            assert!(
+                wait >= base * 0.75 && wait <= base * 1.25,
+                "attempt {attempt}: {wait}"
+            );
         }
     }
 }

@@ -116,17 +116,57 @@ mod tests {
     #[test]
     fn parses_the_event_stream_cases() {
         let cases: &[(&str, &str, Vec<SseEvent>, usize)] = &[
-            ("plain", "data: a\n\ndata: b\n\n", vec![data("a"), data("b")], 0),
-            ("crlf", "data: a\r\n\r\ndata: b\r\n\r\n", vec![data("a"), data("b")], 0),
+            (
+                "plain",
+                "data: a\n\ndata: b\n\n",
+                vec![data("a"), data("b")],
+                0,
+            ),
+            (
+                "crlf",
+                "data: a\r\n\r\ndata: b\r\n\r\n",
+                vec![data("a"), data("b")],
+                0,
+            ),
             ("no space after colon", "data:a\n\n", vec![data("a")], 0),
-            ("only one space stripped", "data:  a\n\n", vec![data(" a")], 0),
-            ("multi-line data", "data: a\ndata: b\n\n", vec![data("a\nb")], 0),
-            ("comments skipped", ": ping\n\n: ping\ndata: x\n\n", vec![data("x")], 2),
-            ("unterminated last event", "data: a\n\ndata: [DONE]\n", vec![data("a"), data("[DONE]")], 0),
+            (
+                "only one space stripped",
+                "data:  a\n\n",
+                vec![data(" a")],
+                0,
+            ),
+            (
+                "multi-line data",
+                "data: a\ndata: b\n\n",
+                vec![data("a\nb")],
+                0,
+            ),
+            (
+                "comments skipped",
+                ": ping\n\n: ping\ndata: x\n\n",
+                vec![data("x")],
+                2,
+            ),
+            (
+                "unterminated last event",
+                "data: a\n\ndata: [DONE]\n",
+                vec![data("a"), data("[DONE]")],
+                0,
+            ),
             ("no newline at all at eof", "data: z", vec![data("z")], 0),
-            ("leading space is another field", " data: x\n\ndata: y\n\n", vec![data("y")], 0),
+            (
+                "leading space is another field",
+                " data: x\n\ndata: y\n\n",
+                vec![data("y")],
+                0,
+            ),
             ("blank lines only", "\n\n\n", vec![], 0),
-            ("id and retry ignored", "id: 1\nretry: 10\ndata: q\n\n", vec![data("q")], 0),
+            (
+                "id and retry ignored",
+                "id: 1\nretry: 10\ndata: q\n\n",
+                vec![data("q")],
+                0,
+            ),
         ];
         for (name, input, expected, comments) in cases {
             let (got, seen_comments) = events(input);

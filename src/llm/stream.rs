@@ -142,7 +142,8 @@ impl Assembler {
     /// Which call a fragment belongs to: by `index`, unless the fragment opens a call with a new
     /// id; without `index`, a header opens a new call and a bare fragment continues the last one.
     fn slot_for(&mut self, index: Option<i64>, id: &str, name: &str) -> usize {
-        let opens_new_id = |call: &PartialCall| !id.is_empty() && !call.id.is_empty() && call.id != id;
+        let opens_new_id =
+            |call: &PartialCall| !id.is_empty() && !call.id.is_empty() && call.id != id;
         let found = match index {
             Some(index) => self
                 .calls
@@ -173,7 +174,11 @@ impl Assembler {
             .calls
             .into_iter()
             .map(|call| {
-                let id = if call.id.is_empty() { invent_call_id() } else { call.id };
+                let id = if call.id.is_empty() {
+                    invent_call_id()
+                } else {
+                    call.id
+                };
                 let arguments = if call.arguments.trim().is_empty() {
                     "{}".to_string()
                 } else {
@@ -202,7 +207,10 @@ impl Assembler {
 }
 
 fn parse_usage(usage: &Value) -> Option<Usage> {
-    let count = |keys: &[&str]| keys.iter().find_map(|k| usage.get(*k).and_then(Value::as_u64));
+    let count = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| usage.get(*k).and_then(Value::as_u64))
+    };
     let input = count(&["prompt_tokens", "input_tokens"]);
     let output = count(&["completion_tokens", "output_tokens"]);
     if input.is_none() && output.is_none() {
@@ -216,7 +224,9 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
 }
 
 fn invent_call_id() -> String {
-    let suffix: String = std::iter::repeat_with(fastrand::alphanumeric).take(24).collect();
+    let suffix: String = std::iter::repeat_with(fastrand::alphanumeric)
+        .take(24)
+        .collect();
     format!("call_{suffix}")
 }
 
@@ -239,10 +249,15 @@ mod tests {
 
     #[test]
     fn repeated_headers_are_not_concatenated() {
-        let header = json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": ""}});
-        let again = json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": "{}"}});
+        let header =
+            json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": ""}});
+        let again =
+            json!({"index": 0, "id": "0", "function": {"name": "llm_version", "arguments": "{}"}});
         let result = feed(&[call_delta(header), call_delta(again)]);
-        assert_eq!(result.message.tool_calls, vec![ToolCall::new("0", "llm_version", "{}")]);
+        assert_eq!(
+            result.message.tool_calls,
+            vec![ToolCall::new("0", "llm_version", "{}")]
+        );
     }
 
     #[test]
@@ -261,23 +276,35 @@ mod tests {
     #[test]
     fn same_index_with_a_new_id_is_a_new_call() {
         let result = feed(&[
-            call_delta(json!({"index": 0, "id": "a", "function": {"name": "one", "arguments": "{}"}})),
-            call_delta(json!({"index": 0, "id": "b", "function": {"name": "two", "arguments": "{}"}})),
+            call_delta(
+                json!({"index": 0, "id": "a", "function": {"name": "one", "arguments": "{}"}}),
+            ),
+            call_delta(
+                json!({"index": 0, "id": "b", "function": {"name": "two", "arguments": "{}"}}),
+            ),
         ]);
         assert_eq!(result.message.tool_calls.len(), 2);
     }
 
     #[test]
     fn null_arguments_and_empty_ids_are_filled_in() {
-        let result = feed(&[call_delta(json!({"index": 0, "id": "", "function": {"name": "now", "arguments": null}}))]);
+        let result = feed(&[call_delta(
+            json!({"index": 0, "id": "", "function": {"name": "now", "arguments": null}}),
+        )]);
         let call = &result.message.tool_calls[0];
         assert_eq!(call.function.arguments, "{}");
-        assert!(call.id.starts_with("call_") && call.id.len() == 29, "{}", call.id);
+        assert!(
+            call.id.starts_with("call_") && call.id.len() == 29,
+            "{}",
+            call.id
+        );
     }
 
     #[test]
     fn arguments_sent_as_an_object_are_kept_as_json_text() {
-        let result = feed(&[call_delta(json!({"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": 1}}}))]);
+        let result = feed(&[call_delta(
+            json!({"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": 1}}}),
+        )]);
         assert_eq!(result.message.tool_calls[0].function.arguments, "{\"a\":1}");
     }
 
@@ -288,7 +315,14 @@ mod tests {
             json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4, "cost": 0.5}}),
         ]);
         assert_eq!(result.message.content.as_deref(), Some("yes"));
-        assert_eq!(result.usage, Some(Usage { input_tokens: 3, output_tokens: 4, reported_cost: Some(0.5) }));
+        assert_eq!(
+            result.usage,
+            Some(Usage {
+                input_tokens: 3,
+                output_tokens: 4,
+                reported_cost: Some(0.5)
+            })
+        );
     }
 
     #[test]
@@ -299,7 +333,9 @@ mod tests {
             data: r#"{"choices":[],"error":{"code":400,"message":"Token limit reached"},"usage":{"prompt_tokens":1,"completion_tokens":2}}"#.into(),
         };
         let step = assembler.push_event(&event, &mut |_| {});
-        let Step::Failed(error) = step else { panic!("{step:?}") };
+        let Step::Failed(error) = step else {
+            panic!("{step:?}")
+        };
         assert_eq!(error.message, "Token limit reached");
         assert_eq!(error.status, Some(400));
         assert_eq!(assembler.finish().usage.unwrap().output_tokens, 2);
@@ -308,7 +344,13 @@ mod tests {
     #[test]
     fn malformed_chunk_is_reported() {
         let mut assembler = Assembler::new();
-        let event = SseEvent { event: None, data: "{not json".into() };
-        assert_eq!(assembler.push_event(&event, &mut |_| {}), Step::Malformed("{not json".into()));
+        let event = SseEvent {
+            event: None,
+            data: "{not json".into(),
+        };
+        assert_eq!(
+            assembler.push_event(&event, &mut |_| {}),
+            Step::Malformed("{not json".into())
+        );
     }
 }

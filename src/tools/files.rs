@@ -13,8 +13,16 @@ use super::{Category, ToolContext, ToolDef, paths};
 const WHOLE_FILE_LIMIT: u64 = 10 * 1024;
 
 const READ_FILE_PARAMS: &[Param] = &[
-    Param::required("path", Kind::String, "Path relative to the working directory"),
-    Param::optional("start_line", Kind::Integer, "First line to read, counting from 1"),
+    Param::required(
+        "path",
+        Kind::String,
+        "Path relative to the working directory",
+    ),
+    Param::optional(
+        "start_line",
+        Kind::Integer,
+        "First line to read, counting from 1",
+    ),
     Param::optional("end_line", Kind::Integer, "Last line to read (inclusive)"),
 ];
 
@@ -39,14 +47,22 @@ struct ReadFileArgs {
 fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
     let path = paths::resolve(&ctx.working_dir, &args.path)?;
     let shown = args.path.trim();
-    let meta = fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    let meta =
+        fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
     if meta.is_dir() {
-        return Err(format!("'{shown}' is a directory, not a file. Its contents:\n{}", paths::listing(&path)));
+        return Err(format!(
+            "'{shown}' is a directory, not a file. Its contents:\n{}",
+            paths::listing(&path)
+        ));
     }
     let ranged = args.start_line.is_some() || args.end_line.is_some();
-    let bytes = fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    let bytes =
+        fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
-        return Err(format!("'{shown}' looks like a binary file ({} bytes); read_file only reads text.", bytes.len()));
+        return Err(format!(
+            "'{shown}' looks like a binary file ({} bytes); read_file only reads text.",
+            bytes.len()
+        ));
     }
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
@@ -58,7 +74,11 @@ fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
         ));
     }
     if !ranged {
-        return Ok(if text.is_empty() { format!("[File '{shown}' is empty]") } else { text.into_owned() });
+        return Ok(if text.is_empty() {
+            format!("[File '{shown}' is empty]")
+        } else {
+            text.into_owned()
+        });
     }
     let total = lines.len() as i64;
     let start = args.start_line.unwrap_or(1);
@@ -70,7 +90,9 @@ fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
         ));
     }
     let section = lines[(start - 1) as usize..end as usize].join("\n");
-    Ok(format!("[Lines {start}–{end} of {total} in '{shown}']\n{section}"))
+    Ok(format!(
+        "[Lines {start}–{end} of {total} in '{shown}']\n{section}"
+    ))
 }
 
 fn open_error(kind: ErrorKind, shown: &str, path: &Path, working_dir: &Path) -> String {
@@ -78,8 +100,15 @@ fn open_error(kind: ErrorKind, shown: &str, path: &Path, working_dir: &Path) -> 
         ErrorKind::NotFound => {
             // List the nearest directory that exists, so the model can correct the path.
             let root = fs::canonicalize(working_dir).unwrap_or_else(|_| working_dir.to_path_buf());
-            let near = path.ancestors().skip(1).find(|dir| dir.is_dir()).unwrap_or(&root);
-            let place = near.strip_prefix(&root).ok().filter(|p| !p.as_os_str().is_empty());
+            let near = path
+                .ancestors()
+                .skip(1)
+                .find(|dir| dir.is_dir())
+                .unwrap_or(&root);
+            let place = near
+                .strip_prefix(&root)
+                .ok()
+                .filter(|p| !p.as_os_str().is_empty());
             let heading = match place {
                 Some(dir) => format!("Files in {}/", dir.display()),
                 None => "Files".to_string(),
@@ -90,7 +119,9 @@ fn open_error(kind: ErrorKind, shown: &str, path: &Path, working_dir: &Path) -> 
                 paths::listing(near)
             )
         }
-        ErrorKind::PermissionDenied => format!("Permission denied reading '{shown}'. Check file permissions."),
+        ErrorKind::PermissionDenied => {
+            format!("Permission denied reading '{shown}'. Check file permissions.")
+        }
         other => format!("Cannot read '{shown}': {other}."),
     }
 }
@@ -141,32 +172,89 @@ mod tests {
         (Dir(dir), ctx)
     }
 
-    fn read(ctx: &ToolContext, path: &str, start: Option<i64>, end: Option<i64>) -> Result<String, String> {
-        read_file(ReadFileArgs { path: path.into(), start_line: start, end_line: end }, ctx)
+    fn read(
+        ctx: &ToolContext,
+        path: &str,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> Result<String, String> {
+        read_file(
+            ReadFileArgs {
+                path: path.into(),
+                start_line: start,
+                end_line: end,
+            },
+            ctx,
+        )
     }
 
     #[test]
     fn reads_small_files_whole_and_ranges_with_a_header() {
         let (_dir, ctx) = workspace("read");
-        assert_eq!(read(&ctx, "src/lib.rs", None, None).unwrap(), "one\ntwo\nthree\n");
-        assert_eq!(read(&ctx, "src/lib.rs", Some(2), Some(3)).unwrap(), "[Lines 2–3 of 3 in 'src/lib.rs']\ntwo\nthree");
-        assert_eq!(read(&ctx, "big.txt", Some(2999), None).unwrap(), "[Lines 2999–3000 of 3000 in 'big.txt']\nline 2999\nline 3000");
-        assert_eq!(read(&ctx, "src/lib.rs", Some(3), Some(99)).unwrap(), "[Lines 3–3 of 3 in 'src/lib.rs']\nthree");
-        assert_eq!(read(&ctx, "empty.txt", None, None).unwrap(), "[File 'empty.txt' is empty]");
+        assert_eq!(
+            read(&ctx, "src/lib.rs", None, None).unwrap(),
+            "one\ntwo\nthree\n"
+        );
+        assert_eq!(
+            read(&ctx, "src/lib.rs", Some(2), Some(3)).unwrap(),
+            "[Lines 2–3 of 3 in 'src/lib.rs']\ntwo\nthree"
+        );
+        assert_eq!(
+            read(&ctx, "big.txt", Some(2999), None).unwrap(),
+            "[Lines 2999–3000 of 3000 in 'big.txt']\nline 2999\nline 3000"
+        );
+        assert_eq!(
+            read(&ctx, "src/lib.rs", Some(3), Some(99)).unwrap(),
+            "[Lines 3–3 of 3 in 'src/lib.rs']\nthree"
+        );
+        assert_eq!(
+            read(&ctx, "empty.txt", None, None).unwrap(),
+            "[File 'empty.txt' is empty]"
+        );
     }
 
     #[test]
     fn errors_tell_the_model_what_to_do() {
         let (dir, ctx) = workspace("errors");
         let cases: &[(&str, Option<i64>, Option<i64>, &str)] = &[
-            ("big.txt", None, None, "File 'big.txt' is 3,000 lines (28.2KB). Use start_line/end_line to read a section: read_file({\"path\": \"big.txt\", \"start_line\": 1, \"end_line\": 100})"),
-            ("src/missing.rs", None, None, "File not found: 'src/missing.rs'."),
+            (
+                "big.txt",
+                None,
+                None,
+                "File 'big.txt' is 3,000 lines (28.2KB). Use start_line/end_line to read a section: read_file({\"path\": \"big.txt\", \"start_line\": 1, \"end_line\": 100})",
+            ),
+            (
+                "src/missing.rs",
+                None,
+                None,
+                "File not found: 'src/missing.rs'.",
+            ),
             ("src/missing.rs", None, None, "Files in src/:\n  lib.rs"),
-            ("nope.txt", None, None, "Files:\n  big.txt\n  blob.bin\n  empty.txt\n  src/"),
-            ("src", None, None, "'src' is a directory, not a file. Its contents:\n  lib.rs"),
+            (
+                "nope.txt",
+                None,
+                None,
+                "Files:\n  big.txt\n  blob.bin\n  empty.txt\n  src/",
+            ),
+            (
+                "src",
+                None,
+                None,
+                "'src' is a directory, not a file. Its contents:\n  lib.rs",
+            ),
             ("blob.bin", None, None, "looks like a binary file (4 bytes)"),
-            ("src/lib.rs", Some(5), None, "Lines 5–3 are not in 'src/lib.rs', which has 3 lines"),
-            ("src/lib.rs", Some(0), Some(1), "Use 1 ≤ start_line ≤ end_line ≤ 3"),
+            (
+                "src/lib.rs",
+                Some(5),
+                None,
+                "Lines 5–3 are not in 'src/lib.rs', which has 3 lines",
+            ),
+            (
+                "src/lib.rs",
+                Some(0),
+                Some(1),
+                "Use 1 ≤ start_line ≤ end_line ≤ 3",
+            ),
             ("../etc/passwd", None, None, "escapes the working directory"),
         ];
         for (path, start, end, expected) in cases {
@@ -174,7 +262,10 @@ mod tests {
             assert!(error.contains(expected), "{path}: {error}");
         }
         let error = read(&ctx, "nope.txt", None, None).unwrap_err();
-        assert!(error.contains(&format!("Working dir: {}", dir.0.display())), "{error}");
+        assert!(
+            error.contains(&format!("Working dir: {}", dir.0.display())),
+            "{error}"
+        );
     }
 
     #[test]

@@ -63,7 +63,8 @@ impl ToolDef {
         handler: fn(A, &ToolContext) -> Result<String, String>,
     ) -> Self {
         let wrapped = move |args: Value, ctx: &ToolContext| {
-            let typed: A = serde_json::from_value(args).map_err(|e| format!("arguments do not fit: {e}"))?;
+            let typed: A =
+                serde_json::from_value(args).map_err(|e| format!("arguments do not fit: {e}"))?;
             handler(typed, ctx)
         };
         Self {
@@ -98,7 +99,10 @@ pub struct ToolOutcome {
 
 impl ToolOutcome {
     fn error(content: String) -> Self {
-        Self { content, is_error: true }
+        Self {
+            content,
+            is_error: true,
+        }
     }
 }
 
@@ -119,7 +123,11 @@ impl Registry {
 
     /// Adds a tool. A second tool of the same name is a programming error.
     pub fn add(&mut self, tool: ToolDef) {
-        assert!(self.find(tool.name).is_none(), "tool {} registered twice", tool.name);
+        assert!(
+            self.find(tool.name).is_none(),
+            "tool {} registered twice",
+            tool.name
+        );
         self.tools.push(tool);
     }
 
@@ -129,7 +137,11 @@ impl Registry {
 
     /// The names of the tools `ctx` offers.
     pub fn names(&self, ctx: &ToolContext) -> Vec<&'static str> {
-        self.tools.iter().filter(|t| t.offered(ctx)).map(|t| t.name).collect()
+        self.tools
+            .iter()
+            .filter(|t| t.offered(ctx))
+            .map(|t| t.name)
+            .collect()
     }
 
     /// The OpenAI function definitions of the tools `ctx` offers.
@@ -162,7 +174,10 @@ impl Registry {
             Err(problems) => return ToolOutcome::error(invalid(tool, &problems)),
         };
         match run_guarded(tool, args, ctx) {
-            Ok(Ok(content)) => ToolOutcome { content, is_error: false },
+            Ok(Ok(content)) => ToolOutcome {
+                content,
+                is_error: false,
+            },
             Ok(Err(message)) => ToolOutcome::error(format!("Error: {message}")),
             Err(panic) => ToolOutcome::error(format!("Error executing '{name}': {panic}")),
         }
@@ -176,12 +191,18 @@ impl Registry {
             } else {
                 "it is only offered in coding mode"
             };
-            return format!("Error: Tool '{name}' is not available here: {why}. Available: {}", offered.join(", "));
+            return format!(
+                "Error: Tool '{name}' is not available here: {why}. Available: {}",
+                offered.join(", ")
+            );
         }
         let hint = did_you_mean(name, &offered)
             .map(|best| format!(" Did you mean '{best}'?"))
             .unwrap_or_default();
-        format!("Error: Unknown tool '{name}'.{hint} Available: {}", offered.join(", "))
+        format!(
+            "Error: Unknown tool '{name}'.{hint} Available: {}",
+            offered.join(", ")
+        )
     }
 }
 
@@ -201,7 +222,11 @@ pub fn install_panic_hook() {
     }));
 }
 
-fn run_guarded(tool: &ToolDef, args: Value, ctx: &ToolContext) -> Result<Result<String, String>, String> {
+fn run_guarded(
+    tool: &ToolDef,
+    args: Value,
+    ctx: &ToolContext,
+) -> Result<Result<String, String>, String> {
     IN_TOOL.with(|flag| flag.set(true));
     let result = panic::catch_unwind(AssertUnwindSafe(|| (tool.handler)(args, ctx)));
     IN_TOOL.with(|flag| flag.set(false));
@@ -283,7 +308,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != *cb)).min(row[j] + 1).min(current + 1);
+            row[j + 1] = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(current + 1);
             previous = current;
         }
     }
@@ -320,8 +347,22 @@ mod tests {
     fn registry() -> Registry {
         install_panic_hook();
         let mut registry = Registry::default();
-        registry.add(ToolDef::new("echo_text", "Echo.", Category::Always, ECHO_PARAMS, r#"{"text": "hi"}"#, echo));
-        registry.add(ToolDef::new("write_text", "Write.", Category::Write, ECHO_PARAMS, r#"{"text": "hi"}"#, echo));
+        registry.add(ToolDef::new(
+            "echo_text",
+            "Echo.",
+            Category::Always,
+            ECHO_PARAMS,
+            r#"{"text": "hi"}"#,
+            echo,
+        ));
+        registry.add(ToolDef::new(
+            "write_text",
+            "Write.",
+            Category::Write,
+            ECHO_PARAMS,
+            r#"{"text": "hi"}"#,
+            echo,
+        ));
         registry
     }
 
@@ -345,19 +386,57 @@ mod tests {
             ("echo_text", r#"{"text":"ab","times":2}"#, false, "abab"),
             ("echo_text", r#""{\"text\":\"double\"}""#, false, "double"),
             ("echo_text", r#"{"text":"x","times":"3"}"#, false, "xxx"),
-            ("echo_text", r#"{"text":"fail"}"#, true, "Error: it failed. Try again with other text."),
-            ("echo_text", r#"{"text":"panic"}"#, true, "Error executing 'echo_text': boom"),
-            ("echo_text", "", true, "  - text: missing required field (expected string)"),
-            ("echo_text", r#"{"text": 5"#, true, "Error: Invalid JSON in the arguments for 'echo_text'"),
-            ("echo_text", "[1]", true, "must be a JSON object, e.g. echo_text({\"text\": \"hi\"})"),
+            (
+                "echo_text",
+                r#"{"text":"fail"}"#,
+                true,
+                "Error: it failed. Try again with other text.",
+            ),
+            (
+                "echo_text",
+                r#"{"text":"panic"}"#,
+                true,
+                "Error executing 'echo_text': boom",
+            ),
+            (
+                "echo_text",
+                "",
+                true,
+                "  - text: missing required field (expected string)",
+            ),
+            (
+                "echo_text",
+                r#"{"text": 5"#,
+                true,
+                "Error: Invalid JSON in the arguments for 'echo_text'",
+            ),
+            (
+                "echo_text",
+                "[1]",
+                true,
+                "must be a JSON object, e.g. echo_text({\"text\": \"hi\"})",
+            ),
             ("text_echo", "{}", true, "Did you mean 'echo_text'?"),
             ("echo_txt", "{}", true, "Did you mean 'echo_text'?"),
-            ("launch_rockets", "{}", true, "Error: Unknown tool 'launch_rockets'. Available: echo_text, write_text"),
+            (
+                "launch_rockets",
+                "{}",
+                true,
+                "Error: Unknown tool 'launch_rockets'. Available: echo_text, write_text",
+            ),
         ];
         for (name, args, is_error, expected) in cases {
             let outcome = run(name, args);
-            assert_eq!(outcome.is_error, *is_error, "{name} {args}: {}", outcome.content);
-            assert!(outcome.content.contains(expected), "{name} {args}: {}", outcome.content);
+            assert_eq!(
+                outcome.is_error, *is_error,
+                "{name} {args}: {}",
+                outcome.content
+            );
+            assert!(
+                outcome.content.contains(expected),
+                "{name} {args}: {}",
+                outcome.content
+            );
         }
     }
 
@@ -374,12 +453,29 @@ mod tests {
     fn categories_gate_what_is_offered_and_run() {
         let registry = registry();
         assert_eq!(registry.names(&ctx(false, false)), vec!["echo_text"]);
-        assert_eq!(registry.names(&ctx(true, false)), vec!["echo_text", "write_text"]);
+        assert_eq!(
+            registry.names(&ctx(true, false)),
+            vec!["echo_text", "write_text"]
+        );
         assert_eq!(registry.names(&ctx(true, true)), vec!["echo_text"]);
-        let refused = registry.execute(&ToolCall::new("1", "write_text", r#"{"text":"a"}"#), &ctx(true, true));
-        assert!(refused.content.contains("this agent is read-only"), "{}", refused.content);
-        let refused = registry.execute(&ToolCall::new("1", "write_text", r#"{"text":"a"}"#), &ctx(false, false));
-        assert!(refused.content.contains("only offered in coding mode"), "{}", refused.content);
+        let refused = registry.execute(
+            &ToolCall::new("1", "write_text", r#"{"text":"a"}"#),
+            &ctx(true, true),
+        );
+        assert!(
+            refused.content.contains("this agent is read-only"),
+            "{}",
+            refused.content
+        );
+        let refused = registry.execute(
+            &ToolCall::new("1", "write_text", r#"{"text":"a"}"#),
+            &ctx(false, false),
+        );
+        assert!(
+            refused.content.contains("only offered in coding mode"),
+            "{}",
+            refused.content
+        );
     }
 
     #[test]
@@ -388,16 +484,26 @@ mod tests {
         assert_eq!(defs.len(), 1);
         assert_eq!(defs[0]["type"], "function");
         assert_eq!(defs[0]["function"]["name"], "echo_text");
-        assert_eq!(defs[0]["function"]["parameters"]["required"], json!(["text"]));
+        assert_eq!(
+            defs[0]["function"]["parameters"]["required"],
+            json!(["text"])
+        );
     }
 
     #[test]
     fn every_builtin_example_passes_its_own_validation() {
         let registry = Registry::builtin();
         for tool in &registry.tools {
-            let args: Map<String, Value> = serde_json::from_str(tool.example).unwrap_or_else(|e| panic!("{}: {e}", tool.name));
-            let clean = schema::validate(tool.params, &args).unwrap_or_else(|e| panic!("{}: {e:?}", tool.name));
-            assert_eq!(clean.len(), args.len(), "{} example has fields the schema lacks", tool.name);
+            let args: Map<String, Value> =
+                serde_json::from_str(tool.example).unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+            let clean = schema::validate(tool.params, &args)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", tool.name));
+            assert_eq!(
+                clean.len(),
+                args.len(),
+                "{} example has fields the schema lacks",
+                tool.name
+            );
             assert!(!tool.description.is_empty());
         }
     }

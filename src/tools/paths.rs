@@ -12,7 +12,10 @@ const LISTING_LIMIT: usize = 40;
 pub fn resolve(working_dir: &Path, input: &str) -> Result<PathBuf, String> {
     let input = input.trim();
     if input.is_empty() {
-        return Err(format!("The path is empty. Working dir: {}. Use a path relative to it.", working_dir.display()));
+        return Err(format!(
+            "The path is empty. Working dir: {}. Use a path relative to it.",
+            working_dir.display()
+        ));
     }
     if input.starts_with('~') || Path::new(input).is_absolute() {
         return Err(format!(
@@ -54,7 +57,10 @@ fn real_path(path: &Path) -> PathBuf {
         if let Ok(real) = fs::canonicalize(&existing) {
             return rest.iter().rev().fold(real, |acc, part| acc.join(part));
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -88,7 +94,11 @@ pub fn listing(dir: &Path) -> String {
             .filter(|e| e.file_name() != ".git")
             .map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if e.path().is_dir() { format!("{name}/") } else { name }
+                if e.path().is_dir() {
+                    format!("{name}/")
+                } else {
+                    name
+                }
             })
             .collect(),
         Err(error) => return format!("  (cannot list {}: {error})", dir.display()),
@@ -98,7 +108,11 @@ pub fn listing(dir: &Path) -> String {
     }
     names.sort();
     let extra = names.len().saturating_sub(LISTING_LIMIT);
-    let mut lines: Vec<String> = names.into_iter().take(LISTING_LIMIT).map(|n| format!("  {n}")).collect();
+    let mut lines: Vec<String> = names
+        .into_iter()
+        .take(LISTING_LIMIT)
+        .map(|n| format!("  {n}"))
+        .collect();
     if extra > 0 {
         lines.push(format!("  … and {extra} more"));
     }
@@ -138,7 +152,11 @@ mod tests {
             (" src/main.rs ", "src/main.rs"),
         ];
         for (input, expected) in ok {
-            assert_eq!(resolve(root, input).unwrap(), root.join(expected), "{input}");
+            assert_eq!(
+                resolve(root, input).unwrap(),
+                root.join(expected),
+                "{input}"
+            );
         }
         let refused: &[(&str, &str)] = &[
             ("/etc/passwd", "Absolute paths not allowed"),
@@ -159,7 +177,10 @@ mod tests {
     fn errors_show_the_working_dir_and_its_listing() {
         let ws = workspace("listing");
         let error = resolve(&ws.0, "/etc").unwrap_err();
-        assert!(error.contains(&format!("Working dir: {}", ws.0.display())), "{error}");
+        assert!(
+            error.contains(&format!("Working dir: {}", ws.0.display())),
+            "{error}"
+        );
         assert!(error.contains("  README.md\n  src/"), "{error}");
     }
 
@@ -170,9 +191,20 @@ mod tests {
         std::os::unix::fs::symlink(&outside.0, ws.0.join("link")).unwrap();
         std::os::unix::fs::symlink(ws.0.join(".tickets"), ws.0.join("tix")).unwrap();
         std::os::unix::fs::symlink(ws.0.join("src"), ws.0.join("code")).unwrap();
-        assert!(resolve(&ws.0, "link/README.md").unwrap_err().contains("through a symlink"));
-        assert!(resolve(&ws.0, "link/new-file").unwrap_err().contains("through a symlink"));
+        assert!(
+            resolve(&ws.0, "link/README.md")
+                .unwrap_err()
+                .contains("through a symlink")
+        );
+        assert!(
+            resolve(&ws.0, "link/new-file")
+                .unwrap_err()
+                .contains("through a symlink")
+        );
         assert!(resolve(&ws.0, "tix/a").unwrap_err().contains(".tickets"));
-        assert_eq!(resolve(&ws.0, "code/main.rs").unwrap(), ws.0.join("src/main.rs"));
+        assert_eq!(
+            resolve(&ws.0, "code/main.rs").unwrap(),
+            ws.0.join("src/main.rs")
+        );
     }
 }

@@ -50,11 +50,21 @@ pub struct Param {
 
 impl Param {
     pub const fn required(name: &'static str, kind: Kind, description: &'static str) -> Self {
-        Self { name, kind, required: true, description }
+        Self {
+            name,
+            kind,
+            required: true,
+            description,
+        }
     }
 
     pub const fn optional(name: &'static str, kind: Kind, description: &'static str) -> Self {
-        Self { name, kind, required: false, description }
+        Self {
+            name,
+            kind,
+            required: false,
+            description,
+        }
     }
 }
 
@@ -66,7 +76,11 @@ pub fn json_schema(params: &[Param]) -> Value {
         schema["description"] = Value::from(param.description);
         properties.insert(param.name.to_string(), schema);
     }
-    let required: Vec<&str> = params.iter().filter(|p| p.required).map(|p| p.name).collect();
+    let required: Vec<&str> = params
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name)
+        .collect();
     json!({"type": "object", "properties": properties, "required": required})
 }
 
@@ -79,7 +93,12 @@ pub fn describe(params: &[Param]) -> String {
         .iter()
         .map(|p| {
             let need = if p.required { "required" } else { "optional" };
-            format!("  {} ({}, {need}): {}", p.name, p.kind.name(), p.description)
+            format!(
+                "  {} ({}, {need}): {}",
+                p.name,
+                p.kind.name(),
+                p.description
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -88,13 +107,20 @@ pub fn describe(params: &[Param]) -> String {
 /// Checks `args` against `params`, returning the arguments with forgiving coercions applied
 /// (`"10"` for an integer, `"true"` for a boolean, a lone string for a list), or one problem
 /// per field. Unknown fields are dropped: models add them and they harm nothing.
-pub fn validate(params: &[Param], args: &Map<String, Value>) -> Result<Map<String, Value>, Vec<String>> {
+pub fn validate(
+    params: &[Param],
+    args: &Map<String, Value>,
+) -> Result<Map<String, Value>, Vec<String>> {
     let mut clean = Map::new();
     let mut problems = Vec::new();
     for param in params {
         match args.get(param.name) {
             None | Some(Value::Null) if param.required => {
-                problems.push(format!("{}: missing required field (expected {})", param.name, param.kind.name()));
+                problems.push(format!(
+                    "{}: missing required field (expected {})",
+                    param.name,
+                    param.kind.name()
+                ));
             }
             None | Some(Value::Null) => {}
             Some(value) => match coerce(param.kind, value) {
@@ -110,7 +136,11 @@ pub fn validate(params: &[Param], args: &Map<String, Value>) -> Result<Map<Strin
             },
         }
     }
-    if problems.is_empty() { Ok(clean) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(clean)
+    } else {
+        Err(problems)
+    }
 }
 
 fn coerce(kind: Kind, value: &Value) -> Option<Value> {
@@ -130,9 +160,13 @@ fn coerce(kind: Kind, value: &Value) -> Option<Value> {
             "false" => Some(Value::Bool(false)),
             _ => None,
         },
-        (Kind::StringList, Value::Array(items)) if items.iter().all(Value::is_string) => Some(value.clone()),
+        (Kind::StringList, Value::Array(items)) if items.iter().all(Value::is_string) => {
+            Some(value.clone())
+        }
         (Kind::StringList, Value::String(_)) => Some(Value::Array(vec![value.clone()])),
-        (Kind::Choice(options), Value::String(s)) if options.contains(&s.as_str()) => Some(value.clone()),
+        (Kind::Choice(options), Value::String(s)) if options.contains(&s.as_str()) => {
+            Some(value.clone())
+        }
         _ => None,
     }
 }
@@ -171,21 +205,58 @@ mod tests {
     fn validation_cases() {
         let cases: Vec<(Value, Result<Value, Vec<&str>>)> = vec![
             (json!({"path": "a"}), Ok(json!({"path": "a"}))),
-            (json!({"path": "a", "start_line": "10"}), Ok(json!({"path": "a", "start_line": 10}))),
-            (json!({"path": "a", "start_line": 3.0}), Ok(json!({"path": "a", "start_line": 3}))),
-            (json!({"path": "a", "all": "true"}), Ok(json!({"path": "a", "all": true}))),
-            (json!({"path": "a", "names": "x"}), Ok(json!({"path": "a", "names": ["x"]}))),
-            (json!({"path": "a", "ratio": "0.5"}), Ok(json!({"path": "a", "ratio": 0.5}))),
+            (
+                json!({"path": "a", "start_line": "10"}),
+                Ok(json!({"path": "a", "start_line": 10})),
+            ),
+            (
+                json!({"path": "a", "start_line": 3.0}),
+                Ok(json!({"path": "a", "start_line": 3})),
+            ),
+            (
+                json!({"path": "a", "all": "true"}),
+                Ok(json!({"path": "a", "all": true})),
+            ),
+            (
+                json!({"path": "a", "names": "x"}),
+                Ok(json!({"path": "a", "names": ["x"]})),
+            ),
+            (
+                json!({"path": "a", "ratio": "0.5"}),
+                Ok(json!({"path": "a", "ratio": 0.5})),
+            ),
             (json!({"path": "a", "extra": 1}), Ok(json!({"path": "a"}))),
-            (json!({"path": "a", "start_line": null}), Ok(json!({"path": "a"}))),
-            (json!({}), Err(vec!["path: missing required field (expected string)"])),
-            (json!({"path": "a", "start_line": "ten"}), Err(vec!["start_line: expected integer, got string \"ten\""])),
-            (json!({"path": "a", "start_line": 1.5}), Err(vec!["start_line: expected integer, got number 1.5"])),
-            (json!({"path": "a", "mode": "c"}), Err(vec!["mode: expected one of a|b, got string \"c\""])),
-            (json!({"path": ["x"], "all": 2}), Err(vec!["path: expected string, got array [\"x\"]", "all: expected boolean, got number 2"])),
+            (
+                json!({"path": "a", "start_line": null}),
+                Ok(json!({"path": "a"})),
+            ),
+            (
+                json!({}),
+                Err(vec!["path: missing required field (expected string)"]),
+            ),
+            (
+                json!({"path": "a", "start_line": "ten"}),
+                Err(vec!["start_line: expected integer, got string \"ten\""]),
+            ),
+            (
+                json!({"path": "a", "start_line": 1.5}),
+                Err(vec!["start_line: expected integer, got number 1.5"]),
+            ),
+            (
+                json!({"path": "a", "mode": "c"}),
+                Err(vec!["mode: expected one of a|b, got string \"c\""]),
+            ),
+            (
+                json!({"path": ["x"], "all": 2}),
+                Err(vec![
+                    "path: expected string, got array [\"x\"]",
+                    "all: expected boolean, got number 2",
+                ]),
+            ),
         ];
         for (input, expected) in cases {
-            let expected = expected.map_err(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
+            let expected =
+                expected.map_err(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
             assert_eq!(check(input.clone()), expected, "input {input}");
         }
     }
@@ -203,7 +274,10 @@ mod tests {
     #[test]
     fn describe_shows_type_and_need() {
         let text = describe(&PARAMS[..2]);
-        assert_eq!(text, "  path (string, required): file\n  start_line (integer, optional): first line");
+        assert_eq!(
+            text,
+            "  path (string, required): file\n  start_line (integer, optional): first line"
+        );
         assert!(describe(&[]).contains("send {}"));
     }
 }

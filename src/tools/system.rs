@@ -46,10 +46,19 @@ fn system_info(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     lines.push(format!("CPUs: {cpus}"));
     if let Some((available, total)) = memory() {
-        lines.push(format!("Memory: {} available of {}", size(available), size(total)));
+        lines.push(format!(
+            "Memory: {} available of {}",
+            size(available),
+            size(total)
+        ));
     }
     if let Some((free, total)) = disk(&ctx.working_dir) {
-        lines.push(format!("Disk ({}): {} free of {}", ctx.working_dir.display(), size(free), size(total)));
+        lines.push(format!(
+            "Disk ({}): {} free of {}",
+            ctx.working_dir.display(),
+            size(free),
+            size(total)
+        ));
     }
     if let Some(uptime) = read_first_number("/proc/uptime") {
         lines.push(format!("Uptime: {}", duration(uptime as u64)));
@@ -58,7 +67,10 @@ fn system_info(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
         let averages: Vec<&str> = load.split_whitespace().take(3).collect();
         lines.push(format!("Load average: {}", averages.join(" ")));
     }
-    lines.push(format!("Battery: {}", battery().unwrap_or_else(|| "none found".to_string())));
+    lines.push(format!(
+        "Battery: {}",
+        battery().unwrap_or_else(|| "none found".to_string())
+    ));
     Ok(lines.join("\n"))
 }
 
@@ -69,7 +81,11 @@ fn os_name() -> String {
             .map(|name| name.trim_matches('"').to_string())
     });
     match pretty {
-        Some(name) => format!("{name} ({} {})", std::env::consts::OS, std::env::consts::ARCH),
+        Some(name) => format!(
+            "{name} ({} {})",
+            std::env::consts::OS,
+            std::env::consts::ARCH
+        ),
         None => format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
     }
 }
@@ -82,8 +98,16 @@ fn uname() -> Option<(String, String, String)> {
         return None;
     }
     // SAFETY: on success each field is a NUL-terminated string inside the struct.
-    let field = |raw: &[libc::c_char]| unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned();
-    Some((field(&uts.release), field(&uts.machine), field(&uts.nodename)))
+    let field = |raw: &[libc::c_char]| {
+        unsafe { CStr::from_ptr(raw.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    Some((
+        field(&uts.release),
+        field(&uts.machine),
+        field(&uts.nodename),
+    ))
 }
 
 /// (available, total) bytes from /proc/meminfo.
@@ -91,7 +115,11 @@ fn memory() -> Option<(u64, u64)> {
     let text = fs::read_to_string("/proc/meminfo").ok()?;
     let field = |name: &str| -> Option<u64> {
         let line = text.lines().find(|l| l.starts_with(name))?;
-        line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+            .map(|kb| kb * 1024)
     };
     Some((field("MemAvailable:")?, field("MemTotal:")?))
 }
@@ -110,7 +138,12 @@ fn disk(path: &Path) -> Option<(u64, u64)> {
 }
 
 fn read_first_number(path: &str) -> Option<f64> {
-    fs::read_to_string(path).ok()?.split_whitespace().next()?.parse().ok()
+    fs::read_to_string(path)
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn battery() -> Option<String> {
@@ -135,11 +168,19 @@ fn size(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 fn duration(seconds: u64) -> String {
-    let (days, hours, minutes) = (seconds / 86_400, seconds % 86_400 / 3600, seconds % 3600 / 60);
+    let (days, hours, minutes) = (
+        seconds / 86_400,
+        seconds % 86_400 / 3600,
+        seconds % 3600 / 60,
+    );
     if days > 0 {
         format!("{days}d {hours}h {minutes}m")
     } else {
@@ -170,7 +211,10 @@ mod tests {
         assert!(info.starts_with("OS: "), "{info}");
         assert!(info.contains("Battery: "), "{info}");
         if cfg!(target_os = "linux") {
-            assert!(info.contains("Memory: ") && info.contains(" available of "), "{info}");
+            assert!(
+                info.contains("Memory: ") && info.contains(" available of "),
+                "{info}"
+            );
             assert!(info.contains("Disk ("), "{info}");
         }
     }
@@ -178,7 +222,10 @@ mod tests {
     #[test]
     fn working_dir_is_reported() {
         let text = get_working_dir(NoArgs {}, &ctx()).unwrap();
-        assert_eq!(text, format!("Working directory: {}", std::env::temp_dir().display()));
+        assert_eq!(
+            text,
+            format!("Working directory: {}", std::env::temp_dir().display())
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub struct BatchView {
 impl BatchView {
     /// Flushes every event: the parent process reads the stream as it comes.
     pub fn new(json: bool) -> Self {
-        Self { out: Out::stdout(true), json }
+        Self {
+            out: Out::stdout(true),
+            json,
+        }
     }
 
     pub fn is_broken(&self) -> bool {
@@ -76,12 +79,22 @@ impl BatchView {
 
     fn finish_json(&mut self, report: &TurnReport) {
         match &report.end {
-            TurnEnd::Answered(message) => self.emit(json!({"type": "message", "text": message.text()})),
-            TurnEnd::Cancelled => self.emit(json!({"type": "error", "kind": "cancelled", "message": "cancelled by Ctrl+C"})),
-            TurnEnd::Failed(error) => self.emit(json!({"type": "error", "kind": error.kind.as_str(), "message": error.message})),
+            TurnEnd::Answered(message) => {
+                self.emit(json!({"type": "message", "text": message.text()}))
+            }
+            TurnEnd::Cancelled => self.emit(
+                json!({"type": "error", "kind": "cancelled", "message": "cancelled by Ctrl+C"}),
+            ),
+            TurnEnd::Failed(error) => self.emit(
+                json!({"type": "error", "kind": error.kind.as_str(), "message": error.message}),
+            ),
         }
         let tally = &report.tally;
-        let cost = if tally.model_cost.is_empty() { Value::Null } else { json!(tally.cost) };
+        let cost = if tally.model_cost.is_empty() {
+            Value::Null
+        } else {
+            json!(tally.cost)
+        };
         self.emit(json!({
             "type": "usage",
             "input_tokens": tally.input_tokens,
@@ -107,7 +120,12 @@ fn json_event(event: &AgentEvent) -> Option<Value> {
                 .collect();
             json!({"type": "tool_round", "round": round, "calls": calls})
         }
-        AgentEvent::ToolFinished { round, call, elapsed, outcome } => {
+        AgentEvent::ToolFinished {
+            round,
+            call,
+            elapsed,
+            outcome,
+        } => {
             let preview: String = outcome.content.chars().take(PREVIEW_CHARS).collect();
             json!({
                 "type": "tool_result",

@@ -85,7 +85,10 @@ fn editor() -> Result<Editor<(), FileHistory>, String> {
 fn history_file(config: &Config) -> Option<PathBuf> {
     let dir = config.profile_dir()?;
     if let Err(error) = std::fs::create_dir_all(&dir) {
-        eprintln!("marvin: input history is off: cannot create {}: {error}", dir.display());
+        eprintln!(
+            "marvin: input history is off: cannot create {}: {error}",
+            dir.display()
+        );
         return None;
     }
     set_private(&dir);
@@ -102,7 +105,10 @@ fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&PathBuf>, line: 
     if editor.add_history_entry(line).unwrap_or(false) {
         if let Some(path) = file {
             if let Err(error) = editor.append_history(path) {
-                eprintln!("marvin: cannot save input history to {}: {error}", path.display());
+                eprintln!(
+                    "marvin: cannot save input history to {}: {error}",
+                    path.display()
+                );
             }
         }
     }

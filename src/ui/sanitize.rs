@@ -22,7 +22,8 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
 }
 
 fn is_unsafe(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]

@@ -28,7 +28,9 @@ pub struct Watch {
 
 impl Watch {
     pub fn new() -> Self {
-        Self { seen: INTERRUPTS.load(Ordering::SeqCst) }
+        Self {
+            seen: INTERRUPTS.load(Ordering::SeqCst),
+        }
     }
 
     /// True once for each new interrupt.

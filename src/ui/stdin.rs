@@ -21,7 +21,9 @@ pub fn read_piped() -> io::Result<(String, u64)> {
     let mut bytes = Vec::new();
     let stdin = io::stdin();
     let mut handle = stdin.lock();
-    (&mut handle).take(MAX_PIPED as u64).read_to_end(&mut bytes)?;
+    (&mut handle)
+        .take(MAX_PIPED as u64)
+        .read_to_end(&mut bytes)?;
     let dropped = io::copy(&mut handle, &mut io::sink())?;
     Ok((String::from_utf8_lossy(&bytes).into_owned(), dropped))
 }
@@ -29,13 +31,12 @@ pub fn read_piped() -> io::Result<(String, u64)> {
 /// The question with the piped text appended in a fenced block whose fence is longer than
 /// any run of backticks inside the text.
 pub fn with_piped_text(question: &str, piped: &str) -> String {
-    let longest = piped
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = piped.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat((longest + 1).max(3));
-    format!("{question}\n\n{fence}\n{}\n{fence}", piped.trim_end_matches('\n'))
+    format!(
+        "{question}\n\n{fence}\n{}\n{fence}",
+        piped.trim_end_matches('\n')
+    )
 }
 
 #[cfg(test)]
@@ -44,11 +45,17 @@ mod tests {
 
     #[test]
     fn piped_text_is_fenced() {
-        assert_eq!(with_piped_text("review", "a\nb\n"), "review\n\n```\na\nb\n```");
+        assert_eq!(
+            with_piped_text("review", "a\nb\n"),
+            "review\n\n```\na\nb\n```"
+        );
     }
 
     #[test]
     fn fence_outgrows_backticks_inside() {
-        assert_eq!(with_piped_text("q", "```rust\nx\n```"), "q\n\n````\n```rust\nx\n```\n````");
+        assert_eq!(
+            with_piped_text("q", "```rust\nx\n```"),
+            "q\n\n````\n```rust\nx\n```\n````"
+        );
     }
 }

@@ -24,7 +24,9 @@ impl TerminalView {
         let terminal = answer.is_terminal();
         Self {
             side: (!terminal).then(Out::stderr),
-            style: Style { colour: colour_allowed && terminal },
+            style: Style {
+                colour: colour_allowed && terminal,
+            },
             answer,
         }
     }
@@ -61,7 +63,9 @@ impl TerminalView {
                     self.answer.write(text);
                 }
             }
-            AgentEvent::Notice(text) => self.side_line(&style.yellow(&format!("  ⚠ {}", sanitize(text)))),
+            AgentEvent::Notice(text) => {
+                self.side_line(&style.yellow(&format!("  ⚠ {}", sanitize(text))))
+            }
             AgentEvent::ToolRoundStarted { calls, .. } => {
                 let names: Vec<&str> = calls.iter().map(|c| c.function.name.as_str()).collect();
                 self.answer.end_line();
@@ -94,7 +98,11 @@ impl TerminalView {
             TurnEnd::Failed(error) => {
                 self.answer.end_line();
                 let mut err = Out::stderr();
-                err.write(&format!("{} {}\n", style.red("marvin:"), sanitize(&error.message)));
+                err.write(&format!(
+                    "{} {}\n",
+                    style.red("marvin:"),
+                    sanitize(&error.message)
+                ));
             }
         }
         self.answer.end_line();

@@ -25,7 +25,8 @@ impl TempDir {
     pub fn new(tag: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!("marvin-test-{tag}-{}-{n}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("marvin-test-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         Self(std::fs::canonicalize(path).unwrap())
@@ -52,7 +53,11 @@ pub struct Reply {
 
 impl Reply {
     pub fn sse(body: impl Into<Vec<u8>>) -> Self {
-        Self { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], body: body.into() }
+        Self {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/event-stream".into())],
+            body: body.into(),
+        }
     }
 
     pub fn fixture(name: &str) -> Self {
@@ -60,7 +65,11 @@ impl Reply {
     }
 
     pub fn json(status: u16, body: impl Into<Vec<u8>>) -> Self {
-        Self { status, headers: vec![("Content-Type".into(), "application/json".into())], body: body.into() }
+        Self {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: body.into(),
+        }
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Self {
@@ -101,7 +110,10 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -124,7 +136,13 @@ impl ReplayServer {
             let requests = requests.clone();
             std::thread::spawn(move || serve(&server, replies, &requests))
         };
-        Self { server, port, requests, thread: Some(thread), expect_calls: true }
+        Self {
+            server,
+            port,
+            requests,
+            thread: Some(thread),
+            expect_calls: true,
+        }
     }
 
     /// A server a test expects nobody to call.
@@ -151,13 +169,32 @@ fn serve(server: &tiny_http::Server, replies: Vec<Reply>, requests: &Mutex<Vec<R
         let _ = request.as_reader().read_to_string(&mut body);
         requests.lock().unwrap().push(Recorded {
             url: request.url().to_string(),
-            headers: request.headers().iter().map(|h| (h.field.to_string(), h.value.to_string())).collect(),
+            headers: request
+                .headers()
+                .iter()
+                .map(|h| (h.field.to_string(), h.value.to_string()))
+                .collect(),
             body: serde_json::from_str(&body).unwrap_or(Value::Null),
         });
-        let reply = replies.next().unwrap_or_else(|| Reply::json(500, r#"{"error":{"message":"test server: no more replies"}}"#));
-        let headers = reply.headers.iter().map(|(k, v)| tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap()).collect();
+        let reply = replies.next().unwrap_or_else(|| {
+            Reply::json(
+                500,
+                r#"{"error":{"message":"test server: no more replies"}}"#,
+            )
+        });
+        let headers = reply
+            .headers
+            .iter()
+            .map(|(k, v)| tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap())
+            .collect();
         let length = reply.body.len();
-        let response = tiny_http::Response::new(tiny_http::StatusCode(reply.status), headers, Cursor::new(reply.body), Some(length), None);
+        let response = tiny_http::Response::new(
+            tiny_http::StatusCode(reply.status),
+            headers,
+            Cursor::new(reply.body),
+            Some(length),
+            None,
+        );
         let _ = request.respond(response);
     }
 }
@@ -169,7 +206,10 @@ impl Drop for ReplayServer {
             let _ = thread.join();
         }
         if self.expect_calls && !std::thread::panicking() {
-            assert!(!self.requests.lock().unwrap().is_empty(), "the test server was never called");
+            assert!(
+                !self.requests.lock().unwrap().is_empty(),
+                "the test server was never called"
+            );
         }
     }
 }
@@ -206,7 +246,11 @@ impl StallServer {
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
         });
-        Self { port, stop, thread: Some(thread) }
+        Self {
+            port,
+            stop,
+            thread: Some(thread),
+        }
     }
 
     pub fn url(&self) -> String {
@@ -238,7 +282,10 @@ pub fn marvin(home: &Path) -> Command {
 
 /// Runs `command` with `input` on stdin and returns its output.
 pub fn run_with_stdin(mut command: Command, input: &str) -> Output {
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = command.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_string();

@@ -1,0 +1,546 @@
+//! The built binary against local replay servers: flags, set-up help, the non-interactive
+//! contract, the tool loop, errors, stdin handling, Ctrl+C and closed pipes.
+
+mod common;
+
+use std::io::Read;
+use std::process::Stdio;
+
+use common::{
+    ReplayServer, Reply, TempDir, last_stderr_line, marvin, run_with_stdin, stderr, stdout,
+};
+use serde_json::Value;
+
+/// `marvin` pointed at `server` through the openai-compat provider, with model gpt-4o.
+fn against(home: &TempDir, server: &ReplayServer) -> std::process::Command {
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("OPENAI_COMPAT_API_KEY", "sk-test-secret")
+        .env("MARVIN_MODEL", "gpt-4o");
+    command
+}
+
+fn cost_line(output: &std::process::Output) -> Value {
+    let line = last_stderr_line(output);
+    let json = line
+        .strip_prefix("MARVIN_COST:")
+        .unwrap_or_else(|| panic!("last stderr line: {line:?}"));
+    serde_json::from_str(json).unwrap()
+}
+
+#[test]
+fn version_and_help_need_no_configuration() {
+    let home = TempDir::new("version");
+    let output = marvin(home.path()).arg("--version").output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(
+        stdout(&output),
+        format!("marvin {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let output = marvin(home.path()).arg("--help").output().unwrap();
+    assert!(output.status.success());
+    assert!(stdout(&output).contains("--non-interactive"));
+    assert!(stdout(&output).contains("MARVIN_HOME"));
+}
+
+#[test]
+fn nothing_configured_explains_the_setup_and_exits_1() {
+    let home = TempDir::new("setup");
+    let output = marvin(home.path()).arg("hello").output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("marvin: no language model is set up."),
+        "{err}"
+    );
+    assert!(err.contains("export OPENAI_API_KEY=sk-..."), "{err}");
+    assert!(err.contains("OPENAI_COMPAT_URL"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn bad_flags_and_providers_are_one_clear_line() {
+    let home = TempDir::new("badflags");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--bogus"],
+            "marvin: invalid option '--bogus'; run `marvin --help` for the options\n",
+        ),
+        (
+            &["--provider", "claude", "hi"],
+            "marvin: unknown provider \"claude\"; choose one of copilot, gemini, groq, openai, ollama, openai-compat\n",
+        ),
+        (
+            &["--provider", "ollama", "hi"],
+            "marvin: the ollama provider is not available in this version of Marvin yet; use openai, groq, gemini or openai-compat\n",
+        ),
+        (
+            &["--provider", "groq", "hi"],
+            "marvin: groq needs an API key: set GROQ_API_KEY or put the key in ~/.ssh/GROQ_API_KEY\n",
+        ),
+        (
+            &["--working-dir", "/no/such/dir", "--provider", "groq", "hi"],
+            "marvin: --working-dir /no/such/dir: No such file or directory (os error 2)\n",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = marvin(home.path()).args(*args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&output), *expected, "{args:?}");
+    }
+}
+
+#[test]
+fn non_interactive_streams_raw_text_and_reports_cost_last() {
+    let home = TempDir::new("ni-text");
+    let server = ReplayServer::start(vec![Reply::fixture("openai_text_basic.sse")]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "weather?"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I recommend checking a reliable weather website or a weather app.\n"
+    );
+    // 14 input and 30 output tokens of gpt-4o at $2.50 / $10 per million.
+    assert_eq!(
+        last_stderr_line(&output),
+        r#"MARVIN_COST:{"llm_turns":1,"model_cost":{"gpt-4o":0.000335},"model_turns":{"gpt-4o":1},"session_cost":0.000335}"#
+    );
+    let request = &server.requests()[0];
+    assert_eq!(request.body["model"], "gpt-4o");
+    assert_eq!(request.body["messages"][0]["role"], "system");
+    assert_eq!(request.body["messages"][1]["content"], "weather?");
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer sk-test-secret")
+    );
+    let tools: Vec<&str> = request.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read_file", "system_info", "get_working_dir"]);
+}
+
+#[test]
+fn each_chunk_loses_one_trailing_newline() {
+    let home = TempDir::new("ni-newlines");
+    let server = ReplayServer::start(vec![Reply::text(&["line one\n", "\nline two\n\n", "end"])]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), "line one\nline two\nend\n");
+}
+
+#[test]
+fn tool_rounds_are_marked_and_results_reach_the_model() {
+    let home = TempDir::new("ni-tools");
+    std::fs::write(home.path().join("notes.txt"), "the answer is 42\n").unwrap();
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[
+            ("call_a", "read_file", r#"{"path":"notes.txt"}"#),
+            ("call_b", "get_working_dir", "{}"),
+        ]),
+        Reply::text(&["It says 42."]),
+    ]);
+    let output = against(&home, &server)
+        .args([
+            "--non-interactive",
+            "--prompt",
+            "what is in notes.txt?",
+            "--working-dir",
+        ])
+        .arg(home.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "  🔧 read_file, get_working_dir\nIt says 42.\n"
+    );
+    let second = &server.requests()[1].body["messages"];
+    let n = second.as_array().unwrap().len();
+    assert_eq!(second[n - 3]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(second[n - 2]["role"], "tool");
+    assert_eq!(second[n - 2]["tool_call_id"], "call_a");
+    assert_eq!(second[n - 2]["content"], "the answer is 42\n");
+    assert_eq!(second[n - 1]["tool_call_id"], "call_b");
+    assert_eq!(
+        second[n - 1]["content"],
+        format!("Working directory: {}", home.path().display())
+    );
+    assert_eq!(cost_line(&output)["llm_turns"], 2);
+}
+
+#[test]
+fn text_before_a_tool_round_ends_its_line_first() {
+    let home = TempDir::new("ni-text-then-tool");
+    let server = ReplayServer::start(vec![
+        Reply::fixture("anthropic_compat_text_then_tool_index1.sse"),
+        Reply::text(&["done"]),
+    ]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "read a.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), "Reading it.\n  🔧 read_file\ndone\n");
+    let messages = &server.requests()[1].body["messages"];
+    let result = messages.as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        result.starts_with("Error: File not found: 'a.txt'."),
+        "{result}"
+    );
+}
+
+#[test]
+fn json_mode_emits_one_event_per_line() {
+    let home = TempDir::new("ni-json");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "get_working_dir", "{}")]),
+        Reply::text(&["Hi", " there"]),
+    ]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--json", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "tool_round",
+            "tool_result",
+            "text",
+            "text",
+            "message",
+            "usage"
+        ]
+    );
+    assert_eq!(events[0]["calls"][0]["name"], "get_working_dir");
+    assert_eq!(events[0]["calls"][0]["arguments"], serde_json::json!({}));
+    assert_eq!(events[1]["is_error"], false);
+    assert!(events[1]["elapsed_ms"].is_u64());
+    assert!(
+        events[1]["preview"]
+            .as_str()
+            .unwrap()
+            .starts_with("Working directory: ")
+    );
+    assert_eq!(events[4]["text"], "Hi there");
+    assert_eq!(events[5]["llm_turns"], 2);
+    assert_eq!(events[5]["input_tokens"], 10);
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+}
+
+#[test]
+fn prompt_comes_from_stdin_without_prompt_flag() {
+    let home = TempDir::new("ni-stdin");
+    let server = ReplayServer::start(vec![Reply::text(&["ok"])]);
+    let output = run_with_stdin(
+        against(&home, &server)
+            .arg("--non-interactive")
+            .to_owned_command(),
+        "  from stdin\n",
+    );
+    assert_eq!(stdout(&output), "ok\n");
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "from stdin"
+    );
+}
+
+#[test]
+fn empty_stdin_prompt_is_an_error_with_a_cost_line() {
+    let home = TempDir::new("ni-empty");
+    let server = ReplayServer::unused();
+    let output = run_with_stdin(
+        against(&home, &server)
+            .arg("--non-interactive")
+            .to_owned_command(),
+        "\n \n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("marvin: the prompt on stdin is empty\n"),
+        "{err}"
+    );
+    assert_eq!(cost_line(&output)["llm_turns"], 0);
+}
+
+#[test]
+fn every_non_interactive_failure_still_ends_with_the_cost_line() {
+    let home = TempDir::new("ni-fail");
+    let cases: &[&[&str]] = &[
+        &["--non-interactive", "--prompt", "x"],
+        &["--non-interactive", "--bogus"],
+    ];
+    for args in cases {
+        let output = marvin(home.path()).args(*args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(
+            last_stderr_line(&output).starts_with("MARVIN_COST:{"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn auth_errors_name_the_variable_and_hide_the_key() {
+    let home = TempDir::new("auth");
+    let server = ReplayServer::start(vec![Reply::json(
+        401,
+        common::fixture("openai_401_invalid_api_key.json"),
+    )]);
+    let output = marvin(home.path())
+        .env("OPENAI_API_KEY", "sk-VKMIs-real-secret")
+        .env("OPENAI_BASE_URL", server.url())
+        .args(["--non-interactive", "--prompt", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("marvin: openai rejected the API key (HTTP 401 invalid_api_key: Incorrect API key provided"), "{err}");
+    assert!(err.contains("Check OPENAI_API_KEY."), "{err}");
+    assert!(
+        !err.contains("sk-VKMIs-real-secret") && !stdout(&output).contains("real-secret"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1, "auth errors are not retried");
+}
+
+#[test]
+fn rate_limits_are_retried_after_the_asked_wait() {
+    let home = TempDir::new("429");
+    let limited = Reply::json(
+        429,
+        r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
+    )
+    .header("retry-after-ms", "50");
+    let server = ReplayServer::start(vec![limited.clone(), limited, Reply::text(&["finally"])]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "finally\n");
+    assert_eq!(server.requests().len(), 3);
+    let err = stderr(&output);
+    assert!(
+        err.contains("marvin: openai-compat is rate limiting; retrying in 0.1s (1/3)"),
+        "{err}"
+    );
+    assert!(err.contains("(2/3)"), "{err}");
+}
+
+#[test]
+fn a_rate_limit_that_never_ends_gives_up_after_three_retries() {
+    let home = TempDir::new("429-storm");
+    let limited = Reply::json(429, r#"{"error":{"message":"Rate limit reached"}}"#)
+        .header("retry-after-ms", "20");
+    let server = ReplayServer::start(vec![
+        limited.clone(),
+        limited.clone(),
+        limited.clone(),
+        limited,
+    ]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(server.requests().len(), 4);
+    assert!(
+        stderr(&output).contains(
+            "marvin: openai-compat is rate limiting requests (HTTP 429: Rate limit reached)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn errors_inside_a_stream_fail_the_run() {
+    let home = TempDir::new("midstream");
+    let server = ReplayServer::start(vec![Reply::fixture("groq_midstream_error_event.sse")]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("openai-compat reported an error mid-answer (tool_use_failed): Tool call validation failed"), "{err}");
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+}
+
+#[test]
+fn context_length_errors_say_so() {
+    let home = TempDir::new("context");
+    let server = ReplayServer::start(vec![Reply::json(
+        400,
+        common::fixture("openai_400_context_length_exceeded.json"),
+    )]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("the conversation is too long for the model"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn piped_text_is_appended_in_a_fence_and_marvin_exits() {
+    let home = TempDir::new("pipe");
+    let server = ReplayServer::start(vec![Reply::text(&["Looks fine."])]);
+    let output = run_with_stdin(
+        against(&home, &server)
+            .arg("review")
+            .arg("this")
+            .to_owned_command(),
+        "+added line\n-removed line\n",
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Looks fine.\n");
+    let content = server.requests()[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        content,
+        "review this\n\n```\n+added line\n-removed line\n```"
+    );
+    // Decorations go to stderr when stdout is not a terminal.
+    assert!(
+        stderr(&output).contains("openai-compat · gpt-4o · 10 in / 5 out"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn no_question_and_no_terminal_does_not_wait() {
+    let home = TempDir::new("no-question");
+    let server = ReplayServer::unused();
+    // stdin is /dev/null: not a terminal, not a pipe.
+    let output = against(&home, &server).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no question: stdin is not a terminal"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn question_with_stdin_from_dev_null_is_answered() {
+    let home = TempDir::new("devnull");
+    let server = ReplayServer::start(vec![Reply::text(&["Paris."])]);
+    let output = against(&home, &server)
+        .arg("capital of France?")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Paris.\n");
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "capital of France?"
+    );
+    // Outside coding mode only the always-offered tools are sent.
+    let tools = server.requests()[0].body["tools"].as_array().unwrap().len();
+    assert_eq!(tools, 1);
+}
+
+#[test]
+fn ctrl_c_keeps_the_partial_answer_and_exits_130() {
+    let home = TempDir::new("sigint");
+    let server = common::StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Partial ans\"}}]}\n\n",
+    );
+    let mut child = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["--non-interactive", "--prompt", "x"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 11];
+    out.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"Partial ans");
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(rest, "\n[Cancelled]\n");
+    assert!(
+        last_stderr_line(&output).starts_with("MARVIN_COST:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let home = TempDir::new("epipe");
+    let server = ReplayServer::start(vec![Reply::fixture(
+        "openai_text_obfuscation_usage_null.sse",
+    )]);
+    let mut child = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 8];
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
+
+/// `Command` builder methods return `&mut Command`; tests pass owned commands around.
+trait ToOwnedCommand {
+    fn to_owned_command(&mut self) -> std::process::Command;
+}
+
+impl ToOwnedCommand for std::process::Command {
+    fn to_owned_command(&mut self) -> std::process::Command {
+        let mut copy = std::process::Command::new(self.get_program());
+        copy.args(self.get_args());
+        copy.env_clear();
+        for (key, value) in self.get_envs() {
+            if let Some(value) = value {
+                copy.env(key, value);
+            }
+        }
+        if let Some(dir) = self.get_current_dir() {
+            copy.current_dir(dir);
+        }
+        copy
+    }
+}
