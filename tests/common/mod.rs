@@ -2,6 +2,8 @@
 //! responses and records the requests, and a runner for the built binary in a clean environment.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::io::{Cursor, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

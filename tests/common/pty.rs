@@ -1,0 +1,123 @@
+//! Running the binary under a real pseudo-terminal, typing into it and reading what it shows.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct Pty {
+    writer: File,
+    child: Child,
+    screen: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Pty {
+    /// Starts `command` with a pty of 100x30 as its controlling terminal.
+    pub fn spawn(mut command: Command) -> Self {
+        let (mut master, mut slave) = (0, 0);
+        let size = libc::winsize {
+            ws_row: 30,
+            ws_col: 100,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        // SAFETY: openpty fills two fds; the null pointers ask for no name and default termios.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                &size,
+            )
+        };
+        assert_eq!(rc, 0, "openpty failed");
+        // SAFETY: both fds were just opened for us and are owned from here on.
+        let (master, slave) =
+            unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        command
+            .stdin(Stdio::from(slave.try_clone().unwrap()))
+            .stdout(Stdio::from(slave.try_clone().unwrap()))
+            .stderr(Stdio::from(slave));
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().unwrap();
+        let master = File::from(master);
+        let mut reader = master.try_clone().unwrap();
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let sink = screen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Self {
+            writer: master,
+            child,
+            screen,
+        }
+    }
+
+    pub fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Everything shown so far.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until `text` has been shown `times` times in all.
+    pub fn wait_for_nth(&self, text: &str, times: usize) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.screen().matches(text).count() < times {
+            assert!(
+                Instant::now() < deadline,
+                "waited for {text:?} x{times}; screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn wait_for(&self, text: &str) {
+        self.wait_for_nth(text, 1);
+    }
+
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "process did not exit; screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

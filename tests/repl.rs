@@ -1,0 +1,167 @@
+//! The REPL under a real pseudo-terminal: streaming answers, tool lines, the status line,
+//! Ctrl+C at the prompt and during an answer, Ctrl+D, quit, history and sanitising.
+
+mod common;
+
+use common::pty::Pty;
+use common::{ReplayServer, Reply, StallServer, TempDir, marvin};
+
+fn repl(home: &TempDir, url: &str, args: &[&str]) -> Pty {
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", url)
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("TERM", "xterm")
+        .args(args);
+    Pty::spawn(command)
+}
+
+#[test]
+fn asks_answers_and_remembers_the_input() {
+    let home = TempDir::new("repl-basic");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Hello ", "from Marvin."]),
+        Reply::text(&["Second."]),
+    ]);
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("hi there\r");
+    pty.wait_for("from Marvin.");
+    pty.wait_for("openai-compat · gpt-4o · 10 in / 5 out");
+    pty.send("and again\r");
+    pty.wait_for("Second.");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    // The second request carries the whole conversation.
+    let messages = &server.requests()[1].body["messages"];
+    assert_eq!(messages[1]["content"], "hi there");
+    assert_eq!(messages[2]["content"], "Hello from Marvin.");
+    assert_eq!(messages[3]["content"], "and again");
+    let history =
+        std::fs::read_to_string(home.path().join("marvin-home/profiles/default/history")).unwrap();
+    assert!(
+        history.contains("hi there") && history.contains("and again"),
+        "{history}"
+    );
+    // Colour is on in a terminal: the status line is dim.
+    assert!(
+        pty.screen().contains("\x1b[2mopenai-compat · gpt-4o"),
+        "{}",
+        pty.screen()
+    );
+}
+
+#[test]
+fn question_argument_is_answered_then_the_prompt_stays() {
+    let home = TempDir::new("repl-first");
+    let server = ReplayServer::start(vec![Reply::text(&["Forty-two."])]);
+    let mut pty = repl(&home, &server.url(), &["what", "is", "the", "answer?"]);
+    pty.wait_for("Forty-two.");
+    pty.wait_for("› ");
+    pty.send("\x04");
+    assert!(pty.wait_exit().success());
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "what is the answer?"
+    );
+}
+
+#[test]
+fn once_exits_after_the_answer() {
+    let home = TempDir::new("repl-once");
+    let server = ReplayServer::start(vec![Reply::text(&["Done."])]);
+    let mut pty = repl(&home, &server.url(), &["--once", "quick question"]);
+    pty.wait_for("Done.");
+    assert!(pty.wait_exit().success());
+    assert!(!pty.screen().contains("› "), "{}", pty.screen());
+}
+
+#[test]
+fn ctrl_c_clears_the_line_and_ctrl_d_leaves() {
+    let home = TempDir::new("repl-keys");
+    let server = ReplayServer::unused();
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("half a thought");
+    pty.wait_for("half a thought");
+    pty.send("\x03");
+    pty.wait_for_nth("› ", 2);
+    pty.send("\x04");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn ctrl_c_during_an_answer_keeps_it_and_returns_to_the_prompt() {
+    let home = TempDir::new("repl-cancel");
+    let server = StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Thinking hard\"}}]}\n\n",
+    );
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("long question\r");
+    pty.wait_for("Thinking hard");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    pty.wait_for_nth("› ", 2);
+    pty.send("exit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn tool_rounds_show_names_and_duration() {
+    let home = TempDir::new("repl-tools");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "system_info", "{}")]),
+        Reply::text(&["You have CPUs."]),
+    ]);
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("what machine is this?\r");
+    pty.wait_for("You have CPUs.");
+    let screen = pty.screen();
+    let tool_line = screen
+        .lines()
+        .find(|l| l.contains("🔧"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        tool_line.starts_with("\x1b[2m  🔧 system_info\x1b[0m\x1b[2m ("),
+        "{tool_line:?}"
+    );
+    assert!(tool_line.ends_with("s)\x1b[0m"), "{tool_line:?}");
+    pty.send("\x04");
+    pty.wait_exit();
+}
+
+#[test]
+fn escape_sequences_from_the_model_are_shown_not_obeyed() {
+    let home = TempDir::new("repl-sanitise");
+    let server = ReplayServer::start(vec![Reply::text(&["safe \x1b]0;pwned\x07 \x1b[2J text"])]);
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("hi\r");
+    pty.wait_for("text");
+    let screen = pty.screen();
+    assert!(
+        screen.contains("safe ^[]0;pwned\u{fffd} ^[[2J text"),
+        "{screen}"
+    );
+    assert!(!screen.contains("\x1b]0;pwned"), "{screen}");
+    pty.send("\x04");
+    pty.wait_exit();
+}
+
+#[test]
+fn no_color_turns_colour_off() {
+    let home = TempDir::new("repl-nocolor");
+    let server = ReplayServer::start(vec![Reply::text(&["plain"])]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .args(["--once", "hi"]);
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("plain");
+    pty.wait_exit();
+    assert!(!pty.screen().contains("\x1b[2m"), "{}", pty.screen());
+}
