@@ -39,7 +39,8 @@ pub fn run(args: Args) -> ExitCode {
                 );
             };
             let mut view = TerminalView::new(config.colour_allowed);
-            return exit_code(&repl::ask(&mut session, &mut view, question));
+            let end = repl::ask(&mut session, &mut view, question);
+            return exit_code(&end, &view);
         }
         return match repl::run(&config, &mut session, first) {
             Ok(()) => ExitCode::SUCCESS,
@@ -70,7 +71,8 @@ fn single_shot(config: &Config, session: &mut Session, question: Option<&str>) -
         }
     };
     let mut view = TerminalView::new(config.colour_allowed);
-    exit_code(&repl::ask(session, &mut view, &prompt))
+    let end = repl::ask(session, &mut view, &prompt);
+    exit_code(&end, &view)
 }
 
 fn read_stdin() -> Result<String, String> {
@@ -146,7 +148,11 @@ fn new_session(config: &Config) -> Session {
     Session::new(config, provider, Arc::new(Registry::builtin()))
 }
 
-fn exit_code(end: &TurnEnd) -> ExitCode {
+/// 0 answered (or nobody was reading any more), 1 failed, 130 interrupted.
+fn exit_code(end: &TurnEnd, view: &TerminalView) -> ExitCode {
+    if view.is_broken() {
+        return ExitCode::SUCCESS;
+    }
     match end {
         TurnEnd::Answered(_) => ExitCode::SUCCESS,
         TurnEnd::Failed(_) => ExitCode::FAILURE,

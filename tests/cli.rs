@@ -523,6 +523,22 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
 }
 
+#[test]
+fn a_closed_pipe_ends_a_single_shot_answer_quietly() {
+    let home = TempDir::new("epipe-single");
+    let piece = "y".repeat(100);
+    let pieces: Vec<&str> = (0..5000).map(|_| piece.as_str()).collect();
+    let server = ReplayServer::start(vec![Reply::text(&pieces)]);
+    let mut child = against(&home, &server).arg("say a lot").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 8];
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "", "a closed pipe ends quietly");
+}
+
 /// `Command` builder methods return `&mut Command`; tests pass owned commands around.
 trait ToOwnedCommand {
     fn to_owned_command(&mut self) -> std::process::Command;

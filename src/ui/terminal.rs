@@ -84,6 +84,9 @@ impl TerminalView {
 
     /// Closes the turn: the cancel marker or the error, then the status line.
     pub fn finish(&mut self, report: &TurnReport, provider: &str, model: &str) {
+        if self.answer.is_broken() {
+            return; // Nobody reads the answer: end quietly.
+        }
         let style = self.style;
         match &report.end {
             TurnEnd::Answered(message) if message.text().trim().is_empty() => {

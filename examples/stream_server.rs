@@ -1,0 +1,51 @@
+//! A local chat-completions server for `make bench` and manual runs: answers every POST with
+//! a stream of N one-word tokens, no delay, and can save the last request body.
+//!
+//! cargo run --release --example stream_server -- [--tokens N] [--port P] [--save-request FILE]
+
+use std::io::Cursor;
+use std::io::Read as _;
+
+fn main() {
+    let mut tokens = 1000usize;
+    let mut port = 0u16;
+    let mut save: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        match arg.as_str() {
+            "--tokens" => tokens = value().parse().expect("--tokens N"),
+            "--port" => port = value().parse().expect("--port P"),
+            "--save-request" => save = Some(value()),
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let body = stream_body(tokens);
+    let server = tiny_http::Server::http(("127.0.0.1", port)).expect("bind");
+    let port = server.server_addr().to_ip().expect("ip address").port();
+    println!("http://127.0.0.1:{port}/v1");
+    for mut request in server.incoming_requests() {
+        let mut text = String::new();
+        let _ = request.as_reader().read_to_string(&mut text);
+        if let Some(path) = &save {
+            let _ = std::fs::write(path, &text);
+        }
+        let header = tiny_http::Header::from_bytes("Content-Type", "text/event-stream").expect("header");
+        let response = tiny_http::Response::new(200.into(), vec![header], Cursor::new(body.clone()), Some(body.len()), None);
+        let _ = request.respond(response);
+    }
+}
+
+fn stream_body(tokens: usize) -> Vec<u8> {
+    let mut body = String::from("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n");
+    for i in 0..tokens {
+        body.push_str(&format!(
+            "data: {{\"id\":\"bench\",\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" word{i}\"}},\"finish_reason\":null}}]}}\n\n"
+        ));
+    }
+    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
+    body.push_str(&format!(
+        "data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":100,\"completion_tokens\":{tokens}}}}}\n\ndata: [DONE]\n\n"
+    ));
+    body.into_bytes()
+}
