@@ -55,6 +55,10 @@ fn run_once(argv: &[String]) -> (f64, i64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     let elapsed = start.elapsed().as_secs_f64() * 1000.0;
-    assert!(pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{} failed", argv.join(" "));
+    assert!(
+        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} failed",
+        argv.join(" ")
+    );
     (elapsed, usage.ru_maxrss)
 }

@@ -4,7 +4,6 @@
 //! cargo run --release --example stream_server -- [--tokens N] [--port P] [--save-request FILE]
 
 use std::io::Cursor;
-use std::io::Read as _;
 
 fn main() {
     let mut tokens = 1000usize;
@@ -30,20 +29,31 @@ fn main() {
         if let Some(path) = &save {
             let _ = std::fs::write(path, &text);
         }
-        let header = tiny_http::Header::from_bytes("Content-Type", "text/event-stream").expect("header");
-        let response = tiny_http::Response::new(200.into(), vec![header], Cursor::new(body.clone()), Some(body.len()), None);
+        let header =
+            tiny_http::Header::from_bytes("Content-Type", "text/event-stream").expect("header");
+        let response = tiny_http::Response::new(
+            200.into(),
+            vec![header],
+            Cursor::new(body.clone()),
+            Some(body.len()),
+            None,
+        );
         let _ = request.respond(response);
     }
 }
 
 fn stream_body(tokens: usize) -> Vec<u8> {
-    let mut body = String::from("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n");
+    let mut body = String::from(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n",
+    );
     for i in 0..tokens {
         body.push_str(&format!(
             "data: {{\"id\":\"bench\",\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" word{i}\"}},\"finish_reason\":null}}]}}\n\n"
         ));
     }
-    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
+    body.push_str(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    );
     body.push_str(&format!(
         "data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":100,\"completion_tokens\":{tokens}}}}}\n\ndata: [DONE]\n\n"
     ));

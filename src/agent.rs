@@ -64,6 +64,11 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
             model: turn.provider.model().to_string(),
             usage: result.usage,
         });
+        if result.finish_reason.as_deref() == Some("length") {
+            (turn.emit)(AgentEvent::Notice(
+                "the answer was cut off: the model reached its output length limit".to_string(),
+            ));
+        }
         let mut message = result.message;
         if message.tool_calls.is_empty() || last_call {
             message.tool_calls.clear();

@@ -391,6 +391,24 @@ fn errors_inside_a_stream_fail_the_run() {
 }
 
 #[test]
+fn a_cut_off_answer_is_pointed_out() {
+    let home = TempDir::new("length");
+    let server = ReplayServer::start(vec![Reply::fixture("openai_finish_length.sse")]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "{\"\n");
+    assert!(
+        stderr(&output)
+            .contains("marvin: the answer was cut off: the model reached its output length limit"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn context_length_errors_say_so() {
     let home = TempDir::new("context");
     let server = ReplayServer::start(vec![Reply::json(
@@ -529,7 +547,12 @@ fn a_closed_pipe_ends_a_single_shot_answer_quietly() {
     let piece = "y".repeat(100);
     let pieces: Vec<&str> = (0..5000).map(|_| piece.as_str()).collect();
     let server = ReplayServer::start(vec![Reply::text(&pieces)]);
-    let mut child = against(&home, &server).arg("say a lot").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = against(&home, &server)
+        .arg("say a lot")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut out = child.stdout.take().unwrap();
     let mut first = [0u8; 8];
     out.read_exact(&mut first).unwrap();
