@@ -10,7 +10,7 @@ release:
 # Unit tests and integration tests that run the built binary against local replay servers.
 test:
 	cargo build --locked --all-targets
-	cargo test --locked --all-targets
+	cargo test --locked --lib --tests
 
 lint:
 	cargo fmt --all -- --check
