@@ -89,7 +89,15 @@ fn read_stdin() -> Result<String, String> {
 
 /// `--non-interactive`: one prompt, the raw answer, `MARVIN_COST` last on stderr whatever happens.
 fn non_interactive(args: &Args, env: &Env) -> ExitCode {
-    let (code, totals) = answer_once(args, env);
+    // Even a bug must not cost the caller its cost line.
+    let answered =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer_once(args, env)));
+    let (code, totals) = answered.unwrap_or_else(|_| {
+        (
+            report("internal error (a bug in Marvin); please report it"),
+            Tally::default(),
+        )
+    });
     eprintln!("{}", totals.cost_line());
     ExitCode::from(code)
 }

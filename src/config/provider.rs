@@ -1,84 +1,12 @@
-//! The only place that reads environment variables: builds the [`Config`] every other module
-//! receives, including which provider to talk to and where its key came from.
+//! Choosing the provider: which service, which model and base URL, and where its key is
+//! (the environment, else `~/.ssh/<NAME>`), plus the proxy to reach it through.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use super::{ConfigError, Env};
 use crate::cli::Args;
-
-/// Every variable Marvin reads, so the help text and the code cannot drift apart.
-pub const VARIABLES: &[&str] = &[
-    "LLM_PROVIDER",
-    "OPENAI_API_KEY",
-    "GEMINI_API_KEY",
-    "GROQ_API_KEY",
-    "OPENAI_COMPAT_API_KEY",
-    "OPENAI_COMPAT_URL",
-    "OPENAI_BASE_URL",
-    "GEMINI_BASE_URL",
-    "GROQ_BASE_URL",
-    "MARVIN_MODEL",
-    "GEMINI_MODEL",
-    "GROQ_MODEL",
-    "OPENAI_COMPAT_MODEL",
-    "MARVIN_CHAT_MODEL",
-    "MARVIN_HOME",
-    "MARVIN_DEPTH",
-    "MARVIN_READONLY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "NO_COLOR",
-];
-
-/// Standard variables read for their usual meaning; the help mentions them in passing.
-const STANDARD: &[&str] = &[
-    "HOME",
-    "XDG_CONFIG_HOME",
-    "TERM",
-    "https_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "no_proxy",
-];
-
-/// A snapshot of the environment. Tests build one from pairs instead of touching the process.
-#[derive(Debug, Clone, Default)]
-pub struct Env {
-    vars: HashMap<String, String>,
-}
-
-impl Env {
-    pub fn from_process() -> Self {
-        Self {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .collect(),
-        }
-    }
-
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Self {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
-    }
-
-    /// A set, non-empty value.
-    fn get(&self, name: &str) -> Option<&str> {
-        debug_assert!(
-            VARIABLES.contains(&name) || STANDARD.contains(&name),
-            "undocumented variable {name}"
-        );
-        self.vars
-            .get(name)
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    }
-}
 
 /// The chat services Marvin knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,111 +131,7 @@ impl fmt::Debug for ProviderSettings {
     }
 }
 
-/// The whole configuration of one run.
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub provider: ProviderSettings,
-    /// MARVIN_HOME; `None` when there is no home directory to put it in.
-    pub home: Option<PathBuf>,
-    pub profile: String,
-    pub working_dir: PathBuf,
-    pub non_interactive: bool,
-    pub coding_mode: bool,
-    pub readonly: bool,
-    pub depth: u32,
-    pub ntfy: Option<String>,
-    pub chat_model: Option<String>,
-    pub max_rounds: usize,
-    /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
-    /// checks that the output is a terminal.
-    pub colour_allowed: bool,
-}
-
-impl Config {
-    /// The directory of the active profile, when there is a MARVIN_HOME.
-    pub fn profile_dir(&self) -> Option<PathBuf> {
-        self.home
-            .as_ref()
-            .map(|home| home.join("profiles").join(&self.profile))
-    }
-}
-
-/// Why no configuration could be built.
-#[derive(Debug, PartialEq)]
-pub enum ConfigError {
-    /// No provider has credentials: the user needs the set-up paragraph.
-    NoProvider,
-    Invalid(String),
-}
-
-pub const SETUP_HELP: &str = "\
-no language model is set up. Give Marvin a key for one provider, e.g.
-    export OPENAI_API_KEY=sk-...       (or GEMINI_API_KEY, GROQ_API_KEY)
-or point it at any OpenAI-compatible server:
-    export OPENAI_COMPAT_URL=http://localhost:8080/v1
-A key may also be kept in a file, e.g. ~/.ssh/GROQ_API_KEY. With several
-set up, choose with --provider or LLM_PROVIDER. See `marvin --help`.";
-
-impl Config {
-    pub fn build(args: &Args, env: &Env, cwd: &Path) -> Result<Config, ConfigError> {
-        let non_interactive = args.non_interactive;
-        let coding_mode = non_interactive;
-        let working_dir = working_dir(args.working_dir.as_deref(), cwd)?;
-        let timeout = Duration::from_secs(if coding_mode { 900 } else { 180 });
-        let provider = provider_settings(args, env, timeout)?;
-        let depth = match env.get("MARVIN_DEPTH") {
-            Some(text) => text.parse().map_err(|_| {
-                ConfigError::Invalid(format!("MARVIN_DEPTH must be a whole number, not {text:?}"))
-            })?,
-            None => 0,
-        };
-        Ok(Config {
-            provider,
-            home: marvin_home(env),
-            profile: "default".to_string(),
-            working_dir,
-            non_interactive,
-            coding_mode,
-            readonly: matches!(env.get("MARVIN_READONLY"), Some("1" | "true" | "yes")),
-            depth,
-            ntfy: args.ntfy.clone(),
-            chat_model: env.get("MARVIN_CHAT_MODEL").map(str::to_string),
-            max_rounds: if non_interactive { 50 } else { 10 },
-            colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
-        })
-    }
-}
-
-fn working_dir(requested: Option<&Path>, cwd: &Path) -> Result<PathBuf, ConfigError> {
-    let Some(dir) = requested else {
-        return Ok(cwd.to_path_buf());
-    };
-    let dir = cwd.join(dir);
-    match std::fs::canonicalize(&dir) {
-        Ok(path) if path.is_dir() => Ok(path),
-        Ok(_) => Err(ConfigError::Invalid(format!(
-            "--working-dir {}: not a directory",
-            dir.display()
-        ))),
-        Err(error) => Err(ConfigError::Invalid(format!(
-            "--working-dir {}: {error}",
-            dir.display()
-        ))),
-    }
-}
-
-fn marvin_home(env: &Env) -> Option<PathBuf> {
-    if let Some(home) = env.get("MARVIN_HOME") {
-        return Some(PathBuf::from(home));
-    }
-    if let Some(config) = env.get("XDG_CONFIG_HOME") {
-        return Some(Path::new(config).join("marvin"));
-    }
-    env.get("HOME")
-        .map(|home| Path::new(home).join(".config").join("marvin"))
-}
-
-fn provider_settings(
+pub(super) fn resolve(
     args: &Args,
     env: &Env,
     timeout: Duration,
@@ -418,6 +242,15 @@ fn proxy_for(base_url: &str, env: &Env) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+
+    fn provider(pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
+        resolve(
+            &Args::default(),
+            &Env::from_pairs(pairs.iter().copied()),
+            Duration::from_secs(1),
+        )
+    }
 
     fn build(args: Args, pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
         Config::build(
@@ -425,10 +258,6 @@ mod tests {
             &Env::from_pairs(pairs.iter().copied()),
             Path::new("/"),
         )
-    }
-
-    fn provider(pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
-        build(Args::default(), pairs).map(|c| c.provider)
     }
 
     #[test]
@@ -525,75 +354,6 @@ mod tests {
     }
 
     #[test]
-    fn modes_set_rounds_and_timeouts() {
-        let env = [("OPENAI_API_KEY", "k")];
-        let repl = build(Args::default(), &env).unwrap();
-        assert_eq!(
-            (
-                repl.max_rounds,
-                repl.coding_mode,
-                repl.provider.timeout.as_secs()
-            ),
-            (10, false, 180)
-        );
-        let batch = build(
-            Args {
-                non_interactive: true,
-                ..Args::default()
-            },
-            &env,
-        )
-        .unwrap();
-        assert_eq!(
-            (
-                batch.max_rounds,
-                batch.coding_mode,
-                batch.provider.timeout.as_secs()
-            ),
-            (50, true, 900)
-        );
-    }
-
-    #[test]
-    fn home_colour_depth_and_readonly() {
-        let c = build(Args::default(), &[("OPENAI_API_KEY", "k"), ("HOME", "/h")]).unwrap();
-        assert_eq!(c.home, Some(PathBuf::from("/h/.config/marvin")));
-        assert!(c.colour_allowed && !c.readonly);
-        let c = build(
-            Args::default(),
-            &[
-                ("OPENAI_API_KEY", "k"),
-                ("XDG_CONFIG_HOME", "/x"),
-                ("NO_COLOR", "1"),
-                ("MARVIN_READONLY", "1"),
-                ("MARVIN_DEPTH", "2"),
-            ],
-        )
-        .unwrap();
-        assert_eq!(c.home, Some(PathBuf::from("/x/marvin")));
-        assert!(!c.colour_allowed && c.readonly);
-        assert_eq!(c.depth, 2);
-        let c = build(
-            Args::default(),
-            &[
-                ("OPENAI_API_KEY", "k"),
-                ("MARVIN_HOME", "/m"),
-                ("TERM", "dumb"),
-            ],
-        )
-        .unwrap();
-        assert_eq!(c.home, Some(PathBuf::from("/m")));
-        assert!(!c.colour_allowed);
-        assert!(matches!(
-            build(
-                Args::default(),
-                &[("OPENAI_API_KEY", "k"), ("MARVIN_DEPTH", "x")]
-            ),
-            Err(ConfigError::Invalid(_))
-        ));
-    }
-
-    #[test]
     fn proxy_skips_loopback_and_no_proxy_hosts() {
         let env = Env::from_pairs([
             ("HTTPS_PROXY", "http://proxy:3128"),
@@ -605,27 +365,6 @@ mod tests {
         );
         assert_eq!(proxy_for("http://127.0.0.1:8080/v1", &env), None);
         assert_eq!(proxy_for("https://api.example.org/v1", &env), None);
-    }
-
-    #[test]
-    fn working_dir_must_be_a_directory() {
-        let args = Args {
-            working_dir: Some("/definitely/not/here".into()),
-            ..Args::default()
-        };
-        assert!(
-            matches!(build(args, &[("OPENAI_API_KEY", "k")]), Err(ConfigError::Invalid(m)) if m.contains("--working-dir"))
-        );
-    }
-
-    #[test]
-    fn help_documents_every_variable() {
-        for var in VARIABLES {
-            assert!(
-                crate::cli::HELP.contains(var),
-                "--help does not mention {var}"
-            );
-        }
     }
 
     #[test]
