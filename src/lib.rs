@@ -10,6 +10,8 @@ pub mod llm;
 pub mod message;
 pub mod prompt;
 pub mod session;
+#[cfg(test)]
+mod test_support;
 pub mod tools;
 pub mod ui;
 pub mod usage;

@@ -523,9 +523,10 @@ fn ctrl_c_keeps_the_partial_answer_and_exits_130() {
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let home = TempDir::new("epipe");
-    let server = ReplayServer::start(vec![Reply::fixture(
-        "openai_text_obfuscation_usage_null.sse",
-    )]);
+    // Far more than a pipe buffer holds, so writes fail once the reader is gone.
+    let piece = "x".repeat(100);
+    let pieces: Vec<&str> = (0..5000).map(|_| piece.as_str()).collect();
+    let server = ReplayServer::start(vec![Reply::text(&pieces)]);
     let mut child = against(&home, &server)
         .args(["--non-interactive", "--prompt", "x"])
         .stdout(Stdio::piped())

@@ -242,21 +242,13 @@ fn proxy_for(base_url: &str, env: &Env) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::test_support::TempDir;
 
     fn provider(pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
         resolve(
             &Args::default(),
             &Env::from_pairs(pairs.iter().copied()),
             Duration::from_secs(1),
-        )
-    }
-
-    fn build(args: Args, pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        Config::build(
-            &args,
-            &Env::from_pairs(pairs.iter().copied()),
-            Path::new("/"),
         )
     }
 
@@ -300,7 +292,11 @@ mod tests {
             model: Some("flag".into()),
             ..Args::default()
         };
-        assert_eq!(build(args, &env).unwrap().provider.model, "flag");
+        let env = Env::from_pairs(env.iter().copied());
+        assert_eq!(
+            resolve(&args, &env, Duration::from_secs(1)).unwrap().model,
+            "flag"
+        );
     }
 
     #[test]
@@ -317,11 +313,10 @@ mod tests {
 
     #[test]
     fn key_file_in_ssh_dir_is_the_fallback() {
-        let home = std::env::temp_dir().join(format!("marvin-config-test-{}", std::process::id()));
-        std::fs::create_dir_all(home.join(".ssh")).unwrap();
-        std::fs::write(home.join(".ssh/GROQ_API_KEY"), "  from-file\n").unwrap();
-        let p = provider(&[("HOME", home.to_str().unwrap())]).unwrap();
-        std::fs::remove_dir_all(&home).unwrap();
+        let home = TempDir::new("ssh-key");
+        std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+        std::fs::write(home.path().join(".ssh/GROQ_API_KEY"), "  from-file\n").unwrap();
+        let p = provider(&[("HOME", home.path().to_str().unwrap())]).unwrap();
         assert_eq!(p.kind, ProviderKind::Groq);
         assert_eq!(p.api_key.as_deref(), Some("from-file"));
         assert_eq!(p.key_hint, "~/.ssh/GROQ_API_KEY");

@@ -142,34 +142,25 @@ fn thousands(n: usize) -> String {
 mod tests {
     use super::*;
     use crate::cancel::CancelToken;
-    use std::path::PathBuf;
+    use crate::test_support::TempDir;
 
-    struct Dir(PathBuf);
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn workspace(name: &str) -> (Dir, ToolContext) {
-        let dir = std::env::temp_dir().join(format!("marvin-files-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+    fn workspace(name: &str) -> (TempDir, ToolContext) {
+        let ws = TempDir::new(name);
+        let dir = ws.path();
         fs::create_dir_all(dir.join("src")).unwrap();
         fs::write(dir.join("src/lib.rs"), "one\ntwo\nthree\n").unwrap();
         let big: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
         fs::write(dir.join("big.txt"), big).unwrap();
         fs::write(dir.join("empty.txt"), "").unwrap();
         fs::write(dir.join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
-        let dir = fs::canonicalize(dir).unwrap();
         let ctx = ToolContext {
-            working_dir: dir.clone(),
+            working_dir: dir.to_path_buf(),
             coding_mode: true,
             readonly: false,
             non_interactive: true,
             cancel: CancelToken::new(),
         };
-        (Dir(dir), ctx)
+        (ws, ctx)
     }
 
     fn read(
@@ -263,7 +254,7 @@ mod tests {
         }
         let error = read(&ctx, "nope.txt", None, None).unwrap_err();
         assert!(
-            error.contains(&format!("Working dir: {}", dir.0.display())),
+            error.contains(&format!("Working dir: {}", dir.path().display())),
             "{error}"
         );
     }

@@ -122,29 +122,22 @@ pub fn listing(dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::TempDir;
 
-    struct Dir(PathBuf);
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn workspace(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("marvin-paths-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+    fn workspace(name: &str) -> TempDir {
+        let ws = TempDir::new(name);
+        let dir = ws.path();
         fs::create_dir_all(dir.join("src")).unwrap();
         fs::create_dir_all(dir.join(".tickets")).unwrap();
         fs::write(dir.join("src/main.rs"), "fn main() {}").unwrap();
         fs::write(dir.join("README.md"), "hi").unwrap();
-        Dir(fs::canonicalize(&dir).unwrap())
+        ws
     }
 
     #[test]
     fn resolution_cases() {
         let ws = workspace("cases");
-        let root = &ws.0;
+        let root = ws.path();
         let ok: &[(&str, &str)] = &[
             ("src/main.rs", "src/main.rs"),
             ("./src/../README.md", "README.md"),
@@ -176,9 +169,9 @@ mod tests {
     #[test]
     fn errors_show_the_working_dir_and_its_listing() {
         let ws = workspace("listing");
-        let error = resolve(&ws.0, "/etc").unwrap_err();
+        let error = resolve(ws.path(), "/etc").unwrap_err();
         assert!(
-            error.contains(&format!("Working dir: {}", ws.0.display())),
+            error.contains(&format!("Working dir: {}", ws.path().display())),
             "{error}"
         );
         assert!(error.contains("  README.md\n  src/"), "{error}");
@@ -188,23 +181,27 @@ mod tests {
     fn symlinks_out_of_the_working_dir_are_refused() {
         let ws = workspace("symlink");
         let outside = workspace("symlink-target");
-        std::os::unix::fs::symlink(&outside.0, ws.0.join("link")).unwrap();
-        std::os::unix::fs::symlink(ws.0.join(".tickets"), ws.0.join("tix")).unwrap();
-        std::os::unix::fs::symlink(ws.0.join("src"), ws.0.join("code")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), ws.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(ws.path().join(".tickets"), ws.path().join("tix")).unwrap();
+        std::os::unix::fs::symlink(ws.path().join("src"), ws.path().join("code")).unwrap();
         assert!(
-            resolve(&ws.0, "link/README.md")
+            resolve(ws.path(), "link/README.md")
                 .unwrap_err()
                 .contains("through a symlink")
         );
         assert!(
-            resolve(&ws.0, "link/new-file")
+            resolve(ws.path(), "link/new-file")
                 .unwrap_err()
                 .contains("through a symlink")
         );
-        assert!(resolve(&ws.0, "tix/a").unwrap_err().contains(".tickets"));
+        assert!(
+            resolve(ws.path(), "tix/a")
+                .unwrap_err()
+                .contains(".tickets")
+        );
         assert_eq!(
-            resolve(&ws.0, "code/main.rs").unwrap(),
-            ws.0.join("src/main.rs")
+            resolve(ws.path(), "code/main.rs").unwrap(),
+            ws.path().join("src/main.rs")
         );
     }
 }

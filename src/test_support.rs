@@ -1,0 +1,29 @@
+//! Helpers for unit tests: a temporary directory removed when dropped.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A fresh, canonical directory named after `tag`, unique within the test run.
+    pub fn new(tag: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let path =
+            std::env::temp_dir().join(format!("marvin-unit-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("creating a temporary directory");
+        Self(std::fs::canonicalize(path).expect("canonical temporary directory"))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
