@@ -337,3 +337,31 @@ fn cancel_interrupts_a_silent_stream() {
     );
     assert_eq!(result.unwrap().message.text(), "again");
 }
+
+#[test]
+fn a_server_gone_silent_times_out_with_the_partial_text_streamed() {
+    let server = common::StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"}}]}\n\n",
+    );
+    let mut short = settings(server.url());
+    short.timeout = Duration::from_secs(1);
+    let provider = OpenAiCompat::new(short);
+    let messages = [Message::user("hi")];
+    let mut streamed = String::new();
+    let err = provider
+        .chat(
+            &ChatRequest {
+                messages: &messages,
+                tools: &[],
+            },
+            &mut |t| streamed.push_str(t),
+            &CancelToken::new(),
+        )
+        .unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Timeout, "{}", err.message);
+    assert_eq!(
+        err.message,
+        "openai-compat did not finish answering within 1s"
+    );
+    assert_eq!(streamed, "Hal");
+}

@@ -17,6 +17,8 @@ use crate::config::ProviderSettings;
 
 /// Error bodies longer than this are cut: they are for a person to read.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
+/// Reaching the service must not take longer than this, whatever the request timeout.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A non-streamed completion larger than this is not a chat answer.
 const MAX_JSON_BODY: u64 = 32 * 1024 * 1024;
 
@@ -181,6 +183,13 @@ impl OpenAiCompat {
     fn transport_error(&self, error: ureq::Error) -> LlmError {
         let base = &self.settings.base_url;
         match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => LlmError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "cannot connect to {base}: no answer within {}s; check the URL and your network",
+                    CONNECT_TIMEOUT.as_secs()
+                ),
+            ),
             ureq::Error::Timeout(_) => self.timeout_error(),
             ureq::Error::Io(io) => self.read_error(io),
             ureq::Error::HostNotFound => LlmError::new(
@@ -199,6 +208,20 @@ impl OpenAiCompat {
     }
 
     fn read_error(&self, error: io::Error) -> LlmError {
+        // ureq reports its own failures while the body is read (timeouts above all) as an
+        // io::Error wrapping a ureq::Error.
+        if error
+            .get_ref()
+            .is_some_and(|inner| inner.is::<ureq::Error>())
+        {
+            if let Some(Ok(inner)) = error
+                .into_inner()
+                .map(|inner| inner.downcast::<ureq::Error>())
+            {
+                return self.transport_error(*inner);
+            }
+            return LlmError::new(ErrorKind::Network, "the connection failed");
+        }
         let base = &self.settings.base_url;
         match error.kind() {
             io::ErrorKind::TimedOut => self.timeout_error(),
@@ -268,7 +291,7 @@ fn build_agent(settings: &ProviderSettings) -> ureq::Agent {
         .http_status_as_error(false)
         .proxy(proxy)
         .user_agent(concat!("marvin/", env!("CARGO_PKG_VERSION")))
-        .timeout_connect(Some(Duration::from_secs(30)))
+        .timeout_connect(Some(CONNECT_TIMEOUT))
         .timeout_global(Some(settings.timeout))
         .build()
         .new_agent()
