@@ -1,6 +1,5 @@
 //! Picks the mode from the arguments and the terminal, and maps how it ended to an exit code.
 
-use std::cell::Cell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +11,7 @@ use crate::llm::openai::OpenAiCompat;
 use crate::session::{Session, TurnEnd};
 use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
-use crate::ui::signal::{self, Watch};
+use crate::ui::signal;
 use crate::ui::terminal::TerminalView;
 use crate::ui::{repl, stdin};
 use crate::usage::Tally;
@@ -39,7 +38,8 @@ pub fn run(args: Args) -> ExitCode {
                 );
             };
             let mut view = TerminalView::new(config.colour_allowed);
-            let end = repl::ask(&mut session, &mut view, question);
+            let mut editor = repl::new_editor().ok();
+            let end = repl::ask(&mut session, &mut view, question, editor.as_mut());
             return exit_code(&end, &view);
         }
         return match repl::run(&config, &mut session, first) {
@@ -71,7 +71,7 @@ fn single_shot(config: &Config, session: &mut Session, question: Option<&str>) -
         }
     };
     let mut view = TerminalView::new(config.colour_allowed);
-    let end = repl::ask(session, &mut view, &prompt);
+    let end = repl::ask(session, &mut view, &prompt, None);
     exit_code(&end, &view)
 }
 
@@ -125,17 +125,8 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
     };
     let mut session = new_session(&config);
     let mut view = BatchView::new(args.json);
-    let mut watch = Watch::new();
-    let broken = Cell::new(false);
-    let report = session.submit(
-        &prompt,
-        &mut |event| {
-            view.on_event(event);
-            broken.set(view.is_broken());
-        },
-        &mut || watch.fired() || broken.get(),
-    );
-    let code = if broken.get() {
+    let report = session.submit(&prompt, &mut view);
+    let code = if view.is_broken() {
         0
     } else {
         view.finish(&report)

@@ -1,9 +1,8 @@
 //! One conversation: its messages and totals, and `submit`, which runs a turn on a worker
 //! thread while the calling (main) thread renders its events and watches for Ctrl+C.
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::agent::{AgentEvent, Turn, run_turn};
@@ -12,7 +11,7 @@ use crate::config::Config;
 use crate::llm::{ErrorKind, LlmError, Provider};
 use crate::message::Message;
 use crate::prompt::{PromptFacts, system_prompt};
-use crate::tools::{Registry, ToolContext};
+use crate::tools::{Confirm, Registry, ToolContext, ToolSettings, Workspace};
 use crate::usage::Tally;
 
 /// How long a cancelled turn may take to wind down before the session stops waiting for it.
@@ -36,8 +35,19 @@ pub struct TurnReport {
     pub elapsed: Duration,
 }
 
+/// What the person at the terminal sees and answers during a turn. Called on the thread that
+/// called `submit`, which owns the terminal.
+pub trait TurnUi {
+    fn event(&mut self, event: &AgentEvent);
+    /// Polled while the turn runs: true cancels it (Ctrl+C, or nobody reads the output).
+    fn interrupted(&mut self) -> bool;
+    /// A yes/no question from a tool. Without an answer, the answer is no.
+    fn confirm(&mut self, question: &str) -> bool;
+}
+
 enum WorkerMessage {
     Event(AgentEvent),
+    Confirm(String, SyncSender<bool>),
     Done(Result<Message, LlmError>, Vec<Message>),
 }
 
@@ -46,7 +56,8 @@ pub struct Session {
     registry: Arc<Registry>,
     messages: Vec<Message>,
     totals: Tally,
-    working_dir: PathBuf,
+    workspace: Arc<Workspace>,
+    settings: Arc<ToolSettings>,
     coding_mode: bool,
     readonly: bool,
     non_interactive: bool,
@@ -60,7 +71,11 @@ impl Session {
             registry,
             messages: vec![Message::system(String::new())],
             totals: Tally::default(),
-            working_dir: config.working_dir.clone(),
+            workspace: Arc::new(Workspace::new(config.working_dir.clone())),
+            settings: Arc::new(ToolSettings {
+                search_path: config.search_path.clone(),
+                notes_home: config.notes_home.clone(),
+            }),
             coding_mode: config.coding_mode,
             readonly: config.readonly,
             non_interactive: config.non_interactive,
@@ -85,38 +100,48 @@ impl Session {
         &self.messages
     }
 
-    fn tool_context(&self, cancel: CancelToken) -> ToolContext {
+    /// The context of this turn's tools. In interactive mode, `confirm` carries questions to
+    /// the main thread over `sender` and waits for the answer (no while cancelled).
+    fn tool_context(
+        &self,
+        cancel: CancelToken,
+        sender: &mpsc::Sender<WorkerMessage>,
+    ) -> ToolContext {
+        let confirm: Option<Confirm> = (!self.non_interactive).then(|| {
+            let sender = sender.clone();
+            let cancel = cancel.clone();
+            Arc::new(move |question: &str| ask_main_thread(&sender, &cancel, question)) as Confirm
+        });
         ToolContext {
-            working_dir: self.working_dir.clone(),
+            workspace: Arc::clone(&self.workspace),
+            settings: Arc::clone(&self.settings),
             coding_mode: self.coding_mode,
             readonly: self.readonly,
             non_interactive: self.non_interactive,
             cancel,
+            confirm,
         }
     }
 
     /// Runs one turn for `text`. Events reach `on_event` on this thread, in order. When
     /// `interrupted` turns true the turn is cancelled; partial text is kept, marked `[Cancelled]`.
-    pub fn submit(
-        &mut self,
-        text: &str,
-        on_event: &mut dyn FnMut(&AgentEvent),
-        interrupted: &mut dyn FnMut() -> bool,
-    ) -> TurnReport {
+    pub fn submit(&mut self, text: &str, ui: &mut dyn TurnUi) -> TurnReport {
         let started = Instant::now();
         let cancel = CancelToken::new();
-        let ctx = self.tool_context(cancel.clone());
+        let (sender, receiver) = mpsc::channel();
+        let ctx = self.tool_context(cancel.clone(), &sender);
         let names = self.registry.names(&ctx);
+        let working_dir = ctx.working_dir();
         self.messages[0] = Message::system(system_prompt(&PromptFacts {
             coding_mode: self.coding_mode,
             non_interactive: self.non_interactive,
             readonly: self.readonly,
-            working_dir: &self.working_dir,
+            working_dir: &working_dir,
             tool_names: &names,
             now: SystemTime::now(),
         }));
         self.messages.push(Message::user(text));
-        let receiver = self.spawn_worker(ctx);
+        self.spawn_worker(ctx, sender);
 
         let mut tally = Tally::default();
         let mut partial = String::new();
@@ -132,13 +157,16 @@ impl Session {
                         }
                         _ => {}
                     }
-                    on_event(&event);
+                    ui.event(&event);
+                }
+                Ok(WorkerMessage::Confirm(question, reply)) => {
+                    let _ = reply.send(ui.confirm(&question));
                 }
                 Ok(WorkerMessage::Done(result, messages)) => break Some((result, messages)),
                 Err(RecvTimeoutError::Disconnected) => break None,
                 Err(RecvTimeoutError::Timeout) => {}
             }
-            if interrupted() {
+            if ui.interrupted() {
                 match cancelled_at {
                     // A second interrupt while winding down: stop waiting at once.
                     Some(_) => break None,
@@ -161,8 +189,7 @@ impl Session {
         }
     }
 
-    fn spawn_worker(&self, ctx: ToolContext) -> mpsc::Receiver<WorkerMessage> {
-        let (sender, receiver) = mpsc::channel();
+    fn spawn_worker(&self, ctx: ToolContext, sender: mpsc::Sender<WorkerMessage>) {
         let provider = Arc::clone(&self.provider);
         let registry = Arc::clone(&self.registry);
         let mut messages = self.messages.clone();
@@ -187,7 +214,6 @@ impl Session {
             // The receiver sees the sender dropped with the closure: the turn fails below.
             eprintln!("marvin: cannot start a worker thread: {error}");
         }
-        receiver
     }
 
     /// Takes over the worker's conversation and decides how the turn ended.
@@ -222,4 +248,27 @@ impl Session {
             Err(error) => TurnEnd::Failed(error),
         }
     }
+}
+
+/// Sends `question` to the main thread and waits for the answer, giving up when cancelled.
+fn ask_main_thread(
+    sender: &mpsc::Sender<WorkerMessage>,
+    cancel: &CancelToken,
+    question: &str,
+) -> bool {
+    let (reply, answer) = mpsc::sync_channel(1);
+    if sender
+        .send(WorkerMessage::Confirm(question.to_string(), reply))
+        .is_err()
+    {
+        return false;
+    }
+    while !cancel.is_cancelled() {
+        match answer.recv_timeout(POLL) {
+            Ok(yes) => return yes,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return false,
+        }
+    }
+    false
 }

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use common::{ReplayServer, Reply, TempDir};
 use marvin::agent::{AgentEvent, Turn, run_turn};
-use marvin::cancel::CancelToken;
 use marvin::config::{ProviderKind, ProviderSettings};
 use marvin::llm::openai::OpenAiCompat;
 use marvin::message::{Message, Role};
@@ -82,13 +81,7 @@ fn provider(server: &ReplayServer) -> OpenAiCompat {
 }
 
 fn context(dir: &TempDir) -> ToolContext {
-    ToolContext {
-        working_dir: dir.path().to_path_buf(),
-        coding_mode: false,
-        readonly: false,
-        non_interactive: true,
-        cancel: CancelToken::new(),
-    }
+    ToolContext::new(dir.path().to_path_buf())
 }
 
 fn run(

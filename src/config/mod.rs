@@ -37,6 +37,7 @@ pub const VARIABLES: &[&str] = &[
 
 /// Standard variables read for their usual meaning; the help mentions them in passing.
 const STANDARD: &[&str] = &[
+    "PATH",
     "HOME",
     "XDG_CONFIG_HOME",
     "TERM",
@@ -98,6 +99,10 @@ pub struct Config {
     pub ntfy: Option<String>,
     pub chat_model: Option<String>,
     pub max_rounds: usize,
+    /// PATH, where tools look for git, rg and friends.
+    pub search_path: Option<String>,
+    /// `~/Notes`, the notes directory outside coding mode.
+    pub notes_home: Option<PathBuf>,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -153,6 +158,8 @@ impl Config {
             ntfy: args.ntfy.clone(),
             chat_model: env.get("MARVIN_CHAT_MODEL").map(str::to_string),
             max_rounds: if non_interactive { 50 } else { 10 },
+            search_path: env.get("PATH").map(str::to_string),
+            notes_home: env.get("HOME").map(|home| Path::new(home).join("Notes")),
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
         })
     }

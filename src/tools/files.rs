@@ -45,10 +45,10 @@ struct ReadFileArgs {
 }
 
 fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
-    let path = paths::resolve(&ctx.working_dir, &args.path)?;
+    let working_dir = ctx.working_dir();
+    let path = paths::resolve(&working_dir, &args.path)?;
     let shown = args.path.trim();
-    let meta =
-        fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    let meta = fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &working_dir))?;
     if meta.is_dir() {
         return Err(format!(
             "'{shown}' is a directory, not a file. Its contents:\n{}",
@@ -56,8 +56,7 @@ fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
         ));
     }
     let ranged = args.start_line.is_some() || args.end_line.is_some();
-    let bytes =
-        fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &ctx.working_dir))?;
+    let bytes = fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &working_dir))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(format!(
             "'{shown}' looks like a binary file ({} bytes); read_file only reads text.",
@@ -130,7 +129,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -141,7 +140,6 @@ fn thousands(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cancel::CancelToken;
     use crate::test_support::TempDir;
 
     fn workspace(name: &str) -> (TempDir, ToolContext) {
@@ -154,11 +152,8 @@ mod tests {
         fs::write(dir.join("empty.txt"), "").unwrap();
         fs::write(dir.join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
         let ctx = ToolContext {
-            working_dir: dir.to_path_buf(),
             coding_mode: true,
-            readonly: false,
-            non_interactive: true,
-            cancel: CancelToken::new(),
+            ..ToolContext::new(dir.to_path_buf())
         };
         (ws, ctx)
     }

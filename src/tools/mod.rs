@@ -2,20 +2,21 @@
 //! turns every failure (unknown tool, bad JSON, wrong types, handler errors, panics) into a
 //! sentence the model can act on. It never panics and never fails the loop.
 
+pub mod context;
 pub mod files;
 pub mod paths;
+pub mod process;
 pub mod schema;
 pub mod system;
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
-use std::path::PathBuf;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::cancel::CancelToken;
 use crate::message::ToolCall;
+pub use context::{Confirm, ToolContext, ToolSettings, Workspace};
 use schema::Param;
 
 /// When a tool is offered.
@@ -27,16 +28,6 @@ pub enum Category {
     Coding,
     /// In coding mode, and never to a read-only agent.
     Write,
-}
-
-/// Everything a handler may use. Handlers get no globals: two sessions never share state.
-#[derive(Clone)]
-pub struct ToolContext {
-    pub working_dir: PathBuf,
-    pub coding_mode: bool,
-    pub readonly: bool,
-    pub non_interactive: bool,
-    pub cancel: CancelToken,
 }
 
 type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + Send + Sync>;
@@ -368,11 +359,9 @@ mod tests {
 
     fn ctx(coding_mode: bool, readonly: bool) -> ToolContext {
         ToolContext {
-            working_dir: PathBuf::from("/"),
             coding_mode,
             readonly,
-            non_interactive: true,
-            cancel: CancelToken::new(),
+            ..ToolContext::new("/".into())
         }
     }
 

@@ -33,7 +33,10 @@ pub fn tools() -> Vec<ToolDef> {
 struct NoArgs {}
 
 fn get_working_dir(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
-    Ok(format!("Working directory: {}", ctx.working_dir.display()))
+    Ok(format!(
+        "Working directory: {}",
+        ctx.working_dir().display()
+    ))
 }
 
 fn system_info(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
@@ -52,10 +55,11 @@ fn system_info(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
             size(total)
         ));
     }
-    if let Some((free, total)) = disk(&ctx.working_dir) {
+    let working_dir = ctx.working_dir();
+    if let Some((free, total)) = disk(&working_dir) {
         lines.push(format!(
             "Disk ({}): {} free of {}",
-            ctx.working_dir.display(),
+            working_dir.display(),
             size(free),
             size(total)
         ));
@@ -191,15 +195,11 @@ fn duration(seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cancel::CancelToken;
 
     fn ctx() -> ToolContext {
         ToolContext {
-            working_dir: std::env::temp_dir(),
             coding_mode: true,
-            readonly: false,
-            non_interactive: true,
-            cancel: CancelToken::new(),
+            ..ToolContext::new(std::env::temp_dir())
         }
     }
 

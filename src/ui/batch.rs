@@ -4,8 +4,9 @@
 use serde_json::{Value, json};
 
 use super::output::Out;
+use super::signal::Watch;
 use crate::agent::AgentEvent;
-use crate::session::{TurnEnd, TurnReport};
+use crate::session::{TurnEnd, TurnReport, TurnUi};
 
 /// Characters of a tool result shown in a `tool_result` event.
 const PREVIEW_CHARS: usize = 200;
@@ -13,6 +14,22 @@ const PREVIEW_CHARS: usize = 200;
 pub struct BatchView {
     out: Out,
     json: bool,
+    watch: Watch,
+}
+
+impl TurnUi for BatchView {
+    fn event(&mut self, event: &AgentEvent) {
+        self.on_event(event);
+    }
+
+    fn interrupted(&mut self) -> bool {
+        self.watch.fired() || self.out.is_broken()
+    }
+
+    /// Nobody is there to ask: the answer is no.
+    fn confirm(&mut self, _question: &str) -> bool {
+        false
+    }
 }
 
 impl BatchView {
@@ -21,6 +38,7 @@ impl BatchView {
         Self {
             out: Out::stdout(true),
             json,
+            watch: Watch::new(),
         }
     }
 

@@ -1,40 +1,82 @@
 //! The plain REPL: rustyline input with history in the profile directory, answers streamed
 //! by [`TerminalView`], Ctrl+C to clear a line or stop an answer, Ctrl+D or `quit` to leave.
 
-use std::cell::Cell;
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config as EditorConfig, Editor};
 
+use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::terminal::TerminalView;
+use crate::agent::AgentEvent;
 use crate::config::Config;
-use crate::session::{Session, TurnEnd};
+use crate::session::{Session, TurnEnd, TurnUi};
 
 const PROMPT: &str = "› ";
 
-/// Runs one turn and shows it; returns how it ended.
-pub fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnEnd {
-    let mut watch = Watch::new();
-    let broken = Cell::new(false);
-    let report = session.submit(
-        text,
-        &mut |event| {
-            view.on_event(event);
-            broken.set(view.is_broken());
-        },
-        &mut || watch.fired() || broken.get(),
-    );
-    view.finish(&report, session.provider_name(), session.model());
+/// The terminal during a turn: events to the view, Ctrl+C to cancel, questions answered
+/// at a line prompt.
+struct Ui<'a> {
+    view: &'a mut TerminalView,
+    watch: Watch,
+    editor: Option<&'a mut Editor<(), FileHistory>>,
+}
+
+impl TurnUi for Ui<'_> {
+    fn event(&mut self, event: &AgentEvent) {
+        self.view.on_event(event);
+    }
+
+    fn interrupted(&mut self) -> bool {
+        self.watch.fired() || self.view.is_broken()
+    }
+
+    fn confirm(&mut self, question: &str) -> bool {
+        let style = self.view.style();
+        self.view.side_line(&style.yellow(&sanitize(question)));
+        let Some(editor) = self.editor.as_deref_mut() else {
+            self.view
+                .side_line(&style.dim("(no terminal to answer on: declined)"));
+            return false;
+        };
+        let answer = editor.readline("Allow? [y/N] ");
+        // Ctrl+C at the question cancels the whole turn, as it does anywhere else in it.
+        if matches!(answer, Err(ReadlineError::Interrupted)) {
+            // SAFETY: raising SIGINT on ourselves; the installed handler only counts it.
+            unsafe { libc::raise(libc::SIGINT) };
+        }
+        matches!(
+            answer.as_deref().map(str::trim),
+            Ok("y" | "Y" | "yes" | "Yes")
+        )
+    }
+}
+
+/// Runs one turn and shows it; returns how it ended. Questions from tools are asked with
+/// `editor`, or declined when there is none (stdin is not a terminal).
+pub fn ask(
+    session: &mut Session,
+    view: &mut TerminalView,
+    text: &str,
+    editor: Option<&mut Editor<(), FileHistory>>,
+) -> TurnEnd {
+    let mut ui = Ui {
+        view,
+        watch: Watch::new(),
+        editor,
+    };
+    let report = session.submit(text, &mut ui);
+    ui.view
+        .finish(&report, session.provider_name(), session.model());
     report.end
 }
 
 /// The interactive loop. `first` is asked before the first prompt.
 pub fn run(config: &Config, session: &mut Session, first: Option<&str>) -> Result<(), String> {
     let mut view = TerminalView::new(config.colour_allowed);
-    let mut editor = editor()?;
+    let mut editor = new_editor()?;
     let history = history_file(config);
     if let Some(path) = &history {
         // A missing history file is the normal first run.
@@ -47,7 +89,7 @@ pub fn run(config: &Config, session: &mut Session, first: Option<&str>) -> Resul
         session.model()
     )));
     if let Some(question) = first {
-        ask(session, &mut view, question);
+        ask(session, &mut view, question, Some(&mut editor));
     }
     loop {
         let line = match editor.readline(PROMPT) {
@@ -64,12 +106,13 @@ pub fn run(config: &Config, session: &mut Session, first: Option<&str>) -> Resul
         if matches!(text, "quit" | "exit") {
             break;
         }
-        ask(session, &mut view, text);
+        ask(session, &mut view, text, Some(&mut editor));
     }
     Ok(())
 }
 
-fn editor() -> Result<Editor<(), FileHistory>, String> {
+/// The line editor (history is loaded separately, by the REPL).
+pub fn new_editor() -> Result<Editor<(), FileHistory>, String> {
     let config = EditorConfig::builder()
         .max_history_size(1000)
         .map_err(|e| format!("setting up the prompt: {e}"))?

@@ -1,0 +1,278 @@
+//! Running external programs for tools: in their own process group, stdout and stderr in one
+//! capped stream, with a timeout and Ctrl+C that kill the program and everything it started.
+
+use std::io::{self, Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+use crate::cancel::CancelToken;
+
+/// How long a program gets to end after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How often the waiting loop looks at the clock and the cancel token.
+const POLL: Duration = Duration::from_millis(20);
+
+pub struct RunLimits<'a> {
+    pub timeout: Duration,
+    /// Bytes of output kept; the rest is counted and dropped.
+    pub output_cap: usize,
+    pub cancel: &'a CancelToken,
+    /// Written to the program's stdin, which is then closed. `None`: stdin is /dev/null.
+    pub input: Option<Vec<u8>>,
+}
+
+/// How a program ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    Exited(i32),
+    Signalled(i32),
+    TimedOut,
+    Cancelled,
+}
+
+#[derive(Debug)]
+pub struct RunOutput {
+    /// stdout and stderr, interleaved as written, up to the cap (invalid UTF-8 replaced).
+    pub output: String,
+    /// Bytes beyond the cap.
+    pub omitted: u64,
+    pub ending: Ending,
+}
+
+/// Starts `command` in a new process group and waits for it within `limits`. When it ends, or
+/// times out, or is cancelled, the whole group is killed, so nothing it started lives on.
+pub fn run(mut command: Command, limits: RunLimits<'_>) -> io::Result<RunOutput> {
+    let (reader, writer) = io::pipe()?;
+    command
+        .stdin(if limits.input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .process_group(0);
+    let mut child = command.spawn()?;
+    // Drop our copies of the write end (inside `command`), or the reader never sees EOF.
+    drop(command);
+    let group = child.id() as libc::pid_t;
+    if let (Some(input), Some(mut stdin)) = (limits.input, child.stdin.take()) {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let cap = limits.output_cap;
+    let collector = std::thread::spawn(move || collect(reader, cap));
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(child.wait());
+    });
+    let ending = wait(&receiver, group, limits.timeout, limits.cancel)?;
+    // The shell may be gone while programs it started in the background still hold the pipe.
+    kill_group(group, libc::SIGKILL);
+    let (bytes, omitted) = collector.join().unwrap_or_default();
+    Ok(RunOutput {
+        output: String::from_utf8_lossy(&bytes).into_owned(),
+        omitted,
+        ending,
+    })
+}
+
+fn wait(
+    receiver: &mpsc::Receiver<io::Result<ExitStatus>>,
+    group: libc::pid_t,
+    timeout: Duration,
+    cancel: &CancelToken,
+) -> io::Result<Ending> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match receiver.recv_timeout(POLL) {
+            Ok(status) => return Ok(ending_of(status?)),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(io::Error::other("lost the child process"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let stop = if cancel.is_cancelled() {
+            Some(Ending::Cancelled)
+        } else if Instant::now() >= deadline {
+            Some(Ending::TimedOut)
+        } else {
+            None
+        };
+        if let Some(ending) = stop {
+            terminate(receiver, group);
+            return Ok(ending);
+        }
+    }
+}
+
+/// SIGTERM to the group, then SIGKILL if it has not ended within the grace period.
+fn terminate(receiver: &mpsc::Receiver<io::Result<ExitStatus>>, group: libc::pid_t) {
+    kill_group(group, libc::SIGTERM);
+    if receiver.recv_timeout(TERM_GRACE).is_err() {
+        kill_group(group, libc::SIGKILL);
+        let _ = receiver.recv_timeout(TERM_GRACE);
+    }
+}
+
+fn kill_group(group: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals the process group we created; a group that
+    // is already gone just returns ESRCH.
+    unsafe {
+        libc::kill(-group, signal);
+    }
+}
+
+fn ending_of(status: ExitStatus) -> Ending {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Ending::Exited(code),
+        (None, Some(signal)) => Ending::Signalled(signal),
+        (None, None) => Ending::Exited(-1),
+    }
+}
+
+/// Reads until EOF, keeping `cap` bytes and counting the rest.
+fn collect(mut reader: impl Read, cap: usize) -> (Vec<u8>, u64) {
+    let mut kept = Vec::new();
+    let mut omitted = 0u64;
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                let room = cap.saturating_sub(kept.len()).min(n);
+                kept.extend_from_slice(&buffer[..room]);
+                omitted += (n - room) as u64;
+            }
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    (kept, omitted)
+}
+
+/// Where `program` is on PATH, if it is installed.
+pub fn find_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            candidate
+                .metadata()
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(script: &str, timeout: Duration, cancel: &CancelToken) -> RunOutput {
+        let mut command = Command::new("bash");
+        command.arg("-c").arg(script);
+        run(
+            command,
+            RunLimits {
+                timeout,
+                output_cap: 1000,
+                cancel,
+                input: None,
+            },
+        )
+        .unwrap()
+    }
+
+    fn quick(script: &str) -> RunOutput {
+        bash(script, Duration::from_secs(20), &CancelToken::new())
+    }
+
+    #[test]
+    fn output_is_combined_and_the_exit_code_kept() {
+        let out = quick("echo out; echo err >&2; exit 3");
+        assert_eq!(out.output, "out\nerr\n");
+        assert_eq!(out.ending, Ending::Exited(3));
+        assert_eq!(out.omitted, 0);
+    }
+
+    #[test]
+    fn output_past_the_cap_is_counted_not_kept() {
+        let out = quick("head -c 5000 /dev/zero | tr '\\0' x");
+        assert_eq!(out.output.len(), 1000);
+        assert_eq!(out.omitted, 4000);
+    }
+
+    #[test]
+    fn a_timeout_kills_a_program_that_ignores_sigterm() {
+        let out = bash(
+            "trap '' TERM; echo started; sleep 30",
+            Duration::from_millis(300),
+            &CancelToken::new(),
+        );
+        assert_eq!(out.ending, Ending::TimedOut);
+        assert_eq!(out.output, "started\n");
+    }
+
+    #[test]
+    fn background_grandchildren_do_not_outlive_the_command() {
+        let dir = crate::test_support::TempDir::new("grandchild");
+        let pid_file = dir.path().join("pid");
+        let out = quick(&format!(
+            "sleep 60 & echo $! > {}; echo done",
+            pid_file.display()
+        ));
+        assert_eq!(out.output, "done\n");
+        let pid: libc::pid_t = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The grandchild was killed with the group; it may linger briefly as a zombie of init.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid) {
+            assert!(Instant::now() < deadline, "grandchild {pid} still alive");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn is_zombie(pid: libc::pid_t) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.contains(") Z "))
+    }
+
+    #[test]
+    fn cancel_stops_a_running_command() {
+        let cancel = CancelToken::new();
+        let other = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            other.cancel();
+        });
+        let out = bash("echo begun; sleep 30", Duration::from_secs(60), &cancel);
+        assert_eq!(out.ending, Ending::Cancelled);
+        assert_eq!(out.output, "begun\n");
+    }
+
+    #[test]
+    fn input_reaches_stdin() {
+        let mut command = Command::new("cat");
+        command.arg("-");
+        let cancel = CancelToken::new();
+        let limits = RunLimits {
+            timeout: Duration::from_secs(10),
+            output_cap: 100,
+            cancel: &cancel,
+            input: Some(b"hello".to_vec()),
+        };
+        assert_eq!(run(command, limits).unwrap().output, "hello");
+    }
+
+    #[test]
+    fn programs_are_found_on_the_path() {
+        let path = std::env::var_os("PATH");
+        assert!(find_program("sh", path.as_deref()).is_some());
+        assert!(find_program("no-such-program-xyz", path.as_deref()).is_none());
+    }
+}
