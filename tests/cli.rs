@@ -127,7 +127,10 @@ fn non_interactive_streams_raw_text_and_reports_cost_last() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["read_file", "system_info", "get_working_dir"]);
+    assert_eq!(
+        tools,
+        ["read_file", "run_command", "system_info", "get_working_dir"]
+    );
 }
 
 #[test]
@@ -583,4 +586,62 @@ impl ToOwnedCommand for std::process::Command {
         }
         copy
     }
+}
+
+#[test]
+fn ctrl_c_during_a_command_kills_its_whole_process_group() {
+    let home = TempDir::new("sigint-command");
+    let script = r#"{"command": "echo $$ > started; sleep 60 & sleep 60"}"#;
+    let server = ReplayServer::start(vec![Reply::tool_calls(&[("c1", "run_command", script)])]);
+    let child = against(&home, &server)
+        .args(["--non-interactive", "--prompt", "wait a minute"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = home.path().join("started");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !std::fs::read_to_string(&started).is_ok_and(|s| s.ends_with('\n')) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let group: i32 = std::fs::read_to_string(&started)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "  🔧 run_command\n\n[Cancelled]\n");
+    // Killed processes may linger as zombies until reaped; none may still be running.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while running_in_group(group) > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "processes of the command outlived Marvin"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Processes of process group `group` that are not zombies, from /proc.
+fn running_in_group(group: i32) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // Fields after the command name: state, ppid, pgrp, ...
+            let rest = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string()
+        })
+        .count()
 }

@@ -363,6 +363,17 @@ mod tests {
     }
 
     #[test]
+    fn every_key_variable_is_kept_from_commands() {
+        for kind in ProviderKind::ALL {
+            assert!(
+                crate::tools::shell::SECRET_VARIABLES.contains(&kind.key_var()),
+                "{}",
+                kind.key_var()
+            );
+        }
+    }
+
+    #[test]
     fn debug_output_never_shows_the_key() {
         let p = provider(&[("OPENAI_API_KEY", "sk-very-secret")]).unwrap();
         assert!(!format!("{p:?}").contains("sk-very-secret"));

@@ -7,6 +7,7 @@ pub mod files;
 pub mod paths;
 pub mod process;
 pub mod schema;
+pub mod shell;
 pub mod system;
 
 use std::cell::Cell;
@@ -106,7 +107,11 @@ impl Registry {
     /// All built-in tools.
     pub fn builtin() -> Self {
         let mut registry = Self::default();
-        for tool in files::tools().into_iter().chain(system::tools()) {
+        for tool in files::tools()
+            .into_iter()
+            .chain(shell::tools())
+            .chain(system::tools())
+        {
             registry.add(tool);
         }
         registry

@@ -1,0 +1,241 @@
+//! `run_command`: a bash command in the working directory, with a timeout, combined capped
+//! output and the exit code; the command and everything it started end with it.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef};
+
+/// Output kept for the model; the rest is counted in a trailer.
+pub const OUTPUT_CAP: usize = 50 * 1024;
+const DEFAULT_TIMEOUT: u64 = 60;
+const MAX_TIMEOUT: u64 = 3600;
+
+/// Keys Marvin holds are not handed to the commands the model runs.
+pub const SECRET_VARIABLES: &[&str] = &[
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GROQ_API_KEY",
+    "OPENAI_COMPAT_API_KEY",
+];
+
+const PARAMS: &[Param] = &[
+    Param::required(
+        "command",
+        Kind::String,
+        "The bash command to run in the working directory",
+    ),
+    Param::optional(
+        "timeout",
+        Kind::Integer,
+        "Seconds before the command is stopped (default 60, at most 3600)",
+    ),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "run_command",
+        "Run a bash command in the working directory and get its combined stdout and stderr (first 50KB) and exit code. A non-zero exit code is a normal result.",
+        Category::Write,
+        PARAMS,
+        r#"{"command": "cargo test 2>&1 | tail -20", "timeout": 120}"#,
+        run_command,
+    )]
+}
+
+#[derive(Deserialize)]
+struct Args {
+    command: String,
+    timeout: Option<i64>,
+}
+
+fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
+    let command = args.command.trim();
+    if command.is_empty() {
+        return Err("The command is empty. Say which bash command to run, e.g. run_command({\"command\": \"ls -la\"}).".into());
+    }
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT as i64);
+    if timeout < 1 || timeout as u64 > MAX_TIMEOUT {
+        return Err(format!(
+            "timeout must be between 1 and {MAX_TIMEOUT} seconds, not {timeout}."
+        ));
+    }
+    if let Some(confirm) = &ctx.confirm {
+        if !confirm(&format!("run_command wants to run: {command}")) {
+            return Err("The user declined to run this command. Ask what they would like instead, or take another approach.".into());
+        }
+    }
+    let bash = ctx.find_program("bash").ok_or(
+        "bash is not installed, so commands cannot run. Install it with: sudo apt install bash",
+    )?;
+    let mut child = Command::new(bash);
+    child
+        .arg("-c")
+        .arg(command)
+        .current_dir(ctx.working_dir())
+        .env_remove("GIT_DIR");
+    for secret in SECRET_VARIABLES {
+        child.env_remove(secret);
+    }
+    let limits = RunLimits {
+        timeout: Duration::from_secs(timeout as u64),
+        output_cap: OUTPUT_CAP,
+        cancel: &ctx.cancel,
+        input: None,
+    };
+    let run = process::run(child, limits).map_err(|e| format!("Could not start bash: {e}."))?;
+    let mut text = if run.output.is_empty() {
+        "(no output)".to_string()
+    } else {
+        run.output
+    };
+    if run.omitted > 0 {
+        text.push_str(&format!(
+            "\n[Output truncated — {} bytes omitted]",
+            run.omitted
+        ));
+    }
+    match run.ending {
+        Ending::Exited(code) => Ok(format!("{text}\n[exit code: {code}]")),
+        Ending::Signalled(signal) => Ok(format!("{text}\n[killed by signal {signal}]")),
+        Ending::TimedOut => Err(format!(
+            "Command timed out after {timeout}s. Consider increasing timeout or breaking into smaller steps. Output before it was stopped:\n{text}"
+        )),
+        Ending::Cancelled => Err("The command was cancelled by the user (Ctrl+C).".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn ctx(dir: &TempDir) -> ToolContext {
+        let mut ctx = ToolContext {
+            coding_mode: true,
+            ..ToolContext::new(dir.path().to_path_buf())
+        };
+        ctx.settings = Arc::new(crate::tools::ToolSettings {
+            search_path: std::env::var("PATH").ok(),
+            notes_home: None,
+        });
+        ctx
+    }
+
+    fn run(ctx: &ToolContext, command: &str, timeout: Option<i64>) -> Result<String, String> {
+        run_command(
+            Args {
+                command: command.into(),
+                timeout,
+            },
+            ctx,
+        )
+    }
+
+    #[test]
+    fn runs_in_the_working_dir_and_reports_the_exit_code() {
+        let dir = TempDir::new("shell-basic");
+        let ctx = ctx(&dir);
+        assert_eq!(
+            run(&ctx, "pwd", None).unwrap(),
+            format!("{}\n\n[exit code: 0]", dir.path().display())
+        );
+        assert_eq!(
+            run(&ctx, "echo oops >&2; exit 4", None).unwrap(),
+            "oops\n\n[exit code: 4]"
+        );
+        assert_eq!(
+            run(&ctx, "true", None).unwrap(),
+            "(no output)\n[exit code: 0]"
+        );
+    }
+
+    #[test]
+    fn ten_megabytes_of_output_are_cut_with_a_trailer() {
+        let dir = TempDir::new("shell-big");
+        let out = run(&ctx(&dir), "head -c 10485760 /dev/zero | tr '\\0' a", None).unwrap();
+        assert!(out.starts_with(&"a".repeat(100)));
+        assert!(
+            out.ends_with(&format!(
+                "\n[Output truncated — {} bytes omitted]\n[exit code: 0]",
+                10_485_760 - OUTPUT_CAP
+            )),
+            "{}",
+            &out[out.len() - 100..]
+        );
+    }
+
+    #[test]
+    fn timeouts_and_bad_arguments_are_actionable() {
+        let dir = TempDir::new("shell-timeout");
+        let ctx = ctx(&dir);
+        let err = run(&ctx, "echo first; sleep 20", Some(1)).unwrap_err();
+        assert!(
+            err.starts_with("Command timed out after 1s. Consider increasing timeout"),
+            "{err}"
+        );
+        assert!(err.ends_with("stopped:\nfirst\n"), "{err}");
+        assert!(
+            run(&ctx, "  ", None)
+                .unwrap_err()
+                .contains("The command is empty")
+        );
+        assert!(
+            run(&ctx, "ls", Some(0))
+                .unwrap_err()
+                .contains("between 1 and 3600")
+        );
+    }
+
+    #[test]
+    fn keys_and_git_dir_do_not_reach_the_command() {
+        let dir = TempDir::new("shell-env");
+        let ctx = ctx(&dir);
+        // The test process may not have these set; the command sees them unset either way.
+        let out = run(
+            &ctx,
+            "echo \"[${OPENAI_API_KEY-unset}] [${GIT_DIR-unset}]\"",
+            None,
+        )
+        .unwrap();
+        assert!(out.starts_with("[unset] [unset]"), "{out}");
+    }
+
+    #[test]
+    fn interactive_mode_asks_first_and_respects_no() {
+        let dir = TempDir::new("shell-confirm");
+        let asked = Arc::new(AtomicUsize::new(0));
+        let mut ctx = ctx(&dir);
+        let counter = asked.clone();
+        ctx.confirm = Some(Arc::new(move |question: &str| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(question, "run_command wants to run: touch made-it");
+            false
+        }));
+        let err = run(&ctx, "touch made-it", None).unwrap_err();
+        assert!(err.contains("The user declined"), "{err}");
+        assert_eq!(asked.load(Ordering::SeqCst), 1);
+        assert!(!dir.path().join("made-it").exists());
+        ctx.confirm = Some(Arc::new(|_: &str| true));
+        run(&ctx, "touch made-it", None).unwrap();
+        assert!(dir.path().join("made-it").exists());
+    }
+
+    #[test]
+    fn missing_bash_says_how_to_install_it() {
+        let dir = TempDir::new("shell-nobash");
+        let mut ctx = ctx(&dir);
+        ctx.settings = Arc::new(crate::tools::ToolSettings::default());
+        assert!(
+            run(&ctx, "ls", None)
+                .unwrap_err()
+                .contains("sudo apt install bash")
+        );
+    }
+}
