@@ -129,7 +129,15 @@ fn non_interactive_streams_raw_text_and_reports_cost_last() {
         .collect();
     assert_eq!(
         tools,
-        ["read_file", "run_command", "system_info", "get_working_dir"]
+        [
+            "read_file",
+            "create_file",
+            "append_file",
+            "apply_patch",
+            "run_command",
+            "system_info",
+            "get_working_dir"
+        ]
     );
 }
 

@@ -1,4 +1,5 @@
-//! Reading files in the working directory: `read_file`, with its 10 KB guard and line ranges.
+//! The file tools of coding mode: `read_file` (with its 10 KB guard and line ranges),
+//! `create_file`, `append_file` and `apply_patch` (also in the Codex patch format).
 
 use std::fs;
 use std::io::ErrorKind;
@@ -7,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::schema::{Kind, Param};
-use super::{Category, ToolContext, ToolDef, paths};
+use super::{Category, ToolContext, ToolDef, codex_patch, edit, paths};
 
 /// Files larger than this are read only by line range.
 const WHOLE_FILE_LIMIT: u64 = 10 * 1024;
@@ -26,15 +27,97 @@ const READ_FILE_PARAMS: &[Param] = &[
     Param::optional("end_line", Kind::Integer, "Last line to read (inclusive)"),
 ];
 
+const CREATE_PARAMS: &[Param] = &[
+    Param::required(
+        "path",
+        Kind::String,
+        "Path of the new file, relative to the working directory",
+    ),
+    Param::required("content", Kind::String, "The whole content of the file"),
+];
+
+const APPEND_PARAMS: &[Param] = &[
+    Param::required(
+        "path",
+        Kind::String,
+        "Path of an existing file, relative to the working directory",
+    ),
+    Param::required(
+        "content",
+        Kind::String,
+        "Text to add at the end of the file",
+    ),
+];
+
+const PATCH_PARAMS: &[Param] = &[
+    Param::required(
+        "path",
+        Kind::String,
+        "Path of the file to change, relative to the working directory",
+    ),
+    Param::required(
+        "old_str",
+        Kind::String,
+        "Exact text to replace; it must occur exactly once in the file",
+    ),
+    Param::required("new_str", Kind::String, "The text to put in its place"),
+];
+
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        "read_file",
-        "Read a text file in the working directory. Files over 10KB must be read in sections with start_line/end_line.",
-        Category::Coding,
-        READ_FILE_PARAMS,
-        r#"{"path": "src/main.rs", "start_line": 1, "end_line": 100}"#,
-        read_file,
-    )]
+    vec![
+        ToolDef::new(
+            "read_file",
+            "Read a text file in the working directory. Files over 10KB must be read in sections with start_line/end_line.",
+            Category::Coding,
+            READ_FILE_PARAMS,
+            r#"{"path": "src/main.rs", "start_line": 1, "end_line": 100}"#,
+            read_file,
+        ),
+        ToolDef::new(
+            "create_file",
+            "Create a new file (never overwrites; use apply_patch to change a file). For a large file, create it with the first part and add the rest with append_file.",
+            Category::Write,
+            CREATE_PARAMS,
+            r#"{"path": "src/util.rs", "content": "pub fn helper() {}\n"}"#,
+            |args: WriteArgs, ctx| edit::create(&ctx.working_dir(), &args.path, &args.content),
+        ),
+        ToolDef::new(
+            "append_file",
+            "Add text to the end of an existing file, e.g. the next section of a large file.",
+            Category::Write,
+            APPEND_PARAMS,
+            r#"{"path": "docs/guide.md", "content": "The next section.\n"}"#,
+            |args: WriteArgs, ctx| edit::append(&ctx.working_dir(), &args.path, &args.content),
+        ),
+        ToolDef::new(
+            "apply_patch",
+            "Change a file by replacing old_str, which must occur exactly once, with new_str. Include enough surrounding lines to make old_str unique.",
+            Category::Write,
+            PATCH_PARAMS,
+            r#"{"path": "src/main.rs", "old_str": "let x = 1;", "new_str": "let x = 2;"}"#,
+            |args: PatchArgs, ctx| edit::patch(&ctx.working_dir(), &args.path, &args.old_str, &args.new_str),
+        )
+        .with_raw(codex_patch_call),
+    ]
+}
+
+#[derive(Deserialize)]
+struct WriteArgs {
+    path: String,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct PatchArgs {
+    path: String,
+    old_str: String,
+    new_str: String,
+}
+
+/// An apply_patch call whose arguments hold a Codex `*** Begin Patch` patch.
+fn codex_patch_call(raw: &str, ctx: &ToolContext) -> Option<Result<String, String>> {
+    let patch = codex_patch::extract(raw)?;
+    Some(codex_patch::parse(&patch).and_then(|ops| codex_patch::apply(&ctx.working_dir(), &ops)))
 }
 
 #[derive(Deserialize)]
@@ -259,5 +342,38 @@ mod tests {
         assert_eq!(thousands(7), "7");
         assert_eq!(thousands(15232), "15,232");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn apply_patch_takes_codex_patches_raw_or_wrapped_in_json() {
+        use crate::message::ToolCall;
+        let (dir, ctx) = workspace("codex-call");
+        let registry = crate::tools::Registry::builtin();
+        let patch =
+            "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n one\n-two\n+TWO\n*** End Patch";
+        let raw = registry.execute(&ToolCall::new("1", "apply_patch", patch), &ctx);
+        assert_eq!(
+            raw.content,
+            "Applied the patch: updated src/lib.rs (1 changes)."
+        );
+        let wrapped = serde_json::json!({"input": patch.replace("two", "TWO").replace("TWO\n*** End", "2\n*** End")}).to_string();
+        let json = registry.execute(&ToolCall::new("2", "apply_patch", &wrapped), &ctx);
+        assert!(!json.is_error, "{}", json.content);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+            "one\n2\nthree\n"
+        );
+        let plain = registry.execute(
+            &ToolCall::new(
+                "3",
+                "apply_patch",
+                r#"{"path":"src/lib.rs","old_str":"2","new_str":"two"}"#,
+            ),
+            &ctx,
+        );
+        assert_eq!(
+            plain.content,
+            "Patched 'src/lib.rs': lines 2–2 replaced (1 lines → 1 lines)."
+        );
     }
 }

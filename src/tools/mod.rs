@@ -2,8 +2,11 @@
 //! turns every failure (unknown tool, bad JSON, wrong types, handler errors, panics) into a
 //! sentence the model can act on. It never panics and never fails the loop.
 
+pub mod codex_patch;
 pub mod context;
+pub mod edit;
 pub mod files;
+pub mod fsafe;
 pub mod paths;
 pub mod process;
 pub mod schema;
@@ -33,6 +36,10 @@ pub enum Category {
 
 type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + Send + Sync>;
 
+/// Looks at the raw argument text before it is parsed as JSON; `Some` handles the call (the
+/// Codex patch format arrives as plain text, not JSON).
+pub type RawHandler = fn(&str, &ToolContext) -> Option<Result<String, String>>;
+
 /// One tool: what the model sees and the code that runs.
 pub struct ToolDef {
     pub name: &'static str,
@@ -42,6 +49,7 @@ pub struct ToolDef {
     /// Arguments of a typical call, shown in error messages as a usage example.
     pub example: &'static str,
     handler: Handler,
+    raw: Option<RawHandler>,
 }
 
 impl ToolDef {
@@ -66,7 +74,14 @@ impl ToolDef {
             params,
             example,
             handler: Box::new(wrapped),
+            raw: None,
         }
+    }
+
+    /// Adds a hook that sees the raw arguments first.
+    pub fn with_raw(mut self, raw: RawHandler) -> Self {
+        self.raw = Some(raw);
+        self
     }
 
     fn usage(&self) -> String {
@@ -161,6 +176,15 @@ impl Registry {
         let Some(tool) = self.find(name).filter(|t| t.offered(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));
         };
+        if let Some(raw) = tool.raw {
+            match run_guarded(|| raw(&call.function.arguments, ctx)) {
+                Ok(None) => {}
+                Ok(Some(result)) => return outcome(result),
+                Err(panic) => {
+                    return ToolOutcome::error(format!("Error executing '{name}': {panic}"));
+                }
+            }
+        }
         let args = match parse_arguments(tool, &call.function.arguments) {
             Ok(args) => args,
             Err(message) => return ToolOutcome::error(message),
@@ -169,12 +193,8 @@ impl Registry {
             Ok(args) => Value::Object(args),
             Err(problems) => return ToolOutcome::error(invalid(tool, &problems)),
         };
-        match run_guarded(tool, args, ctx) {
-            Ok(Ok(content)) => ToolOutcome {
-                content,
-                is_error: false,
-            },
-            Ok(Err(message)) => ToolOutcome::error(format!("Error: {message}")),
+        match run_guarded(|| (tool.handler)(args, ctx)) {
+            Ok(result) => outcome(result),
             Err(panic) => ToolOutcome::error(format!("Error executing '{name}': {panic}")),
         }
     }
@@ -218,13 +238,20 @@ pub fn install_panic_hook() {
     }));
 }
 
-fn run_guarded(
-    tool: &ToolDef,
-    args: Value,
-    ctx: &ToolContext,
-) -> Result<Result<String, String>, String> {
+fn outcome(result: Result<String, String>) -> ToolOutcome {
+    match result {
+        Ok(content) => ToolOutcome {
+            content,
+            is_error: false,
+        },
+        Err(message) => ToolOutcome::error(format!("Error: {message}")),
+    }
+}
+
+/// Runs tool code, turning a panic into its message.
+fn run_guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
     IN_TOOL.with(|flag| flag.set(true));
-    let result = panic::catch_unwind(AssertUnwindSafe(|| (tool.handler)(args, ctx)));
+    let result = panic::catch_unwind(AssertUnwindSafe(work));
     IN_TOOL.with(|flag| flag.set(false));
     result.map_err(|payload| {
         payload
@@ -296,7 +323,8 @@ fn did_you_mean<'a>(name: &str, offered: &[&'a str]) -> Option<&'a str> {
         .map(|(_, o)| o)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance, for "did you mean" and nearest-line hints.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

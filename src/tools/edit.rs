@@ -1,0 +1,380 @@
+//! Creating, appending to and patching text files inside a root directory (the working dir,
+//! or the notes dir), through [`fsafe`] so symlinks cannot redirect a write.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::Path;
+
+use super::fsafe::Dir;
+use super::paths;
+
+/// A file inside a root: its directory, opened safely, and its name.
+pub struct Target {
+    pub dir: Dir,
+    pub name: OsString,
+    /// The path as the model wrote it, for messages.
+    pub shown: String,
+}
+
+impl Target {
+    /// Resolves `input` inside `root`; with `create_dirs`, missing parent directories are made.
+    pub fn new(root: &Path, input: &str, create_dirs: bool) -> Result<Target, String> {
+        let resolved = paths::resolve(root, input)?;
+        let shown = input.trim().to_string();
+        let canonical_root = std::fs::canonicalize(root)
+            .map_err(|e| format!("Cannot open the working directory {}: {e}.", root.display()))?;
+        let relative = resolved
+            .strip_prefix(&canonical_root)
+            .map_err(|_| format!("'{shown}' is not inside {}.", root.display()))?;
+        let (Some(parent), Some(name)) = (relative.parent(), relative.file_name()) else {
+            return Err(format!(
+                "'{shown}' names the working directory itself; give a file path inside it."
+            ));
+        };
+        let dir = Dir::open(&canonical_root, parent, create_dirs)
+            .map_err(|e| io_error(&e, &shown, "open the directory of"))?;
+        Ok(Target {
+            dir,
+            name: name.to_os_string(),
+            shown,
+        })
+    }
+
+    /// The file's text and permissions; errors say what to do.
+    pub fn read_text(&self) -> Result<(String, u32), String> {
+        let (bytes, mode) = self
+            .dir
+            .read(&self.name)
+            .map_err(|e| io_error(&e, &self.shown, "read"))?;
+        if bytes.iter().take(8192).any(|b| *b == 0) {
+            return Err(format!(
+                "'{}' looks like a binary file; only text files can be edited.",
+                self.shown
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!(
+                "'{}' is not UTF-8 text; it cannot be edited as text.",
+                self.shown
+            )
+        })?;
+        Ok((text, mode))
+    }
+
+    pub fn write(&self, text: &str, mode: Option<u32>, replace: bool) -> Result<(), String> {
+        self.dir
+            .write_atomic(&self.name, text.as_bytes(), mode, replace)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => already_exists(&self.shown),
+                _ => io_error(&e, &self.shown, "write"),
+            })
+    }
+}
+
+fn already_exists(shown: &str) -> String {
+    format!("File already exists: '{shown}'. Use apply_patch to modify existing files.")
+}
+
+pub fn io_error(error: &io::Error, shown: &str, action: &str) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => {
+            format!("File not found: '{shown}'. Check the path with tree or read_file.")
+        }
+        io::ErrorKind::PermissionDenied => {
+            format!("Cannot {action} '{shown}': {error}. Check file permissions.")
+        }
+        io::ErrorKind::StorageFull => {
+            format!("Cannot {action} '{shown}': the disk is full. Nothing was changed.")
+        }
+        _ => format!("Cannot {action} '{shown}': {error}."),
+    }
+}
+
+fn line_count(text: &str) -> usize {
+    text.lines().count()
+}
+
+/// `create_file`: a new file; never overwrites.
+pub fn create(root: &Path, path: &str, content: &str) -> Result<String, String> {
+    let target = Target::new(root, path, true)?;
+    if target
+        .dir
+        .mode_of(&target.name)
+        .map_err(|e| io_error(&e, &target.shown, "check"))?
+        .is_some()
+    {
+        return Err(already_exists(&target.shown));
+    }
+    target.write(content, None, false)?;
+    Ok(format!(
+        "Created '{}' ({} lines).",
+        target.shown,
+        line_count(content)
+    ))
+}
+
+/// `append_file`: adds `content` at the end, starting on a new line.
+pub fn append(root: &Path, path: &str, content: &str) -> Result<String, String> {
+    let target = Target::new(root, path, false)?;
+    let (mut text, mode) = target.read_text().map_err(|e| {
+        if e.starts_with("File not found") {
+            format!(
+                "File '{}' does not exist. Create it with create_file first, then append the rest.",
+                target.shown
+            )
+        } else {
+            e
+        }
+    })?;
+    if !text.is_empty() && !text.ends_with('\n') && !content.starts_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(content);
+    target.write(&text, Some(mode), true)?;
+    Ok(format!(
+        "Appended {} lines to '{}' (now {} lines).",
+        line_count(content),
+        target.shown,
+        line_count(&text)
+    ))
+}
+
+/// `apply_patch`: replaces the one occurrence of `old` with `new`.
+pub fn patch(root: &Path, path: &str, old: &str, new: &str) -> Result<String, String> {
+    let target = Target::new(root, path, false)?;
+    let (text, mode) = target.read_text()?;
+    let (patched, summary) = replace_once(&text, old, new, &target.shown)?;
+    target.write(&patched, Some(mode), true)?;
+    Ok(format!("Patched '{}': {summary}.", target.shown))
+}
+
+/// The text with `old` replaced by `new`, when `old` occurs exactly once; a file with CRLF
+/// line endings also matches an `old` written with LF.
+pub fn replace_once(
+    text: &str,
+    old: &str,
+    new: &str,
+    shown: &str,
+) -> Result<(String, String), String> {
+    if old.is_empty() {
+        return Err("old_str is empty. To add text at the end use append_file; otherwise include the lines around the change in old_str.".into());
+    }
+    if old == new {
+        return Err("old_str and new_str are the same: there is nothing to change.".into());
+    }
+    let (old, new) = if !text.contains(old) && text.contains("\r\n") && !old.contains('\r') {
+        (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
+    } else {
+        (old.to_string(), new.to_string())
+    };
+    let starts: Vec<usize> = text.match_indices(old.as_str()).map(|(at, _)| at).collect();
+    match starts.as_slice() {
+        [] => Err(format!(
+            "old_str not found in '{shown}'. The file may have changed: re-read it with read_file.{}",
+            nearest(text, &old)
+        )),
+        [at] => {
+            let first = text[..*at].matches('\n').count() + 1;
+            let last = first + old.matches('\n').count() - usize::from(old.ends_with('\n'));
+            let patched = format!("{}{new}{}", &text[..*at], &text[at + old.len()..]);
+            let summary = format!(
+                "lines {first}–{last} replaced ({} lines → {} lines)",
+                line_count(&old),
+                line_count(&new)
+            );
+            Ok((patched, summary))
+        }
+        many => {
+            let lines: Vec<String> = many
+                .iter()
+                .map(|at| (text[..*at].matches('\n').count() + 1).to_string())
+                .collect();
+            Err(format!(
+                "old_str matches {} places in '{shown}' (lines {}). Include more surrounding lines so that it matches exactly one.",
+                many.len(),
+                lines.join(", ")
+            ))
+        }
+    }
+}
+
+/// A hint for an `old_str` that was not found: the lines most like its first line.
+fn nearest(text: &str, old: &str) -> String {
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    let mut hint = String::new();
+    if squash(text).contains(&squash(old)) {
+        hint.push_str(
+            " It would match if whitespace were ignored: check indentation and line breaks.",
+        );
+    }
+    let Some(first) = old.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return hint;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let best = lines
+        .iter()
+        .enumerate()
+        .take(50_000)
+        .filter(|(_, line)| line.len() < 400)
+        .map(|(i, line)| (super::edit_distance(line.trim(), first), i))
+        .min();
+    let Some((distance, at)) = best else {
+        return hint;
+    };
+    if distance > first.len().max(8) / 2 {
+        return hint;
+    }
+    let from = at.saturating_sub(2);
+    let to = (at + old.lines().count() + 2).min(lines.len());
+    let shown: Vec<String> = (from..to)
+        .map(|i| format!("  {:>5} | {}", i + 1, lines[i]))
+        .collect();
+    format!(
+        "{hint}\nNearest match (lines {}–{to}):\n{}",
+        from + 1,
+        shown.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+
+    #[test]
+    fn create_refuses_to_overwrite_and_makes_directories() {
+        let root = TempDir::new("edit-create");
+        assert_eq!(
+            create(root.path(), "src/new/mod.rs", "a\nb\n").unwrap(),
+            "Created 'src/new/mod.rs' (2 lines)."
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("src/new/mod.rs")).unwrap(),
+            "a\nb\n"
+        );
+        let err = create(root.path(), "src/new/mod.rs", "other").unwrap_err();
+        assert_eq!(
+            err,
+            "File already exists: 'src/new/mod.rs'. Use apply_patch to modify existing files."
+        );
+    }
+
+    #[test]
+    fn append_starts_on_a_new_line_and_needs_the_file() {
+        let root = TempDir::new("edit-append");
+        std::fs::write(root.path().join("doc.md"), "# Title").unwrap();
+        assert_eq!(
+            append(root.path(), "doc.md", "more\n").unwrap(),
+            "Appended 1 lines to 'doc.md' (now 2 lines)."
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("doc.md")).unwrap(),
+            "# Title\nmore\n"
+        );
+        assert!(
+            append(root.path(), "nope.md", "x")
+                .unwrap_err()
+                .contains("Create it with create_file first")
+        );
+    }
+
+    #[test]
+    fn replace_once_cases() {
+        let text = "fn a() {\n    one();\n}\nfn b() {\n    one();\n}\n";
+        let (patched, summary) =
+            replace_once(text, "fn a() {\n    one();", "fn a() {\n    two();", "f.rs").unwrap();
+        assert_eq!(patched, text.replacen("one", "two", 1));
+        assert_eq!(summary, "lines 1–2 replaced (2 lines → 2 lines)");
+        let err = replace_once(text, "    one();", "x", "f.rs").unwrap_err();
+        assert_eq!(
+            err,
+            "old_str matches 2 places in 'f.rs' (lines 2, 5). Include more surrounding lines so that it matches exactly one."
+        );
+        assert!(
+            replace_once(text, "", "x", "f.rs")
+                .unwrap_err()
+                .starts_with("old_str is empty")
+        );
+        assert!(
+            replace_once(text, "a", "a", "f.rs")
+                .unwrap_err()
+                .contains("the same")
+        );
+    }
+
+    #[test]
+    fn not_found_shows_the_nearest_lines_and_whitespace_hints() {
+        let text = "alpha\nbeta\n    let total = compute(x);\ngamma\ndelta\n";
+        let err = replace_once(text, "let total = compute(y);", "z", "m.rs").unwrap_err();
+        assert!(
+            err.starts_with("old_str not found in 'm.rs'. The file may have changed"),
+            "{err}"
+        );
+        assert!(err.contains("Nearest match (lines 1–5):\n      1 | alpha\n      2 | beta\n      3 |     let total = compute(x);"), "{err}");
+        let err = replace_once(text, "let   total = compute(x);\ngamma", "z", "m.rs").unwrap_err();
+        assert!(
+            err.contains("would match if whitespace were ignored"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn crlf_files_match_lf_old_str() {
+        let (patched, _) = replace_once("a\r\nb\r\nc\r\n", "a\nb", "a\nB", "w.txt").unwrap();
+        assert_eq!(patched, "a\r\nB\r\nc\r\n");
+    }
+
+    #[test]
+    fn patch_keeps_permissions_and_refuses_binary_and_non_utf8() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = TempDir::new("edit-patch");
+        let script = root.path().join("run.sh");
+        std::fs::write(&script, "echo old\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(
+            patch(root.path(), "run.sh", "old", "new").unwrap(),
+            "Patched 'run.sh': lines 1–1 replaced (1 lines → 1 lines)."
+        );
+        assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo new\n");
+        assert_eq!(
+            std::fs::metadata(&script).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        std::fs::write(root.path().join("bin"), [0u8, 159, 146, 150]).unwrap();
+        assert!(
+            patch(root.path(), "bin", "a", "b")
+                .unwrap_err()
+                .contains("binary")
+        );
+        std::fs::write(root.path().join("latin1.txt"), [b'c', b'a', b'f', 0xe9]).unwrap();
+        assert!(
+            patch(root.path(), "latin1.txt", "caf", "x")
+                .unwrap_err()
+                .contains("not UTF-8")
+        );
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed() {
+        let root = TempDir::new("edit-swap");
+        let outside = TempDir::new("edit-swap-outside");
+        std::fs::create_dir(root.path().join("sub")).unwrap();
+        // The path checks out as a plain directory, then is replaced by a symlink before the write.
+        let target = Target::new(root.path(), "sub/file.txt", false).unwrap();
+        std::fs::rename(root.path().join("sub"), root.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("sub")).unwrap();
+        target.write("x", None, false).unwrap();
+        // The write went to the directory that was checked, wherever it is now.
+        assert!(!outside.path().join("file.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("moved/file.txt")).unwrap(),
+            "x"
+        );
+        // A fresh attempt sees the symlink and refuses.
+        assert!(
+            create(root.path(), "sub/other.txt", "x")
+                .unwrap_err()
+                .contains("symlink")
+        );
+    }
+}
