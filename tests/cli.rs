@@ -127,18 +127,16 @@ fn non_interactive_streams_raw_text_and_reports_cost_last() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        tools,
-        [
-            "read_file",
-            "create_file",
-            "append_file",
-            "apply_patch",
-            "run_command",
-            "system_info",
-            "get_working_dir"
-        ]
-    );
+    // Non-interactive mode is coding mode: the coding and write tools are offered.
+    for tool in [
+        "read_file",
+        "apply_patch",
+        "run_command",
+        "git_commit",
+        "system_info",
+    ] {
+        assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
+    }
 }
 
 #[test]
@@ -652,4 +650,97 @@ fn running_in_group(group: i32) -> usize {
             fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string()
         })
         .count()
+}
+
+/// Runs `git args` in `dir` for test set-up.
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_model_edits_tests_and_commits_through_the_tools() {
+    let home = TempDir::new("e2e-home");
+    let project = TempDir::new("e2e-project");
+    let decoy = TempDir::new("e2e-decoy");
+    let dir = project.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Test"]);
+    git(dir, &["config", "user.email", "test@example.org"]);
+    std::fs::write(dir.join("add.sh"), "echo $(( $1 - $2 ))\n").unwrap();
+    std::fs::write(
+        dir.join("test.sh"),
+        "[ \"$(sh add.sh 2 3)\" = 5 ] && echo PASS || { echo FAIL; exit 1; }\n",
+    )
+    .unwrap();
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "start"]);
+    git(decoy.path(), &["init", "-q"]);
+
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "c1",
+            "apply_patch",
+            r#"{"path":"add.sh","old_str":"$1 - $2","new_str":"$1 + $2"}"#,
+        )]),
+        Reply::tool_calls(&[("c2", "run_command", r#"{"command":"sh test.sh"}"#)]),
+        Reply::tool_calls(&[(
+            "c3",
+            "git_commit",
+            r#"{"message":"Fix addition","files":["add.sh"]}"#,
+        )]),
+        Reply::text(&["Fixed, tested and committed."]),
+    ]);
+    let output = against(&home, &server)
+        .env("GIT_DIR", decoy.path().join(".git"))
+        .args([
+            "--non-interactive",
+            "--prompt",
+            "fix add.sh",
+            "--working-dir",
+        ])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "  🔧 apply_patch\n  🔧 run_command\n  🔧 git_commit\nFixed, tested and committed.\n"
+    );
+    let result = |request: usize| {
+        let messages = server.requests()[request].body["messages"].clone();
+        messages.as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        result(1),
+        "Patched 'add.sh': lines 1–1 replaced (1 lines → 1 lines)."
+    );
+    assert_eq!(result(2), "PASS\n\n[exit code: 0]");
+    assert!(result(3).contains("Fix addition"), "{}", result(3));
+    assert_eq!(git(dir, &["log", "--format=%s"]), "Fix addition\nstart\n");
+    assert_eq!(git(dir, &["status", "--porcelain"]), "");
+    // The decoy repository named by GIT_DIR was never touched.
+    assert!(
+        std::process::Command::new("git")
+            .args(["log"])
+            .current_dir(decoy.path())
+            .env_remove("GIT_DIR")
+            .output()
+            .unwrap()
+            .stdout
+            .is_empty()
+    );
 }

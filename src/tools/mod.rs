@@ -7,6 +7,7 @@ pub mod context;
 pub mod edit;
 pub mod files;
 pub mod fsafe;
+pub mod git;
 pub mod paths;
 pub mod process;
 pub mod schema;
@@ -122,11 +123,13 @@ impl Registry {
     /// All built-in tools.
     pub fn builtin() -> Self {
         let mut registry = Self::default();
-        for tool in files::tools()
-            .into_iter()
-            .chain(shell::tools())
-            .chain(system::tools())
-        {
+        let families = [
+            files::tools(),
+            shell::tools(),
+            git::tools(),
+            system::tools(),
+        ];
+        for tool in families.into_iter().flatten() {
             registry.add(tool);
         }
         registry

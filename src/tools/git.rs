@@ -1,0 +1,472 @@
+//! The git tools: status, diff, log, commit, checkout, blame and branch, run in the working
+//! directory with GIT_DIR removed, no pager, and never a prompt.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::shell::OUTPUT_CAP;
+use super::{Category, ToolContext, ToolDef, paths};
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+const DIFF_PARAMS: &[Param] = &[
+    Param::optional(
+        "path",
+        Kind::String,
+        "Limit the diff to this file or directory",
+    ),
+    Param::optional(
+        "staged",
+        Kind::Boolean,
+        "Show staged changes instead of unstaged ones",
+    ),
+];
+const LOG_PARAMS: &[Param] = &[
+    Param::optional(
+        "count",
+        Kind::Integer,
+        "How many commits (default 10, at most 200)",
+    ),
+    Param::optional("path", Kind::String, "Only commits touching this path"),
+];
+const COMMIT_PARAMS: &[Param] = &[
+    Param::required("message", Kind::String, "The commit message"),
+    Param::optional(
+        "files",
+        Kind::StringList,
+        "Files to commit; all changes when omitted",
+    ),
+];
+const CHECKOUT_PARAMS: &[Param] = &[
+    Param::required("target", Kind::String, "Branch, tag or commit to switch to"),
+    Param::optional("create", Kind::Boolean, "Create the branch first"),
+];
+const BLAME_PARAMS: &[Param] = &[
+    Param::required("path", Kind::String, "File to blame"),
+    Param::optional("start_line", Kind::Integer, "First line"),
+    Param::optional("end_line", Kind::Integer, "Last line"),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "git_status",
+            "Show the branch and changed files (git status).",
+            Category::Coding,
+            &[],
+            "{}",
+            status,
+        ),
+        ToolDef::new(
+            "git_diff",
+            "Show changes (git diff), optionally staged or for one path.",
+            Category::Coding,
+            DIFF_PARAMS,
+            r#"{"path": "src/main.rs", "staged": false}"#,
+            diff,
+        ),
+        ToolDef::new(
+            "git_log",
+            "Show recent commits (hash, date, author, subject).",
+            Category::Coding,
+            LOG_PARAMS,
+            r#"{"count": 10}"#,
+            log,
+        ),
+        ToolDef::new(
+            "git_commit",
+            "Stage files (all changes when none are given) and commit them with a message.",
+            Category::Write,
+            COMMIT_PARAMS,
+            r#"{"message": "Fix the parser", "files": ["src/parser.rs"]}"#,
+            commit,
+        ),
+        ToolDef::new(
+            "git_checkout",
+            "Switch to a branch, tag or commit; with create, make a new branch.",
+            Category::Write,
+            CHECKOUT_PARAMS,
+            r#"{"target": "feature/x", "create": true}"#,
+            checkout,
+        ),
+        ToolDef::new(
+            "git_blame",
+            "Show who last changed each line of a file.",
+            Category::Coding,
+            BLAME_PARAMS,
+            r#"{"path": "src/main.rs", "start_line": 1, "end_line": 40}"#,
+            blame,
+        ),
+        ToolDef::new(
+            "git_branch",
+            "List local and remote branches.",
+            Category::Coding,
+            &[],
+            "{}",
+            branch,
+        ),
+    ]
+}
+
+/// Runs `git args...` in the working directory; a failure is an error for the model.
+fn git(ctx: &ToolContext, args: &[&str]) -> Result<String, String> {
+    let program = ctx
+        .find_program("git")
+        .ok_or("git is not installed. Install it with: sudo apt install git")?;
+    let mut command = Command::new(program);
+    command
+        .args([
+            "--no-pager",
+            "-c",
+            "color.ui=false",
+            "-c",
+            "core.quotepath=false",
+        ])
+        .args(args)
+        .current_dir(ctx.working_dir())
+        .env_remove("GIT_DIR")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_EDITOR", "true");
+    let limits = RunLimits {
+        timeout: TIMEOUT,
+        output_cap: OUTPUT_CAP,
+        cancel: &ctx.cancel,
+        input: None,
+    };
+    let run = process::run(command, limits).map_err(|e| format!("Could not run git: {e}."))?;
+    let mut output = run.output.trim_end().to_string();
+    if run.omitted > 0 {
+        output.push_str(&format!(
+            "\n[Output truncated — {} bytes omitted]",
+            run.omitted
+        ));
+    }
+    match run.ending {
+        Ending::Exited(0) => Ok(if output.is_empty() {
+            "(no output)".to_string()
+        } else {
+            output
+        }),
+        Ending::Exited(_) if output.contains("not a git repository") => Err(format!(
+            "{output}\nThe working directory is not inside a git repository; run `git init` with run_command to start one."
+        )),
+        Ending::Exited(_) if output.contains("Please tell me who you are") => Err(format!(
+            "{output}\nGit has no author identity here: ask the user for their name and email, or commit with run_command and `git -c user.name=... -c user.email=... commit`."
+        )),
+        Ending::Exited(code) => Err(format!(
+            "git {} failed (exit code {code}):\n{output}",
+            args.first().unwrap_or(&"")
+        )),
+        Ending::Signalled(signal) => Err(format!("git was killed by signal {signal}.")),
+        Ending::TimedOut => Err(format!("git did not finish within {}s.", TIMEOUT.as_secs())),
+        Ending::Cancelled => Err("git was cancelled by the user (Ctrl+C).".into()),
+    }
+}
+
+/// A path argument, checked like the file tools check theirs, as git should see it.
+fn checked_path(ctx: &ToolContext, path: &str) -> Result<String, String> {
+    paths::resolve(&ctx.working_dir(), path)?;
+    Ok(path.trim().to_string())
+}
+
+#[derive(Deserialize)]
+struct NoArgs {}
+
+fn status(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    git(ctx, &["status", "--short", "--branch"])
+}
+
+fn branch(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    git(ctx, &["branch", "--all", "-vv"])
+}
+
+#[derive(Deserialize)]
+struct DiffArgs {
+    path: Option<String>,
+    staged: Option<bool>,
+}
+
+fn diff(args: DiffArgs, ctx: &ToolContext) -> Result<String, String> {
+    let mut argv = vec!["diff".to_string()];
+    if args.staged == Some(true) {
+        argv.push("--staged".into());
+    }
+    if let Some(path) = &args.path {
+        argv.extend(["--".into(), checked_path(ctx, path)?]);
+    }
+    let output = git(ctx, &argv.iter().map(String::as_str).collect::<Vec<_>>())?;
+    Ok(if output == "(no output)" {
+        "No changes.".to_string()
+    } else {
+        output
+    })
+}
+
+#[derive(Deserialize)]
+struct LogArgs {
+    count: Option<i64>,
+    path: Option<String>,
+}
+
+fn log(args: LogArgs, ctx: &ToolContext) -> Result<String, String> {
+    let count = args.count.unwrap_or(10);
+    if !(1..=200).contains(&count) {
+        return Err(format!("count must be between 1 and 200, not {count}."));
+    }
+    let mut argv = vec![
+        "log".to_string(),
+        format!("-n{count}"),
+        "--date=short".into(),
+        "--pretty=format:%h %ad %an: %s".into(),
+    ];
+    if let Some(path) = &args.path {
+        argv.extend(["--".into(), checked_path(ctx, path)?]);
+    }
+    git(ctx, &argv.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[derive(Deserialize)]
+struct CommitArgs {
+    message: String,
+    files: Option<Vec<String>>,
+}
+
+fn commit(args: CommitArgs, ctx: &ToolContext) -> Result<String, String> {
+    if args.message.trim().is_empty() {
+        return Err("The commit message is empty: say what the commit changes and why.".into());
+    }
+    match &args.files {
+        Some(files) if !files.is_empty() => {
+            let mut argv = vec!["add".to_string(), "--".into()];
+            for file in files {
+                argv.push(checked_path(ctx, file)?);
+            }
+            git(ctx, &argv.iter().map(String::as_str).collect::<Vec<_>>())?;
+        }
+        _ => {
+            git(ctx, &["add", "--all"])?;
+        }
+    }
+    git(ctx, &["commit", "--no-verify", "-m", args.message.trim()])
+}
+
+#[derive(Deserialize)]
+struct CheckoutArgs {
+    target: String,
+    create: Option<bool>,
+}
+
+fn checkout(args: CheckoutArgs, ctx: &ToolContext) -> Result<String, String> {
+    let target = args.target.trim();
+    if target.is_empty() || target.starts_with('-') {
+        return Err(format!("'{target}' is not a branch, tag or commit name."));
+    }
+    let result = if args.create == Some(true) {
+        git(ctx, &["checkout", "-b", target])
+    } else {
+        git(ctx, &["checkout", target])
+    }?;
+    Ok(result)
+}
+
+#[derive(Deserialize)]
+struct BlameArgs {
+    path: String,
+    start_line: Option<i64>,
+    end_line: Option<i64>,
+}
+
+fn blame(args: BlameArgs, ctx: &ToolContext) -> Result<String, String> {
+    let path = checked_path(ctx, &args.path)?;
+    let mut argv = vec!["blame".to_string(), "--date=short".into()];
+    match (args.start_line, args.end_line) {
+        (None, None) => {}
+        (start, end) => {
+            let start = start.unwrap_or(1);
+            if start < 1 || end.is_some_and(|e| e < start) {
+                return Err("Use 1 ≤ start_line ≤ end_line.".into());
+            }
+            argv.push(match end {
+                Some(end) => format!("-L{start},{end}"),
+                None => format!("-L{start},"),
+            });
+        }
+    }
+    argv.extend(["--".into(), path]);
+    git(ctx, &argv.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+    use std::sync::Arc;
+
+    fn repo(tag: &str) -> (TempDir, ToolContext) {
+        let dir = TempDir::new(tag);
+        let ctx = ToolContext {
+            coding_mode: true,
+            settings: Arc::new(crate::tools::ToolSettings {
+                search_path: std::env::var("PATH").ok(),
+                notes_home: None,
+            }),
+            ..ToolContext::new(dir.path().to_path_buf())
+        };
+        for args in [
+            &["init", "-q", "-b", "main"][..],
+            &["config", "user.name", "Test"],
+            &["config", "user.email", "t@example.org"],
+        ] {
+            git(&ctx, args).unwrap();
+        }
+        (dir, ctx)
+    }
+
+    #[test]
+    fn status_diff_commit_log_and_blame_work_on_a_real_repo() {
+        let (dir, ctx) = repo("git-flow");
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        assert!(status(NoArgs {}, &ctx).unwrap().contains("?? a.txt"));
+        let committed = commit(
+            CommitArgs {
+                message: "Add a".into(),
+                files: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(committed.contains("Add a"), "{committed}");
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let changes = diff(
+            DiffArgs {
+                path: Some("a.txt".into()),
+                staged: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(changes.contains("+two"), "{changes}");
+        assert_eq!(
+            diff(
+                DiffArgs {
+                    path: None,
+                    staged: Some(true)
+                },
+                &ctx
+            )
+            .unwrap(),
+            "No changes."
+        );
+        commit(
+            CommitArgs {
+                message: "Add two".into(),
+                files: Some(vec!["a.txt".into()]),
+            },
+            &ctx,
+        )
+        .unwrap();
+        let history = log(
+            LogArgs {
+                count: Some(5),
+                path: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        let subjects: Vec<&str> = history
+            .lines()
+            .map(|l| l.rsplit(": ").next().unwrap())
+            .collect();
+        assert_eq!(subjects, ["Add two", "Add a"]);
+        let blamed = blame(
+            BlameArgs {
+                path: "a.txt".into(),
+                start_line: Some(2),
+                end_line: Some(2),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(
+            blamed.contains("Test") && blamed.contains("two") && !blamed.contains("one"),
+            "{blamed}"
+        );
+    }
+
+    #[test]
+    fn checkout_and_branch() {
+        let (dir, ctx) = repo("git-branch");
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        commit(
+            CommitArgs {
+                message: "init".into(),
+                files: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        checkout(
+            CheckoutArgs {
+                target: "feature".into(),
+                create: Some(true),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(branch(NoArgs {}, &ctx).unwrap().contains("* feature"));
+        assert!(
+            checkout(
+                CheckoutArgs {
+                    target: "--force".into(),
+                    create: None
+                },
+                &ctx
+            )
+            .unwrap_err()
+            .contains("not a branch")
+        );
+        let err = checkout(
+            CheckoutArgs {
+                target: "no-such".into(),
+                create: None,
+            },
+            &ctx,
+        )
+        .unwrap_err();
+        assert!(err.starts_with("git checkout failed"), "{err}");
+    }
+
+    #[test]
+    fn outside_a_repository_and_without_git_the_errors_say_what_to_do() {
+        let dir = TempDir::new("git-none");
+        let mut ctx = ToolContext::new(dir.path().to_path_buf());
+        ctx.settings = Arc::new(crate::tools::ToolSettings {
+            search_path: std::env::var("PATH").ok(),
+            notes_home: None,
+        });
+        let err = status(NoArgs {}, &ctx).unwrap_err();
+        assert!(err.contains("run `git init`"), "{err}");
+        ctx.settings = Arc::new(crate::tools::ToolSettings::default());
+        assert!(
+            status(NoArgs {}, &ctx)
+                .unwrap_err()
+                .contains("sudo apt install git")
+        );
+        let (_, repo_ctx) = repo("git-paths");
+        assert!(
+            diff(
+                DiffArgs {
+                    path: Some("../etc".into()),
+                    staged: None
+                },
+                &repo_ctx
+            )
+            .unwrap_err()
+            .contains("escapes")
+        );
+    }
+}
