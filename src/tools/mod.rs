@@ -8,9 +8,11 @@ pub mod edit;
 pub mod files;
 pub mod fsafe;
 pub mod git;
+pub mod ignore;
 pub mod paths;
 pub mod process;
 pub mod schema;
+pub mod search;
 pub mod shell;
 pub mod system;
 

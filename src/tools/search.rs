@@ -1,0 +1,472 @@
+//! Finding things in the working directory: `code_grep` (ripgrep when installed, else a
+//! built-in search that honours .gitignore too) and `tree` (with depth and entry caps).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::ignore::{self, Visit, glob_match};
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::shell::OUTPUT_CAP;
+use super::{Category, ToolContext, ToolDef, paths};
+
+const DEFAULT_MATCHES: i64 = 100;
+const MAX_MATCHES: i64 = 1000;
+/// Lines longer than this are cut in results.
+const MAX_LINE: usize = 300;
+/// Files larger than this are skipped by the built-in search.
+const MAX_FILE: u64 = 5 * 1024 * 1024;
+const TREE_ENTRIES: usize = 300;
+
+const GREP_PARAMS: &[Param] = &[
+    Param::required(
+        "pattern",
+        Kind::String,
+        "What to search for: a regular expression with ripgrep, plain text without it",
+    ),
+    Param::optional(
+        "path",
+        Kind::String,
+        "File or directory to search (default: the working directory)",
+    ),
+    Param::optional(
+        "file_glob",
+        Kind::String,
+        "Only files whose name matches, e.g. *.rs",
+    ),
+    Param::optional("ignore_case", Kind::Boolean, "Match regardless of case"),
+    Param::optional(
+        "max_results",
+        Kind::Integer,
+        "Most matching lines to return (default 100, at most 1000)",
+    ),
+];
+
+const TREE_PARAMS: &[Param] = &[
+    Param::optional(
+        "path",
+        Kind::String,
+        "Directory to list (default: the working directory)",
+    ),
+    Param::optional(
+        "depth",
+        Kind::Integer,
+        "How many levels deep (default 3, at most 10)",
+    ),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "code_grep",
+            "Search file contents in the working directory, skipping files .gitignore excludes. Returns path:line:text.",
+            Category::Coding,
+            GREP_PARAMS,
+            r#"{"pattern": "fn main", "file_glob": "*.rs", "max_results": 50}"#,
+            code_grep,
+        ),
+        ToolDef::new(
+            "tree",
+            "List the files and directories of the working directory as a tree, skipping what .gitignore excludes.",
+            Category::Coding,
+            TREE_PARAMS,
+            r#"{"path": "src", "depth": 2}"#,
+            tree,
+        ),
+    ]
+}
+
+#[derive(Deserialize)]
+struct GrepArgs {
+    pattern: String,
+    path: Option<String>,
+    file_glob: Option<String>,
+    ignore_case: Option<bool>,
+    max_results: Option<i64>,
+}
+
+fn code_grep(args: GrepArgs, ctx: &ToolContext) -> Result<String, String> {
+    if args.pattern.is_empty() {
+        return Err("The pattern is empty: say what text to search for.".into());
+    }
+    let limit = args.max_results.unwrap_or(DEFAULT_MATCHES);
+    if !(1..=MAX_MATCHES).contains(&limit) {
+        return Err(format!(
+            "max_results must be between 1 and {MAX_MATCHES}, not {limit}."
+        ));
+    }
+    let working_dir = ctx.working_dir();
+    let scope = match &args.path {
+        Some(path) => {
+            paths::resolve(&working_dir, path)?;
+            path.trim().to_string()
+        }
+        None => ".".to_string(),
+    };
+    let (lines, note) = match ctx.find_program("rg") {
+        Some(rg) => (ripgrep(ctx, &rg, &args, &scope)?, ""),
+        None => (
+            builtin(&working_dir, &args, &scope),
+            "\n(plain-text search: install ripgrep for regular expressions: sudo apt install ripgrep)",
+        ),
+    };
+    if lines.is_empty() {
+        return Ok(format!(
+            "No matches for '{}' in {scope}.{note}",
+            args.pattern
+        ));
+    }
+    let total = lines.len();
+    let mut text: String = lines
+        .into_iter()
+        .take(limit as usize)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if total > limit as usize {
+        let _ = write!(
+            text,
+            "\n[{} more matching lines not shown: narrow the search with path or file_glob]",
+            total - limit as usize
+        );
+    }
+    text.push_str(note);
+    Ok(text)
+}
+
+fn ripgrep(
+    ctx: &ToolContext,
+    rg: &Path,
+    args: &GrepArgs,
+    scope: &str,
+) -> Result<Vec<String>, String> {
+    let mut command = Command::new(rg);
+    command
+        .args([
+            "--line-number",
+            "--no-heading",
+            "--color",
+            "never",
+            "--no-require-git",
+        ])
+        .args(["--max-columns", "300", "--max-columns-preview"])
+        .current_dir(ctx.working_dir());
+    if args.ignore_case == Some(true) {
+        command.arg("--ignore-case");
+    }
+    if let Some(glob) = &args.file_glob {
+        command.args(["--glob", glob]);
+    }
+    command
+        .arg("--regexp")
+        .arg(&args.pattern)
+        .arg("--")
+        .arg(scope);
+    let limits = RunLimits {
+        timeout: Duration::from_secs(60),
+        output_cap: OUTPUT_CAP,
+        cancel: &ctx.cancel,
+        input: None,
+    };
+    let run = process::run(command, limits).map_err(|e| format!("Could not run ripgrep: {e}."))?;
+    match run.ending {
+        Ending::Exited(0 | 1) => Ok(run
+            .output
+            .lines()
+            .map(|l| l.strip_prefix("./").unwrap_or(l).to_string())
+            .collect()),
+        Ending::Exited(_) => Err(format!("ripgrep refused the search: {}", run.output.trim())),
+        Ending::Cancelled => Err("The search was cancelled by the user (Ctrl+C).".into()),
+        _ => Err("The search did not finish within 60s: narrow it with path or file_glob.".into()),
+    }
+}
+
+/// Literal search over the files git would not ignore.
+fn builtin(working_dir: &Path, args: &GrepArgs, scope: &str) -> Vec<String> {
+    let root = working_dir.join(scope);
+    let query = Query {
+        needle: if args.ignore_case == Some(true) {
+            args.pattern.to_lowercase()
+        } else {
+            args.pattern.clone()
+        },
+        fold: args.ignore_case == Some(true),
+        glob: args.file_glob.clone(),
+    };
+    if root.is_file() {
+        return query.search(&root, Path::new(scope));
+    }
+    let mut found = Vec::new();
+    ignore::walk(&root, &mut |entry| {
+        if !entry.is_dir {
+            let shown = Path::new(scope).join(&entry.path);
+            found.extend(query.search(
+                &root.join(&entry.path),
+                shown.strip_prefix(".").unwrap_or(&shown),
+            ));
+        }
+        if found.len() > MAX_MATCHES as usize {
+            Visit::Stop
+        } else {
+            Visit::Continue
+        }
+    });
+    found
+}
+
+struct Query {
+    needle: String,
+    fold: bool,
+    glob: Option<String>,
+}
+
+impl Query {
+    /// The matching lines of one file, as `shown:line:text`; nothing for binary or huge files.
+    fn search(&self, full: &Path, shown: &Path) -> Vec<String> {
+        let name = full
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if self
+            .glob
+            .as_ref()
+            .is_some_and(|glob| !glob_match(glob.as_bytes(), name.as_bytes()))
+        {
+            return Vec::new();
+        }
+        if full.metadata().map_or(true, |m| m.len() > MAX_FILE) {
+            return Vec::new();
+        }
+        let Ok(bytes) = std::fs::read(full) else {
+            return Vec::new();
+        };
+        if bytes.iter().take(8192).any(|b| *b == 0) {
+            return Vec::new();
+        }
+        let shown = shown.display();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| {
+                if self.fold {
+                    line.to_lowercase().contains(&self.needle)
+                } else {
+                    line.contains(&self.needle)
+                }
+            })
+            .map(|(number, line)| {
+                format!(
+                    "{shown}:{}:{}",
+                    number + 1,
+                    line.chars().take(MAX_LINE).collect::<String>()
+                )
+            })
+            .collect()
+    }
+}
+
+#[derive(Deserialize)]
+struct TreeArgs {
+    path: Option<String>,
+    depth: Option<i64>,
+}
+
+fn tree(args: TreeArgs, ctx: &ToolContext) -> Result<String, String> {
+    let depth = args.depth.unwrap_or(3);
+    if !(1..=10).contains(&depth) {
+        return Err(format!("depth must be between 1 and 10, not {depth}."));
+    }
+    let working_dir = ctx.working_dir();
+    let (root, title) = match &args.path {
+        Some(path) => (
+            paths::resolve(&working_dir, path)?,
+            format!("{}/", path.trim().trim_end_matches('/')),
+        ),
+        None => (working_dir.clone(), format!("{}/", working_dir.display())),
+    };
+    if !root.is_dir() {
+        return Err(format!(
+            "'{title}' is not a directory. Use read_file for files."
+        ));
+    }
+    let mut lines = vec![title];
+    let (mut deeper, mut over_cap) = (0usize, 0usize);
+    ignore::walk(&root, &mut |entry| {
+        if entry.depth >= depth as usize {
+            deeper += 1;
+            return Visit::Skip;
+        }
+        if lines.len() > TREE_ENTRIES {
+            over_cap += 1;
+            return Visit::Skip;
+        }
+        let name = entry
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let slash = if entry.is_dir { "/" } else { "" };
+        lines.push(format!("{}{name}{slash}", "  ".repeat(entry.depth + 1)));
+        Visit::Continue
+    });
+    if lines.len() == 1 {
+        lines.push("  (empty)".into());
+    }
+    if deeper > 0 {
+        lines.push(format!(
+            "[{deeper} entries deeper than {depth} levels not shown: use path or a larger depth]"
+        ));
+    }
+    if over_cap > 0 {
+        lines.push(format!(
+            "[{over_cap} more entries not shown (limit {TREE_ENTRIES}): list a subdirectory]"
+        ));
+    }
+    Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+    use std::sync::Arc;
+
+    fn project(with_path: bool) -> (TempDir, ToolContext) {
+        let dir = TempDir::new("search");
+        for (path, text) in [
+            ("src/main.rs", "fn main() {\n    println!(\"Hello\");\n}\n"),
+            ("src/lib.rs", "pub fn hello() {}\n"),
+            ("target/out.rs", "fn main() {}\n"),
+            ("README.md", "Say hello.\n"),
+            ("blob.bin", "fn main\0binary"),
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        std::fs::write(dir.path().join(".gitignore"), "target/\n").unwrap();
+        let search_path = if with_path {
+            std::env::var("PATH").ok()
+        } else {
+            None
+        };
+        let mut ctx = ToolContext::new(dir.path().to_path_buf());
+        ctx.settings = Arc::new(crate::tools::ToolSettings {
+            search_path,
+            notes_home: None,
+        });
+        (dir, ctx)
+    }
+
+    fn grep(ctx: &ToolContext, pattern: &str, glob: Option<&str>, ignore_case: bool) -> String {
+        code_grep(
+            GrepArgs {
+                pattern: pattern.into(),
+                path: None,
+                file_glob: glob.map(String::from),
+                ignore_case: Some(ignore_case),
+                max_results: None,
+            },
+            ctx,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn builtin_search_honours_gitignore_globs_and_case() {
+        let (_dir, ctx) = project(false);
+        let hits = grep(&ctx, "fn main", None, false);
+        assert!(
+            hits.starts_with("src/main.rs:1:fn main() {\n(plain-text search"),
+            "{hits}"
+        );
+        let hits = grep(&ctx, "HELLO", Some("*.md"), true);
+        assert!(hits.starts_with("README.md:1:Say hello."), "{hits}");
+        assert!(
+            grep(&ctx, "nothing like this", None, false)
+                .starts_with("No matches for 'nothing like this' in .")
+        );
+    }
+
+    #[test]
+    fn ripgrep_is_used_when_installed() {
+        let (_dir, ctx) = project(true);
+        if ctx.find_program("rg").is_none() {
+            return; // Covered by the built-in search above; this machine has no ripgrep.
+        }
+        let hits = grep(&ctx, "fn (main|hello)", None, false);
+        assert!(
+            hits.contains("src/main.rs:1:fn main() {")
+                && hits.contains("src/lib.rs:1:pub fn hello() {}"),
+            "{hits}"
+        );
+        assert!(!hits.contains("target/"), "{hits}");
+    }
+
+    #[test]
+    fn too_many_matches_are_cut_with_a_note() {
+        let (dir, ctx) = project(false);
+        std::fs::write(dir.path().join("many.txt"), "x\n".repeat(30)).unwrap();
+        let hits = code_grep(
+            GrepArgs {
+                pattern: "x".into(),
+                path: Some("many.txt".into()),
+                file_glob: None,
+                ignore_case: None,
+                max_results: Some(5),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            hits.lines().filter(|l| l.starts_with("many.txt:")).count(),
+            5
+        );
+        assert!(hits.contains("[25 more matching lines not shown"), "{hits}");
+    }
+
+    #[test]
+    fn tree_lists_with_depth_and_ignores() {
+        let (dir, ctx) = project(false);
+        std::fs::create_dir_all(dir.path().join("src/deep/deeper")).unwrap();
+        std::fs::write(dir.path().join("src/deep/deeper/x.rs"), "").unwrap();
+        let listing = tree(
+            TreeArgs {
+                path: Some("src".into()),
+                depth: Some(2),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            listing,
+            "src/\n  deep/\n    deeper/\n  lib.rs\n  main.rs\n[1 entries deeper than 2 levels not shown: use path or a larger depth]"
+        );
+        let top = tree(
+            TreeArgs {
+                path: None,
+                depth: Some(1),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(
+            top.contains("  src/\n") && top.contains("  README.md") && !top.contains("target"),
+            "{top}"
+        );
+        assert!(
+            tree(
+                TreeArgs {
+                    path: Some("README.md".into()),
+                    depth: None
+                },
+                &ctx
+            )
+            .unwrap_err()
+            .contains("not a directory")
+        );
+    }
+}
