@@ -493,9 +493,18 @@ fn question_with_stdin_from_dev_null_is_answered() {
         server.requests()[0].body["messages"][1]["content"],
         "capital of France?"
     );
-    // Outside coding mode only the always-offered tools are sent.
-    let tools = server.requests()[0].body["tools"].as_array().unwrap().len();
-    assert_eq!(tools, 1);
+    // Outside coding mode no coding tools are sent.
+    let tools: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(tools.contains(&"system_info".to_string()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t == "read_file" || t == "run_command"),
+        "{tools:?}"
+    );
 }
 
 #[test]

@@ -10,6 +10,8 @@ use serde::Deserialize;
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef, codex_patch, edit, paths};
 
+/// The most text one read returns.
+const MAX_SECTION: usize = 100 * 1024;
 /// Files larger than this are read only by line range.
 const WHOLE_FILE_LIMIT: u64 = 10 * 1024;
 
@@ -128,18 +130,32 @@ struct ReadFileArgs {
 }
 
 fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
-    let working_dir = ctx.working_dir();
-    let path = paths::resolve(&working_dir, &args.path)?;
-    let shown = args.path.trim();
-    let meta = fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, &working_dir))?;
+    read_lines(
+        &ctx.working_dir(),
+        &args.path,
+        args.start_line,
+        args.end_line,
+    )
+}
+
+/// Reads a text file inside `root`, whole when small, else by 1-based inclusive line range.
+pub fn read_lines(
+    root: &Path,
+    input: &str,
+    start_line: Option<i64>,
+    end_line: Option<i64>,
+) -> Result<String, String> {
+    let path = paths::resolve(root, input)?;
+    let shown = input.trim();
+    let meta = fs::metadata(&path).map_err(|e| open_error(e.kind(), shown, &path, root))?;
     if meta.is_dir() {
         return Err(format!(
             "'{shown}' is a directory, not a file. Its contents:\n{}",
             paths::listing(&path)
         ));
     }
-    let ranged = args.start_line.is_some() || args.end_line.is_some();
-    let bytes = fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, &working_dir))?;
+    let ranged = start_line.is_some() || end_line.is_some();
+    let bytes = fs::read(&path).map_err(|e| open_error(e.kind(), shown, &path, root))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(format!(
             "'{shown}' looks like a binary file ({} bytes); read_file only reads text.",
@@ -163,18 +179,36 @@ fn read_file(args: ReadFileArgs, ctx: &ToolContext) -> Result<String, String> {
         });
     }
     let total = lines.len() as i64;
-    let start = args.start_line.unwrap_or(1);
-    let end = args.end_line.unwrap_or(total).min(total);
+    let start = start_line.unwrap_or(1);
+    let end = end_line.unwrap_or(total).min(total);
     if start < 1 || start > total.max(1) || end < start {
         return Err(format!(
             "Lines {start}–{} are not in '{shown}', which has {total} lines. Use 1 ≤ start_line ≤ end_line ≤ {total}.",
-            args.end_line.unwrap_or(total)
+            end_line.unwrap_or(total)
         ));
     }
-    let section = lines[(start - 1) as usize..end as usize].join("\n");
-    Ok(format!(
-        "[Lines {start}–{end} of {total} in '{shown}']\n{section}"
-    ))
+    // A huge range would flood the model's context: stop at a line boundary and say so.
+    let mut section = String::new();
+    let mut shown_end = start - 1;
+    for line in &lines[(start - 1) as usize..end as usize] {
+        if section.len() + line.len() > MAX_SECTION && shown_end >= start {
+            break;
+        }
+        if shown_end >= start {
+            section.push('\n');
+        }
+        section.push_str(line);
+        shown_end += 1;
+    }
+    let mut text = format!("[Lines {start}–{shown_end} of {total} in '{shown}']\n{section}");
+    if shown_end < end {
+        text.push_str(&format!(
+            "\n[Stopped at {}KB: read from line {} on in another call]",
+            MAX_SECTION / 1024,
+            shown_end + 1
+        ));
+    }
+    Ok(text)
 }
 
 fn open_error(kind: ErrorKind, shown: &str, path: &Path, working_dir: &Path) -> String {
@@ -374,6 +408,31 @@ mod tests {
         assert_eq!(
             plain.content,
             "Patched 'src/lib.rs': lines 2–2 replaced (1 lines → 1 lines)."
+        );
+    }
+
+    #[test]
+    fn a_fifty_megabyte_file_is_read_in_bounded_sections() {
+        let (dir, ctx) = workspace("huge");
+        let line = "x".repeat(99);
+        let text: String = (0..500_000).map(|_| format!("{line}\n")).collect();
+        fs::write(dir.path().join("huge.txt"), text).unwrap();
+        let err = read(&ctx, "huge.txt", None, None).unwrap_err();
+        assert!(
+            err.starts_with("File 'huge.txt' is 500,000 lines (48828.1KB)."),
+            "{err}"
+        );
+        let section = read(&ctx, "huge.txt", Some(10), None).unwrap();
+        assert!(section.len() <= MAX_SECTION + 200, "{}", section.len());
+        assert!(
+            section.starts_with("[Lines 10–1033 of 500000 in 'huge.txt']\n"),
+            "{}",
+            &section[..60]
+        );
+        assert!(
+            section.ends_with("[Stopped at 100KB: read from line 1034 on in another call]"),
+            "{}",
+            &section[section.len() - 80..]
         );
     }
 }

@@ -9,6 +9,7 @@ pub mod files;
 pub mod fsafe;
 pub mod git;
 pub mod ignore;
+pub mod notes;
 pub mod paths;
 pub mod process;
 pub mod schema;
@@ -35,6 +36,8 @@ pub enum Category {
     Coding,
     /// In coding mode, and never to a read-only agent.
     Write,
+    /// In every mode, but never to a read-only agent (notes).
+    WriteAnywhere,
 }
 
 type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + Send + Sync>;
@@ -96,6 +99,7 @@ impl ToolDef {
             Category::Always => true,
             Category::Coding => ctx.coding_mode,
             Category::Write => ctx.coding_mode && !ctx.readonly,
+            Category::WriteAnywhere => !ctx.readonly,
         }
     }
 }
@@ -129,6 +133,8 @@ impl Registry {
             files::tools(),
             shell::tools(),
             git::tools(),
+            search::tools(),
+            notes::tools(),
             system::tools(),
         ];
         for tool in families.into_iter().flatten() {
@@ -207,7 +213,9 @@ impl Registry {
     fn unavailable(&self, name: &str, ctx: &ToolContext) -> String {
         let offered = self.names(ctx);
         if let Some(tool) = self.find(name) {
-            let why = if tool.category == Category::Write && ctx.readonly {
+            let why = if matches!(tool.category, Category::Write | Category::WriteAnywhere)
+                && ctx.readonly
+            {
                 "it writes, and this agent is read-only"
             } else {
                 "it is only offered in coding mode"
@@ -533,6 +541,67 @@ mod tests {
             );
             assert!(!tool.description.is_empty());
         }
+    }
+
+    #[test]
+    fn builtin_tools_per_mode() {
+        let registry = Registry::builtin();
+        let interactive = registry.names(&ctx(false, false));
+        assert_eq!(
+            interactive,
+            [
+                "write_note",
+                "read_note",
+                "notes_ls",
+                "notes_mkdir",
+                "search_notes",
+                "file_read_lines",
+                "file_apply_patch",
+                "system_info"
+            ]
+        );
+        let coding = registry.names(&ctx(true, false));
+        for name in [
+            "read_file",
+            "create_file",
+            "append_file",
+            "apply_patch",
+            "run_command",
+            "git_status",
+            "git_diff",
+            "git_log",
+            "git_commit",
+            "git_checkout",
+            "git_blame",
+            "git_branch",
+            "code_grep",
+            "tree",
+            "get_working_dir",
+            "set_working_dir",
+        ] {
+            assert!(
+                coding.contains(&name),
+                "{name} is not offered in coding mode"
+            );
+        }
+        let readonly = registry.names(&ctx(true, true));
+        for write in [
+            "create_file",
+            "append_file",
+            "apply_patch",
+            "run_command",
+            "git_commit",
+            "git_checkout",
+            "write_note",
+            "notes_mkdir",
+            "file_apply_patch",
+        ] {
+            assert!(
+                !readonly.contains(&write),
+                "{write} is offered to a read-only agent"
+            );
+        }
+        assert!(readonly.contains(&"read_file") && readonly.contains(&"git_diff"));
     }
 
     #[test]

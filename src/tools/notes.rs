@@ -1,0 +1,450 @@
+//! Notes: `write_note`, `read_note`, `notes_ls`, `notes_mkdir`, `search_notes`, and the
+//! line-range read and patch tools confined to the notes directory (`file_read_lines`,
+//! `file_apply_patch`). Notes live in ~/Notes, or in .marvin/notes/ in coding mode.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::edit::{self, Target};
+use super::fsafe::Dir;
+use super::ignore::{self, Visit};
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef, files, paths};
+
+const MAX_HITS: usize = 100;
+
+const WRITE_PARAMS: &[Param] = &[
+    Param::required(
+        "path",
+        Kind::String,
+        "Note path inside the notes directory, e.g. ideas/garden.md",
+    ),
+    Param::required("content", Kind::String, "The text of the note"),
+    Param::optional(
+        "append",
+        Kind::Boolean,
+        "Add to the end of the note instead of replacing it",
+    ),
+];
+const PATH_PARAM: &[Param] = &[Param::required(
+    "path",
+    Kind::String,
+    "Path inside the notes directory",
+)];
+const LS_PARAMS: &[Param] = &[Param::optional(
+    "path",
+    Kind::String,
+    "Subdirectory of the notes directory",
+)];
+const SEARCH_PARAMS: &[Param] = &[Param::required(
+    "query",
+    Kind::String,
+    "Text to look for, regardless of case",
+)];
+const LINES_PARAMS: &[Param] = &[
+    Param::required("path", Kind::String, "Note path inside the notes directory"),
+    Param::optional("start_line", Kind::Integer, "First line, counting from 1"),
+    Param::optional("end_line", Kind::Integer, "Last line (inclusive)"),
+];
+const PATCH_PARAMS: &[Param] = &[
+    Param::required("path", Kind::String, "Note path inside the notes directory"),
+    Param::required(
+        "old_str",
+        Kind::String,
+        "Exact text to replace; it must occur exactly once",
+    ),
+    Param::required("new_str", Kind::String, "The text to put in its place"),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "write_note",
+            "Write (or with append, add to) a note in the notes directory.",
+            Category::WriteAnywhere,
+            WRITE_PARAMS,
+            r#"{"path": "todo.md", "content": "- buy milk\n", "append": true}"#,
+            write_note,
+        ),
+        ToolDef::new(
+            "read_note",
+            "Read a note from the notes directory.",
+            Category::Always,
+            PATH_PARAM,
+            r#"{"path": "todo.md"}"#,
+            read_note,
+        ),
+        ToolDef::new(
+            "notes_ls",
+            "List the notes directory or one of its subdirectories.",
+            Category::Always,
+            LS_PARAMS,
+            r#"{"path": "projects"}"#,
+            notes_ls,
+        ),
+        ToolDef::new(
+            "notes_mkdir",
+            "Create a folder in the notes directory.",
+            Category::WriteAnywhere,
+            PATH_PARAM,
+            r#"{"path": "projects/garden"}"#,
+            notes_mkdir,
+        ),
+        ToolDef::new(
+            "search_notes",
+            "Find notes containing some text; returns path:line:text.",
+            Category::Always,
+            SEARCH_PARAMS,
+            r#"{"query": "tomatoes"}"#,
+            search_notes,
+        ),
+        ToolDef::new(
+            "file_read_lines",
+            "Read lines of a file in the notes directory.",
+            Category::Always,
+            LINES_PARAMS,
+            r#"{"path": "journal.md", "start_line": 1, "end_line": 50}"#,
+            file_read_lines,
+        ),
+        ToolDef::new(
+            "file_apply_patch",
+            "Change a file in the notes directory by replacing old_str (exactly once) with new_str.",
+            Category::WriteAnywhere,
+            PATCH_PARAMS,
+            r#"{"path": "todo.md", "old_str": "- buy milk", "new_str": "- buy oat milk"}"#,
+            file_apply_patch,
+        ),
+    ]
+}
+
+/// The notes directory, created when missing.
+fn notes_root(ctx: &ToolContext) -> Result<PathBuf, String> {
+    let root = ctx.notes_root().ok_or(
+        "There is no notes directory: HOME is not set. Ask the user where notes should go.",
+    )?;
+    std::fs::create_dir_all(&root)
+        .map_err(|e| format!("Cannot create the notes directory {}: {e}.", root.display()))?;
+    Ok(root)
+}
+
+#[derive(Deserialize)]
+struct WriteArgs {
+    path: String,
+    content: String,
+    append: Option<bool>,
+}
+
+fn write_note(args: WriteArgs, ctx: &ToolContext) -> Result<String, String> {
+    let root = notes_root(ctx)?;
+    if args.append == Some(true) {
+        let target = Target::new(&root, &args.path, true)?;
+        if target.dir.mode_of(&target.name).ok().flatten().is_some() {
+            return edit::append(&root, &args.path, &args.content);
+        }
+    }
+    let target = Target::new(&root, &args.path, true)?;
+    let mode = target.read_text().ok().map(|(_, mode)| mode);
+    target.write(&args.content, mode, true)?;
+    Ok(format!(
+        "Saved note '{}' ({} lines) in {}.",
+        target.shown,
+        args.content.lines().count(),
+        root.display()
+    ))
+}
+
+#[derive(Deserialize)]
+struct PathArgs {
+    path: String,
+}
+
+fn read_note(args: PathArgs, ctx: &ToolContext) -> Result<String, String> {
+    files::read_lines(&notes_root(ctx)?, &args.path, None, None)
+}
+
+#[derive(Deserialize)]
+struct LsArgs {
+    path: Option<String>,
+}
+
+fn notes_ls(args: LsArgs, ctx: &ToolContext) -> Result<String, String> {
+    let root = notes_root(ctx)?;
+    let dir = match &args.path {
+        Some(path) => paths::resolve(&root, path)?,
+        None => root.clone(),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "'{}' is not a folder of the notes directory. Its top level:\n{}",
+            args.path.unwrap_or_default(),
+            paths::listing(&root)
+        ));
+    }
+    Ok(format!("{}:\n{}", dir.display(), paths::listing(&dir)))
+}
+
+fn notes_mkdir(args: PathArgs, ctx: &ToolContext) -> Result<String, String> {
+    let root = notes_root(ctx)?;
+    let resolved = paths::resolve(&root, &args.path)?;
+    let canonical_root = std::fs::canonicalize(&root).map_err(|e| e.to_string())?;
+    let relative = resolved
+        .strip_prefix(&canonical_root)
+        .map_err(|_| "The folder must be inside the notes directory.".to_string())?;
+    Dir::open(&canonical_root, relative, true)
+        .map_err(|e| edit::io_error(&e, &args.path, "create"))?;
+    Ok(format!(
+        "Created the folder '{}' in {}.",
+        args.path.trim(),
+        root.display()
+    ))
+}
+
+#[derive(Deserialize)]
+struct SearchArgs {
+    query: String,
+}
+
+fn search_notes(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
+    let needle = args.query.trim().to_lowercase();
+    if needle.is_empty() {
+        return Err("The query is empty: say what text to look for.".into());
+    }
+    let root = notes_root(ctx)?;
+    let mut hits = Vec::new();
+    ignore::walk(&root, &mut |entry| {
+        if !entry.is_dir {
+            hits.extend(matching_lines(
+                &root.join(&entry.path),
+                &entry.path,
+                &needle,
+            ));
+        }
+        if hits.len() > MAX_HITS {
+            Visit::Stop
+        } else {
+            Visit::Continue
+        }
+    });
+    if hits.is_empty() {
+        return Ok(format!("No notes mention '{}'.", args.query.trim()));
+    }
+    let more = hits.len().saturating_sub(MAX_HITS);
+    hits.truncate(MAX_HITS);
+    let mut text = hits.join("\n");
+    if more > 0 {
+        text.push_str(&format!(
+            "\n[{more} more matches not shown: use a more specific query]"
+        ));
+    }
+    Ok(text)
+}
+
+fn matching_lines(full: &Path, shown: &Path, needle: &str) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(full) else {
+        return Vec::new();
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.to_lowercase().contains(needle))
+        .map(|(i, line)| {
+            format!(
+                "{}:{}:{}",
+                shown.display(),
+                i + 1,
+                line.chars().take(300).collect::<String>()
+            )
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct LinesArgs {
+    path: String,
+    start_line: Option<i64>,
+    end_line: Option<i64>,
+}
+
+fn file_read_lines(args: LinesArgs, ctx: &ToolContext) -> Result<String, String> {
+    files::read_lines(
+        &notes_root(ctx)?,
+        &args.path,
+        args.start_line,
+        args.end_line,
+    )
+}
+
+#[derive(Deserialize)]
+struct PatchArgs {
+    path: String,
+    old_str: String,
+    new_str: String,
+}
+
+fn file_apply_patch(args: PatchArgs, ctx: &ToolContext) -> Result<String, String> {
+    edit::patch(&notes_root(ctx)?, &args.path, &args.old_str, &args.new_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+    use std::sync::Arc;
+
+    fn ctx(home: &TempDir, work: &TempDir, coding_mode: bool) -> ToolContext {
+        ToolContext {
+            coding_mode,
+            settings: Arc::new(crate::tools::ToolSettings {
+                search_path: None,
+                notes_home: Some(home.path().join("Notes")),
+            }),
+            ..ToolContext::new(work.path().to_path_buf())
+        }
+    }
+
+    #[test]
+    fn notes_go_to_home_or_to_the_project_in_coding_mode() {
+        let (home, work) = (TempDir::new("notes-home"), TempDir::new("notes-work"));
+        let interactive = ctx(&home, &work, false);
+        write_note(
+            WriteArgs {
+                path: "ideas/garden.md".into(),
+                content: "tomatoes\n".into(),
+                append: None,
+            },
+            &interactive,
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(home.path().join("Notes/ideas/garden.md")).unwrap(),
+            "tomatoes\n"
+        );
+        let coding = ctx(&home, &work, true);
+        write_note(
+            WriteArgs {
+                path: "plan.md".into(),
+                content: "step 1\n".into(),
+                append: None,
+            },
+            &coding,
+        )
+        .unwrap();
+        assert!(work.path().join(".marvin/notes/plan.md").exists());
+        assert!(!home.path().join("Notes/plan.md").exists());
+    }
+
+    #[test]
+    fn write_append_read_search_ls_mkdir_and_patch() {
+        let (home, work) = (TempDir::new("notes-flow"), TempDir::new("notes-flow-work"));
+        let ctx = ctx(&home, &work, false);
+        write_note(
+            WriteArgs {
+                path: "todo.md".into(),
+                content: "- milk\n".into(),
+                append: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        write_note(
+            WriteArgs {
+                path: "todo.md".into(),
+                content: "- Bread\n".into(),
+                append: Some(true),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            read_note(
+                PathArgs {
+                    path: "todo.md".into()
+                },
+                &ctx
+            )
+            .unwrap(),
+            "- milk\n- Bread\n"
+        );
+        assert_eq!(
+            search_notes(
+                SearchArgs {
+                    query: "bread".into()
+                },
+                &ctx
+            )
+            .unwrap(),
+            "todo.md:2:- Bread"
+        );
+        notes_mkdir(
+            PathArgs {
+                path: "projects/garden".into(),
+            },
+            &ctx,
+        )
+        .unwrap();
+        let listing = notes_ls(LsArgs { path: None }, &ctx).unwrap();
+        assert!(listing.ends_with(":\n  projects/\n  todo.md"), "{listing}");
+        file_apply_patch(
+            PatchArgs {
+                path: "todo.md".into(),
+                old_str: "- milk".into(),
+                new_str: "- oat milk".into(),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            file_read_lines(
+                LinesArgs {
+                    path: "todo.md".into(),
+                    start_line: Some(1),
+                    end_line: Some(1)
+                },
+                &ctx
+            )
+            .unwrap(),
+            "[Lines 1–1 of 2 in 'todo.md']\n- oat milk"
+        );
+        assert!(
+            search_notes(
+                SearchArgs {
+                    query: "kale".into()
+                },
+                &ctx
+            )
+            .unwrap()
+            .starts_with("No notes mention")
+        );
+    }
+
+    #[test]
+    fn notes_tools_stay_inside_the_notes_directory() {
+        let (home, work) = (TempDir::new("notes-jail"), TempDir::new("notes-jail-work"));
+        std::fs::write(work.path().join("secret.txt"), "s").unwrap();
+        let ctx = ctx(&home, &work, false);
+        for path in ["../secret.txt", "/etc/passwd"] {
+            assert!(
+                read_note(PathArgs { path: path.into() }, &ctx).is_err(),
+                "{path}"
+            );
+            assert!(
+                write_note(
+                    WriteArgs {
+                        path: path.into(),
+                        content: "x".into(),
+                        append: None
+                    },
+                    &ctx
+                )
+                .is_err(),
+                "{path}"
+            );
+        }
+        let no_home = ToolContext::new(work.path().to_path_buf());
+        assert!(
+            read_note(PathArgs { path: "a".into() }, &no_home)
+                .unwrap_err()
+                .contains("HOME is not set")
+        );
+    }
+}
