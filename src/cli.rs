@@ -73,6 +73,10 @@ Environment:
                            else ~/.config/marvin)
   MARVIN_DEPTH             sub-agent nesting depth (set for sub-agents)
   MARVIN_READONLY          1: offer no tools that write
+  MARVIN_TICKET            parent ticket of a sub-agent
+  MARVIN_SUBAGENT_LOG      file that every tool call is logged to (JSONL)
+  MARVIN_CODE_MODEL_HIGH   sub-agent models: opus (claude-opus-4.6) and
+  MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the model services
   NO_COLOR                 set to turn colours off
 

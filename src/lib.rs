@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod audit;
 pub mod cancel;
 pub mod cli;
 pub mod clock;

@@ -12,6 +12,8 @@ pub struct PromptFacts<'a> {
     pub readonly: bool,
     pub working_dir: &'a Path,
     pub tool_names: &'a [&'static str],
+    /// Background jobs still running, one line each.
+    pub jobs: &'a [String],
     pub now: SystemTime,
 }
 
@@ -43,6 +45,17 @@ pub fn system_prompt(facts: &PromptFacts<'_>) -> String {
             facts.working_dir.display()
         ));
     }
+    if !facts.jobs.is_empty() {
+        parts.push(format!(
+            "Background jobs (check with review_status):\n{}",
+            facts
+                .jobs
+                .iter()
+                .map(|j| format!("- {j}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+    }
     if facts.readonly {
         parts.push("You are a read-only agent: you can inspect but not change files.".to_string());
     }
@@ -71,6 +84,7 @@ mod tests {
             readonly: false,
             working_dir: dir,
             tool_names: &["system_info", "append_file"],
+            jobs: &[],
             now: SystemTime::UNIX_EPOCH,
         };
         let plain = system_prompt(&facts);
@@ -81,7 +95,12 @@ mod tests {
         assert!(!plain.contains("create_file"));
         facts.coding_mode = true;
         facts.non_interactive = true;
+        let jobs = ["review-1: review of src (running 5s)".to_string()];
+        facts.jobs = &jobs;
         let coding = system_prompt(&facts);
+        assert!(coding.contains(
+            "Background jobs (check with review_status):\n- review-1: review of src (running 5s)"
+        ));
         assert!(coding.contains("Working directory: /work/project"));
         assert!(coding.contains("append_file"));
         assert!(coding.contains("Nobody can answer questions"));

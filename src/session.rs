@@ -6,12 +6,13 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::agent::{AgentEvent, Turn, run_turn};
+use crate::audit;
 use crate::cancel::CancelToken;
 use crate::config::Config;
 use crate::llm::{ErrorKind, LlmError, Provider};
 use crate::message::Message;
 use crate::prompt::{PromptFacts, system_prompt};
-use crate::tools::{Confirm, Registry, ToolContext, ToolSettings, Workspace};
+use crate::tools::{Confirm, Registry, SessionTools, ToolContext, ToolSettings, Workspace};
 use crate::usage::Tally;
 
 /// How long a cancelled turn may take to wind down before the session stops waiting for it.
@@ -58,6 +59,9 @@ pub struct Session {
     totals: Tally,
     workspace: Arc<Workspace>,
     settings: Arc<ToolSettings>,
+    shared: Arc<SessionTools>,
+    /// Every tool call is appended here as a JSON line when set (MARVIN_SUBAGENT_LOG).
+    subagent_log: Option<std::path::PathBuf>,
     coding_mode: bool,
     readonly: bool,
     non_interactive: bool,
@@ -66,16 +70,16 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: &Config, provider: Arc<dyn Provider>, registry: Arc<Registry>) -> Self {
+        let (provider_name, model) = (provider.name().to_string(), provider.model().to_string());
         Self {
             provider,
             registry,
             messages: vec![Message::system(String::new())],
             totals: Tally::default(),
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
-            settings: Arc::new(ToolSettings {
-                search_path: config.search_path.clone(),
-                notes_home: config.notes_home.clone(),
-            }),
+            settings: Arc::new(tool_settings(config, provider_name, model)),
+            shared: Arc::new(SessionTools::default()),
+            subagent_log: config.subagent_log.clone(),
             coding_mode: config.coding_mode,
             readonly: config.readonly,
             non_interactive: config.non_interactive,
@@ -115,6 +119,7 @@ impl Session {
         ToolContext {
             workspace: Arc::clone(&self.workspace),
             settings: Arc::clone(&self.settings),
+            shared: Arc::clone(&self.shared),
             coding_mode: self.coding_mode,
             readonly: self.readonly,
             non_interactive: self.non_interactive,
@@ -138,6 +143,7 @@ impl Session {
             readonly: self.readonly,
             working_dir: &working_dir,
             tool_names: &names,
+            jobs: &self.shared.jobs.running(),
             now: SystemTime::now(),
         }));
         self.messages.push(Message::user(text));
@@ -151,6 +157,21 @@ impl Session {
                 Ok(WorkerMessage::Event(event)) => {
                     match &event {
                         AgentEvent::Text(piece) => partial.push_str(piece),
+                        AgentEvent::ToolFinished {
+                            call,
+                            elapsed,
+                            outcome,
+                            ..
+                        } => {
+                            if let Some(log) = &self.subagent_log {
+                                if let Err(error) = audit::append(log, call, outcome, *elapsed) {
+                                    eprintln!(
+                                        "marvin: cannot write the audit log {}: {error}",
+                                        log.display()
+                                    );
+                                }
+                            }
+                        }
                         AgentEvent::ModelCall { model, usage } => {
                             tally.record(model, usage.as_ref());
                             partial.clear();
@@ -271,4 +292,19 @@ fn ask_main_thread(
         }
     }
     false
+}
+
+fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettings {
+    ToolSettings {
+        search_path: config.search_path.clone(),
+        notes_home: config.notes_home.clone(),
+        depth: config.depth,
+        ticket: config.ticket.clone(),
+        subagent_log: config.subagent_log.clone(),
+        executable: std::env::current_exe().ok(),
+        provider,
+        model,
+        code_model_high: config.code_model_high.clone(),
+        code_model_low: config.code_model_low.clone(),
+    }
 }

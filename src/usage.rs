@@ -13,8 +13,8 @@ pub struct Price {
     pub output: f64,
 }
 
-/// List prices per million tokens. Matched by the longest prefix of the model name, after
-/// dropping a `models/` or `provider/` style prefix the services sometimes add.
+/// List prices per million tokens. Matched by the longest prefix of the model name that ends
+/// at a `-` or the end, after dropping a `models/` or `provider/` style prefix.
 const PRICES: &[(&str, f64, f64)] = &[
     ("gpt-5.1", 1.25, 10.0),
     ("gpt-5-mini", 0.25, 2.0),
@@ -50,7 +50,12 @@ pub fn price(model: &str) -> Option<Price> {
         .to_ascii_lowercase();
     PRICES
         .iter()
-        .filter(|(prefix, _, _)| name.starts_with(prefix))
+        .filter(|(prefix, _, _)| {
+            // A dated or sized variant of a model (`gpt-4o-2024-08-06`), not another model
+            // that merely starts alike (`gpt-5.3-codex` is not `gpt-5`).
+            name.strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+        })
         .max_by_key(|(prefix, _, _)| prefix.len())
         .map(|&(_, input, output)| Price { input, output })
 }
@@ -187,6 +192,14 @@ mod tests {
             })
         );
         assert_eq!(price("my-local-model"), None);
+        assert_eq!(price("gpt-5.3-codex"), None);
+        assert_eq!(
+            price("gpt-5"),
+            Some(Price {
+                input: 1.25,
+                output: 10.0
+            })
+        );
     }
 
     #[test]

@@ -753,3 +753,93 @@ fn the_model_edits_tests_and_commits_through_the_tools() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_sub_agent_chain_stops_at_depth_five_and_is_audited() {
+    let home = TempDir::new("agents-home");
+    let project = TempDir::new("agents-project");
+    let server = ReplayServer::start(vec![
+        // The parent (depth 4) launches a sub-agent on ticket T-1 with the codex tier.
+        Reply::tool_calls(&[(
+            "p1",
+            "launch_agent",
+            r#"{"ticket_id":"T-1","prompt":"do the work","model":"codex"}"#,
+        )]),
+        // The sub-agent (depth 5) tries to go deeper and to write before having a ticket.
+        Reply::tool_calls(&[
+            (
+                "c1",
+                "launch_agent",
+                r#"{"ticket_id":"T-2","prompt":"go deeper"}"#,
+            ),
+            ("c2", "run_command", r#"{"command":"touch written"}"#),
+        ]),
+        Reply::text(&["child done"]),
+        Reply::text(&["parent done"]),
+    ]);
+    let output = against(&home, &server)
+        .env("MARVIN_DEPTH", "4")
+        .env("GIT_DIR", "/nonexistent/.git")
+        .args(["--non-interactive", "--prompt", "delegate", "--working-dir"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "  🔧 launch_agent\nparent done\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(
+        requests[1].body["model"], "gpt-5.3-codex",
+        "the codex tier reached the child"
+    );
+    assert_eq!(requests[1].body["messages"][1]["content"], "do the work");
+    let child_results: Vec<String> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        child_results[0].starts_with("Error: Sub-agent depth limit (5) reached"),
+        "{}",
+        child_results[0]
+    );
+    assert!(
+        child_results[1].starts_with("Error: You must create a ticket with 'tk create'"),
+        "{}",
+        child_results[1]
+    );
+    assert!(!project.path().join("written").exists());
+    let parent_result = requests[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        parent_result.starts_with(
+            "Sub-agent (gpt-5.3-codex) finished:\n  🔧 launch_agent, run_command\nchild done"
+        ),
+        "{parent_result}"
+    );
+    assert!(parent_result.contains("[cost: $"), "{parent_result}");
+    // The child logged both of its tool calls; the parent, without MARVIN_SUBAGENT_LOG, did not.
+    let log = std::fs::read_to_string(project.path().join(".marvin/logs/subagents.jsonl")).unwrap();
+    let tools: Vec<String> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["tool"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(tools.len(), 2);
+    assert!(
+        tools.contains(&"launch_agent".to_string()) && tools.contains(&"run_command".to_string()),
+        "{tools:?}"
+    );
+}

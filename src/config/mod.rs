@@ -30,6 +30,10 @@ pub const VARIABLES: &[&str] = &[
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
+    "MARVIN_TICKET",
+    "MARVIN_SUBAGENT_LOG",
+    "MARVIN_CODE_MODEL_HIGH",
+    "MARVIN_CODE_MODEL_LOW",
     "HTTPS_PROXY",
     "NO_PROXY",
     "NO_COLOR",
@@ -103,6 +107,13 @@ pub struct Config {
     pub search_path: Option<String>,
     /// `~/Notes`, the notes directory outside coding mode.
     pub notes_home: Option<PathBuf>,
+    /// The parent's ticket, for a sub-agent (MARVIN_TICKET).
+    pub ticket: Option<String>,
+    /// Where every tool call is logged as JSON lines (MARVIN_SUBAGENT_LOG).
+    pub subagent_log: Option<PathBuf>,
+    /// Models for sub-agents: `opus` (high tier) and `codex` (low tier).
+    pub code_model_high: String,
+    pub code_model_low: String,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -160,6 +171,16 @@ impl Config {
             max_rounds: if non_interactive { 50 } else { 10 },
             search_path: env.get("PATH").map(str::to_string),
             notes_home: env.get("HOME").map(|home| Path::new(home).join("Notes")),
+            ticket: env.get("MARVIN_TICKET").map(str::to_string),
+            subagent_log: env.get("MARVIN_SUBAGENT_LOG").map(|p| cwd.join(p)),
+            code_model_high: env
+                .get("MARVIN_CODE_MODEL_HIGH")
+                .unwrap_or("claude-opus-4.6")
+                .to_string(),
+            code_model_low: env
+                .get("MARVIN_CODE_MODEL_LOW")
+                .unwrap_or("gpt-5.3-codex")
+                .to_string(),
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
         })
     }

@@ -13,6 +13,27 @@ pub struct ToolSettings {
     pub search_path: Option<String>,
     /// Where notes live outside coding mode (`~/Notes`).
     pub notes_home: Option<PathBuf>,
+    /// How deep this process is in a chain of sub-agents (MARVIN_DEPTH).
+    pub depth: u32,
+    /// The parent's ticket, when this process is a sub-agent (MARVIN_TICKET).
+    pub ticket: Option<String>,
+    /// The JSONL audit log of tool calls that sub-agents inherit (MARVIN_SUBAGENT_LOG).
+    pub subagent_log: Option<PathBuf>,
+    /// This very program, to start sub-agents with.
+    pub executable: Option<PathBuf>,
+    /// The provider and model in use, handed down to sub-agents.
+    pub provider: String,
+    pub model: String,
+    /// Sub-agent models: `opus` and `codex`.
+    pub code_model_high: String,
+    pub code_model_low: String,
+}
+
+/// State of the session's tools that outlives a turn: the ticket gate and background jobs.
+#[derive(Default)]
+pub struct SessionTools {
+    pub tickets: super::tickets::TicketGate,
+    pub jobs: super::agents::Jobs,
 }
 
 /// The working directory of a session: where it started, and where it is now. It outlives a
@@ -55,6 +76,7 @@ pub type Confirm = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
     pub settings: Arc<ToolSettings>,
+    pub shared: Arc<SessionTools>,
     pub coding_mode: bool,
     pub readonly: bool,
     pub non_interactive: bool,
@@ -69,6 +91,7 @@ impl ToolContext {
         Self {
             workspace: Arc::new(Workspace::new(working_dir)),
             settings: Arc::new(ToolSettings::default()),
+            shared: Arc::new(SessionTools::default()),
             coding_mode: false,
             readonly: false,
             non_interactive: true,

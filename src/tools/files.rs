@@ -82,7 +82,8 @@ pub fn tools() -> Vec<ToolDef> {
             CREATE_PARAMS,
             r#"{"path": "src/util.rs", "content": "pub fn helper() {}\n"}"#,
             |args: WriteArgs, ctx| edit::create(&ctx.working_dir(), &args.path, &args.content),
-        ),
+        )
+        .ticket_gated(),
         ToolDef::new(
             "append_file",
             "Add text to the end of an existing file, e.g. the next section of a large file.",
@@ -90,7 +91,8 @@ pub fn tools() -> Vec<ToolDef> {
             APPEND_PARAMS,
             r#"{"path": "docs/guide.md", "content": "The next section.\n"}"#,
             |args: WriteArgs, ctx| edit::append(&ctx.working_dir(), &args.path, &args.content),
-        ),
+        )
+        .ticket_gated(),
         ToolDef::new(
             "apply_patch",
             "Change a file by replacing old_str, which must occur exactly once, with new_str. Include enough surrounding lines to make old_str unique.",
@@ -99,7 +101,8 @@ pub fn tools() -> Vec<ToolDef> {
             r#"{"path": "src/main.rs", "old_str": "let x = 1;", "new_str": "let x = 2;"}"#,
             |args: PatchArgs, ctx| edit::patch(&ctx.working_dir(), &args.path, &args.old_str, &args.new_str),
         )
-        .with_raw(codex_patch_call),
+        .with_raw(codex_patch_call)
+        .ticket_gated(),
     ]
 }
 

@@ -84,7 +84,8 @@ pub fn tools() -> Vec<ToolDef> {
             COMMIT_PARAMS,
             r#"{"message": "Fix the parser", "files": ["src/parser.rs"]}"#,
             commit,
-        ),
+        )
+        .ticket_gated(),
         ToolDef::new(
             "git_checkout",
             "Switch to a branch, tag or commit; with create, make a new branch.",
@@ -313,6 +314,7 @@ mod tests {
             settings: Arc::new(crate::tools::ToolSettings {
                 search_path: std::env::var("PATH").ok(),
                 notes_home: None,
+                ..crate::tools::ToolSettings::default()
             }),
             ..ToolContext::new(dir.path().to_path_buf())
         };
@@ -447,6 +449,7 @@ mod tests {
         ctx.settings = Arc::new(crate::tools::ToolSettings {
             search_path: std::env::var("PATH").ok(),
             notes_home: None,
+            ..crate::tools::ToolSettings::default()
         });
         let err = status(NoArgs {}, &ctx).unwrap_err();
         assert!(err.contains("run `git init`"), "{err}");

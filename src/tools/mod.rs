@@ -2,6 +2,7 @@
 //! turns every failure (unknown tool, bad JSON, wrong types, handler errors, panics) into a
 //! sentence the model can act on. It never panics and never fails the loop.
 
+pub mod agents;
 pub mod codex_patch;
 pub mod context;
 pub mod edit;
@@ -10,12 +11,14 @@ pub mod fsafe;
 pub mod git;
 pub mod ignore;
 pub mod notes;
+pub mod packages;
 pub mod paths;
 pub mod process;
 pub mod schema;
 pub mod search;
 pub mod shell;
 pub mod system;
+pub mod tickets;
 
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
@@ -24,7 +27,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::message::ToolCall;
-pub use context::{Confirm, ToolContext, ToolSettings, Workspace};
+pub use context::{Confirm, SessionTools, ToolContext, ToolSettings, Workspace};
 use schema::Param;
 
 /// When a tool is offered.
@@ -56,6 +59,8 @@ pub struct ToolDef {
     pub example: &'static str,
     handler: Handler,
     raw: Option<RawHandler>,
+    /// Blocked until a ticket exists, where tickets are in use (see `tickets`).
+    ticket_gated: bool,
 }
 
 impl ToolDef {
@@ -81,7 +86,14 @@ impl ToolDef {
             example,
             handler: Box::new(wrapped),
             raw: None,
+            ticket_gated: false,
         }
+    }
+
+    /// Marks a tool that writes as needing a ticket first.
+    pub fn ticket_gated(mut self) -> Self {
+        self.ticket_gated = true;
+        self
     }
 
     /// Adds a hook that sees the raw arguments first.
@@ -135,6 +147,9 @@ impl Registry {
             git::tools(),
             search::tools(),
             notes::tools(),
+            tickets::tools(),
+            agents::tools(),
+            packages::tools(),
             system::tools(),
         ];
         for tool in families.into_iter().flatten() {
@@ -187,6 +202,11 @@ impl Registry {
         let Some(tool) = self.find(name).filter(|t| t.offered(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));
         };
+        if tool.ticket_gated {
+            if let Err(message) = tickets::check_gate(ctx) {
+                return ToolOutcome::error(format!("Error: {message}"));
+            }
+        }
         if let Some(raw) = tool.raw {
             match run_guarded(|| raw(&call.function.arguments, ctx)) {
                 Ok(None) => {}

@@ -297,6 +297,7 @@ mod tests {
             settings: Arc::new(crate::tools::ToolSettings {
                 search_path: None,
                 notes_home: Some(home.path().join("Notes")),
+                ..crate::tools::ToolSettings::default()
             }),
             ..ToolContext::new(work.path().to_path_buf())
         }

@@ -357,6 +357,7 @@ mod tests {
         ctx.settings = Arc::new(crate::tools::ToolSettings {
             search_path,
             notes_home: None,
+            ..crate::tools::ToolSettings::default()
         });
         (dir, ctx)
     }

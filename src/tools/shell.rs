@@ -44,7 +44,8 @@ pub fn tools() -> Vec<ToolDef> {
         PARAMS,
         r#"{"command": "cargo test 2>&1 | tail -20", "timeout": 120}"#,
         run_command,
-    )]
+    )
+    .ticket_gated()]
 }
 
 #[derive(Deserialize)]
@@ -124,6 +125,7 @@ mod tests {
         ctx.settings = Arc::new(crate::tools::ToolSettings {
             search_path: std::env::var("PATH").ok(),
             notes_home: None,
+            ..crate::tools::ToolSettings::default()
         });
         ctx
     }

@@ -1,0 +1,78 @@
+//! The sub-agent audit log (MARVIN_SUBAGENT_LOG): one JSON line per tool call, appended by
+//! every marvin process that has the variable set, so a parent can see what its agents did.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
+
+use crate::clock::iso8601;
+use crate::message::ToolCall;
+use crate::tools::ToolOutcome;
+
+fn cut(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
+}
+
+/// Appends one entry: `{ts, tool, args (≤ 200 chars), result (≤ 400 chars), elapsed_ms}`.
+/// The line goes out in a single append-mode write, so processes sharing the log do not
+/// interleave their lines.
+pub fn append(
+    log: &Path,
+    call: &ToolCall,
+    outcome: &ToolOutcome,
+    elapsed: Duration,
+) -> io::Result<()> {
+    let entry = json!({
+        "ts": iso8601(SystemTime::now()),
+        "tool": call.function.name,
+        "args": cut(&call.function.arguments, 200),
+        "result": cut(&outcome.content, 400),
+        "elapsed_ms": elapsed.as_millis() as u64,
+    });
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut line = entry.to_string();
+    line.push('\n');
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)?
+        .write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_cut_and_appended() {
+        let dir = crate::test_support::TempDir::new("audit");
+        let log = dir.path().join("logs/agents.jsonl");
+        let call = ToolCall::new(
+            "1",
+            "read_file",
+            format!("{{\"path\": \"{}\"}}", "a".repeat(300)),
+        );
+        let outcome = ToolOutcome {
+            content: "b".repeat(500),
+            is_error: false,
+        };
+        append(&log, &call, &outcome, Duration::from_millis(12)).unwrap();
+        append(&log, &call, &outcome, Duration::from_millis(3)).unwrap();
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["tool"], "read_file");
+        assert_eq!(lines[0]["args"].as_str().unwrap().chars().count(), 200);
+        assert_eq!(lines[0]["result"].as_str().unwrap().chars().count(), 400);
+        assert_eq!(lines[0]["elapsed_ms"], 12);
+        assert!(lines[1]["ts"].as_str().unwrap().ends_with('Z'));
+    }
+}

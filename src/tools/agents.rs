@@ -1,0 +1,463 @@
+//! Sub-agents: `launch_agent` runs a child `marvin --non-interactive` and returns its answer;
+//! `review_codebase` starts a read-only reviewer in the background and `review_status`
+//! reports on it. Children get MARVIN_DEPTH+1 (refused past 5), their model, ticket, read-only
+//! flag and audit log, and never GIT_DIR. Their stdout is returned, never written to a file.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::shell::OUTPUT_CAP;
+use super::{Category, ToolContext, ToolDef};
+use crate::cancel::CancelToken;
+
+pub const MAX_DEPTH: u32 = 5;
+const AGENT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+const LAUNCH_PARAMS: &[Param] = &[
+    Param::required(
+        "ticket_id",
+        Kind::String,
+        "The ticket (from tk) the sub-agent works on",
+    ),
+    Param::required(
+        "prompt",
+        Kind::String,
+        "Everything the sub-agent needs to know to do the task",
+    ),
+    Param::optional(
+        "model",
+        Kind::Choice(&["auto", "codex", "opus"]),
+        "auto: the current model; codex: implementation tier; opus: review tier",
+    ),
+    Param::optional(
+        "readonly",
+        Kind::Boolean,
+        "The sub-agent may only read, not change anything",
+    ),
+];
+const REVIEW_PARAMS: &[Param] = &[Param::optional(
+    "focus",
+    Kind::String,
+    "What the review should concentrate on",
+)];
+const STATUS_PARAMS: &[Param] = &[Param::required(
+    "job_id",
+    Kind::String,
+    "The id review_codebase returned",
+)];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "launch_agent",
+            "Run a sub-agent (another Marvin in non-interactive mode) on a ticket and get its final answer. Write agents run one at a time.",
+            Category::Write,
+            LAUNCH_PARAMS,
+            r#"{"ticket_id": "T-12", "prompt": "Implement the parser in src/parse.rs; tests in tests/parse.rs must pass.", "model": "codex"}"#,
+            launch_agent,
+        ),
+        ToolDef::new(
+            "review_codebase",
+            "Start a read-only code review in the background; returns a job id for review_status.",
+            Category::Coding,
+            REVIEW_PARAMS,
+            r#"{"focus": "error handling in src/net/"}"#,
+            review_codebase,
+        ),
+        ToolDef::new(
+            "review_status",
+            "Check a background review: still running, or its findings.",
+            Category::Coding,
+            STATUS_PARAMS,
+            r#"{"job_id": "review-1"}"#,
+            review_status,
+        ),
+    ]
+}
+
+/// One sub-agent to run.
+struct Spec<'a> {
+    prompt: &'a str,
+    model: String,
+    ticket: Option<&'a str>,
+    readonly: bool,
+}
+
+fn resolve_model(ctx: &ToolContext, choice: Option<&str>) -> String {
+    let settings = &ctx.settings;
+    match choice {
+        Some("codex") => settings.code_model_low.clone(),
+        Some("opus") => settings.code_model_high.clone(),
+        _ => settings.model.clone(),
+    }
+}
+
+fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
+    let depth = ctx.settings.depth + 1;
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "Sub-agent depth limit ({MAX_DEPTH}) reached: this agent is already at depth {}. Do the work yourself instead of launching another agent.",
+            ctx.settings.depth
+        ));
+    }
+    let program = ctx
+        .settings
+        .executable
+        .clone()
+        .ok_or("Cannot find the marvin program to start a sub-agent with.")?;
+    let working_dir = ctx.working_dir();
+    let log = ctx
+        .settings
+        .subagent_log
+        .clone()
+        .unwrap_or_else(|| working_dir.join(".marvin/logs/subagents.jsonl"));
+    let mut command = Command::new(program);
+    command
+        .args([
+            "--non-interactive",
+            "--provider",
+            &ctx.settings.provider,
+            "--working-dir",
+        ])
+        .arg(&working_dir)
+        .args(["--prompt", spec.prompt])
+        .current_dir(&working_dir)
+        .env("MARVIN_DEPTH", depth.to_string())
+        .env("MARVIN_MODEL", &spec.model)
+        .env("MARVIN_SUBAGENT_LOG", log)
+        .env_remove("GIT_DIR");
+    match spec.ticket {
+        Some(ticket) => command.env("MARVIN_TICKET", ticket),
+        None => command.env_remove("MARVIN_TICKET"),
+    };
+    if spec.readonly {
+        command.env("MARVIN_READONLY", "1");
+    } else {
+        command.env_remove("MARVIN_READONLY");
+    }
+    Ok(command)
+}
+
+/// Runs a sub-agent to the end and describes the outcome for the model.
+fn run_agent(command: Command, spec: &Spec<'_>, cancel: &CancelToken) -> Result<String, String> {
+    let limits = RunLimits {
+        timeout: AGENT_TIMEOUT,
+        output_cap: OUTPUT_CAP,
+        cancel,
+        input: None,
+    };
+    let run = process::run(command, limits)
+        .map_err(|e| format!("Could not start the sub-agent: {e}."))?;
+    let (answer, cost) = split_cost(&run.output);
+    let who = format!(
+        "Sub-agent ({}{})",
+        spec.model,
+        if spec.readonly { ", read-only" } else { "" }
+    );
+    match run.ending {
+        Ending::Exited(0) => Ok(format!("{who} finished:\n{answer}{cost}")),
+        Ending::Exited(code) => Err(format!("{who} failed (exit code {code}):\n{answer}{cost}")),
+        Ending::Signalled(signal) => Err(format!("{who} was killed by signal {signal}:\n{answer}")),
+        Ending::TimedOut => Err(format!(
+            "{who} did not finish within {} minutes:\n{answer}",
+            AGENT_TIMEOUT.as_secs() / 60
+        )),
+        Ending::Cancelled => Err("The sub-agent was cancelled by the user (Ctrl+C).".into()),
+    }
+}
+
+/// Takes the MARVIN_COST line out of the child's output and turns it into a short note.
+fn split_cost(output: &str) -> (String, String) {
+    let mut cost = String::new();
+    let kept: Vec<&str> = output
+        .lines()
+        .filter(|line| match line.strip_prefix("MARVIN_COST:") {
+            Some(json) => {
+                if let Ok(value) = serde_json::from_str::<serde_json::Value>(json) {
+                    cost = format!(
+                        "\n[cost: ${:.4}, {} model calls]",
+                        value["session_cost"].as_f64().unwrap_or(0.0),
+                        value["llm_turns"]
+                    );
+                }
+                false
+            }
+            None => true,
+        })
+        .collect();
+    (kept.join("\n").trim_end().to_string(), cost)
+}
+
+#[derive(Deserialize)]
+struct LaunchArgs {
+    ticket_id: String,
+    prompt: String,
+    model: Option<String>,
+    readonly: Option<bool>,
+}
+
+fn launch_agent(args: LaunchArgs, ctx: &ToolContext) -> Result<String, String> {
+    if args.prompt.trim().is_empty() || args.ticket_id.trim().is_empty() {
+        return Err(
+            "Give the sub-agent a ticket_id and a prompt that says everything it needs to know."
+                .into(),
+        );
+    }
+    let spec = Spec {
+        prompt: args.prompt.trim(),
+        model: resolve_model(ctx, args.model.as_deref()),
+        ticket: Some(args.ticket_id.trim()),
+        readonly: args.readonly == Some(true),
+    };
+    let command = command(ctx, &spec)?;
+    run_agent(command, &spec, &ctx.cancel)
+}
+
+#[derive(Deserialize)]
+struct ReviewArgs {
+    focus: Option<String>,
+}
+
+fn review_codebase(args: ReviewArgs, ctx: &ToolContext) -> Result<String, String> {
+    let focus = args
+        .focus
+        .as_deref()
+        .map(str::trim)
+        .filter(|f| !f.is_empty());
+    let prompt = format!(
+        "Review the code in the working directory{}. You are a read-only reviewer: read files, search and look at git history, but change nothing. Report concrete problems with file:line references, most important first, and say briefly why each matters.",
+        focus
+            .map(|f| format!(", concentrating on {f}"))
+            .unwrap_or_default()
+    );
+    let spec = Spec {
+        prompt: &prompt,
+        model: resolve_model(ctx, Some("opus")),
+        ticket: None,
+        readonly: true,
+    };
+    let command = command(ctx, &spec)?;
+    let model = spec.model.clone();
+    let id = ctx
+        .shared
+        .jobs
+        .start(focus.unwrap_or("whole codebase"), move |cancel| {
+            let spec = Spec {
+                prompt: &prompt,
+                model,
+                ticket: None,
+                readonly: true,
+            };
+            run_agent(command, &spec, &cancel).unwrap_or_else(|error| error)
+        });
+    Ok(format!(
+        "Started review job {id}. Check on it with review_status({{\"job_id\": \"{id}\"}})."
+    ))
+}
+
+#[derive(Deserialize)]
+struct StatusArgs {
+    job_id: String,
+}
+
+fn review_status(args: StatusArgs, ctx: &ToolContext) -> Result<String, String> {
+    ctx.shared.jobs.status(args.job_id.trim())
+}
+
+/// Background jobs of a session. Dropping them stops every job still running.
+#[derive(Default)]
+pub struct Jobs {
+    inner: Mutex<BTreeMap<String, Job>>,
+}
+
+struct Job {
+    focus: String,
+    started: Instant,
+    cancel: CancelToken,
+    result: Arc<Mutex<Option<String>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Jobs {
+    /// Runs `work` on its own thread and returns the job's id.
+    pub fn start(
+        &self,
+        focus: &str,
+        work: impl FnOnce(CancelToken) -> String + Send + 'static,
+    ) -> String {
+        let mut jobs = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = format!("review-{}", jobs.len() + 1);
+        let cancel = CancelToken::new();
+        let result = Arc::new(Mutex::new(None));
+        let (token, slot) = (cancel.clone(), result.clone());
+        let thread = std::thread::Builder::new()
+            .name(id.clone())
+            .spawn(move || {
+                let text = work(token);
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(text);
+            })
+            .ok();
+        jobs.insert(
+            id.clone(),
+            Job {
+                focus: focus.to_string(),
+                started: Instant::now(),
+                cancel,
+                result,
+                thread,
+            },
+        );
+        id
+    }
+
+    pub fn status(&self, id: &str) -> Result<String, String> {
+        let jobs = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(job) = jobs.get(id) else {
+            let known: Vec<&str> = jobs.keys().map(String::as_str).collect();
+            return Err(format!(
+                "There is no job '{id}'. Jobs of this session: {}.",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        };
+        match job
+            .result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            Some(text) => Ok(format!("{id} ({}) is done:\n{text}", job.focus)),
+            None => Ok(format!(
+                "{id} ({}) is still running ({}s so far). Check again later.",
+                job.focus,
+                job.started.elapsed().as_secs()
+            )),
+        }
+    }
+
+    /// One line per job still running, for the system prompt.
+    pub fn running(&self) -> Vec<String> {
+        let jobs = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        jobs.iter()
+            .filter(|(_, job)| {
+                job.result
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .is_none()
+            })
+            .map(|(id, job)| {
+                format!(
+                    "{id}: review of {} (running {}s)",
+                    job.focus,
+                    job.started.elapsed().as_secs()
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for Jobs {
+    fn drop(&mut self) {
+        let jobs = std::mem::take(&mut *self.inner.lock().unwrap_or_else(PoisonError::into_inner));
+        for job in jobs.values() {
+            job.cancel.cancel();
+        }
+        for (_, mut job) in jobs {
+            if let Some(thread) = job.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+/// Where the audit log of a sub-agent goes when the parent sets none.
+pub fn default_log(working_dir: &std::path::Path) -> PathBuf {
+    working_dir.join(".marvin/logs/subagents.jsonl")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_line_becomes_a_note() {
+        let output = "The answer.\nMARVIN_COST:{\"session_cost\":0.0123,\"llm_turns\":3,\"model_turns\":{},\"model_cost\":{}}\n";
+        assert_eq!(
+            split_cost(output),
+            (
+                "The answer.".to_string(),
+                "\n[cost: $0.0123, 3 model calls]".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn depth_five_launches_nothing() {
+        let mut ctx = ToolContext::new(std::env::temp_dir());
+        let mut settings = (*ctx.settings).clone();
+        settings.depth = MAX_DEPTH;
+        ctx.settings = Arc::new(settings);
+        let spec = Spec {
+            prompt: "x",
+            model: "m".into(),
+            ticket: None,
+            readonly: false,
+        };
+        let err = command(&ctx, &spec).err().unwrap();
+        assert!(
+            err.starts_with("Sub-agent depth limit (5) reached"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn jobs_report_running_then_done_and_stop_on_drop() {
+        let jobs = Jobs::default();
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let id = jobs.start("parser", move |_| {
+            let _ = wait.recv();
+            "two findings".to_string()
+        });
+        assert_eq!(id, "review-1");
+        assert!(jobs.status("review-1").unwrap().contains("still running"));
+        assert_eq!(jobs.running().len(), 1);
+        release.send(()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while jobs.status("review-1").unwrap().contains("still running") {
+            assert!(Instant::now() < deadline);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(
+            jobs.status("review-1").unwrap(),
+            "review-1 (parser) is done:\ntwo findings"
+        );
+        assert!(
+            jobs.status("review-9")
+                .unwrap_err()
+                .contains("Jobs of this session: review-1")
+        );
+        let stopped = Arc::new(Mutex::new(false));
+        let flag = stopped.clone();
+        jobs.start("slow", move |cancel| {
+            cancel.sleep(Duration::from_secs(60));
+            *flag.lock().unwrap() = true;
+            String::new()
+        });
+        drop(jobs);
+        assert!(
+            *stopped.lock().unwrap(),
+            "dropping the jobs stops the running ones"
+        );
+    }
+}

@@ -1,0 +1,125 @@
+//! `install_packages`: `uv add [--dev]` in the working directory's Python project.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::shell::OUTPUT_CAP;
+use super::{Category, ToolContext, ToolDef};
+
+const PARAMS: &[Param] = &[
+    Param::required(
+        "packages",
+        Kind::StringList,
+        "Package names, optionally with versions, e.g. [\"httpx\", \"pytest>=8\"]",
+    ),
+    Param::optional("dev", Kind::Boolean, "Add them as development dependencies"),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "install_packages",
+        "Add Python packages to the project in the working directory with uv (uv add).",
+        Category::Write,
+        PARAMS,
+        r#"{"packages": ["httpx"], "dev": false}"#,
+        install_packages,
+    )]
+}
+
+#[derive(Deserialize)]
+struct Args {
+    packages: Vec<String>,
+    dev: Option<bool>,
+}
+
+fn install_packages(args: Args, ctx: &ToolContext) -> Result<String, String> {
+    let packages: Vec<&str> = args
+        .packages
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if packages.is_empty() {
+        return Err("Name at least one package, e.g. {\"packages\": [\"httpx\"]}.".into());
+    }
+    if let Some(bad) = packages.iter().find(|p| p.starts_with('-')) {
+        return Err(format!("'{bad}' is not a package name."));
+    }
+    let uv = ctx
+        .find_program("uv")
+        .ok_or("uv is not installed. Install it with: pip install uv (or see https://docs.astral.sh/uv/), then try again.")?;
+    let mut command = Command::new(uv);
+    command.arg("add");
+    if args.dev == Some(true) {
+        command.arg("--dev");
+    }
+    command
+        .arg("--")
+        .args(&packages)
+        .current_dir(ctx.working_dir())
+        .env_remove("GIT_DIR");
+    let limits = RunLimits {
+        timeout: Duration::from_secs(600),
+        output_cap: OUTPUT_CAP,
+        cancel: &ctx.cancel,
+        input: None,
+    };
+    let run = process::run(command, limits).map_err(|e| format!("Could not run uv: {e}."))?;
+    let output = run.output.trim_end();
+    match run.ending {
+        Ending::Exited(0) => Ok(format!("Added {}.\n{output}", packages.join(", "))),
+        Ending::Exited(code) => Err(format!("uv add failed (exit code {code}):\n{output}")),
+        Ending::Cancelled => Err("The installation was cancelled by the user (Ctrl+C).".into()),
+        _ => Err(format!(
+            "uv add did not finish within 10 minutes:\n{output}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_uv_and_bad_names_say_what_to_do() {
+        let ctx = ToolContext::new(std::env::temp_dir());
+        let missing = install_packages(
+            Args {
+                packages: vec!["httpx".into()],
+                dev: None,
+            },
+            &ctx,
+        )
+        .unwrap_err();
+        assert!(
+            missing.starts_with("uv is not installed. Install it with: pip install uv"),
+            "{missing}"
+        );
+        assert!(
+            install_packages(
+                Args {
+                    packages: vec![" ".into()],
+                    dev: None
+                },
+                &ctx
+            )
+            .unwrap_err()
+            .contains("at least one")
+        );
+        assert!(
+            install_packages(
+                Args {
+                    packages: vec!["--index-url=evil".into()],
+                    dev: None
+                },
+                &ctx
+            )
+            .unwrap_err()
+            .contains("not a package name")
+        );
+    }
+}

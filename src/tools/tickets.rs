@@ -1,0 +1,332 @@
+//! Tickets: the `tk` tool wrapping the external ticket CLI, and the gate that keeps write
+//! tools closed until the agent has created a ticket. Where tickets are in use (tk installed,
+//! or MARVIN_TICKET set by a parent agent), the first `tk create` is turned back once so that
+//! the agent writes a thorough description. Read-only agents are exempt.
+
+use std::process::Command;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::process::{self, Ending, RunLimits};
+use super::schema::{Kind, Param};
+use super::shell::OUTPUT_CAP;
+use super::{Category, ToolContext, ToolDef};
+
+pub const NEED_TICKET: &str = "You must create a ticket with 'tk create' before writing files. Create a ticket describing your task first.";
+pub const TOO_BRIEF: &str = "Ticket description is too brief. Please provide a thorough description with acceptance criteria, then try again.";
+
+/// The session's ticket state.
+#[derive(Default)]
+pub struct TicketGate {
+    state: Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    has_ticket: bool,
+    create_attempted: bool,
+}
+
+impl TicketGate {
+    fn with<T>(&self, f: impl FnOnce(&mut GateState) -> T) -> T {
+        f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// Whether tickets are in use for this context.
+fn required(ctx: &ToolContext) -> bool {
+    !ctx.readonly && (ctx.settings.ticket.is_some() || ctx.find_program("tk").is_some())
+}
+
+/// Refuses a write tool until a ticket exists, where tickets are in use.
+pub fn check_gate(ctx: &ToolContext) -> Result<(), String> {
+    if required(ctx) && !ctx.shared.tickets.with(|s| s.has_ticket) {
+        let hint = if ctx.find_program("tk").is_none() {
+            " (tk is not installed: ask the user to install it)"
+        } else {
+            ""
+        };
+        return Err(format!("{NEED_TICKET}{hint}"));
+    }
+    Ok(())
+}
+
+const PARAMS: &[Param] = &[Param::required(
+    "args",
+    Kind::String,
+    "Arguments for tk, e.g. create \"Title\" -d \"Description\", start ID, close ID, add-note ID \"text\", show ID, ls",
+)];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "tk",
+        "Manage tickets with the tk CLI: create, start, close, add-note, show, ls, blocked, dep-tree. Create a ticket before changing files.",
+        Category::Coding,
+        PARAMS,
+        r#"{"args": "create \"Fix the parser\" -d \"Handle empty input; acceptance: tests pass\""}"#,
+        tk,
+    )]
+}
+
+#[derive(Deserialize)]
+struct Args {
+    args: String,
+}
+
+fn tk(args: Args, ctx: &ToolContext) -> Result<String, String> {
+    let mut argv = split_words(&args.args)?;
+    let Some(subcommand) = argv.first().cloned() else {
+        return Err("Say what tk should do, e.g. {\"args\": \"ls\"}.".into());
+    };
+    let program = ctx
+        .find_program("tk")
+        .ok_or("tk (the ticket CLI) is not installed. Ask the user to install it, or work without tickets.")?;
+    let creating = subcommand == "create";
+    if creating
+        && required(ctx)
+        && !ctx
+            .shared
+            .tickets
+            .with(|s| std::mem::replace(&mut s.create_attempted, true))
+    {
+        return Err(TOO_BRIEF.into());
+    }
+    if creating {
+        if let Some(parent) = &ctx.settings.ticket {
+            if !argv.iter().any(|a| a == "--parent") {
+                argv.extend(["--parent".to_string(), parent.clone()]);
+            }
+        }
+    }
+    let mut command = Command::new(program);
+    command
+        .args(&argv)
+        .current_dir(ctx.working_dir())
+        .env_remove("GIT_DIR");
+    let limits = RunLimits {
+        timeout: Duration::from_secs(60),
+        output_cap: OUTPUT_CAP,
+        cancel: &ctx.cancel,
+        input: None,
+    };
+    let run = process::run(command, limits).map_err(|e| format!("Could not run tk: {e}."))?;
+    let output = run.output.trim_end().to_string();
+    match run.ending {
+        Ending::Exited(0) => {
+            if creating {
+                ctx.shared.tickets.with(|s| s.has_ticket = true);
+            }
+            Ok(if output.is_empty() {
+                "(done)".to_string()
+            } else {
+                output
+            })
+        }
+        Ending::Exited(code) => Err(format!(
+            "tk {subcommand} failed (exit code {code}):\n{output}"
+        )),
+        Ending::Cancelled => Err("tk was cancelled by the user (Ctrl+C).".into()),
+        _ => Err("tk did not finish within 60s.".into()),
+    }
+}
+
+/// Splits a command line into words the way a shell would for simple quoting: whitespace
+/// separates, single quotes are literal, double quotes allow `\"` and `\\`.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err("A single quote is not closed.".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err("A double quote is not closed.".into()),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err("A double quote is not closed.".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(c) = chars.next() {
+                    word.push(c);
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolCall;
+    use crate::test_support::TempDir;
+    use crate::tools::{Registry, ToolSettings};
+    use std::sync::Arc;
+
+    #[test]
+    fn words_split_like_a_shell() {
+        let cases: &[(&str, &[&str])] = &[
+            ("ls", &["ls"]),
+            (
+                "create \"Fix it\" -d 'all of it'",
+                &["create", "Fix it", "-d", "all of it"],
+            ),
+            (
+                r#"add-note T-1 "say \"hi\"""#,
+                &["add-note", "T-1", "say \"hi\""],
+            ),
+            ("a\\ b  c", &["a b", "c"]),
+            ("x ''", &["x", ""]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(split_words(line).unwrap(), *expected, "{line}");
+        }
+        assert!(split_words("create \"open").is_err());
+    }
+
+    /// A directory holding a stand-in `tk` program that records its arguments.
+    fn with_tk(work: &TempDir) -> (TempDir, ToolContext) {
+        let bin = TempDir::new("tk-bin");
+        let script = bin.path().join("tk");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho \"$@\" >> tk-calls.log\necho \"ok: $1\"\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let ctx = ToolContext {
+            coding_mode: true,
+            settings: Arc::new(ToolSettings {
+                search_path: Some(path),
+                ..ToolSettings::default()
+            }),
+            ..ToolContext::new(work.path().to_path_buf())
+        };
+        (bin, ctx)
+    }
+
+    fn call(registry: &Registry, ctx: &ToolContext, name: &str, args: serde_json::Value) -> String {
+        registry
+            .execute(&ToolCall::new("1", name, args.to_string()), ctx)
+            .content
+    }
+
+    #[test]
+    fn writes_wait_for_a_ticket_and_the_first_create_is_turned_back() {
+        let work = TempDir::new("tk-gate");
+        let (_bin, ctx) = with_tk(&work);
+        let registry = Registry::builtin();
+        let create = serde_json::json!({"path": "a.txt", "content": "x"});
+        assert_eq!(
+            call(&registry, &ctx, "create_file", create.clone()),
+            format!("Error: {NEED_TICKET}")
+        );
+        assert_eq!(
+            call(
+                &registry,
+                &ctx,
+                "run_command",
+                serde_json::json!({"command": "true"})
+            ),
+            format!("Error: {NEED_TICKET}")
+        );
+        let ticket = serde_json::json!({"args": "create \"Add a\" -d \"short\""});
+        assert_eq!(
+            call(&registry, &ctx, "tk", ticket.clone()),
+            format!("Error: {TOO_BRIEF}")
+        );
+        assert_eq!(call(&registry, &ctx, "tk", ticket), "ok: create");
+        assert_eq!(
+            call(&registry, &ctx, "create_file", create),
+            "Created 'a.txt' (1 lines)."
+        );
+        let log = std::fs::read_to_string(work.path().join("tk-calls.log")).unwrap();
+        assert_eq!(
+            log, "create Add a -d short\n",
+            "the turned-back create never reached tk"
+        );
+    }
+
+    #[test]
+    fn sub_agents_create_child_tickets_and_readonly_agents_are_exempt() {
+        let work = TempDir::new("tk-parent");
+        let (_bin, mut ctx) = with_tk(&work);
+        let mut settings = (*ctx.settings).clone();
+        settings.ticket = Some("T-7".into());
+        ctx.settings = Arc::new(settings);
+        let registry = Registry::builtin();
+        let ticket = serde_json::json!({"args": "create Child"});
+        call(&registry, &ctx, "tk", ticket.clone());
+        call(&registry, &ctx, "tk", ticket);
+        assert_eq!(
+            std::fs::read_to_string(work.path().join("tk-calls.log")).unwrap(),
+            "create Child --parent T-7\n"
+        );
+        let readonly = ToolContext {
+            readonly: true,
+            shared: Arc::new(crate::tools::SessionTools::default()),
+            ..ctx
+        };
+        assert_eq!(check_gate(&readonly), Ok(()));
+    }
+
+    #[test]
+    fn without_tk_or_a_parent_ticket_there_is_no_gate() {
+        let work = TempDir::new("tk-none");
+        let ctx = ToolContext {
+            coding_mode: true,
+            ..ToolContext::new(work.path().to_path_buf())
+        };
+        assert_eq!(check_gate(&ctx), Ok(()));
+        let registry = Registry::builtin();
+        let result = call(&registry, &ctx, "tk", serde_json::json!({"args": "ls"}));
+        assert!(
+            result.contains("tk (the ticket CLI) is not installed"),
+            "{result}"
+        );
+    }
+}
