@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::process::{self, Ending, RunLimits};
+use super::process;
 use super::schema::{Kind, Param};
-use super::shell::OUTPUT_CAP;
 use super::{Category, ToolContext, ToolDef, paths};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -132,40 +131,20 @@ fn git(ctx: &ToolContext, args: &[&str]) -> Result<String, String> {
         .env_remove("GIT_DIR")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true");
-    let limits = RunLimits {
-        timeout: TIMEOUT,
-        output_cap: OUTPUT_CAP,
-        cancel: &ctx.cancel,
-        input: None,
-    };
-    let run = process::run(command, limits).map_err(|e| format!("Could not run git: {e}."))?;
-    let mut output = run.output.trim_end().to_string();
-    if run.omitted > 0 {
-        output.push_str(&format!(
-            "\n[Output truncated — {} bytes omitted]",
-            run.omitted
+    let exit = process::run_program(command, "git", TIMEOUT, &ctx.cancel)?;
+    if exit.output.contains("not a git repository") {
+        return Err(format!(
+            "{}\nThe working directory is not inside a git repository; run `git init` with run_command to start one.",
+            exit.output
         ));
     }
-    match run.ending {
-        Ending::Exited(0) => Ok(if output.is_empty() {
-            "(no output)".to_string()
-        } else {
-            output
-        }),
-        Ending::Exited(_) if output.contains("not a git repository") => Err(format!(
-            "{output}\nThe working directory is not inside a git repository; run `git init` with run_command to start one."
-        )),
-        Ending::Exited(_) if output.contains("Please tell me who you are") => Err(format!(
-            "{output}\nGit has no author identity here: ask the user for their name and email, or commit with run_command and `git -c user.name=... -c user.email=... commit`."
-        )),
-        Ending::Exited(code) => Err(format!(
-            "git {} failed (exit code {code}):\n{output}",
-            args.first().unwrap_or(&"")
-        )),
-        Ending::Signalled(signal) => Err(format!("git was killed by signal {signal}.")),
-        Ending::TimedOut => Err(format!("git did not finish within {}s.", TIMEOUT.as_secs())),
-        Ending::Cancelled => Err("git was cancelled by the user (Ctrl+C).".into()),
+    if exit.code != 0 && exit.output.contains("Please tell me who you are") {
+        return Err(format!(
+            "{}\nGit has no author identity here: ask the user for their name and email, or commit with run_command and `git -c user.name=... -c user.email=... commit`.",
+            exit.output
+        ));
     }
+    exit.success(&format!("git {}", args.first().unwrap_or(&"")))
 }
 
 /// A path argument, checked like the file tools check theirs, as git should see it.

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::process::{self, Ending, RunLimits};
+use super::process;
 use super::schema::{Kind, Param};
-use super::shell::OUTPUT_CAP;
 use super::{Category, ToolContext, ToolDef};
 
 const PARAMS: &[Param] = &[
@@ -62,22 +61,9 @@ fn install_packages(args: Args, ctx: &ToolContext) -> Result<String, String> {
         .args(&packages)
         .current_dir(ctx.working_dir())
         .env_remove("GIT_DIR");
-    let limits = RunLimits {
-        timeout: Duration::from_secs(600),
-        output_cap: OUTPUT_CAP,
-        cancel: &ctx.cancel,
-        input: None,
-    };
-    let run = process::run(command, limits).map_err(|e| format!("Could not run uv: {e}."))?;
-    let output = run.output.trim_end();
-    match run.ending {
-        Ending::Exited(0) => Ok(format!("Added {}.\n{output}", packages.join(", "))),
-        Ending::Exited(code) => Err(format!("uv add failed (exit code {code}):\n{output}")),
-        Ending::Cancelled => Err("The installation was cancelled by the user (Ctrl+C).".into()),
-        _ => Err(format!(
-            "uv add did not finish within 10 minutes:\n{output}"
-        )),
-    }
+    let output = process::run_program(command, "uv add", Duration::from_secs(600), &ctx.cancel)?
+        .success("uv add")?;
+    Ok(format!("Added {}.\n{output}", packages.join(", ")))
 }
 
 #[cfg(test)]

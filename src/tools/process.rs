@@ -155,6 +155,63 @@ fn collect(mut reader: impl Read, cap: usize) -> (Vec<u8>, u64) {
     (kept, omitted)
 }
 
+/// How an external program run for a tool ended, when it ran to an exit.
+pub struct Exit {
+    pub code: i32,
+    /// The combined output, trimmed, with a trailer when it was cut.
+    pub output: String,
+}
+
+impl Exit {
+    /// The output when the program succeeded, else an error naming `what` with its output.
+    pub fn success(self, what: &str) -> Result<String, String> {
+        match self.code {
+            0 => Ok(if self.output.is_empty() {
+                "(no output)".to_string()
+            } else {
+                self.output
+            }),
+            code => Err(format!(
+                "{what} failed (exit code {code}):\n{}",
+                self.output
+            )),
+        }
+    }
+}
+
+/// Runs an external program for a tool. Starting failures, signals, timeouts and Ctrl+C
+/// become errors that name `what`; an exit with any code is returned for the caller to judge.
+pub fn run_program(
+    command: Command,
+    what: &str,
+    timeout: Duration,
+    cancel: &CancelToken,
+) -> Result<Exit, String> {
+    let limits = RunLimits {
+        timeout,
+        output_cap: crate::tools::shell::OUTPUT_CAP,
+        cancel,
+        input: None,
+    };
+    let run = run(command, limits).map_err(|e| format!("Could not run {what}: {e}."))?;
+    let mut output = run.output.trim_end().to_string();
+    if run.omitted > 0 {
+        output.push_str(&format!(
+            "\n[Output truncated — {} bytes omitted]",
+            run.omitted
+        ));
+    }
+    match run.ending {
+        Ending::Exited(code) => Ok(Exit { code, output }),
+        Ending::Signalled(signal) => Err(format!("{what} was killed by signal {signal}.")),
+        Ending::TimedOut => Err(format!(
+            "{what} did not finish within {}s.\n{output}",
+            timeout.as_secs()
+        )),
+        Ending::Cancelled => Err(format!("{what} was cancelled by the user (Ctrl+C).")),
+    }
+}
+
 /// Where `program` is on PATH, if it is installed.
 pub fn find_program(program: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;

@@ -9,9 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::ignore::{self, Visit, glob_match};
-use super::process::{self, Ending, RunLimits};
+use super::process;
 use super::schema::{Kind, Param};
-use super::shell::OUTPUT_CAP;
 use super::{Category, ToolContext, ToolDef, paths};
 
 const DEFAULT_MATCHES: i64 = 100;
@@ -165,22 +164,14 @@ fn ripgrep(
         .arg(&args.pattern)
         .arg("--")
         .arg(scope);
-    let limits = RunLimits {
-        timeout: Duration::from_secs(60),
-        output_cap: OUTPUT_CAP,
-        cancel: &ctx.cancel,
-        input: None,
-    };
-    let run = process::run(command, limits).map_err(|e| format!("Could not run ripgrep: {e}."))?;
-    match run.ending {
-        Ending::Exited(0 | 1) => Ok(run
+    let exit = process::run_program(command, "ripgrep", Duration::from_secs(60), &ctx.cancel)?;
+    match exit.code {
+        0 | 1 => Ok(exit
             .output
             .lines()
             .map(|l| l.strip_prefix("./").unwrap_or(l).to_string())
             .collect()),
-        Ending::Exited(_) => Err(format!("ripgrep refused the search: {}", run.output.trim())),
-        Ending::Cancelled => Err("The search was cancelled by the user (Ctrl+C).".into()),
-        _ => Err("The search did not finish within 60s: narrow it with path or file_glob.".into()),
+        _ => Err(format!("ripgrep refused the search: {}", exit.output)),
     }
 }
 

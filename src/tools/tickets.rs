@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::process::{self, Ending, RunLimits};
+use super::process;
 use super::schema::{Kind, Param};
-use super::shell::OUTPUT_CAP;
 use super::{Category, ToolContext, ToolDef};
 
 pub const NEED_TICKET: &str = "You must create a ticket with 'tk create' before writing files. Create a ticket describing your task first.";
@@ -105,31 +104,12 @@ fn tk(args: Args, ctx: &ToolContext) -> Result<String, String> {
         .args(&argv)
         .current_dir(ctx.working_dir())
         .env_remove("GIT_DIR");
-    let limits = RunLimits {
-        timeout: Duration::from_secs(60),
-        output_cap: OUTPUT_CAP,
-        cancel: &ctx.cancel,
-        input: None,
-    };
-    let run = process::run(command, limits).map_err(|e| format!("Could not run tk: {e}."))?;
-    let output = run.output.trim_end().to_string();
-    match run.ending {
-        Ending::Exited(0) => {
-            if creating {
-                ctx.shared.tickets.with(|s| s.has_ticket = true);
-            }
-            Ok(if output.is_empty() {
-                "(done)".to_string()
-            } else {
-                output
-            })
-        }
-        Ending::Exited(code) => Err(format!(
-            "tk {subcommand} failed (exit code {code}):\n{output}"
-        )),
-        Ending::Cancelled => Err("tk was cancelled by the user (Ctrl+C).".into()),
-        _ => Err("tk did not finish within 60s.".into()),
+    let output = process::run_program(command, "tk", Duration::from_secs(60), &ctx.cancel)?
+        .success(&format!("tk {subcommand}"))?;
+    if creating {
+        ctx.shared.tickets.with(|s| s.has_ticket = true);
     }
+    Ok(output)
 }
 
 /// Splits a command line into words the way a shell would for simple quoting: whitespace
