@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::llm::retry::chat_with_retry;
-use crate::llm::{ChatRequest, LlmError, Provider};
+use crate::llm::chain::ProviderChain;
+use crate::llm::{ChatRequest, LlmError};
 use crate::message::{Message, ToolCall, Usage};
 use crate::tools::{Registry, ToolContext, ToolOutcome};
 
@@ -38,7 +38,7 @@ pub enum AgentEvent {
 
 /// Everything one turn needs besides the conversation.
 pub struct Turn<'a> {
-    pub provider: &'a dyn Provider,
+    pub providers: &'a ProviderChain,
     pub registry: &'a Registry,
     pub ctx: &'a ToolContext,
     pub max_rounds: usize,
@@ -59,9 +59,11 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         };
         let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
         let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
-        let result = chat_with_retry(turn.provider, &request, &mut on_text, cancel, &mut notice)?;
+        let result = turn
+            .providers
+            .chat(&request, &mut on_text, cancel, &mut notice)?;
         (turn.emit)(AgentEvent::ModelCall {
-            model: turn.provider.model().to_string(),
+            model: turn.providers.active().model().to_string(),
             usage: result.usage,
         });
         if result.finish_reason.as_deref() == Some("length") {

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::cli::Args;
+use crate::config;
 use crate::config::{Config, ConfigError, Env, SETUP_HELP};
-use crate::llm::openai::OpenAiCompat;
+use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
 use crate::session::{Session, TurnEnd};
 use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
@@ -42,7 +43,9 @@ pub fn run(args: Args) -> ExitCode {
             let end = repl::ask(&mut session, &mut view, question, editor.as_mut());
             return exit_code(&end, &view);
         }
-        return match repl::run(&config, &mut session, first) {
+        let providers =
+            |name: &str, model: &str| provider_table(&env, Some(&config), Some((name, model)));
+        return match repl::run(&config, &mut session, first, &providers) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => fail(&message),
         };
@@ -143,8 +146,61 @@ fn build_config(args: &Args, env: &Env) -> Result<Config, String> {
 }
 
 fn new_session(config: &Config) -> Session {
-    let provider = Arc::new(OpenAiCompat::new(config.provider.clone()));
-    Session::new(config, provider, Arc::new(Registry::builtin()))
+    let providers = std::iter::once(&config.provider)
+        .chain(&config.fallbacks)
+        .map(|settings| llm::connect(settings, config.search_path.clone()))
+        .collect();
+    Session::new(
+        config,
+        Arc::new(ProviderChain::new(providers)),
+        Arc::new(Registry::builtin()),
+    )
+}
+
+/// `--list-providers`: every provider, its model and where its credentials are, and which one
+/// Marvin would use with what fallbacks.
+pub fn list_providers() -> ExitCode {
+    let env = Env::from_process();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let config = Config::build(&Args::default(), &env, &cwd).ok();
+    let out = provider_table(&env, config.as_ref(), None);
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// One line per provider: emoji, name, model, where its credentials are (never the key), and
+/// whether it is in use (`active` overrides the configured choice after a fallback).
+fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str)>) -> String {
+    let mut out = String::new();
+    for (kind, mut model, credentials) in config::provider_report(env) {
+        let credentials = match credentials.as_str() {
+            // Only ask gh when it is the last source left, and only for this diagnostic.
+            "credentials: gh auth token" => match gh_auth_token(env.search_path().as_deref()) {
+                Ok(_) => credentials,
+                Err(why) => format!("not set up: {why}"),
+            },
+            _ => credentials,
+        };
+        let in_use = match (config, active) {
+            (_, Some((name, active_model))) if name == kind.name() => {
+                model = active_model.to_string();
+                "  ← in use"
+            }
+            (Some(c), None) if c.provider.kind == kind => {
+                model = c.provider.model.clone();
+                "  ← in use"
+            }
+            (Some(c), _) if c.fallbacks.iter().any(|f| f.kind == kind) => "  ← fallback",
+            _ => "",
+        };
+        out.push_str(&format!(
+            "{} {:<14} {:<26} {credentials}{in_use}\n",
+            kind.emoji(),
+            kind.name(),
+            model
+        ));
+    }
+    out
 }
 
 /// 0 answered (or nobody was reading any more), 1 failed, 130 interrupted.

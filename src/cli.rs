@@ -8,6 +8,7 @@ use std::path::PathBuf;
 pub enum Command {
     Help,
     Version,
+    ListProviders,
     Run(Args),
 }
 
@@ -38,8 +39,8 @@ Usage:
   marvin --non-interactive --prompt TEXT   for scripts, cron and sub-agents
 
 Options:
-      --provider NAME      openai, groq, gemini or openai-compat
-                           (ollama and copilot are not in this build yet)
+      --provider NAME      copilot, openai, gemini, groq, ollama or
+                           openai-compat
       --model NAME         model to use (overrides MARVIN_MODEL)
       --once               exit after answering QUESTION
       --non-interactive    one prompt in, raw answer on stdout, exit; coding
@@ -48,14 +49,20 @@ Options:
       --json               with --non-interactive: one JSON event per line
       --working-dir DIR    directory the file tools work in (default: cwd)
       --ntfy TOPIC         ntfy topic for progress notifications
+      --list-providers     show each provider, its model and where its
+                           credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
   -h, --help               show this help
   -V, --version            show the version
 
 Environment:
   LLM_PROVIDER             provider when --provider is not given; default:
-                           the first of openai, gemini, groq, openai-compat
-                           that has a key
+                           the first set up of copilot, openai, gemini,
+                           groq, openai-compat, ollama
+  MARVIN_FALLBACK          providers to fall back to, e.g. groq,gemini
+                           (default: copilot when logged in; none: off)
+  MARVIN_TIMEOUT           request timeout in seconds (default 180, 900 in
+                           coding mode)
   OPENAI_API_KEY           keys; each may instead be kept in the file
   GEMINI_API_KEY             ~/.ssh/<NAME>
   GROQ_API_KEY
@@ -68,7 +75,14 @@ Environment:
   GEMINI_MODEL             per-provider models (defaults: gemini-3-pro-preview,
   GROQ_MODEL                 llama-3.3-70b-versatile, qwen/qwen3-32b; openai
   OPENAI_COMPAT_MODEL        uses gpt-5.1)
-  MARVIN_CHAT_MODEL        model for the copilot provider
+  MARVIN_CHAT_MODEL        copilot model (default claude-haiku-4.5)
+  COPILOT_GITHUB_TOKEN     GitHub token for Copilot; else the Copilot editor
+  GH_TOKEN, GITHUB_TOKEN     login, these (with --provider copilot), or
+                             `gh auth token`
+  COPILOT_API_URL          Copilot endpoints (tests, enterprise proxies)
+  COPILOT_TOKEN_URL
+  OLLAMA_URL               Ollama server (default http://localhost:11434)
+  OLLAMA_MODEL             Ollama model (default qwen3-coder:30b)
   MARVIN_HOME              Marvin's files (default: $XDG_CONFIG_HOME/marvin,
                            else ~/.config/marvin)
   MARVIN_DEPTH             sub-agent nesting depth (set for sub-agents)
@@ -93,6 +107,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
+            Long("list-providers") => return Ok(Command::ListProviders),
             Long("provider") => parsed.provider = Some(text(&mut parser, "--provider")?),
             Long("model") => parsed.model = Some(text(&mut parser, "--model")?),
             Long("prompt") => parsed.prompt = Some(text(&mut parser, "--prompt")?),

@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     match cli::parse(args) {
         Ok(Command::Help) => print(cli::HELP),
         Ok(Command::Version) => print(concat!("marvin ", env!("CARGO_PKG_VERSION"), "\n")),
+        Ok(Command::ListProviders) => marvin::app::list_providers(),
         Ok(Command::Run(args)) => marvin::app::run(args),
         Err(message) => {
             marvin::app::report(&message);

@@ -9,7 +9,8 @@ use crate::agent::{AgentEvent, Turn, run_turn};
 use crate::audit;
 use crate::cancel::CancelToken;
 use crate::config::Config;
-use crate::llm::{ErrorKind, LlmError, Provider};
+use crate::llm::chain::ProviderChain;
+use crate::llm::{ErrorKind, LlmError};
 use crate::message::Message;
 use crate::prompt::{PromptFacts, system_prompt};
 use crate::tools::{Confirm, Registry, SessionTools, ToolContext, ToolSettings, Workspace};
@@ -53,7 +54,7 @@ enum WorkerMessage {
 }
 
 pub struct Session {
-    provider: Arc<dyn Provider>,
+    providers: Arc<ProviderChain>,
     registry: Arc<Registry>,
     messages: Vec<Message>,
     totals: Tally,
@@ -69,10 +70,11 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(config: &Config, provider: Arc<dyn Provider>, registry: Arc<Registry>) -> Self {
-        let (provider_name, model) = (provider.name().to_string(), provider.model().to_string());
+    pub fn new(config: &Config, providers: Arc<ProviderChain>, registry: Arc<Registry>) -> Self {
+        let active = providers.active();
+        let (provider_name, model) = (active.name().to_string(), active.model().to_string());
         Self {
-            provider,
+            providers,
             registry,
             messages: vec![Message::system(String::new())],
             totals: Tally::default(),
@@ -88,11 +90,11 @@ impl Session {
     }
 
     pub fn provider_name(&self) -> &str {
-        self.provider.name()
+        self.providers.active().name()
     }
 
     pub fn model(&self) -> &str {
-        self.provider.model()
+        self.providers.active().model()
     }
 
     /// Usage over the whole session.
@@ -211,7 +213,7 @@ impl Session {
     }
 
     fn spawn_worker(&self, ctx: ToolContext, sender: mpsc::Sender<WorkerMessage>) {
-        let provider = Arc::clone(&self.provider);
+        let providers = Arc::clone(&self.providers);
         let registry = Arc::clone(&self.registry);
         let mut messages = self.messages.clone();
         let max_rounds = self.max_rounds;
@@ -222,7 +224,7 @@ impl Session {
                     let _ = sender.send(WorkerMessage::Event(event));
                 };
                 let turn = Turn {
-                    provider: provider.as_ref(),
+                    providers: &providers,
                     registry: &registry,
                     ctx: &ctx,
                     max_rounds,

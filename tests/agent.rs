@@ -77,6 +77,8 @@ fn provider(server: &ReplayServer) -> OpenAiCompat {
         key_hint: "OPENAI_COMPAT_API_KEY".into(),
         timeout: Duration::from_secs(30),
         proxy: None,
+        token_url: String::new(),
+        token_cache: None,
     })
 }
 
@@ -93,13 +95,14 @@ fn run(
     Vec<AgentEvent>,
 ) {
     let dir = TempDir::new("agent");
-    let provider = provider(server);
+    let providers =
+        marvin::llm::chain::ProviderChain::new(vec![std::sync::Arc::new(provider(server))]);
     let registry = registry();
     let ctx = context(&dir);
     let events = Mutex::new(Vec::new());
     let emit = |event: AgentEvent| events.lock().unwrap().push(event);
     let turn = Turn {
-        provider: &provider,
+        providers: &providers,
         registry: &registry,
         ctx: &ctx,
         max_rounds,

@@ -76,10 +76,6 @@ fn bad_flags_and_providers_are_one_clear_line() {
             "marvin: unknown provider \"claude\"; choose one of copilot, gemini, groq, openai, ollama, openai-compat\n",
         ),
         (
-            &["--provider", "ollama", "hi"],
-            "marvin: the ollama provider is not available in this version of Marvin yet; use openai, groq, gemini or openai-compat\n",
-        ),
-        (
             &["--provider", "groq", "hi"],
             "marvin: groq needs an API key: set GROQ_API_KEY or put the key in ~/.ssh/GROQ_API_KEY\n",
         ),

@@ -33,6 +33,8 @@ fn settings(url: String) -> ProviderSettings {
         key_hint: "OPENAI_COMPAT_API_KEY".into(),
         timeout: Duration::from_secs(20),
         proxy: None,
+        token_url: String::new(),
+        token_cache: None,
     }
 }
 

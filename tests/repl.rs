@@ -165,3 +165,22 @@ fn no_color_turns_colour_off() {
     pty.wait_exit();
     assert!(!pty.screen().contains("\x1b[2m"), "{}", pty.screen());
 }
+
+#[test]
+fn provider_command_lists_providers_with_the_one_in_use() {
+    let home = TempDir::new("repl-provider");
+    let server = ReplayServer::unused();
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("/provider\r");
+    pty.wait_for("← in use");
+    let screen = pty.screen();
+    let line = screen.lines().find(|l| l.contains("← in use")).unwrap();
+    assert!(
+        line.contains("openai-compat") && line.contains("gpt-4o"),
+        "{line}"
+    );
+    assert!(screen.contains("ollama"), "{screen}");
+    pty.send("\x04");
+    assert!(pty.wait_exit().success());
+}

@@ -10,6 +10,7 @@ use common::{ReplayServer, Reply, TempDir};
 use marvin::agent::AgentEvent;
 use marvin::cli::Args;
 use marvin::config::{Config, Env};
+use marvin::llm::chain::ProviderChain;
 use marvin::llm::openai::OpenAiCompat;
 use marvin::session::{Session, TurnEnd, TurnUi};
 use marvin::tools::Registry;
@@ -40,8 +41,8 @@ fn interactive_coding_session(server: &ReplayServer, dir: &Path) -> Session {
     ]);
     let mut config = Config::build(&Args::default(), &env, dir).unwrap();
     config.coding_mode = true;
-    let provider = Arc::new(OpenAiCompat::new(config.provider.clone()));
-    Session::new(&config, provider, Arc::new(Registry::builtin()))
+    let providers = ProviderChain::new(vec![Arc::new(OpenAiCompat::new(config.provider.clone()))]);
+    Session::new(&config, Arc::new(providers), Arc::new(Registry::builtin()))
 }
 
 fn run(answer: bool) -> (TempDir, Scripted, String) {

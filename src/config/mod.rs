@@ -3,7 +3,7 @@
 
 mod provider;
 
-pub use provider::{ProviderKind, ProviderSettings};
+pub use provider::{ProviderKind, ProviderSettings, report as provider_report};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,15 @@ pub const VARIABLES: &[&str] = &[
     "GROQ_MODEL",
     "OPENAI_COMPAT_MODEL",
     "MARVIN_CHAT_MODEL",
+    "OLLAMA_URL",
+    "OLLAMA_MODEL",
+    "COPILOT_GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "COPILOT_API_URL",
+    "COPILOT_TOKEN_URL",
+    "MARVIN_FALLBACK",
+    "MARVIN_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -75,6 +84,11 @@ impl Env {
         }
     }
 
+    /// PATH, for finding programs before a Config exists.
+    pub fn search_path(&self) -> Option<String> {
+        self.get("PATH").map(str::to_string)
+    }
+
     /// A set, non-empty value.
     fn get(&self, name: &str) -> Option<&str> {
         debug_assert!(
@@ -92,6 +106,8 @@ impl Env {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub provider: ProviderSettings,
+    /// Providers to fall back to when `provider` fails (network, auth, server errors).
+    pub fallbacks: Vec<ProviderSettings>,
     /// MARVIN_HOME; `None` when there is no home directory to put it in.
     pub home: Option<PathBuf>,
     pub profile: String,
@@ -101,7 +117,6 @@ pub struct Config {
     pub readonly: bool,
     pub depth: u32,
     pub ntfy: Option<String>,
-    pub chat_model: Option<String>,
     pub max_rounds: usize,
     /// PATH, where tools look for git, rg and friends.
     pub search_path: Option<String>,
@@ -139,7 +154,8 @@ pub enum ConfigError {
 pub const SETUP_HELP: &str = "\
 no language model is set up. Give Marvin a key for one provider, e.g.
     export OPENAI_API_KEY=sk-...       (or GEMINI_API_KEY, GROQ_API_KEY)
-or point it at any OpenAI-compatible server:
+or use GitHub Copilot (run `gh auth login`, then --provider copilot), a local
+Ollama (--provider ollama), or any OpenAI-compatible server:
     export OPENAI_COMPAT_URL=http://localhost:8080/v1
 A key may also be kept in a file, e.g. ~/.ssh/GROQ_API_KEY. With several
 set up, choose with --provider or LLM_PROVIDER. See `marvin --help`.";
@@ -149,8 +165,27 @@ impl Config {
         let non_interactive = args.non_interactive;
         let coding_mode = non_interactive;
         let working_dir = working_dir(args.working_dir.as_deref(), cwd)?;
-        let timeout = Duration::from_secs(if coding_mode { 900 } else { 180 });
-        let provider = provider::resolve(args, env, timeout)?;
+        let timeout = match env.get("MARVIN_TIMEOUT") {
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|secs| *secs > 0)
+                .map(Duration::from_secs)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "MARVIN_TIMEOUT must be a number of seconds, not {text:?}"
+                    ))
+                })?,
+            None => Duration::from_secs(if coding_mode { 900 } else { 180 }),
+        };
+        let home = marvin_home(env);
+        let inputs = provider::Inputs {
+            env,
+            timeout,
+            home: home.as_deref(),
+        };
+        let provider = provider::resolve(args, &inputs)?;
+        let fallbacks = provider::fallbacks(provider.kind, &inputs)?;
         let depth = match env.get("MARVIN_DEPTH") {
             Some(text) => text.parse().map_err(|_| {
                 ConfigError::Invalid(format!("MARVIN_DEPTH must be a whole number, not {text:?}"))
@@ -159,7 +194,8 @@ impl Config {
         };
         Ok(Config {
             provider,
-            home: marvin_home(env),
+            fallbacks,
+            home,
             profile: "default".to_string(),
             working_dir,
             non_interactive,
@@ -167,7 +203,6 @@ impl Config {
             readonly: matches!(env.get("MARVIN_READONLY"), Some("1" | "true" | "yes")),
             depth,
             ntfy: args.ntfy.clone(),
-            chat_model: env.get("MARVIN_CHAT_MODEL").map(str::to_string),
             max_rounds: if non_interactive { 50 } else { 10 },
             search_path: env.get("PATH").map(str::to_string),
             notes_home: env.get("HOME").map(|home| Path::new(home).join("Notes")),

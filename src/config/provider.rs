@@ -1,8 +1,9 @@
-//! Choosing the provider: which service, which model and base URL, and where its key is
-//! (the environment, else `~/.ssh/<NAME>`), plus the proxy to reach it through.
+//! Choosing providers: which service, which model and base URL, where its credential is (the
+//! environment, `~/.ssh/<NAME>`, GitHub Copilot's own login files, or `gh auth token`), the
+//! fallback chain behind it, and the proxy to reach each through.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{ConfigError, Env};
@@ -28,8 +29,15 @@ impl ProviderKind {
         Self::Ollama,
         Self::OpenAiCompat,
     ];
-    /// The order tried when no provider is chosen.
-    const AUTO: [ProviderKind; 4] = [Self::OpenAi, Self::Gemini, Self::Groq, Self::OpenAiCompat];
+    /// The order tried when no provider is chosen: the seed's default first.
+    const AUTO: [ProviderKind; 6] = [
+        Self::Copilot,
+        Self::OpenAi,
+        Self::Gemini,
+        Self::Groq,
+        Self::OpenAiCompat,
+        Self::Ollama,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -42,18 +50,20 @@ impl ProviderKind {
         }
     }
 
-    fn parse(name: &str) -> Option<Self> {
+    pub fn parse(name: &str) -> Option<Self> {
         Self::ALL
             .into_iter()
-            .find(|kind| kind.name() == name.to_ascii_lowercase())
+            .find(|kind| kind.name() == name.trim().to_ascii_lowercase())
     }
 
-    fn key_var(self) -> &'static str {
+    /// The variable holding an API key; Ollama needs none and Copilot uses a GitHub login.
+    pub fn key_var(self) -> &'static str {
         match self {
             Self::OpenAi => "OPENAI_API_KEY",
             Self::Groq => "GROQ_API_KEY",
             Self::Gemini => "GEMINI_API_KEY",
-            _ => "OPENAI_COMPAT_API_KEY",
+            Self::Copilot => "COPILOT_GITHUB_TOKEN",
+            Self::Ollama | Self::OpenAiCompat => "OPENAI_COMPAT_API_KEY",
         }
     }
 
@@ -62,7 +72,9 @@ impl ProviderKind {
             Self::OpenAi => "OPENAI_BASE_URL",
             Self::Groq => "GROQ_BASE_URL",
             Self::Gemini => "GEMINI_BASE_URL",
-            _ => "OPENAI_COMPAT_URL",
+            Self::OpenAiCompat => "OPENAI_COMPAT_URL",
+            Self::Ollama => "OLLAMA_URL",
+            Self::Copilot => "COPILOT_API_URL",
         }
     }
 
@@ -71,7 +83,9 @@ impl ProviderKind {
             Self::OpenAi => "https://api.openai.com/v1",
             Self::Groq => "https://api.groq.com/openai/v1",
             Self::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
-            _ => "https://openrouter.ai/api/v1",
+            Self::OpenAiCompat => "https://openrouter.ai/api/v1",
+            Self::Ollama => "http://localhost:11434",
+            Self::Copilot => "https://api.githubcopilot.com",
         }
     }
 
@@ -80,7 +94,9 @@ impl ProviderKind {
             Self::Groq => Some("GROQ_MODEL"),
             Self::Gemini => Some("GEMINI_MODEL"),
             Self::OpenAiCompat => Some("OPENAI_COMPAT_MODEL"),
-            _ => None,
+            Self::Ollama => Some("OLLAMA_MODEL"),
+            Self::Copilot => Some("MARVIN_CHAT_MODEL"),
+            Self::OpenAi => None,
         }
     }
 
@@ -89,7 +105,9 @@ impl ProviderKind {
             Self::OpenAi => "gpt-5.1",
             Self::Groq => "llama-3.3-70b-versatile",
             Self::Gemini => "gemini-3-pro-preview",
-            _ => "qwen/qwen3-32b",
+            Self::OpenAiCompat => "qwen/qwen3-32b",
+            Self::Ollama => "qwen3-coder:30b",
+            Self::Copilot => "claude-haiku-4.5",
         }
     }
 
@@ -111,11 +129,17 @@ pub struct ProviderSettings {
     pub kind: ProviderKind,
     pub model: String,
     pub base_url: String,
+    /// The API key, or for Copilot the GitHub token; `None` when none is needed or, for
+    /// Copilot, when it is to be asked of `gh auth token` at first use.
     pub api_key: Option<String>,
     /// Where the key came from, for error messages: `GROQ_API_KEY` or `~/.ssh/GROQ_API_KEY`.
     pub key_hint: String,
     pub timeout: Duration,
     pub proxy: Option<String>,
+    /// Copilot: where the GitHub token is exchanged for a session token.
+    pub token_url: String,
+    /// Copilot: where the session token is kept between runs (0600).
+    pub token_cache: Option<PathBuf>,
 }
 
 impl fmt::Debug for ProviderSettings {
@@ -131,56 +155,105 @@ impl fmt::Debug for ProviderSettings {
     }
 }
 
-pub(super) fn resolve(
-    args: &Args,
-    env: &Env,
-    timeout: Duration,
-) -> Result<ProviderSettings, ConfigError> {
+/// Shared inputs of provider resolution.
+pub(super) struct Inputs<'a> {
+    pub env: &'a Env,
+    pub timeout: Duration,
+    pub home: Option<&'a Path>,
+}
+
+/// The provider chosen by --provider, LLM_PROVIDER, or the first one set up.
+pub(super) fn resolve(args: &Args, inputs: &Inputs<'_>) -> Result<ProviderSettings, ConfigError> {
+    let env = inputs.env;
     let chosen = args.provider.as_deref().or_else(|| env.get("LLM_PROVIDER"));
     let kind = match chosen {
-        Some(name) => {
-            let kind = ProviderKind::parse(name).ok_or_else(|| {
-                let names: Vec<&str> = ProviderKind::ALL.iter().map(|k| k.name()).collect();
-                ConfigError::Invalid(format!(
-                    "unknown provider {name:?}; choose one of {}",
-                    names.join(", ")
-                ))
-            })?;
-            if matches!(kind, ProviderKind::Ollama | ProviderKind::Copilot) {
-                return Err(ConfigError::Invalid(format!(
-                    "the {} provider is not available in this version of Marvin yet; use openai, groq, gemini or openai-compat",
-                    kind.name()
-                )));
-            }
-            kind
-        }
+        Some(name) => ProviderKind::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = ProviderKind::ALL.iter().map(|k| k.name()).collect();
+            ConfigError::Invalid(format!(
+                "unknown provider {name:?}; choose one of {}",
+                names.join(", ")
+            ))
+        })?,
         None => ProviderKind::AUTO
             .into_iter()
-            .find(|kind| is_configured(*kind, env))
+            .find(|kind| credential(*kind, env, false).is_some())
             .ok_or(ConfigError::NoProvider)?,
     };
-    let (api_key, key_hint) = match find_key(kind, env) {
-        Some(found) => found,
-        None if kind == ProviderKind::OpenAiCompat && env.get("OPENAI_COMPAT_URL").is_some() => {
-            (None, "OPENAI_COMPAT_API_KEY (not set)".to_string())
+    let model = args
+        .model
+        .clone()
+        .or_else(|| env.get("MARVIN_MODEL").map(str::to_string));
+    settings_for(kind, inputs, model, chosen.is_some()).map_err(ConfigError::Invalid)
+}
+
+/// The providers to fall back to, in order: MARVIN_FALLBACK, else Copilot when it has a login.
+pub(super) fn fallbacks(
+    primary: ProviderKind,
+    inputs: &Inputs<'_>,
+) -> Result<Vec<ProviderSettings>, ConfigError> {
+    let Some(names) = inputs.env.get("MARVIN_FALLBACK") else {
+        if primary == ProviderKind::Copilot
+            || credential(ProviderKind::Copilot, inputs.env, false).is_none()
+        {
+            return Ok(Vec::new());
         }
-        None => {
-            let var = kind.key_var();
-            return Err(ConfigError::Invalid(format!(
-                "{} needs an API key: set {var} or put the key in ~/.ssh/{var}",
-                kind.name()
-            )));
-        }
+        return Ok(settings_for(ProviderKind::Copilot, inputs, None, false)
+            .into_iter()
+            .collect());
     };
+    let mut chain = Vec::new();
+    for name in names
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && *n != "none")
+    {
+        let kind = ProviderKind::parse(name).ok_or_else(|| {
+            ConfigError::Invalid(format!("MARVIN_FALLBACK: unknown provider {name:?}"))
+        })?;
+        if kind != primary && !chain.iter().any(|s: &ProviderSettings| s.kind == kind) {
+            chain.push(
+                settings_for(kind, inputs, None, true)
+                    .map_err(|e| ConfigError::Invalid(format!("MARVIN_FALLBACK: {e}")))?,
+            );
+        }
+    }
+    Ok(chain)
+}
+
+/// One line of `--list-providers`: the provider, its model and where its credential is.
+pub fn report(env: &Env) -> Vec<(ProviderKind, String, String)> {
+    ProviderKind::ALL
+        .into_iter()
+        .map(|kind| {
+            let model = kind
+                .model_var()
+                .and_then(|v| env.get(v))
+                .unwrap_or(kind.default_model())
+                .to_string();
+            let found = match credential(kind, env, true) {
+                Some((_, hint)) => format!("credentials: {hint}"),
+                None => format!("not set up: {}", setup_hint(kind)),
+            };
+            (kind, model, found)
+        })
+        .collect()
+}
+
+fn settings_for(
+    kind: ProviderKind,
+    inputs: &Inputs<'_>,
+    model: Option<String>,
+    chosen: bool,
+) -> Result<ProviderSettings, String> {
+    let env = inputs.env;
+    let (api_key, key_hint) = credential(kind, env, chosen)
+        .ok_or_else(|| format!("{} needs {}", kind.name(), setup_hint(kind)))?;
     let base_url = env.get(kind.url_var()).unwrap_or(kind.default_url());
     let base_url = base_url
         .trim_end_matches('/')
         .trim_end_matches("/chat/completions")
         .to_string();
-    let model = args
-        .model
-        .clone()
-        .or_else(|| env.get("MARVIN_MODEL").map(str::to_string))
+    let model = model
         .or_else(|| {
             kind.model_var()
                 .and_then(|var| env.get(var))
@@ -194,14 +267,41 @@ pub(super) fn resolve(
         base_url,
         api_key,
         key_hint,
-        timeout,
+        timeout: inputs.timeout,
         proxy,
+        token_url: env
+            .get("COPILOT_TOKEN_URL")
+            .unwrap_or("https://api.github.com/copilot_internal/v2/token")
+            .to_string(),
+        token_cache: inputs.home.map(|home| home.join("copilot-token.json")),
     })
 }
 
-fn is_configured(kind: ProviderKind, env: &Env) -> bool {
-    find_key(kind, env).is_some()
-        || (kind == ProviderKind::OpenAiCompat && env.get("OPENAI_COMPAT_URL").is_some())
+/// What a user does to set `kind` up.
+fn setup_hint(kind: ProviderKind) -> String {
+    match kind {
+        ProviderKind::Copilot => "a GitHub login with a Copilot subscription: run `gh auth login`, sign in to Copilot in your editor, or set COPILOT_GITHUB_TOKEN".into(),
+        ProviderKind::Ollama => "a running Ollama server: set OLLAMA_URL (e.g. http://localhost:11434) or choose it with --provider ollama".into(),
+        ProviderKind::OpenAiCompat => "an API key or a server: set OPENAI_COMPAT_API_KEY or OPENAI_COMPAT_URL".into(),
+        _ => format!("an API key: set {var} or put the key in ~/.ssh/{var}", var = kind.key_var()),
+    }
+}
+
+/// The credential of `kind` and where it was found. `chosen` widens the search to sources
+/// that are only right when the user picked the provider (GH_TOKEN, `gh auth token`, an
+/// Ollama without OLLAMA_URL).
+fn credential(kind: ProviderKind, env: &Env, chosen: bool) -> Option<(Option<String>, String)> {
+    match kind {
+        ProviderKind::Ollama => {
+            (chosen || env.get("OLLAMA_URL").is_some()).then(|| (None, "none needed".to_string()))
+        }
+        ProviderKind::Copilot => github_token(env, chosen),
+        ProviderKind::OpenAiCompat => find_key(kind, env).or_else(|| {
+            env.get("OPENAI_COMPAT_URL")
+                .map(|_| (None, "OPENAI_COMPAT_API_KEY (not set)".to_string()))
+        }),
+        _ => find_key(kind, env),
+    }
 }
 
 /// The key from the environment, else from `~/.ssh/<NAME>`, with where it was found.
@@ -214,6 +314,45 @@ fn find_key(kind: ProviderKind, env: &Env) -> Option<(Option<String>, String)> {
     let key = std::fs::read_to_string(path).ok()?;
     let key = key.trim();
     (!key.is_empty()).then(|| (Some(key.to_string()), format!("~/.ssh/{var}")))
+}
+
+/// A GitHub token for Copilot: COPILOT_GITHUB_TOKEN, the Copilot editor login files, and
+/// when Copilot was chosen also GH_TOKEN, GITHUB_TOKEN and finally `gh auth token` (asked at
+/// first use, so start-up never waits on it).
+fn github_token(env: &Env, chosen: bool) -> Option<(Option<String>, String)> {
+    if let Some(token) = env.get("COPILOT_GITHUB_TOKEN") {
+        return Some((Some(token.to_string()), "COPILOT_GITHUB_TOKEN".into()));
+    }
+    let config = env
+        .get("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".config")));
+    if let Some(dir) = config.map(|c| c.join("github-copilot")) {
+        for file in ["apps.json", "hosts.json"] {
+            if let Some(token) = oauth_token_in(&dir.join(file)) {
+                return Some((Some(token), format!("{}", dir.join(file).display())));
+            }
+        }
+    }
+    if !chosen {
+        return None;
+    }
+    for var in ["GH_TOKEN", "GITHUB_TOKEN"] {
+        if let Some(token) = env.get(var) {
+            return Some((Some(token.to_string()), var.to_string()));
+        }
+    }
+    Some((None, "gh auth token".into()))
+}
+
+/// The first `oauth_token` in a Copilot login file (`{"github.com:...": {"oauth_token": ...}}`).
+fn oauth_token_in(path: &Path) -> Option<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    value
+        .as_object()?
+        .values()
+        .find_map(|entry| entry.get("oauth_token")?.as_str().map(str::to_string))
 }
 
 /// The proxy for `base_url`: none for loopback hosts or hosts matched by NO_PROXY.
@@ -245,11 +384,35 @@ mod tests {
     use crate::test_support::TempDir;
 
     fn provider(pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
+        with_args(&Args::default(), pairs)
+    }
+
+    fn with_args(args: &Args, pairs: &[(&str, &str)]) -> Result<ProviderSettings, ConfigError> {
+        let env = Env::from_pairs(pairs.iter().copied());
         resolve(
-            &Args::default(),
-            &Env::from_pairs(pairs.iter().copied()),
-            Duration::from_secs(1),
+            args,
+            &Inputs {
+                env: &env,
+                timeout: Duration::from_secs(1),
+                home: None,
+            },
         )
+    }
+
+    fn chain(
+        primary: ProviderKind,
+        pairs: &[(&str, &str)],
+    ) -> Result<Vec<ProviderKind>, ConfigError> {
+        let env = Env::from_pairs(pairs.iter().copied());
+        let inputs = Inputs {
+            env: &env,
+            timeout: Duration::from_secs(1),
+            home: None,
+        };
+        Ok(fallbacks(primary, &inputs)?
+            .into_iter()
+            .map(|s| s.kind)
+            .collect())
     }
 
     #[test]
@@ -292,11 +455,7 @@ mod tests {
             model: Some("flag".into()),
             ..Args::default()
         };
-        let env = Env::from_pairs(env.iter().copied());
-        assert_eq!(
-            resolve(&args, &env, Duration::from_secs(1)).unwrap().model,
-            "flag"
-        );
+        assert_eq!(with_args(&args, &env).unwrap().model, "flag");
     }
 
     #[test]
@@ -334,7 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_later_providers_are_explained() {
+    fn unknown_providers_are_explained() {
         let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "claude")]).unwrap_err() else {
             panic!()
         };
@@ -342,10 +501,142 @@ mod tests {
             msg.contains("unknown provider \"claude\"") && msg.contains("openai-compat"),
             "{msg}"
         );
-        let ConfigError::Invalid(msg) = provider(&[("LLM_PROVIDER", "ollama")]).unwrap_err() else {
+    }
+
+    #[test]
+    fn ollama_needs_no_key_and_is_found_by_its_url() {
+        let chosen = provider(&[("LLM_PROVIDER", "ollama")]).unwrap();
+        assert_eq!(
+            (chosen.kind, chosen.model.as_str(), chosen.base_url.as_str()),
+            (
+                ProviderKind::Ollama,
+                "qwen3-coder:30b",
+                "http://localhost:11434"
+            )
+        );
+        let found = provider(&[
+            ("OLLAMA_URL", "http://gpu-box:11434/"),
+            ("OLLAMA_MODEL", "llama3.2"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (found.kind, found.model.as_str(), found.base_url.as_str()),
+            (ProviderKind::Ollama, "llama3.2", "http://gpu-box:11434")
+        );
+    }
+
+    #[test]
+    fn copilot_logins_are_found_in_order() {
+        let home = TempDir::new("copilot-login");
+        let dir = home.path().join(".config/github-copilot");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("apps.json"), r#"{"github.com:Iv1.b507a08c87ecfe98": {"user": "me", "oauth_token": "gho_from_editor"}}"#).unwrap();
+        let home_str = home.path().to_str().unwrap();
+        let p = provider(&[("HOME", home_str), ("OPENAI_API_KEY", "k")]).unwrap();
+        assert_eq!(
+            (p.kind, p.api_key.as_deref(), p.model.as_str()),
+            (
+                ProviderKind::Copilot,
+                Some("gho_from_editor"),
+                "claude-haiku-4.5"
+            )
+        );
+        assert!(
+            p.key_hint.ends_with("github-copilot/apps.json"),
+            "{}",
+            p.key_hint
+        );
+        let p = provider(&[
+            ("HOME", home_str),
+            ("COPILOT_GITHUB_TOKEN", "gho_env"),
+            ("MARVIN_CHAT_MODEL", "gpt-4.1"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (p.api_key.as_deref(), p.key_hint.as_str(), p.model.as_str()),
+            (Some("gho_env"), "COPILOT_GITHUB_TOKEN", "gpt-4.1")
+        );
+        // GH_TOKEN counts only when copilot is chosen; then `gh auth token` is the last resort.
+        assert_eq!(
+            provider(&[("GH_TOKEN", "gho_gh"), ("OPENAI_API_KEY", "k")])
+                .unwrap()
+                .kind,
+            ProviderKind::OpenAi
+        );
+        let chosen = provider(&[("LLM_PROVIDER", "copilot"), ("GH_TOKEN", "gho_gh")]).unwrap();
+        assert_eq!(chosen.api_key.as_deref(), Some("gho_gh"));
+        let chosen = provider(&[("LLM_PROVIDER", "copilot")]).unwrap();
+        assert_eq!(
+            (chosen.api_key, chosen.key_hint.as_str()),
+            (None, "gh auth token")
+        );
+    }
+
+    #[test]
+    fn fallback_is_copilot_when_logged_in_or_what_marvin_fallback_says() {
+        let login = [
+            ("COPILOT_GITHUB_TOKEN", "gho"),
+            ("GROQ_API_KEY", "g"),
+            ("GEMINI_API_KEY", "m"),
+        ];
+        assert_eq!(
+            chain(ProviderKind::Groq, &login).unwrap(),
+            [ProviderKind::Copilot]
+        );
+        assert_eq!(chain(ProviderKind::Copilot, &login).unwrap(), []);
+        assert_eq!(chain(ProviderKind::Groq, &login[1..]).unwrap(), []);
+        let listed = [
+            ("MARVIN_FALLBACK", "gemini, groq"),
+            ("GROQ_API_KEY", "g"),
+            ("GEMINI_API_KEY", "m"),
+        ];
+        assert_eq!(
+            chain(ProviderKind::Groq, &listed).unwrap(),
+            [ProviderKind::Gemini]
+        );
+        assert_eq!(
+            chain(
+                ProviderKind::Groq,
+                &[("MARVIN_FALLBACK", "none"), ("COPILOT_GITHUB_TOKEN", "x")]
+            )
+            .unwrap(),
+            []
+        );
+        let ConfigError::Invalid(msg) =
+            chain(ProviderKind::Groq, &[("MARVIN_FALLBACK", "openai")]).unwrap_err()
+        else {
             panic!()
         };
-        assert!(msg.contains("not available in this version"), "{msg}");
+        assert!(
+            msg.starts_with("MARVIN_FALLBACK: openai needs an API key"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn the_report_names_sources_never_keys() {
+        let env = Env::from_pairs([("GROQ_API_KEY", "gsk-secret"), ("OLLAMA_URL", "http://x:1")]);
+        let lines = report(&env);
+        let groq = lines
+            .iter()
+            .find(|(k, _, _)| *k == ProviderKind::Groq)
+            .unwrap();
+        assert_eq!(
+            (groq.1.as_str(), groq.2.as_str()),
+            ("llama-3.3-70b-versatile", "credentials: GROQ_API_KEY")
+        );
+        let openai = lines
+            .iter()
+            .find(|(k, _, _)| *k == ProviderKind::OpenAi)
+            .unwrap();
+        assert!(
+            openai
+                .2
+                .starts_with("not set up: an API key: set OPENAI_API_KEY"),
+            "{}",
+            openai.2
+        );
+        assert!(!format!("{lines:?}").contains("gsk-secret"));
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! Talking to language models: the provider interface, its request and result, and classified errors.
 
 pub mod api_error;
+pub mod chain;
+pub mod copilot;
+pub mod http;
+pub mod ollama;
 pub mod openai;
 pub mod retry;
 pub mod sse;
@@ -39,6 +43,9 @@ pub trait Provider: Send + Sync {
         on_text: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<ChatResult, LlmError>;
+
+    /// Drops sessions and pooled connections so the next call starts afresh (after a timeout).
+    fn reset(&self) {}
 }
 
 /// The kinds of failure callers act on: retry, fall back, or tell the user what to fix.
@@ -109,3 +116,18 @@ impl fmt::Display for LlmError {
 }
 
 impl std::error::Error for LlmError {}
+
+/// The client for `settings`' provider. `search_path` lets Copilot find `gh`.
+pub fn connect(
+    settings: &crate::config::ProviderSettings,
+    search_path: Option<String>,
+) -> std::sync::Arc<dyn Provider> {
+    use crate::config::ProviderKind;
+    match settings.kind {
+        ProviderKind::Ollama => std::sync::Arc::new(ollama::Ollama::new(settings.clone())),
+        ProviderKind::Copilot => {
+            std::sync::Arc::new(copilot::Copilot::new(settings.clone(), search_path))
+        }
+        _ => std::sync::Arc::new(openai::OpenAiCompat::new(settings.clone())),
+    }
+}

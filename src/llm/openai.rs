@@ -1,51 +1,48 @@
 //! The client for every OpenAI-compatible chat service: POST /chat/completions with
 //! `stream: true`, read the event stream as it arrives, assemble the answer.
 
-use std::io::{self, BufReader, Read};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::io::BufReader;
 
 use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
-use super::retry::parse_retry_after;
+use super::http::{self, Http, Response};
 use super::sse::SseReader;
 use super::stream::{Assembler, Step};
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
 
-/// Error bodies longer than this are cut: they are for a person to read.
-const MAX_ERROR_BODY: u64 = 64 * 1024;
-/// Reaching the service must not take longer than this, whatever the request timeout.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A non-streamed completion larger than this is not a chat answer.
 const MAX_JSON_BODY: u64 = 32 * 1024 * 1024;
 
 pub struct OpenAiCompat {
     settings: ProviderSettings,
-    /// Shared by the calls of a session so connections are reused; replaced after a cancel,
-    /// because `shutdown` closes the whole pool.
-    agent: Mutex<ureq::Agent>,
+    http: Http,
+}
+
+/// Where one chat goes and how it is authorised.
+pub struct Target<'a> {
+    pub base_url: &'a str,
+    pub bearer: Option<&'a str>,
+    pub headers: &'a [(&'a str, &'a str)],
 }
 
 impl OpenAiCompat {
     pub fn new(settings: ProviderSettings) -> Self {
-        let agent = build_agent(&settings);
-        Self {
-            settings,
-            agent: Mutex::new(agent),
-        }
+        let http = Http::new(&settings);
+        Self { settings, http }
     }
 
-    fn endpoint(&self) -> String {
-        format!(
-            "{}/chat/completions",
-            self.settings.base_url.trim_end_matches('/')
-        )
+    pub fn settings(&self) -> &ProviderSettings {
+        &self.settings
     }
 
-    fn error_context(&self) -> ErrorContext<'_> {
+    pub fn http(&self) -> &Http {
+        &self.http
+    }
+
+    pub fn error_context(&self) -> ErrorContext<'_> {
         ErrorContext {
             provider: self.settings.kind.name(),
             key_hint: &self.settings.key_hint,
@@ -67,59 +64,51 @@ impl OpenAiCompat {
         serde_json::to_vec(&body).unwrap_or_default()
     }
 
-    fn send(
+    /// Streams one chat to `target` (Copilot sends it elsewhere, with its own headers).
+    pub fn chat_at(
         &self,
-        agent: &ureq::Agent,
-        request: &ChatRequest<'_>,
-    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        let mut call = agent
-            .post(&self.endpoint())
-            .header("Content-Type", "application/json")
-            .header("Accept", "text/event-stream");
-        if let Some(key) = &self.settings.api_key {
-            call = call.header("Authorization", format!("Bearer {key}"));
-        }
-        call.send(&self.request_body(request)[..])
-    }
-
-    fn exchange(
-        &self,
-        agent: &ureq::Agent,
+        target: &Target<'_>,
         request: &ChatRequest<'_>,
         on_text: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<ChatResult, LlmError> {
-        let response = self
-            .send(agent, request)
-            .map_err(|e| self.transport_error(e))?;
-        let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
+        let url = format!("{}/chat/completions", target.base_url.trim_end_matches('/'));
+        let body = self.request_body(request);
+        let send = |agent: &ureq::Agent| {
+            let mut call = agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream");
+            if let Some(token) = target.bearer {
+                call = call.header("Authorization", format!("Bearer {token}"));
+            }
+            for (name, value) in target.headers {
+                call = call.header(*name, *value);
+            }
+            call.send(&body[..])
         };
-        let retry_after = parse_retry_after(
-            header("retry-after-ms").as_deref(),
-            header("retry-after").as_deref(),
-            SystemTime::now(),
-        );
-        let is_json = header("content-type").is_some_and(|t| t.contains("application/json"));
+        self.http.exchange(cancel, send, |response| {
+            self.read_response(response, on_text, cancel)
+        })
+    }
+
+    fn read_response(
+        &self,
+        response: Response,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        if !http::is_success(&response) {
+            return Err(http::status_error(response, &self.error_context()));
+        }
+        let is_json =
+            http::header(&response, "content-type").is_some_and(|t| t.contains("application/json"));
         let body = response.into_body();
-        if !(200..300).contains(&status) {
-            let text = read_capped(body, MAX_ERROR_BODY).unwrap_or_default();
-            return Err(api_error::from_http(
-                &self.error_context(),
-                status,
-                &text,
-                retry_after,
-            ));
-        }
         if is_json {
-            return self.read_completion(body, on_text);
+            self.read_completion(body, on_text)
+        } else {
+            self.read_stream(body, on_text, cancel)
         }
-        self.read_stream(body, on_text, cancel)
     }
 
     fn read_stream(
@@ -137,7 +126,7 @@ impl OpenAiCompat {
             let event = match events.next_event() {
                 Ok(Some(event)) => event,
                 Ok(None) => break,
-                Err(error) => return Err(self.read_error(error)),
+                Err(error) => return Err(self.http.read_error(error)),
             };
             match assembler.push_event(&event, on_text) {
                 Step::Continue => {}
@@ -165,7 +154,7 @@ impl OpenAiCompat {
         body: ureq::Body,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ChatResult, LlmError> {
-        let text = read_capped(body, MAX_JSON_BODY).map_err(|e| self.read_error(e))?;
+        let text = http::read_capped(body, MAX_JSON_BODY).map_err(|e| self.http.read_error(e))?;
         let value: Value = serde_json::from_str(&text).map_err(|_| {
             LlmError::new(
                 ErrorKind::Protocol,
@@ -178,73 +167,6 @@ impl OpenAiCompat {
         let mut assembler = Assembler::new();
         assembler.push_chunk(&value, on_text);
         Ok(assembler.finish())
-    }
-
-    fn transport_error(&self, error: ureq::Error) -> LlmError {
-        let base = &self.settings.base_url;
-        match error {
-            ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => LlmError::new(
-                ErrorKind::Timeout,
-                format!(
-                    "cannot connect to {base}: no answer within {}s; check the URL and your network",
-                    CONNECT_TIMEOUT.as_secs()
-                ),
-            ),
-            ureq::Error::Timeout(_) => self.timeout_error(),
-            ureq::Error::Io(io) => self.read_error(io),
-            ureq::Error::HostNotFound => LlmError::new(
-                ErrorKind::Network,
-                format!("cannot resolve the host of {base}: check the URL and your network"),
-            ),
-            ureq::Error::ConnectionFailed => LlmError::new(
-                ErrorKind::Network,
-                format!("cannot connect to {base}: check the URL and your network"),
-            ),
-            other => LlmError::new(
-                ErrorKind::Network,
-                format!("request to {base} failed: {other}"),
-            ),
-        }
-    }
-
-    fn read_error(&self, error: io::Error) -> LlmError {
-        // ureq reports its own failures while the body is read (timeouts above all) as an
-        // io::Error wrapping a ureq::Error.
-        if error
-            .get_ref()
-            .is_some_and(|inner| inner.is::<ureq::Error>())
-        {
-            if let Some(Ok(inner)) = error
-                .into_inner()
-                .map(|inner| inner.downcast::<ureq::Error>())
-            {
-                return self.transport_error(*inner);
-            }
-            return LlmError::new(ErrorKind::Network, "the connection failed");
-        }
-        let base = &self.settings.base_url;
-        match error.kind() {
-            io::ErrorKind::TimedOut => self.timeout_error(),
-            io::ErrorKind::ConnectionRefused => LlmError::new(
-                ErrorKind::Network,
-                format!("cannot connect to {base}: connection refused"),
-            ),
-            _ => LlmError::new(
-                ErrorKind::Network,
-                format!("the connection to {base} failed: {error}"),
-            ),
-        }
-    }
-
-    fn timeout_error(&self) -> LlmError {
-        LlmError::new(
-            ErrorKind::Timeout,
-            format!(
-                "{} did not finish answering within {}s",
-                self.settings.kind.name(),
-                self.settings.timeout.as_secs()
-            ),
-        )
     }
 }
 
@@ -263,42 +185,15 @@ impl Provider for OpenAiCompat {
         on_text: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<ChatResult, LlmError> {
-        let agent = self
-            .agent
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let result = {
-            let interrupt = agent.clone();
-            let _hook = cancel.on_cancel(move || interrupt.shutdown());
-            self.exchange(&agent, request, on_text, cancel)
+        let target = Target {
+            base_url: &self.settings.base_url,
+            bearer: self.settings.api_key.as_deref(),
+            headers: &[],
         };
-        if cancel.is_cancelled() {
-            *self.agent.lock().unwrap_or_else(PoisonError::into_inner) =
-                build_agent(&self.settings);
-            return Err(LlmError::cancelled());
-        }
-        result
+        self.chat_at(&target, request, on_text, cancel)
     }
-}
 
-fn build_agent(settings: &ProviderSettings) -> ureq::Agent {
-    let proxy = settings
-        .proxy
-        .as_deref()
-        .and_then(|p| ureq::Proxy::new(p).ok());
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .proxy(proxy)
-        .user_agent(concat!("marvin/", env!("CARGO_PKG_VERSION")))
-        .timeout_connect(Some(CONNECT_TIMEOUT))
-        .timeout_global(Some(settings.timeout))
-        .build()
-        .new_agent()
-}
-
-fn read_capped(body: ureq::Body, limit: u64) -> io::Result<String> {
-    let mut bytes = Vec::new();
-    body.into_reader().take(limit).read_to_end(&mut bytes)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    fn reset(&self) {
+        self.http.renew();
+    }
 }

@@ -21,6 +21,7 @@ pub const SECRET_VARIABLES: &[&str] = &[
     "GEMINI_API_KEY",
     "GROQ_API_KEY",
     "OPENAI_COMPAT_API_KEY",
+    "COPILOT_GITHUB_TOKEN",
 ];
 
 const PARAMS: &[Param] = &[

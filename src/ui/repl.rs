@@ -73,8 +73,14 @@ pub fn ask(
     report.end
 }
 
-/// The interactive loop. `first` is asked before the first prompt.
-pub fn run(config: &Config, session: &mut Session, first: Option<&str>) -> Result<(), String> {
+/// The interactive loop. `first` is asked before the first prompt; `providers` renders the
+/// provider table for `/provider`, given the provider and model in use.
+pub fn run(
+    config: &Config,
+    session: &mut Session,
+    first: Option<&str>,
+    providers: &dyn Fn(&str, &str) -> String,
+) -> Result<(), String> {
     let mut view = TerminalView::new(config.colour_allowed);
     let mut editor = new_editor()?;
     let history = history_file(config);
@@ -105,6 +111,10 @@ pub fn run(config: &Config, session: &mut Session, first: Option<&str>) -> Resul
         remember(&mut editor, history.as_ref(), text);
         if matches!(text, "quit" | "exit") {
             break;
+        }
+        if matches!(text, "/provider" | "/providers") {
+            view.side_line(providers(session.provider_name(), session.model()).trim_end());
+            continue;
         }
         ask(session, &mut view, text, Some(&mut editor));
     }

@@ -66,6 +66,14 @@ impl Reply {
         Self::sse(fixture(name))
     }
 
+    pub fn ndjson(body: impl Into<Vec<u8>>) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/x-ndjson".into())],
+            body: body.into(),
+        }
+    }
+
     pub fn json(status: u16, body: impl Into<Vec<u8>>) -> Self {
         Self {
             status,
@@ -130,8 +138,14 @@ pub struct ReplayServer {
 
 impl ReplayServer {
     pub fn start(replies: Vec<Reply>) -> Self {
+        Self::start_with(|_| replies)
+    }
+
+    /// A server whose replies may name its own root URL (`http://127.0.0.1:PORT`).
+    pub fn start_with(replies: impl FnOnce(&str) -> Vec<Reply>) -> Self {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let port = server.server_addr().to_ip().unwrap().port();
+        let replies = replies(&format!("http://127.0.0.1:{port}"));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let thread = {
             let server = server.clone();
@@ -157,6 +171,11 @@ impl ReplayServer {
     /// The base URL, as OPENAI_COMPAT_URL takes it.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The server's root, for services whose paths are not under /v1 (Ollama, Copilot).
+    pub fn root(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -267,6 +286,59 @@ impl Drop for StallServer {
             let _ = thread.join();
         }
     }
+}
+
+/// A server that sends the start of a stream and then closes the connection mid-answer.
+pub struct DropServer {
+    pub port: u16,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl DropServer {
+    pub fn start(first_events: &str) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{first_events}\r\n",
+            first_events.len()
+        );
+        let thread = std::thread::spawn(move || {
+            if let Ok((mut stream, _)) = listener.accept() {
+                let mut buf = [0u8; 65536];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.flush();
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        Self {
+            port,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+}
+
+impl Drop for DropServer {
+    fn drop(&mut self) {
+        // Unblock accept() if nobody connected, then wait for the thread.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A port on which nothing listens.
+pub fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// The built binary with an empty environment: no keys, MARVIN_HOME and HOME in `home`.

@@ -1,0 +1,80 @@
+//! The providers of a session in fallback order. A call retries rate limits on the provider
+//! in use, rebuilds a provider's session after a timeout, and on network, auth, server,
+//! timeout or lasting rate-limit errors moves on to the next provider, saying why; the user
+//! retypes nothing. The session then stays on the provider that answered.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::retry::chat_with_retry;
+use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use crate::cancel::CancelToken;
+
+pub struct ProviderChain {
+    providers: Vec<Arc<dyn Provider>>,
+    active: AtomicUsize,
+}
+
+impl ProviderChain {
+    /// `providers[0]` is the chosen one, the rest are fallbacks in order.
+    pub fn new(providers: Vec<Arc<dyn Provider>>) -> Self {
+        assert!(!providers.is_empty(), "a chain needs at least one provider");
+        Self {
+            providers,
+            active: AtomicUsize::new(0),
+        }
+    }
+
+    /// The provider answering now.
+    pub fn active(&self) -> &dyn Provider {
+        self.providers[self.active.load(Ordering::SeqCst)].as_ref()
+    }
+
+    pub fn chat(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+        notice: &mut dyn FnMut(String),
+    ) -> Result<ChatResult, LlmError> {
+        loop {
+            let index = self.active.load(Ordering::SeqCst);
+            let provider = self.providers[index].as_ref();
+            let error = match chat_with_retry(provider, request, on_text, cancel, notice) {
+                Ok(result) => return Ok(result),
+                Err(error) => error,
+            };
+            if error.kind == ErrorKind::Timeout {
+                provider.reset();
+                notice(format!(
+                    "{} timed out; its session will be rebuilt for the next call",
+                    provider.name()
+                ));
+            }
+            let next = index + 1;
+            if !falls_back(error.kind) || next >= self.providers.len() {
+                return Err(error);
+            }
+            let fallback = self.providers[next].as_ref();
+            notice(format!(
+                "{} failed: {} — falling back to {} ({})",
+                provider.name(),
+                error.message,
+                fallback.name(),
+                fallback.model()
+            ));
+            self.active.store(next, Ordering::SeqCst);
+        }
+    }
+}
+
+fn falls_back(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Network
+            | ErrorKind::Timeout
+            | ErrorKind::Auth
+            | ErrorKind::Server
+            | ErrorKind::RateLimited
+    )
+}

@@ -1,0 +1,312 @@
+//! GitHub Copilot without its SDK: a GitHub login token is exchanged for a short-lived
+//! Copilot session token (kept in memory and in MARVIN_HOME, 0600, until it expires), which
+//! authorises the OpenAI-compatible chat endpoint. An expired or rejected session token is
+//! exchanged again; a timeout drops the session so the next call builds a new one.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::http::{self, Response};
+use super::openai::{OpenAiCompat, Target};
+use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use crate::cancel::CancelToken;
+use crate::config::ProviderSettings;
+
+/// A session token is renewed when it has less than this left.
+const EXPIRY_MARGIN: u64 = 60;
+/// The headers Copilot's endpoints expect from an editor integration.
+const EDITOR_HEADERS: [(&str, &str); 4] = [
+    ("Editor-Version", "vscode/1.99.3"),
+    ("Editor-Plugin-Version", "copilot-chat/0.26.7"),
+    ("Copilot-Integration-Id", "vscode-chat"),
+    ("User-Agent", "GitHubCopilotChat/0.26.7"),
+];
+
+/// The session token and where to send chats with it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Session {
+    token: String,
+    expires_at: u64,
+    api: String,
+}
+
+impl Session {
+    fn fresh(&self) -> bool {
+        now() + EXPIRY_MARGIN < self.expires_at
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+pub struct Copilot {
+    chat: OpenAiCompat,
+    search_path: Option<String>,
+    github: Mutex<Option<String>>,
+    session: Mutex<Option<Session>>,
+}
+
+impl Copilot {
+    pub fn new(settings: ProviderSettings, search_path: Option<String>) -> Self {
+        Self {
+            github: Mutex::new(settings.api_key.clone()),
+            chat: OpenAiCompat::new(settings),
+            search_path,
+            session: Mutex::new(None),
+        }
+    }
+
+    fn settings(&self) -> &ProviderSettings {
+        self.chat.settings()
+    }
+
+    /// The GitHub token: from Config, else `gh auth token` (asked once).
+    fn github_token(&self) -> Result<String, LlmError> {
+        let mut cached = self.github.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(token) = cached.as_ref() {
+            return Ok(token.clone());
+        }
+        let token = gh_auth_token(self.search_path.as_deref())
+            .map_err(|why| LlmError::new(ErrorKind::Auth, why))?;
+        *cached = Some(token.clone());
+        Ok(token)
+    }
+
+    /// A session token that is not about to expire: from memory, the cache file, or a new exchange.
+    fn session(&self, cancel: &CancelToken) -> Result<Session, LlmError> {
+        let mut slot = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(session) = slot.as_ref().filter(|s| s.fresh()) {
+            return Ok(session.clone());
+        }
+        let cache = self.settings().token_cache.clone();
+        if let Some(session) = cache.as_deref().and_then(read_cache).filter(Session::fresh) {
+            *slot = Some(session.clone());
+            return Ok(session);
+        }
+        let session = self.exchange(cancel)?;
+        if let Some(path) = &cache {
+            if let Err(error) = write_cache(path, &session) {
+                eprintln!(
+                    "marvin: cannot cache the Copilot session in {}: {error}",
+                    path.display()
+                );
+            }
+        }
+        *slot = Some(session.clone());
+        Ok(session)
+    }
+
+    /// Drops the session token everywhere, so the next call exchanges a new one.
+    fn forget_session(&self) {
+        *self.session.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        if let Some(path) = &self.settings().token_cache {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    fn exchange(&self, cancel: &CancelToken) -> Result<Session, LlmError> {
+        let github = self.github_token()?;
+        let url = self.settings().token_url.clone();
+        let send = |agent: &ureq::Agent| {
+            let mut call = agent
+                .get(&url)
+                .header("Authorization", format!("token {github}"))
+                .header("Accept", "application/json");
+            for (name, value) in EDITOR_HEADERS {
+                call = call.header(name, value);
+            }
+            call.call()
+        };
+        self.chat
+            .http()
+            .exchange(cancel, send, |response| self.read_exchange(response))
+    }
+
+    fn read_exchange(&self, response: Response) -> Result<Session, LlmError> {
+        let status = response.status().as_u16();
+        if !http::is_success(&response) {
+            let error = http::status_error(response, &self.chat.error_context());
+            if matches!(status, 401 | 403 | 404) {
+                return Err(LlmError::new(
+                    ErrorKind::Auth,
+                    format!(
+                        "GitHub did not grant a Copilot session (HTTP {status}). Make sure the account has a Copilot subscription and log in again (`gh auth login`, or sign in to Copilot in your editor); the login came from {}.",
+                        self.settings().key_hint
+                    ),
+                ));
+            }
+            return Err(error);
+        }
+        #[derive(Deserialize)]
+        struct Grant {
+            token: String,
+            expires_at: u64,
+            #[serde(default)]
+            endpoints: Endpoints,
+        }
+        #[derive(Deserialize, Default)]
+        struct Endpoints {
+            api: Option<String>,
+        }
+        let body = http::read_capped(response.into_body(), 256 * 1024)
+            .map_err(|e| self.chat.http().read_error(e))?;
+        let grant: Grant = serde_json::from_str(&body).map_err(|e| {
+            LlmError::new(
+                ErrorKind::Protocol,
+                format!("GitHub's Copilot token answer was not understood: {e}"),
+            )
+        })?;
+        let api = grant
+            .endpoints
+            .api
+            .unwrap_or_else(|| self.settings().base_url.clone());
+        Ok(Session {
+            token: grant.token,
+            expires_at: grant.expires_at,
+            api,
+        })
+    }
+
+    fn chat_once(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        let session = self.session(cancel)?;
+        let target = Target {
+            base_url: &session.api,
+            bearer: Some(&session.token),
+            headers: &EDITOR_HEADERS,
+        };
+        self.chat.chat_at(&target, request, on_text, cancel)
+    }
+}
+
+impl Provider for Copilot {
+    fn name(&self) -> &str {
+        "copilot"
+    }
+
+    fn model(&self) -> &str {
+        &self.settings().model
+    }
+
+    fn chat(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        match self.chat_once(request, on_text, cancel) {
+            // The session token lapsed or was revoked early: exchange a new one, once.
+            Err(error)
+                if error.kind == ErrorKind::Auth
+                    && self
+                        .session
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .is_some() =>
+            {
+                self.forget_session();
+                self.chat_once(request, on_text, cancel)
+            }
+            other => other,
+        }
+    }
+
+    fn reset(&self) {
+        self.forget_session();
+        self.chat.http().renew();
+    }
+}
+
+/// `gh auth token`, for a user logged in with the GitHub CLI.
+pub fn gh_auth_token(search_path: Option<&str>) -> Result<String, String> {
+    let missing = "copilot needs a GitHub login: set COPILOT_GITHUB_TOKEN, sign in to Copilot in your editor, or install the GitHub CLI and run `gh auth login`";
+    let gh = crate::tools::process::find_program("gh", search_path.map(std::ffi::OsStr::new))
+        .ok_or(missing)?;
+    let output = Command::new(gh)
+        .args(["auth", "token"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|_| missing.to_string())?;
+    let token = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if output.status.success() && !token.is_empty() {
+        Ok(token)
+    } else {
+        Err(
+            "copilot needs a GitHub login: `gh auth token` found none; run `gh auth login` first"
+                .into(),
+        )
+    }
+}
+
+fn read_cache(path: &Path) -> Option<Session> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// Writes the session token private (0600) and in one step.
+fn write_cache(path: &Path, session: &Session) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)?;
+    file.write_all(
+        serde_json::to_string(session)
+            .unwrap_or_default()
+            .as_bytes(),
+    )?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_fresh_until_a_minute_before_expiry() {
+        let session = |expires_at| Session {
+            token: "t".into(),
+            expires_at,
+            api: "a".into(),
+        };
+        assert!(session(now() + 600).fresh());
+        assert!(!session(now() + 30).fresh());
+        assert!(!session(0).fresh());
+    }
+
+    #[test]
+    fn the_cache_is_private_and_round_trips() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::test_support::TempDir::new("copilot-cache");
+        let path = dir.path().join("home/copilot-token.json");
+        let session = Session {
+            token: "tid=1".into(),
+            expires_at: now() + 1000,
+            api: "http://x".into(),
+        };
+        write_cache(&path, &session).unwrap();
+        assert_eq!(read_cache(&path), Some(session));
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+}

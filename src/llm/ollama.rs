@@ -1,0 +1,272 @@
+//! The Ollama client: the native /api/chat NDJSON stream with tool calls, messages translated
+//! both ways (tool arguments are JSON objects there, JSON text here).
+
+use std::io::{BufRead, BufReader};
+
+use serde_json::{Value, json};
+
+use super::api_error::ErrorContext;
+use super::http::{self, Http, Response};
+use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use crate::cancel::CancelToken;
+use crate::config::ProviderSettings;
+use crate::message::{Message, Role, ToolCall, Usage};
+
+pub struct Ollama {
+    settings: ProviderSettings,
+    http: Http,
+}
+
+impl Ollama {
+    pub fn new(settings: ProviderSettings) -> Self {
+        let refused = format!(
+            "Cannot connect to Ollama at {}. Is Ollama running? Start with: ollama serve",
+            settings.base_url
+        );
+        let http = Http::new(&settings).with_refused_message(refused);
+        Self { settings, http }
+    }
+
+    fn error_context(&self) -> ErrorContext<'_> {
+        ErrorContext {
+            provider: "ollama",
+            key_hint: "OLLAMA_URL",
+            secret: None,
+        }
+    }
+
+    fn read(
+        &self,
+        response: Response,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        if !http::is_success(&response) {
+            let mut error = http::status_error(response, &self.error_context());
+            if error.message.contains("not found") {
+                error.message.push_str(&format!(
+                    ". Pull the model first: ollama pull {}",
+                    self.settings.model
+                ));
+            }
+            return Err(error);
+        }
+        let mut reader = BufReader::new(response.into_body().into_reader());
+        let mut answer = Answer::default();
+        let mut line = Vec::new();
+        loop {
+            if cancel.is_cancelled() {
+                return Err(LlmError::cancelled());
+            }
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(error) => return Err(self.http.read_error(error)),
+            }
+            let text = String::from_utf8_lossy(&line);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(text.trim()).map_err(|_| {
+                LlmError::new(
+                    ErrorKind::Protocol,
+                    format!(
+                        "ollama sent a line that is not JSON: {}",
+                        text.chars().take(200).collect::<String>()
+                    ),
+                )
+            })?;
+            if let Some(message) = value.get("error") {
+                let message = message
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| message.to_string());
+                return Err(LlmError::new(
+                    ErrorKind::Server,
+                    format!("ollama reported an error mid-answer: {message}"),
+                ));
+            }
+            if answer.push(&value, on_text) {
+                break;
+            }
+        }
+        Ok(answer.finish())
+    }
+}
+
+/// The pieces of an answer as the lines arrive.
+#[derive(Default)]
+struct Answer {
+    content: String,
+    calls: Vec<ToolCall>,
+    usage: Option<Usage>,
+    done_reason: Option<String>,
+}
+
+impl Answer {
+    /// Takes one line; true when it was the last (`done: true`).
+    fn push(&mut self, line: &Value, on_text: &mut dyn FnMut(&str)) -> bool {
+        // /api/chat puts text in message.content; /api/generate-shaped lines use `response`.
+        let text = line
+            .pointer("/message/content")
+            .or_else(|| line.get("response"))
+            .and_then(Value::as_str);
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            self.content.push_str(text);
+            on_text(text);
+        }
+        for call in line
+            .pointer("/message/tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = call
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let arguments = match call.pointer("/function/arguments") {
+                Some(Value::String(text)) => text.clone(),
+                Some(value @ Value::Object(_)) => value.to_string(),
+                _ => "{}".to_string(),
+            };
+            let id = call
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty())
+                .map(str::to_string);
+            let id = id.unwrap_or_else(|| format!("call_{}", self.calls.len() + 1));
+            self.calls.push(ToolCall::new(id, name, arguments));
+        }
+        if line.get("done").and_then(Value::as_bool) != Some(true) {
+            return false;
+        }
+        let count = |key: &str| line.get(key).and_then(Value::as_u64);
+        if count("prompt_eval_count").is_some() || count("eval_count").is_some() {
+            self.usage = Some(Usage {
+                input_tokens: count("prompt_eval_count").unwrap_or(0),
+                output_tokens: count("eval_count").unwrap_or(0),
+                reported_cost: None,
+            });
+        }
+        self.done_reason = line
+            .get("done_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        true
+    }
+
+    fn finish(self) -> ChatResult {
+        let content = if self.content.is_empty() && !self.calls.is_empty() {
+            None
+        } else {
+            Some(self.content)
+        };
+        ChatResult {
+            message: Message {
+                role: Role::Assistant,
+                content,
+                tool_calls: self.calls,
+                tool_call_id: None,
+                name: None,
+            },
+            usage: self.usage,
+            finish_reason: self.done_reason,
+        }
+    }
+}
+
+/// Our messages in Ollama's shape: tool-call arguments as objects, tool results named.
+pub fn to_ollama(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|message| {
+            let role = serde_json::to_value(message.role).unwrap_or(Value::Null);
+            let mut out = json!({"role": role, "content": message.text()});
+            if !message.tool_calls.is_empty() {
+                let calls: Vec<Value> = message
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        let arguments = serde_json::from_str::<Value>(&call.function.arguments)
+                            .unwrap_or_else(|_| json!({}));
+                        json!({"function": {"name": call.function.name, "arguments": arguments}})
+                    })
+                    .collect();
+                out["tool_calls"] = Value::from(calls);
+            }
+            if message.role == Role::Tool {
+                if let Some(name) = &message.name {
+                    out["tool_name"] = Value::from(name.as_str());
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+impl Provider for Ollama {
+    fn name(&self) -> &str {
+        "ollama"
+    }
+
+    fn model(&self) -> &str {
+        &self.settings.model
+    }
+
+    fn chat(
+        &self,
+        request: &ChatRequest<'_>,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
+        let mut body = json!({"model": self.settings.model, "messages": to_ollama(request.messages), "stream": true});
+        if !request.tools.is_empty() {
+            body["tools"] = Value::from(request.tools.to_vec());
+        }
+        let url = format!("{}/api/chat", self.settings.base_url.trim_end_matches('/'));
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let send = |agent: &ureq::Agent| {
+            agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(&body[..])
+        };
+        self.http.exchange(cancel, send, |response| {
+            self.read(response, on_text, cancel)
+        })
+    }
+
+    fn reset(&self) {
+        self.http.renew();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_translate_to_ollama_shapes() {
+        let call = ToolCall::new("c1", "read_file", r#"{"path":"a.txt"}"#);
+        let mut assistant = Message::assistant("");
+        assistant.content = None;
+        assistant.tool_calls.push(call.clone());
+        let out = to_ollama(&[
+            Message::user("hi"),
+            assistant,
+            Message::tool_result(&call, "text".into()),
+        ]);
+        assert_eq!(out[0], json!({"role": "user", "content": "hi"}));
+        assert_eq!(
+            out[1]["tool_calls"][0],
+            json!({"function": {"name": "read_file", "arguments": {"path": "a.txt"}}})
+        );
+        assert_eq!(out[1]["content"], "");
+        assert_eq!(
+            out[2],
+            json!({"role": "tool", "content": "text", "tool_name": "read_file"})
+        );
+    }
+}
