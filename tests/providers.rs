@@ -579,3 +579,77 @@ fn list_providers_shows_models_and_sources_never_keys() {
         "{text}"
     );
 }
+
+#[test]
+fn each_key_provider_uses_its_own_url_key_and_default_model() {
+    let cases = [
+        (
+            "openai",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "gpt-5.1",
+            "groq_tool_call_single_chunk.sse",
+        ),
+        (
+            "groq",
+            "GROQ_API_KEY",
+            "GROQ_BASE_URL",
+            "llama-3.3-70b-versatile",
+            "groq_reasoning_then_tool_call.sse",
+        ),
+        (
+            "gemini",
+            "GEMINI_API_KEY",
+            "GEMINI_BASE_URL",
+            "gemini-3-pro-preview",
+            "gemini_openai_compat_tool_call_single_chunk.sse",
+        ),
+        (
+            "openai-compat",
+            "OPENAI_COMPAT_API_KEY",
+            "OPENAI_COMPAT_URL",
+            "qwen/qwen3-32b",
+            "openrouter_tool_call_repeated_id_and_name.sse",
+        ),
+    ];
+    for (name, key_var, url_var, model, stream) in cases {
+        let home = TempDir::new(name);
+        // A recorded tool call from that family of services, then a plain answer.
+        let server = ReplayServer::start(vec![Reply::fixture(stream), Reply::text(&[name])]);
+        let output = marvin(home.path())
+            .env(key_var, format!("key-for-{name}"))
+            .env(url_var, server.url())
+            .args(["--provider", name, "--non-interactive", "--prompt", "x"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        assert!(
+            stdout(&output).ends_with(&format!("\n{name}\n")),
+            "{name}: {}",
+            stdout(&output)
+        );
+        let requests = server.requests();
+        assert_eq!(requests[0].url, "/v1/chat/completions", "{name}");
+        assert_eq!(
+            requests[0].header("authorization"),
+            Some(format!("Bearer key-for-{name}").as_str()),
+            "{name}"
+        );
+        assert_eq!(requests[0].body["model"], model, "{name}");
+        // The recorded call was answered (as an unknown-tool error the model can act on).
+        let last = requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(last["role"], "tool", "{name}");
+        assert!(
+            last["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("Error: Unknown tool"),
+            "{name}: {last}"
+        );
+    }
+}
