@@ -25,10 +25,11 @@ pub fn run(args: Args) -> ExitCode {
     if args.non_interactive {
         return non_interactive(&args, &env);
     }
-    let config = match build_config(&args, &env) {
+    let mut config = match build_config(&args, &env) {
         Ok(config) => config,
         Err(message) => return fail(&message),
     };
+    config.has_ui = std::io::stdin().is_terminal();
     let mut session = new_session(&config);
     if std::io::stdin().is_terminal() {
         let first = args.question.as_deref();
@@ -38,9 +39,8 @@ pub fn run(args: Args) -> ExitCode {
                     "--once needs a question, e.g. marvin --once \"what time is it in Tokyo?\"",
                 );
             };
-            let mut view = TerminalView::new(config.colour_allowed);
-            let mut editor = repl::new_editor().ok();
-            let end = repl::ask(&mut session, &mut view, question, editor.as_mut());
+            let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
+            let end = repl::ask(&mut session, &mut view, question);
             return exit_code(&end, &view);
         }
         let providers =
@@ -73,8 +73,8 @@ fn single_shot(config: &Config, session: &mut Session, question: Option<&str>) -
             );
         }
     };
-    let mut view = TerminalView::new(config.colour_allowed);
-    let end = repl::ask(session, &mut view, &prompt, None);
+    let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
+    let end = repl::ask(session, &mut view, &prompt);
     exit_code(&end, &view)
 }
 

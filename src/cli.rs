@@ -24,6 +24,7 @@ pub struct Args {
     pub ntfy: Option<String>,
     pub once: bool,
     pub json: bool,
+    pub permission_mode: Option<String>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -48,6 +49,11 @@ Options:
       --prompt TEXT        the prompt for --non-interactive (else stdin)
       --json               with --non-interactive: one JSON event per line
       --working-dir DIR    directory the file tools work in (default: cwd)
+      --permission-mode M  default (ask before commands, git writes and file
+                           changes), accept-edits (ask only before
+                           commands), plan (read-only) or bypass (never
+                           ask); default: default, bypass with
+                           --non-interactive
       --ntfy TOPIC         ntfy topic for progress notifications
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
@@ -115,6 +121,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 parsed.working_dir = Some(text(&mut parser, "--working-dir")?.into())
             }
             Long("ntfy") => parsed.ntfy = Some(text(&mut parser, "--ntfy")?),
+            Long("permission-mode") => {
+                parsed.permission_mode = Some(text(&mut parser, "--permission-mode")?)
+            }
             Long("plain") => parsed.plain = true,
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,

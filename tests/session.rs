@@ -1,5 +1,5 @@
-//! A session in interactive coding mode: a tool's yes/no question travels from the worker to
-//! the thread that called `submit`, and the answer decides what happens.
+//! A session in interactive coding mode: a tool's approval request travels from the worker to
+//! the thread that called `submit`, the answer decides what happens, and grants are remembered.
 
 mod common;
 
@@ -10,15 +10,16 @@ use common::{ReplayServer, Reply, TempDir};
 use marvin::agent::AgentEvent;
 use marvin::cli::Args;
 use marvin::config::{Config, Env};
+use marvin::interact::{Prompt, Request, Response, Scope};
 use marvin::llm::chain::ProviderChain;
 use marvin::llm::openai::OpenAiCompat;
 use marvin::session::{Session, TurnEnd, TurnUi};
 use marvin::tools::Registry;
 
-/// Answers every question with `answer` and remembers what was asked, and on which thread.
+/// Answers every question from a script and remembers what was asked, and on which thread.
 struct Scripted {
-    answer: bool,
-    questions: Vec<(String, std::thread::ThreadId)>,
+    answers: Vec<Response>,
+    asked: Vec<(Prompt, std::thread::ThreadId)>,
 }
 
 impl TurnUi for Scripted {
@@ -26,71 +27,68 @@ impl TurnUi for Scripted {
     fn interrupted(&mut self) -> bool {
         false
     }
-    fn confirm(&mut self, question: &str) -> bool {
-        self.questions
-            .push((question.to_string(), std::thread::current().id()));
-        self.answer
+    fn interact(&mut self, prompt: &Prompt) -> Response {
+        self.asked.push((prompt.clone(), std::thread::current().id()));
+        self.answers.remove(0)
     }
 }
 
-fn interactive_coding_session(server: &ReplayServer, dir: &Path) -> Session {
+fn interactive_coding_session(server: &ReplayServer, dir: &Path, home: &Path) -> Session {
     let path = std::env::var("PATH").unwrap_or_default();
-    let env = Env::from_pairs([
-        ("OPENAI_COMPAT_URL", server.url().as_str()),
-        ("PATH", path.as_str()),
-    ]);
+    let home = home.to_str().unwrap();
+    let env = Env::from_pairs([("OPENAI_COMPAT_URL", server.url().as_str()), ("PATH", path.as_str()), ("MARVIN_HOME", home)]);
     let mut config = Config::build(&Args::default(), &env, dir).unwrap();
     config.coding_mode = true;
     let providers = ProviderChain::new(vec![Arc::new(OpenAiCompat::new(config.provider.clone()))]);
     Session::new(&config, Arc::new(providers), Arc::new(Registry::builtin()))
 }
 
-fn run(answer: bool) -> (TempDir, Scripted, String) {
-    let dir = TempDir::new(if answer { "confirm-yes" } else { "confirm-no" });
-    let server = ReplayServer::start(vec![
-        Reply::tool_calls(&[("c1", "run_command", r#"{"command":"touch made-it"}"#)]),
-        Reply::text(&["ok"]),
-    ]);
-    let mut session = interactive_coding_session(&server, dir.path());
-    let mut ui = Scripted {
-        answer,
-        questions: Vec::new(),
-    };
-    let report = session.submit("make the file", &mut ui);
-    assert!(
-        matches!(report.end, TurnEnd::Answered(_)),
-        "{:?}",
-        report.end
-    );
-    let messages = server.requests()[1].body["messages"].clone();
-    let result = messages.as_array().unwrap().last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    (dir, ui, result)
+/// Two turns that each run `touch made-it`; returns the dir, the UI and the two tool results.
+fn two_turns(answers: Vec<Response>) -> (TempDir, Scripted, Vec<String>) {
+    let dir = TempDir::new("approve");
+    let home = TempDir::new("approve-home");
+    let call = Reply::tool_calls(&[("c1", "run_command", r#"{"command":"touch made-it"}"#)]);
+    let server = ReplayServer::start(vec![call.clone(), Reply::text(&["ok"]), call, Reply::text(&["ok"])]);
+    let mut session = interactive_coding_session(&server, dir.path(), home.path());
+    let mut ui = Scripted { answers, asked: Vec::new() };
+    for _ in 0..2 {
+        let report = session.submit("make the file", &mut ui);
+        assert!(matches!(report.end, TurnEnd::Answered(_)), "{:?}", report.end);
+    }
+    let results = [1, 3]
+        .iter()
+        .map(|i| {
+            let messages = server.requests()[*i].body["messages"].clone();
+            messages.as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string()
+        })
+        .collect();
+    (dir, ui, results)
 }
 
 #[test]
-fn yes_runs_the_command_after_asking_on_the_calling_thread() {
-    let (dir, ui, result) = run(true);
-    assert_eq!(ui.questions.len(), 1);
-    assert_eq!(ui.questions[0].0, "run_command wants to run: touch made-it");
-    assert_eq!(
-        ui.questions[0].1,
-        std::thread::current().id(),
-        "questions are asked on the thread that owns the terminal"
-    );
-    assert_eq!(result, "(no output)\n[exit code: 0]");
+fn once_asks_every_time_on_the_thread_that_owns_the_terminal() {
+    let (dir, ui, results) = two_turns(vec![Response::Approved(Scope::Once), Response::Approved(Scope::Once)]);
+    assert_eq!(ui.asked.len(), 2);
+    let (prompt, thread) = &ui.asked[0];
+    assert_eq!(*thread, std::thread::current().id());
+    let Request::Approval(approval) = &prompt.request else { panic!("{prompt:?}") };
+    assert_eq!((approval.summary.as_str(), approval.detail.as_str()), ("run_command wants to run:", "touch made-it"));
+    assert_eq!(approval.scope.as_deref(), Some("touch made-it …"));
+    assert_eq!(results, ["(no output)\n[exit code: 0]"; 2]);
     assert!(dir.path().join("made-it").exists());
 }
 
 #[test]
-fn no_leaves_everything_as_it_was_and_tells_the_model() {
-    let (dir, ui, result) = run(false);
-    assert_eq!(ui.questions.len(), 1);
-    assert!(
-        result.starts_with("Error: The user declined to run this command."),
-        "{result}"
-    );
+fn a_session_grant_is_not_asked_again() {
+    let (_dir, ui, results) = two_turns(vec![Response::Approved(Scope::Session)]);
+    assert_eq!(ui.asked.len(), 1);
+    assert_eq!(results[1], "(no output)\n[exit code: 0]");
+}
+
+#[test]
+fn no_with_instructions_tells_the_model_what_to_do_instead() {
+    let (dir, _ui, results) = two_turns(vec![Response::Denied("use mkdir instead".into()), Response::Denied(String::new())]);
+    assert_eq!(results[0], "Error: The user declined this run_command call and said: use mkdir instead");
+    assert_eq!(results[1], "Error: The user declined this run_command call. Ask them what they would like instead.");
     assert!(!dir.path().join("made-it").exists());
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::Args;
+use crate::interact::approvals::PermissionMode;
 
 /// Every variable Marvin reads, so the help text and the code cannot drift apart.
 pub const VARIABLES: &[&str] = &[
@@ -129,9 +130,16 @@ pub struct Config {
     /// Models for sub-agents: `opus` (high tier) and `codex` (low tier).
     pub code_model_high: String,
     pub code_model_low: String,
+    /// How much may happen without asking; MARVIN_READONLY=1 means plan.
+    pub permission_mode: PermissionMode,
+    /// Someone can answer questions: not non-interactive (the app also checks that stdin is
+    /// a terminal).
+    pub has_ui: bool,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
+    /// TERM=dumb: no cursor movement in questions.
+    pub dumb_terminal: bool,
 }
 
 impl Config {
@@ -217,8 +225,31 @@ impl Config {
                 .unwrap_or("gpt-5.3-codex")
                 .to_string(),
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
+            dumb_terminal: env.get("TERM") == Some("dumb"),
+            permission_mode: permission_mode(args, env)?,
+            has_ui: !non_interactive,
         })
     }
+}
+
+/// --permission-mode, else plan for MARVIN_READONLY, else default (bypass without a UI).
+fn permission_mode(args: &Args, env: &Env) -> Result<PermissionMode, ConfigError> {
+    if let Some(name) = &args.permission_mode {
+        return PermissionMode::parse(name).ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "--permission-mode {name:?}: choose one of {}",
+                PermissionMode::NAMES.join(", ")
+            ))
+        });
+    }
+    if matches!(env.get("MARVIN_READONLY"), Some("1" | "true" | "yes")) {
+        return Ok(PermissionMode::Plan);
+    }
+    Ok(if args.non_interactive {
+        PermissionMode::Bypass
+    } else {
+        PermissionMode::Default
+    })
 }
 
 fn working_dir(requested: Option<&Path>, cwd: &Path) -> Result<PathBuf, ConfigError> {

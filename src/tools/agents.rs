@@ -17,6 +17,7 @@ use super::schema::{Kind, Param};
 use super::shell::OUTPUT_CAP;
 use super::{Category, ToolContext, ToolDef};
 use crate::cancel::CancelToken;
+use crate::interact::approvals::Action;
 
 pub const MAX_DEPTH: u32 = 5;
 const AGENT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -218,6 +219,18 @@ fn launch_agent(args: LaunchArgs, ctx: &ToolContext) -> Result<String, String> {
         readonly: args.readonly == Some(true),
     };
     let command = command(ctx, &spec)?;
+    let detail = format!(
+        "ticket {} · model {}{}\n{}",
+        args.ticket_id.trim(),
+        spec.model,
+        if spec.readonly { " · read-only" } else { "" },
+        spec.prompt
+    );
+    ctx.approve(Action::act(
+        "launch_agent",
+        "launch_agent wants to start a sub-agent:".into(),
+        detail,
+    ))?;
     run_agent(command, &spec, &ctx.cancel)
 }
 

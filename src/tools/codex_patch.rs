@@ -231,9 +231,24 @@ struct Staged {
 
 /// Applies the parsed operations: first every change is worked out in memory (any error
 /// leaves all files untouched), then written; a failed write rolls back the earlier ones.
-pub fn apply(root: &Path, ops: &[FileOp]) -> Result<String, String> {
+/// `approve` sees the paths and the diff of every change before anything is written.
+pub fn apply(
+    root: &Path,
+    ops: &[FileOp],
+    approve: &dyn Fn(&str, String) -> Result<(), String>,
+) -> Result<String, String> {
     let (staged, done) =
         stage(root, ops).map_err(|e| format!("Patch not applied; no file was changed. {e}"))?;
+    let paths: Vec<&str> = staged.iter().map(|c| c.target.shown.as_str()).collect();
+    let diffs: Vec<String> = staged
+        .iter()
+        .map(|c| {
+            let old = c.original.as_ref().map_or("", |(text, _)| text.as_str());
+            let new = c.new.as_ref().map_or("", |(text, _)| text.as_str());
+            crate::interact::diff::unified(&c.target.shown, old, new)
+        })
+        .collect();
+    approve(&paths.join(", "), diffs.join("\n"))?;
     commit(&staged)?;
     Ok(format!("Applied the patch: {}.", done.join(", ")))
 }
@@ -439,7 +454,7 @@ mod tests {
             &[("a.rs", "let a = 1;\nlet b = 2;\n"), ("gone.txt", "bye\n")],
         );
         let patch = "*** Begin Patch\n*** Update File: a.rs\n@@\n let a = 1;\n-let b = 2;\n+let b = 3;\n*** Add File: dir/new.rs\n+fn new() {}\n*** Delete File: gone.txt\n*** End Patch";
-        let summary = apply(root.path(), &parse(patch).unwrap()).unwrap();
+        let summary = apply(root.path(), &parse(patch).unwrap(), &|_, _| Ok(())).unwrap();
         assert_eq!(
             summary,
             "Applied the patch: updated a.rs (1 changes), added dir/new.rs, deleted gone.txt."
@@ -460,7 +475,7 @@ mod tests {
             ],
         );
         let patch = "*** Begin Patch\n*** Update File: one.txt\n<<<<<<< SEARCH\nfirst version\n=======\nsecond version\n>>>>>>> REPLACE\n*** Update File: two.txt\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n*** End Patch";
-        let err = apply(root.path(), &parse(patch).unwrap()).unwrap_err();
+        let err = apply(root.path(), &parse(patch).unwrap(), &|_, _| Ok(())).unwrap_err();
         assert!(
             err.starts_with(
                 "Patch not applied; no file was changed. Change 1 of 'two.txt': old_str not found"
@@ -498,7 +513,7 @@ mod tests {
         files(&root, &[("src/old_name.rs", "fn a() {}\n")]);
         let patch = "*** Begin Patch\n*** Update File: src/old_name.rs\n*** Move to: src/new_name.rs\n@@\n-fn a() {}\n+fn b() {}\n*** End Patch";
         assert_eq!(
-            apply(root.path(), &parse(patch).unwrap()).unwrap(),
+            apply(root.path(), &parse(patch).unwrap(), &|_, _| Ok(())).unwrap(),
             "Applied the patch: moved src/old_name.rs to src/new_name.rs."
         );
         assert_eq!(read(&root, "src/new_name.rs"), "fn b() {}\n");
@@ -511,7 +526,7 @@ mod tests {
         files(&root, &[("here.txt", "x")]);
         let patch = "*** Begin Patch\n*** Add File: here.txt\n+y\n*** End Patch";
         assert!(
-            apply(root.path(), &parse(patch).unwrap())
+            apply(root.path(), &parse(patch).unwrap(), &|_, _| Ok(()))
                 .unwrap_err()
                 .contains("already exists")
         );

@@ -4,7 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
+use std::time::Duration;
+
 use crate::cancel::CancelToken;
+use crate::interact::approvals::{Action, ActionKind, Grants, PermissionMode};
+use crate::interact::{self, Interactor, Outcome, Request, Response, Scope};
 
 /// Settings from Config that tools need.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +31,13 @@ pub struct ToolSettings {
     /// Sub-agent models: `opus` and `codex`.
     pub code_model_high: String,
     pub code_model_low: String,
+    pub permission_mode: PermissionMode,
+}
+
+impl Default for PermissionMode {
+    fn default() -> Self {
+        PermissionMode::Bypass
+    }
 }
 
 /// State of the session's tools that outlives a turn: the ticket gate and background jobs.
@@ -34,6 +45,7 @@ pub struct ToolSettings {
 pub struct SessionTools {
     pub tickets: super::tickets::TicketGate,
     pub jobs: super::agents::Jobs,
+    pub grants: Grants,
 }
 
 /// The working directory of a session: where it started, and where it is now. It outlives a
@@ -69,9 +81,6 @@ impl Workspace {
     }
 }
 
-/// Asks the user a yes/no question; false when declined or nobody can answer.
-pub type Confirm = Arc<dyn Fn(&str) -> bool + Send + Sync>;
-
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
@@ -81,8 +90,8 @@ pub struct ToolContext {
     pub readonly: bool,
     pub non_interactive: bool,
     pub cancel: CancelToken,
-    /// `None` when nobody is there to ask (non-interactive mode): tools then go ahead.
-    pub confirm: Option<Confirm>,
+    /// `None` when nobody is there to ask (non-interactive mode, stdin not a terminal).
+    pub interactor: Option<Arc<dyn Interactor>>,
 }
 
 impl ToolContext {
@@ -96,8 +105,90 @@ impl ToolContext {
             readonly: false,
             non_interactive: true,
             cancel: CancelToken::new(),
-            confirm: None,
+            interactor: None,
         }
+    }
+
+    /// Asks the person (seed 003): `on_response` decides to complete, reprompt or go pending.
+    pub fn interact(
+        &self,
+        request: Request,
+        timeout: Duration,
+        on_response: &mut dyn FnMut(Response) -> Outcome,
+        on_timeout: &mut dyn FnMut() -> Outcome,
+        follow_up: Option<interact::FollowUp>,
+    ) -> Result<String, String> {
+        interact::interact(
+            self.interactor.as_deref(),
+            request,
+            timeout,
+            on_response,
+            on_timeout,
+            follow_up,
+        )
+    }
+
+    /// Whether `action` may go ahead: by the permission mode, an earlier grant, or the
+    /// person's answer now. Without anyone to ask, what would ask is denied.
+    pub fn approve(&self, action: Action) -> Result<(), String> {
+        let mode = self.settings.permission_mode;
+        let asks = match mode {
+            PermissionMode::Bypass => false,
+            PermissionMode::Plan => {
+                return Err(format!(
+                    "{} is not allowed in plan mode, which is read-only.",
+                    action.tool
+                ));
+            }
+            PermissionMode::AcceptEdits => action.kind != ActionKind::Edit,
+            PermissionMode::Default => true,
+        };
+        if !asks || self.shared.grants.granted(&action) {
+            return Ok(());
+        }
+        if self.interactor.is_none() {
+            return Err(format!(
+                "no one to ask: denied. {} needs approval in permission mode {}, and nobody can answer here; say what you would have done instead.",
+                action.tool,
+                mode.name()
+            ));
+        }
+        let request = Request::Approval(interact::Approval {
+            tool: action.tool.clone(),
+            summary: action.summary.clone(),
+            detail: action.detail.clone(),
+            scope: action.scope.as_ref().map(|(_, label)| label.clone()),
+        });
+        let tool = action.tool.clone();
+        let mut on_response = |response: Response| match response {
+            Response::Approved(scope) => Outcome::Complete(self.remember(&action, scope)),
+            Response::Denied(instead) if instead.trim().is_empty() => {
+                Outcome::Complete(Err(format!(
+                    "The user declined this {tool} call. Ask them what they would like instead."
+                )))
+            }
+            Response::Denied(instead) => Outcome::Complete(Err(format!(
+                "The user declined this {tool} call and said: {}",
+                instead.trim()
+            ))),
+            _ => Outcome::Complete(Err("The approval was not given.".into())),
+        };
+        let timeout = interact::DEFAULT_TIMEOUT;
+        let mut on_timeout = || {
+            Outcome::Complete(Err(format!(
+                "The user did not respond within {} minutes; the {tool} call was not made.",
+                timeout.as_secs() / 60
+            )))
+        };
+        self.interact(request, timeout, &mut on_response, &mut on_timeout, None)
+            .map(|_| ())
+    }
+
+    fn remember(&self, action: &Action, scope: Scope) -> Result<String, String> {
+        if let Err(error) = self.shared.grants.grant(action, scope) {
+            eprintln!("marvin: {error}");
+        }
+        Ok(String::new())
     }
 
     pub fn working_dir(&self) -> PathBuf {

@@ -94,8 +94,16 @@ fn line_count(text: &str) -> usize {
     text.lines().count()
 }
 
+/// Looks at a change before it is written (old text, new text) and may refuse it.
+pub type Check<'a> = &'a dyn Fn(&Target, &str, &str) -> Result<(), String>;
+
+/// A check that lets every change through.
+pub fn no_check(_: &Target, _: &str, _: &str) -> Result<(), String> {
+    Ok(())
+}
+
 /// `create_file`: a new file; never overwrites.
-pub fn create(root: &Path, path: &str, content: &str) -> Result<String, String> {
+pub fn create(root: &Path, path: &str, content: &str, check: Check<'_>) -> Result<String, String> {
     let target = Target::new(root, path, true)?;
     if target
         .dir
@@ -105,6 +113,7 @@ pub fn create(root: &Path, path: &str, content: &str) -> Result<String, String> 
     {
         return Err(already_exists(&target.shown));
     }
+    check(&target, "", content)?;
     target.write(content, None, false)?;
     Ok(format!(
         "Created '{}' ({} lines).",
@@ -114,9 +123,9 @@ pub fn create(root: &Path, path: &str, content: &str) -> Result<String, String> 
 }
 
 /// `append_file`: adds `content` at the end, starting on a new line.
-pub fn append(root: &Path, path: &str, content: &str) -> Result<String, String> {
+pub fn append(root: &Path, path: &str, content: &str, check: Check<'_>) -> Result<String, String> {
     let target = Target::new(root, path, false)?;
-    let (mut text, mode) = target.read_text().map_err(|e| {
+    let (old, mode) = target.read_text().map_err(|e| {
         if e.starts_with("File not found") {
             format!(
                 "File '{}' does not exist. Create it with create_file first, then append the rest.",
@@ -126,10 +135,12 @@ pub fn append(root: &Path, path: &str, content: &str) -> Result<String, String> 
             e
         }
     })?;
+    let mut text = old.clone();
     if !text.is_empty() && !text.ends_with('\n') && !content.starts_with('\n') {
         text.push('\n');
     }
     text.push_str(content);
+    check(&target, &old, &text)?;
     target.write(&text, Some(mode), true)?;
     Ok(format!(
         "Appended {} lines to '{}' (now {} lines).",
@@ -140,10 +151,17 @@ pub fn append(root: &Path, path: &str, content: &str) -> Result<String, String> 
 }
 
 /// `apply_patch`: replaces the one occurrence of `old` with `new`.
-pub fn patch(root: &Path, path: &str, old: &str, new: &str) -> Result<String, String> {
+pub fn patch(
+    root: &Path,
+    path: &str,
+    old: &str,
+    new: &str,
+    check: Check<'_>,
+) -> Result<String, String> {
     let target = Target::new(root, path, false)?;
     let (text, mode) = target.read_text()?;
     let (patched, summary) = replace_once(&text, old, new, &target.shown)?;
+    check(&target, &text, &patched)?;
     target.write(&patched, Some(mode), true)?;
     Ok(format!("Patched '{}': {summary}.", target.shown))
 }
@@ -245,14 +263,14 @@ mod tests {
     fn create_refuses_to_overwrite_and_makes_directories() {
         let root = TempDir::new("edit-create");
         assert_eq!(
-            create(root.path(), "src/new/mod.rs", "a\nb\n").unwrap(),
+            create(root.path(), "src/new/mod.rs", "a\nb\n", &no_check).unwrap(),
             "Created 'src/new/mod.rs' (2 lines)."
         );
         assert_eq!(
             std::fs::read_to_string(root.path().join("src/new/mod.rs")).unwrap(),
             "a\nb\n"
         );
-        let err = create(root.path(), "src/new/mod.rs", "other").unwrap_err();
+        let err = create(root.path(), "src/new/mod.rs", "other", &no_check).unwrap_err();
         assert_eq!(
             err,
             "File already exists: 'src/new/mod.rs'. Use apply_patch to modify existing files."
@@ -264,7 +282,7 @@ mod tests {
         let root = TempDir::new("edit-append");
         std::fs::write(root.path().join("doc.md"), "# Title").unwrap();
         assert_eq!(
-            append(root.path(), "doc.md", "more\n").unwrap(),
+            append(root.path(), "doc.md", "more\n", &no_check).unwrap(),
             "Appended 1 lines to 'doc.md' (now 2 lines)."
         );
         assert_eq!(
@@ -272,7 +290,7 @@ mod tests {
             "# Title\nmore\n"
         );
         assert!(
-            append(root.path(), "nope.md", "x")
+            append(root.path(), "nope.md", "x", &no_check)
                 .unwrap_err()
                 .contains("Create it with create_file first")
         );
@@ -332,7 +350,7 @@ mod tests {
         std::fs::write(&script, "echo old\n").unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(
-            patch(root.path(), "run.sh", "old", "new").unwrap(),
+            patch(root.path(), "run.sh", "old", "new", &no_check).unwrap(),
             "Patched 'run.sh': lines 1–1 replaced (1 lines → 1 lines)."
         );
         assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo new\n");
@@ -342,13 +360,13 @@ mod tests {
         );
         std::fs::write(root.path().join("bin"), [0u8, 159, 146, 150]).unwrap();
         assert!(
-            patch(root.path(), "bin", "a", "b")
+            patch(root.path(), "bin", "a", "b", &no_check)
                 .unwrap_err()
                 .contains("binary")
         );
         std::fs::write(root.path().join("latin1.txt"), [b'c', b'a', b'f', 0xe9]).unwrap();
         assert!(
-            patch(root.path(), "latin1.txt", "caf", "x")
+            patch(root.path(), "latin1.txt", "caf", "x", &no_check)
                 .unwrap_err()
                 .contains("not UTF-8")
         );
@@ -372,7 +390,7 @@ mod tests {
         );
         // A fresh attempt sees the symlink and refuses.
         assert!(
-            create(root.path(), "sub/other.txt", "x")
+            create(root.path(), "sub/other.txt", "x", &no_check)
                 .unwrap_err()
                 .contains("symlink")
         );

@@ -9,6 +9,8 @@ use serde::Deserialize;
 
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef, codex_patch, edit, paths};
+use crate::interact::approvals::Action;
+use crate::interact::diff;
 
 /// The most text one read returns.
 const MAX_SECTION: usize = 100 * 1024;
@@ -81,7 +83,7 @@ pub fn tools() -> Vec<ToolDef> {
             Category::Write,
             CREATE_PARAMS,
             r#"{"path": "src/util.rs", "content": "pub fn helper() {}\n"}"#,
-            |args: WriteArgs, ctx| edit::create(&ctx.working_dir(), &args.path, &args.content),
+            |args: WriteArgs, ctx| edit::create(&ctx.working_dir(), &args.path, &args.content, &approve_edit(ctx, "create_file")),
         )
         .ticket_gated(),
         ToolDef::new(
@@ -90,7 +92,7 @@ pub fn tools() -> Vec<ToolDef> {
             Category::Write,
             APPEND_PARAMS,
             r#"{"path": "docs/guide.md", "content": "The next section.\n"}"#,
-            |args: WriteArgs, ctx| edit::append(&ctx.working_dir(), &args.path, &args.content),
+            |args: WriteArgs, ctx| edit::append(&ctx.working_dir(), &args.path, &args.content, &approve_edit(ctx, "append_file")),
         )
         .ticket_gated(),
         ToolDef::new(
@@ -99,7 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
             Category::Write,
             PATCH_PARAMS,
             r#"{"path": "src/main.rs", "old_str": "let x = 1;", "new_str": "let x = 2;"}"#,
-            |args: PatchArgs, ctx| edit::patch(&ctx.working_dir(), &args.path, &args.old_str, &args.new_str),
+            |args: PatchArgs, ctx| edit::patch(&ctx.working_dir(), &args.path, &args.old_str, &args.new_str, &approve_edit(ctx, "apply_patch")),
         )
         .with_raw(codex_patch_call)
         .ticket_gated(),
@@ -119,10 +121,28 @@ struct PatchArgs {
     new_str: String,
 }
 
+/// Asks for approval of a file change, showing its diff.
+fn approve_edit<'a>(
+    ctx: &'a ToolContext,
+    tool: &'static str,
+) -> impl Fn(&edit::Target, &str, &str) -> Result<(), String> + 'a {
+    move |target, old, new| {
+        ctx.approve(Action::edit(
+            tool,
+            &target.shown,
+            diff::unified(&target.shown, old, new),
+        ))
+    }
+}
+
 /// An apply_patch call whose arguments hold a Codex `*** Begin Patch` patch.
 fn codex_patch_call(raw: &str, ctx: &ToolContext) -> Option<Result<String, String>> {
     let patch = codex_patch::extract(raw)?;
-    Some(codex_patch::parse(&patch).and_then(|ops| codex_patch::apply(&ctx.working_dir(), &ops)))
+    let approve = |paths: &str, diff: String| ctx.approve(Action::edit("apply_patch", paths, diff));
+    Some(
+        codex_patch::parse(&patch)
+            .and_then(|ops| codex_patch::apply(&ctx.working_dir(), &ops, &approve)),
+    )
 }
 
 #[derive(Deserialize)]

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::process;
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef, paths};
+use crate::interact::approvals::Action;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -219,6 +220,15 @@ fn commit(args: CommitArgs, ctx: &ToolContext) -> Result<String, String> {
     if args.message.trim().is_empty() {
         return Err("The commit message is empty: say what the commit changes and why.".into());
     }
+    let files = match &args.files {
+        Some(files) if !files.is_empty() => files.join(", "),
+        _ => "all changes".to_string(),
+    };
+    ctx.approve(Action::act(
+        "git_commit",
+        "git_commit wants to commit:".into(),
+        format!("{} ({files})", args.message.trim()),
+    ))?;
     match &args.files {
         Some(files) if !files.is_empty() => {
             let mut argv = vec!["add".to_string(), "--".into()];
@@ -245,6 +255,16 @@ fn checkout(args: CheckoutArgs, ctx: &ToolContext) -> Result<String, String> {
     if target.is_empty() || target.starts_with('-') {
         return Err(format!("'{target}' is not a branch, tag or commit name."));
     }
+    let what = if args.create == Some(true) {
+        format!("a new branch {target}")
+    } else {
+        target.to_string()
+    };
+    ctx.approve(Action::act(
+        "git_checkout",
+        "git_checkout wants to switch to:".into(),
+        what,
+    ))?;
     let result = if args.create == Some(true) {
         git(ctx, &["checkout", "-b", target])
     } else {

@@ -3,6 +3,7 @@
 //! sentence the model can act on. It never panics and never fails the loop.
 
 pub mod agents;
+pub mod ask;
 pub mod codex_patch;
 pub mod context;
 pub mod edit;
@@ -27,7 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::message::ToolCall;
-pub use context::{Confirm, SessionTools, ToolContext, ToolSettings, Workspace};
+pub use context::{SessionTools, ToolContext, ToolSettings, Workspace};
 use schema::Param;
 
 /// When a tool is offered.
@@ -147,6 +148,7 @@ impl Registry {
             git::tools(),
             search::tools(),
             notes::tools(),
+            ask::tools(),
             tickets::tools(),
             agents::tools(),
             packages::tools(),
@@ -577,6 +579,7 @@ mod tests {
                 "search_notes",
                 "file_read_lines",
                 "file_apply_patch",
+                "ask_user",
                 "system_info"
             ]
         );

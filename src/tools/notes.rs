@@ -140,7 +140,7 @@ fn write_note(args: WriteArgs, ctx: &ToolContext) -> Result<String, String> {
     if args.append == Some(true) {
         let target = Target::new(&root, &args.path, true)?;
         if target.dir.mode_of(&target.name).ok().flatten().is_some() {
-            return edit::append(&root, &args.path, &args.content);
+            return edit::append(&root, &args.path, &args.content, &edit::no_check);
         }
     }
     let target = Target::new(&root, &args.path, true)?;
@@ -282,7 +282,13 @@ struct PatchArgs {
 }
 
 fn file_apply_patch(args: PatchArgs, ctx: &ToolContext) -> Result<String, String> {
-    edit::patch(&notes_root(ctx)?, &args.path, &args.old_str, &args.new_str)
+    edit::patch(
+        &notes_root(ctx)?,
+        &args.path,
+        &args.old_str,
+        &args.new_str,
+        &edit::no_check,
+    )
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use super::process;
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef};
+use crate::interact::approvals::Action;
 
 const PARAMS: &[Param] = &[
     Param::required(
@@ -51,6 +52,12 @@ fn install_packages(args: Args, ctx: &ToolContext) -> Result<String, String> {
     let uv = ctx
         .find_program("uv")
         .ok_or("uv is not installed. Install it with: pip install uv (or see https://docs.astral.sh/uv/), then try again.")?;
+    let dev = if args.dev == Some(true) { " --dev" } else { "" };
+    ctx.approve(Action::act(
+        "install_packages",
+        "install_packages wants to run:".into(),
+        format!("uv add{dev} {}", packages.join(" ")),
+    ))?;
     let mut command = Command::new(uv);
     command.arg("add");
     if args.dev == Some(true) {

@@ -13,6 +13,8 @@ pub enum Kind {
     StringList,
     /// One of the listed strings.
     Choice(&'static [&'static str]),
+    /// An array of objects shaped by this JSON schema (checked in detail by the tool).
+    ObjectList(&'static str),
 }
 
 impl Kind {
@@ -24,6 +26,7 @@ impl Kind {
             Kind::Boolean => "boolean".into(),
             Kind::StringList => "array of strings".into(),
             Kind::Choice(options) => format!("one of {}", options.join("|")),
+            Kind::ObjectList(_) => "array of objects".into(),
         }
     }
 
@@ -35,6 +38,9 @@ impl Kind {
             Kind::Boolean => json!({"type": "boolean"}),
             Kind::StringList => json!({"type": "array", "items": {"type": "string"}}),
             Kind::Choice(options) => json!({"type": "string", "enum": options}),
+            Kind::ObjectList(items) => {
+                json!({"type": "array", "items": serde_json::from_str::<Value>(items).unwrap_or(json!({"type": "object"}))})
+            }
         }
     }
 }
@@ -165,6 +171,9 @@ fn coerce(kind: Kind, value: &Value) -> Option<Value> {
         }
         (Kind::StringList, Value::String(_)) => Some(Value::Array(vec![value.clone()])),
         (Kind::Choice(options), Value::String(s)) if options.contains(&s.as_str()) => {
+            Some(value.clone())
+        }
+        (Kind::ObjectList(_), Value::Array(items)) if items.iter().all(Value::is_object) => {
             Some(value.clone())
         }
         _ => None,

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::process::{self, Ending, RunLimits};
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef};
+use crate::interact::approvals::Action;
 
 /// Output kept for the model; the rest is counted in a trailer.
 pub const OUTPUT_CAP: usize = 50 * 1024;
@@ -66,11 +67,7 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "timeout must be between 1 and {MAX_TIMEOUT} seconds, not {timeout}."
         ));
     }
-    if let Some(confirm) = &ctx.confirm {
-        if !confirm(&format!("run_command wants to run: {command}")) {
-            return Err("The user declined to run this command. Ask what they would like instead, or take another approach.".into());
-        }
-    }
+    ctx.approve(Action::command(command))?;
     let bash = ctx.find_program("bash").ok_or(
         "bash is not installed, so commands cannot run. Install it with: sudo apt install bash",
     )?;
@@ -116,7 +113,6 @@ mod tests {
     use super::*;
     use crate::test_support::TempDir;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn ctx(dir: &TempDir) -> ToolContext {
         let mut ctx = ToolContext {
@@ -208,26 +204,6 @@ mod tests {
         )
         .unwrap();
         assert!(out.starts_with("[unset] [unset]"), "{out}");
-    }
-
-    #[test]
-    fn interactive_mode_asks_first_and_respects_no() {
-        let dir = TempDir::new("shell-confirm");
-        let asked = Arc::new(AtomicUsize::new(0));
-        let mut ctx = ctx(&dir);
-        let counter = asked.clone();
-        ctx.confirm = Some(Arc::new(move |question: &str| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            assert_eq!(question, "run_command wants to run: touch made-it");
-            false
-        }));
-        let err = run(&ctx, "touch made-it", None).unwrap_err();
-        assert!(err.contains("The user declined"), "{err}");
-        assert_eq!(asked.load(Ordering::SeqCst), 1);
-        assert!(!dir.path().join("made-it").exists());
-        ctx.confirm = Some(Arc::new(|_: &str| true));
-        run(&ctx, "touch made-it", None).unwrap();
-        assert!(dir.path().join("made-it").exists());
     }
 
     #[test]

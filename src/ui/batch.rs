@@ -26,9 +26,9 @@ impl TurnUi for BatchView {
         self.watch.fired() || self.out.is_broken()
     }
 
-    /// Nobody is there to ask: the answer is no.
-    fn confirm(&mut self, _question: &str) -> bool {
-        false
+    /// Tools here have no interactor, so nothing asks; were it to, nobody would answer.
+    fn interact(&mut self, _prompt: &crate::interact::Prompt) -> crate::interact::Response {
+        crate::interact::Response::TimedOut
     }
 }
 

@@ -1,6 +1,8 @@
 //! Everything that reaches the terminal: the REPL, the turn view, the non-interactive writer.
 
+pub mod ask;
 pub mod batch;
+pub mod keys;
 pub mod output;
 pub mod repl;
 pub mod sanitize;

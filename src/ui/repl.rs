@@ -7,21 +7,22 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config as EditorConfig, Editor};
 
-use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::terminal::TerminalView;
 use crate::agent::AgentEvent;
+use crate::commands::{self, Command};
 use crate::config::Config;
+use crate::interact::{Prompt, Response};
 use crate::session::{Session, TurnEnd, TurnUi};
 
 const PROMPT: &str = "› ";
+const CODE_PROMPT: &str = "code› ";
 
 /// The terminal during a turn: events to the view, Ctrl+C to cancel, questions answered
-/// at a line prompt.
+/// with the chooser.
 struct Ui<'a> {
     view: &'a mut TerminalView,
     watch: Watch,
-    editor: Option<&'a mut Editor<(), FileHistory>>,
 }
 
 impl TurnUi for Ui<'_> {
@@ -33,39 +34,16 @@ impl TurnUi for Ui<'_> {
         self.watch.fired() || self.view.is_broken()
     }
 
-    fn confirm(&mut self, question: &str) -> bool {
-        let style = self.view.style();
-        self.view.side_line(&style.yellow(&sanitize(question)));
-        let Some(editor) = self.editor.as_deref_mut() else {
-            self.view
-                .side_line(&style.dim("(no terminal to answer on: declined)"));
-            return false;
-        };
-        let answer = editor.readline("Allow? [y/N] ");
-        // Ctrl+C at the question cancels the whole turn, as it does anywhere else in it.
-        if matches!(answer, Err(ReadlineError::Interrupted)) {
-            // SAFETY: raising SIGINT on ourselves; the installed handler only counts it.
-            unsafe { libc::raise(libc::SIGINT) };
-        }
-        matches!(
-            answer.as_deref().map(str::trim),
-            Ok("y" | "Y" | "yes" | "Yes")
-        )
+    fn interact(&mut self, prompt: &Prompt) -> Response {
+        self.view.ask(prompt)
     }
 }
 
-/// Runs one turn and shows it; returns how it ended. Questions from tools are asked with
-/// `editor`, or declined when there is none (stdin is not a terminal).
-pub fn ask(
-    session: &mut Session,
-    view: &mut TerminalView,
-    text: &str,
-    editor: Option<&mut Editor<(), FileHistory>>,
-) -> TurnEnd {
+/// Runs one turn and shows it; returns how it ended.
+pub fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnEnd {
     let mut ui = Ui {
         view,
         watch: Watch::new(),
-        editor,
     };
     let report = session.submit(text, &mut ui);
     ui.view
@@ -81,7 +59,7 @@ pub fn run(
     first: Option<&str>,
     providers: &dyn Fn(&str, &str) -> String,
 ) -> Result<(), String> {
-    let mut view = TerminalView::new(config.colour_allowed);
+    let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
     let mut editor = new_editor()?;
     let history = history_file(config);
     if let Some(path) = &history {
@@ -95,10 +73,16 @@ pub fn run(
         session.model()
     )));
     if let Some(question) = first {
-        ask(session, &mut view, question, Some(&mut editor));
+        ask(session, &mut view, question);
+        ask_deferred(session, &mut view);
     }
     loop {
-        let line = match editor.readline(PROMPT) {
+        let prompt = if session.coding_mode() {
+            CODE_PROMPT
+        } else {
+            PROMPT
+        };
+        let line = match editor.readline(prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
@@ -109,14 +93,30 @@ pub fn run(
             continue;
         }
         remember(&mut editor, history.as_ref(), text);
-        if matches!(text, "quit" | "exit") {
-            break;
+        match commands::parse(text) {
+            Command::Quit => break,
+            Command::ToggleCode => {
+                session.set_coding_mode(!session.coding_mode());
+                let state = if session.coding_mode() {
+                    "on: file, shell and git tools are offered"
+                } else {
+                    "off"
+                };
+                view.side_line(&style.dim(&format!("Coding mode {state}.")));
+            }
+            Command::Providers => {
+                view.side_line(providers(session.provider_name(), session.model()).trim_end())
+            }
+            Command::ListApprovals => view.side_line(&approvals_list(session)),
+            Command::Revoke(which) => view.side_line(&revoke(session, &which)),
+            Command::Unknown(word) => view.side_line(&format!(
+                "Unknown command {word}. Commands: !code, /provider, /approvals, quit."
+            )),
+            Command::Prompt(prompt) => {
+                ask(session, &mut view, &prompt);
+                ask_deferred(session, &mut view);
+            }
         }
-        if matches!(text, "/provider" | "/providers") {
-            view.side_line(providers(session.provider_name(), session.model()).trim_end());
-            continue;
-        }
-        ask(session, &mut view, text, Some(&mut editor));
     }
     Ok(())
 }
@@ -164,5 +164,46 @@ fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&PathBuf>, line: 
                 );
             }
         }
+    }
+}
+
+/// Questions tools left open: asked now that the turn is over; answers go to the next turn.
+fn ask_deferred(session: &mut Session, view: &mut TerminalView) {
+    for mut deferred in session.take_deferred() {
+        deferred.prompt.error =
+            Some("An earlier question is still open (its tool went on without the answer):".into());
+        deferred.prompt.timeout = crate::interact::DEFAULT_TIMEOUT;
+        let response = view.ask(&deferred.prompt);
+        session.answer_later(deferred, &response);
+    }
+}
+
+fn approvals_list(session: &Session) -> String {
+    let grants = session.grants().always();
+    if grants.is_empty() {
+        return "No lasting approvals in this project.".to_string();
+    }
+    let mut lines =
+        vec!["Always allowed in this project (revoke with /approvals revoke N):".to_string()];
+    lines.extend(
+        grants
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format!("  {}. {g}", i + 1)),
+    );
+    lines.join("\n")
+}
+
+fn revoke(session: &Session, which: &str) -> String {
+    let grants = session.grants().always();
+    let key = match which.trim().parse::<usize>() {
+        Ok(n) if (1..=grants.len()).contains(&n) => grants[n - 1].clone(),
+        Ok(_) => return format!("There is no approval {which}; /approvals lists them."),
+        Err(_) => which.trim().to_string(),
+    };
+    match session.grants().revoke(&key) {
+        Ok(true) => format!("Revoked: {key}"),
+        Ok(false) => format!("There is no approval {key}; /approvals lists them."),
+        Err(error) => format!("Could not revoke: {error}"),
     }
 }

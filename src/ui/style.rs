@@ -23,6 +23,10 @@ impl Style {
         self.paint("33", text)
     }
 
+    pub fn paint_green(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
     pub fn cyan(self, text: &str) -> String {
         self.paint("36", text)
     }

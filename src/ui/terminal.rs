@@ -15,11 +15,13 @@ pub struct TerminalView {
     /// Where tool lines, notices and the status line go when not to `answer`.
     side: Option<Out>,
     style: Style,
+    /// TERM=dumb: questions are answered with typed numbers.
+    dumb: bool,
 }
 
 impl TerminalView {
     /// Colour when `colour_allowed` and stdout is a terminal.
-    pub fn new(colour_allowed: bool) -> Self {
+    pub fn new(colour_allowed: bool, dumb: bool) -> Self {
         let answer = Out::stdout(false);
         let terminal = answer.is_terminal();
         Self {
@@ -28,7 +30,16 @@ impl TerminalView {
                 colour: colour_allowed && terminal,
             },
             answer,
+            dumb,
         }
+    }
+
+    /// Shows a tool's question and returns what the person did.
+    pub fn ask(&mut self, prompt: &crate::interact::Prompt) -> crate::interact::Response {
+        self.answer.end_line();
+        let (style, dumb) = (self.style, self.dumb);
+        let out = self.side.as_mut().unwrap_or(&mut self.answer);
+        super::ask::Asker { out, style, dumb }.ask(prompt)
     }
 
     pub fn style(&self) -> Style {

@@ -1,20 +1,30 @@
 //! One conversation: its messages and totals, and `submit`, which runs a turn on a worker
-//! thread while the calling (main) thread renders its events and watches for Ctrl+C.
+//! thread while the calling (main) thread renders its events, answers tool questions and
+//! watches for Ctrl+C.
 
+mod relay;
+
+pub use relay::{Deferred, describe_request, describe_response};
+
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::agent::{AgentEvent, Turn, run_turn};
 use crate::audit;
 use crate::cancel::CancelToken;
+use crate::chatlog;
 use crate::config::Config;
+use crate::interact::approvals::{Grants, PermissionMode};
+use crate::interact::{Interactor, Prompt, Response};
 use crate::llm::chain::ProviderChain;
 use crate::llm::{ErrorKind, LlmError};
 use crate::message::Message;
 use crate::prompt::{PromptFacts, system_prompt};
-use crate::tools::{Confirm, Registry, SessionTools, ToolContext, ToolSettings, Workspace};
+use crate::tools::{Registry, SessionTools, ToolContext, ToolSettings, Workspace};
 use crate::usage::Tally;
+use relay::{Relay, WorkerMessage};
 
 /// How long a cancelled turn may take to wind down before the session stops waiting for it.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
@@ -43,14 +53,8 @@ pub trait TurnUi {
     fn event(&mut self, event: &AgentEvent);
     /// Polled while the turn runs: true cancels it (Ctrl+C, or nobody reads the output).
     fn interrupted(&mut self) -> bool;
-    /// A yes/no question from a tool. Without an answer, the answer is no.
-    fn confirm(&mut self, question: &str) -> bool;
-}
-
-enum WorkerMessage {
-    Event(AgentEvent),
-    Confirm(String, SyncSender<bool>),
-    Done(Result<Message, LlmError>, Vec<Message>),
+    /// A question from a tool: show it and return what the person did (by its deadline).
+    fn interact(&mut self, prompt: &Prompt) -> Response;
 }
 
 pub struct Session {
@@ -66,7 +70,15 @@ pub struct Session {
     coding_mode: bool,
     readonly: bool,
     non_interactive: bool,
+    /// Someone can answer questions (interactive, stdin a terminal).
+    has_ui: bool,
     max_rounds: usize,
+    /// Where interactions are logged (the profile's chat log).
+    profile_dir: Option<PathBuf>,
+    /// Questions left open by tools that finished "pending".
+    deferred: Vec<Deferred>,
+    /// Late answers, sent to the model at the start of the next turn.
+    follow_ups: Vec<String>,
 }
 
 impl Session {
@@ -80,12 +92,68 @@ impl Session {
             totals: Tally::default(),
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
-            shared: Arc::new(SessionTools::default()),
+            shared: Arc::new(SessionTools {
+                grants: Grants::new(
+                    config.home.as_ref().map(|h| h.join("approvals.json")),
+                    &config.working_dir,
+                ),
+                ..SessionTools::default()
+            }),
             subagent_log: config.subagent_log.clone(),
             coding_mode: config.coding_mode,
             readonly: config.readonly,
             non_interactive: config.non_interactive,
+            has_ui: config.has_ui,
             max_rounds: config.max_rounds,
+            profile_dir: config.profile_dir(),
+            deferred: Vec::new(),
+            follow_ups: Vec::new(),
+        }
+    }
+
+    pub fn coding_mode(&self) -> bool {
+        self.coding_mode
+    }
+
+    pub fn set_coding_mode(&mut self, on: bool) {
+        self.coding_mode = on;
+    }
+
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.settings.permission_mode
+    }
+
+    /// The approvals given in this session and project.
+    pub fn grants(&self) -> &Grants {
+        &self.shared.grants
+    }
+
+    /// Questions left open by tools, to be asked now that the turn is over.
+    pub fn take_deferred(&mut self) -> Vec<Deferred> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    /// A late answer: logged, and sent to the model at the start of the next turn.
+    pub fn answer_later(&mut self, deferred: Deferred, response: &Response) {
+        self.log(&format!(
+            "late answer to {}: {}",
+            describe_request(&deferred.prompt.request),
+            describe_response(response)
+        ));
+        if !matches!(response, Response::Cancelled | Response::TimedOut) {
+            self.follow_ups.push((deferred.render)(response));
+        }
+    }
+
+    /// Appends a system line to the chat log; logging must never stop the conversation.
+    fn log(&self, text: &str) {
+        if let Some(dir) = &self.profile_dir {
+            if let Err(error) = chatlog::append(dir, "system", text) {
+                eprintln!(
+                    "marvin: cannot write the chat log in {}: {error}",
+                    dir.display()
+                );
+            }
         }
     }
 
@@ -106,27 +174,25 @@ impl Session {
         &self.messages
     }
 
-    /// The context of this turn's tools. In interactive mode, `confirm` carries questions to
-    /// the main thread over `sender` and waits for the answer (no while cancelled).
+    /// The context of this turn's tools. With a UI, questions travel to this thread over
+    /// `sender`; without one, tools learn at once that nobody can answer.
     fn tool_context(
         &self,
         cancel: CancelToken,
         sender: &mpsc::Sender<WorkerMessage>,
     ) -> ToolContext {
-        let confirm: Option<Confirm> = (!self.non_interactive).then(|| {
-            let sender = sender.clone();
-            let cancel = cancel.clone();
-            Arc::new(move |question: &str| ask_main_thread(&sender, &cancel, question)) as Confirm
-        });
+        let interactor = self
+            .has_ui
+            .then(|| Arc::new(Relay::new(sender.clone(), cancel.clone())) as Arc<dyn Interactor>);
         ToolContext {
             workspace: Arc::clone(&self.workspace),
             settings: Arc::clone(&self.settings),
             shared: Arc::clone(&self.shared),
             coding_mode: self.coding_mode,
-            readonly: self.readonly,
+            readonly: self.readonly || self.settings.permission_mode == PermissionMode::Plan,
             non_interactive: self.non_interactive,
             cancel,
-            confirm,
+            interactor,
         }
     }
 
@@ -148,6 +214,9 @@ impl Session {
             jobs: &self.shared.jobs.running(),
             now: SystemTime::now(),
         }));
+        for follow_up in std::mem::take(&mut self.follow_ups) {
+            self.messages.push(Message::user(follow_up));
+        }
         self.messages.push(Message::user(text));
         self.spawn_worker(ctx, sender);
 
@@ -182,8 +251,22 @@ impl Session {
                     }
                     ui.event(&event);
                 }
-                Ok(WorkerMessage::Confirm(question, reply)) => {
-                    let _ = reply.send(ui.confirm(&question));
+                Ok(WorkerMessage::Ask(prompt, reply)) => {
+                    self.log(&describe_request(&prompt.request));
+                    let response = ui.interact(&prompt);
+                    self.log(&describe_response(&response));
+                    if response == Response::Cancelled && cancelled_at.is_none() {
+                        cancel.cancel();
+                        cancelled_at = Some(Instant::now());
+                    }
+                    let _ = reply.send(response);
+                }
+                Ok(WorkerMessage::Defer(prompt, render)) => {
+                    self.log(&format!(
+                        "kept open for later: {}",
+                        describe_request(&prompt.request)
+                    ));
+                    self.deferred.push(Deferred { prompt, render });
                 }
                 Ok(WorkerMessage::Done(result, messages)) => break Some((result, messages)),
                 Err(RecvTimeoutError::Disconnected) => break None,
@@ -273,29 +356,6 @@ impl Session {
     }
 }
 
-/// Sends `question` to the main thread and waits for the answer, giving up when cancelled.
-fn ask_main_thread(
-    sender: &mpsc::Sender<WorkerMessage>,
-    cancel: &CancelToken,
-    question: &str,
-) -> bool {
-    let (reply, answer) = mpsc::sync_channel(1);
-    if sender
-        .send(WorkerMessage::Confirm(question.to_string(), reply))
-        .is_err()
-    {
-        return false;
-    }
-    while !cancel.is_cancelled() {
-        match answer.recv_timeout(POLL) {
-            Ok(yes) => return yes,
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return false,
-        }
-    }
-    false
-}
-
 fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettings {
     ToolSettings {
         search_path: config.search_path.clone(),
@@ -308,5 +368,6 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         model,
         code_model_high: config.code_model_high.clone(),
         code_model_low: config.code_model_low.clone(),
+        permission_mode: config.permission_mode,
     }
 }

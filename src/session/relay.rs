@@ -1,0 +1,119 @@
+//! Carrying tool questions from the worker thread to the thread that owns the terminal: each
+//! request travels with its own reply channel, so questions from parallel tools are shown one
+//! at a time, and the asking tool waits (giving up if the turn is cancelled).
+
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::agent::AgentEvent;
+use crate::cancel::CancelToken;
+use crate::interact::{
+    Answer, FollowUp, Interactor, Prompt, Request, Response, Scope, Unavailable,
+};
+use crate::llm::LlmError;
+use crate::message::Message;
+
+/// How often a waiting tool looks at the cancel token.
+const POLL: Duration = Duration::from_millis(50);
+
+pub(super) enum WorkerMessage {
+    Event(AgentEvent),
+    Ask(Prompt, SyncSender<Response>),
+    Defer(Prompt, FollowUp),
+    Done(Result<Message, LlmError>, Vec<Message>),
+}
+
+/// The worker's side of the relay.
+pub(super) struct Relay {
+    sender: Mutex<mpsc::Sender<WorkerMessage>>,
+    cancel: CancelToken,
+}
+
+impl Relay {
+    pub(super) fn new(sender: mpsc::Sender<WorkerMessage>, cancel: CancelToken) -> Self {
+        Self {
+            sender: Mutex::new(sender),
+            cancel,
+        }
+    }
+
+    fn send(&self, message: WorkerMessage) -> bool {
+        self.sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(message)
+            .is_ok()
+    }
+}
+
+impl Interactor for Relay {
+    fn ask(&self, prompt: &Prompt) -> Result<Response, Unavailable> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        if !self.send(WorkerMessage::Ask(prompt.clone(), reply)) {
+            return Err(Unavailable::Cancelled);
+        }
+        while !self.cancel.is_cancelled() {
+            match answer.recv_timeout(POLL) {
+                Ok(response) => return Ok(response),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(Unavailable::Cancelled),
+            }
+        }
+        Err(Unavailable::Cancelled)
+    }
+
+    fn defer(&self, prompt: Prompt, render: FollowUp) {
+        self.send(WorkerMessage::Defer(prompt, render));
+    }
+}
+
+/// A question kept open after its tool finished; answered at the prompt later.
+pub struct Deferred {
+    pub prompt: Prompt,
+    pub(super) render: FollowUp,
+}
+
+/// One line for the chat log: what was asked.
+pub fn describe_request(request: &Request) -> String {
+    match request {
+        Request::Approval(approval) => {
+            let detail = approval.detail.lines().next().unwrap_or("");
+            format!("approval asked: {} {detail}", approval.summary)
+        }
+        Request::Questions(questions) => {
+            let asked: Vec<String> = questions
+                .iter()
+                .map(|q| {
+                    let labels: Vec<&str> = q.options.iter().map(|o| o.label.as_str()).collect();
+                    format!("{} [{}]", q.question, labels.join(" | "))
+                })
+                .collect();
+            format!("ask_user asked: {}", asked.join("; "))
+        }
+    }
+}
+
+/// One line for the chat log: what the person did.
+pub fn describe_response(response: &Response) -> String {
+    match response {
+        Response::Approved(Scope::Once) => "approved once".into(),
+        Response::Approved(Scope::Session) => "approved for this session".into(),
+        Response::Approved(Scope::Always) => "approved always in this project".into(),
+        Response::Denied(instead) if instead.trim().is_empty() => "denied".into(),
+        Response::Denied(instead) => format!("denied: {}", instead.trim()),
+        Response::Answers(answers) => {
+            let shown: Vec<String> = answers
+                .iter()
+                .map(|a| match a {
+                    Answer::One(label) => label.clone(),
+                    Answer::Many(labels) => labels.join(", "),
+                    Answer::Other(text) => format!("Other: {text}"),
+                })
+                .collect();
+            format!("answered: {}", shown.join("; "))
+        }
+        Response::TimedOut => "timed out".into(),
+        Response::Cancelled => "cancelled".into(),
+    }
+}

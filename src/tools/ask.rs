@@ -1,0 +1,297 @@
+//! `ask_user`: one to four multiple-choice questions to the person at the terminal, in the
+//! AskUserQuestion shape (seed 001). "Other" with free text is always offered. The answers go
+//! back as JSON plus a one-line summary; a question left unanswered stays open and its late
+//! answer reaches the model at the start of a later turn.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef};
+use crate::interact::{Answer, Choice, Outcome, Question, Request, Response};
+
+const QUESTION_SCHEMA: &str = r#"{"type": "object", "properties": {
+    "header": {"type": "string", "description": "A short tag for the question, at most 12 characters"},
+    "question": {"type": "string", "description": "The full question"},
+    "options": {"type": "array", "description": "2 to 4 choices", "items": {"type": "object", "properties": {
+        "label": {"type": "string"}, "description": {"type": "string"}}, "required": ["label", "description"]}},
+    "multiSelect": {"type": "boolean", "description": "Several options may be chosen"}},
+  "required": ["header", "question", "options", "multiSelect"]}"#;
+
+const PARAMS: &[Param] = &[
+    Param::required(
+        "questions",
+        Kind::ObjectList(QUESTION_SCHEMA),
+        "1 to 4 questions; an \"Other\" answer with free text is always offered",
+    ),
+    Param::optional(
+        "timeout_seconds",
+        Kind::Integer,
+        "How long to wait for an answer before going on (default 600)",
+    ),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "ask_user",
+        "Ask the user 1-4 multiple-choice questions when you need a decision or preference to go on. Returns their answers as JSON.",
+        Category::Always,
+        PARAMS,
+        r#"{"questions": [{"header": "Database", "question": "Which database should the app use?", "options": [{"label": "SQLite", "description": "one file, no server"}, {"label": "PostgreSQL", "description": "a server, scales further"}], "multiSelect": false}]}"#,
+        ask_user,
+    )]
+}
+
+#[derive(Deserialize)]
+struct Args {
+    questions: Vec<Value>,
+    timeout_seconds: Option<i64>,
+}
+
+fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
+    let questions = parse_questions(&args.questions)?;
+    let seconds = args.timeout_seconds.unwrap_or(600);
+    if !(1..=3600).contains(&seconds) {
+        return Err(format!(
+            "timeout_seconds must be between 1 and 3600, not {seconds}."
+        ));
+    }
+    let timeout = Duration::from_secs(seconds as u64);
+    let request = Request::Questions(questions.clone());
+    let asked = questions.clone();
+    let mut on_response = |response: Response| match response {
+        Response::Answers(answers)
+            if answers
+                .iter()
+                .any(|a| matches!(a, Answer::Other(text) if text.is_empty())) =>
+        {
+            Outcome::Reprompt(
+                Request::Questions(asked.clone()),
+                "Please type an answer after choosing Other, or pick one of the options.".into(),
+            )
+        }
+        Response::Answers(answers) => Outcome::Complete(Ok(render(&asked, &answers))),
+        _ => Outcome::Complete(Err("The user gave no answer.".into())),
+    };
+    let mut on_timeout = || {
+        Outcome::Pending(format!(
+            "The user has not answered yet (waited {seconds}s). The question stays open: their answer will reach you as a message at the start of a later turn. Carry on with what does not depend on it, or end your turn."
+        ))
+    };
+    let late = questions.clone();
+    let follow_up: crate::interact::FollowUp =
+        Box::new(move |response: &Response| match response {
+            Response::Answers(answers) => format!(
+                "(Late answer to your earlier ask_user question)\n{}",
+                render(&late, answers)
+            ),
+            _ => {
+                "(The user dismissed your earlier ask_user question without answering.)".to_string()
+            }
+        });
+    ctx.interact(
+        request,
+        timeout,
+        &mut on_response,
+        &mut on_timeout,
+        Some(follow_up),
+    )
+}
+
+/// Checks the questions, naming the question and field of every problem.
+fn parse_questions(raw: &[Value]) -> Result<Vec<Question>, String> {
+    if raw.is_empty() || raw.len() > 4 {
+        return Err(format!(
+            "questions: give 1 to 4 questions, not {}.",
+            raw.len()
+        ));
+    }
+    raw.iter()
+        .enumerate()
+        .map(|(i, value)| parse_question(i, value))
+        .collect()
+}
+
+fn parse_question(i: usize, value: &Value) -> Result<Question, String> {
+    let field = |name: &str| format!("questions[{i}].{name}");
+    let text = |name: &str| -> Result<String, String> {
+        match value.get(name) {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+            Some(Value::String(_)) => Err(format!("{}: must not be empty.", field(name))),
+            Some(other) => Err(format!("{}: expected a string, got {other}.", field(name))),
+            None => Err(format!("{}: missing.", field(name))),
+        }
+    };
+    let header = text("header")?;
+    if header.chars().count() > 12 {
+        return Err(format!(
+            "{}: at most 12 characters, but \"{header}\" has {}.",
+            field("header"),
+            header.chars().count()
+        ));
+    }
+    let question = text("question")?;
+    let options = value
+        .get("options")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{}: missing, or not a list.", field("options")))?;
+    if !(2..=4).contains(&options.len()) {
+        return Err(format!(
+            "{}: give 2 to 4 options, not {} (\"Other\" is added by itself).",
+            field("options"),
+            options.len()
+        ));
+    }
+    let mut choices: Vec<Choice> = Vec::new();
+    for (j, option) in options.iter().enumerate() {
+        let label = option
+            .get("label")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|l| !l.is_empty());
+        let label =
+            label.ok_or_else(|| format!("questions[{i}].options[{j}].label: missing or empty."))?;
+        let description = option.get("description").and_then(Value::as_str);
+        let description = description.ok_or_else(|| format!("questions[{i}].options[{j}].description: missing (it may be empty, but it must be there)."))?;
+        if choices.iter().any(|c| c.label == label) {
+            return Err(format!(
+                "questions[{i}].options[{j}].label: \"{label}\" appears twice."
+            ));
+        }
+        choices.push(Choice {
+            label: label.to_string(),
+            description: description.trim().to_string(),
+        });
+    }
+    let multi_select = match value.get("multiSelect") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "{}: expected true or false, got {other}.",
+                field("multiSelect")
+            ));
+        }
+    };
+    Ok(Question {
+        header,
+        question,
+        options: choices,
+        multi_select,
+    })
+}
+
+/// `{"answers": {...}}` and a one-line summary.
+fn render(questions: &[Question], answers: &[Answer]) -> String {
+    let mut by_question = Map::new();
+    let mut summary = Vec::new();
+    for (question, answer) in questions.iter().zip(answers) {
+        let (value, shown) = match answer {
+            Answer::One(label) => (json!(label), label.clone()),
+            Answer::Many(labels) => (json!(labels), labels.join(", ")),
+            Answer::Other(text) => (json!(format!("Other: {text}")), format!("Other: {text}")),
+        };
+        by_question.insert(question.question.clone(), value);
+        summary.push(format!("{}: {shown}", question.header));
+    }
+    format!(
+        "{}\nThe user answered: {}",
+        json!({"answers": by_question}),
+        summary.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(header: &str, options: Value) -> Value {
+        json!({"header": header, "question": "Pick?", "options": options, "multiSelect": false})
+    }
+
+    fn two_options() -> Value {
+        json!([{"label": "A", "description": "first"}, {"label": "B", "description": ""}])
+    }
+
+    #[test]
+    fn schema_errors_name_the_question_and_field() {
+        let cases: Vec<(Vec<Value>, &str)> = vec![
+            (vec![], "questions: give 1 to 4 questions, not 0."),
+            (
+                vec![one("A very long header", two_options())],
+                "questions[0].header: at most 12 characters",
+            ),
+            (
+                vec![one("Ok", two_options()), one("", two_options())],
+                "questions[1].header: must not be empty.",
+            ),
+            (
+                vec![one("Ok", json!([{"label": "A", "description": "x"}]))],
+                "questions[0].options: give 2 to 4 options, not 1",
+            ),
+            (
+                vec![one(
+                    "Ok",
+                    json!([{"label": "A"}, {"label": "B", "description": ""}]),
+                )],
+                "questions[0].options[0].description: missing",
+            ),
+            (
+                vec![one(
+                    "Ok",
+                    json!([{"label": "A", "description": ""}, {"label": "A", "description": ""}]),
+                )],
+                "questions[0].options[1].label: \"A\" appears twice.",
+            ),
+            (
+                vec![
+                    json!({"header": "Ok", "question": "Q", "options": two_options(), "multiSelect": "yes"}),
+                ],
+                "questions[0].multiSelect: expected true or false",
+            ),
+        ];
+        for (questions, expected) in cases {
+            let error = parse_questions(&questions).unwrap_err();
+            assert!(error.starts_with(expected), "{error}");
+        }
+    }
+
+    #[test]
+    fn answers_render_as_json_and_a_summary() {
+        let questions = parse_questions(&[
+            json!({"header": "Db", "question": "Which database?", "options": two_options(), "multiSelect": false}),
+            json!({"header": "Tests", "question": "Which tests?", "options": two_options(), "multiSelect": true}),
+        ])
+        .unwrap();
+        let text = render(
+            &questions,
+            &[
+                Answer::Other("DuckDB".into()),
+                Answer::Many(vec!["A".into(), "B".into()]),
+            ],
+        );
+        let (json_line, summary) = text.split_once('\n').unwrap();
+        let value: Value = serde_json::from_str(json_line).unwrap();
+        assert_eq!(
+            value,
+            json!({"answers": {"Which database?": "Other: DuckDB", "Which tests?": ["A", "B"]}})
+        );
+        assert_eq!(summary, "The user answered: Db: Other: DuckDB; Tests: A, B");
+    }
+
+    #[test]
+    fn without_a_terminal_the_model_is_told_to_ask_in_plain_text() {
+        let ctx = ToolContext::new(std::env::temp_dir());
+        let error = ask_user(
+            Args {
+                questions: vec![one("Ok", two_options())],
+                timeout_seconds: None,
+            },
+            &ctx,
+        )
+        .unwrap_err();
+        assert_eq!(error, crate::interact::NO_UI);
+    }
+}
