@@ -28,7 +28,8 @@ impl TurnUi for Scripted {
         false
     }
     fn interact(&mut self, prompt: &Prompt) -> Response {
-        self.asked.push((prompt.clone(), std::thread::current().id()));
+        self.asked
+            .push((prompt.clone(), std::thread::current().id()));
         self.answers.remove(0)
     }
 }
@@ -36,7 +37,11 @@ impl TurnUi for Scripted {
 fn interactive_coding_session(server: &ReplayServer, dir: &Path, home: &Path) -> Session {
     let path = std::env::var("PATH").unwrap_or_default();
     let home = home.to_str().unwrap();
-    let env = Env::from_pairs([("OPENAI_COMPAT_URL", server.url().as_str()), ("PATH", path.as_str()), ("MARVIN_HOME", home)]);
+    let env = Env::from_pairs([
+        ("OPENAI_COMPAT_URL", server.url().as_str()),
+        ("PATH", path.as_str()),
+        ("MARVIN_HOME", home),
+    ]);
     let mut config = Config::build(&Args::default(), &env, dir).unwrap();
     config.coding_mode = true;
     let providers = ProviderChain::new(vec![Arc::new(OpenAiCompat::new(config.provider.clone()))]);
@@ -48,18 +53,33 @@ fn two_turns(answers: Vec<Response>) -> (TempDir, Scripted, Vec<String>) {
     let dir = TempDir::new("approve");
     let home = TempDir::new("approve-home");
     let call = Reply::tool_calls(&[("c1", "run_command", r#"{"command":"touch made-it"}"#)]);
-    let server = ReplayServer::start(vec![call.clone(), Reply::text(&["ok"]), call, Reply::text(&["ok"])]);
+    let server = ReplayServer::start(vec![
+        call.clone(),
+        Reply::text(&["ok"]),
+        call,
+        Reply::text(&["ok"]),
+    ]);
     let mut session = interactive_coding_session(&server, dir.path(), home.path());
-    let mut ui = Scripted { answers, asked: Vec::new() };
+    let mut ui = Scripted {
+        answers,
+        asked: Vec::new(),
+    };
     for _ in 0..2 {
         let report = session.submit("make the file", &mut ui);
-        assert!(matches!(report.end, TurnEnd::Answered(_)), "{:?}", report.end);
+        assert!(
+            matches!(report.end, TurnEnd::Answered(_)),
+            "{:?}",
+            report.end
+        );
     }
     let results = [1, 3]
         .iter()
         .map(|i| {
             let messages = server.requests()[*i].body["messages"].clone();
-            messages.as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string()
+            messages.as_array().unwrap().last().unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
         })
         .collect();
     (dir, ui, results)
@@ -67,12 +87,20 @@ fn two_turns(answers: Vec<Response>) -> (TempDir, Scripted, Vec<String>) {
 
 #[test]
 fn once_asks_every_time_on_the_thread_that_owns_the_terminal() {
-    let (dir, ui, results) = two_turns(vec![Response::Approved(Scope::Once), Response::Approved(Scope::Once)]);
+    let (dir, ui, results) = two_turns(vec![
+        Response::Approved(Scope::Once),
+        Response::Approved(Scope::Once),
+    ]);
     assert_eq!(ui.asked.len(), 2);
     let (prompt, thread) = &ui.asked[0];
     assert_eq!(*thread, std::thread::current().id());
-    let Request::Approval(approval) = &prompt.request else { panic!("{prompt:?}") };
-    assert_eq!((approval.summary.as_str(), approval.detail.as_str()), ("run_command wants to run:", "touch made-it"));
+    let Request::Approval(approval) = &prompt.request else {
+        panic!("{prompt:?}")
+    };
+    assert_eq!(
+        (approval.summary.as_str(), approval.detail.as_str()),
+        ("run_command wants to run:", "touch made-it")
+    );
     assert_eq!(approval.scope.as_deref(), Some("touch made-it …"));
     assert_eq!(results, ["(no output)\n[exit code: 0]"; 2]);
     assert!(dir.path().join("made-it").exists());
@@ -87,8 +115,17 @@ fn a_session_grant_is_not_asked_again() {
 
 #[test]
 fn no_with_instructions_tells_the_model_what_to_do_instead() {
-    let (dir, _ui, results) = two_turns(vec![Response::Denied("use mkdir instead".into()), Response::Denied(String::new())]);
-    assert_eq!(results[0], "Error: The user declined this run_command call and said: use mkdir instead");
-    assert_eq!(results[1], "Error: The user declined this run_command call. Ask them what they would like instead.");
+    let (dir, _ui, results) = two_turns(vec![
+        Response::Denied("use mkdir instead".into()),
+        Response::Denied(String::new()),
+    ]);
+    assert_eq!(
+        results[0],
+        "Error: The user declined this run_command call and said: use mkdir instead"
+    );
+    assert_eq!(
+        results[1],
+        "Error: The user declined this run_command call. Ask them what they would like instead."
+    );
     assert!(!dir.path().join("made-it").exists());
 }

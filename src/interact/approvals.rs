@@ -7,8 +7,9 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
-/// How much Marvin may do without asking (DESIGN.md "Interactions").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much Marvin may do without asking (DESIGN.md "Interactions"). Config chooses the mode
+/// of a run; a bare `ToolSettings` (tests, tools used as a library) asks nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PermissionMode {
     /// Ask before commands, git writes and file writes.
     Default,
@@ -17,6 +18,7 @@ pub enum PermissionMode {
     /// Read-only: tools that write are not offered.
     Plan,
     /// Never ask.
+    #[default]
     Bypass,
 }
 

@@ -34,12 +34,6 @@ pub struct ToolSettings {
     pub permission_mode: PermissionMode,
 }
 
-impl Default for PermissionMode {
-    fn default() -> Self {
-        PermissionMode::Bypass
-    }
-}
-
 /// State of the session's tools that outlives a turn: the ticket gate and background jobs.
 #[derive(Default)]
 pub struct SessionTools {
