@@ -107,8 +107,9 @@ impl Action {
 }
 
 /// The program and subcommand of a simple command (`cargo test`, `git status`, `ls`), which is
-/// what an `always` grant for it covers. `None` for anything a prefix cannot safely stand for:
-/// command lists, pipes, substitutions, redirections.
+/// what a grant for it covers. `None` (the exact command only) for anything a prefix cannot
+/// safely stand for: command lists, pipes, substitutions, redirections, or a program whose
+/// next word is an option (`cargo --version` must not cover `cargo install …`).
 pub fn command_scope(command: &str) -> Option<String> {
     if command.chars().any(|c| {
         matches!(
@@ -137,6 +138,7 @@ pub fn command_scope(command: &str) -> Option<String> {
         return None; // VAR=value cmd: the environment is part of what runs
     }
     match words.next() {
+        None => Some(program.to_string()),
         Some(sub)
             if sub
                 .chars()
@@ -145,7 +147,7 @@ pub fn command_scope(command: &str) -> Option<String> {
         {
             Some(format!("{program} {sub}"))
         }
-        _ => Some(program.to_string()),
+        Some(_) => None,
     }
 }
 
@@ -289,7 +291,9 @@ mod tests {
         let cases: &[(&str, Option<&str>)] = &[
             ("cargo test --release", Some("cargo test")),
             ("git status", Some("git status")),
-            ("ls -la", Some("ls")),
+            ("ls", Some("ls")),
+            ("ls -la", None),
+            ("cargo --version", None),
             ("npm run build", Some("npm run")),
             ("cargo test; rm -rf ~", None),
             ("cat x | sh", None),
