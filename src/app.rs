@@ -10,6 +10,7 @@ use crate::config;
 use crate::config::{Config, ConfigError, Env, SETUP_HELP};
 use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
 use crate::session::{Session, TurnEnd};
+use crate::tools::custom::{self, Origin};
 use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
 use crate::ui::signal;
@@ -150,11 +151,26 @@ fn new_session(config: &Config) -> Session {
         .chain(&config.fallbacks)
         .map(|settings| llm::connect(settings, config.search_path.clone()))
         .collect();
-    Session::new(
+    let mut registry = Registry::builtin();
+    let mut dirs = Vec::new();
+    if let Some(home) = &config.home {
+        dirs.push((home.join("tools"), Origin::User));
+    }
+    dirs.push((
+        config.working_dir.join(".marvin").join("tools"),
+        Origin::Project,
+    ));
+    let (loaded, warnings) = custom::load(&mut registry, &dirs);
+    for warning in warnings {
+        eprintln!("marvin: {warning}");
+    }
+    let mut session = Session::new(
         config,
         Arc::new(ProviderChain::new(providers)),
-        Arc::new(Registry::builtin()),
-    )
+        Arc::new(registry),
+    );
+    session.set_custom_tools(loaded);
+    session
 }
 
 /// `--list-providers`: every provider, its model and where its credentials are, and which one

@@ -10,6 +10,10 @@ pub enum Command {
     ToggleCode,
     /// `/provider`: the provider table.
     Providers,
+    /// `/help`: the commands and the user's own tools.
+    Help,
+    /// `/tools`: the user's own tools and where each came from.
+    Tools,
     /// `/approvals`: list the `always` grants of this project.
     ListApprovals,
     /// `/approvals revoke N`: remove grant N of the list (or the grant with that exact key).
@@ -27,6 +31,8 @@ pub fn parse(line: &str) -> Command {
         (Some("quit" | "exit"), None) => Command::Quit,
         (Some("!code"), None) => Command::ToggleCode,
         (Some("/provider" | "/providers"), None) => Command::Providers,
+        (Some("/help"), None) => Command::Help,
+        (Some("/tools"), None) => Command::Tools,
         (Some("/approvals"), None) => Command::ListApprovals,
         (Some("/approvals"), Some("revoke")) => {
             Command::Revoke(words.collect::<Vec<_>>().join(" "))
@@ -49,6 +55,8 @@ mod tests {
             ("  exit ", Command::Quit),
             ("!code", Command::ToggleCode),
             ("/provider", Command::Providers),
+            ("/help", Command::Help),
+            ("/tools", Command::Tools),
             ("/approvals", Command::ListApprovals),
             ("/approvals revoke 2", Command::Revoke("2".into())),
             ("/nope", Command::Unknown("/nope".into())),

@@ -79,6 +79,8 @@ pub struct Session {
     deferred: Vec<Deferred>,
     /// Late answers, sent to the model at the start of the next turn.
     follow_ups: Vec<String>,
+    /// The user's own tools, for `/tools`.
+    custom_tools: Vec<crate::tools::custom::Loaded>,
 }
 
 impl Session {
@@ -108,7 +110,16 @@ impl Session {
             profile_dir: config.profile_dir(),
             deferred: Vec::new(),
             follow_ups: Vec::new(),
+            custom_tools: Vec::new(),
         }
+    }
+
+    pub fn set_custom_tools(&mut self, tools: Vec<crate::tools::custom::Loaded>) {
+        self.custom_tools = tools;
+    }
+
+    pub fn custom_tools(&self) -> &[crate::tools::custom::Loaded] {
+        &self.custom_tools
     }
 
     pub fn coding_mode(&self) -> bool {
@@ -193,6 +204,7 @@ impl Session {
             non_interactive: self.non_interactive,
             cancel,
             interactor,
+            call_id: String::new(),
         }
     }
 

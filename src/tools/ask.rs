@@ -101,7 +101,7 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
 }
 
 /// Checks the questions, naming the question and field of every problem.
-fn parse_questions(raw: &[Value]) -> Result<Vec<Question>, String> {
+pub(crate) fn parse_questions(raw: &[Value]) -> Result<Vec<Question>, String> {
     if raw.is_empty() || raw.len() > 4 {
         return Err(format!(
             "questions: give 1 to 4 questions, not {}.",
@@ -185,22 +185,41 @@ fn parse_question(i: usize, value: &Value) -> Result<Question, String> {
 
 /// `{"answers": {...}}` and a one-line summary.
 fn render(questions: &[Question], answers: &[Answer]) -> String {
-    let mut by_question = Map::new();
-    let mut summary = Vec::new();
-    for (question, answer) in questions.iter().zip(answers) {
-        let (value, shown) = match answer {
-            Answer::One(label) => (json!(label), label.clone()),
-            Answer::Many(labels) => (json!(labels), labels.join(", ")),
-            Answer::Other(text) => (json!(format!("Other: {text}")), format!("Other: {text}")),
-        };
-        by_question.insert(question.question.clone(), value);
-        summary.push(format!("{}: {shown}", question.header));
-    }
     format!(
         "{}\nThe user answered: {}",
-        json!({"answers": by_question}),
-        summary.join("; ")
+        answers_json(questions, answers),
+        summary(questions, answers)
     )
+}
+
+/// `{"answers": {question: label | [labels] | "Other: text"}}`.
+pub(crate) fn answers_json(questions: &[Question], answers: &[Answer]) -> Value {
+    let mut by_question = Map::new();
+    for (question, answer) in questions.iter().zip(answers) {
+        by_question.insert(question.question.clone(), answer_value(answer));
+    }
+    json!({"answers": by_question})
+}
+
+fn answer_value(answer: &Answer) -> Value {
+    match answer {
+        Answer::One(label) => json!(label),
+        Answer::Many(labels) => json!(labels),
+        Answer::Other(text) => json!(format!("Other: {text}")),
+    }
+}
+
+fn summary(questions: &[Question], answers: &[Answer]) -> String {
+    let shown: Vec<String> = questions
+        .iter()
+        .zip(answers)
+        .map(|(q, a)| match a {
+            Answer::One(label) => format!("{}: {label}", q.header),
+            Answer::Many(labels) => format!("{}: {}", q.header, labels.join(", ")),
+            Answer::Other(text) => format!("{}: Other: {text}", q.header),
+        })
+        .collect();
+    shown.join("; ")
 }
 
 #[cfg(test)]

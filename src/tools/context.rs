@@ -86,6 +86,8 @@ pub struct ToolContext {
     pub cancel: CancelToken,
     /// `None` when nobody is there to ask (non-interactive mode, stdin not a terminal).
     pub interactor: Option<Arc<dyn Interactor>>,
+    /// The id of the call being executed (set by the registry for each call).
+    pub call_id: String,
 }
 
 impl ToolContext {
@@ -100,6 +102,7 @@ impl ToolContext {
             non_interactive: true,
             cancel: CancelToken::new(),
             interactor: None,
+            call_id: String::new(),
         }
     }
 

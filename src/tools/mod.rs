@@ -6,6 +6,7 @@ pub mod agents;
 pub mod ask;
 pub mod codex_patch;
 pub mod context;
+pub mod custom;
 pub mod edit;
 pub mod files;
 pub mod fsafe;
@@ -44,7 +45,7 @@ pub enum Category {
     WriteAnywhere,
 }
 
-type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + Send + Sync>;
+pub type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + Send + Sync>;
 
 /// Looks at the raw argument text before it is parsed as JSON; `Some` handles the call (the
 /// Codex patch format arrives as plain text, not JSON).
@@ -86,6 +87,28 @@ impl ToolDef {
             params,
             example,
             handler: Box::new(wrapped),
+            raw: None,
+            ticket_gated: false,
+        }
+    }
+
+    /// A tool defined at run time (a user's own tool) whose handler takes the validated
+    /// arguments as JSON.
+    pub fn dynamic(
+        name: &'static str,
+        description: &'static str,
+        category: Category,
+        params: &'static [Param],
+        example: &'static str,
+        handler: Handler,
+    ) -> Self {
+        Self {
+            name,
+            description,
+            category,
+            params,
+            example,
+            handler,
             raw: None,
             ticket_gated: false,
         }
@@ -160,6 +183,11 @@ impl Registry {
         registry
     }
 
+    /// Whether a tool of this name exists.
+    pub fn has(&self, name: &str) -> bool {
+        self.find(name).is_some()
+    }
+
     /// Adds a tool. A second tool of the same name is a programming error.
     pub fn add(&mut self, tool: ToolDef) {
         assert!(
@@ -200,6 +228,10 @@ impl Registry {
 
     /// Runs one call. Always returns a result for the model.
     pub fn execute(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
+        let ctx = &ToolContext {
+            call_id: call.id.clone(),
+            ..ctx.clone()
+        };
         let name = call.function.name.as_str();
         let Some(tool) = self.find(name).filter(|t| t.offered(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));

@@ -119,7 +119,7 @@ fn terminate(receiver: &mpsc::Receiver<io::Result<ExitStatus>>, group: libc::pid
     }
 }
 
-fn kill_group(group: libc::pid_t, signal: libc::c_int) {
+pub(crate) fn kill_group(group: libc::pid_t, signal: libc::c_int) {
     // SAFETY: kill(2) with a negative pid signals the process group we created; a group that
     // is already gone just returns ESRCH.
     unsafe {

@@ -15,6 +15,8 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// An array of objects shaped by this JSON schema (checked in detail by the tool).
     ObjectList(&'static str),
+    /// Any JSON value, described by this JSON schema (a user's tool checks it itself).
+    Any(&'static str),
 }
 
 impl Kind {
@@ -27,6 +29,10 @@ impl Kind {
             Kind::StringList => "array of strings".into(),
             Kind::Choice(options) => format!("one of {}", options.join("|")),
             Kind::ObjectList(_) => "array of objects".into(),
+            Kind::Any(schema) => serde_json::from_str::<Value>(schema)
+                .ok()
+                .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| "JSON value".into()),
         }
     }
 
@@ -41,6 +47,7 @@ impl Kind {
             Kind::ObjectList(items) => {
                 json!({"type": "array", "items": serde_json::from_str::<Value>(items).unwrap_or(json!({"type": "object"}))})
             }
+            Kind::Any(schema) => serde_json::from_str::<Value>(schema).unwrap_or(json!({})),
         }
     }
 }
@@ -176,6 +183,7 @@ fn coerce(kind: Kind, value: &Value) -> Option<Value> {
         (Kind::ObjectList(_), Value::Array(items)) if items.iter().all(Value::is_object) => {
             Some(value.clone())
         }
+        (Kind::Any(_), _) => Some(value.clone()),
         _ => None,
     }
 }

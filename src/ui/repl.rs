@@ -18,6 +18,16 @@ use crate::session::{Session, TurnEnd, TurnUi};
 const PROMPT: &str = "› ";
 const CODE_PROMPT: &str = "code› ";
 
+const HELP: &str = "\
+Commands:
+  !code                 turn coding mode on or off
+  /provider             the providers, their models and credentials
+  /approvals            actions always allowed here; /approvals revoke N
+  /tools                your own tools and where each came from
+  /help                 this list
+  quit, exit, Ctrl+D    leave
+Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+
 /// The terminal during a turn: events to the view, Ctrl+C to cancel, questions answered
 /// with the chooser.
 struct Ui<'a> {
@@ -109,8 +119,10 @@ pub fn run(
             }
             Command::ListApprovals => view.side_line(&approvals_list(session)),
             Command::Revoke(which) => view.side_line(&revoke(session, &which)),
+            Command::Help => view.side_line(&format!("{HELP}\n{}", tools_list(session))),
+            Command::Tools => view.side_line(&tools_list(session)),
             Command::Unknown(word) => view.side_line(&format!(
-                "Unknown command {word}. Commands: !code, /provider, /approvals, quit."
+                "Unknown command {word}; /help lists the commands."
             )),
             Command::Prompt(prompt) => {
                 ask(session, &mut view, &prompt);
@@ -206,4 +218,19 @@ fn revoke(session: &Session, which: &str) -> String {
         Ok(false) => format!("There is no approval {key}; /approvals lists them."),
         Err(error) => format!("Could not revoke: {error}"),
     }
+}
+
+fn tools_list(session: &Session) -> String {
+    let tools = session.custom_tools();
+    if tools.is_empty() {
+        return "No tools of your own (add them in $MARVIN_HOME/tools/ or .marvin/tools/)."
+            .to_string();
+    }
+    let mut lines = vec!["Your tools:".to_string()];
+    lines.extend(
+        tools
+            .iter()
+            .map(|t| format!("  {:<20} {}", t.name, t.definition.display())),
+    );
+    lines.join("\n")
 }

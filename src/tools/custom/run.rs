@@ -1,0 +1,319 @@
+//! Running a user's tool: the arguments as one JSON line on stdin, stdout as the result,
+//! stderr for errors, questions through the `@@marvin-interact` line protocol, and a watchdog
+//! that ends the tool's whole process group on timeout or Ctrl+C.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{Definition, Origin};
+use crate::interact::approvals::{Action, ActionKind};
+use crate::interact::{Outcome, Request, Response};
+use crate::tools::shell::{OUTPUT_CAP, SECRET_VARIABLES};
+use crate::tools::{ToolContext, ask, process};
+
+/// The line prefix of a question from a tool.
+const INTERACT: &str = "@@marvin-interact ";
+const STDERR_CAP: usize = 8 * 1024;
+
+pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<String, String> {
+    approve(def, &args, ctx)?;
+    let mut command = command(def, ctx)?;
+    let mut child = command.spawn().map_err(|e| {
+        format!(
+            "Could not start {}: {e}. Check its command in {}.",
+            def.name,
+            def.dir.display()
+        )
+    })?;
+    let group = child.id() as libc::pid_t;
+    let mut stdin = child.stdin.take();
+    if let Some(pipe) = stdin.as_mut() {
+        let _ = writeln!(pipe, "{args}");
+    }
+    if !def.interactive {
+        stdin = None; // EOF after the arguments: the tool may read to the end
+    }
+    let stdout = child.stdout.take().ok_or("the tool has no stdout")?;
+    let stderr = child.stderr.take().ok_or("the tool has no stderr")?;
+    let errors = std::thread::spawn(move || read_capped(stderr, STDERR_CAP));
+    let deadline = Arc::new(Mutex::new(Instant::now() + def.timeout));
+    let watchdog = Watchdog::start(group, Arc::clone(&deadline), ctx.cancel.clone());
+    let (output, omitted) = converse(def, stdout, stdin, ctx, &deadline);
+    let status = child
+        .wait()
+        .map_err(|e| format!("Lost the tool {}: {e}.", def.name))?;
+    let stopped = watchdog.finish();
+    process::kill_group(group, libc::SIGKILL);
+    let errors = errors.join().unwrap_or_default();
+    if let Some(why) = stopped {
+        return Err(match why {
+            Stop::Timeout => format!(
+                "{} did not finish within {}s and was stopped. Output so far:\n{output}",
+                def.name,
+                def.timeout.as_secs()
+            ),
+            Stop::Cancelled => format!("{} was cancelled by the user (Ctrl+C).", def.name),
+        });
+    }
+    let mut output = output.trim_end().to_string();
+    if omitted > 0 {
+        output.push_str(&format!("\n[Output truncated — {omitted} bytes omitted]"));
+    }
+    match status.code() {
+        Some(0) => Ok(if output.is_empty() {
+            "(no output)".into()
+        } else {
+            output
+        }),
+        code => {
+            let code = code.map_or("a signal".to_string(), |c| format!("exit code {c}"));
+            let detail = if errors.trim().is_empty() {
+                output
+            } else {
+                errors.trim_end().to_string()
+            };
+            Err(format!("{} failed ({code}):\n{detail}", def.name))
+        }
+    }
+}
+
+/// The program and arguments; words naming files in the tool's directory become absolute.
+fn command(def: &Definition, ctx: &ToolContext) -> Result<Command, String> {
+    let local = |word: &str| -> Option<PathBuf> {
+        (!word.starts_with('-'))
+            .then(|| def.dir.join(word))
+            .filter(|p| p.exists())
+    };
+    let first = &def.command[0];
+    let program = match local(first) {
+        Some(path) => path,
+        None if first.contains('/') => {
+            return Err(format!(
+                "The program {first} of {} does not exist in {}.",
+                def.name,
+                def.dir.display()
+            ));
+        }
+        None => ctx.find_program(first).ok_or_else(|| {
+            format!(
+                "The program {first} that {} needs is not installed (or not on PATH).",
+                def.name
+            )
+        })?,
+    };
+    let mut command = Command::new(program);
+    for word in &def.command[1..] {
+        match local(word) {
+            Some(path) => command.arg(path),
+            None => command.arg(word),
+        };
+    }
+    command
+        .current_dir(ctx.working_dir())
+        .env(
+            "MARVIN_HAS_UI",
+            if ctx.interactor.is_some() { "1" } else { "0" },
+        )
+        .env("MARVIN_CWD", ctx.working_dir())
+        .env("MARVIN_TOOL_DIR", &def.dir)
+        .env("MARVIN_CALL_ID", &ctx.call_id)
+        .env_remove("GIT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    for secret in SECRET_VARIABLES {
+        command.env_remove(secret);
+    }
+    Ok(command)
+}
+
+/// Asks first when the tool declares an approval key, and always for a project's tools.
+fn approve(def: &Definition, args: &Value, ctx: &ToolContext) -> Result<(), String> {
+    let key = match &def.approval {
+        Some(template) => render_key(template, args),
+        None if def.origin == Origin::Project => format!("project-tool:{}", def.name),
+        None => return Ok(()),
+    };
+    let detail = serde_json::to_string_pretty(args).unwrap_or_default();
+    let summary = format!("{} wants to run with:", def.name);
+    ctx.approve(Action {
+        tool: def.name.to_string(),
+        kind: ActionKind::Act,
+        key,
+        scope: None,
+        summary,
+        detail,
+    })
+}
+
+/// `deploy:{env}` with `{"env": "prod"}` → `deploy:prod`.
+fn render_key(template: &str, args: &Value) -> String {
+    let mut key = template.to_string();
+    if let Some(map) = args.as_object() {
+        for (name, value) in map {
+            let text = value
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| value.to_string());
+            key = key.replace(&format!("{{{name}}}"), &text);
+        }
+    }
+    key
+}
+
+/// Reads the tool's stdout: questions are answered on its stdin, the rest is the result.
+fn converse(
+    def: &Definition,
+    stdout: impl Read,
+    mut stdin: Option<ChildStdin>,
+    ctx: &ToolContext,
+    deadline: &Mutex<Instant>,
+) -> (String, u64) {
+    let mut reader = BufReader::new(stdout);
+    let (mut output, mut omitted) = (String::new(), 0u64);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        if let Some(request) = text.strip_prefix(INTERACT) {
+            let asked = Instant::now();
+            let reply = match stdin.as_mut() {
+                Some(_) => answer(request.trim(), ctx),
+                None => {
+                    json!({"status": "invalid", "error": format!("{} asked a question but its tool.json lacks \"interactive\": true", def.name)})
+                }
+            };
+            // The time spent answering does not count against the tool's timeout.
+            *deadline.lock().unwrap_or_else(PoisonError::into_inner) += asked.elapsed();
+            if let Some(pipe) = stdin.as_mut() {
+                let _ = writeln!(pipe, "{reply}");
+                let _ = pipe.flush();
+            }
+            continue;
+        }
+        let room = OUTPUT_CAP.saturating_sub(output.len());
+        if text.len() <= room {
+            output.push_str(&text);
+        } else {
+            omitted += text.len() as u64;
+        }
+    }
+    (output, omitted)
+}
+
+/// The reply to one `@@marvin-interact {"questions": [...]}` line.
+fn answer(request: &str, ctx: &ToolContext) -> Value {
+    let parsed: Value = match serde_json::from_str(request) {
+        Ok(value) => value,
+        Err(e) => {
+            return json!({"status": "invalid", "error": format!("the request is not JSON: {e}")});
+        }
+    };
+    let raw = parsed
+        .get("questions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let questions = match ask::parse_questions(&raw) {
+        Ok(questions) => questions,
+        Err(error) => return json!({"status": "invalid", "error": error}),
+    };
+    if ctx.interactor.is_none() {
+        return json!({"status": "unavailable"});
+    }
+    let seconds = parsed
+        .get("timeout_seconds")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .clamp(1, 3600);
+    let asked = questions.clone();
+    let mut on_response = |response: Response| match response {
+        Response::Answers(answers) => {
+            let mut reply = ask::answers_json(&asked, &answers);
+            reply["status"] = json!("answered");
+            Outcome::Complete(Ok(reply.to_string()))
+        }
+        _ => Outcome::Complete(Ok(json!({"status": "cancelled"}).to_string())),
+    };
+    let mut on_timeout = || Outcome::Complete(Ok(json!({"status": "timeout"}).to_string()));
+    let result = ctx.interact(
+        Request::Questions(questions),
+        Duration::from_secs(seconds),
+        &mut on_response,
+        &mut on_timeout,
+        None,
+    );
+    match result {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|_| json!({"status": "cancelled"})),
+        Err(_) => json!({"status": "cancelled"}),
+    }
+}
+
+fn read_capped(mut stream: impl Read, cap: usize) -> String {
+    let mut bytes = Vec::new();
+    let _ = stream.by_ref().take(cap as u64).read_to_end(&mut bytes);
+    let _ = std::io::copy(&mut stream, &mut std::io::sink());
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+enum Stop {
+    Timeout,
+    Cancelled,
+}
+
+/// Ends the tool's process group when its deadline passes or the turn is cancelled.
+struct Watchdog {
+    done: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Option<Stop>>,
+}
+
+impl Watchdog {
+    fn start(
+        group: libc::pid_t,
+        deadline: Arc<Mutex<Instant>>,
+        cancel: crate::cancel::CancelToken,
+    ) -> Self {
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            while !finished.load(Ordering::SeqCst) {
+                let late =
+                    Instant::now() >= *deadline.lock().unwrap_or_else(PoisonError::into_inner);
+                let why = if cancel.is_cancelled() {
+                    Some(Stop::Cancelled)
+                } else if late {
+                    Some(Stop::Timeout)
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    process::kill_group(group, libc::SIGTERM);
+                    std::thread::sleep(Duration::from_millis(500));
+                    process::kill_group(group, libc::SIGKILL);
+                    return Some(why);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            None
+        });
+        Self { done, thread }
+    }
+
+    /// Stops watching; says whether it had to stop the tool.
+    fn finish(self) -> Option<Stop> {
+        self.done.store(true, Ordering::SeqCst);
+        self.thread.join().unwrap_or(None)
+    }
+}
