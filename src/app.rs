@@ -147,6 +147,15 @@ fn build_config(args: &Args, env: &Env) -> Result<Config, String> {
 }
 
 fn new_session(config: &Config) -> Session {
+    if let Some(home) = &config.home {
+        if let Err(error) = crate::store::open(home, &config.profile) {
+            eprintln!(
+                "marvin: cannot open profile {} in {}: {error}",
+                config.profile,
+                home.display()
+            );
+        }
+    }
     let providers = std::iter::once(&config.provider)
         .chain(&config.fallbacks)
         .map(|settings| llm::connect(settings, config.search_path.clone()))

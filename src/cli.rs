@@ -25,6 +25,7 @@ pub struct Args {
     pub once: bool,
     pub json: bool,
     pub permission_mode: Option<String>,
+    pub profile: Option<String>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -54,6 +55,8 @@ Options:
                            commands), plan (read-only) or bypass (never
                            ask); default: default, bypass with
                            --non-interactive
+      --profile NAME       use (or create) this profile; remembered for next
+                           time (default: the last one, else default)
       --ntfy TOPIC         ntfy topic for progress notifications
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
@@ -121,6 +124,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 parsed.working_dir = Some(text(&mut parser, "--working-dir")?.into())
             }
             Long("ntfy") => parsed.ntfy = Some(text(&mut parser, "--ntfy")?),
+            Long("profile") => parsed.profile = Some(text(&mut parser, "--profile")?),
             Long("permission-mode") => {
                 parsed.permission_mode = Some(text(&mut parser, "--permission-mode")?)
             }
@@ -286,6 +290,9 @@ mod tests {
             "--json",
             "--version",
             "--help",
+            "--list-providers",
+            "--permission-mode",
+            "--profile",
         ] {
             assert!(HELP.contains(flag), "help misses {flag}");
         }

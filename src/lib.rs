@@ -14,6 +14,7 @@ pub mod llm;
 pub mod message;
 pub mod prompt;
 pub mod session;
+pub mod store;
 #[cfg(test)]
 mod test_support;
 pub mod tools;

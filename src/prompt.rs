@@ -1,8 +1,12 @@
-//! The system prompt: who Marvin is, the rules it keeps, and what it knows about this session.
+//! The system prompt, built fresh for every turn in the seed's order: who Marvin is and the
+//! rules it keeps, the user's preferences, profile and saved places, a compact history,
+//! coding-mode instructions, background jobs, then the project's own instruction files.
 
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::chatlog::Entry;
 use crate::clock::iso8601;
 
 /// What the prompt says about the session.
@@ -14,6 +18,14 @@ pub struct PromptFacts<'a> {
     pub tool_names: &'a [&'static str],
     /// Background jobs still running, one line each.
     pub jobs: &'a [String],
+    pub profile: &'a str,
+    /// JSON text, when the profile has any.
+    pub preferences: Option<&'a str>,
+    pub places: Option<&'a str>,
+    /// The last chat-log entries.
+    pub history: &'a [Entry],
+    /// (file shown, contents) of the project's instruction files, in order.
+    pub project_docs: &'a [(String, String)],
     pub now: SystemTime,
 }
 
@@ -32,9 +44,28 @@ const LARGE_FILES: &str = "\
 When writing a large file, create it with the first part (create_file) and add the rest in \
 sections (append_file) so that no single call is huge.";
 
+/// History lines in the prompt, and their length.
+const HISTORY_LINES: usize = 20;
+const HISTORY_CHARS: usize = 200;
+/// Instruction files are cut at this size each, and all of them together at the total.
+const DOC_LIMIT: usize = 16 * 1024;
+const DOCS_TOTAL: usize = 64 * 1024;
+
 pub fn system_prompt(facts: &PromptFacts<'_>) -> String {
-    let mut parts = vec![PERSONALITY.to_string()];
-    parts.push(format!("Current time (UTC): {}.", iso8601(facts.now)));
+    let mut parts = vec![
+        PERSONALITY.to_string(),
+        format!("Current time (UTC): {}.", iso8601(facts.now)),
+    ];
+    if let Some(preferences) = facts.preferences {
+        parts.push(format!("The user's preferences: {preferences}"));
+    }
+    parts.push(format!("Active profile: {}.", facts.profile));
+    if let Some(places) = facts.places {
+        parts.push(format!("The user's saved places: {places}"));
+    }
+    if let Some(history) = compact_history(facts.history) {
+        parts.push(history);
+    }
     if facts.coding_mode {
         parts.push(CODING.to_string());
         if facts.tool_names.contains(&"append_file") {
@@ -46,14 +77,10 @@ pub fn system_prompt(facts: &PromptFacts<'_>) -> String {
         ));
     }
     if !facts.jobs.is_empty() {
+        let jobs: Vec<String> = facts.jobs.iter().map(|j| format!("- {j}")).collect();
         parts.push(format!(
             "Background jobs (check with review_status):\n{}",
-            facts
-                .jobs
-                .iter()
-                .map(|j| format!("- {j}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            jobs.join("\n")
         ));
     }
     if facts.readonly {
@@ -68,41 +95,197 @@ pub fn system_prompt(facts: &PromptFacts<'_>) -> String {
     if !facts.tool_names.is_empty() {
         parts.push(format!("Tools available: {}.", facts.tool_names.join(", ")));
     }
+    for (file, text) in facts.project_docs {
+        parts.push(format!("Project instructions from {file}:\n{text}"));
+    }
     parts.join("\n\n")
+}
+
+/// `Recent conversation:` with the last entries, each cut at 200 characters.
+fn compact_history(history: &[Entry]) -> Option<String> {
+    let recent = &history[history.len().saturating_sub(HISTORY_LINES)..];
+    if recent.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = recent
+        .iter()
+        .map(|entry| {
+            let who = match entry.role.as_str() {
+                "you" => "User",
+                "assistant" => "Asst",
+                _ => "Sys",
+            };
+            let flat = entry.text.replace('\n', " ");
+            let mut text: String = flat.chars().take(HISTORY_CHARS).collect();
+            if flat.chars().count() > HISTORY_CHARS {
+                text.push_str("...");
+            }
+            format!("{who}: {text}")
+        })
+        .collect();
+    Some(format!("Recent conversation:\n{}", lines.join("\n")))
+}
+
+/// The project's instruction files, most specific last: .marvin-instructions,
+/// .marvin/instructions.md, ~/.marvin/instructions/<working dir path>.md, every AGENTS.md
+/// from the git root down to the working dir, then .marvin/spec.md, ux.md and design.md.
+pub fn project_docs(working_dir: &Path, user_home: Option<&Path>) -> Vec<(String, String)> {
+    let mut files: Vec<PathBuf> = vec![
+        working_dir.join(".marvin-instructions"),
+        working_dir.join(".marvin/instructions.md"),
+    ];
+    if let Some(home) = user_home {
+        let keyed = working_dir.strip_prefix("/").unwrap_or(working_dir);
+        files.push(
+            home.join(".marvin/instructions")
+                .join(format!("{}.md", keyed.display())),
+        );
+    }
+    let root = working_dir
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(working_dir);
+    let mut agents: Vec<PathBuf> = working_dir
+        .ancestors()
+        .take_while(|dir| dir.starts_with(root))
+        .map(|dir| dir.join("AGENTS.md"))
+        .collect();
+    agents.reverse();
+    files.extend(agents);
+    files.extend(
+        ["spec.md", "ux.md", "design.md"]
+            .iter()
+            .map(|name| working_dir.join(".marvin").join(name)),
+    );
+    let mut docs = Vec::new();
+    let mut total = 0;
+    for file in files {
+        let Ok(text) = fs::read_to_string(&file) else {
+            continue;
+        };
+        if text.trim().is_empty() || total >= DOCS_TOTAL {
+            continue;
+        }
+        let limit = DOC_LIMIT.min(DOCS_TOTAL - total);
+        let mut kept: String = text.chars().take(limit).collect();
+        if kept.len() < text.len() {
+            kept.push_str(&format!("\n[cut: {} more bytes]", text.len() - kept.len()));
+        }
+        total += kept.len();
+        let shown = file
+            .strip_prefix(working_dir)
+            .map_or_else(|_| file.display().to_string(), |p| p.display().to_string());
+        docs.push((shown, kept.trim_end().to_string()));
+    }
+    docs
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::TempDir;
 
-    #[test]
-    fn coding_facts_appear_only_in_coding_mode() {
-        let dir = Path::new("/work/project");
-        let mut facts = PromptFacts {
+    fn entry(role: &str, text: &str) -> Entry {
+        Entry {
+            role: role.into(),
+            text: text.into(),
+            time: String::new(),
+        }
+    }
+
+    fn facts<'a>(
+        dir: &'a Path,
+        history: &'a [Entry],
+        docs: &'a [(String, String)],
+    ) -> PromptFacts<'a> {
+        PromptFacts {
             coding_mode: false,
             non_interactive: false,
             readonly: false,
             working_dir: dir,
             tool_names: &["system_info", "append_file"],
             jobs: &[],
+            profile: "work",
+            preferences: Some(r#"{"units":"metric"}"#),
+            places: None,
+            history,
+            project_docs: docs,
             now: SystemTime::UNIX_EPOCH,
-        };
+        }
+    }
+
+    #[test]
+    fn parts_come_in_the_seed_order() {
+        let dir = Path::new("/work/project");
+        let long = "x".repeat(300);
+        let history = [
+            entry("you", "hello\nthere"),
+            entry("assistant", &long),
+            entry("system", "asked"),
+        ];
+        let docs = [("AGENTS.md".to_string(), "Use tabs.".to_string())];
+        let mut facts = facts(dir, &history, &docs);
         let plain = system_prompt(&facts);
         assert!(plain.starts_with("You are Marvin"));
-        assert!(plain.contains("Current time (UTC): 1970-01-01T00:00:00Z."));
-        assert!(!plain.contains("/work/project"));
-        assert!(plain.ends_with("Tools available: system_info, append_file."));
-        assert!(!plain.contains("create_file"));
+        let order = [
+            "Current time (UTC): 1970-01-01T00:00:00Z.",
+            "The user's preferences: {\"units\":\"metric\"}",
+            "Active profile: work.",
+            "Recent conversation:\nUser: hello there\nAsst: ",
+            "Tools available:",
+            "Project instructions from AGENTS.md:\nUse tabs.",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .map(|part| {
+                plain
+                    .find(part)
+                    .unwrap_or_else(|| panic!("{part} missing:\n{plain}"))
+            })
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+        assert!(plain.contains(&format!("Asst: {}...\nSys: asked", "x".repeat(200))));
+        assert!(!plain.contains("/work/project") && !plain.contains("create_file"));
         facts.coding_mode = true;
         facts.non_interactive = true;
         let jobs = ["review-1: review of src (running 5s)".to_string()];
         facts.jobs = &jobs;
         let coding = system_prompt(&facts);
-        assert!(coding.contains(
-            "Background jobs (check with review_status):\n- review-1: review of src (running 5s)"
-        ));
-        assert!(coding.contains("Working directory: /work/project"));
-        assert!(coding.contains("append_file"));
+        assert!(
+            coding.contains("Working directory: /work/project") && coding.contains("append_file")
+        );
+        assert!(coding.contains("Background jobs (check with review_status):\n- review-1"));
         assert!(coding.contains("Nobody can answer questions"));
+    }
+
+    #[test]
+    fn project_docs_are_found_from_the_git_root_down_and_capped() {
+        let home = TempDir::new("docs-home");
+        let repo = TempDir::new("docs-repo");
+        let work = repo.path().join("crates/core");
+        fs::create_dir_all(repo.path().join(".git")).unwrap();
+        fs::create_dir_all(work.join(".marvin")).unwrap();
+        fs::write(repo.path().join("AGENTS.md"), "root rules").unwrap();
+        fs::write(work.join("AGENTS.md"), "crate rules").unwrap();
+        fs::write(work.join(".marvin-instructions"), "first").unwrap();
+        fs::write(work.join(".marvin/spec.md"), "x".repeat(20_000)).unwrap();
+        let keyed = home
+            .path()
+            .join(".marvin/instructions")
+            .join(format!("{}.md", work.strip_prefix("/").unwrap().display()));
+        fs::create_dir_all(keyed.parent().unwrap()).unwrap();
+        fs::write(&keyed, "from home").unwrap();
+        let docs = project_docs(&work, Some(home.path()));
+        let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            &texts[..4],
+            ["first", "from home", "root rules", "crate rules"]
+        );
+        assert_eq!(docs[4].0, ".marvin/spec.md");
+        assert!(
+            docs[4].1.ends_with("[cut: 3616 more bytes]"),
+            "{}",
+            &docs[4].1[docs[4].1.len() - 40..]
+        );
     }
 }

@@ -123,6 +123,8 @@ pub struct Config {
     pub search_path: Option<String>,
     /// `~/Notes`, the notes directory outside coding mode.
     pub notes_home: Option<PathBuf>,
+    /// The user's home directory.
+    pub user_home: Option<PathBuf>,
     /// The parent's ticket, for a sub-agent (MARVIN_TICKET).
     pub ticket: Option<String>,
     /// Where every tool call is logged as JSON lines (MARVIN_SUBAGENT_LOG).
@@ -147,7 +149,7 @@ impl Config {
     pub fn profile_dir(&self) -> Option<PathBuf> {
         self.home
             .as_ref()
-            .map(|home| home.join("profiles").join(&self.profile))
+            .map(|home| crate::store::dir(home, &self.profile))
     }
 }
 
@@ -187,6 +189,8 @@ impl Config {
             None => Duration::from_secs(if coding_mode { 900 } else { 180 }),
         };
         let home = marvin_home(env);
+        let profile = crate::store::choose(home.as_deref(), args.profile.as_deref())
+            .map_err(ConfigError::Invalid)?;
         let inputs = provider::Inputs {
             env,
             timeout,
@@ -204,7 +208,7 @@ impl Config {
             provider,
             fallbacks,
             home,
-            profile: "default".to_string(),
+            profile,
             working_dir,
             non_interactive,
             coding_mode,
@@ -214,6 +218,7 @@ impl Config {
             max_rounds: if non_interactive { 50 } else { 10 },
             search_path: env.get("PATH").map(str::to_string),
             notes_home: env.get("HOME").map(|home| Path::new(home).join("Notes")),
+            user_home: env.get("HOME").map(PathBuf::from),
             ticket: env.get("MARVIN_TICKET").map(str::to_string),
             subagent_log: env.get("MARVIN_SUBAGENT_LOG").map(|p| cwd.join(p)),
             code_model_high: env

@@ -20,8 +20,9 @@ use crate::interact::approvals::{Grants, PermissionMode};
 use crate::interact::{Interactor, Prompt, Response};
 use crate::llm::chain::ProviderChain;
 use crate::llm::{ErrorKind, LlmError};
-use crate::message::Message;
-use crate::prompt::{PromptFacts, system_prompt};
+use crate::message::{Message, Role};
+use crate::prompt::{PromptFacts, project_docs, system_prompt};
+use crate::store;
 use crate::tools::{Registry, SessionTools, ToolContext, ToolSettings, Workspace};
 use crate::usage::Tally;
 use relay::{Relay, WorkerMessage};
@@ -75,6 +76,10 @@ pub struct Session {
     max_rounds: usize,
     /// Where interactions are logged (the profile's chat log).
     profile_dir: Option<PathBuf>,
+    profile: String,
+    home: Option<PathBuf>,
+    /// The user's home directory, for ~/.marvin/instructions.
+    user_home: Option<PathBuf>,
     /// Questions left open by tools that finished "pending".
     deferred: Vec<Deferred>,
     /// Late answers, sent to the model at the start of the next turn.
@@ -90,7 +95,7 @@ impl Session {
         Self {
             providers,
             registry,
-            messages: vec![Message::system(String::new())],
+            messages: Self::seeded(config.profile_dir().as_deref(), !config.non_interactive),
             totals: Tally::default(),
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
@@ -108,6 +113,9 @@ impl Session {
             has_ui: config.has_ui,
             max_rounds: config.max_rounds,
             profile_dir: config.profile_dir(),
+            profile: config.profile.clone(),
+            home: config.home.clone(),
+            user_home: config.user_home.clone(),
             deferred: Vec::new(),
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
@@ -158,14 +166,105 @@ impl Session {
 
     /// Appends a system line to the chat log; logging must never stop the conversation.
     fn log(&self, text: &str) {
+        self.append_log("system", text);
+    }
+
+    /// A line of the conversation for the chat log, in interactive sessions (sub-agents and
+    /// scripts do not write into the user's log).
+    fn record(&self, role: &str, text: &str) {
+        if !self.non_interactive {
+            self.append_log(role, text);
+        }
+    }
+
+    fn append_log(&self, role: &str, text: &str) {
         if let Some(dir) = &self.profile_dir {
-            if let Err(error) = chatlog::append(dir, "system", text) {
+            if let Err(error) = chatlog::append(dir, role, text) {
                 eprintln!(
                     "marvin: cannot write the chat log in {}: {error}",
                     dir.display()
                 );
             }
         }
+    }
+
+    fn system_prompt(&self, working_dir: &std::path::Path, names: &[&'static str]) -> String {
+        let dir = self.profile_dir.as_deref();
+        let history = dir.map(|d| chatlog::recent(d, 20)).unwrap_or_default();
+        let preferences = dir.and_then(store::preferences);
+        let places = dir.and_then(store::places);
+        let docs = if self.coding_mode {
+            project_docs(working_dir, self.user_home.as_deref())
+        } else {
+            Vec::new()
+        };
+        system_prompt(&PromptFacts {
+            coding_mode: self.coding_mode,
+            non_interactive: self.non_interactive,
+            readonly: self.readonly,
+            working_dir,
+            tool_names: names,
+            jobs: &self.shared.jobs.running(),
+            profile: &self.profile,
+            preferences: preferences.as_deref(),
+            places: places.as_deref(),
+            history: &history,
+            project_docs: &docs,
+            now: SystemTime::now(),
+        })
+    }
+
+    /// Keeps at most 40 messages (100 in coding mode) besides the system prompt, dropping the
+    /// oldest; a tool round is dropped whole, never leaving results without their call.
+    fn cap_messages(&mut self) {
+        let cap = if self.coding_mode { 100 } else { 40 };
+        let excess = (self.messages.len() - 1).saturating_sub(cap - 1);
+        if excess == 0 {
+            return;
+        }
+        let mut end = 1 + excess;
+        while end < self.messages.len() && self.messages[end].role == Role::Tool {
+            end += 1;
+        }
+        self.messages.drain(1..end);
+    }
+
+    /// The conversation seeded from the profile's chat log (interactive sessions only).
+    fn seeded(profile_dir: Option<&std::path::Path>, interactive: bool) -> Vec<Message> {
+        let mut messages = vec![Message::system(String::new())];
+        if let (true, Some(dir)) = (interactive, profile_dir) {
+            for entry in chatlog::recent(dir, 20) {
+                match entry.role.as_str() {
+                    "you" => messages.push(Message::user(entry.text)),
+                    "assistant" => messages.push(Message::assistant(entry.text)),
+                    _ => {}
+                }
+            }
+        }
+        messages
+    }
+
+    pub fn profile(&self) -> &str {
+        &self.profile
+    }
+
+    /// Switches to another profile (creating it): its history replaces the conversation.
+    pub fn switch_profile(&mut self, name: &str) -> Result<(), String> {
+        store::valid_name(name)?;
+        let home = self
+            .home
+            .clone()
+            .ok_or("there is no MARVIN_HOME to keep profiles in")?;
+        let dir =
+            store::open(&home, name).map_err(|e| format!("cannot open profile {name}: {e}"))?;
+        self.profile = name.to_string();
+        self.messages = Self::seeded(Some(&dir), !self.non_interactive);
+        self.profile_dir = Some(dir);
+        Ok(())
+    }
+
+    pub fn profile_dir(&self) -> Option<&std::path::Path> {
+        self.profile_dir.as_deref()
     }
 
     pub fn provider_name(&self) -> &str {
@@ -217,19 +316,13 @@ impl Session {
         let ctx = self.tool_context(cancel.clone(), &sender);
         let names = self.registry.names(&ctx);
         let working_dir = ctx.working_dir();
-        self.messages[0] = Message::system(system_prompt(&PromptFacts {
-            coding_mode: self.coding_mode,
-            non_interactive: self.non_interactive,
-            readonly: self.readonly,
-            working_dir: &working_dir,
-            tool_names: &names,
-            jobs: &self.shared.jobs.running(),
-            now: SystemTime::now(),
-        }));
+        self.messages[0] = Message::system(self.system_prompt(&working_dir, &names));
         for follow_up in std::mem::take(&mut self.follow_ups) {
             self.messages.push(Message::user(follow_up));
         }
+        self.cap_messages();
         self.messages.push(Message::user(text));
+        self.record("you", text);
         self.spawn_worker(ctx, sender);
 
         let mut tally = Tally::default();
@@ -299,6 +392,11 @@ impl Session {
             }
         };
         let end = self.settle(outcome, cancel.is_cancelled(), &partial);
+        match &end {
+            TurnEnd::Answered(answer) => self.record("assistant", answer.text()),
+            TurnEnd::Cancelled => self.record("assistant", &format!("{partial} [Cancelled]")),
+            TurnEnd::Failed(error) => self.record("system", &format!("error: {}", error.message)),
+        }
         self.totals.add(&tally);
         TurnReport {
             end,

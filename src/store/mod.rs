@@ -1,0 +1,138 @@
+//! Profiles in MARVIN_HOME/profiles/<name>/: which one is in use (remembered across runs),
+//! the list of them, and a new one's defaults. Directories are private (0700).
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The file that remembers the last profile used.
+const LAST: &str = "last_profile";
+pub const DEFAULT: &str = "default";
+
+/// A profile name: letters, digits, `-` and `_`, at most 40 characters.
+pub fn valid_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "profile name {name:?} must be 1-40 letters, digits, - or _"
+        ))
+    }
+}
+
+/// The profile to use: the one asked for, else the last one used, else `default`.
+pub fn choose(home: Option<&Path>, requested: Option<&str>) -> Result<String, String> {
+    if let Some(name) = requested {
+        valid_name(name)?;
+        return Ok(name.to_string());
+    }
+    let remembered = home
+        .and_then(|h| fs::read_to_string(h.join(LAST)).ok())
+        .map(|s| s.trim().to_string());
+    Ok(remembered
+        .filter(|n| valid_name(n).is_ok())
+        .unwrap_or_else(|| DEFAULT.to_string()))
+}
+
+pub fn dir(home: &Path, name: &str) -> PathBuf {
+    home.join("profiles").join(name)
+}
+
+/// Makes sure the profile exists (with empty preferences and places) and remembers it as
+/// the last one used.
+pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
+    let dir = dir(home, name);
+    fs::create_dir_all(&dir)?;
+    private(home);
+    private(&home.join("profiles"));
+    private(&dir);
+    for (file, empty) in [("preferences.json", "{}\n"), ("saved_places.json", "[]\n")] {
+        let path = dir.join(file);
+        if !path.exists() {
+            fs::write(path, empty)?;
+        }
+    }
+    fs::write(home.join(LAST), format!("{name}\n"))?;
+    Ok(dir)
+}
+
+fn private(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+}
+
+/// The profiles that exist, sorted.
+pub fn list(home: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(home.join("profiles"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| valid_name(n).is_ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The profile's preferences as JSON text for the system prompt; `None` when there are none.
+pub fn preferences(dir: &Path) -> Option<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("preferences.json")).ok()?).ok()?;
+    (value.as_object().is_some_and(|m| !m.is_empty())).then(|| value.to_string())
+}
+
+/// The profile's saved places as JSON text for the system prompt; `None` when there are none.
+pub fn places(dir: &Path) -> Option<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("saved_places.json")).ok()?).ok()?;
+    (value.as_array().is_some_and(|a| !a.is_empty())).then(|| value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::TempDir;
+
+    #[test]
+    fn choice_is_requested_then_last_then_default() {
+        let home = TempDir::new("profiles-choose");
+        assert_eq!(choose(Some(home.path()), None).unwrap(), "default");
+        open(home.path(), "work").unwrap();
+        assert_eq!(choose(Some(home.path()), None).unwrap(), "work");
+        assert_eq!(choose(Some(home.path()), Some("play")).unwrap(), "play");
+        assert!(
+            choose(Some(home.path()), Some("../evil"))
+                .unwrap_err()
+                .contains("must be 1-40 letters")
+        );
+        assert_eq!(choose(None, None).unwrap(), "default");
+    }
+
+    #[test]
+    fn opening_creates_private_defaults_and_listing_finds_them() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = TempDir::new("profiles-open");
+        let dir = open(home.path(), "work").unwrap();
+        open(home.path(), "home").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.join("preferences.json")).unwrap(),
+            "{}\n"
+        );
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(list(home.path()), ["home", "work"]);
+        assert_eq!(preferences(&dir), None);
+        fs::write(dir.join("preferences.json"), r#"{"units": "metric"}"#).unwrap();
+        assert_eq!(preferences(&dir).as_deref(), Some(r#"{"units":"metric"}"#));
+    }
+}
