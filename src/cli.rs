@@ -101,6 +101,7 @@ Environment:
   MARVIN_CODE_MODEL_HIGH   sub-agent models: opus (claude-opus-4.6) and
   MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the model services
+  EDITOR                   editor for the REPL's `preferences` (default nano)
   NO_COLOR                 set to turn colours off
 
 Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).

@@ -1,5 +1,6 @@
-//! REPL commands, parsed from a line before it is sent to the model. None of them exists in
-//! non-interactive mode.
+//! REPL commands, parsed from a line before it is sent to the model, in the seed's order:
+//! `!` commands, then keywords, then slash commands; anything else is a prompt. None of them
+//! exists in non-interactive mode.
 
 /// What a line typed at the prompt asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -8,6 +9,20 @@ pub enum Command {
     Quit,
     /// `!code`: toggle coding mode.
     ToggleCode,
+    /// `!shell` or `!sh`: toggle shell mode, where lines run as bash commands.
+    ToggleShell,
+    /// `!COMMAND`: run it in the shell.
+    Shell(String),
+    /// `preferences`: edit the profile's preferences in $EDITOR.
+    Preferences,
+    /// `profiles` lists them; `profiles NAME` switches (creating it).
+    Profiles(Option<String>),
+    /// `usage`: tokens and cost, this session and all time.
+    Usage,
+    /// `saved`: the saved places.
+    Saved,
+    /// `/clear`: forget the conversation.
+    Clear,
     /// `/provider`: the provider table.
     Providers,
     /// `/help`: the commands and the user's own tools.
@@ -26,22 +41,45 @@ pub enum Command {
 
 pub fn parse(line: &str) -> Command {
     let line = line.trim();
+    if let Some(rest) = line.strip_prefix('!') {
+        return match rest.trim() {
+            "code" => Command::ToggleCode,
+            "shell" | "sh" => Command::ToggleShell,
+            "" => Command::Prompt(line.to_string()),
+            command => Command::Shell(command.to_string()),
+        };
+    }
     let mut words = line.split_whitespace();
-    match (words.next(), words.next()) {
-        (Some("quit" | "exit"), None) => Command::Quit,
-        (Some("!code"), None) => Command::ToggleCode,
-        (Some("/provider" | "/providers"), None) => Command::Providers,
-        (Some("/help"), None) => Command::Help,
-        (Some("/tools"), None) => Command::Tools,
-        (Some("/approvals"), None) => Command::ListApprovals,
-        (Some("/approvals"), Some("revoke")) => {
-            Command::Revoke(words.collect::<Vec<_>>().join(" "))
+    match (words.next(), words.next(), words.next()) {
+        (Some("quit" | "exit"), None, _) => Command::Quit,
+        (Some("preferences"), None, _) => Command::Preferences,
+        (Some("profiles"), None, _) => Command::Profiles(None),
+        (Some("profiles"), Some(name), None) => Command::Profiles(Some(name.to_string())),
+        (Some("usage"), None, _) => Command::Usage,
+        (Some("saved"), None, _) => Command::Saved,
+        (Some("/clear"), None, _) => Command::Clear,
+        (Some("/provider" | "/providers"), None, _) => Command::Providers,
+        (Some("/help"), None, _) => Command::Help,
+        (Some("/tools"), None, _) => Command::Tools,
+        (Some("/approvals"), None, _) => Command::ListApprovals,
+        (Some("/approvals"), Some("revoke"), _) => {
+            Command::Revoke(line.splitn(3, ' ').nth(2).unwrap_or("").trim().to_string())
         }
-        (Some(word), _) if word.starts_with('/') && word.len() > 1 && !word[1..].contains('/') => {
+        (Some(word), _, _)
+            if word.starts_with('/') && word.len() > 1 && !word[1..].contains('/') =>
+        {
             Command::Unknown(word.to_string())
         }
         _ => Command::Prompt(line.to_string()),
     }
+}
+
+/// A line as sent: pasted line breaks become spaces.
+pub fn normalise(line: &str) -> String {
+    line.replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+        .trim()
+        .to_string()
 }
 
 #[cfg(test)]
@@ -54,6 +92,20 @@ mod tests {
             ("quit", Command::Quit),
             ("  exit ", Command::Quit),
             ("!code", Command::ToggleCode),
+            ("!sh", Command::ToggleShell),
+            ("!shell", Command::ToggleShell),
+            ("!ls -la", Command::Shell("ls -la".into())),
+            ("!", Command::Prompt("!".into())),
+            ("preferences", Command::Preferences),
+            ("profiles", Command::Profiles(None)),
+            ("profiles work", Command::Profiles(Some("work".into()))),
+            (
+                "profiles are confusing",
+                Command::Prompt("profiles are confusing".into()),
+            ),
+            ("usage", Command::Usage),
+            ("saved", Command::Saved),
+            ("/clear", Command::Clear),
             ("/provider", Command::Providers),
             ("/help", Command::Help),
             ("/tools", Command::Tools),
@@ -73,5 +125,10 @@ mod tests {
         for (line, expected) in cases {
             assert_eq!(&parse(line), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn pasted_line_breaks_become_spaces() {
+        assert_eq!(normalise("one\ntwo\r\nthree\r"), "one two three");
     }
 }

@@ -37,6 +37,7 @@ pub const VARIABLES: &[&str] = &[
     "COPILOT_TOKEN_URL",
     "MARVIN_FALLBACK",
     "MARVIN_TIMEOUT",
+    "EDITOR",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -142,6 +143,8 @@ pub struct Config {
     pub colour_allowed: bool,
     /// TERM=dumb: no cursor movement in questions.
     pub dumb_terminal: bool,
+    /// The editor for `preferences` (EDITOR, default nano).
+    pub editor: String,
 }
 
 impl Config {
@@ -231,6 +234,7 @@ impl Config {
                 .to_string(),
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
+            editor: env.get("EDITOR").unwrap_or("nano").to_string(),
             permission_mode: permission_mode(args, env)?,
             has_ui: !non_interactive,
         })

@@ -100,6 +100,7 @@ impl Session {
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
             shared: Arc::new(SessionTools {
+                profile_dir: std::sync::RwLock::new(config.profile_dir()),
                 grants: Grants::new(
                     config.home.as_ref().map(|h| h.join("approvals.json")),
                     &config.working_dir,
@@ -214,19 +215,9 @@ impl Session {
         })
     }
 
-    /// Keeps at most 40 messages (100 in coding mode) besides the system prompt, dropping the
-    /// oldest; a tool round is dropped whole, never leaving results without their call.
+    /// Keeps at most 40 messages (100 in coding mode) besides the system prompt.
     fn cap_messages(&mut self) {
-        let cap = if self.coding_mode { 100 } else { 40 };
-        let excess = (self.messages.len() - 1).saturating_sub(cap - 1);
-        if excess == 0 {
-            return;
-        }
-        let mut end = 1 + excess;
-        while end < self.messages.len() && self.messages[end].role == Role::Tool {
-            end += 1;
-        }
-        self.messages.drain(1..end);
+        cap_messages(&mut self.messages, if self.coding_mode { 100 } else { 40 });
     }
 
     /// The conversation seeded from the profile's chat log (interactive sessions only).
@@ -248,6 +239,21 @@ impl Session {
         &self.profile
     }
 
+    /// The `usage` report: this session and all time.
+    pub fn usage_report(&self) -> String {
+        let lifetime = self
+            .home
+            .as_deref()
+            .map(store::ledger::read)
+            .unwrap_or_default();
+        store::ledger::report(&self.totals, &lifetime)
+    }
+
+    /// Forgets the conversation (the chat log stays).
+    pub fn clear(&mut self) {
+        self.messages.truncate(1);
+    }
+
     /// Switches to another profile (creating it): its history replaces the conversation.
     pub fn switch_profile(&mut self, name: &str) -> Result<(), String> {
         store::valid_name(name)?;
@@ -259,6 +265,11 @@ impl Session {
             store::open(&home, name).map_err(|e| format!("cannot open profile {name}: {e}"))?;
         self.profile = name.to_string();
         self.messages = Self::seeded(Some(&dir), !self.non_interactive);
+        *self
+            .shared
+            .profile_dir
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(dir.clone());
         self.profile_dir = Some(dir);
         Ok(())
     }
@@ -398,6 +409,19 @@ impl Session {
             TurnEnd::Failed(error) => self.record("system", &format!("error: {}", error.message)),
         }
         self.totals.add(&tally);
+        *self
+            .shared
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = self.totals.clone();
+        if let (Some(home), true) = (&self.home, tally.llm_turns > 0) {
+            if let Err(error) = store::ledger::add(home, &tally) {
+                eprintln!(
+                    "marvin: cannot update the usage ledger in {}: {error}",
+                    home.display()
+                );
+            }
+        }
         TurnReport {
             end,
             tally,
@@ -479,5 +503,53 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         code_model_high: config.code_model_high.clone(),
         code_model_low: config.code_model_low.clone(),
         permission_mode: config.permission_mode,
+        marvin_home: config.home.clone(),
+    }
+}
+
+/// Drops the oldest messages after the system prompt so that `cap - 1` remain and the next
+/// one fits; a tool round is dropped whole, never leaving results without their call.
+fn cap_messages(messages: &mut Vec<Message>, cap: usize) {
+    let excess = (messages.len().saturating_sub(1)).saturating_sub(cap - 1);
+    if excess == 0 {
+        return;
+    }
+    let mut end = 1 + excess;
+    while end < messages.len() && messages[end].role == Role::Tool {
+        end += 1;
+    }
+    messages.drain(1..end);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolCall;
+
+    #[test]
+    fn the_cap_drops_the_oldest_and_never_splits_a_tool_round() {
+        let mut messages = vec![Message::system("s")];
+        for i in 0..5 {
+            messages.push(Message::user(format!("u{i}")));
+            messages.push(Message::assistant(format!("a{i}")));
+        }
+        cap_messages(&mut messages, 4);
+        let texts: Vec<&str> = messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["s", "a3", "u4", "a4"]);
+
+        let call = ToolCall::new("c", "t", "{}");
+        let mut call_message = Message::assistant("");
+        call_message.tool_calls.push(call.clone());
+        let mut messages = vec![
+            Message::system("s"),
+            Message::user("u"),
+            call_message,
+            Message::tool_result(&call, "r".into()),
+            Message::assistant("done"),
+        ];
+        cap_messages(&mut messages, 3);
+        // Dropping u and the call would orphan the result: it goes too.
+        let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::System, Role::Assistant]);
     }
 }

@@ -1,6 +1,8 @@
 //! Profiles in MARVIN_HOME/profiles/<name>/: which one is in use (remembered across runs),
 //! the list of them, and a new one's defaults. Directories are private (0700).
 
+pub mod ledger;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -32,6 +32,8 @@ pub struct ToolSettings {
     pub code_model_high: String,
     pub code_model_low: String,
     pub permission_mode: PermissionMode,
+    /// MARVIN_HOME, for the usage ledger.
+    pub marvin_home: Option<PathBuf>,
 }
 
 /// State of the session's tools that outlives a turn: the ticket gate and background jobs.
@@ -40,6 +42,19 @@ pub struct SessionTools {
     pub tickets: super::tickets::TicketGate,
     pub jobs: super::agents::Jobs,
     pub grants: Grants,
+    /// Usage of the finished turns of this session, for get_usage.
+    pub usage: std::sync::Mutex<crate::usage::Tally>,
+    /// The active profile's directory, for the saved-places tools (it changes on a switch).
+    pub profile_dir: RwLock<Option<PathBuf>>,
+}
+
+impl SessionTools {
+    pub fn profile_dir(&self) -> Option<PathBuf> {
+        self.profile_dir
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// The working directory of a session: where it started, and where it is now. It outlives a

@@ -15,6 +15,7 @@ pub mod ignore;
 pub mod notes;
 pub mod packages;
 pub mod paths;
+pub mod places;
 pub mod process;
 pub mod schema;
 pub mod search;
@@ -172,6 +173,7 @@ impl Registry {
             search::tools(),
             notes::tools(),
             ask::tools(),
+            places::tools(),
             tickets::tools(),
             agents::tools(),
             packages::tools(),
@@ -612,7 +614,11 @@ mod tests {
                 "file_read_lines",
                 "file_apply_patch",
                 "ask_user",
-                "system_info"
+                "save_place",
+                "remove_place",
+                "list_places",
+                "system_info",
+                "get_usage"
             ]
         );
         let coding = registry.names(&ctx(true, false));
@@ -650,6 +656,8 @@ mod tests {
             "write_note",
             "notes_mkdir",
             "file_apply_patch",
+            "save_place",
+            "remove_place",
         ] {
             assert!(
                 !readonly.contains(&write),

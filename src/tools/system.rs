@@ -35,6 +35,14 @@ pub fn tools() -> Vec<ToolDef> {
             get_working_dir,
         ),
         ToolDef::new(
+            "get_usage",
+            "Show the tokens and cost of this session and of all time.",
+            Category::Always,
+            &[],
+            "{}",
+            get_usage,
+        ),
+        ToolDef::new(
             "set_working_dir",
             "Change the working directory that file paths, commands and git work in; it must lie inside the directory Marvin was started in.",
             Category::Coding,
@@ -53,6 +61,22 @@ fn get_working_dir(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
         "Working directory: {}",
         ctx.working_dir().display()
     ))
+}
+
+fn get_usage(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    let session = ctx
+        .shared
+        .usage
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let lifetime = ctx
+        .settings
+        .marvin_home
+        .as_deref()
+        .map(crate::store::ledger::read)
+        .unwrap_or_default();
+    Ok(crate::store::ledger::report(&session, &lifetime))
 }
 
 #[derive(Deserialize)]

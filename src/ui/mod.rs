@@ -1,5 +1,6 @@
 //! Everything that reaches the terminal: the REPL, the turn view, the non-interactive writer.
 
+pub mod actions;
 pub mod ask;
 pub mod batch;
 pub mod keys;

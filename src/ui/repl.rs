@@ -1,5 +1,6 @@
 //! The plain REPL: rustyline input with history in the profile directory, answers streamed
 //! by [`TerminalView`], Ctrl+C to clear a line or stop an answer, Ctrl+D or `quit` to leave.
+//! What the commands do is in `actions`.
 
 use std::path::PathBuf;
 
@@ -7,6 +8,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config as EditorConfig, Editor};
 
+use super::actions;
 use super::signal::Watch;
 use super::terminal::TerminalView;
 use crate::agent::AgentEvent;
@@ -15,18 +17,8 @@ use crate::config::Config;
 use crate::interact::{Prompt, Response};
 use crate::session::{Session, TurnEnd, TurnUi};
 
-const PROMPT: &str = "› ";
-const CODE_PROMPT: &str = "code› ";
-
-const HELP: &str = "\
-Commands:
-  !code                 turn coding mode on or off
-  /provider             the providers, their models and credentials
-  /approvals            actions always allowed here; /approvals revoke N
-  /tools                your own tools and where each came from
-  /help                 this list
-  quit, exit, Ctrl+D    leave
-Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+/// Typed text longer than this is sent, with a warning: it is probably a paste gone wrong.
+const LONG_INPUT: usize = 10_000;
 
 /// The terminal during a turn: events to the view, Ctrl+C to cancel, questions answered
 /// with the chooser.
@@ -61,79 +53,155 @@ pub fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnEn
     report.end
 }
 
-/// The interactive loop. `first` is asked before the first prompt; `providers` renders the
-/// provider table for `/provider`, given the provider and model in use.
+/// Everything the loop works with.
+pub struct Repl<'a> {
+    pub config: &'a Config,
+    pub session: &'a mut Session,
+    pub view: TerminalView,
+    pub editor: Editor<(), FileHistory>,
+    pub history: Option<PathBuf>,
+    /// Lines run as shell commands (`!shell`).
+    pub shell_mode: bool,
+    /// Renders the provider table for the provider and model in use.
+    pub providers: &'a dyn Fn(&str, &str) -> String,
+}
+
+/// The interactive loop. `first` is asked before the first prompt.
 pub fn run(
     config: &Config,
     session: &mut Session,
     first: Option<&str>,
     providers: &dyn Fn(&str, &str) -> String,
 ) -> Result<(), String> {
-    let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
-    let mut editor = new_editor()?;
-    let history = history_file(config);
-    if let Some(path) = &history {
-        // A missing history file is the normal first run.
-        let _ = editor.load_history(path);
-    }
-    let style = view.style();
-    view.side_line(&style.dim(&format!(
-        "Marvin · {} · {} — Ctrl+D or `quit` to leave, Ctrl+C stops an answer",
-        session.provider_name(),
-        session.model()
+    let mut repl = Repl {
+        config,
+        view: TerminalView::new(config.colour_allowed, config.dumb_terminal),
+        editor: new_editor()?,
+        history: None,
+        session,
+        shell_mode: false,
+        providers,
+    };
+    repl.load_history();
+    let style = repl.view.style();
+    repl.view.side_line(&style.dim(&format!(
+        "Marvin · {} · {} — Ctrl+D or `quit` to leave, Ctrl+C stops an answer, /help for more",
+        repl.session.provider_name(),
+        repl.session.model()
     )));
     if let Some(question) = first {
-        ask(session, &mut view, question);
-        ask_deferred(session, &mut view);
+        repl.prompt(question);
     }
     loop {
-        let prompt = if session.coding_mode() {
-            CODE_PROMPT
+        let prompt = if repl.shell_mode {
+            "sh› "
+        } else if repl.session.coding_mode() {
+            "code› "
         } else {
-            PROMPT
+            "› "
         };
-        let line = match editor.readline(prompt) {
+        let line = match repl.editor.readline(prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(error) => return Err(format!("reading input: {error}")),
         };
-        let text = line.trim();
+        let text = commands::normalise(&line);
         if text.is_empty() {
             continue;
         }
-        remember(&mut editor, history.as_ref(), text);
-        match commands::parse(text) {
-            Command::Quit => break,
-            Command::ToggleCode => {
-                session.set_coding_mode(!session.coding_mode());
-                let state = if session.coding_mode() {
-                    "on: file, shell and git tools are offered"
-                } else {
-                    "off"
-                };
-                view.side_line(&style.dim(&format!("Coding mode {state}.")));
-            }
-            Command::Providers => {
-                view.side_line(providers(session.provider_name(), session.model()).trim_end())
-            }
-            Command::ListApprovals => view.side_line(&approvals_list(session)),
-            Command::Revoke(which) => view.side_line(&revoke(session, &which)),
-            Command::Help => view.side_line(&format!("{HELP}\n{}", tools_list(session))),
-            Command::Tools => view.side_line(&tools_list(session)),
-            Command::Unknown(word) => view.side_line(&format!(
-                "Unknown command {word}; /help lists the commands."
-            )),
-            Command::Prompt(prompt) => {
-                ask(session, &mut view, &prompt);
-                ask_deferred(session, &mut view);
-            }
+        repl.remember(&text);
+        if !repl.dispatch(&text) {
+            break;
         }
     }
     Ok(())
 }
 
-/// The line editor (history is loaded separately, by the REPL).
+impl Repl<'_> {
+    /// Carries out one line; false to leave.
+    fn dispatch(&mut self, text: &str) -> bool {
+        let command = commands::parse(text);
+        if self.shell_mode && !matches!(command, Command::ToggleShell | Command::Quit) {
+            actions::shell(self, text.strip_prefix('!').unwrap_or(text));
+            return true;
+        }
+        match command {
+            Command::Quit => return false,
+            Command::ToggleCode => actions::toggle_code(self),
+            Command::ToggleShell => actions::toggle_shell(self),
+            Command::Shell(command) => actions::shell(self, &command),
+            Command::Preferences => actions::preferences(self),
+            Command::Profiles(None) => actions::list_profiles(self),
+            Command::Profiles(Some(name)) => actions::switch_profile(self, &name),
+            Command::Usage => self.view.side_line(&self.session.usage_report()),
+            Command::Saved => actions::saved(self),
+            Command::Clear => {
+                self.session.clear();
+                self.view.side_line(
+                    &self
+                        .view
+                        .style()
+                        .dim("The conversation is cleared (the chat log keeps it)."),
+                );
+            }
+            Command::Providers => self.view.side_line(
+                (self.providers)(self.session.provider_name(), self.session.model()).trim_end(),
+            ),
+            Command::Help => self.view.side_line(&format!(
+                "{}\n{}",
+                actions::HELP,
+                actions::tools_list(self.session)
+            )),
+            Command::Tools => self.view.side_line(&actions::tools_list(self.session)),
+            Command::ListApprovals => self.view.side_line(&actions::approvals_list(self.session)),
+            Command::Revoke(which) => self.view.side_line(&actions::revoke(self.session, &which)),
+            Command::Unknown(word) => self.view.side_line(&format!(
+                "Unknown command {word}; /help lists the commands."
+            )),
+            Command::Prompt(prompt) => self.prompt(&prompt),
+        }
+        true
+    }
+
+    fn prompt(&mut self, text: &str) {
+        if text.chars().count() > LONG_INPUT {
+            let style = self.view.style();
+            self.view.side_line(&style.yellow(&format!(
+                "  ⚠ that is {} characters; sending it anyway",
+                text.chars().count()
+            )));
+        }
+        ask(self.session, &mut self.view, text);
+        actions::ask_deferred(self.session, &mut self.view);
+    }
+
+    /// (Re)loads the input history of the active profile.
+    pub fn load_history(&mut self) {
+        self.history = history_file(self.session.profile_dir().map(PathBuf::from));
+        let _ = self.editor.clear_history();
+        if let Some(path) = &self.history {
+            // A missing history file is the normal first run.
+            let _ = self.editor.load_history(path);
+        }
+    }
+
+    /// Adds the line to the history and appends it to the file at once, so a crash loses nothing.
+    fn remember(&mut self, line: &str) {
+        if self.editor.add_history_entry(line).unwrap_or(false) {
+            if let Some(path) = &self.history {
+                if let Err(error) = self.editor.append_history(path) {
+                    eprintln!(
+                        "marvin: cannot save input history to {}: {error}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The line editor (history is loaded separately).
 pub fn new_editor() -> Result<Editor<(), FileHistory>, String> {
     let config = EditorConfig::builder()
         .max_history_size(1000)
@@ -146,9 +214,9 @@ pub fn new_editor() -> Result<Editor<(), FileHistory>, String> {
     Editor::with_config(config).map_err(|e| format!("setting up the prompt: {e}"))
 }
 
-/// `MARVIN_HOME/profiles/<name>/history`, with its directory created private.
-fn history_file(config: &Config) -> Option<PathBuf> {
-    let dir = config.profile_dir()?;
+/// `<profile dir>/history`, with the directory created private.
+fn history_file(profile_dir: Option<PathBuf>) -> Option<PathBuf> {
+    let dir = profile_dir?;
     if let Err(error) = std::fs::create_dir_all(&dir) {
         eprintln!(
             "marvin: input history is off: cannot create {}: {error}",
@@ -156,81 +224,5 @@ fn history_file(config: &Config) -> Option<PathBuf> {
         );
         return None;
     }
-    set_private(&dir);
     Some(dir.join("history"))
-}
-
-fn set_private(dir: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-}
-
-/// Adds the line to the history and appends it to the file at once, so a crash loses nothing.
-fn remember(editor: &mut Editor<(), FileHistory>, file: Option<&PathBuf>, line: &str) {
-    if editor.add_history_entry(line).unwrap_or(false) {
-        if let Some(path) = file {
-            if let Err(error) = editor.append_history(path) {
-                eprintln!(
-                    "marvin: cannot save input history to {}: {error}",
-                    path.display()
-                );
-            }
-        }
-    }
-}
-
-/// Questions tools left open: asked now that the turn is over; answers go to the next turn.
-fn ask_deferred(session: &mut Session, view: &mut TerminalView) {
-    for mut deferred in session.take_deferred() {
-        deferred.prompt.error =
-            Some("An earlier question is still open (its tool went on without the answer):".into());
-        deferred.prompt.timeout = crate::interact::DEFAULT_TIMEOUT;
-        let response = view.ask(&deferred.prompt);
-        session.answer_later(deferred, &response);
-    }
-}
-
-fn approvals_list(session: &Session) -> String {
-    let grants = session.grants().always();
-    if grants.is_empty() {
-        return "No lasting approvals in this project.".to_string();
-    }
-    let mut lines =
-        vec!["Always allowed in this project (revoke with /approvals revoke N):".to_string()];
-    lines.extend(
-        grants
-            .iter()
-            .enumerate()
-            .map(|(i, g)| format!("  {}. {g}", i + 1)),
-    );
-    lines.join("\n")
-}
-
-fn revoke(session: &Session, which: &str) -> String {
-    let grants = session.grants().always();
-    let key = match which.trim().parse::<usize>() {
-        Ok(n) if (1..=grants.len()).contains(&n) => grants[n - 1].clone(),
-        Ok(_) => return format!("There is no approval {which}; /approvals lists them."),
-        Err(_) => which.trim().to_string(),
-    };
-    match session.grants().revoke(&key) {
-        Ok(true) => format!("Revoked: {key}"),
-        Ok(false) => format!("There is no approval {key}; /approvals lists them."),
-        Err(error) => format!("Could not revoke: {error}"),
-    }
-}
-
-fn tools_list(session: &Session) -> String {
-    let tools = session.custom_tools();
-    if tools.is_empty() {
-        return "No tools of your own (add them in $MARVIN_HOME/tools/ or .marvin/tools/)."
-            .to_string();
-    }
-    let mut lines = vec!["Your tools:".to_string()];
-    lines.extend(
-        tools
-            .iter()
-            .map(|t| format!("  {:<20} {}", t.name, t.definition.display())),
-    );
-    lines.join("\n")
 }

@@ -1,0 +1,166 @@
+//! The lifetime usage ledger, MARVIN_HOME/usage.json: totals over every run. Several marvin
+//! processes (sub-agents) update it at once, so each update takes an exclusive lock on a lock
+//! file, reads, adds and replaces the file in one rename.
+
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::usage::Tally;
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lifetime {
+    pub cost: f64,
+    pub llm_turns: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub model_turns: BTreeMap<String, u64>,
+    pub model_cost: BTreeMap<String, f64>,
+}
+
+const FILE: &str = "usage.json";
+
+/// Adds a turn's tally to the ledger and returns the new totals.
+pub fn add(home: &Path, tally: &Tally) -> io::Result<Lifetime> {
+    fs::create_dir_all(home)?;
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(home.join("usage.json.lock"))?;
+    // SAFETY: flock on a file descriptor we own; the lock is released when `lock` is closed.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut totals = read(home);
+    totals.cost += tally.cost;
+    totals.llm_turns += tally.llm_turns;
+    totals.input_tokens += tally.input_tokens;
+    totals.output_tokens += tally.output_tokens;
+    for (model, turns) in &tally.model_turns {
+        *totals.model_turns.entry(model.clone()).or_default() += turns;
+    }
+    for (model, cost) in &tally.model_cost {
+        *totals.model_cost.entry(model.clone()).or_default() += cost;
+    }
+    let temp = home.join(format!(
+        "usage.json.tmp-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    fs::write(
+        &temp,
+        serde_json::to_string_pretty(&totals).unwrap_or_default(),
+    )?;
+    fs::rename(&temp, home.join(FILE))?;
+    drop(lock);
+    Ok(totals)
+}
+
+/// The totals so far. A ledger that does not parse is moved aside, never overwritten.
+pub fn read(home: &Path) -> Lifetime {
+    let path = home.join(FILE);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Lifetime::default();
+    };
+    serde_json::from_str(&text).unwrap_or_else(|error| {
+        let aside = home.join(format!(
+            "usage.json.corrupt-{}",
+            crate::clock::iso8601(std::time::SystemTime::now())
+        ));
+        eprintln!(
+            "marvin: {} is not valid ({error}); moved it to {}",
+            path.display(),
+            aside.display()
+        );
+        let _ = fs::rename(&path, aside);
+        Lifetime::default()
+    })
+}
+
+/// The `usage` report: this session and all time.
+pub fn report(session: &Tally, lifetime: &Lifetime) -> String {
+    let models: Vec<String> = session
+        .model_turns
+        .iter()
+        .map(|(model, turns)| match session.model_cost.get(model) {
+            Some(cost) => format!("{model}: {turns} calls, ${cost:.4}"),
+            None => format!("{model}: {turns} calls, price unknown"),
+        })
+        .collect();
+    let by_model = if models.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", models.join("; "))
+    };
+    format!(
+        "This session: {} model calls, {} tokens in / {} out, ${:.4}{by_model}\nAll time:     {} model calls, {} tokens in / {} out, ${:.4}",
+        session.llm_turns,
+        session.input_tokens,
+        session.output_tokens,
+        session.cost,
+        lifetime.llm_turns,
+        lifetime.input_tokens,
+        lifetime.output_tokens,
+        lifetime.cost
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Usage;
+
+    #[test]
+    fn concurrent_updates_are_never_lost() {
+        let home = crate::test_support::TempDir::new("ledger");
+        let mut tally = Tally::default();
+        tally.record(
+            "gpt-5.1",
+            Some(&Usage {
+                input_tokens: 10,
+                output_tokens: 1,
+                reported_cost: None,
+            }),
+        );
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for _ in 0..25 {
+                        add(home.path(), &tally).unwrap();
+                    }
+                });
+            }
+        });
+        let totals = read(home.path());
+        assert_eq!(
+            (
+                totals.llm_turns,
+                totals.input_tokens,
+                totals.model_turns["gpt-5.1"]
+            ),
+            (200, 2000, 200)
+        );
+        assert!((totals.cost - 200.0 * tally.cost).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_corrupt_ledger_is_moved_aside() {
+        let home = crate::test_support::TempDir::new("ledger-corrupt");
+        fs::write(home.path().join(FILE), "{oops").unwrap();
+        assert_eq!(read(home.path()), Lifetime::default());
+        assert!(
+            fs::read_dir(home.path())
+                .unwrap()
+                .filter_map(Result::ok)
+                .any(|e| e
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("usage.json.corrupt-"))
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! Saved places of the active profile (saved_places.json): `save_place`, `remove_place`,
+//! `list_places`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Place {
+    pub label: String,
+    pub name: String,
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lng: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+const SAVE_PARAMS: &[Param] = &[
+    Param::required(
+        "label",
+        Kind::String,
+        "A short name for it, e.g. home, work, dentist",
+    ),
+    Param::required("name", Kind::String, "The place's name"),
+    Param::required("address", Kind::String, "Its address"),
+    Param::optional("lat", Kind::Number, "Latitude"),
+    Param::optional("lng", Kind::Number, "Longitude"),
+    Param::optional("notes", Kind::String, "Anything worth remembering"),
+];
+const LABEL: &[Param] = &[Param::required("label", Kind::String, "The place's label")];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "save_place",
+            "Save (or update) a place in the user's profile under a label.",
+            Category::WriteAnywhere,
+            SAVE_PARAMS,
+            r#"{"label": "work", "name": "Acme HQ", "address": "1 Main St"}"#,
+            save_place,
+        ),
+        ToolDef::new(
+            "remove_place",
+            "Remove a saved place by its label.",
+            Category::WriteAnywhere,
+            LABEL,
+            r#"{"label": "work"}"#,
+            remove_place,
+        ),
+        ToolDef::new(
+            "list_places",
+            "List the user's saved places.",
+            Category::Always,
+            &[],
+            "{}",
+            list_places,
+        ),
+    ]
+}
+
+fn file(ctx: &ToolContext) -> Result<PathBuf, String> {
+    let dir = ctx
+        .shared
+        .profile_dir()
+        .ok_or("There is no profile to keep places in (no MARVIN_HOME).")?;
+    Ok(dir.join("saved_places.json"))
+}
+
+pub fn load(path: &std::path::Path) -> Result<Vec<Place>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not valid ({e}); fix or remove it.", path.display())),
+        Err(_) => Ok(Vec::new()),
+    }
+}
+
+fn save(path: &std::path::Path, places: &[Place]) -> Result<(), String> {
+    let temp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    let text = serde_json::to_string_pretty(places).unwrap_or_default();
+    std::fs::write(&temp, text + "\n")
+        .and_then(|_| std::fs::rename(&temp, path))
+        .map_err(|e| format!("Cannot save places to {}: {e}.", path.display()))
+}
+
+fn save_place(place: Place, ctx: &ToolContext) -> Result<String, String> {
+    let path = file(ctx)?;
+    let mut places = load(&path)?;
+    let label = place.label.trim().to_string();
+    if label.is_empty() {
+        return Err("The label is empty: give the place a short name such as home or work.".into());
+    }
+    let updated = places.iter().any(|p| p.label.eq_ignore_ascii_case(&label));
+    places.retain(|p| !p.label.eq_ignore_ascii_case(&label));
+    places.push(Place {
+        label: label.clone(),
+        ..place
+    });
+    save(&path, &places)?;
+    Ok(format!(
+        "{} the place '{label}'.",
+        if updated { "Updated" } else { "Saved" }
+    ))
+}
+
+#[derive(Deserialize)]
+struct LabelArgs {
+    label: String,
+}
+
+fn remove_place(args: LabelArgs, ctx: &ToolContext) -> Result<String, String> {
+    let path = file(ctx)?;
+    let mut places = load(&path)?;
+    let before = places.len();
+    places.retain(|p| !p.label.eq_ignore_ascii_case(args.label.trim()));
+    if places.len() == before {
+        let labels: Vec<&str> = places.iter().map(|p| p.label.as_str()).collect();
+        return Err(format!(
+            "There is no place labelled '{}'. Saved: {}.",
+            args.label.trim(),
+            if labels.is_empty() {
+                "none".into()
+            } else {
+                labels.join(", ")
+            }
+        ));
+    }
+    save(&path, &places)?;
+    Ok(format!("Removed the place '{}'.", args.label.trim()))
+}
+
+#[derive(Deserialize)]
+struct NoArgs {}
+
+fn list_places(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    Ok(describe(&load(&file(ctx)?)?))
+}
+
+/// One line per place, for the tool and the `saved` command.
+pub fn describe(places: &[Place]) -> String {
+    if places.is_empty() {
+        return "No saved places.".to_string();
+    }
+    places
+        .iter()
+        .map(|p| {
+            let notes = p
+                .notes
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default();
+            format!("{}: {}, {}{notes}", p.label, p.name, p.address)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::SessionTools;
+    use std::sync::Arc;
+
+    #[test]
+    fn places_are_saved_updated_listed_and_removed() {
+        let dir = crate::test_support::TempDir::new("places");
+        let shared = SessionTools {
+            profile_dir: std::sync::RwLock::new(Some(dir.path().to_path_buf())),
+            ..SessionTools::default()
+        };
+        let ctx = ToolContext {
+            shared: Arc::new(shared),
+            ..ToolContext::new(dir.path().to_path_buf())
+        };
+        let place = |name: &str| Place {
+            label: "Work".into(),
+            name: name.into(),
+            address: "1 Main St".into(),
+            lat: None,
+            lng: None,
+            notes: None,
+        };
+        assert_eq!(
+            save_place(place("Acme"), &ctx).unwrap(),
+            "Saved the place 'Work'."
+        );
+        assert_eq!(
+            save_place(place("Acme HQ"), &ctx).unwrap(),
+            "Updated the place 'Work'."
+        );
+        assert_eq!(
+            list_places(NoArgs {}, &ctx).unwrap(),
+            "Work: Acme HQ, 1 Main St"
+        );
+        assert!(
+            remove_place(
+                LabelArgs {
+                    label: "gym".into()
+                },
+                &ctx
+            )
+            .unwrap_err()
+            .contains("Saved: Work.")
+        );
+        remove_place(
+            LabelArgs {
+                label: "work".into(),
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(list_places(NoArgs {}, &ctx).unwrap(), "No saved places.");
+    }
+}

@@ -1,0 +1,210 @@
+//! What the REPL commands do: mode toggles, the shell escape, preferences in $EDITOR,
+//! profiles, saved places, approvals, the user's tools, and questions left open by tools.
+
+use std::process::Command as Process;
+
+use super::repl::Repl;
+use super::terminal::TerminalView;
+use crate::session::Session;
+use crate::store;
+use crate::tools::places;
+
+pub const HELP: &str = "\
+Commands:
+  !code                 turn coding mode on or off
+  !shell, !sh           shell mode: lines run as bash commands until !sh again
+  !COMMAND              run COMMAND in the shell
+  preferences           edit this profile's preferences in $EDITOR
+  profiles [NAME]       list profiles, or switch to NAME (creating it)
+  usage                 tokens and cost, this session and all time
+  saved                 the saved places of this profile
+  /clear                forget the conversation (the chat log keeps it)
+  /provider             the providers, their models and credentials
+  /approvals            actions always allowed here; /approvals revoke N
+  /tools                your own tools and where each came from
+  /help                 this list
+  quit, exit, Ctrl+D    leave
+Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+
+pub fn toggle_code(repl: &mut Repl<'_>) {
+    let on = !repl.session.coding_mode();
+    repl.session.set_coding_mode(on);
+    let state = if on {
+        "on: file, shell and git tools are offered"
+    } else {
+        "off"
+    };
+    let style = repl.view.style();
+    repl.view
+        .side_line(&style.dim(&format!("Coding mode {state}.")));
+}
+
+pub fn toggle_shell(repl: &mut Repl<'_>) {
+    repl.shell_mode = !repl.shell_mode;
+    let state = if repl.shell_mode {
+        "on: lines run as bash commands; !sh to leave"
+    } else {
+        "off"
+    };
+    let style = repl.view.style();
+    repl.view
+        .side_line(&style.dim(&format!("Shell mode {state}.")));
+}
+
+/// Runs a command with the terminal handed over, in the working directory.
+pub fn shell(repl: &mut Repl<'_>, command: &str) {
+    let status = Process::new("bash")
+        .arg("-c")
+        .arg(command)
+        .current_dir(&repl.config.working_dir)
+        .status();
+    let style = repl.view.style();
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => repl.view.side_line(&style.dim(
+            &format!("(exit {})", status.code().map_or("by a signal".into(), |c| c.to_string())),
+        )),
+        Err(error) => repl
+            .view
+            .side_line(&style.red(&format!("cannot run bash: {error}"))),
+    }
+}
+
+/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when it is a
+/// valid JSON object, so a broken edit never loses the old preferences.
+pub fn preferences(repl: &mut Repl<'_>) {
+    let style = repl.view.style();
+    let Some(dir) = repl.session.profile_dir().map(|d| d.to_path_buf()) else {
+        repl.view
+            .side_line("There is no profile directory (no MARVIN_HOME).");
+        return;
+    };
+    let file = dir.join("preferences.json");
+    let draft = dir.join("preferences.json.edit");
+    let current = std::fs::read_to_string(&file).unwrap_or_else(|_| "{}\n".into());
+    if let Err(error) = std::fs::write(&draft, &current) {
+        repl.view
+            .side_line(&style.red(&format!("cannot prepare {}: {error}", draft.display())));
+        return;
+    }
+    let edited = Process::new("sh")
+        .arg("-c")
+        .arg(format!("{} \"$1\"", repl.config.editor))
+        .arg("editor")
+        .arg(&draft)
+        .status();
+    let text = std::fs::read_to_string(&draft).unwrap_or_default();
+    let verdict = match (edited, serde_json::from_str::<serde_json::Value>(&text)) {
+        (Err(error), _) => Err(format!(
+            "cannot start the editor {}: {error}",
+            repl.config.editor
+        )),
+        (Ok(_), Ok(value)) if value.is_object() => {
+            std::fs::rename(&draft, &file).map_err(|e| e.to_string())
+        }
+        (Ok(_), Ok(_)) => Err("preferences must be a JSON object ({...})".into()),
+        (Ok(_), Err(error)) => Err(format!("that is not valid JSON ({error})")),
+    };
+    let _ = std::fs::remove_file(&draft);
+    match verdict {
+        Ok(()) => repl.view.side_line(&style.dim("Preferences saved.")),
+        Err(why) => repl.view.side_line(&style.red(&format!(
+            "Preferences not changed: {why}. The old ones are kept."
+        ))),
+    }
+}
+
+pub fn list_profiles(repl: &mut Repl<'_>) {
+    let Some(home) = repl.config.home.as_deref() else {
+        repl.view
+            .side_line("There is no MARVIN_HOME to keep profiles in.");
+        return;
+    };
+    let current = repl.session.profile().to_string();
+    let lines: Vec<String> = store::list(home)
+        .iter()
+        .map(|name| format!("{} {name}", if *name == current { "*" } else { " " }))
+        .collect();
+    repl.view.side_line(&format!(
+        "Profiles (profiles NAME switches):\n{}",
+        lines.join("\n")
+    ));
+}
+
+pub fn switch_profile(repl: &mut Repl<'_>, name: &str) {
+    match repl.session.switch_profile(name) {
+        Ok(()) => {
+            repl.load_history();
+            let style = repl.view.style();
+            repl.view
+                .side_line(&style.dim(&format!("Now using profile {name}.")));
+        }
+        Err(error) => repl.view.side_line(&format!("Cannot switch: {error}")),
+    }
+}
+
+pub fn saved(repl: &mut Repl<'_>) {
+    let text = match repl.session.profile_dir() {
+        Some(dir) => places::load(&dir.join("saved_places.json"))
+            .map(|p| places::describe(&p))
+            .unwrap_or_else(|e| e),
+        None => "There is no profile directory (no MARVIN_HOME).".into(),
+    };
+    repl.view.side_line(&text);
+}
+
+/// Questions tools left open: asked now that the turn is over; answers go to the next turn.
+pub fn ask_deferred(session: &mut Session, view: &mut TerminalView) {
+    for mut deferred in session.take_deferred() {
+        deferred.prompt.error =
+            Some("An earlier question is still open (its tool went on without the answer):".into());
+        deferred.prompt.timeout = crate::interact::DEFAULT_TIMEOUT;
+        let response = view.ask(&deferred.prompt);
+        session.answer_later(deferred, &response);
+    }
+}
+
+pub fn approvals_list(session: &Session) -> String {
+    let grants = session.grants().always();
+    if grants.is_empty() {
+        return "No lasting approvals in this project.".to_string();
+    }
+    let mut lines =
+        vec!["Always allowed in this project (revoke with /approvals revoke N):".to_string()];
+    lines.extend(
+        grants
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format!("  {}. {g}", i + 1)),
+    );
+    lines.join("\n")
+}
+
+pub fn revoke(session: &Session, which: &str) -> String {
+    let grants = session.grants().always();
+    let key = match which.trim().parse::<usize>() {
+        Ok(n) if (1..=grants.len()).contains(&n) => grants[n - 1].clone(),
+        Ok(_) => return format!("There is no approval {which}; /approvals lists them."),
+        Err(_) => which.trim().to_string(),
+    };
+    match session.grants().revoke(&key) {
+        Ok(true) => format!("Revoked: {key}"),
+        Ok(false) => format!("There is no approval {key}; /approvals lists them."),
+        Err(error) => format!("Could not revoke: {error}"),
+    }
+}
+
+pub fn tools_list(session: &Session) -> String {
+    let tools = session.custom_tools();
+    if tools.is_empty() {
+        return "No tools of your own (add them in $MARVIN_HOME/tools/ or .marvin/tools/)."
+            .to_string();
+    }
+    let mut lines = vec!["Your tools:".to_string()];
+    lines.extend(
+        tools
+            .iter()
+            .map(|t| format!("  {:<20} {}", t.name, t.definition.display())),
+    );
+    lines.join("\n")
+}
