@@ -1,7 +1,12 @@
 //! The tool loop: ask the model, run the tools it calls (the calls of one round in parallel),
 //! feed the results back, until it answers in text or the round cap is reached.
 
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::budget::Budget;
 
 use crate::llm::chain::ProviderChain;
 use crate::llm::{ChatRequest, LlmError};
@@ -43,6 +48,9 @@ pub struct Turn<'a> {
     pub ctx: &'a ToolContext,
     pub max_rounds: usize,
     pub emit: &'a (dyn Fn(AgentEvent) + Sync),
+    /// The session's context budget, and where compaction backs the conversation up.
+    pub budget: &'a Mutex<Budget>,
+    pub backup_dir: &'a Path,
 }
 
 /// Runs one turn on `messages` (which end with the user's message) and returns the answer.
@@ -52,6 +60,7 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
     let tools = turn.registry.definitions(turn.ctx);
     let cancel = &turn.ctx.cancel;
     for round in 1.. {
+        compact_if_needed(turn, messages);
         let last_call = round > turn.max_rounds;
         let request = ChatRequest {
             messages,
@@ -62,6 +71,9 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         let result = turn
             .providers
             .chat(&request, &mut on_text, cancel, &mut notice)?;
+        if let Some(usage) = &result.usage {
+            lock(turn.budget).calibrate(messages, usage.input_tokens);
+        }
         (turn.emit)(AgentEvent::ModelCall {
             model: turn.providers.active().model().to_string(),
             usage: result.usage,
@@ -84,10 +96,59 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         if cancel.is_cancelled() {
             return Err(LlmError::cancelled());
         }
+        // Make room first rather than cut this round's results to nothing.
+        let crowded = {
+            let budget = lock(turn.budget);
+            let incoming =
+                budget.estimate(&results) + budget.estimate(std::slice::from_ref(&message));
+            budget.estimate(messages) + incoming >= budget.warn
+        };
+        if crowded {
+            compact(turn, messages);
+        }
         messages.push(message);
-        messages.extend(results);
+        for mut result in results {
+            // Tools return everything; the loop decides what fits the context.
+            let content = result.content.take().unwrap_or_default();
+            result.content = Some(lock(turn.budget).fit(messages, content));
+            messages.push(result);
+        }
     }
     unreachable!("the loop returns at the latest after max_rounds + 1 calls")
+}
+
+fn lock(budget: &Mutex<Budget>) -> std::sync::MutexGuard<'_, Budget> {
+    budget.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Compacts the conversation when it nears the limit or the model asked for it.
+fn compact_if_needed(turn: &Turn<'_>, messages: &mut Vec<Message>) {
+    let requested = turn
+        .ctx
+        .shared
+        .compact_requested
+        .swap(false, Ordering::SeqCst);
+    if requested || lock(turn.budget).needs_compaction(messages) {
+        compact(turn, messages);
+    }
+}
+
+fn compact(turn: &Turn<'_>, messages: &mut Vec<Message>) {
+    let result = lock(turn.budget).compact(messages, turn.backup_dir);
+    let notice = match result {
+        Ok(done) if done.dropped + done.shortened == 0 => return,
+        Ok(done) => format!(
+            "context compacted: {} older messages summarised, {} old tool results shortened; the full conversation is in {}",
+            done.dropped,
+            done.shortened,
+            done.backup.display()
+        ),
+        Err(error) => format!(
+            "the context could not be compacted: cannot back it up in {}: {error}",
+            turn.backup_dir.display()
+        ),
+    };
+    (turn.emit)(AgentEvent::Notice(notice));
 }
 
 /// Runs the calls of one round in parallel; results come back in call order.

@@ -101,6 +101,8 @@ Environment:
   MARVIN_CODE_MODEL_HIGH   sub-agent models: opus (claude-opus-4.6) and
   MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the model services
+  MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
+                           are cut near it, older messages summarised)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   NO_COLOR                 set to turn colours off
 

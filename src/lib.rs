@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod app;
 pub mod audit;
+pub mod budget;
 pub mod cancel;
 pub mod chatlog;
 pub mod cli;

@@ -101,12 +101,16 @@ fn run(
     let ctx = context(&dir);
     let events = Mutex::new(Vec::new());
     let emit = |event: AgentEvent| events.lock().unwrap().push(event);
+    let budget = Mutex::new(marvin::budget::Budget::new(226_000));
+    let backup_dir = dir.path().join("logs");
     let turn = Turn {
         providers: &providers,
         registry: &registry,
         ctx: &ctx,
         max_rounds,
         emit: &emit,
+        budget: &budget,
+        backup_dir: &backup_dir,
     };
     let mut messages = vec![Message::system("sys"), Message::user("go")];
     let result = run_turn(&turn, &mut messages);

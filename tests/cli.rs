@@ -839,3 +839,103 @@ fn a_sub_agent_chain_stops_at_depth_five_and_is_audited() {
         "{tools:?}"
     );
 }
+
+#[test]
+fn the_context_budget_cuts_big_results_and_compacts_with_a_backup() {
+    let home = TempDir::new("budget");
+    let line = "The quick brown fox jumps over the lazy dog.\n";
+    std::fs::write(home.path().join("big.txt"), line.repeat(200)).unwrap();
+    let big = Reply::tool_calls(&[(
+        "r1",
+        "read_file",
+        r#"{"path":"big.txt","start_line":1,"end_line":200}"#,
+    )]);
+    let small = Reply::tool_calls(&[(
+        "r2",
+        "read_file",
+        r#"{"path":"big.txt","start_line":1,"end_line":2}"#,
+    )]);
+    let compact = Reply::tool_calls(&[("c1", "compact_history", "{}")]);
+    let mut replies = vec![big];
+    replies.extend(std::iter::repeat_n(small, 5));
+    replies.extend([compact, Reply::text(&["summarised"])]);
+    let server = ReplayServer::start(replies);
+    let output = against(&home, &server)
+        .env("MARVIN_CONTEXT_BUDGET", "2000")
+        .args([
+            "--non-interactive",
+            "--prompt",
+            "read big.txt",
+            "--working-dir",
+        ])
+        .arg(home.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output).lines().last(), Some("summarised"));
+    let tool_results = |request: usize| -> Vec<String> {
+        let messages = server.requests()[request].body["messages"]
+            .as_array()
+            .unwrap()
+            .clone();
+        messages
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The big result was cut to fit...
+    let first = tool_results(1).pop().unwrap();
+    assert!(
+        first.contains("[Result truncated — ")
+            && first.contains("chars omitted due to context budget"),
+        "{first}"
+    );
+    // ...then shortened to make room, so later results arrive whole.
+    let second = tool_results(2);
+    assert!(
+        second[0].starts_with("[Result removed to save context: it was"),
+        "{}",
+        second[0]
+    );
+    assert!(
+        second[1].starts_with("[Lines 1–2 of 200 in 'big.txt']"),
+        "{}",
+        second[1]
+    );
+    // compact_history: the last request carries the summary, and the backup exists.
+    let last = server.requests().last().unwrap().body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let summary = last
+        .iter()
+        .find_map(|m| {
+            m["content"]
+                .as_str()
+                .filter(|c| c.starts_with("[Context compacted."))
+        })
+        .expect("a summary");
+    assert!(
+        summary.contains("Earlier conversation covered: read big.txt"),
+        "{summary}"
+    );
+    let logs: Vec<_> = std::fs::read_dir(home.path().join(".marvin/logs"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    assert!(
+        logs.iter().any(|e| e
+            .file_name()
+            .to_string_lossy()
+            .starts_with("context-backup-")),
+        "{logs:?}"
+    );
+    assert!(
+        stderr(&output).contains(
+            "marvin: context compacted: 0 older messages summarised, 1 old tool results shortened"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

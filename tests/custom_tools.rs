@@ -198,8 +198,7 @@ fn a_tool_that_asks_gets_the_answer_on_its_stdin() {
         result(&server),
         "checking...\nanswer={\"answers\":{\"Deploy where?\":\"prod\"},\"status\":\"answered\"}"
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     // Without a terminal the tool hears that nobody can answer.
     let server = ReplayServer::start(vec![call("deploy", json!({})), Reply::text(&["skipped"])]);
     run(&home, &server, &[]);
@@ -342,6 +341,5 @@ fn tools_command_lists_them_with_their_origin() {
     ));
     pty.send("/help\r");
     pty.wait_for("/approvals            actions always allowed here");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }

@@ -100,8 +100,7 @@ fn single_select_with_arrows_and_enter() {
             && log.contains("answered: PostgreSQL"),
         "{log}"
     );
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
 }
 
 #[test]
@@ -131,8 +130,7 @@ fn multi_select_with_digits_and_space_and_other_with_text() {
         answers(&result),
         json!({"Which stores?": ["Redis", "S3"], "Project name?": "Other: gamma ray"})
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -154,8 +152,7 @@ fn an_empty_other_is_asked_again_with_the_reason() {
         answers(last_message(&server, 1)["content"].as_str().unwrap()),
         json!({"Which database?": "SQLite"})
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -176,8 +173,7 @@ fn schema_errors_reach_the_model_without_asking() {
         "{result}"
     );
     assert!(!pty.screen().contains("Enter chooses"));
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -215,8 +211,7 @@ fn parallel_questions_are_asked_one_at_a_time_and_answered_in_call_order() {
     };
     assert_eq!(answers(&results[0]), json!({"First question?": first}));
     assert_eq!(answers(&results[1]), json!({"Second question?": second}));
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -264,8 +259,7 @@ fn an_unanswered_question_goes_pending_and_its_late_answer_follows_up() {
     );
     assert!(late.contains(r#""Which database?":"MySQL""#), "{late}");
     assert_eq!(messages[n - 1]["content"], "what now?");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -284,8 +278,7 @@ fn ctrl_c_while_asking_cancels_the_question_and_the_turn() {
         1,
         "nothing more was asked of the model"
     );
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
 }
 
 #[test]
@@ -312,8 +305,7 @@ fn a_dumb_terminal_answers_with_typed_numbers() {
         answers(last_message(&server, 1)["content"].as_str().unwrap()),
         json!({"Which database?": ["SQLite", "MySQL"]})
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 fn command_call(command: &str) -> Reply {
@@ -362,8 +354,7 @@ fn approve_once_runs_and_asks_again_next_time() {
     pty.wait_for_nth("Yes, once", 2);
     pty.send("\r");
     pty.wait_for("again");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -384,8 +375,7 @@ fn no_with_instructions_reaches_the_model() {
         "Error: The user declined this run_command call and said: only delete build/tmp"
     );
     assert!(!pty.screen().contains("[exit code"));
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -404,8 +394,7 @@ fn always_survives_a_restart_and_can_be_revoked() {
     pty.wait_for("first");
     pty.send("/approvals\r");
     pty.wait_for("1. run_command:cargo --version");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     // A new process: the grant is still there, nothing is asked.
     let server = ReplayServer::start(vec![
         command_call("cargo --version"),
@@ -416,8 +405,7 @@ fn always_survives_a_restart_and_can_be_revoked() {
     assert!(!pty.screen().contains("Yes, once"), "{}", pty.screen());
     pty.send("/approvals revoke 1\r");
     pty.wait_for("Revoked: run_command:cargo --version");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     let server = ReplayServer::start(vec![
         command_call("cargo --version"),
         Reply::text(&["third"]),
@@ -426,8 +414,7 @@ fn always_survives_a_restart_and_can_be_revoked() {
     pty.wait_for("Yes, once");
     pty.send("\r");
     pty.wait_for("third");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -465,8 +452,7 @@ fn file_changes_show_a_diff_and_session_grants_cover_the_file() {
         1,
         "the session grant covered the second change"
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -494,8 +480,7 @@ fn accept_edits_asks_only_before_commands_and_plan_offers_no_writes() {
     assert!(pty.screen().contains("run_command wants to run:"));
     pty.send("\r");
     pty.wait_for("ok");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 
     let server = ReplayServer::start(vec![Reply::text(&["read only"])]);
     let mut pty = coding_repl(&home, &server, &["--permission-mode", "plan"], "go");
@@ -512,8 +497,7 @@ fn accept_edits_asks_only_before_commands_and_plan_offers_no_writes() {
             && !tools.contains(&"apply_patch".to_string()),
         "{tools:?}"
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -523,8 +507,7 @@ fn bypass_never_asks() {
     let mut pty = coding_repl(&home, &server, &["--permission-mode", "bypass"], "go");
     pty.wait_for("ran");
     assert!(!pty.screen().contains("Yes, once"));
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]

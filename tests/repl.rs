@@ -58,8 +58,7 @@ fn question_argument_is_answered_then_the_prompt_stays() {
     let mut pty = repl(&home, &server.url(), &["what", "is", "the", "answer?"]);
     pty.wait_for("Forty-two.");
     pty.wait_for("› ");
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
     assert_eq!(
         server.requests()[0].body["messages"][1]["content"],
         "what is the answer?"
@@ -86,8 +85,7 @@ fn ctrl_c_clears_the_line_and_ctrl_d_leaves() {
     pty.wait_for("half a thought");
     pty.send("\x03");
     pty.wait_for_nth("› ", 2);
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
 }
 
 #[test]
@@ -128,8 +126,7 @@ fn tool_rounds_show_names_and_duration() {
         "{tool_line:?}"
     );
     assert!(tool_line.ends_with("s)\x1b[0m"), "{tool_line:?}");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -146,8 +143,7 @@ fn escape_sequences_from_the_model_are_shown_not_obeyed() {
         "{screen}"
     );
     assert!(!screen.contains("\x1b]0;pwned"), "{screen}");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -181,6 +177,5 @@ fn provider_command_lists_providers_with_the_one_in_use() {
         "{line}"
     );
     assert!(screen.contains("ollama"), "{screen}");
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
 }

@@ -49,8 +49,7 @@ fn a_new_session_remembers_the_last_one() {
     pty.wait_for("› ");
     pty.send("my name is Ada\r");
     pty.wait_for("Hello Ada.");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     let log = chat_log(&home, "default");
     let said: Vec<(&str, &str)> = log
         .iter()
@@ -82,8 +81,7 @@ fn a_new_session_remembers_the_last_one() {
     // /clear forgets the conversation but not the log.
     pty.send("/clear\r");
     pty.wait_for("The conversation is cleared");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]
@@ -99,8 +97,7 @@ fn profiles_switch_keep_their_own_history_and_are_remembered() {
     pty.send("profiles\r");
     pty.wait_for("* work");
     assert!(pty.screen().contains("  default"), "{}", pty.screen());
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     assert_eq!(chat_log(&home, "work").len(), 2);
     assert!(chat_log(&home, "default").is_empty());
     // The next run starts in the last profile; --profile picks another.
@@ -156,8 +153,7 @@ fn shell_escape_and_shell_mode() {
     pty.wait_for("(exit 1)");
     pty.send("!sh\r");
     pty.wait_for("Shell mode off.");
-    pty.send("\x04");
-    assert!(pty.wait_exit().success());
+    assert!(pty.leave().success());
 }
 
 #[test]
@@ -177,8 +173,7 @@ fn usage_shows_the_session_and_all_time() {
             "{}",
             pty.screen()
         );
-        pty.send("\x04");
-        pty.wait_exit();
+        pty.leave();
     }
     let ledger: Value = serde_json::from_str(
         &std::fs::read_to_string(home.path().join("marvin-home/usage.json")).unwrap(),
@@ -211,8 +206,7 @@ fn preferences_are_edited_safely_and_reach_the_prompt() {
             .unwrap()
             .contains(r#"The user's preferences: {"units":"metric"}"#)
     );
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     let env = [
         ("EDITOR", editor.display().to_string()),
         ("NEXT_PREFS", "{broken".to_string()),
@@ -221,8 +215,7 @@ fn preferences_are_edited_safely_and_reach_the_prompt() {
     pty.wait_for("› ");
     pty.send("preferences\r");
     pty.wait_for("Preferences not changed: that is not valid JSON");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
     let kept = std::fs::read_to_string(
         home.path()
             .join("marvin-home/profiles/default/preferences.json"),
@@ -246,8 +239,7 @@ fn saved_places_are_kept_in_the_profile() {
     pty.wait_for("saved");
     pty.send("saved\r");
     pty.wait_for("gym: Iron Works, 5 Steel Rd");
-    pty.send("\x04");
-    pty.wait_exit();
+    pty.leave();
 }
 
 #[test]

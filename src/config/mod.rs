@@ -38,6 +38,7 @@ pub const VARIABLES: &[&str] = &[
     "MARVIN_FALLBACK",
     "MARVIN_TIMEOUT",
     "EDITOR",
+    "MARVIN_CONTEXT_BUDGET",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -145,6 +146,8 @@ pub struct Config {
     pub dumb_terminal: bool,
     /// The editor for `preferences` (EDITOR, default nano).
     pub editor: String,
+    /// The context limit in tokens (warn and compact at 180/226 and 200/226 of it).
+    pub context_budget: usize,
 }
 
 impl Config {
@@ -235,6 +238,12 @@ impl Config {
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
+            context_budget: match env.get("MARVIN_CONTEXT_BUDGET") {
+                Some(text) => text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {
+                    ConfigError::Invalid(format!("MARVIN_CONTEXT_BUDGET must be a number of tokens of at least 1000, not {text:?}"))
+                })?,
+                None => 226_000,
+            },
             permission_mode: permission_mode(args, env)?,
             has_ui: !non_interactive,
         })

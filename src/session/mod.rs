@@ -86,6 +86,7 @@ pub struct Session {
     follow_ups: Vec<String>,
     /// The user's own tools, for `/tools`.
     custom_tools: Vec<crate::tools::custom::Loaded>,
+    budget: Arc<std::sync::Mutex<crate::budget::Budget>>,
 }
 
 impl Session {
@@ -120,6 +121,18 @@ impl Session {
             deferred: Vec::new(),
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
+            budget: Arc::new(std::sync::Mutex::new(crate::budget::Budget::new(
+                config.context_budget,
+            ))),
+        }
+    }
+
+    /// Where compaction saves the whole conversation first: the project's .marvin/logs in
+    /// coding mode, else the profile directory.
+    fn backup_dir(&self, working_dir: &std::path::Path) -> PathBuf {
+        match (&self.profile_dir, self.coding_mode) {
+            (Some(dir), false) => dir.clone(),
+            _ => working_dir.join(".marvin").join("logs"),
         }
     }
 
@@ -431,6 +444,8 @@ impl Session {
 
     fn spawn_worker(&self, ctx: ToolContext, sender: mpsc::Sender<WorkerMessage>) {
         let providers = Arc::clone(&self.providers);
+        let budget = Arc::clone(&self.budget);
+        let backup_dir = self.backup_dir(&ctx.working_dir());
         let registry = Arc::clone(&self.registry);
         let mut messages = self.messages.clone();
         let max_rounds = self.max_rounds;
@@ -442,6 +457,8 @@ impl Session {
                 };
                 let turn = Turn {
                     providers: &providers,
+                    budget: &budget,
+                    backup_dir: &backup_dir,
                     registry: &registry,
                     ctx: &ctx,
                     max_rounds,

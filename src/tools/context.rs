@@ -46,6 +46,8 @@ pub struct SessionTools {
     pub usage: std::sync::Mutex<crate::usage::Tally>,
     /// The active profile's directory, for the saved-places tools (it changes on a switch).
     pub profile_dir: RwLock<Option<PathBuf>>,
+    /// compact_history asks the loop to compact before its next model call.
+    pub compact_requested: std::sync::atomic::AtomicBool,
 }
 
 impl SessionTools {

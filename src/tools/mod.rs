@@ -618,6 +618,7 @@ mod tests {
                 "remove_place",
                 "list_places",
                 "system_info",
+                "compact_history",
                 "get_usage"
             ]
         );

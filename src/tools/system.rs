@@ -35,6 +35,14 @@ pub fn tools() -> Vec<ToolDef> {
             get_working_dir,
         ),
         ToolDef::new(
+            "compact_history",
+            "Summarise the older part of this conversation to free context space (a backup is kept).",
+            Category::Always,
+            &[],
+            "{}",
+            compact_history,
+        ),
+        ToolDef::new(
             "get_usage",
             "Show the tokens and cost of this session and of all time.",
             Category::Always,
@@ -61,6 +69,13 @@ fn get_working_dir(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
         "Working directory: {}",
         ctx.working_dir().display()
     ))
+}
+
+fn compact_history(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    ctx.shared
+        .compact_requested
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok("The conversation will be compacted before your next step: older messages are summarised, the latest kept, and a backup saved.".into())
 }
 
 fn get_usage(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {

@@ -99,6 +99,27 @@ impl Pty {
         self.wait_for_nth(text, 1);
     }
 
+    /// Waits until a prompt (`› `) is the last thing on screen, then sends Ctrl+D and waits
+    /// for the exit. (Ctrl+D typed before the prompt is back would be taken by the terminal's
+    /// own line mode and lost.)
+    pub fn leave(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            let last_line = screen.rsplit('\n').next().unwrap_or("");
+            if last_line.contains("› ") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no prompt to leave from; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.send("\x04");
+        self.wait_exit()
+    }
+
     pub fn wait_exit(&mut self) -> ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
