@@ -28,6 +28,7 @@ fn asks_answers_and_remembers_the_input() {
     pty.send("hi there\r");
     pty.wait_for("from Marvin.");
     pty.wait_for("openai-compat · gpt-4o · 10 in / 5 out");
+    pty.wait_for("· profile default · 2 messages");
     pty.send("and again\r");
     pty.wait_for("Second.");
     pty.send("quit\r");
@@ -177,5 +178,18 @@ fn provider_command_lists_providers_with_the_one_in_use() {
         "{line}"
     );
     assert!(screen.contains("ollama"), "{screen}");
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn tab_completes_commands() {
+    let home = TempDir::new("repl-tab");
+    let server = ReplayServer::unused();
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("/appr\t");
+    pty.wait_for("/approvals");
+    pty.send("\r");
+    pty.wait_for("No lasting approvals in this project.");
     assert!(pty.leave().success());
 }

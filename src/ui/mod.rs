@@ -3,6 +3,7 @@
 pub mod actions;
 pub mod ask;
 pub mod batch;
+pub mod complete;
 pub mod keys;
 pub mod output;
 pub mod repl;

@@ -9,6 +9,7 @@ use rustyline::history::FileHistory;
 use rustyline::{Config as EditorConfig, Editor};
 
 use super::actions;
+use super::complete::Completion;
 use super::signal::Watch;
 use super::terminal::TerminalView;
 use crate::agent::AgentEvent;
@@ -48,8 +49,14 @@ pub fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnEn
         watch: Watch::new(),
     };
     let report = session.submit(text, &mut ui);
-    ui.view
-        .finish(&report, session.provider_name(), session.model());
+    let status = super::terminal::Status {
+        provider: session.provider_name(),
+        model: session.model(),
+        profile: session.profile(),
+        messages: session.messages().len().saturating_sub(1),
+        coding: session.coding_mode(),
+    };
+    ui.view.finish(&report, &status);
     report.end
 }
 
@@ -58,7 +65,7 @@ pub struct Repl<'a> {
     pub config: &'a Config,
     pub session: &'a mut Session,
     pub view: TerminalView,
-    pub editor: Editor<(), FileHistory>,
+    pub editor: Editor<Completion, FileHistory>,
     pub history: Option<PathBuf>,
     /// Lines run as shell commands (`!shell`).
     pub shell_mode: bool,
@@ -76,7 +83,9 @@ pub fn run(
     let mut repl = Repl {
         config,
         view: TerminalView::new(config.colour_allowed, config.dumb_terminal),
-        editor: new_editor()?,
+        editor: new_editor(Completion {
+            home: config.home.clone(),
+        })?,
         history: None,
         session,
         shell_mode: false,
@@ -202,7 +211,7 @@ impl Repl<'_> {
 }
 
 /// The line editor (history is loaded separately).
-pub fn new_editor() -> Result<Editor<(), FileHistory>, String> {
+pub fn new_editor(completion: Completion) -> Result<Editor<Completion, FileHistory>, String> {
     let config = EditorConfig::builder()
         .max_history_size(1000)
         .map_err(|e| format!("setting up the prompt: {e}"))?
@@ -211,7 +220,10 @@ pub fn new_editor() -> Result<Editor<(), FileHistory>, String> {
         .history_ignore_space(true)
         .auto_add_history(false)
         .build();
-    Editor::with_config(config).map_err(|e| format!("setting up the prompt: {e}"))
+    let mut editor =
+        Editor::with_config(config).map_err(|e| format!("setting up the prompt: {e}"))?;
+    editor.set_helper(Some(completion));
+    Ok(editor)
 }
 
 /// `<profile dir>/history`, with the directory created private.

@@ -10,6 +10,16 @@ use crate::agent::AgentEvent;
 use crate::session::{TurnEnd, TurnReport};
 use crate::usage::format_cost;
 
+/// What the status line after an answer shows besides the turn's usage.
+pub struct Status<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub profile: &'a str,
+    /// Messages in the conversation.
+    pub messages: usize,
+    pub coding: bool,
+}
+
 pub struct TerminalView {
     answer: Out,
     /// Where tool lines, notices and the status line go when not to `answer`.
@@ -94,7 +104,7 @@ impl TerminalView {
     }
 
     /// Closes the turn: the cancel marker or the error, then the status line.
-    pub fn finish(&mut self, report: &TurnReport, provider: &str, model: &str) {
+    pub fn finish(&mut self, report: &TurnReport, status: &Status<'_>) {
         if self.answer.is_broken() {
             return; // Nobody reads the answer: end quietly.
         }
@@ -122,12 +132,18 @@ impl TerminalView {
         self.answer.end_line();
         let tally = &report.tally;
         let mut parts = vec![
-            provider.to_string(),
-            model.to_string(),
+            status.provider.to_string(),
+            status.model.to_string(),
             format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
         ];
         parts.extend(format_cost(tally));
         parts.push(seconds(report.elapsed));
+        parts.push(format!("profile {}", status.profile));
+        parts.push(format!("{} messages", status.messages));
+        if status.coding {
+            parts.push("code".into());
+        }
+
         self.side_line(&style.dim(&parts.join(" · ")));
         self.answer.flush();
     }
