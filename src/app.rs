@@ -129,13 +129,39 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
     };
     let mut session = new_session(&config);
     let mut view = BatchView::new(args.json);
+    notify(&config, "started", &prompt);
     let report = session.submit(&prompt, &mut view);
+    match &report.end {
+        TurnEnd::Answered(answer) => notify(&config, "finished", answer.text()),
+        TurnEnd::Failed(error) => notify(&config, "failed", &error.message),
+        TurnEnd::Cancelled => notify(&config, "cancelled", "stopped with Ctrl+C"),
+    }
     let code = if view.is_broken() {
         0
     } else {
         view.finish(&report)
     };
     (code, session.totals().clone())
+}
+
+/// Tells the --ntfy topic how the run goes; a notification that cannot be sent is a warning.
+fn notify(config: &Config, state: &str, text: &str) {
+    let Some(topic) = &config.ntfy else { return };
+    let mut body: String = text.chars().take(300).collect();
+    if body.len() < text.len() {
+        body.push('…');
+    }
+    let title = format!("Marvin {state}");
+    let sent = crate::tools::ntfy::publish(
+        &config.ntfy_url,
+        topic,
+        Some(&title),
+        &body,
+        std::time::Duration::from_secs(5),
+    );
+    if let Err(error) = sent {
+        eprintln!("marvin: --ntfy: {error}");
+    }
 }
 
 fn build_config(args: &Args, env: &Env) -> Result<Config, String> {

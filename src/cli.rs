@@ -57,7 +57,8 @@ Options:
                            --non-interactive
       --profile NAME       use (or create) this profile; remembered for next
                            time (default: the last one, else default)
-      --ntfy TOPIC         ntfy topic for progress notifications
+      --ntfy TOPIC         with --non-interactive: notify this ntfy topic
+                           when the run starts, finishes or fails
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
@@ -103,6 +104,8 @@ Environment:
   HTTPS_PROXY, NO_PROXY    proxy for the model services
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
                            are cut near it, older messages summarised)
+  NTFY_URL                 ntfy server for --ntfy and the ntfy tools
+                           (default https://ntfy.sh)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   NO_COLOR                 set to turn colours off
 

@@ -39,6 +39,7 @@ pub const VARIABLES: &[&str] = &[
     "MARVIN_TIMEOUT",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
+    "NTFY_URL",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -148,6 +149,8 @@ pub struct Config {
     pub editor: String,
     /// The context limit in tokens (warn and compact at 180/226 and 200/226 of it).
     pub context_budget: usize,
+    /// The ntfy server (NTFY_URL, default https://ntfy.sh).
+    pub ntfy_url: String,
 }
 
 impl Config {
@@ -238,6 +241,7 @@ impl Config {
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
+            ntfy_url: env.get("NTFY_URL").unwrap_or("https://ntfy.sh").trim_end_matches('/').to_string(),
             context_budget: match env.get("MARVIN_CONTEXT_BUDGET") {
                 Some(text) => text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {
                     ConfigError::Invalid(format!("MARVIN_CONTEXT_BUDGET must be a number of tokens of at least 1000, not {text:?}"))

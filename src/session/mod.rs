@@ -262,6 +262,16 @@ impl Session {
         store::ledger::report(&self.totals, &lifetime)
     }
 
+    /// New messages on the profile's ntfy subscriptions, fetched within two seconds at most.
+    pub fn notifications(&self) -> Vec<String> {
+        match &self.profile_dir {
+            Some(dir) => {
+                crate::tools::ntfy::poll_all(&self.settings.ntfy_url, dir, Duration::from_secs(2))
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// Forgets the conversation (the chat log stays).
     pub fn clear(&mut self) {
         self.messages.truncate(1);
@@ -521,6 +531,7 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         code_model_low: config.code_model_low.clone(),
         permission_mode: config.permission_mode,
         marvin_home: config.home.clone(),
+        ntfy_url: config.ntfy_url.clone(),
     }
 }
 

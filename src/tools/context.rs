@@ -34,6 +34,8 @@ pub struct ToolSettings {
     pub permission_mode: PermissionMode,
     /// MARVIN_HOME, for the usage ledger.
     pub marvin_home: Option<PathBuf>,
+    /// The ntfy server (NTFY_URL).
+    pub ntfy_url: String,
 }
 
 /// State of the session's tools that outlives a turn: the ticket gate and background jobs.

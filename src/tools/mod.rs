@@ -13,6 +13,7 @@ pub mod fsafe;
 pub mod git;
 pub mod ignore;
 pub mod notes;
+pub mod ntfy;
 pub mod packages;
 pub mod paths;
 pub mod places;
@@ -174,6 +175,7 @@ impl Registry {
             notes::tools(),
             ask::tools(),
             places::tools(),
+            ntfy::tools(),
             tickets::tools(),
             agents::tools(),
             packages::tools(),
@@ -617,6 +619,11 @@ mod tests {
                 "save_place",
                 "remove_place",
                 "list_places",
+                "generate_ntfy_topic",
+                "ntfy_subscribe",
+                "ntfy_unsubscribe",
+                "ntfy_publish",
+                "ntfy_list",
                 "system_info",
                 "compact_history",
                 "get_usage"
@@ -659,6 +666,8 @@ mod tests {
             "file_apply_patch",
             "save_place",
             "remove_place",
+            "ntfy_subscribe",
+            "ntfy_unsubscribe",
         ] {
             assert!(
                 !readonly.contains(&write),

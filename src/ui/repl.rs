@@ -181,6 +181,10 @@ impl Repl<'_> {
                 text.chars().count()
             )));
         }
+        for line in self.session.notifications() {
+            self.view
+                .side_line(&format!("🔔 {}", super::sanitize::sanitize(&line)));
+        }
         ask(self.session, &mut self.view, text);
         actions::ask_deferred(self.session, &mut self.view);
     }
