@@ -1,6 +1,7 @@
 //! Profiles in MARVIN_HOME/profiles/<name>/: which one is in use (remembered across runs),
 //! the list of them, and a new one's defaults. Directories are private (0700).
 
+pub mod json;
 pub mod ledger;
 
 use std::fs;
@@ -53,11 +54,20 @@ pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
     private(home);
     private(&home.join("profiles"));
     private(&dir);
-    for (file, empty) in [("preferences.json", "{}\n"), ("saved_places.json", "[]\n")] {
+    for (file, empty) in [
+        ("preferences.json", "{}\n"),
+        ("saved_places.json", "[]\n"),
+        ("tokens.json", "{}\n"),
+    ] {
         let path = dir.join(file);
         if !path.exists() {
-            fs::write(path, empty)?;
+            fs::write(&path, empty)?;
         }
+    }
+    // Tokens of services the user signed in to: readable by the user alone.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir.join("tokens.json"), fs::Permissions::from_mode(0o600))?;
     }
     fs::write(home.join(LAST), format!("{name}\n"))?;
     Ok(dir)
@@ -86,15 +96,13 @@ pub fn list(home: &Path) -> Vec<String> {
 
 /// The profile's preferences as JSON text for the system prompt; `None` when there are none.
 pub fn preferences(dir: &Path) -> Option<String> {
-    let value: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.join("preferences.json")).ok()?).ok()?;
+    let value: serde_json::Value = json::load(&dir.join("preferences.json"));
     (value.as_object().is_some_and(|m| !m.is_empty())).then(|| value.to_string())
 }
 
 /// The profile's saved places as JSON text for the system prompt; `None` when there are none.
 pub fn places(dir: &Path) -> Option<String> {
-    let value: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.join("saved_places.json")).ok()?).ok()?;
+    let value: serde_json::Value = json::load(&dir.join("saved_places.json"));
     (value.as_array().is_some_and(|a| !a.is_empty())).then(|| value.to_string())
 }
 

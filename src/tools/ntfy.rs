@@ -122,18 +122,12 @@ pub fn poll(
 }
 
 pub fn load(profile_dir: &Path) -> Vec<Subscription> {
-    std::fs::read_to_string(profile_dir.join(FILE))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+    crate::store::json::load(&profile_dir.join(FILE))
 }
 
 pub fn save(profile_dir: &Path, subscriptions: &[Subscription]) -> Result<(), String> {
     let path = profile_dir.join(FILE);
-    let temp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    let text = serde_json::to_string_pretty(subscriptions).unwrap_or_default();
-    std::fs::write(&temp, text)
-        .and_then(|_| std::fs::rename(&temp, &path))
+    crate::store::json::save(&path, &subscriptions)
         .map_err(|e| format!("cannot save {}: {e}", path.display()))
 }
 

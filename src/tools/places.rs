@@ -72,19 +72,13 @@ fn file(ctx: &ToolContext) -> Result<PathBuf, String> {
     Ok(dir.join("saved_places.json"))
 }
 
+/// The saved places; a corrupt file is moved aside by the store and reads as none.
 pub fn load(path: &std::path::Path) -> Result<Vec<Place>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not valid ({e}); fix or remove it.", path.display())),
-        Err(_) => Ok(Vec::new()),
-    }
+    Ok(crate::store::json::load(path))
 }
 
 fn save(path: &std::path::Path, places: &[Place]) -> Result<(), String> {
-    let temp = path.with_extension(format!("json.tmp-{}", std::process::id()));
-    let text = serde_json::to_string_pretty(places).unwrap_or_default();
-    std::fs::write(&temp, text + "\n")
-        .and_then(|_| std::fs::rename(&temp, path))
+    crate::store::json::save(path, &places)
         .map_err(|e| format!("Cannot save places to {}: {e}.", path.display()))
 }
 

@@ -1,0 +1,81 @@
+//! Reading and writing the store's JSON files: a missing file is empty, a corrupt one is moved
+//! aside as `<name>.corrupt-<time>` with a warning (never silently overwritten), and writes go
+//! to a temporary file that is renamed into place.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The file's value; the default when it is missing or had to be moved aside.
+pub fn load<T: DeserializeOwned + Default>(path: &Path) -> T {
+    let Ok(text) = fs::read_to_string(path) else {
+        return T::default();
+    };
+    match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => {
+            let stamp = crate::clock::iso8601(SystemTime::now()).replace(':', "-");
+            let mut aside = path.as_os_str().to_os_string();
+            aside.push(format!(".corrupt-{stamp}"));
+            match fs::rename(path, &aside) {
+                Ok(()) => eprintln!(
+                    "marvin: {} was not valid JSON ({error}); moved it to {} and started afresh",
+                    path.display(),
+                    Path::new(&aside).display()
+                ),
+                Err(move_error) => eprintln!(
+                    "marvin: {} is not valid JSON ({error}) and could not be moved aside: {move_error}",
+                    path.display()
+                ),
+            }
+            T::default()
+        }
+    }
+}
+
+/// Writes `value` in one step: a temporary file beside it, then a rename.
+pub fn save<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let mut temp = path.as_os_str().to_os_string();
+    temp.push(format!(
+        ".tmp-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    fs::write(&temp, text + "\n")?;
+    fs::rename(&temp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_is_empty_corrupt_is_moved_aside_and_saves_round_trip() {
+        let dir = crate::test_support::TempDir::new("store-json");
+        let path = dir.path().join("places.json");
+        assert_eq!(load::<Vec<String>>(&path), Vec::<String>::new());
+        save(&path, &vec!["a".to_string()]).unwrap();
+        assert_eq!(load::<Vec<String>>(&path), ["a"]);
+        fs::write(&path, "[\"cut off").unwrap();
+        assert_eq!(load::<Vec<String>>(&path), Vec::<String>::new());
+        let aside: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".corrupt-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "{aside:?}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join(&aside[0])).unwrap(),
+            "[\"cut off"
+        );
+    }
+}
