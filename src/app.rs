@@ -44,8 +44,10 @@ pub fn run(args: Args) -> ExitCode {
             let end = repl::ask(&mut session, &mut view, question);
             return exit_code(&end, &view);
         }
-        let providers =
-            |name: &str, model: &str| provider_table(&env, Some(&config), Some((name, model)));
+        let providers = Desk {
+            env: &env,
+            config: &config,
+        };
         return match repl::run(&config, &mut session, first, &providers) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => fail(&message),
@@ -206,6 +208,26 @@ fn new_session(config: &Config) -> Session {
     );
     session.set_custom_tools(loaded);
     session
+}
+
+/// The app's side of `/provider` and `/model`: the table, and providers built from the
+/// environment as --provider would build them.
+struct Desk<'a> {
+    env: &'a Env,
+    config: &'a Config,
+}
+
+impl repl::ProviderDesk for Desk<'_> {
+    fn table(&self, name: &str, model: &str) -> String {
+        provider_table(self.env, Some(self.config), Some((name, model)))
+    }
+
+    fn connect(&self, name: &str, model: Option<&str>) -> Result<Arc<dyn llm::Provider>, String> {
+        let settings = self
+            .config
+            .provider_settings(self.env, name, model.map(str::to_string))?;
+        Ok(llm::connect(&settings, self.config.search_path.clone()))
+    }
 }
 
 /// `--list-providers`: every provider, its model and where its credentials are, and which one

@@ -25,6 +25,10 @@ pub enum Command {
     Clear,
     /// `/provider`: the provider table.
     Providers,
+    /// `/provider NAME`: answer with that provider from the next message on.
+    SwitchProvider(String),
+    /// `/model` shows the model; `/model NAME` switches the provider in use to it.
+    Model(Option<String>),
     /// `/help`: the commands and the user's own tools.
     Help,
     /// `/tools`: the user's own tools and where each came from.
@@ -59,6 +63,9 @@ pub fn parse(line: &str) -> Command {
         (Some("saved"), None, _) => Command::Saved,
         (Some("/clear"), None, _) => Command::Clear,
         (Some("/provider" | "/providers"), None, _) => Command::Providers,
+        (Some("/provider"), Some(name), None) => Command::SwitchProvider(name.to_string()),
+        (Some("/model"), None, _) => Command::Model(None),
+        (Some("/model"), Some(name), None) => Command::Model(Some(name.to_string())),
         (Some("/help"), None, _) => Command::Help,
         (Some("/tools"), None, _) => Command::Tools,
         (Some("/approvals"), None, _) => Command::ListApprovals,
@@ -107,6 +114,13 @@ mod tests {
             ("saved", Command::Saved),
             ("/clear", Command::Clear),
             ("/provider", Command::Providers),
+            ("/provider groq", Command::SwitchProvider("groq".into())),
+            ("/model", Command::Model(None)),
+            (
+                "/model gpt-4o-mini",
+                Command::Model(Some("gpt-4o-mini".into())),
+            ),
+            ("/model two words", Command::Unknown("/model".into())),
             ("/help", Command::Help),
             ("/tools", Command::Tools),
             ("/approvals", Command::ListApprovals),

@@ -193,3 +193,60 @@ fn tab_completes_commands() {
     pty.wait_for("No lasting approvals in this project.");
     assert!(pty.leave().success());
 }
+
+#[test]
+fn model_and_provider_switch_mid_conversation_and_a_bad_switch_changes_nothing() {
+    let home = TempDir::new("repl-switch");
+    let openai = ReplayServer::start(vec![Reply::text(&["From the mini model."])]);
+    let ollama = ReplayServer::start(vec![Reply::ndjson(concat!(
+        r#"{"model":"qwen3","message":{"role":"assistant","content":"From llama."},"done":false}"#,
+        "\n",
+        r#"{"model":"qwen3","message":{"role":"assistant","content":""},"done":true,"prompt_eval_count":9,"eval_count":3}"#,
+        "\n"
+    ))]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", openai.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("OLLAMA_URL", ollama.root())
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for_nth("› ", 1);
+    pty.send("/model\r");
+    pty.wait_for("openai-compat · gpt-4o — /model NAME");
+    pty.wait_for_nth("› ", 2);
+    pty.send("/model gpt-4o-mini\r");
+    pty.wait_for("Now using openai-compat · gpt-4o-mini");
+    pty.wait_for_nth("› ", 3);
+    pty.send("first question\r");
+    pty.wait_for("From the mini model.");
+    pty.wait_for_nth("› ", 4);
+    pty.send("/provider gemini\r");
+    pty.wait_for("Cannot switch: gemini needs an API key: set GEMINI_API_KEY");
+    pty.wait_for("Still using openai-compat · gpt-4o-mini.");
+    pty.wait_for_nth("› ", 5);
+    pty.send("/provider ollama\r");
+    pty.wait_for("Now using ollama · ");
+    pty.wait_for_nth("› ", 6);
+    pty.send("/model qwen3\r");
+    pty.wait_for("Now using ollama · qwen3");
+    pty.wait_for_nth("› ", 7);
+    pty.send("second question\r");
+    pty.wait_for("From llama.");
+    pty.wait_for("ollama · qwen3");
+    assert!(pty.leave().success());
+    assert_eq!(openai.requests()[0].body["model"], "gpt-4o-mini");
+    let asked = &ollama.requests()[0];
+    assert!(asked.url.ends_with("/api/chat"), "{}", asked.url);
+    assert_eq!(asked.body["model"], "qwen3");
+    // The conversation carried over to the new provider.
+    let contents: Vec<&str> = asked.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(contents.contains(&"first question"), "{contents:?}");
+    assert!(contents.contains(&"From the mini model."), "{contents:?}");
+    assert!(contents.contains(&"second question"), "{contents:?}");
+}

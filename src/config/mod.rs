@@ -154,6 +154,22 @@ pub struct Config {
 }
 
 impl Config {
+    /// Settings for provider `name` (with `model`, or its configured one), to switch to in the
+    /// middle of a session; the error says what is missing.
+    pub fn provider_settings(
+        &self,
+        env: &Env,
+        name: &str,
+        model: Option<String>,
+    ) -> Result<ProviderSettings, String> {
+        let inputs = provider::Inputs {
+            env,
+            timeout: self.provider.timeout,
+            home: self.home.as_deref(),
+        };
+        provider::switch(name, model, &inputs)
+    }
+
     /// The directory of the active profile, when there is a MARVIN_HOME.
     pub fn profile_dir(&self) -> Option<PathBuf> {
         self.home

@@ -186,6 +186,23 @@ pub(super) fn resolve(args: &Args, inputs: &Inputs<'_>) -> Result<ProviderSettin
     settings_for(kind, inputs, model, chosen.is_some()).map_err(ConfigError::Invalid)
 }
 
+/// The settings for switching to `name` mid-session (`/provider`, `/model`): as if it had been
+/// chosen with --provider, with `model` or the provider's configured one.
+pub(super) fn switch(
+    name: &str,
+    model: Option<String>,
+    inputs: &Inputs<'_>,
+) -> Result<ProviderSettings, String> {
+    let kind = ProviderKind::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = ProviderKind::ALL.iter().map(|k| k.name()).collect();
+        format!(
+            "unknown provider {name:?}; choose one of {}",
+            names.join(", ")
+        )
+    })?;
+    settings_for(kind, inputs, model, true)
+}
+
 /// The providers to fall back to, in order: MARVIN_FALLBACK, else Copilot when it has a login.
 pub(super) fn fallbacks(
     primary: ProviderKind,
@@ -413,6 +430,30 @@ mod tests {
             .into_iter()
             .map(|s| s.kind)
             .collect())
+    }
+
+    #[test]
+    fn switching_names_the_provider_keeps_or_replaces_the_model_and_says_what_is_missing() {
+        let env = Env::from_pairs([("GROQ_API_KEY", "gsk"), ("GROQ_MODEL", "llama-big")]);
+        let inputs = Inputs {
+            env: &env,
+            timeout: Duration::from_secs(1),
+            home: None,
+        };
+        let groq = switch("groq", None, &inputs).unwrap();
+        assert_eq!(
+            (groq.kind, groq.model.as_str()),
+            (ProviderKind::Groq, "llama-big")
+        );
+        let other = switch("groq", Some("mixtral".into()), &inputs).unwrap();
+        assert_eq!(other.model, "mixtral");
+        let missing = switch("gemini", None, &inputs).unwrap_err();
+        assert!(missing.contains("GEMINI_API_KEY"), "{missing}");
+        let unknown = switch("grok", None, &inputs).unwrap_err();
+        assert!(
+            unknown.contains("unknown provider \"grok\"") && unknown.contains("ollama"),
+            "{unknown}"
+        );
     }
 
     #[test]

@@ -25,6 +25,19 @@ impl ProviderChain {
         }
     }
 
+    /// A chain that answers with `primary` from now on and falls back, as before, to the
+    /// other providers of this one (any with the same name is replaced).
+    pub fn with_primary(&self, primary: Arc<dyn Provider>) -> Self {
+        let mut providers = vec![primary];
+        let rest = self
+            .providers
+            .iter()
+            .filter(|p| p.name() != providers[0].name());
+        let rest: Vec<_> = rest.cloned().collect();
+        providers.extend(rest);
+        Self::new(providers)
+    }
+
     /// The provider answering now.
     pub fn active(&self) -> &dyn Provider {
         self.providers[self.active.load(Ordering::SeqCst)].as_ref()
@@ -77,4 +90,55 @@ fn falls_back(kind: ErrorKind) -> bool {
             | ErrorKind::Server
             | ErrorKind::RateLimited
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a name and a model: these tests look at the order, never at a call.
+    struct Named(&'static str, &'static str);
+
+    impl Provider for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn model(&self) -> &str {
+            self.1
+        }
+        fn chat(
+            &self,
+            _: &ChatRequest<'_>,
+            _: &mut dyn FnMut(&str),
+            _: &CancelToken,
+        ) -> Result<ChatResult, LlmError> {
+            unreachable!("the order is under test, not a call")
+        }
+    }
+
+    fn order(chain: &ProviderChain) -> Vec<String> {
+        chain
+            .providers
+            .iter()
+            .map(|p| format!("{}/{}", p.name(), p.model()))
+            .collect()
+    }
+
+    #[test]
+    fn a_new_primary_goes_first_and_replaces_its_namesake() {
+        let chain = ProviderChain::new(vec![
+            Arc::new(Named("groq", "llama")),
+            Arc::new(Named("copilot", "gpt-4o")),
+        ]);
+        let model = chain.with_primary(Arc::new(Named("groq", "mixtral")));
+        assert_eq!(order(&model), ["groq/mixtral", "copilot/gpt-4o"]);
+        assert_eq!(model.active().model(), "mixtral");
+        let switched = chain.with_primary(Arc::new(Named("copilot", "gpt-5")));
+        assert_eq!(order(&switched), ["copilot/gpt-5", "groq/llama"]);
+        let other = chain.with_primary(Arc::new(Named("ollama", "llama3.2")));
+        assert_eq!(
+            order(&other),
+            ["ollama/llama3.2", "groq/llama", "copilot/gpt-4o"]
+        );
+    }
 }

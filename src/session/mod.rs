@@ -309,6 +309,12 @@ impl Session {
         self.providers.active().model()
     }
 
+    /// Answers with `provider` from the next message on, keeping the conversation and the
+    /// other providers as fallbacks.
+    pub fn switch_provider(&mut self, provider: Arc<dyn crate::llm::Provider>) {
+        self.providers = Arc::new(self.providers.with_primary(provider));
+    }
+
     /// Usage over the whole session.
     pub fn totals(&self) -> &Tally {
         &self.totals

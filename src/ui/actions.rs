@@ -19,12 +19,44 @@ Commands:
   usage                 tokens and cost, this session and all time
   saved                 the saved places of this profile
   /clear                forget the conversation (the chat log keeps it)
-  /provider             the providers, their models and credentials
+  /provider [NAME]      the providers, their models and credentials; or switch to NAME
+  /model [NAME]         the model in use; or switch the provider in use to model NAME
   /approvals            actions always allowed here; /approvals revoke N
   /tools                your own tools and where each came from
   /help                 this list
   quit, exit, Ctrl+D    leave
 Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+
+/// `/provider NAME` and `/model NAME`: later messages go to `name` with `model`; the
+/// conversation carries on and the other providers stay as fallbacks.
+pub fn switch_provider(repl: &mut Repl<'_>, name: &str, model: Option<&str>) {
+    let style = repl.view.style();
+    match repl.providers.connect(name, model) {
+        Ok(provider) => {
+            repl.session.switch_provider(provider);
+            repl.view.side_line(&style.dim(&format!(
+                "Now using {} · {} from the next message; the conversation carries on.",
+                repl.session.provider_name(),
+                repl.session.model()
+            )));
+        }
+        Err(why) => repl.view.side_line(&format!(
+            "Cannot switch: {why}. Still using {} · {}.",
+            repl.session.provider_name(),
+            repl.session.model()
+        )),
+    }
+}
+
+/// `/model`: what answers now, and how to change it.
+pub fn show_model(repl: &mut Repl<'_>) {
+    let line = format!(
+        "{} · {} — /model NAME switches the model, /provider NAME the provider.",
+        repl.session.provider_name(),
+        repl.session.model()
+    );
+    repl.view.side_line(&line);
+}
 
 pub fn toggle_code(repl: &mut Repl<'_>) {
     let on = !repl.session.coding_mode();

@@ -1,5 +1,5 @@
 //! Tab completion at the REPL prompt: command words (`!code`, `/approvals`, `profiles` ...)
-//! and, after `profiles `, the names of existing profiles.
+//! and, after `profiles ` and `/provider `, the names of existing profiles and of providers.
 
 use std::path::PathBuf;
 
@@ -8,6 +8,8 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
+
+use crate::config::ProviderKind;
 
 const COMMANDS: &[&str] = &[
     "!code",
@@ -21,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "saved",
     "/clear",
     "/provider",
+    "/model",
     "/approvals",
     "/tools",
     "/help",
@@ -41,12 +44,16 @@ impl Completer for Completion {
         _: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
-        if let Some(partial) = before.strip_prefix("profiles ") {
-            let names = self
-                .home
-                .as_deref()
-                .map(crate::store::list)
-                .unwrap_or_default();
+        let argument = if let Some(partial) = before.strip_prefix("profiles ") {
+            let names = self.home.as_deref().map(crate::store::list);
+            Some((partial, names.unwrap_or_default()))
+        } else {
+            before.strip_prefix("/provider ").map(|partial| {
+                let names = ProviderKind::ALL.iter().map(|k| k.name().to_string());
+                (partial, names.collect())
+            })
+        };
+        if let Some((partial, names)) = argument {
             let found = names
                 .into_iter()
                 .filter(|n| n.starts_with(partial))
@@ -93,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn commands_and_profile_names_complete() {
+    fn commands_profile_and_provider_names_complete() {
         let home = crate::test_support::TempDir::new("complete");
         crate::store::open(home.path(), "work").unwrap();
         crate::store::open(home.path(), "weekend").unwrap();
@@ -117,5 +124,10 @@ mod tests {
             Vec::<String>::new()
         );
         assert!(complete(&completion, "").1.is_empty());
+        assert_eq!(
+            complete(&completion, "/provider gr"),
+            (10, vec!["groq".to_string()])
+        );
+        assert_eq!(complete(&completion, "/mo").1, ["/model"]);
     }
 }

@@ -69,8 +69,19 @@ pub struct Repl<'a> {
     pub history: Option<PathBuf>,
     /// Lines run as shell commands (`!shell`).
     pub shell_mode: bool,
-    /// Renders the provider table for the provider and model in use.
-    pub providers: &'a dyn Fn(&str, &str) -> String,
+    pub providers: &'a dyn ProviderDesk,
+}
+
+/// What the REPL needs from the app about providers, which only the app can build.
+pub trait ProviderDesk {
+    /// The provider table, marking `name` with `model` as the one in use.
+    fn table(&self, name: &str, model: &str) -> String;
+    /// Provider `name` with `model` (or its configured one), ready to answer; or why not.
+    fn connect(
+        &self,
+        name: &str,
+        model: Option<&str>,
+    ) -> Result<std::sync::Arc<dyn crate::llm::Provider>, String>;
 }
 
 /// The interactive loop. `first` is asked before the first prompt.
@@ -78,7 +89,7 @@ pub fn run(
     config: &Config,
     session: &mut Session,
     first: Option<&str>,
-    providers: &dyn Fn(&str, &str) -> String,
+    providers: &dyn ProviderDesk,
 ) -> Result<(), String> {
     let mut repl = Repl {
         config,
@@ -155,8 +166,16 @@ impl Repl<'_> {
                 );
             }
             Command::Providers => self.view.side_line(
-                (self.providers)(self.session.provider_name(), self.session.model()).trim_end(),
+                self.providers
+                    .table(self.session.provider_name(), self.session.model())
+                    .trim_end(),
             ),
+            Command::SwitchProvider(name) => actions::switch_provider(self, &name, None),
+            Command::Model(None) => actions::show_model(self),
+            Command::Model(Some(model)) => {
+                let provider = self.session.provider_name().to_string();
+                actions::switch_provider(self, &provider, Some(&model));
+            }
             Command::Help => self.view.side_line(&format!(
                 "{}\n{}",
                 actions::HELP,
