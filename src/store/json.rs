@@ -39,6 +39,13 @@ pub fn load<T: DeserializeOwned + Default>(path: &Path) -> T {
 
 /// Writes `value` in one step: a temporary file beside it, then a rename.
 pub fn save<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    replace(path, format!("{text}\n").as_bytes())
+}
+
+/// Replaces the file's content in one step, so a reader at the same moment sees the old
+/// content or the new, never a truncated file.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -48,9 +55,10 @@ pub fn save<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
         std::process::id(),
         std::thread::current().id()
     ));
-    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
-    fs::write(&temp, text + "\n")?;
-    fs::rename(&temp, path)
+    fs::write(&temp, bytes)?;
+    fs::rename(&temp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })
 }
 
 #[cfg(test)]

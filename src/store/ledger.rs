@@ -47,39 +47,14 @@ pub fn add(home: &Path, tally: &Tally) -> io::Result<Lifetime> {
     for (model, cost) in &tally.model_cost {
         *totals.model_cost.entry(model.clone()).or_default() += cost;
     }
-    let temp = home.join(format!(
-        "usage.json.tmp-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    fs::write(
-        &temp,
-        serde_json::to_string_pretty(&totals).unwrap_or_default(),
-    )?;
-    fs::rename(&temp, home.join(FILE))?;
+    super::json::save(&home.join(FILE), &totals)?;
     drop(lock);
     Ok(totals)
 }
 
 /// The totals so far. A ledger that does not parse is moved aside, never overwritten.
 pub fn read(home: &Path) -> Lifetime {
-    let path = home.join(FILE);
-    let Ok(text) = fs::read_to_string(&path) else {
-        return Lifetime::default();
-    };
-    serde_json::from_str(&text).unwrap_or_else(|error| {
-        let aside = home.join(format!(
-            "usage.json.corrupt-{}",
-            crate::clock::iso8601(std::time::SystemTime::now())
-        ));
-        eprintln!(
-            "marvin: {} is not valid ({error}); moved it to {}",
-            path.display(),
-            aside.display()
-        );
-        let _ = fs::rename(&path, aside);
-        Lifetime::default()
-    })
+    super::json::load(&home.join(FILE))
 }
 
 /// The `usage` report: this session and all time.

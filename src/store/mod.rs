@@ -59,9 +59,15 @@ pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
         ("saved_places.json", "[]\n"),
         ("tokens.json", "{}\n"),
     ] {
-        let path = dir.join(file);
-        if !path.exists() {
-            fs::write(&path, empty)?;
+        // create_new: never truncate a file another marvin has just made or the user edited.
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join(file))
+        {
+            Ok(mut new) => std::io::Write::write_all(&mut new, empty.as_bytes())?,
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
         }
     }
     // Tokens of services the user signed in to: readable by the user alone.
@@ -69,7 +75,7 @@ pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(dir.join("tokens.json"), fs::Permissions::from_mode(0o600))?;
     }
-    fs::write(home.join(LAST), format!("{name}\n"))?;
+    json::replace(&home.join(LAST), format!("{name}\n").as_bytes())?;
     Ok(dir)
 }
 

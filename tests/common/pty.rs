@@ -120,6 +120,12 @@ impl Pty {
         self.wait_exit()
     }
 
+    /// SIGKILL, as from `kill -9`: no handler runs, nothing is flushed.
+    pub fn kill_hard(&mut self) -> ExitStatus {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap()
+    }
+
     pub fn wait_exit(&mut self) -> ExitStatus {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
