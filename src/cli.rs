@@ -301,6 +301,11 @@ mod tests {
             "--profile",
         ] {
             assert!(HELP.contains(flag), "help misses {flag}");
+            let readme = include_str!("../README.md");
+            assert!(
+                readme.contains(&format!("`{flag}")),
+                "README.md misses {flag}"
+            );
         }
         for line in HELP.lines() {
             assert!(line.chars().count() <= 80, "too wide: {line}");

@@ -412,11 +412,16 @@ mod tests {
     }
 
     #[test]
-    fn help_documents_every_variable() {
+    fn help_and_readme_document_every_variable() {
+        let readme = include_str!("../../README.md");
         for var in VARIABLES {
             assert!(
                 crate::cli::HELP.contains(var),
                 "--help does not mention {var}"
+            );
+            assert!(
+                readme.contains(&format!("`{var}`")),
+                "README.md does not mention {var}"
             );
         }
     }
