@@ -254,3 +254,36 @@ fn scripts_do_not_write_into_the_chat_log() {
     assert_eq!(output.status.code(), Some(0));
     assert!(chat_log(&home, "default").is_empty());
 }
+
+#[test]
+fn project_instructions_reach_the_prompt_outside_coding_mode_too() {
+    let home = TempDir::new("sessions-instructions");
+    let project = home.path().join("project");
+    std::fs::create_dir_all(project.join(".marvin")).unwrap();
+    std::fs::write(project.join(".marvin-instructions"), "Answer in French.").unwrap();
+    std::fs::write(
+        project.join(".marvin/spec.md"),
+        "The spec: a tiny calculator.",
+    )
+    .unwrap();
+    let server = ReplayServer::start(vec![Reply::text(&["Oui."])]);
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .current_dir(&project)
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let system = messages(&server, 0)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let instructions = system.find("Answer in French.").expect(&system);
+    let spec = system.find("The spec: a tiny calculator.").expect(&system);
+    assert!(instructions < spec, "instructions come before the spec");
+    assert!(
+        !system.contains("create_file"),
+        "no coding rules outside coding mode"
+    );
+}

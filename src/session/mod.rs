@@ -207,11 +207,7 @@ impl Session {
         let history = dir.map(|d| chatlog::recent(d, 20)).unwrap_or_default();
         let preferences = dir.and_then(store::preferences);
         let places = dir.and_then(store::places);
-        let docs = if self.coding_mode {
-            project_docs(working_dir, self.user_home.as_deref())
-        } else {
-            Vec::new()
-        };
+        let docs = project_docs(working_dir, self.user_home.as_deref());
         system_prompt(&PromptFacts {
             coding_mode: self.coding_mode,
             non_interactive: self.non_interactive,
