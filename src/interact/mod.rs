@@ -4,6 +4,7 @@
 
 pub mod approvals;
 pub mod diff;
+pub mod form;
 
 use std::time::Duration;
 
@@ -38,7 +39,7 @@ pub struct Question {
     pub multi_select: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Choice {
     pub label: String,
     pub description: String,
