@@ -14,6 +14,7 @@ pub mod interact;
 pub mod llm;
 pub mod message;
 pub mod prompt;
+pub mod secret;
 pub mod session;
 pub mod store;
 #[cfg(test)]

@@ -215,11 +215,7 @@ struct NoArgs {}
 
 fn generate_topic(_: NoArgs, _: &ToolContext) -> Result<String, String> {
     // Anyone who knows a topic can read it: the name comes from the OS's secure randomness.
-    let mut bytes = [0u8; 12];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| format!("no secure randomness: {e}"))?;
-    let suffix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let suffix = crate::secret::random_hex(12).map_err(|e| format!("no secure randomness: {e}"))?;
     Ok(format!("marvin-{suffix}"))
 }
 
