@@ -1,0 +1,480 @@
+//! The form's HTTP server (seed 000 server.ts): tiny_http on 127.0.0.1 at a port the OS picks,
+//! in its own thread, serving the page and taking the answers, which reach the waiting tool
+//! over a channel. Every request must carry the session token (query for GET, body for
+//! POST) and a loopback `Host` with the right port, so no other site and no other user of
+//! the machine can read or answer the form. Dropping the server stops it and joins its
+//! thread, whatever path the tool leaves by.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tiny_http::{Header, Method, Request, Response};
+
+use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
+use super::uploads::{MAX_IMAGES, UploadDir};
+use crate::secret;
+
+/// The largest request body taken (images come base64 inside the JSON).
+pub const MAX_BODY_BYTES: usize = 15 * 1024 * 1024;
+
+/// Where the page's data goes in index.html, and where the token goes in its links.
+const DATA_PLACEHOLDER: &str = "/* __INTERVIEW_DATA_PLACEHOLDER__ */";
+const TOKEN_PLACEHOLDER: &str = "__SESSION_TOKEN__";
+
+/// The page, embedded in the binary by the tool.
+#[derive(Clone, Copy)]
+pub struct Assets {
+    pub html: &'static str,
+    pub css: &'static str,
+    pub js: &'static str,
+}
+
+/// What the person did in the browser.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormEvent {
+    Submitted(Vec<Reply>),
+    Cancelled,
+}
+
+/// Where the interview stands, as the page learns from /health and /heartbeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Open,
+    Submitted,
+    Cancelled,
+    /// Answered on the other surface: the terminal.
+    AnsweredInTerminal,
+    Expired,
+}
+
+impl State {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Submitted => "submitted",
+            Self::Cancelled => "cancelled",
+            Self::AnsweredInTerminal => "answered-in-terminal",
+            Self::Expired => "expired",
+        }
+    }
+
+    fn closed_message(self) -> &'static str {
+        match self {
+            Self::Open => "",
+            Self::Submitted => "These answers were already sent.",
+            Self::Cancelled => "This interview was cancelled.",
+            Self::AnsweredInTerminal => "This interview was answered in the terminal.",
+            Self::Expired => "This interview has expired.",
+        }
+    }
+}
+
+struct Shared {
+    interview: Interview,
+    assets: Assets,
+    token: String,
+    port: u16,
+    timeout_secs: u64,
+    uploads: UploadDir,
+    state: Mutex<State>,
+    last_heartbeat: Mutex<Option<Instant>>,
+    events: Sender<FormEvent>,
+}
+
+pub struct FormServer {
+    /// `None` once dropped.
+    server: Option<Arc<tiny_http::Server>>,
+    thread: Option<JoinHandle<()>>,
+    shared: Arc<Shared>,
+    events: Receiver<FormEvent>,
+}
+
+impl FormServer {
+    /// Starts serving `interview`; images go to `uploads`.
+    pub fn start(
+        interview: Interview,
+        assets: Assets,
+        uploads: PathBuf,
+        timeout_secs: u64,
+    ) -> Result<Self, String> {
+        let token = secret::random_hex(16)
+            .map_err(|e| format!("No secure randomness for the form: {e}"))?;
+        let server = tiny_http::Server::http("127.0.0.1:0")
+            .map_err(|e| format!("Cannot start the form's web server on 127.0.0.1: {e}"))?;
+        let port = server
+            .server_addr()
+            .to_ip()
+            .map(|a| a.port())
+            .ok_or("The form's web server has no TCP port.")?;
+        let server = Arc::new(server);
+        let (sender, events) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            interview,
+            assets,
+            token,
+            port,
+            timeout_secs,
+            uploads: UploadDir::new(uploads),
+            state: Mutex::new(State::Open),
+            last_heartbeat: Mutex::new(None),
+            events: sender,
+        });
+        let thread = std::thread::Builder::new()
+            // Named by port (Linux keeps 15 characters) to tell one interview from another.
+            .name(format!("form-{port}"))
+            .spawn({
+                let server = server.clone();
+                let shared = shared.clone();
+                move || {
+                    while let Ok(request) = server.recv() {
+                        handle(&shared, request);
+                    }
+                }
+            })
+            .map_err(|e| format!("Cannot start the form's thread: {e}"))?;
+        Ok(Self {
+            server: Some(server),
+            thread: Some(thread),
+            shared,
+            events,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.shared.port
+    }
+
+    pub fn token(&self) -> &str {
+        &self.shared.token
+    }
+
+    /// The page's address, token included.
+    pub fn url(&self) -> String {
+        format!(
+            "http://127.0.0.1:{}/?session={}",
+            self.shared.port, self.shared.token
+        )
+    }
+
+    /// The next thing the person did in the browser, if anything within `timeout`.
+    pub fn wait(&self, timeout: Duration) -> Option<FormEvent> {
+        self.events.recv_timeout(timeout).ok()
+    }
+
+    /// Closes the form without a browser answer (answered in the terminal, expired): the page
+    /// is told and further answers are refused.
+    pub fn close(&self, state: State) {
+        let mut current = lock(&self.shared.state);
+        if *current == State::Open {
+            *current = state;
+        }
+    }
+
+    /// When the page last said it was open.
+    pub fn last_heartbeat(&self) -> Option<Instant> {
+        *lock(&self.shared.last_heartbeat)
+    }
+
+    /// Where uploaded images are kept.
+    pub fn upload_dir(&self) -> &std::path::Path {
+        self.shared.uploads.path()
+    }
+}
+
+impl Drop for FormServer {
+    fn drop(&mut self) {
+        if let Some(server) = &self.server {
+            server.unblock();
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        // tiny_http closes its listening socket from its own accept thread shortly after the
+        // last handle is dropped; wait for that so the port is closed when the tool returns.
+        drop(self.server.take());
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while std::net::TcpStream::connect(("127.0.0.1", self.shared.port)).is_ok()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.shared.uploads.remove_if_empty();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn handle(shared: &Shared, mut request: Request) {
+    let response = match route(shared, &mut request) {
+        Ok(response) | Err(response) => response,
+    };
+    let _ = request.respond(response);
+}
+
+type HttpResponse = Response<std::io::Cursor<Vec<u8>>>;
+
+fn route(shared: &Shared, request: &mut Request) -> Result<HttpResponse, HttpResponse> {
+    if !host_allowed(request, shared.port) {
+        return Err(text(403, "Invalid host"));
+    }
+    let url = request.url().to_string();
+    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    match (request.method(), path) {
+        (Method::Get, "/" | "/styles.css" | "/script.js" | "/health") => {
+            let token = query_param(query, "session").unwrap_or_default();
+            if !secret::same(token.as_bytes(), shared.token.as_bytes()) {
+                return Err(text(403, "Invalid session"));
+            }
+            Ok(match path {
+                "/" => page(shared),
+                "/styles.css" => asset(shared.assets.css, "text/css; charset=utf-8"),
+                "/script.js" => asset(shared.assets.js, "application/javascript; charset=utf-8"),
+                _ => json_response(200, &status(shared)),
+            })
+        }
+        (Method::Post, "/heartbeat" | "/cancel" | "/submit") => {
+            let body = read_body(request)?;
+            let given = body.get("token").and_then(Value::as_str).unwrap_or("");
+            if !secret::same(given.as_bytes(), shared.token.as_bytes()) {
+                return Err(json_response(
+                    403,
+                    &json!({"ok": false, "error": "Invalid session"}),
+                ));
+            }
+            match path {
+                "/heartbeat" => {
+                    *lock(&shared.last_heartbeat) = Some(Instant::now());
+                    Ok(json_response(200, &status(shared)))
+                }
+                "/cancel" => finish(shared, State::Cancelled, FormEvent::Cancelled),
+                _ => submit(shared, &body),
+            }
+        }
+        _ => Err(text(404, "Not found")),
+    }
+}
+
+/// `Host` must name this server on a loopback name: a page from elsewhere whose name was
+/// pointed at 127.0.0.1 (DNS rebinding) sends its own name and is refused.
+fn host_allowed(request: &Request, port: u16) -> bool {
+    let host = request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Host"))
+        .map(|h| h.value.as_str().to_ascii_lowercase());
+    host.is_some_and(|host| {
+        host == format!("127.0.0.1:{port}") || host == format!("localhost:{port}")
+    })
+}
+
+fn query_param(query: &str, name: &str) -> Option<String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_string())
+}
+
+fn read_body(request: &mut Request) -> Result<Value, HttpResponse> {
+    let too_large = || {
+        json_response(
+            413,
+            &json!({"ok": false, "error": "The answers are too large (at most 15 MB with images)."}),
+        )
+    };
+    if request.body_length().is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    request
+        .as_reader()
+        .take(MAX_BODY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| json_response(400, &json!({"ok": false, "error": e.to_string()})))?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(too_large());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(value) if value.is_object() => Ok(value),
+        _ => Err(json_response(
+            400,
+            &json!({"ok": false, "error": "Invalid request body"}),
+        )),
+    }
+}
+
+fn status(shared: &Shared) -> Value {
+    let state = *lock(&shared.state);
+    json!({"ok": true, "state": state.name(), "message": state.closed_message()})
+}
+
+/// Ends the interview once: the first answer wins, later ones are told why they came late.
+fn finish(shared: &Shared, state: State, event: FormEvent) -> Result<HttpResponse, HttpResponse> {
+    let mut current = lock(&shared.state);
+    if let Some(refusal) = refusal_if_closed(*current) {
+        return Err(refusal);
+    }
+    *current = state;
+    let _ = shared.events.send(event);
+    Ok(json_response(200, &json!({"ok": true})))
+}
+
+/// 409 with the reason, once the interview has ended one way or another.
+fn refusal_if_closed(state: State) -> Option<HttpResponse> {
+    (state != State::Open).then(|| {
+        json_response(
+            409,
+            &json!({"ok": false, "error": state.closed_message(), "state": state.name()}),
+        )
+    })
+}
+
+fn submit(shared: &Shared, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    if let Some(refusal) = refusal_if_closed(*lock(&shared.state)) {
+        return Err(refusal);
+    }
+    let field_error = |field: &str, message: String| {
+        json_response(400, &json!({"ok": false, "error": message, "field": field}))
+    };
+    let mut replies = check_replies(
+        &shared.interview,
+        body.get("responses").unwrap_or(&Value::Null),
+    )
+    .map_err(|e| field_error(&e.field, e.message))?;
+    let images = match body.get("images") {
+        None | Some(Value::Null) => &Vec::new(),
+        Some(Value::Array(images)) => images,
+        Some(_) => return Err(field_error("images", "images: expected a list.".into())),
+    };
+    if images.len() > MAX_IMAGES {
+        return Err(field_error(
+            "images",
+            format!("Too many images: {} (at most {MAX_IMAGES}).", images.len()),
+        ));
+    }
+    for (index, image) in images.iter().enumerate() {
+        save_image(shared, image, index, &mut replies).map_err(|(f, m)| field_error(&f, m))?;
+    }
+    finish(shared, State::Submitted, FormEvent::Submitted(replies))
+}
+
+/// Saves one image and adds its path to the answer of its question: as the value of an
+/// image question, or as an attachment of any question when `isAttachment` is set.
+fn save_image(
+    shared: &Shared,
+    image: &Value,
+    index: usize,
+    replies: &mut Vec<Reply>,
+) -> Result<(), (String, String)> {
+    let Some(id) = image.get("id").and_then(Value::as_str) else {
+        let field = format!("images[{index}]");
+        return Err((
+            field.clone(),
+            format!("{field}.id: expected the question id."),
+        ));
+    };
+    let Some(question) = shared.interview.questions.iter().find(|q| q.id == id) else {
+        return Err((id.into(), format!("Unknown question id \"{id}\".")));
+    };
+    let attachment = image.get("isAttachment").and_then(Value::as_bool) == Some(true);
+    if !attachment && question.kind != Kind::Image {
+        return Err((id.into(), format!("\"{id}\" does not take an image.")));
+    }
+    let (Some(filename), Some(data)) = (
+        image.get("filename").and_then(Value::as_str),
+        image.get("data").and_then(Value::as_str),
+    ) else {
+        return Err((
+            id.into(),
+            "Invalid image payload: filename and data are needed.".into(),
+        ));
+    };
+    let path = shared
+        .uploads
+        .save(filename, data)
+        .map_err(|m| (id.to_string(), m))?;
+    let path = path.display().to_string();
+    let index = match replies.iter().position(|r| r.id == id) {
+        Some(index) => index,
+        None => {
+            replies.push(Reply {
+                id: id.to_string(),
+                value: ReplyValue::Many(Vec::new()),
+                attachments: Vec::new(),
+            });
+            replies.len() - 1
+        }
+    };
+    let reply = &mut replies[index];
+    if attachment {
+        reply.attachments.push(path);
+    } else {
+        match &mut reply.value {
+            ReplyValue::Many(paths) => paths.push(path),
+            ReplyValue::One(one) if one.is_empty() => reply.value = ReplyValue::Many(vec![path]),
+            ReplyValue::One(one) => reply.value = ReplyValue::Many(vec![one.clone(), path]),
+        }
+    }
+    Ok(())
+}
+
+fn page(shared: &Shared) -> HttpResponse {
+    let data = json!({
+        "title": shared.interview.title,
+        "description": shared.interview.description,
+        "questions": shared.interview.questions,
+        "sessionToken": shared.token,
+        "timeout": shared.timeout_secs,
+    });
+    let html = shared
+        .assets
+        .html
+        .replace(DATA_PLACEHOLDER, &inline_json(&data))
+        .replace(TOKEN_PLACEHOLDER, &shared.token);
+    let policy = "default-src 'none'; script-src 'self'; style-src 'self'; \
+        img-src 'self' data: blob:; connect-src 'self'; form-action 'none'; \
+        frame-ancestors 'none'; base-uri 'none'";
+    with_headers(Response::from_string(html), "text/html; charset=utf-8")
+        .with_header(header("Content-Security-Policy", policy))
+}
+
+/// JSON that is safe inside a `<script>` element: no `<`, `>` or `&` to end it early.
+fn inline_json(value: &Value) -> String {
+    value
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+fn asset(body: &'static str, content_type: &str) -> HttpResponse {
+    with_headers(Response::from_string(body), content_type)
+}
+
+fn text(status: u16, body: &str) -> HttpResponse {
+    with_headers(Response::from_string(body), "text/plain; charset=utf-8").with_status_code(status)
+}
+
+fn json_response(status: u16, value: &Value) -> HttpResponse {
+    with_headers(Response::from_string(value.to_string()), "application/json")
+        .with_status_code(status)
+}
+
+fn with_headers(response: HttpResponse, content_type: &str) -> HttpResponse {
+    response
+        .with_header(header("Content-Type", content_type))
+        .with_header(header("Cache-Control", "no-store"))
+        .with_header(header("X-Content-Type-Options", "nosniff"))
+        .with_header(header("Referrer-Policy", "no-referrer"))
+}
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+}
