@@ -439,3 +439,33 @@ fn every_way_out_stops_the_server_and_joins_its_thread() {
     // No images: the private upload directory is not left behind.
     assert!(!home.path().join("uploads").exists());
 }
+
+#[test]
+fn the_built_in_page_gets_its_data_and_token() {
+    let home = TempDir::new("form-page");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/form/example-questions.json"
+    ))
+    .unwrap();
+    let interview = questions::parse(&serde_json::from_str(&text).unwrap()).unwrap();
+    let server = FormServer::start(
+        interview,
+        marvin::interact::form::PAGE,
+        home.path().join("uploads"),
+        90,
+    )
+    .unwrap();
+    let token = server.token().to_string();
+    let page = get(&server, &format!("/?session={token}")).body;
+    assert!(!page.contains("__SESSION_TOKEN__") && !page.contains("PLACEHOLDER"));
+    assert!(page.contains(&format!("/script.js?session={token}")));
+    assert!(page.contains(&format!("/styles.css?session={token}")));
+    let start = page.find("id=\"interview-data\">").unwrap() + 20;
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    assert_eq!(data["timeout"], 90);
+    assert_eq!(data["questions"][1]["recommended"][0], "SQLite");
+    let script = get(&server, &format!("/script.js?session={token}")).body;
+    assert!(script.contains("interview-data") && script.contains("/heartbeat"));
+}

@@ -6,3 +6,10 @@
 pub mod questions;
 pub mod server;
 pub mod uploads;
+
+/// The page in `form/`, built into the binary: no CDN, no build step, works offline.
+pub const PAGE: server::Assets = server::Assets {
+    html: include_str!("../../../form/index.html"),
+    css: include_str!("../../../form/styles.css"),
+    js: include_str!("../../../form/script.js"),
+};

@@ -1,0 +1,438 @@
+// Marvin's interview form. No libraries, no build step: it renders the questions inlined in
+// the page, keeps a draft in localStorage, sends the answers to the local server that served
+// it, and tells the person when the interview is over elsewhere.
+"use strict";
+
+(function () {
+  const data = JSON.parse(document.getElementById("interview-data").textContent);
+  const token = data.sessionToken;
+  const questions = data.questions || [];
+  const $ = (id) => document.getElementById(id);
+  const form = $("form");
+  const list = $("questions");
+  const images = {}; // question id -> [{filename, mimeType, data, url, isAttachment}]
+  const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+  const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+  let finished = false;
+  let escapeAt = 0;
+
+  // ---- rendering -------------------------------------------------------------------------
+
+  function el(tag, attributes, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  function recommended(q) {
+    if (q.recommended === undefined || q.recommended === null) return [];
+    return Array.isArray(q.recommended) ? q.recommended : [q.recommended];
+  }
+
+  function render() {
+    if (data.title) {
+      $("title").textContent = data.title;
+      document.title = data.title + " · Marvin";
+    }
+    if (data.description) {
+      $("description").textContent = data.description;
+      $("description").hidden = false;
+    }
+    let number = 0;
+    for (const q of questions) {
+      if (q.type !== "info") number += 1;
+      list.append(renderQuestion(q, number));
+    }
+  }
+
+  function renderQuestion(q, number) {
+    const id = "q-" + q.id;
+    if (q.type === "info") {
+      return el("section", { class: "question info", id, "data-id": q.id, tabindex: "-1" },
+        el("p", { class: "text", text: q.question }),
+        q.context ? el("p", { class: "context", text: q.context }) : null);
+    }
+    const box = el("fieldset", { class: "question", id, "data-id": q.id, "data-type": q.type });
+    const legend = el("legend", {}, el("span", { class: "number", text: number + "." }), q.question);
+    box.append(legend);
+    if (q.context) box.append(el("p", { class: "context", text: q.context }));
+    if (q.type === "single" || q.type === "multi") renderChoices(box, q);
+    else if (q.type === "text") {
+      box.append(el("textarea", { name: q.id, "aria-label": q.question, rows: "4" }));
+    } else if (q.type === "image") renderImage(box, q);
+    box.append(el("p", { class: "error", id: "err-" + q.id, role: "alert", hidden: true }));
+    return box;
+  }
+
+  function renderChoices(box, q) {
+    const kind = q.type === "single" ? "radio" : "checkbox";
+    const picks = recommended(q);
+    for (const option of q.options || []) {
+      const label = typeof option === "string" ? option : option.label;
+      const detail = typeof option === "string" ? "" : option.description;
+      const input = el("input", { type: kind, name: q.id, value: label });
+      const text = el("span", {}, el("span", { class: "label", text: label }));
+      if (picks.includes(label)) text.append(el("span", { class: "badge", text: "Recommended" }));
+      if (detail) text.append(el("span", { class: "detail", text: detail }));
+      box.append(el("label", { class: "option" }, input, text));
+    }
+    const other = el("input", { type: kind, name: q.id, value: "__other__", "data-other": "1" });
+    box.append(el("label", { class: "option" }, other,
+      el("span", {}, el("span", { class: "label", text: "Other" }),
+        el("span", { class: "detail", text: "type your own answer" }))));
+    const otherText = el("input", {
+      type: "text", class: "other-text", "data-other-text": q.id, hidden: true,
+      "aria-label": "Your own answer to: " + q.question, placeholder: "Your answer",
+    });
+    box.append(otherText);
+    box.addEventListener("change", () => {
+      otherText.hidden = !other.checked;
+      if (other.checked && document.activeElement === other) otherText.focus();
+      for (const option of box.querySelectorAll(".option")) {
+        option.classList.toggle("chosen", option.querySelector("input").checked);
+      }
+    });
+  }
+
+  function renderImage(box, q) {
+    const picker = el("input", { type: "file", accept: IMAGE_TYPES.join(","), multiple: true, "aria-label": "Choose images for: " + q.question });
+    const zone = el("label", { class: "dropzone", tabindex: "0" }, picker,
+      el("span", { text: "Drop images here, paste them, or click to choose (PNG, JPEG, GIF, WebP; 5 MB each)" }));
+    const path = el("input", {
+      type: "text", class: "path-input", "data-path": q.id,
+      placeholder: "…or type a file path on this machine", "aria-label": "Image path for: " + q.question,
+    });
+    const thumbs = el("div", { class: "thumbs", "aria-live": "polite" });
+    box.append(zone, path, thumbs);
+    picker.addEventListener("change", () => { addFiles(q.id, picker.files); picker.value = ""; });
+    zone.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); picker.click(); }
+    });
+    zone.addEventListener("dragover", (event) => { event.preventDefault(); zone.classList.add("dragging"); });
+    zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+    zone.addEventListener("drop", (event) => {
+      event.preventDefault();
+      zone.classList.remove("dragging");
+      addFiles(q.id, event.dataTransfer.files);
+    });
+  }
+
+  function addFiles(id, files) {
+    for (const file of files) {
+      if (!IMAGE_TYPES.includes(file.type)) {
+        showFieldError(id, file.name + " is not a PNG, JPEG, GIF or WebP image.");
+        continue;
+      }
+      if (file.size > MAX_IMAGE_BYTES) {
+        showFieldError(id, file.name + " is larger than 5 MB.");
+        continue;
+      }
+      const reader = new FileReader();
+      reader.onload = () => {
+        const url = String(reader.result);
+        (images[id] = images[id] || []).push({
+          filename: file.name || "pasted.png", mimeType: file.type,
+          data: url.slice(url.indexOf(",") + 1), url,
+        });
+        clearFieldError(id);
+        drawThumbs(id);
+      };
+      reader.readAsDataURL(file);
+    }
+  }
+
+  function drawThumbs(id) {
+    const thumbs = document.querySelector("#q-" + CSS.escape(id) + " .thumbs");
+    thumbs.replaceChildren();
+    (images[id] || []).forEach((image, index) => {
+      const remove = el("button", { type: "button", "aria-label": "Remove " + image.filename, text: "×" });
+      remove.addEventListener("click", () => { images[id].splice(index, 1); drawThumbs(id); });
+      thumbs.append(el("figure", { class: "thumb" },
+        el("img", { src: image.url, alt: image.filename }),
+        el("span", { class: "name", text: image.filename }), remove));
+    });
+  }
+
+  // ---- answers ---------------------------------------------------------------------------
+
+  function collect() {
+    const responses = [];
+    for (const q of questions) {
+      const box = $("q-" + q.id);
+      if (q.type === "single" || q.type === "multi") {
+        const chosen = [...box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']:checked")];
+        const values = chosen.map((input) => input.dataset.other
+          ? box.querySelector("[data-other-text]").value.trim() : input.value).filter(Boolean);
+        if (q.type === "single") responses.push({ id: q.id, value: values[0] || "" });
+        else responses.push({ id: q.id, value: values });
+      } else if (q.type === "text") {
+        responses.push({ id: q.id, value: box.querySelector("textarea").value });
+      } else if (q.type === "image") {
+        const typed = box.querySelector("[data-path]").value.trim();
+        responses.push({ id: q.id, value: typed ? [typed] : [] });
+      }
+    }
+    const uploads = [];
+    for (const [id, list] of Object.entries(images)) {
+      for (const image of list) {
+        uploads.push({ id, filename: image.filename, mimeType: image.mimeType, data: image.data });
+      }
+    }
+    return { responses, images: uploads };
+  }
+
+  function showFieldError(id, message) {
+    const box = $("q-" + id);
+    const error = $("err-" + id);
+    if (!box || !error) {
+      $("form-error").textContent = message;
+      $("form-error").hidden = false;
+      return;
+    }
+    box.classList.add("invalid");
+    error.textContent = message;
+    error.hidden = false;
+  }
+
+  function clearFieldError(id) {
+    const box = $("q-" + id);
+    if (!box) return;
+    box.classList.remove("invalid");
+    const error = $("err-" + id);
+    if (error) error.hidden = true;
+  }
+
+  function clearErrors() {
+    for (const q of questions) clearFieldError(q.id);
+    $("form-error").hidden = true;
+  }
+
+  async function post(path, body) {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(Object.assign({ token }, body)),
+    });
+    let payload = {};
+    try { payload = await response.json(); } catch (_) { /* not JSON */ }
+    return { status: response.status, payload };
+  }
+
+  async function submit() {
+    if (finished) return;
+    clearErrors();
+    $("submit").disabled = true;
+    try {
+      const { status, payload } = await post("/submit", collect());
+      if (status === 200 && payload.ok) {
+        clearDraft();
+        end("Answers sent", "Marvin has your answers. You can close this tab.");
+        return;
+      }
+      if (status === 409) {
+        end("Interview closed", payload.error || "This interview has ended.");
+        return;
+      }
+      const field = payload.field && payload.field.replace(/^images$/, "");
+      if (field && $("q-" + field)) {
+        showFieldError(field, payload.error);
+        $("q-" + field).scrollIntoView({ block: "center" });
+      } else {
+        showFieldError("", payload.error || "The answers could not be sent (HTTP " + status + ").");
+      }
+    } catch (error) {
+      showFieldError("", "Marvin is not reachable any more: " + error.message);
+    } finally {
+      $("submit").disabled = finished;
+    }
+  }
+
+  async function cancel() {
+    if (finished) return;
+    try { await post("/cancel", {}); } catch (_) { /* the server is gone; say so anyway */ }
+    end("Interview cancelled", "Marvin was told you cancelled. You can close this tab.");
+  }
+
+  function end(title, text) {
+    finished = true;
+    for (const control of form.querySelectorAll("input, textarea, button")) control.disabled = true;
+    $("overlay-title").textContent = title;
+    $("overlay-text").textContent = text;
+    $("overlay").hidden = false;
+    clearInterval(timers.countdown);
+    clearInterval(timers.heartbeat);
+  }
+
+  // ---- draft in localStorage -------------------------------------------------------------
+
+  function hash(text) {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i += 1) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 16777619);
+    }
+    return (h >>> 0).toString(16);
+  }
+
+  const draftKey = "marvin-interview-" + hash(JSON.stringify(questions));
+
+  // The draft key of a control, or null for controls not kept (file pickers).
+  function keyOf(control) {
+    if (control.type === "radio" || control.type === "checkbox") return "pick|" + control.name + "|" + control.value;
+    if (control.tagName === "TEXTAREA") return "text|" + control.name;
+    if (control.dataset.otherText) return "other|" + control.dataset.otherText;
+    if (control.dataset.path) return "path|" + control.dataset.path;
+    return null;
+  }
+
+  function saveDraft() {
+    if (finished) return;
+    const draft = {};
+    for (const control of form.querySelectorAll("input, textarea")) {
+      const key = keyOf(control);
+      if (key) draft[key] = key.startsWith("pick|") ? control.checked : control.value;
+    }
+    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (_) { /* storage full or off */ }
+  }
+
+  function restoreDraft() {
+    let draft;
+    try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (_) { draft = null; }
+    if (!draft) return;
+    for (const control of form.querySelectorAll("input, textarea")) {
+      const key = keyOf(control);
+      if (!key || !(key in draft)) continue;
+      if (key.startsWith("pick|")) control.checked = Boolean(draft[key]);
+      else control.value = String(draft[key]);
+    }
+    for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
+  }
+
+  function clearDraft() {
+    try { localStorage.removeItem(draftKey); } catch (_) { /* nothing to clear */ }
+  }
+
+  // ---- countdown and heartbeat -----------------------------------------------------------
+
+  const timers = {};
+  const deadline = Date.now() + (Number(data.timeout) || 600) * 1000;
+
+  function tick() {
+    const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    const badge = $("countdown");
+    badge.hidden = false;
+    badge.querySelector(".countdown-value").textContent =
+      Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    badge.classList.toggle("soon", left <= 120);
+    badge.classList.toggle("urgent", left <= 30);
+    badge.setAttribute("aria-live", left <= 30 ? "polite" : "off");
+    if (left === 0) end("Time is up", "The interview expired before the answers were sent.");
+  }
+
+  async function heartbeat() {
+    try {
+      const { payload } = await post("/heartbeat", {});
+      if (payload.state && payload.state !== "open" && !finished) {
+        end("Interview closed", payload.message || "This interview has ended.");
+      }
+    } catch (_) {
+      if (!finished) end("Marvin is gone", "The interview was closed in the terminal.");
+    }
+  }
+
+  // ---- keyboard --------------------------------------------------------------------------
+
+  function cards() {
+    return [...list.querySelectorAll(".question")];
+  }
+
+  function focusCard(card) {
+    for (const other of cards()) other.classList.toggle("current", other === card);
+    const target = card.querySelector("input:checked, input:not([type=file]), textarea, .dropzone") || card;
+    target.focus();
+    card.scrollIntoView({ block: "nearest" });
+  }
+
+  function typing(target) {
+    return target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text");
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (finished) return;
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      event.preventDefault();
+      submit();
+      return;
+    }
+    if (event.key === "Escape") {
+      const now = Date.now();
+      if (now - escapeAt < 1500) { cancel(); return; }
+      escapeAt = now;
+      toast("Press Esc again to cancel the interview.");
+      return;
+    }
+    const card = event.target.closest && event.target.closest(".question");
+    if (!card || typing(event.target)) return;
+    const all = cards();
+    const index = all.indexOf(card);
+    if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+      const next = all[index + (event.key === "ArrowRight" ? 1 : -1)];
+      if (next) { event.preventDefault(); focusCard(next); }
+      return;
+    }
+    // Radios move with the arrows natively; checkboxes do not, so do it for them.
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && event.target.type === "checkbox") {
+      const boxes = [...card.querySelectorAll("input[type=checkbox]")];
+      const next = boxes[boxes.indexOf(event.target) + (event.key === "ArrowDown" ? 1 : -1)];
+      if (next) { event.preventDefault(); next.focus(); }
+    }
+  });
+
+  list.addEventListener("focusin", (event) => {
+    const card = event.target.closest(".question");
+    for (const other of cards()) other.classList.toggle("current", other === card);
+  });
+
+  document.addEventListener("paste", (event) => {
+    const files = [...(event.clipboardData ? event.clipboardData.files : [])];
+    if (!files.length) return;
+    const current = list.querySelector(".question.current[data-type=image]")
+      || list.querySelector(".question[data-type=image]");
+    if (!current) return;
+    event.preventDefault();
+    addFiles(current.dataset.id, files);
+  });
+
+  function toast(text) {
+    const node = $("toast");
+    node.textContent = text;
+    node.hidden = false;
+    clearTimeout(timers.toast);
+    timers.toast = setTimeout(() => { node.hidden = true; }, 2500);
+  }
+
+  // ---- start -----------------------------------------------------------------------------
+
+  render();
+  restoreDraft();
+  form.addEventListener("input", (event) => {
+    saveDraft();
+    const card = event.target.closest(".question");
+    if (card) clearFieldError(card.dataset.id);
+  });
+  form.addEventListener("change", saveDraft);
+  form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
+  $("cancel").addEventListener("click", cancel);
+  tick();
+  timers.countdown = setInterval(tick, 1000);
+  timers.heartbeat = setInterval(heartbeat, 5000);
+  heartbeat();
+  const first = cards().find((card) => !card.classList.contains("info"));
+  if (first) focusCard(first);
+})();
