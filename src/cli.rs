@@ -26,6 +26,7 @@ pub struct Args {
     pub json: bool,
     pub permission_mode: Option<String>,
     pub profile: Option<String>,
+    pub no_browser: bool,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -59,6 +60,8 @@ Options:
                            time (default: the last one, else default)
       --ntfy TOPIC         with --non-interactive: notify this ntfy topic
                            when the run starts, finishes or fails
+      --no-browser         show the interview form's address instead of
+                           opening a browser
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
@@ -107,6 +110,10 @@ Environment:
   NTFY_URL                 ntfy server for --ntfy and the ntfy tools
                            (default https://ntfy.sh)
   EDITOR                   editor for the REPL's `preferences` (default nano)
+  MARVIN_NO_BROWSER        1: like --no-browser
+  SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened
+                           here; its address comes with an ssh -L line
+  DISPLAY, WAYLAND_DISPLAY without either (on Linux), no browser is opened
   NO_COLOR                 set to turn colours off
 
 Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).
@@ -135,6 +142,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 parsed.permission_mode = Some(text(&mut parser, "--permission-mode")?)
             }
             Long("plain") => parsed.plain = true,
+            Long("no-browser") => parsed.no_browser = true,
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,
             Long("json") => parsed.json = true,
@@ -299,6 +307,7 @@ mod tests {
             "--list-providers",
             "--permission-mode",
             "--profile",
+            "--no-browser",
         ] {
             assert!(HELP.contains(flag), "help misses {flag}");
             let readme = include_str!("../README.md");

@@ -1,8 +1,10 @@
 //! The only place that reads environment variables: builds the [`Config`] every other module
 //! receives. Which provider to talk to, and with which key, is worked out in `provider`.
 
+mod browser;
 mod provider;
 
+pub use browser::FormSurface;
 pub use provider::{ProviderKind, ProviderSettings, report as provider_report};
 
 use std::collections::HashMap;
@@ -50,6 +52,11 @@ pub const VARIABLES: &[&str] = &[
     "HTTPS_PROXY",
     "NO_PROXY",
     "NO_COLOR",
+    "MARVIN_NO_BROWSER",
+    "SSH_CONNECTION",
+    "SSH_TTY",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
 ];
 
 /// Standard variables read for their usual meaning; the help mentions them in passing.
@@ -62,6 +69,8 @@ const STANDARD: &[&str] = &[
     "ALL_PROXY",
     "all_proxy",
     "no_proxy",
+    "USER",
+    "LOGNAME",
 ];
 
 /// A snapshot of the environment. Tests build one from pairs instead of touching the process.
@@ -151,6 +160,8 @@ pub struct Config {
     pub context_budget: usize,
     /// The ntfy server (NTFY_URL, default https://ntfy.sh).
     pub ntfy_url: String,
+    /// Where the interview form shows up.
+    pub form_surface: FormSurface,
 }
 
 impl Config {
@@ -257,6 +268,7 @@ impl Config {
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
+            form_surface: FormSurface::from_env(env, args.no_browser),
             ntfy_url: env.get("NTFY_URL").unwrap_or("https://ntfy.sh").trim_end_matches('/').to_string(),
             context_budget: match env.get("MARVIN_CONTEXT_BUDGET") {
                 Some(text) => text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {

@@ -15,6 +15,21 @@ pub enum Request {
     Approval(Approval),
     /// One to four multiple-choice questions (ask_user).
     Questions(Vec<Question>),
+    /// The interview form is open at an address: tell the person where (answered with
+    /// `Shown`; the answers come from the browser).
+    Form(FormNotice),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormNotice {
+    pub title: String,
+    /// The form's address, session token included.
+    pub url: String,
+    /// Whether a browser was opened on it.
+    pub opened: bool,
+    /// When no browser could be opened here: why, and how to reach the form from elsewhere
+    /// (the `ssh -L` line over SSH).
+    pub reach: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +96,8 @@ pub enum Response {
     TimedOut,
     /// Ctrl+C: the question and the turn are cancelled.
     Cancelled,
+    /// A notice (`Request::Form`) was shown; nothing to answer.
+    Shown,
 }
 
 /// Why no answer could be had at all.

@@ -534,6 +534,7 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         permission_mode: config.permission_mode,
         marvin_home: config.home.clone(),
         ntfy_url: config.ntfy_url.clone(),
+        form_surface: config.form_surface.clone(),
     }
 }
 

@@ -91,6 +91,7 @@ pub fn describe_request(request: &Request) -> String {
                 .collect();
             format!("ask_user asked: {}", asked.join("; "))
         }
+        Request::Form(form) => format!("interview form opened: {} at {}", form.title, form.url),
     }
 }
 
@@ -115,5 +116,6 @@ pub fn describe_response(response: &Response) -> String {
         }
         Response::TimedOut => "timed out".into(),
         Response::Cancelled => "cancelled".into(),
+        Response::Shown => "shown".into(),
     }
 }

@@ -36,6 +36,8 @@ pub struct ToolSettings {
     pub marvin_home: Option<PathBuf>,
     /// The ntfy server (NTFY_URL).
     pub ntfy_url: String,
+    /// Where the interview form shows up.
+    pub form_surface: crate::config::FormSurface,
 }
 
 /// State of the session's tools that outlives a turn: the ticket gate and background jobs.

@@ -12,6 +12,7 @@ pub mod files;
 pub mod fsafe;
 pub mod git;
 pub mod ignore;
+pub mod interview;
 pub mod notes;
 pub mod ntfy;
 pub mod packages;
@@ -174,6 +175,7 @@ impl Registry {
             search::tools(),
             notes::tools(),
             ask::tools(),
+            interview::tools(),
             places::tools(),
             ntfy::tools(),
             tickets::tools(),
@@ -616,6 +618,7 @@ mod tests {
                 "file_read_lines",
                 "file_apply_patch",
                 "ask_user",
+                "interview",
                 "save_place",
                 "remove_place",
                 "list_places",

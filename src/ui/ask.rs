@@ -9,7 +9,9 @@ use super::output::Out;
 use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::style::Style;
-use crate::interact::{Answer, Approval, Choice, Prompt, Question, Request, Response, Scope};
+use crate::interact::{
+    Answer, Approval, Choice, FormNotice, Prompt, Question, Request, Response, Scope,
+};
 
 /// Why a question ended without an answer.
 enum Stop {
@@ -44,6 +46,7 @@ impl Asker<'_> {
         let result = match &prompt.request {
             Request::Questions(questions) => self.questions(questions, deadline),
             Request::Approval(approval) => self.approval(approval, deadline),
+            Request::Form(form) => Ok(self.form(form)),
         };
         result.unwrap_or_else(|stop| {
             let why = match stop {
@@ -108,6 +111,33 @@ impl Asker<'_> {
             answers.push(answer);
         }
         Ok(Response::Answers(answers))
+    }
+
+    /// Where the interview form is: opened in the browser, or the address and how to reach
+    /// it from the person's own machine.
+    fn form(&mut self, form: &FormNotice) -> Response {
+        let tag = self.style.cyan("[interview]");
+        self.line(&format!(
+            "  {tag} {}",
+            self.style.bold(&sanitize(&form.title))
+        ));
+        let url = self.style.bold(&sanitize(&form.url));
+        if form.opened {
+            self.line(&format!("  Opened in your browser: {url}"));
+        } else {
+            self.line(&format!("  Open this address in a browser: {url}"));
+        }
+        if let Some(reach) = &form.reach {
+            for line in sanitize(reach).lines() {
+                self.line(&self.style.dim(&format!("  {line}")));
+            }
+        }
+        self.line(
+            &self
+                .style
+                .dim("  Waiting for the answers; Ctrl+C stops waiting."),
+        );
+        Response::Shown
     }
 
     fn approval(&mut self, approval: &Approval, deadline: Instant) -> Result<Response, Stop> {

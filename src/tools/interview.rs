@@ -1,0 +1,170 @@
+//! `interview` (seed 000): many questions at once in a browser form served on 127.0.0.1. With
+//! a display and not over SSH the browser opens on it; otherwise the person is shown the
+//! address and the `ssh -L` line to reach it from their own machine. The tool waits for the
+//! answers, a cancel, the timeout or Ctrl+C, and the server is stopped on every way out.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::schema::{Kind, Param};
+use super::{Category, ToolContext, ToolDef, paths};
+use crate::interact::form::PAGE;
+use crate::interact::form::questions::{self, Interview, Status};
+use crate::interact::form::server::{FormEvent, FormServer, State};
+use crate::interact::{FormNotice, Prompt, Request, Response};
+
+/// The seed's words when nobody can answer.
+pub const NO_UI: &str = "Interview tool requires interactive mode. Cannot run in headless mode.";
+
+/// A questions file larger than this is not a questions file.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+const PARAMS: &[Param] = &[
+    Param::required(
+        "questions",
+        Kind::Any(r#"{"anyOf": [{"type": "string"}, {"type": "object"}]}"#),
+        "The questions: a path to a JSON file in the working directory, or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description}), recommended?, context?}]}",
+    ),
+    Param::optional(
+        "timeout",
+        Kind::Integer,
+        "Seconds to wait for the answers (default 600)",
+    ),
+];
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "interview",
+        "Present an interactive form in the browser to gather many answers at once. Supports single-select, multi-select, text input, image upload and info-only items. Image responses are returned as file paths - use read_file or tools that take paths to look at them.",
+        Category::Always,
+        PARAMS,
+        r#"{"questions": {"title": "New project", "questions": [{"id": "db", "type": "single", "question": "Which database?", "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"}, {"id": "name", "type": "text", "question": "Project name?"}]}}"#,
+        interview,
+    )]
+}
+
+#[derive(Deserialize)]
+struct Args {
+    questions: Value,
+    timeout: Option<i64>,
+}
+
+fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
+    let Some(interactor) = ctx.interactor.clone() else {
+        return Err(NO_UI.into());
+    };
+    let seconds = args.timeout.unwrap_or(600);
+    if !(1..=3600).contains(&seconds) {
+        return Err(format!(
+            "timeout must be between 1 and 3600 seconds, not {seconds}."
+        ));
+    }
+    let seconds = seconds as u64;
+    let interview = load(&args.questions, ctx)?;
+    if ctx.cancel.is_cancelled() {
+        return Ok(questions::result_text(Status::Aborted, &[], seconds));
+    }
+    let title = interview
+        .title
+        .clone()
+        .unwrap_or_else(|| "Marvin has some questions".into());
+    let uploads = std::env::temp_dir().join(format!(
+        "marvin-interview-{}",
+        crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
+    ));
+    let server = FormServer::start(interview, PAGE, uploads, seconds)?;
+    let surface = &ctx.settings.form_surface;
+    let opened = surface.open_browser && open_browser(&server.url());
+    let reach = match (opened, surface.reach(server.port())) {
+        (true, _) => None,
+        (false, Some(reach)) => Some(reach),
+        (false, None) => Some("(The browser could not be opened.)".into()),
+    };
+    let notice = Request::Form(FormNotice {
+        title,
+        url: server.url(),
+        opened,
+        reach,
+    });
+    let shown = interactor.ask(&Prompt {
+        request: notice,
+        error: None,
+        timeout: Duration::from_secs(seconds),
+    });
+    if !matches!(shown, Ok(Response::Shown)) {
+        return Ok(questions::result_text(Status::Aborted, &[], seconds));
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let (status, replies) = loop {
+        if ctx.cancel.is_cancelled() {
+            server.close(State::Expired);
+            break (Status::Aborted, Vec::new());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            server.close(State::Expired);
+            break (Status::Timeout, Vec::new());
+        }
+        match server.wait(left.min(Duration::from_millis(100))) {
+            Some(FormEvent::Submitted(replies)) => break (Status::Completed, replies),
+            Some(FormEvent::Cancelled) => break (Status::Cancelled, Vec::new()),
+            None => {}
+        }
+    };
+    Ok(questions::result_text(status, &replies, seconds))
+}
+
+/// The questions from an inline object, a JSON string, or a file in the working directory.
+fn load(questions: &Value, ctx: &ToolContext) -> Result<Interview, String> {
+    let value = match questions {
+        Value::String(text) if text.trim_start().starts_with('{') => {
+            serde_json::from_str(text).map_err(|e| format!("questions: not valid JSON ({e})."))?
+        }
+        Value::String(path) => read_file(path, ctx)?,
+        other => other.clone(),
+    };
+    questions::parse(&value)
+}
+
+fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
+    let path = paths::resolve(&ctx.working_dir(), input)?;
+    let shown = input.trim();
+    let file = std::fs::File::open(&path).map_err(|e| {
+        format!("Cannot read the questions file '{shown}': {e}. Give a path inside the working directory, or the questions object itself.")
+    })?;
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("Cannot read '{shown}': {e}."))?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "'{shown}' is larger than 1 MB; that is not a questions file."
+        ));
+    }
+    serde_json::from_str(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+}
+
+/// Opens the default browser on `url` (xdg-open, or `open` on macOS); false if it could not.
+/// Hand-written: the `webbrowser` crate would bring ~25 crates (url, idna, ICU) for this.
+fn open_browser(url: &str) -> bool {
+    let program = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    Command::new(program)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(|mut child| {
+            // Reap it in the background: xdg-open returns once the browser has the address.
+            std::thread::spawn(move || child.wait());
+        })
+        .is_ok()
+}

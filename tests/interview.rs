@@ -1,0 +1,211 @@
+//! The `interview` tool through the real binary under a pseudo-terminal: the address and the
+//! ssh hint shown, answers posted as the page posts them reaching the model, cancel, timeout,
+//! Ctrl+C, a questions file, a bad file, and no UI.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use common::pty::Pty;
+use common::{ReplayServer, Reply, TempDir, marvin, stdout};
+use serde_json::{Value, json};
+
+fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)]) -> Pty {
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("TERM", "xterm");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    Pty::spawn(command)
+}
+
+fn interview_call(arguments: Value) -> Reply {
+    Reply::tool_calls(&[("i1", "interview", &arguments.to_string())])
+}
+
+fn questions() -> Value {
+    json!({
+        "title": "Project setup",
+        "questions": [
+            {"id": "db", "type": "single", "question": "Which database?", "options": ["SQLite", "PostgreSQL"]},
+            {"id": "name", "type": "text", "question": "Name?"}
+        ]
+    })
+}
+
+/// The address of the `nth` form shown on the terminal: (port, token).
+fn address(pty: &Pty, nth: usize) -> (u16, String) {
+    pty.wait_for_nth("Waiting for the answers", nth);
+    let screen = pty.screen();
+    let start = screen.rfind("http://127.0.0.1:").unwrap() + "http://127.0.0.1:".len();
+    let rest = &screen[start..];
+    let port: u16 = rest[..rest.find('/').unwrap()].parse().unwrap();
+    let token_at = rest.find("?session=").unwrap() + "?session=".len();
+    let token: String = rest[token_at..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    assert_eq!(token.len(), 32, "{screen}");
+    (port, token)
+}
+
+/// A POST as the page sends it; the status code.
+fn post(port: u16, path: &str, body: Value) -> u16 {
+    let body = body.to_string();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn tool_result(server: &ReplayServer, index: usize) -> String {
+    let messages = server.requests()[index].body["messages"].clone();
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+#[test]
+fn answers_from_the_form_reach_the_model() {
+    let home = TempDir::new("interview-answers");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions()})),
+        Reply::text(&["PostgreSQL it is."]),
+    ]);
+    let mut pty = start(&home, &server, &[]);
+    pty.wait_for("› ");
+    pty.send("set up the project\r");
+    pty.wait_for("Project setup");
+    let (port, token) = address(&pty, 1);
+    // No display in the test environment: the address is shown with the reason.
+    pty.wait_for("Not opening a browser: there is no display here");
+    let answers = json!({"token": token, "responses": [
+        {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
+    assert_eq!(post(port, "/submit", answers), 200);
+    pty.wait_for("PostgreSQL it is.");
+    assert!(pty.leave().success());
+    let result = tool_result(&server, 1);
+    assert!(
+        result.starts_with(
+            "User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- name: ledger"
+        ),
+        "{result}"
+    );
+    assert!(result.contains(r#""status":"completed""#), "{result}");
+    assert!(
+        TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the form's server stops with the tool"
+    );
+}
+
+#[test]
+fn over_ssh_the_tunnel_line_is_shown_and_a_cancel_reaches_the_model() {
+    let home = TempDir::new("interview-ssh");
+    std::fs::write(home.path().join("questions.json"), questions().to_string()).unwrap();
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": "questions.json"})),
+        Reply::text(&["Cancelled, fine."]),
+    ]);
+    let mut pty = start(
+        &home,
+        &server,
+        &[
+            ("DISPLAY", ":0"),
+            ("SSH_CONNECTION", "203.0.113.9 52100 198.51.100.7 22"),
+            ("USER", "ada"),
+        ],
+    );
+    pty.wait_for("› ");
+    pty.send("ask me\r");
+    let (port, token) = address(&pty, 1);
+    pty.wait_for(&format!("ssh -L {port}:127.0.0.1:{port} ada@198.51.100.7"));
+    assert_eq!(post(port, "/cancel", json!({"token": token})), 200);
+    pty.wait_for("Cancelled, fine.");
+    assert!(pty.leave().success());
+    assert!(tool_result(&server, 1).starts_with("User cancelled the interview form."));
+}
+
+#[test]
+fn an_unanswered_form_times_out_and_ctrl_c_stops_the_wait() {
+    let home = TempDir::new("interview-timeout");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions(), "timeout": 1})),
+        Reply::text(&["No answer, moving on."]),
+        interview_call(json!({"questions": questions()})),
+    ]);
+    let mut pty = start(&home, &server, &[]);
+    pty.wait_for("› ");
+    pty.send("first\r");
+    pty.wait_for("No answer, moving on.");
+    assert!(tool_result(&server, 1).starts_with("Interview form timed out after 1 seconds."));
+    pty.wait_for_nth("› ", 2);
+    pty.send("second\r");
+    let (port, _) = address(&pty, 2);
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    pty.wait_for_nth("› ", 3);
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn bad_questions_and_no_ui_are_told_to_the_model() {
+    let home = TempDir::new("interview-errors");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"questions": [
+            {"id": "db", "type": "single", "question": "Which?"}]}})),
+        interview_call(json!({"questions": "missing.json"})),
+        Reply::text(&["I will ask differently."]),
+    ]);
+    let mut pty = start(&home, &server, &[]);
+    pty.wait_for("› ");
+    pty.send("go\r");
+    pty.wait_for("I will ask differently.");
+    assert!(pty.leave().success());
+    let first = tool_result(&server, 1);
+    assert!(
+        first.contains("Question \"db\": options: required for type \"single\""),
+        "{first}"
+    );
+    let second = tool_result(&server, 2);
+    assert!(
+        second.contains("Cannot read the questions file 'missing.json'"),
+        "{second}"
+    );
+
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions()})),
+        Reply::text(&["Then in plain text."]),
+    ]);
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["--non-interactive", "--prompt", "ask me"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&output).trim_end().lines().last(),
+        Some("Then in plain text.")
+    );
+    assert!(tool_result(&server, 1).contains("Interview tool requires interactive mode."));
+}
