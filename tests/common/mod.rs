@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod pty;
+pub mod webdriver;
 
 use std::io::{Cursor, Read, Write};
 use std::net::TcpListener;
