@@ -39,7 +39,7 @@ fn questions() -> Value {
 
 /// The address of the `nth` form shown on the terminal: (port, token).
 fn address(pty: &Pty, nth: usize) -> (u16, String) {
-    pty.wait_for_nth("Waiting for the answers", nth);
+    pty.wait_for_nth("/?session=", nth);
     let screen = pty.screen();
     let start = screen.rfind("http://127.0.0.1:").unwrap() + "http://127.0.0.1:".len();
     let rest = &screen[start..];
@@ -104,6 +104,12 @@ fn answers_from_the_form_reach_the_model() {
         {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
     assert_eq!(post(port, "/submit", answers), 200);
     pty.wait_for("PostgreSQL it is.");
+    // The same questions were offered in the terminal; the browser answered first.
+    assert!(
+        pty.screen().contains("(answered in the browser)"),
+        "{}",
+        pty.screen()
+    );
     assert!(pty.leave().success());
     let result = tool_result(&server, 1);
     assert!(
@@ -208,4 +214,41 @@ fn bad_questions_and_no_ui_are_told_to_the_model() {
         Some("Then in plain text.")
     );
     assert!(tool_result(&server, 1).contains("Interview tool requires interactive mode."));
+}
+
+#[test]
+fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
+    let home = TempDir::new("interview-terminal");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"title": "Setup", "questions": [
+            {"id": "intro", "type": "info", "question": "Two quick ones."},
+            {"id": "db", "type": "single", "question": "Which database?",
+             "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"},
+            {"id": "extras", "type": "multi", "question": "Extras?", "options": ["auth", "search"]},
+            {"id": "name", "type": "text", "question": "Name?"},
+            {"id": "logo", "type": "image", "question": "Logo?"}]}})),
+        Reply::text(&["Got it."]),
+    ]);
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    pty.wait_for("Or answer here");
+    pty.wait_for("recommended");
+    pty.send("2\r");
+    pty.wait_for("✓ db: PostgreSQL");
+    pty.wait_for("search");
+    pty.send(" ");
+    pty.send("\x1b[B \r");
+    pty.wait_for("✓ extras: auth, search");
+    pty.wait_for("Your answer: ");
+    pty.send("ledger\r");
+    pty.wait_for("Path of an image file");
+    pty.send("logo.png\r");
+    pty.wait_for("Got it.");
+    assert!(pty.leave().success());
+    let result = tool_result(&server, 1);
+    assert!(
+        result.starts_with("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: logo.png"),
+        "{result}"
+    );
 }

@@ -30,6 +30,23 @@ pub struct FormNotice {
     /// When no browser could be opened here: why, and how to reach the form from elsewhere
     /// (the `ssh -L` line over SSH).
     pub reach: Option<String>,
+    /// The same questions to answer in the terminal instead (when no browser was opened);
+    /// answered with `FormAnswers`, or `Shown` once the browser answered first.
+    pub terminal: Option<TerminalForm>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TerminalForm {
+    pub questions: Vec<form::questions::FormQuestion>,
+    /// Set when the form was answered in the browser: the terminal stops asking.
+    pub answered_elsewhere: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PartialEq for TerminalForm {
+    fn eq(&self, other: &Self) -> bool {
+        self.questions == other.questions
+            && std::sync::Arc::ptr_eq(&self.answered_elsewhere, &other.answered_elsewhere)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +115,8 @@ pub enum Response {
     Cancelled,
     /// A notice (`Request::Form`) was shown; nothing to answer.
     Shown,
+    /// The interview answered in the terminal.
+    FormAnswers(Vec<form::questions::Reply>),
 }
 
 /// Why no answer could be had at all.

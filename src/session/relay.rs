@@ -117,5 +117,15 @@ pub fn describe_response(response: &Response) -> String {
         Response::TimedOut => "timed out".into(),
         Response::Cancelled => "cancelled".into(),
         Response::Shown => "shown".into(),
+        Response::FormAnswers(replies) => {
+            let shown: Vec<String> = replies
+                .iter()
+                .map(|r| format!("{}: {}", r.id, r.value.joined()))
+                .collect();
+            format!(
+                "answered the interview in the terminal: {}",
+                shown.join("; ")
+            )
+        }
     }
 }

@@ -1,10 +1,14 @@
 //! `interview` (seed 000): many questions at once in a browser form served on 127.0.0.1. With
 //! a display and not over SSH the browser opens on it; otherwise the person is shown the
-//! address and the `ssh -L` line to reach it from their own machine. The tool waits for the
-//! answers, a cancel, the timeout or Ctrl+C, and the server is stopped on every way out.
+//! address and the `ssh -L` line to reach it from their own machine, and may answer the same
+//! questions in the terminal instead: the first answer wins and the other surface is told.
+//! The tool waits for the answers, a cancel, the timeout or Ctrl+C, and the server is stopped
+//! on every way out.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -15,7 +19,7 @@ use super::{Category, ToolContext, ToolDef, paths};
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Status};
 use crate::interact::form::server::{FormEvent, FormServer, State};
-use crate::interact::{FormNotice, Prompt, Request, Response};
+use crate::interact::{FormNotice, Prompt, Request, Response, TerminalForm};
 
 /// The seed's words when nobody can answer.
 pub const NO_UI: &str = "Interview tool requires interactive mode. Cannot run in headless mode.";
@@ -76,6 +80,7 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
         "marvin-interview-{}",
         crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
     ));
+    let asked = interview.questions.clone();
     let server = FormServer::start(interview, PAGE, uploads, seconds)?;
     let surface = &ctx.settings.form_surface;
     let opened = surface.open_browser && open_browser(&server.url());
@@ -84,37 +89,62 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
         (false, Some(reach)) => Some(reach),
         (false, None) => Some("(The browser could not be opened.)".into()),
     };
-    let notice = Request::Form(FormNotice {
-        title,
-        url: server.url(),
-        opened,
-        reach,
+    let answered_elsewhere = Arc::new(AtomicBool::new(false));
+    // Without a browser here the questions are offered in the terminal as well.
+    let terminal = (!opened).then(|| TerminalForm {
+        questions: asked,
+        answered_elsewhere: answered_elsewhere.clone(),
     });
-    let shown = interactor.ask(&Prompt {
-        request: notice,
+    let prompt = Prompt {
+        request: Request::Form(FormNotice {
+            title,
+            url: server.url(),
+            opened,
+            reach,
+            terminal,
+        }),
         error: None,
         timeout: Duration::from_secs(seconds),
-    });
-    if !matches!(shown, Ok(Response::Shown)) {
-        return Ok(questions::result_text(Status::Aborted, &[], seconds));
-    }
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let (status, replies) = loop {
-        if ctx.cancel.is_cancelled() {
-            server.close(State::Expired);
-            break (Status::Aborted, Vec::new());
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            server.close(State::Expired);
-            break (Status::Timeout, Vec::new());
-        }
-        match server.wait(left.min(Duration::from_millis(100))) {
-            Some(FormEvent::Submitted(replies)) => break (Status::Completed, replies),
-            Some(FormEvent::Cancelled) => break (Status::Cancelled, Vec::new()),
-            None => {}
-        }
     };
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let (status, replies) = std::thread::scope(|scope| {
+        let mut asking = Some(scope.spawn(|| interactor.ask(&prompt)));
+        let outcome = loop {
+            if let Some(done) = asking.take_if(|handle| handle.is_finished()) {
+                match done.join() {
+                    Ok(Ok(Response::FormAnswers(replies))) => {
+                        server.close(State::AnsweredInTerminal);
+                        break (Status::Completed, replies);
+                    }
+                    // The notice was shown: the answers come from the browser.
+                    Ok(Ok(Response::Shown)) => {}
+                    Ok(Ok(Response::TimedOut)) => break (Status::Timeout, Vec::new()),
+                    Ok(Ok(_)) => break (Status::Cancelled, Vec::new()),
+                    Ok(Err(_)) | Err(_) => break (Status::Aborted, Vec::new()),
+                }
+            }
+            if ctx.cancel.is_cancelled() {
+                break (Status::Aborted, Vec::new());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break (Status::Timeout, Vec::new());
+            }
+            match server.wait(left.min(Duration::from_millis(100))) {
+                Some(FormEvent::Submitted(replies)) => break (Status::Completed, replies),
+                Some(FormEvent::Cancelled) => break (Status::Cancelled, Vec::new()),
+                None => {}
+            }
+        };
+        // Whichever way it ended, the other surface stops: the terminal stops asking, the
+        // page is told.
+        answered_elsewhere.store(true, Ordering::SeqCst);
+        server.close(State::Expired);
+        if let Some(handle) = asking {
+            let _ = handle.join();
+        }
+        outcome
+    });
     Ok(questions::result_text(status, &replies, seconds))
 }
 

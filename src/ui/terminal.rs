@@ -49,7 +49,13 @@ impl TerminalView {
         self.answer.end_line();
         let (style, dumb) = (self.style, self.dumb);
         let out = self.side.as_mut().unwrap_or(&mut self.answer);
-        super::ask::Asker { out, style, dumb }.ask(prompt)
+        super::ask::Asker {
+            out,
+            style,
+            dumb,
+            elsewhere: None,
+        }
+        .ask(prompt)
     }
 
     pub fn style(&self) -> Style {

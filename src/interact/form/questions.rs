@@ -272,7 +272,7 @@ pub enum ReplyValue {
 }
 
 impl ReplyValue {
-    fn joined(&self) -> String {
+    pub fn joined(&self) -> String {
         match self {
             Self::One(text) => text.clone(),
             Self::Many(items) => items.join(", "),

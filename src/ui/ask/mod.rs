@@ -2,21 +2,25 @@
 //! lines that fit an 80-column terminal over SSH. Arrow keys or digits move, Space toggles in
 //! a multi-select, Enter confirms, Ctrl+C cancels; a dumb terminal gets typed numbers instead.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+mod form;
 
 use super::keys::{self, Key, RawMode};
 use super::output::Out;
 use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::style::Style;
-use crate::interact::{
-    Answer, Approval, Choice, FormNotice, Prompt, Question, Request, Response, Scope,
-};
+use crate::interact::{Answer, Approval, Choice, Prompt, Question, Request, Response, Scope};
 
 /// Why a question ended without an answer.
 enum Stop {
     TimedOut,
     Cancelled,
+    /// The interview was answered in the browser meanwhile.
+    Elsewhere,
 }
 
 impl From<Stop> for Response {
@@ -24,6 +28,7 @@ impl From<Stop> for Response {
         match stop {
             Stop::TimedOut => Response::TimedOut,
             Stop::Cancelled => Response::Cancelled,
+            Stop::Elsewhere => Response::Shown,
         }
     }
 }
@@ -33,6 +38,9 @@ pub struct Asker<'a> {
     pub style: Style,
     /// TERM=dumb: no cursor movement, answers typed as numbers.
     pub dumb: bool,
+    /// Set while the interview is answered here and may be answered in the browser too:
+    /// reading keys stops once it is.
+    pub elsewhere: Option<Arc<AtomicBool>>,
 }
 
 impl Asker<'_> {
@@ -46,12 +54,13 @@ impl Asker<'_> {
         let result = match &prompt.request {
             Request::Questions(questions) => self.questions(questions, deadline),
             Request::Approval(approval) => self.approval(approval, deadline),
-            Request::Form(form) => Ok(self.form(form)),
+            Request::Form(form) => self.form(form, deadline),
         };
         result.unwrap_or_else(|stop| {
             let why = match stop {
                 Stop::TimedOut => "  (no answer in time)",
                 Stop::Cancelled => "  (cancelled)",
+                Stop::Elsewhere => "  (answered in the browser)",
             };
             self.line(&self.style.dim(why));
             stop.into()
@@ -111,33 +120,6 @@ impl Asker<'_> {
             answers.push(answer);
         }
         Ok(Response::Answers(answers))
-    }
-
-    /// Where the interview form is: opened in the browser, or the address and how to reach
-    /// it from the person's own machine.
-    fn form(&mut self, form: &FormNotice) -> Response {
-        let tag = self.style.cyan("[interview]");
-        self.line(&format!(
-            "  {tag} {}",
-            self.style.bold(&sanitize(&form.title))
-        ));
-        let url = self.style.bold(&sanitize(&form.url));
-        if form.opened {
-            self.line(&format!("  Opened in your browser: {url}"));
-        } else {
-            self.line(&format!("  Open this address in a browser: {url}"));
-        }
-        if let Some(reach) = &form.reach {
-            for line in sanitize(reach).lines() {
-                self.line(&self.style.dim(&format!("  {line}")));
-            }
-        }
-        self.line(
-            &self
-                .style
-                .dim("  Waiting for the answers; Ctrl+C stops waiting."),
-        );
-        Response::Shown
     }
 
     fn approval(&mut self, approval: &Approval, deadline: Instant) -> Result<Response, Stop> {
@@ -208,7 +190,8 @@ impl Asker<'_> {
         let mut drawn = 0;
         loop {
             drawn = self.draw(items, cursor, &chosen, multi, drawn);
-            match keys::read_key(deadline) {
+            let key = self.key(deadline).inspect_err(|_| self.erase(drawn));
+            match key? {
                 Key::Up => cursor = cursor.checked_sub(1).unwrap_or(items.len() - 1),
                 Key::Down => cursor = (cursor + 1) % items.len(),
                 Key::Char(c) if c.is_ascii_digit() => {
@@ -295,14 +278,15 @@ impl Asker<'_> {
         self.out.write(label);
         self.out.flush();
         if self.dumb {
-            return read_line(deadline);
+            return self.read_line(deadline);
         }
         let Some(_raw) = RawMode::enable() else {
-            return read_line(deadline);
+            return self.read_line(deadline);
         };
         let mut text = String::new();
         loop {
-            match keys::read_key(deadline) {
+            let key = self.key(deadline).inspect_err(|_| self.out.write("\n"));
+            match key? {
                 Key::Enter => {
                     self.out.write("\n");
                     return Ok(text.trim().to_string());
@@ -361,7 +345,7 @@ impl Asker<'_> {
         loop {
             self.out.write(ask);
             self.out.flush();
-            let typed = read_line(deadline)?;
+            let typed = self.read_line(deadline)?;
             let numbers: Option<Vec<usize>> = typed
                 .split([',', ' '])
                 .filter(|t| !t.is_empty())
@@ -384,26 +368,43 @@ impl Asker<'_> {
             }
         }
     }
-}
 
-/// A line typed in the terminal's own line mode; Ctrl+C there arrives as SIGINT.
-fn read_line(deadline: Instant) -> Result<String, Stop> {
-    let mut watch = Watch::new();
-    let mut bytes = Vec::new();
-    loop {
-        match keys::read_key(deadline) {
-            Key::Enter => return Ok(String::from_utf8_lossy(&bytes).trim().to_string()),
-            Key::Char(c) => bytes.extend(c.to_string().as_bytes()),
-            Key::Space => bytes.push(b' '),
-            Key::Backspace => {
-                bytes.pop();
+    /// A line typed in the terminal's own line mode; Ctrl+C there arrives as SIGINT.
+    fn read_line(&mut self, deadline: Instant) -> Result<String, Stop> {
+        let mut watch = Watch::new();
+        let mut bytes = Vec::new();
+        loop {
+            match self.key(deadline)? {
+                Key::Enter => return Ok(String::from_utf8_lossy(&bytes).trim().to_string()),
+                Key::Char(c) => bytes.extend(c.to_string().as_bytes()),
+                Key::Space => bytes.push(b' '),
+                Key::Backspace => {
+                    bytes.pop();
+                }
+                Key::Timeout => return Err(Stop::TimedOut),
+                Key::CtrlC | Key::CtrlD | Key::Closed => return Err(Stop::Cancelled),
+                Key::Up | Key::Down | Key::Interrupted => {}
             }
-            Key::Timeout => return Err(Stop::TimedOut),
-            Key::CtrlC | Key::CtrlD | Key::Closed => return Err(Stop::Cancelled),
-            Key::Up | Key::Down | Key::Interrupted => {}
+            if watch.fired() {
+                return Err(Stop::Cancelled);
+            }
         }
-        if watch.fired() {
-            return Err(Stop::Cancelled);
+    }
+
+    /// The next key before `deadline`; stops early when the interview was answered elsewhere.
+    fn key(&mut self, deadline: Instant) -> Result<Key, Stop> {
+        let Some(elsewhere) = self.elsewhere.clone() else {
+            return Ok(keys::read_key(deadline));
+        };
+        loop {
+            if elsewhere.load(Ordering::SeqCst) {
+                return Err(Stop::Elsewhere);
+            }
+            let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            match keys::read_key(slice) {
+                Key::Timeout if Instant::now() < deadline => {}
+                key => return Ok(key),
+            }
         }
     }
 }
