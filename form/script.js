@@ -377,6 +377,12 @@
       toast("Press Esc again to cancel the interview.");
       return;
     }
+    // Enter chooses an option and never sends the form by accident (Ctrl+Enter sends).
+    if (event.key === "Enter" && event.target.tagName === "INPUT") {
+      event.preventDefault();
+      if (event.target.type === "radio" || event.target.type === "checkbox") event.target.click();
+      return;
+    }
     const card = event.target.closest && event.target.closest(".question");
     if (!card || typing(event.target)) return;
     const all = cards();

@@ -47,8 +47,23 @@ fn every_type_by_mouse_and_keyboard_survives_a_reload_and_reaches_the_tool() {
     assert_eq!(browser.text("h1"), "Setting up the new service");
     assert!(browser.text("#q-database").contains("Recommended"));
 
-    // Mouse: a single choice, a multi choice with Other.
-    browser.click("#q-database input[value=PostgreSQL]");
+    // Keyboard: the first question has the focus; ↓ chooses the next option, and Enter
+    // confirms it without sending the form.
+    browser.wait_until(
+        "return document.activeElement.value === 'SQLite'",
+        "the first question has the focus",
+    );
+    browser.press(&[key::DOWN]);
+    browser.press(&[key::ENTER]);
+    browser.wait_until(
+        "return document.querySelector('#q-database input[value=PostgreSQL]').checked",
+        "↓ chose PostgreSQL",
+    );
+    assert!(
+        server.wait(Duration::from_millis(300)).is_none(),
+        "Enter sent the form"
+    );
+    // Mouse: a multi choice with Other.
     browser.click("#q-features input[value=Search]");
     browser.click("#q-features input[data-other]");
     browser.type_into("#q-features .other-text", "Audit log");
