@@ -17,9 +17,9 @@ use serde_json::Value;
 use super::schema::{Kind, Param};
 use super::{Category, ToolContext, ToolDef, paths};
 use crate::interact::form::PAGE;
-use crate::interact::form::questions::{self, Interview, Status};
+use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, State};
-use crate::interact::{FormNotice, Prompt, Request, Response, TerminalForm};
+use crate::interact::{FormNotice, Interactor, Prompt, Request, Response, TerminalForm};
 
 /// The seed's words when nobody can answer.
 pub const NO_UI: &str = "Interview tool requires interactive mode. Cannot run in headless mode.";
@@ -107,8 +107,30 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
         timeout: Duration::from_secs(seconds),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    let (status, replies) = std::thread::scope(|scope| {
-        let mut asking = Some(scope.spawn(|| interactor.ask(&prompt)));
+    let (status, replies) = first_answer(
+        &server,
+        &*interactor,
+        &prompt,
+        deadline,
+        ctx,
+        &answered_elsewhere,
+    );
+    Ok(questions::result_text(status, &replies, seconds))
+}
+
+/// Waits for the first of: answers or a cancel from the browser, answers from the terminal,
+/// the deadline, Ctrl+C. Then stops the other surface: the terminal stops asking, the page is
+/// told.
+fn first_answer(
+    server: &FormServer,
+    interactor: &dyn Interactor,
+    prompt: &Prompt,
+    deadline: Instant,
+    ctx: &ToolContext,
+    answered_elsewhere: &AtomicBool,
+) -> (Status, Vec<Reply>) {
+    std::thread::scope(|scope| {
+        let mut asking = Some(scope.spawn(|| interactor.ask(prompt)));
         let outcome = loop {
             if let Some(done) = asking.take_if(|handle| handle.is_finished()) {
                 match done.join() {
@@ -136,16 +158,13 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
                 None => {}
             }
         };
-        // Whichever way it ended, the other surface stops: the terminal stops asking, the
-        // page is told.
         answered_elsewhere.store(true, Ordering::SeqCst);
         server.close(State::Expired);
         if let Some(handle) = asking {
             let _ = handle.join();
         }
         outcome
-    });
-    Ok(questions::result_text(status, &replies, seconds))
+    })
 }
 
 /// The questions from an inline object, a JSON string, or a file in the working directory.
