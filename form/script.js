@@ -342,7 +342,10 @@
         end("Interview closed", payload.message || "This interview has ended.");
       }
     } catch (_) {
-      if (!finished) end("Marvin is gone", "The interview was closed in the terminal.");
+      // The server stops as soon as the tool returns, e.g. right after a terminal answer.
+      if (!finished) {
+        end("Interview closed", "Marvin is no longer waiting for these answers: they were given in the terminal, or the interview was stopped. You can close this tab.");
+      }
     }
   }
 

@@ -223,6 +223,16 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
     // The heartbeat (every 5 s) brings the news.
     browser.wait_until("return document.getElementById('overlay-text').textContent.includes('answered in the terminal')", "the page learns the terminal answered");
     assert!(other.wait(Duration::ZERO).is_none());
+
+    // The tool returns and its server stops (say, answered in the terminal): the page says so.
+    let gone = example_server(&home, 600);
+    browser.open(&gone.url());
+    browser.find("#q-database input");
+    drop(gone);
+    browser.wait_until(
+        "return document.getElementById('overlay-text').textContent.includes('no longer waiting')",
+        "the page learns Marvin stopped waiting",
+    );
 }
 
 #[test]
