@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::message::Usage;
@@ -70,8 +71,9 @@ pub fn call_cost(model: &str, usage: &Usage) -> Option<f64> {
     })
 }
 
-/// Totals over a session or a turn.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Totals over a turn, a session, or all time (the ledger, MARVIN_HOME/usage.json).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Tally {
     pub llm_turns: u64,
     pub input_tokens: u64,

@@ -2,30 +2,17 @@
 //! processes (sub-agents) update it at once, so each update takes an exclusive lock on a lock
 //! file, reads, adds and replaces the file in one rename.
 
-use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::usage::Tally;
-
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Lifetime {
-    pub cost: f64,
-    pub llm_turns: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub model_turns: BTreeMap<String, u64>,
-    pub model_cost: BTreeMap<String, f64>,
-}
 
 const FILE: &str = "usage.json";
 
 /// Adds a turn's tally to the ledger and returns the new totals.
-pub fn add(home: &Path, tally: &Tally) -> io::Result<Lifetime> {
+pub fn add(home: &Path, tally: &Tally) -> io::Result<Tally> {
     fs::create_dir_all(home)?;
     let lock = OpenOptions::new()
         .create(true)
@@ -37,28 +24,19 @@ pub fn add(home: &Path, tally: &Tally) -> io::Result<Lifetime> {
         return Err(io::Error::last_os_error());
     }
     let mut totals = read(home);
-    totals.cost += tally.cost;
-    totals.llm_turns += tally.llm_turns;
-    totals.input_tokens += tally.input_tokens;
-    totals.output_tokens += tally.output_tokens;
-    for (model, turns) in &tally.model_turns {
-        *totals.model_turns.entry(model.clone()).or_default() += turns;
-    }
-    for (model, cost) in &tally.model_cost {
-        *totals.model_cost.entry(model.clone()).or_default() += cost;
-    }
+    totals.add(tally);
     super::json::save(&home.join(FILE), &totals)?;
     drop(lock);
     Ok(totals)
 }
 
 /// The totals so far. A ledger that does not parse is moved aside, never overwritten.
-pub fn read(home: &Path) -> Lifetime {
+pub fn read(home: &Path) -> Tally {
     super::json::load(&home.join(FILE))
 }
 
 /// The `usage` report: this session and all time.
-pub fn report(session: &Tally, lifetime: &Lifetime) -> String {
+pub fn report(session: &Tally, lifetime: &Tally) -> String {
     let models: Vec<String> = session
         .model_turns
         .iter()
@@ -127,7 +105,7 @@ mod tests {
     fn a_corrupt_ledger_is_moved_aside() {
         let home = crate::test_support::TempDir::new("ledger-corrupt");
         fs::write(home.path().join(FILE), "{oops").unwrap();
-        assert_eq!(read(home.path()), Lifetime::default());
+        assert_eq!(read(home.path()), Tally::default());
         assert!(
             fs::read_dir(home.path())
                 .unwrap()
