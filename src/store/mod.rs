@@ -12,14 +12,17 @@ use std::path::{Path, PathBuf};
 const LAST: &str = "last_profile";
 pub const DEFAULT: &str = "default";
 
-/// A profile name: letters, digits, `-` and `_`, at most 40 characters.
-pub fn valid_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 40
+/// 1 to `max` ASCII letters, digits, `-` and `_`: safe as a file name and in a URL path.
+pub fn is_plain_name(name: &str, max: usize) -> bool {
+    (1..=max).contains(&name.len())
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A profile name: letters, digits, `-` and `_`, at most 40 characters.
+pub fn valid_name(name: &str) -> Result<(), String> {
+    if is_plain_name(name, 40) {
         Ok(())
     } else {
         Err(format!(

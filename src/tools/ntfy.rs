@@ -32,12 +32,7 @@ fn agent(timeout: Duration) -> ureq::Agent {
 }
 
 fn valid_topic(topic: &str) -> Result<(), String> {
-    let ok = !topic.is_empty()
-        && topic.len() <= 64
-        && topic
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+    if crate::store::is_plain_name(topic, 64) {
         Ok(())
     } else {
         Err(format!(
