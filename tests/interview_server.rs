@@ -11,6 +11,7 @@ use std::time::Duration;
 use common::TempDir;
 use marvin::interact::form::questions::{self, Reply, ReplyValue};
 use marvin::interact::form::server::{Assets, FormEvent, FormServer, MAX_BODY_BYTES, State};
+use marvin::interact::form::uploads::encode_base64;
 use serde_json::{Value, json};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01";
@@ -90,25 +91,6 @@ fn post(server: &FormServer, path: &str, body: Value) -> Answer {
         &host,
         body.to_string().as_bytes(),
     )
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-    }
-    out
 }
 
 /// Threads of this test process named `name`.
@@ -263,7 +245,7 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
         &server,
         "/submit",
         json!({"token": token, "images": [
-        {"id": "logo", "filename": "x.png", "mimeType": "image/png", "data": base64(b"<svg/>")}]}),
+        {"id": "logo", "filename": "x.png", "mimeType": "image/png", "data": encode_base64(b"<svg/>")}]}),
     );
     assert_eq!(not_an_image.status, 400);
     assert!(
@@ -276,7 +258,7 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
         &server,
         "/submit",
         json!({"token": token, "images": [
-        {"id": "notes", "filename": "x.png", "data": base64(PNG)}]}),
+        {"id": "notes", "filename": "x.png", "data": encode_base64(PNG)}]}),
     );
     assert_eq!(
         (
@@ -286,7 +268,7 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
         (400, Some("notes"))
     );
     let too_many: Vec<Value> = (0..13)
-        .map(|_| json!({"id": "logo", "filename": "x.png", "data": base64(PNG)}))
+        .map(|_| json!({"id": "logo", "filename": "x.png", "data": encode_base64(PNG)}))
         .collect();
     let answer = post(
         &server,
@@ -311,8 +293,8 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
             {"id": "features", "value": ["auth", "search"]},
             {"id": "notes", "value": "none"}],
         "images": [
-            {"id": "logo", "filename": "../../logo.png", "mimeType": "image/png", "data": base64(PNG)},
-            {"id": "notes", "filename": "sketch.png", "data": base64(PNG), "isAttachment": true}]}),
+            {"id": "logo", "filename": "../../logo.png", "mimeType": "image/png", "data": encode_base64(PNG)},
+            {"id": "notes", "filename": "sketch.png", "data": encode_base64(PNG), "isAttachment": true}]}),
     );
     assert_eq!(ok.status, 200, "{}", ok.body);
     let Some(FormEvent::Submitted(replies)) = server.wait(Duration::from_secs(5)) else {

@@ -81,6 +81,25 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
     (padding <= 2).then_some(out)
 }
 
+/// Standard base64 with padding: what the page sends, for tools and tests that make uploads.
+pub fn encode_base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(match i <= chunk.len() {
+                true => ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char,
+                false => '=',
+            });
+        }
+    }
+    out
+}
+
 /// The private directory of one interview's uploads (0700), created on first use.
 pub struct UploadDir {
     path: PathBuf,
@@ -173,29 +192,10 @@ mod tests {
 
     pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 
-    fn base64(bytes: &[u8]) -> String {
-        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut out = String::new();
-        for chunk in bytes.chunks(3) {
-            let n = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
     #[test]
     fn base64_round_trips_and_rejects_junk() {
         for sample in [&b""[..], b"a", b"ab", b"abc", b"abcd", PNG] {
-            assert_eq!(decode_base64(&base64(sample)).unwrap(), sample);
+            assert_eq!(decode_base64(&encode_base64(sample)).unwrap(), sample);
         }
         assert_eq!(decode_base64("data:image/png;base64,aGk=").unwrap(), b"hi");
         assert_eq!(decode_base64("aG\nk=").unwrap(), b"hi");
@@ -235,8 +235,8 @@ mod tests {
     fn images_are_saved_private_checked_and_never_overwritten() {
         let temp = crate::test_support::TempDir::new("uploads");
         let dir = UploadDir::new(temp.path().join("session"));
-        let first = dir.save("logo.png", &base64(PNG)).unwrap();
-        let second = dir.save("logo.png", &base64(PNG)).unwrap();
+        let first = dir.save("logo.png", &encode_base64(PNG)).unwrap();
+        let second = dir.save("logo.png", &encode_base64(PNG)).unwrap();
         assert_eq!(first.file_name().unwrap(), "logo.png");
         assert_eq!(second.file_name().unwrap(), "logo-2.png");
         assert_eq!(fs::read(&first).unwrap(), PNG);
@@ -244,12 +244,12 @@ mod tests {
         assert_eq!(mode(&first), 0o600);
         assert_eq!(mode(dir.path()), 0o700);
         let error = dir
-            .save("x.png", &base64(b"<svg onload=alert(1)>"))
+            .save("x.png", &encode_base64(b"<svg onload=alert(1)>"))
             .unwrap_err();
         assert!(error.contains("not a PNG, JPEG, GIF or WebP"), "{error}");
         let mut big = PNG.to_vec();
         big.resize(MAX_IMAGE_BYTES + 1, 0);
-        let error = dir.save("big.png", &base64(&big)).unwrap_err();
+        let error = dir.save("big.png", &encode_base64(&big)).unwrap_err();
         assert!(error.contains("at most 5 MB"), "{error}");
         assert!(
             dir.save("x.png", "not base64!")
