@@ -21,6 +21,14 @@ fn against(home: &TempDir, server: &ReplayServer) -> std::process::Command {
     command
 }
 
+/// `marvin --non-interactive --prompt PROMPT` against `server`, run to the end.
+fn ask(home: &TempDir, server: &ReplayServer, prompt: &str) -> std::process::Output {
+    against(home, server)
+        .args(["--non-interactive", "--prompt", prompt])
+        .output()
+        .unwrap()
+}
+
 fn cost_line(output: &std::process::Output) -> Value {
     let line = last_stderr_line(output);
     let json = line
@@ -95,10 +103,7 @@ fn bad_flags_and_providers_are_one_clear_line() {
 fn non_interactive_streams_raw_text_and_reports_cost_last() {
     let home = TempDir::new("ni-text");
     let server = ReplayServer::start(vec![Reply::fixture("openai_text_basic.sse")]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "weather?"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "weather?");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
@@ -139,10 +144,7 @@ fn non_interactive_streams_raw_text_and_reports_cost_last() {
 fn each_chunk_loses_one_trailing_newline() {
     let home = TempDir::new("ni-newlines");
     let server = ReplayServer::start(vec![Reply::text(&["line one\n", "\nline two\n\n", "end"])]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(stdout(&output), "line one\nline two\nend\n");
 }
 
@@ -193,10 +195,7 @@ fn text_before_a_tool_round_ends_its_line_first() {
         Reply::fixture("anthropic_compat_text_then_tool_index1.sse"),
         Reply::text(&["done"]),
     ]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "read a.txt"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "read a.txt");
     assert_eq!(stdout(&output), "Reading it.\n  🔧 read_file\ndone\n");
     let messages = &server.requests()[1].body["messages"];
     let result = messages.as_array().unwrap().last().unwrap()["content"]
@@ -340,10 +339,7 @@ fn rate_limits_are_retried_after_the_asked_wait() {
     )
     .header("retry-after-ms", "50");
     let server = ReplayServer::start(vec![limited.clone(), limited, Reply::text(&["finally"])]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stdout(&output), "finally\n");
     assert_eq!(server.requests().len(), 3);
@@ -366,10 +362,7 @@ fn a_rate_limit_that_never_ends_gives_up_after_three_retries() {
         limited.clone(),
         limited,
     ]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(server.requests().len(), 4);
     assert!(
@@ -385,10 +378,7 @@ fn a_rate_limit_that_never_ends_gives_up_after_three_retries() {
 fn errors_inside_a_stream_fail_the_run() {
     let home = TempDir::new("midstream");
     let server = ReplayServer::start(vec![Reply::fixture("groq_midstream_error_event.sse")]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(err.contains("openai-compat reported an error mid-answer (tool_use_failed): Tool call validation failed"), "{err}");
@@ -399,10 +389,7 @@ fn errors_inside_a_stream_fail_the_run() {
 fn a_cut_off_answer_is_pointed_out() {
     let home = TempDir::new("length");
     let server = ReplayServer::start(vec![Reply::fixture("openai_finish_length.sse")]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), "{\"\n");
     assert!(
@@ -420,10 +407,7 @@ fn context_length_errors_say_so() {
         400,
         common::fixture("openai_400_context_length_exceeded.json"),
     )]);
-    let output = against(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = ask(&home, &server, "x");
     assert_eq!(output.status.code(), Some(1));
     assert!(
         stderr(&output).contains("the conversation is too long for the model"),
