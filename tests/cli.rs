@@ -7,7 +7,8 @@ use std::io::Read;
 use std::process::Stdio;
 
 use common::{
-    ReplayServer, Reply, TempDir, last_stderr_line, marvin, run_with_stdin, stderr, stdout,
+    ReplayServer, Reply, TempDir, last_stderr_line, marvin, non_interactive, run_with_stdin,
+    stderr, stdout,
 };
 use serde_json::Value;
 
@@ -23,10 +24,7 @@ fn against(home: &TempDir, server: &ReplayServer) -> std::process::Command {
 
 /// `marvin --non-interactive --prompt PROMPT` against `server`, run to the end.
 fn ask(home: &TempDir, server: &ReplayServer, prompt: &str) -> std::process::Output {
-    against(home, server)
-        .args(["--non-interactive", "--prompt", prompt])
-        .output()
-        .unwrap()
+    non_interactive(&mut against(home, server), prompt)
 }
 
 fn cost_line(output: &std::process::Output) -> Value {

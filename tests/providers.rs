@@ -7,8 +7,8 @@ mod common;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{
-    DropServer, ReplayServer, Reply, StallServer, TempDir, closed_port, fixture, marvin, stderr,
-    stdout,
+    DropServer, ReplayServer, Reply, StallServer, TempDir, closed_port, fixture, marvin,
+    non_interactive, stderr, stdout,
 };
 use marvin::cancel::CancelToken;
 use marvin::config::{ProviderKind, ProviderSettings};
@@ -213,17 +213,11 @@ fn copilot_exchanges_the_login_then_chats_with_editor_headers_and_caches_the_ses
             Reply::text(&["Again."]),
         ]
     });
-    let first = copilot(&home, &server)
-        .args(["--non-interactive", "--prompt", "hi"])
-        .output()
-        .unwrap();
+    let first = non_interactive(&mut copilot(&home, &server), "hi");
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     assert_eq!(stdout(&first), "Hello from Copilot.\n");
     // A second run reuses the cached session: no second exchange.
-    let second = copilot(&home, &server)
-        .args(["--non-interactive", "--prompt", "again"])
-        .output()
-        .unwrap();
+    let second = non_interactive(&mut copilot(&home, &server), "again");
     assert_eq!(stdout(&second), "Again.\n", "{}", stderr(&second));
     let requests = server.requests();
     let urls: Vec<&str> = requests.iter().map(|r| r.url.as_str()).collect();
@@ -275,10 +269,7 @@ fn an_expiring_session_is_exchanged_again_before_the_next_call() {
             Reply::text(&["done"]),
         ]
     });
-    let output = copilot(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = non_interactive(&mut copilot(&home, &server), "x");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(
@@ -303,10 +294,7 @@ fn a_rejected_session_is_renewed_once_and_the_chat_retried() {
             Reply::text(&["ok"]),
         ]
     });
-    let output = copilot(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = non_interactive(&mut copilot(&home, &server), "x");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stdout(&output), "ok\n");
     assert_eq!(
@@ -319,10 +307,7 @@ fn a_rejected_session_is_renewed_once_and_the_chat_retried() {
 fn no_copilot_subscription_is_explained() {
     let home = TempDir::new("copilot-denied");
     let server = ReplayServer::start(vec![Reply::json(404, r#"{"message":"Not Found"}"#)]);
-    let output = copilot(&home, &server)
-        .args(["--non-interactive", "--prompt", "x"])
-        .output()
-        .unwrap();
+    let output = non_interactive(&mut copilot(&home, &server), "x");
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(err.contains("GitHub did not grant a Copilot session (HTTP 404). Make sure the account has a Copilot subscription"), "{err}");

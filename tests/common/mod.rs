@@ -355,6 +355,14 @@ pub fn marvin(home: &Path) -> Command {
     command
 }
 
+/// Runs `command --non-interactive --prompt PROMPT` to the end.
+pub fn non_interactive(command: &mut Command, prompt: &str) -> Output {
+    command
+        .args(["--non-interactive", "--prompt", prompt])
+        .output()
+        .unwrap()
+}
+
 /// Runs `command` with `input` on stdin and returns its output.
 pub fn run_with_stdin(mut command: Command, input: &str) -> Output {
     command
