@@ -39,6 +39,19 @@ impl Message {
         Self::plain(Role::Assistant, text.into())
     }
 
+    /// What the model said in one call: its text and the tools it called. A reply that only
+    /// calls tools has no content (null on the wire), as the APIs send it back.
+    pub fn assistant_turn(text: String, tool_calls: Vec<ToolCall>) -> Self {
+        let content = (!text.is_empty() || tool_calls.is_empty()).then_some(text);
+        Self {
+            role: Role::Assistant,
+            content,
+            tool_calls,
+            tool_call_id: None,
+            name: None,
+        }
+    }
+
     /// The result of one tool call, answering the call with the same id.
     pub fn tool_result(call: &ToolCall, content: String) -> Self {
         Self {

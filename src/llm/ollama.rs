@@ -158,19 +158,8 @@ impl Answer {
     }
 
     fn finish(self) -> ChatResult {
-        let content = if self.content.is_empty() && !self.calls.is_empty() {
-            None
-        } else {
-            Some(self.content)
-        };
         ChatResult {
-            message: Message {
-                role: Role::Assistant,
-                content,
-                tool_calls: self.calls,
-                tool_call_id: None,
-                name: None,
-            },
+            message: Message::assistant_turn(self.content, self.calls),
             usage: self.usage,
             finish_reason: self.done_reason,
         }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::ChatResult;
 use super::api_error::{ApiError, find_error};
 use super::sse::SseEvent;
-use crate::message::{Message, Role, ToolCall, Usage};
+use crate::message::{Message, ToolCall, Usage};
 
 /// What a chunk told the reader to do next.
 #[derive(Debug, PartialEq)]
@@ -187,19 +187,8 @@ impl Assembler {
                 ToolCall::new(id, call.name, arguments)
             })
             .collect();
-        let content = if self.content.is_empty() && !tool_calls.is_empty() {
-            None
-        } else {
-            Some(self.content)
-        };
         ChatResult {
-            message: Message {
-                role: Role::Assistant,
-                content,
-                tool_calls,
-                tool_call_id: None,
-                name: None,
-            },
+            message: Message::assistant_turn(self.content, tool_calls),
             usage: self.usage,
             finish_reason: self.finish_reason,
         }
