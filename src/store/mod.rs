@@ -8,6 +8,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// A profile's saved places (a JSON list).
+pub const PLACES: &str = "saved_places.json";
+
 /// The file that remembers the last profile used.
 const LAST: &str = "last_profile";
 pub const DEFAULT: &str = "default";
@@ -59,7 +62,7 @@ pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
     private(&dir);
     for (file, empty) in [
         ("preferences.json", "{}\n"),
-        ("saved_places.json", "[]\n"),
+        (PLACES, "[]\n"),
         ("tokens.json", "{}\n"),
     ] {
         // create_new: never truncate a file another marvin has just made or the user edited.
@@ -111,7 +114,7 @@ pub fn preferences(dir: &Path) -> Option<String> {
 
 /// The profile's saved places as JSON text for the system prompt; `None` when there are none.
 pub fn places(dir: &Path) -> Option<String> {
-    let value: serde_json::Value = json::load(&dir.join("saved_places.json"));
+    let value: serde_json::Value = json::load(&dir.join(PLACES));
     (value.as_array().is_some_and(|a| !a.is_empty())).then(|| value.to_string())
 }
 

@@ -69,12 +69,12 @@ fn file(ctx: &ToolContext) -> Result<PathBuf, String> {
         .shared
         .profile_dir()
         .ok_or("There is no profile to keep places in (no MARVIN_HOME).")?;
-    Ok(dir.join("saved_places.json"))
+    Ok(dir.join(crate::store::PLACES))
 }
 
 /// The saved places; a corrupt file is moved aside by the store and reads as none.
-pub fn load(path: &std::path::Path) -> Result<Vec<Place>, String> {
-    Ok(crate::store::json::load(path))
+pub fn load(path: &std::path::Path) -> Vec<Place> {
+    crate::store::json::load(path)
 }
 
 fn save(path: &std::path::Path, places: &[Place]) -> Result<(), String> {
@@ -84,7 +84,7 @@ fn save(path: &std::path::Path, places: &[Place]) -> Result<(), String> {
 
 fn save_place(place: Place, ctx: &ToolContext) -> Result<String, String> {
     let path = file(ctx)?;
-    let mut places = load(&path)?;
+    let mut places = load(&path);
     let label = place.label.trim().to_string();
     if label.is_empty() {
         return Err("The label is empty: give the place a short name such as home or work.".into());
@@ -109,7 +109,7 @@ struct LabelArgs {
 
 fn remove_place(args: LabelArgs, ctx: &ToolContext) -> Result<String, String> {
     let path = file(ctx)?;
-    let mut places = load(&path)?;
+    let mut places = load(&path);
     let before = places.len();
     places.retain(|p| !p.label.eq_ignore_ascii_case(args.label.trim()));
     if places.len() == before {
@@ -132,7 +132,7 @@ fn remove_place(args: LabelArgs, ctx: &ToolContext) -> Result<String, String> {
 struct NoArgs {}
 
 fn list_places(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
-    Ok(describe(&load(&file(ctx)?)?))
+    Ok(describe(&load(&file(ctx)?)))
 }
 
 /// One line per place, for the tool and the `saved` command.

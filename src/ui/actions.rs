@@ -177,9 +177,7 @@ pub fn switch_profile(repl: &mut Repl<'_>, name: &str) {
 
 pub fn saved(repl: &mut Repl<'_>) {
     let text = match repl.session.profile_dir() {
-        Some(dir) => places::load(&dir.join("saved_places.json"))
-            .map(|p| places::describe(&p))
-            .unwrap_or_else(|e| e),
+        Some(dir) => places::describe(&places::load(&dir.join(store::PLACES))),
         None => "There is no profile directory (no MARVIN_HOME).".into(),
     };
     repl.view.side_line(&text);
