@@ -17,8 +17,8 @@ pub mod prompt;
 pub mod secret;
 pub mod session;
 pub mod store;
-#[cfg(test)]
-mod test_support;
+#[doc(hidden)]
+pub mod test_support;
 pub mod tools;
 pub mod ui;
 pub mod usage;

@@ -1,4 +1,5 @@
-//! Helpers for unit tests: a temporary directory removed when dropped.
+//! Helpers for the unit and integration tests: a temporary directory removed when dropped.
+//! Not part of Marvin's interface.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,7 +12,7 @@ impl TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let path =
-            std::env::temp_dir().join(format!("marvin-unit-{tag}-{}-{n}", std::process::id()));
+            std::env::temp_dir().join(format!("marvin-test-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).expect("creating a temporary directory");
         Self(std::fs::canonicalize(path).expect("canonical temporary directory"))
