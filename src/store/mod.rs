@@ -81,7 +81,11 @@ pub fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(dir.join("tokens.json"), fs::Permissions::from_mode(0o600))?;
     }
-    json::replace(&home.join(LAST), format!("{name}\n").as_bytes())?;
+    // Every run opens the profile: write the marker only when it changes.
+    let last = format!("{name}\n");
+    if fs::read_to_string(home.join(LAST)).ok().as_deref() != Some(last.as_str()) {
+        json::replace(&home.join(LAST), last.as_bytes())?;
+    }
     Ok(dir)
 }
 
