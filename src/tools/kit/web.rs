@@ -440,16 +440,17 @@ mod tests {
     use super::*;
     use crate::services::{GNEWS, SEMANTIC_SCHOLAR};
 
+    /// A canned answer: status, content type, body, an extra header.
+    type Canned = (
+        u16,
+        &'static str,
+        Vec<u8>,
+        Option<(&'static str, &'static str)>,
+    );
+
     /// A local server answering each request with the next of `replies` (status, content
     /// type, body, extra header); returns its base URL and what it was asked.
-    fn serve(
-        replies: Vec<(
-            u16,
-            &'static str,
-            Vec<u8>,
-            Option<(&'static str, &'static str)>,
-        )>,
-    ) -> (String, std::sync::mpsc::Receiver<String>) {
+    fn serve(replies: Vec<Canned>) -> (String, std::sync::mpsc::Receiver<String>) {
         let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
         let base = format!("http://{}", server.server_addr().to_ip().unwrap());
         let (asked, urls) = std::sync::mpsc::channel();
