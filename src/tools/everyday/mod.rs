@@ -1,12 +1,14 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, bookmarks. One file per family (a folder only when a family has several);
-//! a new family is that file and one line here.
+//! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation). One
+//! file per family (a folder only when a family has several); a new family is that file and one
+//! line here.
 
 pub(crate) mod bookmarks;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod system;
+pub(crate) mod utilities;
 
 use super::ToolDef;
 
@@ -18,6 +20,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         ntfy::tools(),
         system::tools(),
         bookmarks::tools(),
+        utilities::tools(),
     ]
     .into_iter()
     .flatten()
