@@ -1,9 +1,10 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation). One
-//! file per family (a folder only when a family has several); a new family is that file and one
-//! line here.
+//! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation),
+//! GitHub. One file per family (a folder only when a family has several); a new family is that
+//! file and one line here.
 
 pub(crate) mod bookmarks;
+pub(crate) mod github;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
@@ -21,6 +22,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         system::tools(),
         bookmarks::tools(),
         utilities::tools(),
+        github::tools(),
     ]
     .into_iter()
     .flatten()
