@@ -1,9 +1,10 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
 //! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation),
-//! GitHub. One file per family (a folder only when a family has several); a new family is that
-//! file and one line here.
+//! GitHub, downloads. One file per family (a folder only when a family has several); a new
+//! family is that file and one line here.
 
 pub(crate) mod bookmarks;
+pub(crate) mod downloads;
 pub(crate) mod github;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
@@ -23,6 +24,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         bookmarks::tools(),
         utilities::tools(),
         github::tools(),
+        downloads::tools(),
     ]
     .into_iter()
     .flatten()

@@ -4,6 +4,7 @@
 //! nothing was recorded), and fake `gh` and `yt-dlp` scripts stand in for those programs.
 
 mod bookmarks;
+mod downloads;
 mod github;
 mod utilities;
 
