@@ -279,3 +279,40 @@ fn without_yt_dlp_the_tool_says_how_to_install_it() {
         run.stderr()
     );
 }
+
+#[test]
+fn a_download_stopped_mid_way_leaves_no_part_file() {
+    let home = TempDir::new("download-stop");
+    let dir = downloads(&home);
+    let stall = crate::common::StallServer::start("the first bytes of a big file");
+    let args = format!(r#"{{"url": "http://127.0.0.1:{}/big.iso"}}"#, stall.port);
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("1", "download_file", &args)]),
+        Reply::text(&["done"]),
+    ]);
+    let child = crate::common::marvin(home.path())
+        .env("OPENAI_COMPAT_URL", model.url())
+        .args(["--non-interactive", "--prompt", "get it"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !listing(&dir).iter().any(|name| name.ends_with(".part")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the download never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: signalling our own child process; SIGTERM stops a run as Ctrl+C does.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(listing(&dir), BTreeSet::new(), "the part file is removed");
+}
