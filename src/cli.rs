@@ -100,6 +100,9 @@ Environment:
   HTTPS_PROXY, NO_PROXY    proxy for the services below (never for loopback)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
                            are cut near it, older messages summarised)
+  MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)
+  MARVIN_DOWNLOADS_DIR     where download_file saves (default ~/Downloads)
+  MARVIN_CLONES_DIR        where github_clone clones (default ~/github-clones)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened

@@ -7,11 +7,13 @@ mod credential;
 mod provider;
 mod resolve;
 mod url;
+mod web;
 
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
+pub use web::WebSettings;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +40,9 @@ const OWN: &[&str] = &[
     "OLLAMA_MODEL",
     "MARVIN_FALLBACK",
     "MARVIN_TIMEOUT",
+    "MARVIN_TOOL_TIMEOUT",
+    "MARVIN_DOWNLOADS_DIR",
+    "MARVIN_CLONES_DIR",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
     "MARVIN_HOME",
@@ -187,6 +192,8 @@ pub struct Config {
     pub proxy: ProxyRules,
     /// Where the interview form shows up.
     pub form_surface: FormSurface,
+    /// What the everyday tools need to reach the web.
+    pub web: WebSettings,
 }
 
 impl Config {
@@ -316,6 +323,7 @@ impl Config {
             },
             permission_mode: permission_mode(args, env)?,
             has_ui: !non_interactive,
+            web: WebSettings::from_env(env)?,
         })
     }
 }

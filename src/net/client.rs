@@ -10,7 +10,7 @@ use super::agent;
 use super::pace::Pacer;
 use super::redact::{Redact, Secrets};
 use super::transport::{Phase, Transport};
-use super::url::host_of;
+use super::url::server_of;
 use crate::cancel::CancelToken;
 
 pub(crate) type Response = ureq::http::Response<ureq::Body>;
@@ -103,7 +103,7 @@ impl Client {
     ) -> Result<T, Failure<E>> {
         if !self
             .pacer
-            .wait_turn(&host_of(url), self.min_interval, cancel)
+            .wait_turn(&server_of(url), self.min_interval, cancel)
         {
             return Err(Failure::Cancelled);
         }

@@ -13,11 +13,11 @@ mod transport;
 mod url;
 
 pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules};
-pub(crate) use body::{BodyError, read_start, read_text};
+pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
 pub(crate) use redact::{Redact, Secrets};
 pub(crate) use response::{header, is_html, is_success};
 pub(crate) use transport::{Phase, Transport};
 #[cfg(test)]
 pub(crate) use url::url_userinfo;
-pub(crate) use url::without_userinfo;
+pub(crate) use url::{host_of, without_userinfo};

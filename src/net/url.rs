@@ -32,6 +32,16 @@ pub(crate) fn host_of(url: &str) -> String {
     host.to_ascii_lowercase()
 }
 
+/// The server `url` goes to, as pacing counts servers: its host and port, lowercased, without
+/// user or password (two servers on one machine are two servers).
+pub(crate) fn server_of(url: &str) -> String {
+    let authority = authority(url);
+    authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host_port)| host_port)
+        .to_ascii_lowercase()
+}
+
 /// Whether `host` (as [`host_of`] gives it) is this machine.
 pub(crate) fn is_loopback(host: &str) -> bool {
     host == "localhost" || host.starts_with("127.") || host == "[::1]"
@@ -46,6 +56,15 @@ fn authority(url: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn servers_are_host_and_port_without_the_user() {
+        assert_eq!(server_of("http://me:pw@Box:9000/v1"), "box:9000");
+        assert_eq!(
+            server_of("https://export.arxiv.org/api/query?x"),
+            "export.arxiv.org"
+        );
+    }
 
     #[test]
     fn hosts_come_without_user_port_or_case() {

@@ -382,6 +382,11 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         ntfy: Ntfy::new(&config.ntfy_url, config.proxy.for_url(&config.ntfy_url)),
         form_surface: config.form_surface.clone(),
         temp_dir: config.temp_dir.clone(),
+        web: crate::tools::kit::web::Web::new(
+            config.web.clone(),
+            config.endpoints.clone(),
+            config.proxy.clone(),
+        ),
     }
 }
 

@@ -1,9 +1,11 @@
 //! Every file under MARVIN_HOME is read and written here, each kind in its module (places,
-//! preferences, chat log, ntfy subscriptions, approvals, tokens, the usage ledger). This file
-//! keeps the profiles in MARVIN_HOME/profiles/<name>/: which one is in use (remembered across
-//! runs), the list of them, and a new one's defaults. Directories are private (0700).
+//! bookmarks, preferences, chat log, ntfy subscriptions, approvals, tokens, the usage ledger).
+//! This file keeps the profiles in MARVIN_HOME/profiles/<name>/: which one is in use
+//! (remembered across runs), the list of them, and a new one's defaults. Directories are
+//! private (0700).
 
 pub(crate) mod approvals;
+pub(crate) mod bookmarks;
 pub(crate) mod chatlog;
 pub(crate) mod json;
 pub(crate) mod ledger;

@@ -39,6 +39,8 @@ pub struct ToolSettings {
     pub form_surface: crate::config::FormSurface,
     /// TMPDIR, when set.
     pub temp_dir: Option<PathBuf>,
+    /// The web services of the everyday tools, with the session's clients for them.
+    pub(crate) web: super::kit::web::Web,
 }
 
 impl ToolSettings {

@@ -77,7 +77,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 }
 
 #[derive(Deserialize)]
-struct GrepArgs {
+pub(crate) struct GrepArgs {
     pattern: String,
     path: Option<String>,
     file_glob: Option<String>,
@@ -88,7 +88,8 @@ struct GrepArgs {
 const PLAIN_NOTE: &str =
     "\n(plain-text search: install ripgrep for regular expressions: sudo apt install ripgrep)";
 
-fn code_grep(args: GrepArgs, ctx: &ToolContext) -> Result<String, String> {
+/// Also github_grep's search, with a clone as the working directory.
+pub(crate) fn code_grep(args: GrepArgs, ctx: &ToolContext) -> Result<String, String> {
     if args.pattern.is_empty() {
         return Err("The pattern is empty: say what text to search for.".into());
     }

@@ -1,11 +1,16 @@
-//! The everyday tools, offered in every mode: notes, saved places, ntfy notifications and
-//! facts about the machine. One file per family (a folder only when a family has several);
-//! a new family is that file and one line here.
+//! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
+//! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation),
+//! GitHub, downloads. One file per family (a folder only when a family has several); a new
+//! family is that file and one line here.
 
+pub(crate) mod bookmarks;
+pub(crate) mod downloads;
+pub(crate) mod github;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod system;
+pub(crate) mod utilities;
 
 use super::ToolDef;
 
@@ -16,6 +21,10 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         places::tools(),
         ntfy::tools(),
         system::tools(),
+        bookmarks::tools(),
+        utilities::tools(),
+        github::tools(),
+        downloads::tools(),
     ]
     .into_iter()
     .flatten()

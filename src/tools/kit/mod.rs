@@ -1,5 +1,6 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
-//! symlinks, path checks, running programs, walking a tree as git sees it, editing text files.
+//! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
+//! and the web client every network tool goes through.
 
 pub(crate) mod confined;
 pub(crate) mod edit;
@@ -9,3 +10,4 @@ pub(crate) mod paths;
 pub(crate) mod process;
 pub(crate) mod read;
 pub(crate) mod target;
+pub(crate) mod web;

@@ -1,0 +1,128 @@
+//! What the everyday tools need from the environment to reach the web: how long one call may
+//! take, where downloads and GitHub clones go, and the keys of the services that take one (from
+//! the environment here; the `~/.ssh/<NAME>` file fallback is read at first use, so start-up
+//! never touches it).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{ConfigError, Env};
+use crate::services::{Credential, SERVICES};
+
+/// One call to a web service, unless MARVIN_TOOL_TIMEOUT says otherwise (seed 002 §7.5).
+const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Clone)]
+pub struct WebSettings {
+    /// MARVIN_TOOL_TIMEOUT, else 30 s.
+    pub timeout: Duration,
+    /// MARVIN_DOWNLOADS_DIR, else `~/Downloads`.
+    pub downloads_dir: Option<PathBuf>,
+    /// MARVIN_CLONES_DIR, else `~/github-clones`.
+    pub clones_dir: Option<PathBuf>,
+    /// The user's home, where `~/.ssh/<NAME>` keys are looked for.
+    pub home: Option<PathBuf>,
+    /// Service keys found in the environment, by variable.
+    pub keys: Vec<(&'static str, String)>,
+}
+
+impl Default for WebSettings {
+    fn default() -> Self {
+        Self {
+            timeout: TOOL_TIMEOUT,
+            downloads_dir: None,
+            clones_dir: None,
+            home: None,
+            keys: Vec::new(),
+        }
+    }
+}
+
+impl WebSettings {
+    pub(super) fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let timeout = match env.get("MARVIN_TOOL_TIMEOUT") {
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|secs| *secs > 0)
+                .map(Duration::from_secs)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "MARVIN_TOOL_TIMEOUT must be a number of seconds, not {text:?}"
+                    ))
+                })?,
+            None => TOOL_TIMEOUT,
+        };
+        let home = env.get("HOME").map(PathBuf::from);
+        let under_home = |name: &str| home.as_deref().map(|h| h.join(name));
+        let dir = |var: &str, default: &str| {
+            env.get(var)
+                .map(PathBuf::from)
+                .or_else(|| under_home(default))
+        };
+        let keys = SERVICES
+            .iter()
+            .filter_map(|service| match service.credential {
+                Credential::Key(var) | Credential::OptionalKey(var) => {
+                    env.get(var).map(|key| (var, key.trim().to_string()))
+                }
+                _ => None,
+            })
+            .filter(|(_, key)| !key.is_empty())
+            .collect();
+        Ok(Self {
+            timeout,
+            downloads_dir: dir("MARVIN_DOWNLOADS_DIR", "Downloads"),
+            clones_dir: dir("MARVIN_CLONES_DIR", "github-clones"),
+            keys,
+            home,
+        })
+    }
+
+    /// The key in `var`: from the environment, else the file `~/.ssh/<var>`.
+    pub fn key(&self, var: &str) -> Option<String> {
+        if let Some((_, key)) = self.keys.iter().find(|(name, _)| *name == var) {
+            return Some(key.clone());
+        }
+        let path = self.home.as_deref()?.join(".ssh").join(var);
+        key_file(&path)
+    }
+}
+
+fn key_file(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let key = text.trim();
+    (!key.is_empty()).then(|| key.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_directories_and_keys_come_from_the_environment() {
+        let home = crate::test_support::TempDir::new("web-settings");
+        let h = home.path().to_str().unwrap();
+        std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+        std::fs::write(home.path().join(".ssh/NEWSAPI_KEY"), " from-file \n").unwrap();
+        let env = Env::from_pairs([
+            ("HOME", h),
+            ("MARVIN_TOOL_TIMEOUT", "5"),
+            ("GNEWS_API_KEY", "g-key"),
+            ("MARVIN_CLONES_DIR", "/srv/clones"),
+        ]);
+        let web = WebSettings::from_env(&env).unwrap();
+        assert_eq!(web.timeout, Duration::from_secs(5));
+        assert_eq!(web.downloads_dir, Some(home.path().join("Downloads")));
+        assert_eq!(web.clones_dir, Some(PathBuf::from("/srv/clones")));
+        assert_eq!(web.key("GNEWS_API_KEY").as_deref(), Some("g-key"));
+        assert_eq!(web.key("NEWSAPI_KEY").as_deref(), Some("from-file"));
+        assert_eq!(web.key("NOPE_KEY"), None);
+        let bad = Env::from_pairs([("MARVIN_TOOL_TIMEOUT", "soon")]);
+        assert!(WebSettings::from_env(&bad).is_err());
+        assert_eq!(
+            WebSettings::from_env(&Env::from_pairs([])).unwrap().timeout,
+            TOOL_TIMEOUT
+        );
+    }
+}
