@@ -2,6 +2,7 @@
 //! about the machine, bookmarks. One file per family (a folder only when a family has several);
 //! a new family is that file and one line here.
 
+pub(crate) mod academic;
 pub(crate) mod bookmarks;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
@@ -17,6 +18,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         places::tools(),
         ntfy::tools(),
         system::tools(),
+        academic::tools(),
         bookmarks::tools(),
     ]
     .into_iter()
