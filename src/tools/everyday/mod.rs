@@ -4,6 +4,7 @@
 
 pub(crate) mod academic;
 pub(crate) mod bookmarks;
+pub(crate) mod feeds;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
@@ -19,6 +20,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         ntfy::tools(),
         system::tools(),
         academic::tools(),
+        feeds::tools(),
         bookmarks::tools(),
     ]
     .into_iter()

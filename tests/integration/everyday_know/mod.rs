@@ -4,6 +4,7 @@
 //! nothing was recorded, which the test says).
 
 mod academic;
+mod feeds;
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
