@@ -1,6 +1,6 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, bookmarks. One file per family (a folder only when a family has several);
-//! a new family is that file and one line here.
+//! about the machine, Wikipedia, papers, feeds, bookmarks. One file per family (a folder only
+//! when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
 pub(crate) mod bookmarks;
@@ -9,6 +9,7 @@ pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod system;
+pub(crate) mod wiki;
 
 use super::ToolDef;
 
@@ -19,6 +20,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         places::tools(),
         ntfy::tools(),
         system::tools(),
+        wiki::tools(),
         academic::tools(),
         feeds::tools(),
         bookmarks::tools(),

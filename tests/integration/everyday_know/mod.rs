@@ -5,6 +5,7 @@
 
 mod academic;
 mod feeds;
+mod wiki;
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
