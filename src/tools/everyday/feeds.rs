@@ -66,6 +66,7 @@ fn read_rss(args: Args, ctx: &ToolContext) -> Result<String, String> {
 /// advertises, if it does), a document that is not a feed.
 fn read_feed(url: &str, fetched: &Fetched) -> Result<Feed, String> {
     let host = net::host_of(url);
+    let shown = net::without_userinfo(url);
     if !fetched.is_success() {
         return Err(format!(
             "{host} answered HTTP {} for the feed. Check the address, or try again later.",
@@ -76,17 +77,17 @@ fn read_feed(url: &str, fetched: &Fetched) -> Result<Feed, String> {
     match feed::parse(&text) {
         Ok(feed) => Ok(feed),
         Err(_) if looks_like_html(fetched.content_type.as_deref(), &text) => {
-            Err(match advertised_feed(url, &text) {
+            Err(match advertised_feed(&shown, &text) {
                 Some(feed) => format!(
-                    "{url} is a web page, not a feed; the page names its feed: {feed} (call read_rss with that address)."
+                    "{shown} is a web page, not a feed; the page names its feed: {feed} (call read_rss with that address)."
                 ),
                 None => format!(
-                    "{url} is a web page, not a feed, and names none. Look for the site's RSS or Atom address (often /feed, /rss or /atom.xml), or use browse_web to read the page."
+                    "{shown} is a web page, not a feed, and names none. Look for the site's RSS or Atom address (often /feed, /rss or /atom.xml), or use browse_web to read the page."
                 ),
             })
         }
         Err(why) => Err(format!(
-            "{url} is not a feed that can be read: {why}. Check the address."
+            "{shown} is not a feed that can be read: {why}. Check the address."
         )),
     }
 }
@@ -117,10 +118,14 @@ fn advertised_feed(page: &str, html: &str) -> Option<String> {
         let quote = raw.chars().next().filter(|c| *c == '"' || *c == '\'');
         let href = match quote {
             Some(q) => raw[1..].split(q).next().unwrap_or(""),
-            None => raw
-                .split(|c: char| c.is_whitespace() || c == '/')
-                .next()
-                .unwrap_or(""),
+            // Unquoted: up to the next space, without the slash of a self-closing tag.
+            None => {
+                let token = raw.split_whitespace().next().unwrap_or("");
+                match token.strip_suffix('/') {
+                    Some(bare) if token.len() == raw.trim_end().len() => bare,
+                    _ => token,
+                }
+            }
         };
         return Some(absolute(page, &feed::decode_entities(href)));
     }
@@ -299,12 +304,59 @@ mod tests {
             ),
             (
                 "https://blog.example/",
+                r#"<link rel=alternate type=application/rss+xml href=/rss/>"#,
+                Some("https://blog.example/rss"),
+            ),
+            (
+                "https://blog.example/",
+                r#"<link rel=alternate type=application/rss+xml href=/rss/ title=x>"#,
+                Some("https://blog.example/rss/"),
+            ),
+            (
+                "https://blog.example/",
                 r#"<link rel="alternate" hreflang="fr" href="https://blog.example/fr/">"#,
                 None,
             ),
         ];
         for (page, html, expected) in cases {
             assert_eq!(advertised_feed(page, html).as_deref(), *expected, "{html}");
+        }
+    }
+
+    #[test]
+    fn answers_that_are_not_feeds_are_told_without_credentials() {
+        let fetched = |status, content_type: &str, body: &str| Fetched {
+            status,
+            content_type: Some(content_type.into()),
+            body: body.as_bytes().to_vec(),
+            retry_after: None,
+        };
+        let url = "https://ann:hunter2@feeds.example/news";
+        let cases: &[(Fetched, &str)] = &[
+            (
+                fetched(503, "text/plain", "busy"),
+                "feeds.example answered HTTP 503 for the feed.",
+            ),
+            (
+                fetched(200, "text/html", "<html><p>Hi</p></html>"),
+                "https://feeds.example/news is a web page, not a feed, and names none.",
+            ),
+            (
+                fetched(
+                    200,
+                    "text/plain",
+                    "<!DOCTYPE html><html><head><link rel=\"alternate\" type=\"application/rss+xml\" href=\"rss.xml\"></head></html>",
+                ),
+                "the page names its feed: https://feeds.example/rss.xml",
+            ),
+            (
+                fetched(200, "application/xml", "<rss><channel>"),
+                "https://feeds.example/news is not a feed that can be read: it ends before its elements do",
+            ),
+        ];
+        for (answer, said) in cases {
+            let error = read_feed(url, answer).unwrap_err();
+            assert!(error.contains(said), "{error}");
         }
     }
 

@@ -109,6 +109,8 @@ struct Reading {
     feed: Feed,
     /// The entry open, and the depth of its element.
     entry: Option<(usize, Entry)>,
+    /// The root element has ended.
+    ended: bool,
 }
 
 /// Reads an Atom or RSS document.
@@ -136,6 +138,9 @@ pub(crate) fn parse(xml: &str) -> Result<Feed, String> {
             Event::Text(text) => reading.push_text(&text),
             Event::CData(data) => reading.push_text(&data),
             Event::GeneralRef(reference) => reading.push_text(&xml_reference(&reference)),
+            Event::Eof if !reading.ended && !reading.stack.is_empty() => {
+                return Err("it ends before its elements do (the answer was cut off)".into());
+            }
             Event::Eof => break,
             _ => {}
         }
@@ -217,6 +222,7 @@ impl Reading {
             None => self.feed_field(&frame),
         }
         if depth == 0 {
+            self.ended = true;
             // The root ends: keep it, so parse() can name what the document was.
             self.stack.push(Frame {
                 text: String::new(),
@@ -484,6 +490,10 @@ mod tests {
             (
                 "<rss><channel><title>x</title></rss>",
                 "not well-formed XML",
+            ),
+            (
+                "<rss version=\"2.0\"><channel><title>x</title><item><title>y",
+                "the answer was cut off",
             ),
             ("{\"json\": true}", "neither an RSS nor an Atom feed"),
         ];
