@@ -7,9 +7,10 @@ mod academic;
 mod feeds;
 mod wiki;
 
-use std::io::Read;
 use std::net::{TcpListener, TcpStream};
-use std::sync::mpsc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 
 use crate::common::{ReplayServer, Reply, TempDir, fixture, marvin};
 
@@ -63,36 +64,43 @@ pub fn portal() -> Reply {
 /// A server that takes connections and never answers, until dropped.
 pub struct Silent {
     pub root: String,
-    stop: mpsc::Sender<()>,
+    port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Silent {
     pub fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let root = format!("http://{}", listener.local_addr().unwrap());
-        listener.set_nonblocking(true).unwrap();
-        let (stop, stopped) = mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            let mut held: Vec<TcpStream> = Vec::new();
-            // Polls for connections until the test drops the server; each one is kept open
-            // and read from, never answered.
-            while stopped
-                .recv_timeout(std::time::Duration::from_millis(20))
-                .is_err_and(|e| e == mpsc::RecvTimeoutError::Timeout)
-            {
-                while let Ok((mut stream, _)) = listener.accept() {
-                    let _ = stream.set_nonblocking(true);
-                    let _ = stream.read(&mut [0u8; 4096]);
-                    held.push(stream);
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // Each connection is held open, unanswered, until the server is dropped.
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
                 }
+                held.extend(stream.ok());
             }
         });
-        Self { root, stop }
+        Self {
+            root: format!("http://127.0.0.1:{port}"),
+            port,
+            stop,
+            thread: Some(thread),
+        }
     }
 }
 
 impl Drop for Silent {
     fn drop(&mut self) {
-        let _ = self.stop.send(());
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop, which then sees the flag.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
