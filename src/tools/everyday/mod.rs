@@ -1,16 +1,19 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, bookmarks, utilities (units, currencies, a dictionary, translation),
-//! GitHub, downloads. One file per family (a folder only when a family has several); a new
-//! family is that file and one line here.
+//! about the machine, Wikipedia, papers, feeds, bookmarks, utilities (units, currencies, a
+//! dictionary, translation), GitHub, downloads. One file per family (a folder only when a
+//! family has several); a new family is that file and one line here.
 
+pub(crate) mod academic;
 pub(crate) mod bookmarks;
 pub(crate) mod downloads;
+pub(crate) mod feeds;
 pub(crate) mod github;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod system;
 pub(crate) mod utilities;
+pub(crate) mod wiki;
 
 use super::ToolDef;
 
@@ -21,6 +24,9 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         places::tools(),
         ntfy::tools(),
         system::tools(),
+        wiki::tools(),
+        academic::tools(),
+        feeds::tools(),
         bookmarks::tools(),
         utilities::tools(),
         github::tools(),

@@ -1,9 +1,10 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
-//! and the web client every network tool goes through.
+//! the web client every network tool goes through, and the feeds (Atom, RSS) it brings back.
 
 pub(crate) mod confined;
 pub(crate) mod edit;
+pub(crate) mod feed;
 pub(crate) mod fsafe;
 pub(crate) mod ignore;
 pub(crate) mod paths;

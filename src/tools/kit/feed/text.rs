@@ -1,0 +1,233 @@
+//! Text of feeds and snippets: XML and HTML character references, a small tag stripper that
+//! keeps a line per block (enough for a feed's description or a search snippet; a page wants
+//! more), white space collapsed, and a feed's bytes turned into text.
+
+/// The text of an XML reference: the five predefined entities and character references;
+/// any other entity (`&nbsp;` in a careless feed) is kept for the HTML pass.
+pub(super) fn xml_reference(name: &str) -> String {
+    let known = match name {
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "amp" => Some('&'),
+        "apos" => Some('\''),
+        "quot" => Some('"'),
+        _ => char_reference(name),
+    };
+    known.map_or_else(|| format!("&{name};"), String::from)
+}
+
+/// `#65` or `#x41` as the character it names.
+fn char_reference(name: &str) -> Option<char> {
+    let number = name.strip_prefix('#')?;
+    let code = match number.strip_prefix(['x', 'X']) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+        None => number.parse().ok()?,
+    };
+    char::from_u32(code).filter(|c| *c != '\0')
+}
+
+/// An attribute value with its XML references resolved.
+pub(super) fn xml_unescape(raw: &str) -> String {
+    replace_references(raw, |name| Some(xml_reference(name)))
+}
+
+/// Replaces each `&name;` whose `lookup` is known, leaving the rest as written.
+fn replace_references(text: &str, lookup: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let end = after.char_indices().take(32).find(|(_, c)| *c == ';');
+        match end.and_then(|(end, _)| Some((end, lookup(&after[..end])?))) {
+            Some((end, text)) => {
+                out.push_str(&text);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// HTML's character references: numeric ones and the named ones feeds and snippets use.
+pub(crate) fn decode_entities(text: &str) -> String {
+    replace_references(text, |name| {
+        char_reference(name)
+            .map(String::from)
+            .or_else(|| named_entity(name).map(String::from))
+    })
+}
+
+fn named_entity(name: &str) -> Option<&'static str> {
+    #[rustfmt::skip]
+    const NAMED: &[(&str, &str)] = &[
+        ("amp", "&"), ("lt", "<"), ("gt", ">"), ("quot", "\""), ("apos", "'"), ("nbsp", " "),
+        ("ensp", " "), ("emsp", " "), ("thinsp", " "), ("shy", ""), ("zwnj", ""), ("zwj", ""),
+        ("lrm", ""), ("rlm", ""), ("ndash", "–"), ("mdash", "—"), ("hellip", "…"),
+        ("lsquo", "‘"), ("rsquo", "’"), ("sbquo", "‚"), ("ldquo", "“"), ("rdquo", "”"),
+        ("bdquo", "„"), ("laquo", "«"), ("raquo", "»"), ("bull", "•"), ("middot", "·"),
+        ("copy", "©"), ("reg", "®"), ("trade", "™"), ("deg", "°"), ("times", "×"),
+        ("divide", "÷"), ("plusmn", "±"), ("euro", "€"), ("pound", "£"), ("yen", "¥"),
+        ("cent", "¢"), ("sect", "§"), ("para", "¶"), ("frac12", "½"), ("frac14", "¼"),
+        ("frac34", "¾"), ("micro", "µ"), ("prime", "′"), ("aacute", "á"), ("agrave", "à"),
+        ("acirc", "â"), ("auml", "ä"), ("aring", "å"), ("atilde", "ã"), ("eacute", "é"),
+        ("egrave", "è"), ("ecirc", "ê"), ("euml", "ë"), ("iacute", "í"), ("igrave", "ì"),
+        ("icirc", "î"), ("iuml", "ï"), ("oacute", "ó"), ("ograve", "ò"), ("ocirc", "ô"),
+        ("ouml", "ö"), ("otilde", "õ"), ("oslash", "ø"), ("uacute", "ú"), ("ugrave", "ù"),
+        ("ucirc", "û"), ("uuml", "ü"), ("ccedil", "ç"), ("ntilde", "ñ"), ("szlig", "ß"),
+        ("Aacute", "Á"), ("Eacute", "É"), ("Ouml", "Ö"), ("Uuml", "Ü"), ("Auml", "Ä"),
+        ("Ccedil", "Ç"), ("Ntilde", "Ñ"), ("Oslash", "Ø"),
+    ];
+    NAMED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
+/// Elements that break a line.
+const BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "tr",
+    "table",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "pre",
+    "hr",
+    "dt",
+    "dd",
+    "figure",
+    "figcaption",
+];
+
+/// HTML reduced to its words: tags dropped (scripts and styles with their content), a line
+/// per block, list items marked, entities decoded, spaces collapsed, empty lines dropped.
+pub(crate) fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        let after = &rest[lt + 1..];
+        if let Some(comment) = after.strip_prefix("!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        let is_tag = after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
+        let Some(gt) = after.find('>').filter(|_| is_tag) else {
+            out.push('<');
+            rest = after;
+            continue;
+        };
+        let tag = &after[..gt];
+        rest = &after[gt + 1..];
+        let closing = tag.starts_with('/');
+        let name = tag
+            .trim_start_matches('/')
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !closing && (name == "script" || name == "style") {
+            rest = skip_past_end_tag(rest, &name);
+        } else if name == "li" && !closing {
+            out.push_str("\n- ");
+        } else if BLOCKS.contains(&name.as_str()) {
+            out.push('\n');
+        } else if closing && (name == "td" || name == "th") {
+            out.push_str(" | ");
+        }
+    }
+    out.push_str(rest);
+    decode_entities(&out)
+        .lines()
+        .map(|line| collapse(line).trim_end_matches(" |").to_string())
+        .filter(|line| !line.is_empty() && line != "-")
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn skip_past_end_tag<'a>(rest: &'a str, name: &str) -> &'a str {
+    let lower = rest.to_ascii_lowercase();
+    lower
+        .find(&format!("</{name}"))
+        .and_then(|at| rest[at..].find('>').map(|gt| &rest[at + gt + 1..]))
+        .unwrap_or("")
+}
+
+/// Runs of white space as one space, none at the ends.
+pub(crate) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A feed's bytes as text: UTF-8 whenever they are valid UTF-8, whatever the Content-Type
+/// says or does not say (arXiv sends no charset), else Windows-1252 (Latin-1's superset,
+/// what an old feed that is not UTF-8 nearly always is).
+pub(crate) fn decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => bytes.iter().map(|&b| windows_1252(b)).collect(),
+    }
+}
+
+fn windows_1252(byte: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
+        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
+        'ž', 'Ÿ',
+    ];
+    match byte {
+        0x80..=0x9f => HIGH[usize::from(byte - 0x80)],
+        _ => char::from(byte),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_becomes_lines_of_words() {
+        let cases: &[(&str, &str)] = &[
+            ("<p>One <b>two</b></p><p>three</p>", "One two\nthree"),
+            ("<ul><li>a</li><li>b</li></ul>", "- a\n- b"),
+            (
+                "x<script>var a = '<p>';</script>y<style>p{}</style>z",
+                "xyz",
+            ),
+            ("a <!-- hidden <p> --> b", "a b"),
+            ("1 < 2 &amp;&amp; 3 > 2", "1 < 2 && 3 > 2"),
+            ("caf&eacute;&#233;&#xE9; &unknown; &", "cafééé &unknown; &"),
+            ("line<br/>break", "line\nbreak"),
+            ("<table><tr><td>a</td><td>b</td></tr></table>", "a | b"),
+        ];
+        for (html, text) in cases {
+            assert_eq!(html_text(html), *text, "{html}");
+        }
+    }
+
+    #[test]
+    fn bytes_are_utf8_unless_they_cannot_be() {
+        assert_eq!(decode("Ramírez".as_bytes()), "Ramírez");
+        assert_eq!(decode(b"\xef\xbb\xbfx"), "x");
+        assert_eq!(decode(b"Ram\xedrez \x93q\x94"), "Ramírez “q”");
+    }
+}
