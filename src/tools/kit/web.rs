@@ -173,7 +173,6 @@ impl Web {
 
     /// Any page on the web (browse_web, a feed, a download's start): one call with no service
     /// behind it, named by its host in errors.
-    // Its callers (browse_web, read_rss) are other families of issue 14, on other branches.
     pub(crate) fn page(
         &self,
         url: &str,
