@@ -15,6 +15,7 @@ mod confinement;
 mod custom_tools;
 mod durability;
 mod everyday_utils;
+mod everyday_web;
 mod fixtures;
 mod form_browser;
 mod git_security;

@@ -1,5 +1,5 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, bookmarks. One file per family (a folder only when a family has several);
+//! about the machine, bookmarks, the web. One file per family (a folder only when a family has several);
 //! a new family is that file and one line here.
 
 pub(crate) mod bookmarks;
@@ -7,6 +7,7 @@ pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod system;
+pub(crate) mod web;
 
 use super::ToolDef;
 
@@ -18,6 +19,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         ntfy::tools(),
         system::tools(),
         bookmarks::tools(),
+        web::tools(),
     ]
     .into_iter()
     .flatten()

@@ -5,8 +5,6 @@
 pub(crate) mod confined;
 pub(crate) mod edit;
 pub(crate) mod fsafe;
-// Until the web tools read pages with it (the next commits).
-#[allow(dead_code, unused_imports)]
 pub(crate) mod html;
 pub(crate) mod ignore;
 pub(crate) mod paths;

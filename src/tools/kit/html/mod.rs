@@ -9,7 +9,6 @@ mod tokenize;
 mod url;
 
 pub(crate) use charset::{Charset, detect as detect_charset};
-pub(crate) use entities::decode as decode_entities;
 pub(crate) use render::{Links, Options, Rendered, render};
 pub(crate) use tokenize::{Tag, Token, Tokenizer};
 pub(crate) use url::resolve;

@@ -78,8 +78,6 @@ const BLOCKS: &[&str] = &[
     "option",
     "label",
 ];
-/// Blocks set apart by an empty line.
-const PARAGRAPHS: &[&str] = &["p", "table", "hr", "h1", "h2", "h3", "h4", "h5", "h6"];
 
 #[derive(Default)]
 struct Row {

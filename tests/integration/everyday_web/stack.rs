@@ -1,0 +1,1 @@
+//! stack_search and stack_answers against a local Stack Exchange API.
