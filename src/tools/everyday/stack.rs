@@ -334,11 +334,7 @@ fn post(item: &Value) -> String {
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!(
-        "{}\n[… cut at {cut} of {} characters]",
-        &text[..cut],
-        text.len()
-    )
+    format!("{}\n[… cut at {cut} of {} bytes]", &text[..cut], text.len())
 }
 
 #[cfg(test)]

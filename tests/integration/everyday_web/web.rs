@@ -384,15 +384,17 @@ const ARTICLE: &[u8] =
 <footer>\xa9 2026</footer></body></html>";
 
 fn page_server() -> ReplayServer {
-    ReplayServer::answering(|request| match request.url.as_str() {
-        "/recipe" => reply(200, "text/html", ARTICLE),
-        "/notes.txt" => reply(200, "text/plain; charset=utf-8", "just text\n"),
-        "/app" => reply(
-            200,
-            "text/html",
-            "<html><body><p>static</p><script>document.body.innerHTML = '<h1>Made by script</h1><p>' + (6 * 7) + '</p>';</script></body></html>",
-        ),
-        _ => reply(404, "text/html", "<html><body>Not here</body></html>"),
+    ReplayServer::answering(|request| {
+        match request.url.trim_start_matches("http://scrape.invalid") {
+            "/recipe" => reply(200, "text/html", ARTICLE),
+            "/notes.txt" => reply(200, "text/plain; charset=utf-8", "just text\n"),
+            "/app" => reply(
+                200,
+                "text/html",
+                "<html><body><p>static</p><script>document.body.innerHTML = '<h1>Made by script</h1><p>' + (6 * 7) + '</p>';</script></body></html>",
+            ),
+            _ => reply(404, "text/html", "<html><body>Not here</body></html>"),
+        }
     })
 }
 
@@ -522,4 +524,21 @@ fn scrape_page_runs_the_pages_javascript_in_chromium() {
         &[("MARVIN_TOOL_TIMEOUT", "120".into())],
     );
     assert_eq!(text, format!("{base}/app\n\n# Made by script\n\n42"));
+    // Chromium fetches the page itself, through the proxy every other request takes.
+    let proxy = page_server();
+    let text = call(
+        &home,
+        "scrape_page",
+        r#"{"url": "http://scrape.invalid/app"}"#,
+        &[
+            ("MARVIN_TOOL_TIMEOUT", "120".into()),
+            ("HTTPS_PROXY", proxy.root()),
+        ],
+    );
+    assert_eq!(text, "http://scrape.invalid/app\n\n# Made by script\n\n42");
+    assert!(
+        proxy.requests().iter().any(|r| r.url.ends_with("/app")),
+        "{:?}",
+        proxy.requests()
+    );
 }

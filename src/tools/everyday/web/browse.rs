@@ -56,7 +56,11 @@ pub(crate) fn browse(url: &str, ctx: &ToolContext) -> Result<String, String> {
         Some(lynx) => lynx_dump(&lynx, &url, &fetched.body, content_type, ctx)?,
         None => html::with_links(&html::page(&fetched.body, content_type, &url)),
     };
-    Ok(finish(&url, &text))
+    Ok(finish(
+        &url,
+        &text,
+        "it may need JavaScript: try scrape_page",
+    ))
 }
 
 /// Whether a body is a page to render rather than text to show as it is.
@@ -72,7 +76,11 @@ fn looks_like_html(content_type: Option<&str>, body: &[u8]) -> bool {
 fn plain(url: &str, content_type: Option<&str>, body: &[u8]) -> Result<String, String> {
     let kind = content_type.unwrap_or("unknown").to_ascii_lowercase();
     if kind.starts_with("text/") || kind.contains("json") || std::str::from_utf8(body).is_ok() {
-        return Ok(finish(url, &html::decode(body, content_type)));
+        return Ok(finish(
+            url,
+            &html::decode(body, content_type),
+            "it is empty",
+        ));
     }
     Err(format!(
         "{url} is not a web page ({kind}, {} bytes): use download_file to save it.",
@@ -140,6 +148,10 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
     if unsafe { libc::geteuid() } == 0 {
         command.arg("--no-sandbox");
     }
+    // Chromium fetches the page itself: through the same proxy as every other request.
+    if let Some(proxy) = ctx.settings.web.proxy_for(&url) {
+        command.arg(format!("--proxy-server={proxy}"));
+    }
     command.arg("--dump-dom").arg(&url);
     let result = run(command, "Chromium", None, ctx);
     let _ = std::fs::remove_dir_all(&profile);
@@ -151,7 +163,7 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
         )
     })?;
     let text = html::with_links(&html::page(dom.as_bytes(), Some("text/html"), &url));
-    Ok(finish(&url, &text))
+    Ok(finish(&url, &text, "even after its JavaScript ran"))
 }
 
 /// The DOM among Chromium's output (its log lines go to the same stream).
@@ -223,11 +235,12 @@ fn short(text: &str) -> String {
     }
 }
 
-/// The text with its address on top, cut to what the model reads.
-fn finish(url: &str, text: &str) -> String {
+/// The text with its address on top, cut to what the model reads; `why` says what an empty
+/// page may mean.
+fn finish(url: &str, text: &str, why: &str) -> String {
     let text = text.trim();
     if text.is_empty() {
-        return format!("{url} has no text to read (it may need JavaScript: try scrape_page).");
+        return format!("{url} has no text to read ({why}).");
     }
     if text.len() <= MAX_TEXT {
         return format!("{url}\n\n{text}");
@@ -237,7 +250,7 @@ fn finish(url: &str, text: &str) -> String {
         cut -= 1;
     }
     format!(
-        "{url}\n\n{}\n\n[Cut at {} of {} characters.]",
+        "{url}\n\n{}\n\n[Cut at {} of {} bytes.]",
         &text[..cut],
         cut,
         text.len()
@@ -264,6 +277,16 @@ mod tests {
         for (output, expected) in cases {
             assert_eq!(dom_of(output), *expected, "{output}");
         }
+    }
+
+    #[test]
+    fn long_pages_are_cut_and_empty_ones_explained() {
+        assert_eq!(finish("u", "  text \n", "x"), "u\n\ntext");
+        assert_eq!(finish("u", " \n", "why"), "u has no text to read (why).");
+        let long = "é".repeat(MAX_TEXT);
+        let cut = finish("u", &long, "x");
+        assert!(cut.ends_with(&format!("[Cut at {MAX_TEXT} of {} bytes.]", long.len())));
+        assert!(cut.len() < MAX_TEXT + 100);
     }
 
     #[test]
