@@ -52,9 +52,15 @@ pub(crate) fn browse(url: &str, ctx: &ToolContext) -> Result<String, String> {
     if !looks_like_html(content_type, &fetched.body) {
         return plain(&url, content_type, &fetched.body);
     }
+    let built_in = || html::with_links(&html::page(&fetched.body, content_type, &url));
     let text = match ctx.find_program("lynx") {
-        Some(lynx) => lynx_dump(&lynx, &url, &fetched.body, content_type, ctx)?,
-        None => html::with_links(&html::page(&fetched.body, content_type, &url)),
+        // A lynx that fails leaves the page to the built-in renderer; Ctrl+C stops both.
+        Some(lynx) => match lynx_dump(&lynx, &url, &fetched.body, content_type, ctx) {
+            Ok(text) => text,
+            Err(error) if ctx.cancel.is_cancelled() => return Err(error),
+            Err(_) => built_in(),
+        },
+        None => built_in(),
     };
     Ok(finish(
         &url,

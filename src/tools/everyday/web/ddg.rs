@@ -34,80 +34,102 @@ enum Capture {
 
 /// Reads a DuckDuckGo HTML results page; `base` resolves relative links.
 pub(crate) fn parse(page_html: &str, base: &str) -> Page {
-    let mut page = Page::default();
-    let mut capture = Capture::None;
-    let mut text = String::new();
-    let mut current: Option<Hit> = None;
-    let mut in_ad = false;
-    let mut form: Option<Vec<(String, String)>> = None;
-    let mut form_is_next = false;
+    let mut reader = Reader {
+        base,
+        page: Page::default(),
+        capture: Capture::None,
+        text: String::new(),
+        current: None,
+        in_ad: false,
+        form: None,
+        form_is_next: false,
+    };
     for token in Tokenizer::new(page_html) {
         match token {
-            Token::Start(tag) => {
-                if tag.name == "div" && tag.has_class("result") {
-                    in_ad = tag.has_class("result--ad");
-                }
-                if tag.has_class("no-results") {
-                    page.no_results = true;
-                }
-                if tag.name == "form" {
-                    form = Some(Vec::new());
-                    form_is_next = false;
-                } else if tag.name == "input" {
-                    read_input(&tag, form.as_mut(), &mut form_is_next);
-                }
-                if tag.name == "a" && tag.has_class("result__a") {
-                    page.any_result_link = true;
-                    finish(&mut page, current.take());
-                    let href = tag.attr("href").unwrap_or_default();
-                    current = (!in_ad)
-                        .then(|| unwrap_url(href, base))
-                        .flatten()
-                        .map(|url| Hit {
-                            title: String::new(),
-                            url,
-                            snippet: String::new(),
-                        });
-                    capture = Capture::Title;
-                    text.clear();
-                } else if tag.has_class("result__snippet") && current.is_some() {
-                    capture = Capture::Snippet(tag.name.clone());
-                    text.clear();
-                }
-            }
-            Token::End(name) => match &capture {
-                Capture::Title if name == "a" => {
-                    if let Some(hit) = current.as_mut() {
-                        hit.title = html::line(&text);
-                    }
-                    capture = Capture::None;
-                }
-                Capture::Snippet(element) if *element == name => {
-                    if let Some(hit) = current.as_mut() {
-                        hit.snippet = html::line(&text);
-                    }
-                    capture = Capture::None;
-                }
-                _ => {
-                    if name == "form" {
-                        if let Some(fields) = form.take() {
-                            if form_is_next {
-                                page.next = Some(fields);
-                            }
-                        }
-                    }
-                }
-            },
-            Token::Text(t) => {
-                if !matches!(capture, Capture::None) {
-                    // Text already decoded: keep it as text when it is rendered again.
-                    text.push_str(&t.replace('&', "&amp;").replace('<', "&lt;"));
+            Token::Start(tag) => reader.start(&tag),
+            Token::End(name) => reader.end(&name),
+            Token::Text(text) => {
+                if !matches!(reader.capture, Capture::None) {
+                    // Text already decoded: escaped again, as it is rendered once more.
+                    reader
+                        .text
+                        .push_str(&text.replace('&', "&amp;").replace('<', "&lt;"));
                 }
             }
         }
     }
-    finish(&mut page, current);
-    page
+    let last = reader.current.take();
+    finish(&mut reader.page, last);
+    reader.page
+}
+
+struct Reader<'a> {
+    base: &'a str,
+    page: Page,
+    capture: Capture,
+    /// The markup of the title or snippet being read.
+    text: String,
+    current: Option<Hit>,
+    /// Inside a `div.result--ad`.
+    in_ad: bool,
+    /// The fields of the form being read.
+    form: Option<Vec<(String, String)>>,
+    form_is_next: bool,
+}
+
+impl Reader<'_> {
+    fn start(&mut self, tag: &Tag) {
+        if tag.name == "div" && tag.has_class("result") {
+            self.in_ad = tag.has_class("result--ad");
+        }
+        self.page.no_results |= tag.has_class("no-results");
+        if tag.name == "form" {
+            self.form = Some(Vec::new());
+            self.form_is_next = false;
+        } else if tag.name == "input" {
+            read_input(tag, self.form.as_mut(), &mut self.form_is_next);
+        }
+        if tag.name == "a" && tag.has_class("result__a") {
+            self.page.any_result_link = true;
+            finish(&mut self.page, self.current.take());
+            let href = tag.attr("href").unwrap_or_default();
+            self.current = (!self.in_ad)
+                .then(|| unwrap_url(href, self.base))
+                .flatten()
+                .map(|url| Hit {
+                    title: String::new(),
+                    url,
+                    snippet: String::new(),
+                });
+            self.capture = Capture::Title;
+            self.text.clear();
+        } else if tag.has_class("result__snippet") && self.current.is_some() {
+            self.capture = Capture::Snippet(tag.name.clone());
+            self.text.clear();
+        }
+    }
+
+    fn end(&mut self, name: &str) {
+        let done = match &self.capture {
+            Capture::Title => name == "a",
+            Capture::Snippet(element) => element == name,
+            Capture::None => false,
+        };
+        if done {
+            let text = html::line(&self.text);
+            if let Some(hit) = self.current.as_mut() {
+                match self.capture {
+                    Capture::Title => hit.title = text,
+                    _ => hit.snippet = text,
+                }
+            }
+            self.capture = Capture::None;
+        } else if name == "form" && matches!(self.capture, Capture::None) {
+            if let Some(fields) = self.form.take().filter(|_| self.form_is_next) {
+                self.page.next = Some(fields);
+            }
+        }
+    }
 }
 
 fn read_input(tag: &Tag, form: Option<&mut Vec<(String, String)>>, is_next: &mut bool) {

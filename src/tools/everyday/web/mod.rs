@@ -169,45 +169,24 @@ fn ddg_search(
     Ok(hits)
 }
 
+/// What each news source gave: its articles, or why it could not.
+type Outcome = Result<Vec<news::Article>, String>;
+
 fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
     let query = query_of(&args.query)?;
     let max = count(args.max_results)?;
     let web = &ctx.settings.web;
-    let cancel = &ctx.cancel;
-    let wanted = max.to_string();
-    let gnews_key = web.key(&GNEWS);
-    let newsapi_key = web.key(&NEWSAPI);
-    let (gnews, newsapi, ddg) = std::thread::scope(|scope| {
-        let gnews = gnews_key
-            .as_deref()
-            .map(|key| scope.spawn(|| from_gnews(web, query, &wanted, key, cancel)));
-        let newsapi = newsapi_key
-            .as_deref()
-            .map(|key| scope.spawn(|| from_newsapi(web, query, &wanted, key, cancel)));
-        let ddg = from_ddg(web, query, cancel);
-        let join = |handle: Option<std::thread::ScopedJoinHandle<'_, _>>| {
-            handle.map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("the news request failed unexpectedly.".into()))
-            })
-        };
-        (join(gnews), join(newsapi), ddg)
-    });
+    let keyed = web.key(&GNEWS).is_some() || web.key(&NEWSAPI).is_some();
     let mut lists = Vec::new();
     let mut problems = Vec::new();
     let mut asked = Vec::new();
-    for (name, result) in [
-        ("GNews", gnews),
-        ("NewsAPI", newsapi),
-        ("DuckDuckGo", Some(ddg)),
-    ] {
-        match result {
-            None => {}
-            Some(Ok(list)) => {
+    for (name, outcome) in ask_news(web, query, max, &ctx.cancel) {
+        match outcome {
+            Ok(list) => {
                 asked.push(format!("{name} ({})", list.len()));
                 lists.push(list);
             }
-            Some(Err(problem)) => problems.push(problem),
+            Err(problem) => problems.push(problem),
         }
     }
     let mut articles = news::merge(lists);
@@ -224,13 +203,45 @@ fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
         out.push_str(&format!("\n\n{}. {}", i + 1, describe(article)));
     }
     out.push_str(&format!("\n\nSources: {}.", asked.join(", ")));
-    if gnews_key.is_none() && newsapi_key.is_none() {
+    if !keyed {
         out.push_str(" Set GNEWS_API_KEY or NEWSAPI_KEY for more sources.");
     }
     for problem in problems {
         out.push_str(&format!("\nNot included: {problem}"));
     }
     Ok(out)
+}
+
+/// Asks every news source at once: GNews and NewsAPI when their keys are set, DuckDuckGo
+/// always.
+fn ask_news(
+    web: &Web,
+    query: &str,
+    max: usize,
+    cancel: &CancelToken,
+) -> Vec<(&'static str, Outcome)> {
+    let wanted = max.to_string();
+    let (gnews_key, newsapi_key) = (web.key(&GNEWS), web.key(&NEWSAPI));
+    std::thread::scope(|scope| {
+        let gnews = gnews_key
+            .as_deref()
+            .map(|key| scope.spawn(|| from_gnews(web, query, &wanted, key, cancel)));
+        let newsapi = newsapi_key
+            .as_deref()
+            .map(|key| scope.spawn(|| from_newsapi(web, query, &wanted, key, cancel)));
+        let ddg = from_ddg(web, query, cancel);
+        let mut outcomes = Vec::new();
+        for (name, handle) in [("GNews", gnews), ("NewsAPI", newsapi)] {
+            if let Some(handle) = handle {
+                let outcome = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(format!("the {name} request failed unexpectedly.")));
+                outcomes.push((name, outcome));
+            }
+        }
+        outcomes.push(("DuckDuckGo", ddg));
+        outcomes
+    })
 }
 
 fn describe(article: &news::Article) -> String {
