@@ -542,3 +542,66 @@ fn scrape_page_runs_the_pages_javascript_in_chromium() {
         proxy.requests()
     );
 }
+
+/// A directory on PATH holding a `lynx` script with `body`.
+fn fake_lynx(home: &TempDir, name: &str, body: &str) -> (&'static str, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = home.path().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("lynx");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ("PATH", dir.display().to_string())
+}
+
+#[test]
+fn lynx_gets_the_fetched_page_with_its_base_and_charset_but_no_keys() {
+    let home = TempDir::new("browse-fake-lynx");
+    let server = page_server();
+    let base = server.root();
+    let seen = home.path().join("seen");
+    let recording = fake_lynx(
+        &home,
+        "recording",
+        &format!(
+            "/usr/bin/env > {0}.env\necho \"$@\" > {0}.args\n/bin/cat > {0}.stdin\necho 'rendered by lynx'\n",
+            seen.display()
+        ),
+    );
+    let text = call(
+        &home,
+        "browse_web",
+        &format!(r#"{{"url": "{base}/recipe"}}"#),
+        &[recording, ("GNEWS_API_KEY", "gnews-secret-1".into())],
+    );
+    assert_eq!(text, format!("{base}/recipe\n\nrendered by lynx"));
+    let read = |ext: &str| std::fs::read(format!("{}.{ext}", seen.display())).unwrap();
+    let args = String::from_utf8(read("args")).unwrap();
+    assert!(args.contains("-dump -stdin -force_html"), "{args}");
+    assert!(
+        args.contains("-assume_charset=windows-1252"),
+        "the page's <meta>: {args}"
+    );
+    let stdin = read("stdin");
+    let head = format!("<base href=\"{base}/recipe\">");
+    assert!(
+        stdin.starts_with(head.as_bytes()),
+        "{}",
+        String::from_utf8_lossy(&stdin)
+    );
+    assert!(stdin.ends_with(ARTICLE), "the page's own bytes follow");
+    let env = String::from_utf8(read("env")).unwrap();
+    assert!(!env.contains("gnews-secret-1"), "{env}");
+    // A lynx that fails leaves the page to the built-in renderer.
+    let failing = fake_lynx(&home, "failing", "echo broken >&2\nexit 3\n");
+    let text = call(
+        &home,
+        "browse_web",
+        &format!(r#"{{"url": "{base}/recipe"}}"#),
+        &[failing],
+    );
+    assert!(
+        text.starts_with(&format!("{base}/recipe\n\n# Crème brûlée\n")),
+        "{text}"
+    );
+}

@@ -309,6 +309,58 @@ mod tests {
         assert!(page.any_result_link && !page.no_results);
     }
 
+    fn recorded(name: &str) -> Page {
+        let path = format!("{}/tests/fixtures/apis/{name}", env!("CARGO_MANIFEST_DIR"));
+        parse(&std::fs::read_to_string(&path).unwrap(), BASE)
+    }
+
+    fn fields(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_recorded_pages_give_what_their_notes_list() {
+        let eino = recorded("ddg_html_search_eino.html");
+        assert_eq!(eino.hits.len(), 10);
+        assert_eq!(
+            eino.next,
+            fields(&[
+                ("q", "eino"),
+                ("s", "10"),
+                ("nextParams", ""),
+                ("v", "l"),
+                ("o", "json"),
+                ("dc", "11"),
+                ("api", "d.js"),
+                ("vqd", "4-167208798460794982980732831674372650598"),
+                ("kl", "wt-wt"),
+            ])
+        );
+        let uddg = recorded("ddg_html_search_uddg_links.html");
+        assert_eq!(uddg.hits.len(), 10);
+        let next = uddg.next.unwrap();
+        assert!(next.contains(&(
+            "vqd".into(),
+            "4-27547094037301250810679169593972079382".into()
+        )));
+        assert!(next.contains(&("s".into(), "10".into())));
+        for (name, no_results) in [
+            ("ddg_html_last_page_eof.html", true),
+            ("ddg_html_no_more_results.html", true),
+            ("ddg_js_serp_bad_user_agent_2020.html", false),
+        ] {
+            let page = recorded(name);
+            assert_eq!(page.hits, [], "{name}");
+            assert_eq!(page.next, None, "{name}: no next page");
+            assert_eq!(page.no_results, no_results, "{name}");
+        }
+    }
+
     #[test]
     fn the_vqd_token_is_found() {
         let cases: &[(&str, Option<&str>)] = &[
