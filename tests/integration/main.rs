@@ -16,6 +16,7 @@ mod custom_tools;
 mod durability;
 mod everyday_know;
 mod everyday_utils;
+mod everyday_web;
 mod fixtures;
 mod form_browser;
 mod git_security;

@@ -1,7 +1,7 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
-//! about the machine, Wikipedia, papers, feeds, bookmarks, utilities (units, currencies, a
-//! dictionary, translation), GitHub, downloads. One file per family (a folder only when a
-//! family has several); a new family is that file and one line here.
+//! about the machine, the web, Stack Exchange, Wikipedia, papers, feeds, bookmarks, utilities
+//! (units, currencies, a dictionary, translation), GitHub, downloads. One file per family (a
+//! folder only when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
 pub(crate) mod bookmarks;
@@ -11,8 +11,10 @@ pub(crate) mod github;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
+pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod utilities;
+pub(crate) mod web;
 pub(crate) mod wiki;
 
 use super::ToolDef;
@@ -31,6 +33,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         utilities::tools(),
         github::tools(),
         downloads::tools(),
+        web::tools(),
+        stack::tools(),
     ]
     .into_iter()
     .flatten()

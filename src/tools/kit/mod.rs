@@ -1,11 +1,13 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
-//! the web client every network tool goes through, and the feeds (Atom, RSS) it brings back.
+//! the web client every network tool goes through, HTML read as text, and the feeds (Atom,
+//! RSS) it brings back.
 
 pub(crate) mod confined;
 pub(crate) mod edit;
 pub(crate) mod feed;
 pub(crate) mod fsafe;
+pub(crate) mod html;
 pub(crate) mod ignore;
 pub(crate) mod paths;
 pub(crate) mod process;

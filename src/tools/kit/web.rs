@@ -94,6 +94,14 @@ impl Web {
         &self.settings
     }
 
+    /// The proxy a program fetching `url` itself should use (HTTPS_PROXY, NO_PROXY as for
+    /// every request), without its user and password, which a command line would show.
+    pub(crate) fn proxy_for(&self, url: &str) -> Option<String> {
+        self.proxy
+            .for_url(url)
+            .map(|proxy| net::without_userinfo(&proxy))
+    }
+
     /// The service's base URL (its variable, else its default), without a trailing `/`.
     pub(crate) fn base(&self, service: &Service) -> String {
         self.endpoints
@@ -699,6 +707,21 @@ mod tests {
             )
             .unwrap_err();
         assert!(error.contains("larger than"), "{error}");
+    }
+
+    #[test]
+    fn a_program_gets_the_proxy_without_its_password() {
+        let web = Web::new(
+            WebSettings::default(),
+            Endpoints::default(),
+            ProxyRules::new(Some("http://me:pw@proxy:3128"), Some("intra.example")),
+        );
+        assert_eq!(
+            web.proxy_for("https://example.org/page").as_deref(),
+            Some("http://proxy:3128")
+        );
+        assert_eq!(web.proxy_for("https://intra.example/"), None);
+        assert_eq!(web.proxy_for("http://127.0.0.1:8080/"), None);
     }
 
     #[test]

@@ -1,0 +1,156 @@
+//! stack_search and stack_answers against a local Stack Exchange API. Nothing real of the
+//! API was recorded, so these bodies follow its documentation (api.stackexchange.com/docs:
+//! the common wrapper with `items`, `has_more`, `quota_max`, `quota_remaining`, `backoff`;
+//! /search/advanced, /questions/{ids} and /questions/{ids}/answers with filter=withbody; the
+//! error wrapper `error_id`, `error_name`, `error_message`), kept minimal.
+
+use super::{Silent, call, reply};
+use crate::common::{ReplayServer, Reply, TempDir};
+
+const SEARCH: &str = r#"{"items": [
+  {"tags": ["git", "git-reset"], "owner": {"display_name": "Hamza"}, "is_answered": true, "view_count": 14000000, "accepted_answer_id": 927386, "answer_count": 2, "score": 26046, "last_activity_date": 1700000000, "creation_date": 1243786115, "question_id": 927358, "link": "https://stackoverflow.com/questions/927358/how-do-i-undo-the-most-recent-local-commits-in-git", "title": "How do I undo the most recent local commits in Git?"},
+  {"tags": ["git"], "owner": {"display_name": "B"}, "is_answered": false, "view_count": 10, "answer_count": 1, "score": 3, "last_activity_date": 1700000000, "creation_date": 1600000000, "question_id": 42, "link": "https://stackoverflow.com/questions/42/x", "title": "Undo &quot;git add&quot; &amp; keep files"}
+], "has_more": true, "quota_max": 300, "quota_remaining": 12}"#;
+
+const QUESTION: &str = r#"{"items": [{"tags": ["git"], "is_answered": true, "accepted_answer_id": 927386, "answer_count": 2, "score": 26046, "question_id": 927358, "link": "https://stackoverflow.com/questions/927358/how-do-i-undo-the-most-recent-local-commits-in-git", "title": "How do I undo the most recent local commits in Git?", "body": "<p>I accidentally committed the wrong files.</p>\n"}], "has_more": false, "quota_max": 300, "quota_remaining": 299}"#;
+
+const ANSWERS: &str = r#"{"items": [
+  {"owner": {"display_name": "Popular &amp; Wrong"}, "is_accepted": false, "score": 900, "answer_id": 1, "question_id": 927358, "body": "<p>Delete the repository.</p>\n"},
+  {"owner": {"display_name": "Esko"}, "is_accepted": true, "score": 500, "answer_id": 927386, "question_id": 927358, "body": "<p>Undo a commit and redo:</p>\n\n<pre class=\"lang-bash prettyprint-override\"><code>$ git commit -m &quot;Something terribly misguided&quot;\n$ git reset HEAD~\n</code></pre>\n\n<p>Then <code>git add</code> again.</p>\n"}
+], "has_more": false, "quota_max": 300, "quota_remaining": 298}"#;
+
+fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
+    vec![("STACKEXCHANGE_URL", server.root())]
+}
+
+#[test]
+fn questions_are_found_and_a_low_quota_is_said() {
+    let home = TempDir::new("stack-search");
+    let server = ReplayServer::start(vec![Reply::json(200, SEARCH)]);
+    let text = call(
+        &home,
+        "stack_search",
+        r#"{"query": "git undo last commit", "tagged": ["Git"], "max_results": 5}"#,
+        &env(&server),
+    );
+    assert_eq!(
+        text,
+        "Questions on stackoverflow for 'git undo last commit':\n\n\
+         1. How do I undo the most recent local commits in Git? [score 26046, 2 answers, accepted answer] (question_id 927358)\n   \
+         https://stackoverflow.com/questions/927358/how-do-i-undo-the-most-recent-local-commits-in-git\n   tags: git, git-reset\n\n\
+         2. Undo \"git add\" & keep files [score 3, 1 answer] (question_id 42)\n   https://stackoverflow.com/questions/42/x\n   tags: git\n\n\
+         Read one with stack_answers (question_id, site \"stackoverflow\").\n\n\
+         Stack Exchange quota low: 12 of 300 requests left today."
+    );
+    assert_eq!(
+        server.requests()[0].url,
+        "/2.3/search/advanced?order=desc&sort=relevance&q=git%20undo%20last%20commit&site=stackoverflow&pagesize=5&tagged=git"
+    );
+}
+
+#[test]
+fn answers_come_accepted_first_with_their_code() {
+    let home = TempDir::new("stack-answers");
+    let server = ReplayServer::start(vec![Reply::json(200, QUESTION), Reply::json(200, ANSWERS)]);
+    let text = call(
+        &home,
+        "stack_answers",
+        r#"{"question_id": 927358, "site": "stackoverflow", "max_answers": 1}"#,
+        &env(&server),
+    );
+    assert_eq!(
+        text,
+        "Question 927358: How do I undo the most recent local commits in Git? (score 26046)\n\
+         https://stackoverflow.com/questions/927358/how-do-i-undo-the-most-recent-local-commits-in-git\n\n\
+         I accidentally committed the wrong files.\n\n---\n\
+         Answer 927386 (accepted, score 500, by Esko):\n\n\
+         Undo a commit and redo:\n\n```\n$ git commit -m \"Something terribly misguided\"\n$ git reset HEAD~\n```\n\nThen `git add` again.\n\n\
+         (1 more answers; ask with a larger max_answers.)"
+    );
+    let asked = server.requests();
+    assert_eq!(
+        asked[0].url,
+        "/2.3/questions/927358?site=stackoverflow&filter=withbody"
+    );
+    assert_eq!(
+        asked[1].url,
+        "/2.3/questions/927358/answers?order=desc&sort=votes&site=stackoverflow&filter=withbody&pagesize=100"
+    );
+}
+
+#[test]
+fn empty_results_errors_html_and_silence() {
+    let home = TempDir::new("stack-errors");
+    let server = ReplayServer::start(vec![
+        Reply::json(
+            200,
+            r#"{"items": [], "has_more": false, "quota_max": 300, "quota_remaining": 297}"#,
+        ),
+        Reply::json(
+            200,
+            r#"{"items": [], "has_more": false, "quota_max": 300, "quota_remaining": 296}"#,
+        ),
+        Reply::json(
+            400,
+            r#"{"error_id": 400, "error_message": "No site found for name `nosuchsite`", "error_name": "bad_parameter"}"#,
+        ),
+        Reply::json(
+            200,
+            r#"{"error_id": 502, "error_message": "too many requests from this IP, more requests available in 82770 seconds", "error_name": "throttle_violation"}"#,
+        ),
+        reply(
+            200,
+            "text/html",
+            "<!DOCTYPE html><html><body>Stack Exchange is down for maintenance</body></html>",
+        ),
+    ]);
+    let env = env(&server);
+    let said: Vec<String> = [
+        ("stack_search", r#"{"query": "zzqx frobnicate"}"#),
+        ("stack_answers", r#"{"question_id": 1}"#),
+        ("stack_search", r#"{"query": "x", "site": "nosuchsite"}"#),
+        ("stack_search", r#"{"query": "x"}"#),
+        ("stack_search", r#"{"query": "x"}"#),
+    ]
+    .iter()
+    .map(|(tool, arguments)| call(&home, tool, arguments, &env))
+    .collect();
+    assert_eq!(
+        said[0],
+        "No questions on stackoverflow match 'zzqx frobnicate'. Try fewer or other words."
+    );
+    assert_eq!(
+        said[1],
+        "Error: Stack Exchange has no question 1 on stackoverflow: check the number (the one in the question's address) and the site."
+    );
+    assert_eq!(
+        said[2],
+        "Error: Stack Exchange answered HTTP 400: No site found for name `nosuchsite`"
+    );
+    assert_eq!(
+        said[3],
+        "Error: Stack Exchange refused the request (throttle_violation, 502): too many requests from this IP, more requests available in 82770 seconds"
+    );
+    assert!(
+        said[4].starts_with(
+            "Error: Stack Exchange answered with a web page instead of data (HTTP 200)"
+        ),
+        "{}",
+        said[4]
+    );
+    assert!(said[4].contains("STACKEXCHANGE_URL"), "{}", said[4]);
+    let silent = Silent::start();
+    let timed_out = call(
+        &home,
+        "stack_search",
+        r#"{"query": "x"}"#,
+        &[
+            ("STACKEXCHANGE_URL", silent.url()),
+            ("MARVIN_TOOL_TIMEOUT", "1".into()),
+        ],
+    );
+    assert_eq!(
+        timed_out,
+        "Error: Stack Exchange request timed out after 1s. Try again or rephrase query."
+    );
+}
