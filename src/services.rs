@@ -174,14 +174,14 @@ pub(crate) const FRANKFURTER: Service = Service {
     id: "frankfurter",
     name: "Frankfurter",
     url_var: "FRANKFURTER_URL",
-    default_url: "https://api.frankfurter.app",
+    default_url: "https://api.frankfurter.dev/v1",
     credential: Credential::None,
     min_interval: Duration::ZERO,
 };
 
 pub(crate) const DICTIONARY: Service = Service {
     id: "dictionary",
-    name: "the Free Dictionary API",
+    name: "Free Dictionary API",
     url_var: "DICTIONARY_URL",
     default_url: "https://api.dictionaryapi.dev",
     credential: Credential::None,

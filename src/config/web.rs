@@ -24,6 +24,9 @@ pub struct WebSettings {
     pub home: Option<PathBuf>,
     /// Service keys found in the environment, by variable.
     pub keys: Vec<(&'static str, String)>,
+    /// The GitHub token `gh` itself would use (GH_TOKEN, else GITHUB_TOKEN), given to `gh`
+    /// alone: no other program gets it.
+    pub gh_token: Option<(&'static str, String)>,
 }
 
 impl Default for WebSettings {
@@ -34,6 +37,7 @@ impl Default for WebSettings {
             clones_dir: None,
             home: None,
             keys: Vec::new(),
+            gh_token: None,
         }
     }
 }
@@ -70,12 +74,17 @@ impl WebSettings {
             })
             .filter(|(_, key)| !key.is_empty())
             .collect();
+        let gh_token = ["GH_TOKEN", "GITHUB_TOKEN"]
+            .into_iter()
+            .find_map(|var| env.get(var).map(|token| (var, token.trim().to_string())))
+            .filter(|(_, token)| !token.is_empty());
         Ok(Self {
             timeout,
             downloads_dir: dir("MARVIN_DOWNLOADS_DIR", "Downloads"),
             clones_dir: dir("MARVIN_CLONES_DIR", "github-clones"),
             keys,
             home,
+            gh_token,
         })
     }
 

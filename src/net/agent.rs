@@ -26,6 +26,8 @@ pub(super) fn build(idle: Duration, proxy: Option<&str>) -> ureq::Agent {
         .http_status_as_error(false)
         .proxy(proxy)
         .user_agent(user_agent())
+        // No compression unless a request asks for it (the tools' service client does).
+        .accept_encoding("")
         .timeout_connect(Some(CONNECT_TIMEOUT))
         // An idle timeout: each read and write restarts it, so a long answer that keeps
         // streaming is never cut, while silence before or during it ends the call.
@@ -108,5 +110,26 @@ mod tests {
             agent.starts_with(concat!("marvin/", env!("CARGO_PKG_VERSION"))),
             "{agent}"
         );
+    }
+
+    #[test]
+    fn requests_name_marvin_and_ask_for_no_compression_unless_they_say_so() {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", server.server_addr().to_ip().unwrap());
+        let seen = std::thread::spawn(move || {
+            let request = server.recv().unwrap();
+            let header = |name: &'static str| {
+                let found = request.headers().iter().find(|h| h.field.equiv(name));
+                found.map(|h| h.value.to_string())
+            };
+            let seen = (header("User-Agent"), header("Accept-Encoding"));
+            let _ = request.respond(tiny_http::Response::from_string("ok"));
+            seen
+        });
+        let agent = build(Duration::from_secs(5), None);
+        agent.get(&url).call().unwrap();
+        let (agent_name, encoding) = seen.join().unwrap();
+        assert_eq!(agent_name, Some(user_agent()));
+        assert_eq!(encoding, None);
     }
 }

@@ -1,7 +1,7 @@
 //! GitHub through the `gh` CLI: `github_search` (repositories), `github_clone` (to
 //! `<clones_dir>/<owner>/<repo>`, MARVIN_CLONES_DIR), and `github_read_file` / `github_grep`
-//! on a clone. `gh` runs as a child without any service key or token of Marvin's environment:
-//! it uses its own login (`gh auth login`).
+//! on a clone. `gh` runs as a child with its own credential (GH_TOKEN or GITHUB_TOKEN when
+//! set, else its `gh auth login`) and without any other key or token of Marvin's environment.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -160,13 +160,19 @@ fn clones_dir(ctx: &ToolContext) -> Result<PathBuf, String> {
         })
 }
 
-/// `gh` with `args`, without Marvin's keys and tokens, never prompting; its output when it
-/// succeeds (up to 5 MB: a search answer is larger than a command's usual cap), else a
+/// `gh` with `args`, never prompting, without Marvin's keys and tokens except the GitHub
+/// token that is gh's own (GH_TOKEN or GITHUB_TOKEN), from a directory no repository can steer
+/// (the temporary directory, not the working one); its output when it succeeds (up to 5 MB: a search answer is larger than a command's usual cap), else a
 /// sentence with what it said.
 fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, String> {
     let program = ctx.find_program("gh").ok_or(INSTALL_HINT)?;
     let mut command = Command::new(program);
-    process::without_secrets(&mut command)
+    process::without_secrets(&mut command);
+    if let Some((var, token)) = &ctx.settings.web.settings().gh_token {
+        command.env(var, token);
+    }
+    command
+        .current_dir(std::env::temp_dir())
         .args(args)
         .env("GH_PROMPT_DISABLED", "1")
         .env("GH_NO_UPDATE_NOTIFIER", "1")
@@ -196,7 +202,7 @@ fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, Str
     };
     let mut message = format!("gh failed (exit code {code}): {output}");
     if output.contains("gh auth login") || code == 4 {
-        message.push_str("\nThe user must log in once with `gh auth login` (Marvin does not pass GH_TOKEN or GITHUB_TOKEN to programs).");
+        message.push_str("\nThe user must log in once with `gh auth login`, or set GH_TOKEN.");
     }
     Err(message)
 }

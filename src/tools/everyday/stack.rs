@@ -108,9 +108,6 @@ fn api(ctx: &ToolContext, path: &str, query: &[(&str, &str)]) -> Result<Value, S
         ..Call::default()
     };
     let fetched = web.call(&STACKEXCHANGE, path, &call, &ctx.cancel)?;
-    if fetched.body.starts_with(&[0x1f, 0x8b]) {
-        return Err("Stack Exchange sent a compressed (gzip) answer, which this build of Marvin cannot read. Use web_search with the site's name instead.".into());
-    }
     let value = web.read_json(&STACKEXCHANGE, &fetched)?;
     if let Some(id) = value.get("error_id").and_then(Value::as_i64) {
         let message = value["error_message"].as_str().unwrap_or("no reason given");

@@ -315,12 +315,17 @@ impl Web {
     }
 }
 
+/// A service call, asking for a compressed answer (some services always send one, and the
+/// cap counts the bytes as unpacked). Downloads do not ask: a file comes as it is stored.
 fn send_request(
     agent: &ureq::Agent,
     url: &str,
     call: &Call<'_>,
     timeout: Duration,
 ) -> Result<net::Response, ureq::Error> {
+    let headers = [("Accept-Encoding", "gzip")]
+        .into_iter()
+        .chain(call.headers.iter().copied());
     match call.form {
         Some(form) => {
             let mut request = agent
@@ -330,8 +335,8 @@ fn send_request(
                 .http_status_as_error(false)
                 .build()
                 .header("Content-Type", "application/x-www-form-urlencoded");
-            for (name, value) in call.headers {
-                request = request.header(*name, *value);
+            for (name, value) in headers {
+                request = request.header(name, value);
             }
             request.send(encode_pairs(form).as_bytes())
         }
@@ -342,8 +347,8 @@ fn send_request(
                 .timeout_global(Some(timeout))
                 .http_status_as_error(false)
                 .build();
-            for (name, value) in call.headers {
-                request = request.header(*name, *value);
+            for (name, value) in headers {
+                request = request.header(name, value);
             }
             request.call()
         }
@@ -446,7 +451,7 @@ pub(crate) fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::services::{GNEWS, SEMANTIC_SCHOLAR};
+    use crate::services::{GNEWS, SEMANTIC_SCHOLAR, STACKEXCHANGE};
 
     /// A canned answer: status, content type, body, an extra header.
     type Canned = (
@@ -487,7 +492,6 @@ mod tests {
             pairs.push((service.credential.variables()[0], key.to_string()));
         }
         pairs.push(("MARVIN_TOOL_TIMEOUT", timeout.to_string()));
-        let env = crate::config::Env::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
         let config = crate::config::Config::build(
             &crate::cli::Args::default(),
             &crate::config::Env::from_pairs(
@@ -499,8 +503,60 @@ mod tests {
             std::path::Path::new("/"),
         )
         .unwrap();
-        let _ = env;
         Web::new(config.web, config.endpoints, config.proxy)
+    }
+
+    /// `{"items":[{"title":"unpacked"}],"quota_remaining":299}` compressed with gzip (Python's
+    /// `gzip.compress(..., mtime=0)`).
+    const GZIPPED: [u8; 74] = [
+        31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 171, 86, 202, 44, 73, 205, 45, 86, 178, 138, 174, 86, 42,
+        201, 44, 201, 73, 85, 178, 82, 42, 205, 43, 72, 76, 206, 78, 77, 81, 170, 141, 213, 81, 42,
+        44, 205, 47, 73, 140, 47, 74, 205, 77, 204, 204, 203, 204, 75, 87, 178, 50, 178, 180, 172,
+        5, 0, 205, 213, 124, 134, 54, 0, 0, 0,
+    ];
+
+    #[test]
+    fn service_calls_ask_for_gzip_and_get_it_unpacked_while_downloads_take_bytes_as_stored() {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", server.server_addr().to_ip().unwrap());
+        let (asked, encodings) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for request in server.incoming_requests().take(2) {
+                let encoding = request
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("Accept-Encoding"))
+                    .map(|h| h.value.to_string());
+                let _ = asked.send(encoding);
+                let response = tiny_http::Response::from_data(GZIPPED.to_vec())
+                    .with_header(tiny_http::Header::from_bytes("Content-Encoding", "gzip").unwrap())
+                    .with_header(
+                        tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap(),
+                    );
+                let _ = request.respond(response);
+            }
+        });
+        let web = web_at(&STACKEXCHANGE, &base, 30, None);
+        let value = web
+            .json(
+                &STACKEXCHANGE,
+                "/2.3/search",
+                &Call::default(),
+                &CancelToken::new(),
+            )
+            .unwrap();
+        assert_eq!(value["items"][0]["title"], "unpacked");
+        assert_eq!(encodings.recv().unwrap().as_deref(), Some("gzip"));
+        let mut out = Vec::new();
+        web.download(
+            &format!("{base}/f"),
+            &mut out,
+            1024,
+            &mut |_, _| {},
+            &CancelToken::new(),
+        )
+        .unwrap();
+        assert_eq!(encodings.recv().unwrap(), None);
     }
 
     #[test]

@@ -51,6 +51,7 @@ fn env(home: &TempDir, path: String) -> Vec<(&'static str, String)> {
         ("MARVIN_CLONES_DIR", clones(home).display().to_string()),
         ("GNEWS_API_KEY", "gnews-secret-1".into()),
         ("GH_TOKEN", "gho_secret_2".into()),
+        ("NEWSAPI_KEY", "newsapi-secret-3".into()),
     ]
 }
 
@@ -63,7 +64,7 @@ fn log(home: &Path, name: &str) -> String {
 }
 
 #[test]
-fn searches_list_repositories_from_ghs_answer_without_passing_keys() {
+fn searches_list_repositories_from_ghs_answer_passing_only_ghs_own_token() {
     let home = TempDir::new("gh-search");
     let path = fake_gh(&home);
     let run = run(
@@ -127,8 +128,19 @@ fn searches_list_repositories_from_ghs_answer_without_passing_keys() {
         environment.contains("GH_PROMPT_DISABLED=1"),
         "{environment}"
     );
+    // gh gets its own credential, GH_TOKEN, and no other key or token.
+    assert!(
+        environment.contains("GH_TOKEN=gho_secret_2\n"),
+        "{environment}"
+    );
     assert!(!environment.contains("gnews-secret-1"), "{environment}");
-    assert!(!environment.contains("gho_secret_2"), "{environment}");
+    assert!(!environment.contains("newsapi-secret-3"), "{environment}");
+    // It runs in the temporary directory, where no repository's configuration steers it.
+    let tmp = std::env::temp_dir().display().to_string();
+    assert!(
+        environment.contains(&format!("PWD={tmp}\n")),
+        "{environment}"
+    );
 }
 
 #[test]

@@ -193,7 +193,7 @@ fn the_dictionary_gives_pronunciation_meanings_examples_and_says_when_a_word_is_
     );
     assert!(
         run.results[2]
-            .starts_with("Error: the Free Dictionary API answered with a web page instead of data"),
+            .starts_with("Error: Free Dictionary API answered with a web page instead of data"),
         "{}",
         run.results[2]
     );
@@ -332,7 +332,7 @@ fn a_silent_service_times_out_with_one_sentence() {
     assert_eq!(
         run.results,
         [
-            "Error: the Free Dictionary API request timed out after 1s. Try again or rephrase query.",
+            "Error: Free Dictionary API request timed out after 1s. Try again or rephrase query.",
             "Error: MyMemory request timed out after 1s. Try again or rephrase query.",
             "Error: Frankfurter request timed out after 1s. Try again or rephrase query.",
         ],

@@ -26,7 +26,8 @@ fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
 #[test]
 fn questions_are_found_and_a_low_quota_is_said() {
     let home = TempDir::new("stack-search");
-    let server = ReplayServer::start(vec![Reply::json(200, SEARCH)]);
+    // The API always compresses its answers ("All API responses are compressed").
+    let server = ReplayServer::start(vec![Reply::json(200, SEARCH).gzipped()]);
     let text = call(
         &home,
         "stack_search",
@@ -46,6 +47,12 @@ fn questions_are_found_and_a_low_quota_is_said() {
         server.requests()[0].url,
         "/2.3/search/advanced?order=desc&sort=relevance&q=git%20undo%20last%20commit&site=stackoverflow&pagesize=5&tagged=git"
     );
+    let encoding = server.requests()[0]
+        .headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("accept-encoding"))
+        .map(|(_, value)| value.clone());
+    assert_eq!(encoding.as_deref(), Some("gzip"));
 }
 
 #[test]
