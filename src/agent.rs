@@ -40,6 +40,11 @@ pub enum AgentEvent {
         round: usize,
         elapsed: Duration,
     },
+    /// A call under way says how far it is (a download's bytes so far).
+    ToolProgress {
+        call_id: String,
+        text: String,
+    },
 }
 
 /// Everything one turn needs besides the conversation.

@@ -37,6 +37,9 @@ pub enum Event {
         is_error: bool,
         output: String,
     },
+    /// A call under way says how far it is (a download's bytes so far); the next one replaces
+    /// it, and the call's result ends it.
+    ToolProgress { id: String, text: String },
     /// Every call of the round finished.
     ToolRoundFinished {
         round: usize,
@@ -118,6 +121,7 @@ impl From<AgentEvent> for Event {
             AgentEvent::ToolRoundFinished { round, elapsed } => {
                 Event::ToolRoundFinished { round, elapsed }
             }
+            AgentEvent::ToolProgress { call_id, text } => Event::ToolProgress { id: call_id, text },
         }
     }
 }

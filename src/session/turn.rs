@@ -10,14 +10,14 @@ use std::time::Instant;
 use super::pump::Pump;
 use super::relay::{Finished, Relay, WorkerMessage};
 use super::{Event, Session, TurnEnd, TurnReport, TurnUi};
-use crate::agent::{Turn, run_turn};
+use crate::agent::{AgentEvent, Turn, run_turn};
 use crate::cancel::CancelToken;
 use crate::interact::Interactor;
 use crate::interact::approvals::PermissionMode;
 use crate::llm::{ErrorKind, LlmError};
 use crate::message::Message;
 use crate::store;
-use crate::tools::ToolContext;
+use crate::tools::{Progress, ToolContext};
 use crate::usage::Tally;
 
 impl Session {
@@ -64,6 +64,11 @@ impl Session {
             cancel,
             interactor,
             call_id: String::new(),
+            progress: if self.has_ui {
+                progress_to(sender.clone())
+            } else {
+                Progress::default()
+            },
         }
     }
 
@@ -169,4 +174,15 @@ impl Session {
             }
         }
     }
+}
+
+/// Progress of the turn's calls, sent to the pump as the agent's own steps are.
+fn progress_to(sender: mpsc::Sender<WorkerMessage>) -> Progress {
+    Progress::new(move |call_id, text| {
+        let step = AgentEvent::ToolProgress {
+            call_id: call_id.to_string(),
+            text,
+        };
+        let _ = sender.send(WorkerMessage::Step(step));
+    })
 }

@@ -151,6 +151,33 @@ pub struct ToolContext {
     pub interactor: Option<Arc<dyn Interactor>>,
     /// The id of the call being executed (set by the registry for each call).
     pub call_id: String,
+    /// Where a long call says how far it is.
+    pub progress: Progress,
+}
+
+/// Where a long call says how far it is (a download's bytes so far): the session passes it to
+/// the front-end, which shows it in place; nothing happens when nobody watches.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<ReportProgress>>);
+
+/// Reports how far call (its id) is.
+type ReportProgress = dyn Fn(&str, String) + Send + Sync;
+
+impl Progress {
+    /// Progress handed to `report` with the id of the call it is about.
+    pub fn new(report: impl Fn(&str, String) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(report)))
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(watched)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }
 
 impl ToolContext {
@@ -166,6 +193,14 @@ impl ToolContext {
             cancel: CancelToken::new(),
             interactor: None,
             call_id: String::new(),
+            progress: Progress::default(),
+        }
+    }
+
+    /// Tells whoever watches how far this call is (a short phrase: "12.3 MB of 80.0 MB").
+    pub fn report_progress(&self, text: String) {
+        if let Some(report) = &self.progress.0 {
+            report(&self.call_id, text);
         }
     }
 

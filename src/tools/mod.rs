@@ -15,7 +15,7 @@ pub(crate) mod kit;
 mod registry;
 pub mod schema;
 
-pub use context::{SessionTools, ToolContext, ToolSettings, Workspace};
+pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};
 pub use registry::{Registry, ToolOutcome, install_panic_hook};
 

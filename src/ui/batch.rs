@@ -180,6 +180,7 @@ fn json_event(event: &Event) -> Option<Value> {
             })
         }
         Event::ModelCall { .. }
+        | Event::ToolProgress { .. }
         | Event::ToolRoundFinished { .. }
         | Event::QuestionClosed { .. } => return None,
     })

@@ -35,7 +35,16 @@ pub(crate) struct TerminalView {
     style: Style,
     /// TERM=dumb: questions are answered with typed numbers.
     dumb: bool,
+    /// The `  🔧` line of the round under way and its calls (id, name), so progress can
+    /// rewrite it in place.
+    round: Option<(String, Vec<(String, String)>)>,
+    /// Whether progress rewrote the round's line.
+    progress_shown: bool,
 }
+
+/// The most a progress line takes, so it never wraps on an 80-column terminal (a wrapped line
+/// cannot be rewritten in place).
+const PROGRESS_WIDTH: usize = 79;
 
 impl TerminalView {
     /// Colour when `colour_allowed` and stdout is a terminal.
@@ -49,6 +58,8 @@ impl TerminalView {
             },
             answer,
             dumb,
+            round: None,
+            progress_shown: false,
         }
     }
 
@@ -127,17 +138,54 @@ impl TerminalView {
             } => self.warning(message),
             Event::ToolRound { calls, .. } => {
                 let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
+                let line = format!("  🔧 {}", sanitize(&names.join(", ")));
                 self.answer.end_line();
                 let side = self.side();
                 side.end_line();
-                side.write(&style.dim(&format!("  🔧 {}", sanitize(&names.join(", ")))));
+                side.write(&style.dim(&line));
+                let calls = calls.iter().map(|c| (c.id.clone(), c.name.clone()));
+                self.round = Some((line, calls.collect()));
+                self.progress_shown = false;
             }
+            Event::ToolProgress { id, text } => self.progress(id, text),
             Event::ToolRoundFinished { elapsed, .. } => {
+                let took = format!(" ({})", seconds(*elapsed));
+                let rewrite = std::mem::take(&mut self.progress_shown);
+                let line = self.round.take().map(|(line, _)| line).unwrap_or_default();
                 let side = self.side();
-                side.write(&style.dim(&format!(" ({})", seconds(*elapsed))));
+                if rewrite {
+                    side.write(&format!("\r\x1b[2K{}", style.dim(&line)));
+                }
+                side.write(&style.dim(&took));
                 side.write("\n");
             }
             Event::ModelCall { .. } | Event::ToolResult { .. } | Event::QuestionClosed { .. } => {}
+        }
+    }
+
+    /// Rewrites the round's `  🔧` line with how far call `id` is, when the line is on a
+    /// terminal that can rewrite it; elsewhere progress is not shown (a log keeps no spinner).
+    fn progress(&mut self, id: &str, text: &str) {
+        let Some((line, calls)) = &self.round else {
+            return;
+        };
+        let name = calls
+            .iter()
+            .find(|(call, _)| call == id)
+            .map(|(_, name)| name);
+        let (Some(name), false) = (name, self.dumb) else {
+            return;
+        };
+        let shown = match calls.len() {
+            1 => format!("{line} · {}", sanitize(text)),
+            _ => format!("{line} · {}: {}", sanitize(name), sanitize(text)),
+        };
+        let shown: String = shown.chars().take(PROGRESS_WIDTH).collect();
+        let style = self.style;
+        let side = self.side();
+        if side.is_terminal() {
+            side.write(&format!("\r\x1b[2K{}", style.dim(&shown)));
+            self.progress_shown = true;
         }
     }
 

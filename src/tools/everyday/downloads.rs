@@ -1,14 +1,14 @@
 //! Downloads into the downloads directory (MARVIN_DOWNLOADS_DIR, else `~/Downloads`):
 //! `download_file` streams a URL through the web client into a hidden part file, names it from
 //! Content-Disposition or the address (sanitised), never overwrites (`name (1).ext`), and
-//! removes the part file on any failure; `yt_dlp_download` runs `yt-dlp`. No progress line:
-//! a tool has no way to report progress to the front-end yet.
+//! removes the part file on any failure, and says how far it is while a large file comes in;
+//! `yt_dlp_download` runs `yt-dlp`.
 
 use std::fs::File;
 use std::io::{BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
@@ -116,10 +116,17 @@ fn download_file(args: DownloadArgs, ctx: &ToolContext) -> Result<String, String
     let (part, file) = part_file(&dir)?;
     let mut out = BufWriter::new(file);
     let cap = max_mb as u64 * 1024 * 1024;
+    let mut progress = ProgressLine::new(ctx);
     let fetched = ctx
         .settings
         .web
-        .download(url, &mut out, cap, &mut |_, _| {}, &ctx.cancel)
+        .download(
+            url,
+            &mut out,
+            cap,
+            &mut |n, length| progress.update(n, length),
+            &ctx.cancel,
+        )
         .and_then(|got| {
             out.flush()
                 .map_err(|e| format!("Writing the download failed: {e}."))?;
@@ -163,6 +170,45 @@ fn download_file(args: DownloadArgs, ctx: &ToolContext) -> Result<String, String
             .unwrap_or_default(),
         got.final_url
     ))
+}
+
+/// How far a download is, told to the front-end a few times a second once it is large
+/// enough to take a while.
+struct ProgressLine<'a> {
+    ctx: &'a ToolContext,
+    last: Option<Instant>,
+}
+
+impl<'a> ProgressLine<'a> {
+    /// Below this nothing is said: a small file is there before a line could be read.
+    const FROM_BYTES: u64 = 1024 * 1024;
+    const EVERY: Duration = Duration::from_millis(200);
+
+    fn new(ctx: &'a ToolContext) -> Self {
+        Self { ctx, last: None }
+    }
+
+    fn update(&mut self, bytes: u64, length: Option<u64>) {
+        let due = self.last.is_none_or(|last| last.elapsed() >= Self::EVERY);
+        if bytes < Self::FROM_BYTES || !due {
+            return;
+        }
+        self.last = Some(Instant::now());
+        self.ctx.report_progress(progress_text(bytes, length));
+    }
+}
+
+/// "12.3 MB of 80.0 MB (15%)", or "12.3 MB" when the server did not say the length.
+fn progress_text(bytes: u64, length: Option<u64>) -> String {
+    match length.filter(|&l| l >= bytes && l > 0) {
+        Some(length) => format!(
+            "{} of {} ({}%)",
+            size(bytes),
+            size(length),
+            bytes * 100 / length
+        ),
+        None => size(bytes),
+    }
 }
 
 /// A new hidden file in `dir` to download into.
@@ -414,6 +460,21 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_reads_as_bytes_so_far_and_of_the_whole_when_known() {
+        let mb = 1024 * 1024;
+        for (bytes, length, shown) in [
+            (mb, None, "1.0 MB"),
+            (mb, Some(4 * mb), "1.0 MB of 4.0 MB (25%)"),
+            (3 * mb, Some(3 * mb), "3.0 MB of 3.0 MB (100%)"),
+            // A length the server got wrong is not believed.
+            (2 * mb, Some(mb), "2.0 MB"),
+            (mb, Some(0), "1.0 MB"),
+        ] {
+            assert_eq!(progress_text(bytes, length), shown);
+        }
+    }
 
     #[test]
     fn names_come_from_the_server_then_the_address_and_are_made_safe() {

@@ -316,3 +316,40 @@ fn a_download_stopped_mid_way_leaves_no_part_file() {
     );
     assert_eq!(listing(&dir), BTreeSet::new(), "the part file is removed");
 }
+
+#[test]
+fn a_large_download_says_how_far_it_is_on_the_tool_line_of_a_terminal() {
+    let home = TempDir::new("download-progress");
+    let server = files();
+    let args = format!(r#"{{"url": "{}/big"}}"#, server.root());
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("1", "download_file", &args)]),
+        Reply::text(&["fetched"]),
+    ]);
+    let mut command = crate::common::marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("TERM", "xterm");
+    let mut pty = crate::common::pty::Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send("get the big file\r");
+    pty.wait_for("fetched");
+    let screen = pty.screen();
+    pty.leave();
+    // The tool line is rewritten in place with the bytes so far, then once more with the time.
+    let progress = screen
+        .find("\r\x1b[2K")
+        .expect("the tool line is rewritten");
+    let shown = &screen[progress..];
+    // The server streams the 2 MB without a length: the bytes so far, from 1 MB on.
+    assert!(shown.contains("🔧 download_file · 1.0 MB"), "{shown:?}");
+    let last = shown.rfind("\r\x1b[2K").unwrap();
+    let finished = shown[last..].lines().next().unwrap();
+    assert!(finished.contains("🔧 download_file"), "{finished:?}");
+    assert!(finished.contains("s)"), "{finished:?}");
+    assert!(!finished.contains("1.0 MB"), "{finished:?}");
+    assert_eq!(
+        listing(&downloads(&home)),
+        BTreeSet::from(["big".to_string()])
+    );
+}
