@@ -264,10 +264,21 @@ impl Provider for Ollama {
         cancel: &CancelToken,
         _notice: &mut dyn FnMut(String),
     ) -> Result<ChatResult, LlmError> {
-        let mut body = json!({"model": self.settings.model, "messages": to_ollama(request.messages), "stream": true});
-        if !request.tools.is_empty() {
-            body["tools"] = Value::from(request.tools.to_vec());
+        // The tools' schemas are written out, never copied (see the OpenAI request).
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            messages: Vec<Value>,
+            model: &'a str,
+            stream: bool,
+            #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+            tools: &'a [Value],
         }
+        let body = Body {
+            messages: to_ollama(request.messages),
+            model: &self.settings.model,
+            stream: true,
+            tools: request.tools,
+        };
         let url = format!("{}/api/chat", self.settings.base_url.trim_end_matches('/'));
         let body = serde_json::to_vec(&body).unwrap_or_default();
         let send = |agent: &ureq::Agent| {

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
@@ -12,6 +13,7 @@ use super::stream::{Assembler, MAX_MESSAGE, Step};
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
+use crate::message::Message;
 use crate::net::{self, BodyError, Response};
 
 /// A non-streamed completion larger than this is not a chat answer.
@@ -57,16 +59,26 @@ impl OpenAiCompat {
         }
     }
 
+    /// The request, serialised from what the turn holds: the conversation and the tools'
+    /// schemas are written out, never copied (with a hundred tools, copying them cost more
+    /// than the rest of the start).
     fn request_body(&self, request: &ChatRequest<'_>) -> Vec<u8> {
-        let mut body = json!({
-            "model": self.settings.model,
-            "messages": request.messages,
-            "stream": true,
-            "stream_options": {"include_usage": true},
-        });
-        if !request.tools.is_empty() {
-            body["tools"] = Value::from(request.tools.to_vec());
+        #[derive(Serialize)]
+        struct Body<'a> {
+            messages: &'a [Message],
+            model: &'a str,
+            stream: bool,
+            stream_options: Value,
+            #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+            tools: &'a [Value],
         }
+        let body = Body {
+            messages: request.messages,
+            model: &self.settings.model,
+            stream: true,
+            stream_options: json!({"include_usage": true}),
+            tools: request.tools,
+        };
         // Serialising plain values into a Vec cannot fail.
         serde_json::to_vec(&body).unwrap_or_default()
     }

@@ -365,7 +365,13 @@ pub(super) fn number(value: f64) -> String {
             value.to_string()
         };
     }
-    let magnitude = value.abs().log10().floor() as i32;
+    // The decimal exponent, read from the shortest exact form rather than log10 (which would
+    // pull libm into the binary and its start, and misjudges some powers of ten).
+    let scientific = format!("{:e}", value.abs());
+    let magnitude: i32 = scientific
+        .split_once('e')
+        .and_then(|(_, exponent)| exponent.parse().ok())
+        .unwrap_or(0);
     if !(-6..15).contains(&magnitude) {
         let text = format!("{value:.11e}");
         let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
