@@ -49,8 +49,10 @@ for _ in $(seq "$runs"); do
 done
 
 size=$(stat -c %s target/release/marvin)
+# The shared libraries every start loads (one more, libm say, costs every start time).
+libs=$(readelf -d target/release/marvin 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | paste -sd ' ' -)
 crates=$(cargo tree -e normal --prefix none --locked 2>/dev/null | sed 's/ (\*)//' | sort -u | grep -vc '^marvin ')
-python3 - "$work/results" "$size" "$crates" "$work/round-events" <<'PY'
+python3 - "$work/results" "$size" "$crates" "$work/round-events" "$libs" <<'PY'
 import json, statistics, sys
 slowest, errors = [], 0  # per round: its slowest call; calls that failed
 for line in open(sys.argv[4]):
@@ -77,6 +79,7 @@ rows = [
     ("six network tools, 50 ms each", f"{round_ms:.0f} ms median", f"{errors} failed calls", "target ≤ 55 ms"),
     ("stripped release binary", f"{size / 1e6:.2f} MB", "", "target ≤ 6 MB"),
     ("crates, normal dependency tree", f"{crates}", "", "target ≤ 100"),
+    ("shared libraries loaded", sys.argv[5] or "?", "", "libc, libgcc_s only"),
 ]
 for name, a, b, t in rows:
     print(f"{name:32} {a:>18} {b:>18}   {t}")
