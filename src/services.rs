@@ -215,6 +215,74 @@ pub(crate) const NEWSAPI: Service = Service {
     min_interval: Duration::ZERO,
 };
 
+/// IP geolocation, the last resort of get_my_location (ipinfo.io's `/json`: city-level).
+pub(crate) const IPGEO: Service = Service {
+    id: "ipgeo",
+    name: "IP geolocation (ipinfo.io)",
+    url_var: "IPGEO_URL",
+    default_url: "https://ipinfo.io",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
+/// Google Places (the legacy Places API), used instead of Nominatim when a key is set.
+pub(crate) const GOOGLE_PLACES: Service = Service {
+    id: "google-places",
+    name: "Google Places",
+    url_var: "GOOGLE_PLACES_URL",
+    default_url: "https://maps.googleapis.com/maps/api/place",
+    credential: Credential::OptionalKey("GOOGLE_PLACES_API_KEY"),
+    min_interval: Duration::ZERO,
+};
+
+/// OpenStreetMap's geocoder; its usage policy allows one request a second, no bulk.
+pub(crate) const NOMINATIM: Service = Service {
+    id: "nominatim",
+    name: "Nominatim",
+    url_var: "NOMINATIM_URL",
+    default_url: "https://nominatim.openstreetmap.org",
+    credential: Credential::None,
+    min_interval: Duration::from_secs(1),
+};
+
+/// OpenStreetMap queries; the public instance is shared, so one query at a time.
+pub(crate) const OVERPASS: Service = Service {
+    id: "overpass",
+    name: "Overpass",
+    url_var: "OVERPASS_URL",
+    default_url: "https://overpass-api.de/api",
+    credential: Credential::None,
+    min_interval: Duration::from_secs(1),
+};
+
+/// Routes (the public OSRM demo server: driving, cycling, walking).
+pub(crate) const OSRM: Service = Service {
+    id: "osrm",
+    name: "OSRM",
+    url_var: "OSRM_URL",
+    default_url: "https://router.project-osrm.org",
+    credential: Credential::None,
+    min_interval: Duration::from_secs(1),
+};
+
+pub(crate) const OPEN_METEO: Service = Service {
+    id: "open-meteo",
+    name: "Open-Meteo",
+    url_var: "OPEN_METEO_URL",
+    default_url: "https://api.open-meteo.com",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
+pub(crate) const OPEN_METEO_GEOCODING: Service = Service {
+    id: "open-meteo-geocoding",
+    name: "Open-Meteo geocoding",
+    url_var: "OPEN_METEO_GEOCODING_URL",
+    default_url: "https://geocoding-api.open-meteo.com",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
 /// Every service, in the order `--help` and the README list them.
 pub(crate) const SERVICES: &[Service] = &[
     COPILOT,
@@ -235,6 +303,13 @@ pub(crate) const SERVICES: &[Service] = &[
     MYMEMORY,
     GNEWS,
     NEWSAPI,
+    IPGEO,
+    GOOGLE_PLACES,
+    NOMINATIM,
+    OVERPASS,
+    OSRM,
+    OPEN_METEO,
+    OPEN_METEO_GEOCODING,
 ];
 
 /// Every variable that holds a credential, each once: programs run for the model (commands,
@@ -467,6 +542,7 @@ mod tests {
                 "OPENAI_COMPAT_API_KEY",
                 "GNEWS_API_KEY",
                 "NEWSAPI_KEY",
+                "GOOGLE_PLACES_API_KEY",
             ]
         );
     }
