@@ -1,5 +1,6 @@
 //! The service client against local servers: queries, failures as sentences, Retry-After, caps,
 //! timeouts, keys kept out, downloads, compression.
+
 use super::*;
 use crate::services::{GNEWS, SEMANTIC_SCHOLAR, STACKEXCHANGE};
 
