@@ -3,8 +3,16 @@
 //! (or written out after their text), whitespace collapsed; scripts, styles, forms' controls,
 //! and on a whole page its navigation and the header and footer outside the article dropped.
 
+use std::collections::HashMap;
+
 use super::tokenize::{Tag, Token, Tokenizer};
 use super::url::resolve;
+
+/// Lists and quotes nested deeper than this are indented as this deep: a hostile page of
+/// 100,000 nested lists must not make every line 200,000 characters long.
+const MAX_INDENT: usize = 16;
+/// Rendering stops here (the tools show far less): the work stays linear in what is kept.
+const MAX_TEXT: usize = 4 * 1024 * 1024;
 
 /// What becomes of links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +102,9 @@ enum Frame {
 pub(crate) fn render(html: &str, options: &Options<'_>) -> Rendered {
     let mut writer = Writer::new(options);
     for token in Tokenizer::new(html) {
+        if writer.out.len() > MAX_TEXT {
+            break;
+        }
         match token {
             Token::Start(tag) => writer.start(&tag),
             Token::End(name) => writer.end(&name),
@@ -127,6 +138,8 @@ struct Writer<'a> {
     article: usize,
     link: Option<(String, usize)>,
     links: Vec<String>,
+    /// Each link's footnote number, so a page of many links is numbered in linear time.
+    numbers: HashMap<String, usize>,
 }
 
 impl<'a> Writer<'a> {
@@ -150,6 +163,7 @@ impl<'a> Writer<'a> {
             article: 0,
             link: None,
             links: Vec::new(),
+            numbers: HashMap::new(),
         }
     }
 
@@ -365,7 +379,8 @@ impl<'a> Writer<'a> {
             .frames
             .iter()
             .rposition(|f| matches!(f, Frame::List { .. }));
-        for (i, frame) in self.frames.iter().enumerate() {
+        let shown = self.frames.len().saturating_sub(MAX_INDENT);
+        for (i, frame) in self.frames.iter().enumerate().skip(shown) {
             match frame {
                 Frame::Quote => prefix.push_str("> "),
                 Frame::List { .. } if Some(i) == innermost => match self.bullet.take() {
@@ -541,13 +556,11 @@ impl<'a> Writer<'a> {
                 }
             }
             Links::Footnotes => {
-                let number = match self.links.iter().position(|l| *l == url) {
-                    Some(i) => i + 1,
-                    None => {
-                        self.links.push(url);
-                        self.links.len()
-                    }
-                };
+                let next = self.links.len() + 1;
+                let number = *self.numbers.entry(url.clone()).or_insert(next);
+                if number == next {
+                    self.links.push(url);
+                }
                 self.mark(&format!(" [{number}]"));
             }
         }

@@ -159,3 +159,50 @@ fn snippets_become_one_line() {
         assert_eq!(line(html), *expected, "{html}");
     }
 }
+
+#[test]
+fn hostile_pages_stay_small_and_linear() {
+    // 100,000 nested lists: every line is indented at most MAX_INDENT levels.
+    let nested = format!("{}{}", "<ul>".repeat(100_000), "<li>x".repeat(1_000));
+    let text = render(
+        &nested,
+        &Options {
+            base: None,
+            links: Links::Drop,
+            page: false,
+        },
+    )
+    .text;
+    assert_eq!(text.lines().filter(|l| l.ends_with('x')).count(), 1_000);
+    assert!(
+        text.lines().all(|l| l.len() <= 2 * 16 + 4),
+        "a line is too long"
+    );
+    // One tag with 100,000 attributes keeps the first few.
+    let attributes: String = (0..100_000).map(|i| format!(" a{i}=1")).collect();
+    let tag = format!("<p{attributes}>kept</p>");
+    let mut tokens = Tokenizer::new(&tag);
+    let Some(Token::Start(start)) = tokens.next() else {
+        panic!("a start tag")
+    };
+    assert_eq!(start.attrs.len(), 64);
+    assert_eq!(start.attrs[0], ("a0".to_string(), "1".to_string()));
+    // 20,000 distinct links are numbered in order, a repeated one keeps its number.
+    let links: String = (0..20_000)
+        .map(|i| format!("<a href=\"/p{i}\">l{i}</a> "))
+        .chain(["<a href=\"/p7\">again</a>".to_string()])
+        .collect();
+    let options = Options {
+        base: Some("https://e.org/"),
+        links: Links::Footnotes,
+        page: false,
+    };
+    let rendered = render(&links, &options);
+    assert_eq!(rendered.links.len(), 20_000);
+    assert_eq!(rendered.links[7], "https://e.org/p7");
+    assert!(
+        rendered.text.ends_with("again [8]"),
+        "{}",
+        &rendered.text[rendered.text.len() - 40..]
+    );
+}

@@ -7,6 +7,9 @@ use std::borrow::Cow;
 
 use super::entities;
 
+/// The attributes of one tag that are kept (a real page has a handful).
+const MAX_ATTRIBUTES: usize = 64;
+
 /// A start tag: its name and attributes lowercased, values decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Tag {
@@ -120,7 +123,9 @@ impl<'a> Tokenizer<'a> {
             self_closing = false;
             let (attr, next) = self.attribute(at);
             at = next;
-            if !attrs.iter().any(|(n, _)| *n == attr.0) {
+            // The first of a repeated attribute counts, as in browsers; past MAX_ATTRIBUTES
+            // the rest are read and dropped, so a tag of 100,000 attributes costs linear time.
+            if attrs.len() < MAX_ATTRIBUTES && !attrs.iter().any(|(n, _)| *n == attr.0) {
                 attrs.push(attr);
             }
         }
