@@ -111,7 +111,16 @@ struct Reading {
     entry: Option<(usize, Entry)>,
     /// The root element has ended.
     ended: bool,
+    /// Elements open below [`MAX_DEPTH`], not kept: their text goes to the deepest kept one.
+    beyond: usize,
 }
+
+/// How deep elements are kept: a real feed nests a dozen; a hostile one 60,000 levels of
+/// xhtml, whose text would be copied once per level.
+const MAX_DEPTH: usize = 64;
+/// Authors and categories kept per entry (a real entry has a few; 100,000 would be listed
+/// in the result).
+const MAX_NAMES: usize = 50;
 
 /// Reads an Atom or RSS document.
 pub(crate) fn parse(xml: &str) -> Result<Feed, String> {
@@ -181,6 +190,10 @@ fn frame(ns: String, start: &BytesStart<'_>) -> Frame {
 
 impl Reading {
     fn open(&mut self, mut frame: Frame) {
+        if self.stack.len() >= MAX_DEPTH && !self.ended {
+            self.beyond += 1;
+            return;
+        }
         frame.collects = self.stack.last().is_some_and(|parent| parent.collects)
             || (frame.ns == ATOM && frame.attr("type") == "xhtml");
         if self.entry.is_none() && (frame.is(ATOM, "entry") || frame.is_rss("item")) {
@@ -196,6 +209,10 @@ impl Reading {
     }
 
     fn close(&mut self) {
+        if self.beyond > 0 {
+            self.beyond -= 1;
+            return;
+        }
         let Some(frame) = self.stack.pop() else {
             return;
         };
@@ -325,7 +342,7 @@ fn add_link(entry: &mut Entry, frame: &Frame) {
 
 fn add_author(entry: &mut Entry, name: &str) {
     let name = collapse(&decode_entities(name));
-    if !name.is_empty() && !entry.authors.contains(&name) {
+    if !name.is_empty() && entry.authors.len() < MAX_NAMES && !entry.authors.contains(&name) {
         entry.authors.push(name);
     }
 }
@@ -347,7 +364,7 @@ fn add_category(entry: &mut Entry, text: &str) {
         .categories
         .iter()
         .any(|c| c.eq_ignore_ascii_case(&category));
-    if !category.is_empty() && !known {
+    if !category.is_empty() && !known && entry.categories.len() < MAX_NAMES {
         entry.categories.push(category);
     }
 }
@@ -520,5 +537,30 @@ mod tests {
             item.date(),
             Some(crate::clock::days_from_civil(2020, 1, 2) * 86_400)
         );
+    }
+
+    #[test]
+    fn hostile_feeds_stay_small_and_linear() {
+        let authors: String = (0..5_000)
+            .map(|i| format!("<author><name>a{i}</name></author>"))
+            .collect();
+        let categories: String = (0..5_000)
+            .map(|i| format!("<category term=\"c{i}\"/>"))
+            .collect();
+        let deep = format!(
+            "{}deep text{}",
+            "<div>".repeat(5_000),
+            "</div>".repeat(5_000)
+        );
+        let xml = format!(
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title>t</title>{authors}{categories}\
+             <content type=\"xhtml\">{deep}</content></entry></feed>"
+        );
+        let feed = parse(&xml).unwrap();
+        let entry = &feed.entries[0];
+        assert_eq!(entry.authors.len(), MAX_NAMES);
+        assert_eq!(entry.authors[0], "a0");
+        assert_eq!(entry.categories.len(), MAX_NAMES);
+        assert!(entry.content.contains("deep text"), "{}", entry.content);
     }
 }

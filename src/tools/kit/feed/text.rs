@@ -131,10 +131,17 @@ pub(crate) fn html_text(html: &str) -> String {
             continue;
         }
         let is_tag = after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!');
-        let Some(gt) = after.find('>').filter(|_| is_tag) else {
+        if !is_tag {
             out.push('<');
             rest = after;
             continue;
+        }
+        let Some(gt) = after.find('>') else {
+            // No tag can close any more: the rest is text (and each `<` is not searched from
+            // again, which made a page of unclosed `<a` quadratic).
+            out.push('<');
+            rest = after;
+            break;
         };
         let tag = &after[..gt];
         rest = &after[gt + 1..];
@@ -164,12 +171,21 @@ pub(crate) fn html_text(html: &str) -> String {
         .join("\n")
 }
 
+/// What follows `</name ...>` in any case, found without copying the rest (which would make
+/// a page of many scripts quadratic); nothing when it never ends.
 fn skip_past_end_tag<'a>(rest: &'a str, name: &str) -> &'a str {
-    let lower = rest.to_ascii_lowercase();
-    lower
-        .find(&format!("</{name}"))
-        .and_then(|at| rest[at..].find('>').map(|gt| &rest[at + gt + 1..]))
-        .unwrap_or("")
+    let mut from = 0;
+    while let Some(found) = rest[from..].find("</") {
+        let at = from + found + 2;
+        let named = rest
+            .get(at..at + name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name));
+        if named {
+            return rest[at..].find('>').map_or("", |gt| &rest[at + gt + 1..]);
+        }
+        from = at;
+    }
+    ""
 }
 
 /// Runs of white space as one space, none at the ends.
@@ -229,5 +245,16 @@ mod tests {
         assert_eq!(decode("Ramírez".as_bytes()), "Ramírez");
         assert_eq!(decode(b"\xef\xbb\xbfx"), "x");
         assert_eq!(decode(b"Ram\xedrez \x93q\x94"), "Ramírez “q”");
+    }
+
+    #[test]
+    fn unclosed_tags_and_many_scripts_read_in_one_pass() {
+        let unclosed = format!("before {} after", "<a".repeat(100_000));
+        let text = html_text(&unclosed);
+        assert!(text.starts_with("before <a<a"), "{}", &text[..20]);
+        assert!(text.ends_with(" after"));
+        let scripts = format!("{}kept", "<SCRIPT>x</Script >".repeat(100_000));
+        assert_eq!(html_text(&scripts), "kept");
+        assert_eq!(html_text("a<script>never ends"), "a");
     }
 }
