@@ -258,6 +258,7 @@ impl Web {
             let body =
                 net::read_bytes(response.into_body().into_reader(), cap).map_err(|e| match e {
                     net::BodyError::TooLarge(_) => too_large(name, cap),
+                    net::BodyError::Read(e) if is_timeout(&e) => timed_out(name, timeout),
                     net::BodyError::Read(e) => format!("Reading {name}'s answer failed: {e}."),
                 })?;
             Ok(Fetched {
@@ -273,13 +274,10 @@ impl Web {
     }
 
     fn failure(&self, failure: Failure<String>, name: &str, url: &str) -> String {
-        let secs = self.settings.timeout.as_secs();
         match failure {
             Failure::Cancelled => format!("The {name} request was cancelled."),
             Failure::Answer(message) => message,
-            Failure::Transport(Transport::Silent(_)) => {
-                format!("{name} request timed out after {secs}s. Try again or rephrase query.")
-            }
+            Failure::Transport(Transport::Silent(_)) => timed_out(name, self.settings.timeout),
             Failure::Transport(transport) => format!(
                 "Could not reach {name} at {}: {transport}. Check the network connection, or try again later.",
                 net::without_userinfo(url)
@@ -397,6 +395,19 @@ fn too_large(name: &str, cap: u64) -> String {
         "{name}'s answer is larger than {} MB, more than a tool reads; ask for less (fewer results, a narrower query).",
         cap / (1024 * 1024)
     )
+}
+
+/// Seed 002 §7.5's sentence for a call that took too long, before or during the answer.
+fn timed_out(name: &str, limit: Duration) -> String {
+    format!(
+        "{name} request timed out after {}s. Try again or rephrase query.",
+        limit.as_secs()
+    )
+}
+
+/// A read that ended because the answer stopped coming (ureq says so in its own words).
+fn is_timeout(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::TimedOut || error.to_string().contains("timeout")
 }
 
 fn copy_capped(

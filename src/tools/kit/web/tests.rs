@@ -2,7 +2,7 @@
 //! timeouts, keys kept out, downloads, compression.
 
 use super::*;
-use crate::services::{GNEWS, SEMANTIC_SCHOLAR, STACKEXCHANGE};
+use crate::services::{GNEWS, SEMANTIC_SCHOLAR, STACKEXCHANGE, WIKIPEDIA};
 
 /// A canned answer: status, content type, body, an extra header.
 type Canned = (
@@ -236,6 +236,32 @@ fn a_silent_service_times_out_with_the_seeds_sentence() {
     assert_eq!(
         error,
         "Semantic Scholar request timed out after 1s. Try again or rephrase query."
+    );
+}
+
+#[test]
+fn a_service_that_stalls_inside_its_answer_times_out_with_the_same_sentence() {
+    use std::io::Write as _;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 1024];
+        let _ = std::io::Read::read(&mut stream, &mut request);
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+        let _ = stream.write_all(head.as_bytes());
+        let _ = finished.recv();
+    });
+    let web = web_at(&WIKIPEDIA, &base, 1, None);
+    let error = web
+        .json(&WIKIPEDIA, "/x", &Call::default(), &CancelToken::new())
+        .unwrap_err();
+    let _ = done.send(());
+    assert_eq!(
+        error,
+        "Wikipedia request timed out after 1s. Try again or rephrase query."
     );
 }
 
