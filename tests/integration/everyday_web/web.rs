@@ -308,6 +308,33 @@ fn news_errors_name_each_service_and_never_show_a_key() {
 }
 
 #[test]
+fn an_error_inside_a_200_that_echoes_the_key_never_shows_it() {
+    let home = TempDir::new("news-echo");
+    let server = news_server(
+        Reply::json(200, r#"{"totalArticles": 0, "articles": []}"#),
+        Reply::json(
+            200,
+            r#"{"status": "error", "code": "apiKeyInvalid", "message": "Your API key newsapi-secret-2 is invalid."}"#,
+        ),
+        Reply::json(200, "{\"results\": []}"),
+    );
+    let text = call(
+        &home,
+        "search_news",
+        r#"{"query": "x"}"#,
+        &news_env(&server),
+    );
+    assert!(text.starts_with("No news found for 'x'."), "{text}");
+    assert!(
+        text.contains(
+            "Not included: NewsAPI refused the search: Your API key [redacted] is invalid."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("newsapi-secret-2"), "{text}");
+}
+
+#[test]
 fn no_news_is_said_plainly_and_one_failing_source_is_noted() {
     let home = TempDir::new("news-empty");
     let server = news_server(

@@ -191,8 +191,9 @@ fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
     }
     let mut articles = news::merge(lists);
     articles.truncate(max);
-    if articles.is_empty() && !problems.is_empty() {
-        return Err(problems.join(" "));
+    // Only when no source answered is it an error; a source that found nothing is an answer.
+    if asked.is_empty() && !problems.is_empty() {
+        return Err(problems.join("\n"));
     }
     let mut out = if articles.is_empty() {
         format!("No news found for '{query}'.")
@@ -298,7 +299,7 @@ fn from_newsapi(
     let value = web.json(&NEWSAPI, "/v2/everything", &call, cancel)?;
     if value["status"] == "error" {
         let said = value["message"].as_str().unwrap_or("no reason given");
-        return Err(format!("NewsAPI refused the search: {said}"));
+        return Err(web.redact(&NEWSAPI, &format!("NewsAPI refused the search: {said}")));
     }
     Ok(news::newsapi(&value))
 }

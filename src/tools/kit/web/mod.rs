@@ -288,6 +288,12 @@ impl Web {
         }
     }
 
+    /// `text` from `service`'s answer, safe to show: its key and any password of its base URL
+    /// cut out (a service may echo the key in an error it sends inside an HTTP 200).
+    pub(crate) fn redact(&self, service: &Service, text: &str) -> String {
+        self.secrets(service).redact(text)
+    }
+
     /// What must never show of a service: its key and any password in its base URL.
     fn secrets(&self, service: &Service) -> Secrets {
         url_secrets(&self.base(service)).with(self.key(service).as_deref())
