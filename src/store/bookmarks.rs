@@ -32,6 +32,12 @@ pub(crate) fn load(profile_dir: &Path, warnings: &Warnings) -> Vec<Bookmark> {
     json::read(&file(profile_dir), warnings)
 }
 
+/// Holds the list for a change: load, change and save while holding it, so parallel calls
+/// (and other Marvins) do not lose each other's changes.
+pub(crate) fn hold(profile_dir: &Path) -> std::io::Result<super::lock::Held> {
+    super::lock::hold(&profile_dir.join(FILE))
+}
+
 /// Replaces the list in one step (a temporary file renamed into place).
 pub(crate) fn save(profile_dir: &Path, bookmarks: &[Bookmark]) -> Result<(), SaveError> {
     let path = file(profile_dir);

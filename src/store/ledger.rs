@@ -2,9 +2,7 @@
 //! processes (sub-agents) update it at once, so each update takes an exclusive lock on a lock
 //! file, reads, adds and replaces the file in one rename.
 
-use std::fs::{self, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use super::Warnings;
@@ -14,20 +12,11 @@ const FILE: &str = "usage.json";
 
 /// Adds a turn's tally to the ledger and returns the new totals.
 pub(crate) fn add(home: &Path, tally: &Tally, warnings: &Warnings) -> io::Result<Tally> {
-    fs::create_dir_all(home)?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(home.join("usage.json.lock"))?;
-    // SAFETY: flock on a file descriptor we own; the lock is released when `lock` is closed.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    let held = super::lock::hold(&home.join(FILE))?;
     let mut totals = lifetime(home, warnings);
     totals.add(tally);
     super::json::save(&home.join(FILE), &totals)?;
-    drop(lock);
+    drop(held);
     Ok(totals)
 }
 
@@ -68,6 +57,7 @@ pub(crate) fn report(session: &Tally, lifetime: &Tally) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use crate::message::Usage;
 
     #[test]

@@ -10,6 +10,7 @@ pub(crate) mod bookmarks;
 pub(crate) mod chatlog;
 pub(crate) mod json;
 pub(crate) mod ledger;
+pub(crate) mod lock;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod preferences;

@@ -33,6 +33,12 @@ pub(crate) fn load(profile_dir: &Path, warnings: &Warnings) -> Vec<Place> {
     json::read(&file(profile_dir), warnings)
 }
 
+/// Holds the list for a change: load, change and save while holding it, so parallel calls
+/// (and other Marvins) do not lose each other's changes.
+pub(crate) fn hold(profile_dir: &Path) -> std::io::Result<super::lock::Held> {
+    super::lock::hold(&profile_dir.join(FILE))
+}
+
 pub(crate) fn save(profile_dir: &Path, places: &[Place]) -> Result<(), SaveError> {
     let path = file(profile_dir);
     json::save(&path, &places).map_err(SaveError::at(&path))

@@ -86,6 +86,8 @@ fn bookmark_save(args: SaveArgs, ctx: &ToolContext) -> Result<String, String> {
     let url = args.url.trim().to_string();
     check_url(&url)?;
     let dir = profile_dir(ctx)?;
+    let _held = bookmarks::hold(&dir)
+        .map_err(|e| format!("Cannot lock the bookmarks in {}: {e}.", dir.display()))?;
     let mut list = bookmarks::load(&dir, &ctx.shared.warnings);
     let title = args
         .title

@@ -65,6 +65,8 @@ fn save(dir: &std::path::Path, list: &[Place]) -> Result<(), String> {
 
 fn save_place(place: Place, ctx: &ToolContext) -> Result<String, String> {
     let dir = profile_dir(ctx)?;
+    let _held = places::hold(&dir)
+        .map_err(|e| format!("Cannot lock the saved places in {}: {e}.", dir.display()))?;
     let mut list = places::load(&dir, &ctx.shared.warnings);
     let label = place.label.trim().to_string();
     if label.is_empty() {
@@ -90,6 +92,8 @@ struct LabelArgs {
 
 fn remove_place(args: LabelArgs, ctx: &ToolContext) -> Result<String, String> {
     let dir = profile_dir(ctx)?;
+    let _held = places::hold(&dir)
+        .map_err(|e| format!("Cannot lock the saved places in {}: {e}.", dir.display()))?;
     let mut list = places::load(&dir, &ctx.shared.warnings);
     let before = list.len();
     list.retain(|p| !p.label.eq_ignore_ascii_case(args.label.trim()));

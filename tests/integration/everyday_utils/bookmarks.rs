@@ -121,3 +121,27 @@ fn a_corrupt_bookmarks_file_is_moved_aside_with_a_warning() {
         "[{\"url\": \"https://cut"
     );
 }
+
+#[test]
+fn eight_bookmarks_saved_in_one_round_are_all_kept() {
+    let home = TempDir::new("bookmarks-parallel");
+    let calls: Vec<(String, String)> = (1..=8)
+        .map(|i| {
+            let args = format!(r#"{{"url": "https://example.org/t{i}", "title": "t{i}"}}"#);
+            (i.to_string(), args)
+        })
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, args)| (id.as_str(), "bookmark_save", args.as_str()))
+        .collect();
+    let saved = run(&home, &calls, &[]);
+    assert_eq!(saved.results.len(), 8, "{}", saved.stderr());
+    let text = std::fs::read_to_string(profile(&home).join("bookmarks.json")).unwrap();
+    for i in 1..=8 {
+        assert!(
+            text.contains(&format!("https://example.org/t{i}\"")),
+            "t{i} lost: {text}"
+        );
+    }
+}
