@@ -57,8 +57,8 @@ pub(crate) fn report(session: &Tally, lifetime: &Tally) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
     use crate::message::Usage;
+    use std::fs;
 
     #[test]
     fn concurrent_updates_are_never_lost() {

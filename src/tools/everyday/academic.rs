@@ -244,7 +244,7 @@ fn read_arxiv(fetched: &Fetched) -> Result<feed::Feed, String> {
     }
     // arXiv declares no charset; its feeds are UTF-8 (feed::decode never guesses Latin-1 for
     // valid UTF-8).
-    let parsed = feed::parse(&feed::decode(&fetched.body));
+    let parsed = feed::parse(&feed::decode(&fetched.body, fetched.content_type.as_deref()).0);
     let refusal = parsed.as_ref().ok().and_then(|feed| {
         feed.entries
             .iter()

@@ -58,13 +58,20 @@ fn read_rss(args: Args, ctx: &ToolContext) -> Result<String, String> {
         ));
     }
     let fetched = ctx.settings.web.page(url, 0, &ctx.cancel)?;
-    let feed = read_feed(url, &fetched)?;
-    Ok(describe(url, feed, limit as usize))
+    let (feed, unread) = read_feed(url, &fetched)?;
+    let mut out = describe(url, feed, limit as usize);
+    if let Some(label) = unread {
+        out.push_str(&format!(
+            "\n\nNote: the feed says it is in {label}, which Marvin does not read; some characters may be wrong."
+        ));
+    }
+    Ok(out)
 }
 
 /// The feed in an answer, or a sentence: an error status, a web page (naming the feed it
-/// advertises, if it does), a document that is not a feed.
-fn read_feed(url: &str, fetched: &Fetched) -> Result<Feed, String> {
+/// advertises, if it does), a document that is not a feed. With the feed, the charset it
+/// declares when Marvin cannot read that one.
+fn read_feed(url: &str, fetched: &Fetched) -> Result<(Feed, Option<String>), String> {
     let host = net::host_of(url);
     let shown = net::without_userinfo(url);
     if !fetched.is_success() {
@@ -73,9 +80,9 @@ fn read_feed(url: &str, fetched: &Fetched) -> Result<Feed, String> {
             fetched.status
         ));
     }
-    let text = feed::decode(&fetched.body);
+    let (text, unread) = feed::decode(&fetched.body, fetched.content_type.as_deref());
     match feed::parse(&text) {
-        Ok(feed) => Ok(feed),
+        Ok(feed) => Ok((feed, unread)),
         Err(_) if looks_like_html(fetched.content_type.as_deref(), &text) => {
             Err(match advertised_feed(&shown, &text) {
                 Some(feed) => format!(

@@ -375,7 +375,7 @@ mod tests {
 
     fn fixture(name: &str) -> String {
         let path = format!("{}/tests/fixtures/apis/{name}", env!("CARGO_MANIFEST_DIR"));
-        decode(&std::fs::read(path).unwrap())
+        decode(&std::fs::read(path).unwrap(), None).0
     }
 
     const ARXIV: &str = "http://arxiv.org/schemas/atom";

@@ -2,6 +2,8 @@
 //! keeps a line per block (enough for a feed's description or a search snippet; a page wants
 //! more), white space collapsed, and a feed's bytes turned into text.
 
+use crate::tools::kit::html::charset::{self, Charset};
+
 /// The text of an XML reference: the five predefined entities and character references;
 /// any other entity (`&nbsp;` in a careless feed) is kept for the HTML pass.
 pub(super) fn xml_reference(name: &str) -> String {
@@ -193,27 +195,51 @@ pub(crate) fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A feed's bytes as text: UTF-8 whenever they are valid UTF-8, whatever the Content-Type
-/// says or does not say (arXiv sends no charset), else Windows-1252 (Latin-1's superset,
-/// what an old feed that is not UTF-8 nearly always is).
-pub(crate) fn decode(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
+/// A feed's bytes as text: in the charset it declares (the Content-Type's `charset`, else its
+/// XML declaration's `encoding`) when that is one Marvin reads; otherwise UTF-8 whenever the
+/// bytes are valid UTF-8 (arXiv declares nothing), else Windows-1252 (what an old feed that is
+/// not UTF-8 nearly always is). A declared charset Marvin does not read comes back as its
+/// label, so the result can say its characters may be wrong.
+pub(crate) fn decode(bytes: &[u8], content_type: Option<&str>) -> (String, Option<String>) {
+    let declared = content_type
+        .and_then(|t| t.split(';').skip(1).find_map(|p| param(p, "charset")))
+        .or_else(|| xml_encoding(bytes));
+    let guessed = || match std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
+    {
         Ok(text) => text.to_string(),
-        Err(_) => bytes.iter().map(|&b| windows_1252(b)).collect(),
+        Err(_) => charset::decode_as(bytes, Charset::Windows1252),
+    };
+    match declared {
+        Some(label) => match Charset::from_label(&label) {
+            Some(known) => (charset::decode_as(bytes, known), None),
+            None => (guessed(), Some(label)),
+        },
+        None => (guessed(), None),
     }
 }
 
-fn windows_1252(byte: u8) -> char {
-    const HIGH: [char; 32] = [
-        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
-        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
-        'ž', 'Ÿ',
-    ];
-    match byte {
-        0x80..=0x9f => HIGH[usize::from(byte - 0x80)],
-        _ => char::from(byte),
-    }
+/// `name=value` (the value unquoted) when the parameter is `name`.
+fn param(text: &str, name: &str) -> Option<String> {
+    let (key, value) = text.split_once('=')?;
+    key.trim()
+        .eq_ignore_ascii_case(name)
+        .then(|| value.trim().trim_matches(['"', '\'']).to_string())
+}
+
+/// The `encoding` of an `<?xml ...?>` declaration at the start.
+fn xml_encoding(bytes: &[u8]) -> Option<String> {
+    let start = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let head = &start[..start.len().min(200)];
+    let head = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        // The declaration is ASCII: what comes before the first byte that is not UTF-8 holds it.
+        Err(error) => std::str::from_utf8(&head[..error.valid_up_to()]).ok()?,
+    };
+    let declaration = &head[..head.find("?>")?];
+    let declaration = declaration.strip_prefix("<?xml")?;
+    declaration
+        .split_whitespace()
+        .find_map(|attribute| param(attribute, "encoding"))
 }
 
 #[cfg(test)]
@@ -241,10 +267,26 @@ mod tests {
     }
 
     #[test]
-    fn bytes_are_utf8_unless_they_cannot_be() {
-        assert_eq!(decode("Ramírez".as_bytes()), "Ramírez");
-        assert_eq!(decode(b"\xef\xbb\xbfx"), "x");
-        assert_eq!(decode(b"Ram\xedrez \x93q\x94"), "Ramírez “q”");
+    fn bytes_are_in_the_declared_charset_else_utf8_unless_they_cannot_be() {
+        let text = |bytes: &[u8], content_type| decode(bytes, content_type);
+        let plain = |text: &str| (text.to_string(), None);
+        assert_eq!(text("Ramírez".as_bytes(), None), plain("Ramírez"));
+        assert_eq!(text(b"\xef\xbb\xbfx", None), plain("x"));
+        assert_eq!(text(b"Ram\xedrez \x93q\x94", None), plain("Ramírez “q”"));
+        // Declared: ISO-8859-15 has € at 0xA4, where Windows-1252 has ¤.
+        let latin9 = Some("application/rss+xml; charset=ISO-8859-15");
+        assert_eq!(text(b"5 \xa4", latin9), plain("5 €"));
+        let declared = b"<?xml version=\"1.0\" encoding='iso-8859-15'?><rss>\xa4</rss>";
+        assert_eq!(
+            text(declared, None).0,
+            "<?xml version=\"1.0\" encoding='iso-8859-15'?><rss>€</rss>"
+        );
+        // A charset Marvin does not read is named, and the bytes read as best they can be.
+        let koi8 = Some("text/xml; charset=KOI8-R");
+        assert_eq!(
+            text(b"\xf0\xd2", koi8),
+            ("ðÒ".to_string(), Some("KOI8-R".to_string()))
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! scrape_page), a fragment of a page (Stack Exchange bodies) with its code blocks kept, a
 //! snippet as one line; and the tokenizer the search tools read result pages with.
 
-mod charset;
+pub(crate) mod charset;
 mod entities;
 mod render;
 mod tokenize;
