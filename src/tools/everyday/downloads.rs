@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use crate::tools::kit::process;
+use crate::tools::kit::web::percent_decode;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
@@ -329,28 +330,6 @@ fn disposition_name(header: &str) -> Option<String> {
                 .replace("\\\"", "\"")
         })
     })
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A name safe to create in the downloads directory: its last path component only, no

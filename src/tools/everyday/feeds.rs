@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::net;
 use crate::tools::kit::feed::{self, Entry, Feed};
-use crate::tools::kit::web::Fetched;
+use crate::tools::kit::web::{Fetched, percent_decode};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
@@ -233,29 +233,6 @@ fn unwrap_redirect(link: &str) -> String {
         .map(percent_decode)
         .filter(|target| target.starts_with("http"))
         .unwrap_or_else(|| link.to_string())
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn cut(text: &str, max: usize) -> String {

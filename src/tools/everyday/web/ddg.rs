@@ -3,6 +3,7 @@
 //! for the following page, and whether the page is a results page at all.
 
 use crate::tools::kit::html::{self, Tag, Token, Tokenizer};
+use crate::tools::kit::web::percent_decode;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Hit {
@@ -196,30 +197,6 @@ fn query_value(url: &str, name: &str) -> Option<String> {
         let (key, value) = pair.split_once('=')?;
         (key == name).then(|| value.to_string())
     })
-}
-
-/// `%XX` escapes decoded (as UTF-8); a broken escape is kept as it is.
-pub(crate) fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let hex = bytes
-            .get(at + 1..at + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[at], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                at += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                at += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The `vqd` token DuckDuckGo's JavaScript pages carry (`vqd="4-…"`, `vqd='…'`, `vqd=…&`),

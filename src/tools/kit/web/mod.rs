@@ -451,6 +451,31 @@ pub(crate) fn encode_pairs(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// `%XX` escapes turned back into their bytes (read as UTF-8, a bad sequence as U+FFFD); a `%`
+/// not followed by two hex digits stays as it is.
+pub(crate) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .filter(|pair| pair.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok());
+        match (bytes[at], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                at += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Percent-encodes everything but the unreserved characters of RFC 3986.
 pub(crate) fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -360,3 +360,17 @@ fn encoding_keeps_only_unreserved_characters() {
     assert_eq!(encode("a b&c=d/é~"), "a%20b%26c%3Dd%2F%C3%A9~");
     assert_eq!(encode_pairs(&[("q", "x y"), ("n", "3")]), "q=x%20y&n=3");
 }
+
+#[test]
+fn percent_escapes_decode_only_when_they_are_two_hex_digits() {
+    for (text, decoded) in [
+        ("a%20b", "a b"),
+        ("caf%C3%A9", "café"),
+        ("100%", "100%"),
+        ("%+f", "%+f"),
+        ("%zz%4", "%zz%4"),
+        ("%FF", "\u{fffd}"),
+    ] {
+        assert_eq!(percent_decode(text), decoded, "{text}");
+    }
+}
