@@ -169,7 +169,7 @@ fn download_file(args: DownloadArgs, ctx: &ToolContext) -> Result<String, String
             .as_deref()
             .map(|t| format!(", {}", t.split(';').next().unwrap_or(t).trim()))
             .unwrap_or_default(),
-        got.final_url
+        crate::net::without_userinfo(&got.final_url)
     ))
 }
 
@@ -407,6 +407,9 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
     let mut command = Command::new(program);
     process::without_secrets(&mut command)
         .args([
+            // No configuration file is read: with --paths, yt-dlp would read a yt-dlp.conf
+            // from the downloads directory, where download_file may have put one (--exec).
+            "--ignore-config",
             "--no-playlist",
             "--no-overwrites",
             "--no-progress",
