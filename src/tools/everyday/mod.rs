@@ -13,6 +13,7 @@ pub(crate) mod location;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
+pub(crate) mod places_search;
 pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod utilities;
@@ -38,6 +39,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         web::tools(),
         stack::tools(),
         location::tools(),
+        places_search::tools(),
     ]
     .into_iter()
     .flatten()
