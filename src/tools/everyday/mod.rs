@@ -10,6 +10,7 @@ pub(crate) mod downloads;
 pub(crate) mod feeds;
 pub(crate) mod github;
 pub(crate) mod location;
+pub(crate) mod maps;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
@@ -40,6 +41,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         stack::tools(),
         location::tools(),
         places_search::tools(),
+        maps::tools(),
     ]
     .into_iter()
     .flatten()

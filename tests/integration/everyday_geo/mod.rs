@@ -5,6 +5,7 @@
 //! stands in for a hung service.
 
 mod location;
+mod maps;
 mod places_search;
 
 use std::net::{TcpListener, TcpStream};
