@@ -100,11 +100,8 @@ fn address_of(ctx: &ToolContext, lat: f64, lng: f64) -> Option<String> {
 
 fn show(found: &Found, tried: &[String]) -> String {
     let mut out = match &found.place {
-        Some(place) => format!(
-            "You are in or near {place} ({:.4}, {:.4}).",
-            found.lat, found.lng
-        ),
-        None => format!("You are at {:.5}, {:.5}.", found.lat, found.lng),
+        Some(place) => format!("You are in or near {place} ({}, {}).", found.lat, found.lng),
+        None => format!("You are at {}, {}.", found.lat, found.lng),
     };
     out.push_str(&format!("\nSource: {}", found.source));
     for line in &found.details {

@@ -142,24 +142,22 @@ fn geoclue_answers_first_with_its_accuracy_and_nominatim_names_the_place() {
     );
     // Asked, the IP service would never answer and the call would fail.
     let ipgeo = Silent::start();
-    let nominatim = ReplayServer::start(vec![Reply::json(
-        200,
-        fixture("nominatim_reverse_jsonv2.json"),
-    )]);
-    let text = call(
-        &home,
-        "get_my_location",
-        "{}",
-        &[
-            ("PATH", path_with(&home, Some(&script))),
-            ("IPGEO_URL", ipgeo.url()),
-            ("MARVIN_TOOL_TIMEOUT", "5".into()),
-            ("NOMINATIM_URL", nominatim.root()),
-        ],
-    );
+    // A reverse miss is {"error": "Unable to geocode"} (the fixture's note): the point
+    // stays unnamed.
+    let nominatim = ReplayServer::start(vec![
+        Reply::json(200, fixture("nominatim_reverse_jsonv2.json")),
+        Reply::json(200, r#"{"error":"Unable to geocode"}"#),
+    ]);
+    let env = [
+        ("PATH", path_with(&home, Some(&script))),
+        ("IPGEO_URL", ipgeo.url()),
+        ("MARVIN_TOOL_TIMEOUT", "5".into()),
+        ("NOMINATIM_URL", nominatim.root()),
+    ];
+    let text = call(&home, "get_my_location", "{}", &env);
     assert_eq!(
         text,
-        "You are in or near Starbucks, Rue Quincampoix, Beaubourg, Quartier Saint-Merri, Paris 4e Arrondissement, Paris, Île-de-France, France métropolitaine, 75004, France (address from OpenStreetMap's Nominatim) (48.8604, 2.3504).\n\
+        "You are in or near Starbucks, Rue Quincampoix, Beaubourg, Quartier Saint-Merri, Paris 4e Arrondissement, Paris, Île-de-France, France métropolitaine, 75004, France (address from OpenStreetMap's Nominatim) (48.860442, 2.350354).\n\
          Source: the device (GeoClue), precise to about 20 m.\n\
          GeoClue says: WiFi"
     );
@@ -167,7 +165,15 @@ fn geoclue_answers_first_with_its_accuracy_and_nominatim_names_the_place() {
         nominatim.requests()[0].url,
         "/reverse?format=jsonv2&lat=48.860442&lon=2.350354&zoom=18"
     );
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "--timeout=4\n");
+    let unnamed = call(&home, "get_my_location", "{}", &env);
+    assert!(
+        unnamed.starts_with("You are at 48.860442, 2.350354.\nSource: the device (GeoClue)"),
+        "{unnamed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "--timeout=4\n--timeout=4\n"
+    );
 }
 
 #[test]
