@@ -10,6 +10,11 @@ use super::json;
 /// The file, in the profile directory.
 pub(super) const FILE: &str = "preferences.json";
 
+/// The preferences (an object; `null` when there are none or the file is not JSON).
+pub(crate) fn load(profile_dir: &Path, warnings: &Warnings) -> serde_json::Value {
+    json::read(&profile_dir.join(FILE), warnings)
+}
+
 /// The preferences as JSON text for the system prompt; `None` when there are none.
 pub(crate) fn prompt_text(profile_dir: &Path, warnings: &Warnings) -> Option<String> {
     let value: serde_json::Value = json::read(&profile_dir.join(FILE), warnings);

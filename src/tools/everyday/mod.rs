@@ -1,16 +1,20 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
 //! about the machine, the web, Stack Exchange, Wikipedia, papers, feeds, bookmarks, utilities
-//! (units, currencies, a dictionary, translation), GitHub, downloads. One file per family (a
-//! folder only when a family has several); a new family is that file and one line here.
+//! (units, currencies, a dictionary, translation), GitHub, downloads, where the person is,
+//! place searches, OpenStreetMap. One file per family (a folder only when a family has
+//! several); a new family is that file and one line here.
 
 pub(crate) mod academic;
 pub(crate) mod bookmarks;
 pub(crate) mod downloads;
 pub(crate) mod feeds;
 pub(crate) mod github;
+pub(crate) mod location;
+pub(crate) mod maps;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
+pub(crate) mod places_search;
 pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod utilities;
@@ -35,6 +39,9 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         downloads::tools(),
         web::tools(),
         stack::tools(),
+        location::tools(),
+        places_search::tools(),
+        maps::tools(),
     ]
     .into_iter()
     .flatten()

@@ -1,12 +1,13 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
-//! the web client every network tool goes through, HTML read as text, and the feeds (Atom,
-//! RSS) it brings back.
+//! the web client every network tool goes through, HTML read as text, the feeds (Atom,
+//! RSS) it brings back, and where a location argument points (geo).
 
 pub(crate) mod confined;
 pub(crate) mod edit;
 pub(crate) mod feed;
 pub(crate) mod fsafe;
+pub(crate) mod geo;
 pub(crate) mod html;
 pub(crate) mod ignore;
 pub(crate) mod paths;

@@ -114,6 +114,8 @@ pub struct Recorded {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// The body as sent (a form, say, which is not JSON).
+    pub raw: String,
 }
 
 impl Recorded {
@@ -266,6 +268,7 @@ fn serve(
                 .map(|h| (h.field.to_string(), h.value.to_string()))
                 .collect(),
             body: serde_json::from_str(&body).unwrap_or(Value::Null),
+            raw: body,
         };
         let reply = answer(&recorded);
         requests.lock().unwrap().push(recorded);
