@@ -13,6 +13,7 @@ pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod stack;
 pub(crate) mod system;
+pub(crate) mod travel;
 pub(crate) mod utilities;
 pub(crate) mod web;
 pub(crate) mod wiki;
@@ -35,6 +36,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         downloads::tools(),
         web::tools(),
         stack::tools(),
+        travel::tools(),
     ]
     .into_iter()
     .flatten()
