@@ -15,6 +15,7 @@ pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod travel;
 pub(crate) mod utilities;
+pub(crate) mod weather;
 pub(crate) mod web;
 pub(crate) mod wiki;
 
@@ -37,6 +38,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         web::tools(),
         stack::tools(),
         travel::tools(),
+        weather::tools(),
     ]
     .into_iter()
     .flatten()

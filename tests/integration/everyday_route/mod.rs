@@ -5,6 +5,7 @@
 //! without being told.
 
 mod travel;
+mod weather;
 
 use crate::common::{Reply, TempDir, fixture};
 
