@@ -137,10 +137,10 @@ impl Route {
     /// The trip, its length and time: "by bike from A to B: 3.2 km, about 13 min."
     pub(super) fn summary(&self, unit: DistanceUnit) -> String {
         format!(
-            "{}: {}, about {}.",
+            "{}: {}, {}.",
             self.trip(),
             unit.show(self.meters),
-            duration(self.seconds)
+            about(self.seconds)
         )
     }
 }
@@ -258,6 +258,14 @@ fn notice_car_only(route: &mut Route, base: &str) {
     ));
 }
 
+/// "about 12 min", or "under a minute" (which needs no "about").
+pub(super) fn about(seconds: f64) -> String {
+    match duration(seconds) {
+        short if short.starts_with("under") => short,
+        said => format!("about {said}"),
+    }
+}
+
 /// A duration as people read it: "under a minute", "12 min", "1 h 5 min", "2 h".
 pub(super) fn duration(seconds: f64) -> String {
     // A cast saturates: a negative or NaN time reads as none.
@@ -354,6 +362,8 @@ mod tests {
         ] {
             assert_eq!(duration(seconds), said, "{seconds}");
         }
+        assert_eq!(about(10.0), "under a minute");
+        assert_eq!(about(600.0), "about 10 min");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::{Profile, duration, route};
+use super::{Profile, about, duration, route};
 use crate::clock;
 use crate::tools::ToolContext;
 use crate::tools::kit::geo;
@@ -123,10 +123,10 @@ pub(super) fn traffic_adjusted_time(
         format!(" in {weather}")
     };
     let mut out = format!(
-        "Estimated travel time {}, {}, leaving {when}{in_weather}: about {}.\nWithout traffic: {} ({}); {why}.\nThis is an estimate from fixed rules of thumb, not live traffic.",
+        "Estimated travel time {}, {}, leaving {when}{in_weather}: {}.\nWithout traffic: {} ({}); {why}.\nThis is an estimate from fixed rules of thumb, not live traffic.",
         route.trip(),
         geo::distance_unit(ctx).show(route.meters),
-        duration(route.seconds * factor),
+        about(route.seconds * factor),
         duration(route.seconds),
         if route.note.is_some() {
             "at a typical pace"
