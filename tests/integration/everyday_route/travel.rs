@@ -195,3 +195,50 @@ fn osrm_refusals_html_and_silence() {
         "Error: OSRM request timed out after 1s. Try again or rephrase query."
     );
 }
+
+#[test]
+fn names_and_addresses_are_found_with_nominatim() {
+    let home = home("travel-names", "{}");
+    // nominatim_search_jsonv2: "10 Downing St, London, UK", lat/lon as strings;
+    // nominatim_search_empty: `[]`.
+    let nominatim = ReplayServer::start(vec![
+        recorded(200, "nominatim_search_jsonv2.json"),
+        recorded(200, "nominatim_search_empty.json"),
+    ]);
+    let osrm = ReplayServer::start(vec![recorded(200, "osrm_route_steps_EDITED.json")]);
+    let env = vec![
+        ("OSRM_URL", osrm.root()),
+        ("NOMINATIM_URL", nominatim.root()),
+    ];
+    let text = call(
+        &home,
+        "estimate_travel_time",
+        r#"{"origin": "10 Downing St, London, UK", "destination": "home"}"#,
+        &env,
+    );
+    assert_eq!(
+        text,
+        "By car from Prime Minister’s Office, 10, Downing Street, Westminster, London, Greater London, England, SW1A 2AA, United Kingdom (Nominatim) to Our flat (saved place Home): 1.2 km, about 2 min."
+    );
+    assert_eq!(
+        osrm.requests()[0].url,
+        "/route/v1/driving/-0.12770820958562096,51.50344025;-73.990195,40.714703?overview=false&steps=true"
+    );
+    assert!(
+        nominatim.requests()[0]
+            .url
+            .starts_with("/search?q=10%20Downing%20St%2C%20London%2C%20UK&"),
+        "{}",
+        nominatim.requests()[0].url
+    );
+    let nowhere = call(
+        &home,
+        "get_directions",
+        r#"{"origin": "home", "destination": "Nowhere Lane 99, Atlantis"}"#,
+        &env,
+    );
+    assert_eq!(
+        nowhere,
+        "Error: Nominatim found no place called \"Nowhere Lane 99, Atlantis\". Try a fuller address, or \"lat,lng\"."
+    );
+}
