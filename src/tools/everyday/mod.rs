@@ -17,7 +17,9 @@ pub(crate) mod places;
 pub(crate) mod places_search;
 pub(crate) mod stack;
 pub(crate) mod system;
+pub(crate) mod travel;
 pub(crate) mod utilities;
+pub(crate) mod weather;
 pub(crate) mod web;
 pub(crate) mod wiki;
 
@@ -42,6 +44,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         location::tools(),
         places_search::tools(),
         maps::tools(),
+        travel::tools(),
+        weather::tools(),
     ]
     .into_iter()
     .flatten()

@@ -154,6 +154,17 @@ pub(crate) fn preferences(ctx: &ToolContext) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The point `text` means when it needs no search by name: "lat,lng", or a saved place's
+/// label (a place saved with its address only has that address found as [`resolve`] does).
+/// `None` for anything else, which the caller looks up with its own geocoder.
+pub(crate) fn known(ctx: &ToolContext, text: &str) -> Result<Option<Spot>, String> {
+    let text = text.trim();
+    if coordinates(text)?.is_some() || saved_place(ctx, text).is_some() {
+        return resolve(ctx, text).map(Some);
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
