@@ -1,9 +1,11 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
 //! about the machine, the web, Stack Exchange, Wikipedia, papers, feeds, bookmarks, utilities
-//! (units, currencies, a dictionary, translation), GitHub, downloads. One file per family (a
-//! folder only when a family has several); a new family is that file and one line here.
+//! (units, currencies, a dictionary, translation), GitHub, downloads, alarms and the calendar.
+//! One file per family (a folder only when a family has several); a new family is that file
+//! and one line here.
 
 pub(crate) mod academic;
+pub(crate) mod alarms;
 pub(crate) mod bookmarks;
 pub(crate) mod downloads;
 pub(crate) mod feeds;
@@ -35,6 +37,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         downloads::tools(),
         web::tools(),
         stack::tools(),
+        alarms::tools(),
     ]
     .into_iter()
     .flatten()

@@ -1,0 +1,326 @@
+//! The user's crontab as alarms and calendar reminders use it: read with `<crontab> -l`,
+//! written whole with `<crontab> -` (the program from MARVIN_CRONTAB). Marvin only ever adds
+//! or removes the lines it wrote, each ending in `# marvin:<id>`; every other line (the
+//! user's jobs, comments, blank lines, variables) is given back byte for byte. Also the
+//! quoting that keeps a text inside a cron command one shell word.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::cancel::CancelToken;
+use crate::tools::ToolContext;
+use crate::tools::kit::process::{self, Ending, RunLimits};
+
+/// What ends every line Marvin wrote, before its id.
+pub(crate) const MARK: &str = " # marvin:";
+/// How long `crontab` may take to read or write the table.
+const TIMEOUT: Duration = Duration::from_secs(15);
+/// A crontab larger than this is not Marvin's to rewrite.
+const MAX_TABLE: usize = 4 * 1024 * 1024;
+
+/// Held while the table is read, changed and written back: the crontab is one for the whole
+/// machine user, whichever session edits it.
+static EDITING: Mutex<()> = Mutex::new(());
+
+/// The crontab program of a session and where it is installed.
+pub(crate) struct Crontab {
+    program: PathBuf,
+    name: String,
+}
+
+impl Crontab {
+    /// The program MARVIN_CRONTAB names (default `crontab`), found on PATH unless it is a
+    /// path; an error the model can pass on when there is none.
+    pub(crate) fn find(ctx: &ToolContext) -> Result<Self, String> {
+        let name = ctx.settings.web.settings().crontab.clone();
+        let program = if name.contains('/') {
+            Some(PathBuf::from(&name)).filter(|p| p.is_file())
+        } else {
+            let path = ctx
+                .settings
+                .search_path
+                .as_deref()
+                .map(std::ffi::OsStr::new);
+            crate::programs::find_program(&name, path)
+        };
+        match program {
+            Some(program) => Ok(Self { program, name }),
+            None => Err(format!(
+                "There is no cron on this machine ('{name}' is not installed), so nothing can be scheduled: install cron (cronie or the cron package) or set MARVIN_CRONTAB to the crontab program."
+            )),
+        }
+    }
+
+    /// The program at `program`, for tests of the lines that name it.
+    #[cfg(test)]
+    pub(crate) fn at(program: PathBuf) -> Self {
+        let name = program.display().to_string();
+        Self { program, name }
+    }
+
+    /// Where the program is, for cron lines that edit the table themselves.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.program
+    }
+
+    /// The table as it is; "no crontab for <user>" is an empty table.
+    pub(crate) fn read(&self, cancel: &CancelToken) -> Result<String, String> {
+        let mut command = Command::new(&self.program);
+        command.arg("-l");
+        let run = self.run(command, None, cancel)?;
+        match run.ending {
+            Ending::Exited(0) => {}
+            Ending::Exited(_) if run.output.to_lowercase().contains("no crontab for") => {
+                return Ok(String::new());
+            }
+            Ending::Exited(code) => {
+                return Err(format!(
+                    "'{} -l' could not read the crontab (exit code {code}): {}",
+                    self.name,
+                    run.output.trim()
+                ));
+            }
+            other => return Err(self.ended(&other)),
+        }
+        if run.omitted > 0 || run.output.contains('\u{FFFD}') {
+            return Err(format!(
+                "The crontab is too large or not UTF-8 text; Marvin leaves it alone. Edit it with '{} -e'.",
+                self.name
+            ));
+        }
+        Ok(run.output)
+    }
+
+    /// Replaces the table with `table`.
+    pub(crate) fn write(&self, table: &str, cancel: &CancelToken) -> Result<(), String> {
+        let mut command = Command::new(&self.program);
+        command.arg("-");
+        let run = self.run(command, Some(table.as_bytes().to_vec()), cancel)?;
+        match run.ending {
+            Ending::Exited(0) => Ok(()),
+            Ending::Exited(code) => Err(format!(
+                "'{} -' refused the new crontab (exit code {code}): {}",
+                self.name,
+                run.output.trim()
+            )),
+            other => Err(self.ended(&other)),
+        }
+    }
+
+    /// Reads the table, lets `edit` change it, and writes it back when it changed.
+    pub(crate) fn edit<T>(
+        &self,
+        cancel: &CancelToken,
+        edit: impl FnOnce(&str) -> (String, T),
+    ) -> Result<T, String> {
+        // The calls of a round run in parallel: one read-change-write at a time, or two
+        // alarms set together would each write the table without the other's line.
+        let _turn = EDITING.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = self.read(cancel)?;
+        let (after, outcome) = edit(&before);
+        if after != before {
+            self.write(&after, cancel)?;
+        }
+        Ok(outcome)
+    }
+
+    fn run(
+        &self,
+        mut command: Command,
+        input: Option<Vec<u8>>,
+        cancel: &CancelToken,
+    ) -> Result<process::RunOutput, String> {
+        process::without_secrets(&mut command);
+        let limits = RunLimits {
+            timeout: TIMEOUT,
+            output_cap: MAX_TABLE,
+            cancel,
+            input,
+        };
+        process::run(command, limits).map_err(|e| format!("Could not run '{}': {e}.", self.name))
+    }
+
+    fn ended(&self, ending: &Ending) -> String {
+        match ending {
+            Ending::Cancelled => format!("'{}' was cancelled by the user (Ctrl+C).", self.name),
+            Ending::TimedOut => format!(
+                "'{}' did not finish within {}s; the crontab is unchanged.",
+                self.name,
+                TIMEOUT.as_secs()
+            ),
+            Ending::Signalled(signal) => format!("'{}' was killed by signal {signal}.", self.name),
+            Ending::Exited(code) => format!("'{}' failed (exit code {code}).", self.name),
+        }
+    }
+}
+
+/// One line Marvin wrote: its id and what comes before the mark.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Owned<'a> {
+    pub id: &'a str,
+    /// The five time fields.
+    pub fields: [&'a str; 5],
+    /// The command, without the mark.
+    pub command: &'a str,
+}
+
+/// The line of `table` Marvin wrote, when `line` is one.
+pub(crate) fn owned(line: &str) -> Option<Owned<'_>> {
+    let (body, id) = line.trim_end_matches(['\n', '\r']).rsplit_once(MARK)?;
+    if !is_id(id) {
+        return None;
+    }
+    let mut rest = body.trim_start();
+    let mut fields = [""; 5];
+    for field in &mut fields {
+        let end = rest.find([' ', '\t'])?;
+        *field = &rest[..end];
+        rest = rest[end..].trim_start();
+    }
+    Some(Owned {
+        id,
+        fields,
+        command: rest,
+    })
+}
+
+/// Every line Marvin wrote in `table`, in order.
+pub(crate) fn owned_lines(table: &str) -> Vec<Owned<'_>> {
+    table.lines().filter_map(owned).collect()
+}
+
+/// `table` with `line` added at the end (a newline is put before it when the table lacks
+/// its last one).
+pub(crate) fn with_line(table: &str, line: &str) -> String {
+    let mut out = table.to_string();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(line);
+    out.push('\n');
+    out
+}
+
+/// `table` without the lines Marvin wrote whose id `remove` picks, and how many went. Every
+/// other line keeps its bytes, line ending included.
+pub(crate) fn without(table: &str, remove: impl Fn(&str) -> bool) -> (String, usize) {
+    let mut removed = 0;
+    let kept = table
+        .split_inclusive('\n')
+        .filter(|line| {
+            let gone = owned(line).is_some_and(|o| remove(o.id));
+            removed += usize::from(gone);
+            !gone
+        })
+        .collect();
+    (kept, removed)
+}
+
+/// A cron line: `fields`, `command`, the mark with `id`.
+pub(crate) fn line(fields: &str, command: &str, id: &str) -> String {
+    format!("{fields} {command}{MARK}{id}")
+}
+
+/// Ids are letters, digits, `-` and `_`, so a mark is never mistaken inside a command.
+pub(crate) fn is_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// `text` as one single-quoted shell word that cron passes on unchanged: line breaks and
+/// other control characters become spaces (a cron line is one line), `'` is closed and
+/// reopened, and `%` (which cron turns into a newline) is escaped as `\%`.
+pub(crate) fn quote(text: &str) -> String {
+    let mut out = String::from("'");
+    for c in text.chars() {
+        match c {
+            '\'' => out.push_str("'\\''"),
+            '%' => out.push_str("\\%"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The text of a word [`quote`] made, and what follows it; `None` when `word` does not start
+/// with one.
+pub(crate) fn unquote(word: &str) -> Option<(String, &str)> {
+    let mut rest = word.strip_prefix('\'')?;
+    let mut text = String::new();
+    loop {
+        let end = rest.find('\'')?;
+        text.push_str(&rest[..end].replace("\\%", "%"));
+        rest = &rest[end + 1..];
+        match rest.strip_prefix("\\''") {
+            Some(more) => {
+                text.push('\'');
+                rest = more;
+            }
+            None => return Some((text, rest)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USER: &str = "# m h dom mon dow command\nMAILTO=me@example.org\n\n0 3 * * * backup.sh --all # nightly\n*/5 * * * * echo '%' > /dev/null";
+
+    #[test]
+    fn lines_are_added_and_removed_and_the_rest_keeps_its_bytes() {
+        let one = with_line(USER, &line("30 7 * * *", "wake", "alarm-0000aaaa"));
+        assert_eq!(
+            one,
+            format!("{USER}\n30 7 * * * wake # marvin:alarm-0000aaaa\n")
+        );
+        let two = with_line(&one, &line("0 8 1 2 *", "x # y", "alarm-0000bbbb"));
+        let owned: Vec<&str> = owned_lines(&two).iter().map(|o| o.id).collect();
+        assert_eq!(owned, ["alarm-0000aaaa", "alarm-0000bbbb"]);
+        assert_eq!(owned_lines(&two)[1].command, "x # y");
+        assert_eq!(owned_lines(&two)[1].fields, ["0", "8", "1", "2", "*"]);
+        let (back, removed) = without(&two, |id| id == "alarm-0000aaaa");
+        assert_eq!(removed, 1);
+        let (back, _) = without(&back, |id| id.starts_with("alarm-"));
+        assert_eq!(back, format!("{USER}\n"));
+        assert_eq!(without(USER, |_| true), (USER.to_string(), 0));
+        assert_eq!(with_line("", "l # marvin:a"), "l # marvin:a\n");
+    }
+
+    #[test]
+    fn only_a_trailing_mark_with_a_plain_id_is_marvins() {
+        for (text, mine) in [
+            ("0 1 * * * job # marvin:alarm-1", true),
+            ("0 1 * * * job # marvin:alarm 1", false),
+            ("0 1 * * * job # marvin:", false),
+            ("# marvin:alarm-1", false),
+            ("0 1 * * * job #marvin:alarm-1", false),
+            ("0 1 * * * job # marvin:x; rm -rf ~", false),
+        ] {
+            assert_eq!(owned(text).is_some(), mine, "{text}");
+        }
+    }
+
+    #[test]
+    fn quoted_text_stays_one_word_and_comes_back() {
+        let cases = [
+            ("Dentist", "'Dentist'"),
+            ("it's 100% $(rm -rf ~)", "'it'\\''s 100\\% $(rm -rf ~)'"),
+            ("two\nlines", "'two lines'"),
+            ("`id`; echo \"hi\"", "'`id`; echo \"hi\"'"),
+        ];
+        for (text, quoted) in cases {
+            assert_eq!(quote(text), quoted);
+            let word = format!("{quoted} rest");
+            assert_eq!(unquote(&word), Some((text.replace('\n', " "), " rest")));
+        }
+        assert_eq!(unquote("no quote"), None);
+    }
+}
