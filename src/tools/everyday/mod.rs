@@ -7,6 +7,7 @@
 pub(crate) mod academic;
 pub(crate) mod alarms;
 pub(crate) mod bookmarks;
+pub(crate) mod calendar;
 pub(crate) mod downloads;
 pub(crate) mod feeds;
 pub(crate) mod github;
@@ -37,6 +38,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         downloads::tools(),
         web::tools(),
         stack::tools(),
+        calendar::tools(),
         alarms::tools(),
     ]
     .into_iter()

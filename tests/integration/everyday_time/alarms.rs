@@ -77,8 +77,7 @@ fn twenty_alarms_set_and_cancelled_in_any_order_leave_the_users_lines_alone() {
         .collect();
     for (i, result) in set.results.iter().enumerate() {
         assert!(
-            result.contains(&format!("set for "))
-                && result.contains(&format!("06:{i:02}: wake {i}.")),
+            result.contains("set for ") && result.contains(&format!("06:{i:02}: wake {i}.")),
             "{result}"
         );
         assert!(result.contains("no ntfy topic"), "{result}");

@@ -3,6 +3,7 @@
 //! `notify-send` and `curl` scripts write down what a fired line would send.
 
 mod alarms;
+mod calendar;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
