@@ -3,7 +3,7 @@
 //! installed when the alarm was set) and publishes to ntfy with curl (when the profile has a
 //! topic: the preference `ntfy_topic`, else its first ntfy subscription). A one-shot alarm's
 //! line carries its year, does nothing in any other year, and takes itself out of the crontab
-//! after firing; `list_alarms` also drops one-shots whose time has passed (the machine may
+//! after firing (through a temporary file, so a failing `crontab -l` never empties it); `list_alarms` also drops one-shots whose time has passed (the machine may
 //! have been off). Calendar reminders are built here too ([`one_shot`]).
 
 use std::path::PathBuf;
@@ -173,8 +173,10 @@ pub(crate) fn one_shot(
     let l = when::local(at);
     let fields = format!("{} {} {} {} *", l.minute, l.hour, l.day, l.month);
     let program = cron::quote(&crontab.path().display().to_string());
+    // The table goes through a file so that a `crontab -l` that fails at that moment stops
+    // the removal instead of installing an empty table.
     let command = format!(
-        "{}{}{}{}; {program} -l | grep -vF {} | {program} -",
+        "{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -; rm -f \"$f\"",
         YEAR_GUARD.0,
         l.year,
         YEAR_GUARD.1,
@@ -376,7 +378,7 @@ mod tests {
             Some((Some(2027), "it's 50%".to_string()))
         );
         assert_eq!(one_shot_time(&owned.fields, 2027), Some(at));
-        assert!(line.ends_with("; '/usr/bin/crontab' -l | grep -vF 'marvin:alarm-0000aaaa' | '/usr/bin/crontab' - # marvin:alarm-0000aaaa"), "{line}");
+        assert!(line.ends_with("; f=$(mktemp) && '/usr/bin/crontab' -l > \"$f\" && grep -vF 'marvin:alarm-0000aaaa' \"$f\" | '/usr/bin/crontab' -; rm -f \"$f\" # marvin:alarm-0000aaaa"), "{line}");
         assert!(!line.contains('\n'));
     }
 }

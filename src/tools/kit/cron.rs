@@ -4,19 +4,22 @@
 //! user's jobs, comments, blank lines, variables) is given back byte for byte. Also the
 //! quoting that keeps a text inside a cron command one shell word.
 
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::cancel::CancelToken;
 use crate::tools::ToolContext;
-use crate::tools::kit::process::{self, Ending, RunLimits};
+use crate::tools::kit::process;
 
 /// What ends every line Marvin wrote, before its id.
 pub(crate) const MARK: &str = " # marvin:";
 /// How long `crontab` may take to read or write the table.
 const TIMEOUT: Duration = Duration::from_secs(15);
+/// How often a run looks at its program, the clock and Ctrl+C.
+const POLL: Duration = Duration::from_millis(10);
 /// A crontab larger than this is not Marvin's to rewrite.
 const MAX_TABLE: usize = 4 * 1024 * 1024;
 
@@ -65,47 +68,29 @@ impl Crontab {
         &self.program
     }
 
-    /// The table as it is; "no crontab for <user>" is an empty table.
+    /// The table as it is, byte for byte (stdout alone: what the program says on stderr
+    /// never gets into it); "no crontab for <user>" is an empty table.
     pub(crate) fn read(&self, cancel: &CancelToken) -> Result<String, String> {
-        let mut command = Command::new(&self.program);
-        command.arg("-l");
-        let run = self.run(command, None, cancel)?;
-        match run.ending {
-            Ending::Exited(0) => {}
-            Ending::Exited(_) if run.output.to_lowercase().contains("no crontab for") => {
+        let ran = self.run("-l", None, cancel)?;
+        match ran.code {
+            Some(0) => {}
+            Some(_) if ran.stderr.to_lowercase().contains("no crontab for") => {
                 return Ok(String::new());
             }
-            Ending::Exited(code) => {
-                return Err(format!(
-                    "'{} -l' could not read the crontab (exit code {code}): {}",
-                    self.name,
-                    run.output.trim()
-                ));
-            }
-            other => return Err(self.ended(&other)),
+            code => return Err(self.failed("-l", "could not read the crontab", code, &ran)),
         }
-        if run.omitted > 0 || run.output.contains('\u{FFFD}') {
-            return Err(format!(
-                "The crontab is too large or not UTF-8 text; Marvin leaves it alone. Edit it with '{} -e'.",
-                self.name
-            ));
+        if ran.stdout.len() > MAX_TABLE {
+            return Err(self.leave_alone("too large"));
         }
-        Ok(run.output)
+        String::from_utf8(ran.stdout).map_err(|_| self.leave_alone("not UTF-8 text"))
     }
 
     /// Replaces the table with `table`.
     pub(crate) fn write(&self, table: &str, cancel: &CancelToken) -> Result<(), String> {
-        let mut command = Command::new(&self.program);
-        command.arg("-");
-        let run = self.run(command, Some(table.as_bytes().to_vec()), cancel)?;
-        match run.ending {
-            Ending::Exited(0) => Ok(()),
-            Ending::Exited(code) => Err(format!(
-                "'{} -' refused the new crontab (exit code {code}): {}",
-                self.name,
-                run.output.trim()
-            )),
-            other => Err(self.ended(&other)),
+        let ran = self.run("-", Some(table.as_bytes().to_vec()), cancel)?;
+        match ran.code {
+            Some(0) => Ok(()),
+            code => Err(self.failed("-", "refused the new crontab", code, &ran)),
         }
     }
 
@@ -126,34 +111,93 @@ impl Crontab {
         Ok(outcome)
     }
 
-    fn run(
-        &self,
-        mut command: Command,
-        input: Option<Vec<u8>>,
-        cancel: &CancelToken,
-    ) -> Result<process::RunOutput, String> {
+    /// Runs the program with `arg`, `input` on its stdin, stdout and stderr kept apart,
+    /// within [`TIMEOUT`] and until Ctrl+C.
+    fn run(&self, arg: &str, input: Option<Vec<u8>>, cancel: &CancelToken) -> Result<Ran, String> {
+        let mut command = Command::new(&self.program);
+        command
+            .arg(arg)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         process::without_secrets(&mut command);
-        let limits = RunLimits {
-            timeout: TIMEOUT,
-            output_cap: MAX_TABLE,
-            cancel,
-            input,
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("Could not run '{}': {e}.", self.name))?;
+        let stdin = child.stdin.take();
+        std::thread::spawn(move || {
+            if let (Some(mut stdin), Some(input)) = (stdin, input) {
+                let _ = stdin.write_all(&input);
+            }
+        });
+        let stdout = reader(child.stdout.take(), MAX_TABLE as u64 + 1);
+        let stderr = reader(child.stderr.take(), 64 * 1024);
+        let deadline = Instant::now() + TIMEOUT;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                break status;
+            }
+            let stop = if cancel.is_cancelled() {
+                Some(format!(
+                    "'{}' was cancelled by the user (Ctrl+C).",
+                    self.name
+                ))
+            } else if Instant::now() >= deadline {
+                Some(format!(
+                    "'{}' did not finish within {}s; the crontab is unchanged.",
+                    self.name,
+                    TIMEOUT.as_secs()
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = stop {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(why);
+            }
+            std::thread::sleep(POLL);
         };
-        process::run(command, limits).map_err(|e| format!("Could not run '{}': {e}.", self.name))
+        let joined = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
+        Ok(Ran {
+            code: status.code(),
+            stdout: joined(stdout),
+            stderr: String::from_utf8_lossy(&joined(stderr)).trim().to_string(),
+        })
     }
 
-    fn ended(&self, ending: &Ending) -> String {
-        match ending {
-            Ending::Cancelled => format!("'{}' was cancelled by the user (Ctrl+C).", self.name),
-            Ending::TimedOut => format!(
-                "'{}' did not finish within {}s; the crontab is unchanged.",
-                self.name,
-                TIMEOUT.as_secs()
-            ),
-            Ending::Signalled(signal) => format!("'{}' was killed by signal {signal}.", self.name),
-            Ending::Exited(code) => format!("'{}' failed (exit code {code}).", self.name),
-        }
+    fn failed(&self, arg: &str, what: &str, code: Option<i32>, ran: &Ran) -> String {
+        let ending = match code {
+            Some(code) => format!("exit code {code}"),
+            None => "killed by a signal".to_string(),
+        };
+        format!("'{} {arg}' {what} ({ending}): {}", self.name, ran.stderr)
     }
+
+    fn leave_alone(&self, why: &str) -> String {
+        format!(
+            "The crontab is {why}; Marvin leaves it alone. Edit it with '{} -e'.",
+            self.name
+        )
+    }
+}
+
+/// What the program said and how it ended.
+struct Ran {
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+/// Reads `pipe` to its end on a thread of its own, keeping at most `cap` bytes.
+fn reader(pipe: Option<impl Read + Send + 'static>, cap: u64) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(pipe) = pipe {
+            let _ = pipe.take(cap).read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// One line Marvin wrote: its id and what comes before the mark.

@@ -34,7 +34,7 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
         p = pwned.display()
     );
     let line = format!(
-        "30 8 15 1 * test \"$(date +\\%Y)\" = 2099 || exit 0; : {quoted}; DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/{uid}/bus {bin}/notify-send -a Marvin 'Marvin alarm' {quoted}; {bin}/curl -fsS -m 30 -H 'Title: Marvin alarm' -d {quoted} 'http://ntfy.test/marvin-alarms' >/dev/null 2>&1; '{bin}/crontab' -l | grep -vF 'marvin:{id}' | '{bin}/crontab' - # marvin:{id}",
+        "30 8 15 1 * test \"$(date +\\%Y)\" = 2099 || exit 0; : {quoted}; DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/{uid}/bus {bin}/notify-send -a Marvin 'Marvin alarm' {quoted}; {bin}/curl -fsS -m 30 -H 'Title: Marvin alarm' -d {quoted} 'http://ntfy.test/marvin-alarms' >/dev/null 2>&1; f=$(mktemp) && '{bin}/crontab' -l > \"$f\" && grep -vF 'marvin:{id}' \"$f\" | '{bin}/crontab' -; rm -f \"$f\" # marvin:{id}",
         uid = uid()
     );
     assert_eq!(machine.table(), format!("{USER_TABLE}{line}\n"));
@@ -43,8 +43,22 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     machine.fire(&line, None);
     assert_eq!(machine.notified(), "");
     assert_eq!(machine.table(), format!("{USER_TABLE}{line}\n"));
+    // A `crontab -l` that fails when the line fires leaves the table as it was.
+    let year = this_year();
+    let fake = std::fs::read_to_string(machine.bin().join("crontab")).unwrap();
+    machine.script(
+        "crontab",
+        &format!(
+            "if [ \"$1\" = - ]; then exec /bin/cat > '{}'; fi\nexit 1\n",
+            machine.table_path().display()
+        ),
+    );
+    machine.fire(&line, Some(("2099", &year)));
+    assert_eq!(machine.table(), format!("{USER_TABLE}{line}\n"));
+    std::fs::remove_file(machine.log_path()).unwrap();
+    std::fs::write(machine.bin().join("crontab"), fake).unwrap();
     // In its year it notifies with the label as one word each time, then leaves the table.
-    machine.fire(&line, Some(("2099", &this_year())));
+    machine.fire(&line, Some(("2099", &year)));
     assert_eq!(
         machine.notified(),
         format!(

@@ -25,7 +25,7 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// A home with a fake `crontab` (and no table yet) and, as asked, fake `notify-send` and
+    /// A home with a fake `crontab` (no table yet; it warns on stderr as it lists) and, as asked, fake `notify-send` and
     /// `curl` that append their arguments, one a line, to `notified.log`.
     pub fn new(tag: &str, notify_send: bool, curl: bool) -> Self {
         let home = TempDir::new(tag);
@@ -35,7 +35,7 @@ impl Machine {
         machine.script(
             "crontab",
             &format!(
-                "case \"$1\" in\n-l) if [ -f '{t}' ]; then exec /bin/cat '{t}'; fi\n    echo 'no crontab for tester' >&2; exit 1 ;;\n-) exec /bin/cat > '{t}' ;;\nesac\necho 'usage: crontab [-l | -]' >&2; exit 2\n",
+                "case \"$1\" in\n-l) echo 'crontab: a warning on stderr, never part of the table' >&2\n    if [ -f '{t}' ]; then exec /bin/cat '{t}'; fi\n    echo 'no crontab for tester' >&2; exit 1 ;;\n-) exec /bin/cat > '{t}' ;;\nesac\necho 'usage: crontab [-l | -]' >&2; exit 2\n",
                 t = table.display()
             ),
         );
