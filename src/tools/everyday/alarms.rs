@@ -1,6 +1,6 @@
 //! Alarms as crontab lines Marvin owns (`# marvin:alarm-<id>`, see `kit::cron`):
 //! `set_alarm`, `list_alarms`, `cancel_alarm`. A line fires `notify-send` (when it was
-//! installed when the alarm was set) and publishes to ntfy with curl (when the profile has a
+//! installed when the alarm was set; macOS's `osascript` when it was not) and publishes to ntfy with curl (when the profile has a
 //! topic: the preference `ntfy_topic`, else its first ntfy subscription). A one-shot alarm's
 //! line carries its year, does nothing in any other year, and takes itself out of the crontab
 //! after firing (through a temporary file, so a failing `crontab -l` never empties it); `list_alarms` also drops one-shots whose time has passed (the machine may
@@ -72,6 +72,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 /// How a cron line will tell the user: the commands, and what could not be used.
 pub(crate) struct Notifier {
     notify_send: Option<PathBuf>,
+    /// macOS's notifications, when there is no notify-send.
+    osascript: Option<PathBuf>,
     /// curl and the topic's address.
     ntfy: Option<(PathBuf, String)>,
     /// Sentences for the result about what is missing.
@@ -87,7 +89,11 @@ impl Notifier {
             .map(std::ffi::OsStr::new);
         let mut missing = Vec::new();
         let notify_send = find_program("notify-send", path);
-        if notify_send.is_none() {
+        let osascript = notify_send
+            .is_none()
+            .then(|| find_program("osascript", path))
+            .flatten();
+        if notify_send.is_none() && osascript.is_none() {
             missing.push("notify-send is not installed, so there will be no desktop notification (install libnotify-bin or libnotify).".to_string());
         }
         let ntfy = match (topic(ctx), find_program("curl", path)) {
@@ -111,6 +117,7 @@ impl Notifier {
         };
         Self {
             notify_send,
+            osascript,
             ntfy,
             missing,
         }
@@ -118,7 +125,7 @@ impl Notifier {
 
     /// Whether the line would tell anyone at all.
     pub(crate) fn any(&self) -> bool {
-        self.notify_send.is_some() || self.ntfy.is_some()
+        self.notify_send.is_some() || self.osascript.is_some() || self.ntfy.is_some()
     }
 
     /// The commands that show `title` and `message`, each text one quoted word.
@@ -133,6 +140,15 @@ impl Notifier {
                 cron::quote(title),
                 cron::quote(message)
             ));
+        }
+        if let Some(program) = &self.osascript {
+            let text = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
+            let script = format!(
+                "display notification \"{}\" with title \"{}\"",
+                text(message),
+                text(title)
+            );
+            parts.push(format!("{} -e {}", program.display(), cron::quote(&script)));
         }
         if let Some((curl, url)) = &self.ntfy {
             parts.push(format!(
@@ -242,32 +258,7 @@ fn set_alarm(args: SetArgs, ctx: &ToolContext) -> Result<String, String> {
         ));
     }
     let id = new_id("alarm")?;
-    let l = when::local(at);
-    let (line, said) = match repeat.to_lowercase().as_str() {
-        "" | "once" | "none" | "no" => {
-            if at <= now {
-                return Err(format!(
-                    "{} has passed already: give a time to come.",
-                    when::show(at)
-                ));
-            }
-            let line = one_shot(&crontab, &notifier, at, &id, "Marvin alarm", &label);
-            (line, when::show(at))
-        }
-        "daily" | "every day" => (
-            repeating(&notifier, &l, "*", &label, &id),
-            format!("every day at {:02}:{:02}", l.hour, l.minute),
-        ),
-        "weekdays" | "weekday" => (
-            repeating(&notifier, &l, "1-5", &label, &id),
-            format!("Monday to Friday at {:02}:{:02}", l.hour, l.minute),
-        ),
-        other => {
-            return Err(format!(
-                "repeat '{other}' is not one I know: use \"daily\", \"weekdays\" or leave it out for once."
-            ));
-        }
-    };
+    let (line, said) = schedule(&crontab, &notifier, (at, now), repeat, &id, &label)?;
     crontab.edit(&ctx.cancel, |table| (cron::with_line(table, &line), ()))?;
     let mut result = format!("Alarm {id} set for {said}: {label}.");
     for note in &notifier.missing {
@@ -275,6 +266,45 @@ fn set_alarm(args: SetArgs, ctx: &ToolContext) -> Result<String, String> {
         result.push_str(note);
     }
     Ok(result)
+}
+
+/// The line of an alarm at `at` (seen at `now`) that rings once or as `repeat` says, and
+/// how the result says when.
+fn schedule(
+    crontab: &Crontab,
+    notifier: &Notifier,
+    (at, now): (i64, i64),
+    repeat: &str,
+    id: &str,
+    label: &str,
+) -> Result<(String, String), String> {
+    let l = when::local(at);
+    let clock = format!("{:02}:{:02}", l.hour, l.minute);
+    Ok(match repeat.to_lowercase().as_str() {
+        "" | "once" | "none" | "no" if at <= now => {
+            return Err(format!(
+                "{} has passed already: give a time to come.",
+                when::show(at)
+            ));
+        }
+        "" | "once" | "none" | "no" => (
+            one_shot(crontab, notifier, at, id, "Marvin alarm", label),
+            when::show(at),
+        ),
+        "daily" | "every day" => (
+            repeating(notifier, &l, "*", label, id),
+            format!("every day at {clock}"),
+        ),
+        "weekdays" | "weekday" => (
+            repeating(notifier, &l, "1-5", label, id),
+            format!("Monday to Friday at {clock}"),
+        ),
+        other => {
+            return Err(format!(
+                "repeat '{other}' is not one I know: use \"daily\", \"weekdays\" or leave it out for once."
+            ));
+        }
+    })
 }
 
 fn repeating(
@@ -364,6 +394,7 @@ mod tests {
     fn a_line_says_its_year_and_label_back() {
         let notifier = Notifier {
             notify_send: Some(PathBuf::from("/usr/bin/notify-send")),
+            osascript: None,
             ntfy: Some((PathBuf::from("/usr/bin/curl"), "https://ntfy.sh/t".into())),
             missing: Vec::new(),
         };
@@ -380,5 +411,19 @@ mod tests {
         assert_eq!(one_shot_time(&owned.fields, 2027), Some(at));
         assert!(line.ends_with("; f=$(mktemp) && '/usr/bin/crontab' -l > \"$f\" && grep -vF 'marvin:alarm-0000aaaa' \"$f\" | '/usr/bin/crontab' -; rm -f \"$f\" # marvin:alarm-0000aaaa"), "{line}");
         assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn on_macos_osascript_shows_the_texts_as_applescript_strings() {
+        let notifier = Notifier {
+            notify_send: None,
+            osascript: Some(PathBuf::from("/usr/bin/osascript")),
+            ntfy: None,
+            missing: Vec::new(),
+        };
+        assert_eq!(
+            notifier.commands("Marvin alarm", r#"say "hi" \ it's 5%"#),
+            r#": 'say "hi" \ it'\''s 5\%'; /usr/bin/osascript -e 'display notification "say \"hi\" \\ it'\''s 5\%" with title "Marvin alarm"'"#
+        );
     }
 }

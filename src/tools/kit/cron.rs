@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -132,10 +132,21 @@ impl Crontab {
         });
         let stdout = reader(child.stdout.take(), MAX_TABLE as u64 + 1);
         let stderr = reader(child.stderr.take(), 64 * 1024);
+        let status = self.wait(&mut child, cancel)?;
+        let joined = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
+        Ok(Ran {
+            code: status.code(),
+            stdout: joined(stdout),
+            stderr: String::from_utf8_lossy(&joined(stderr)).trim().to_string(),
+        })
+    }
+
+    /// Waits for `child` to end; kills it on a timeout or Ctrl+C.
+    fn wait(&self, child: &mut Child, cancel: &CancelToken) -> Result<ExitStatus, String> {
         let deadline = Instant::now() + TIMEOUT;
-        let status = loop {
+        loop {
             if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                break status;
+                return Ok(status);
             }
             let stop = if cancel.is_cancelled() {
                 Some(format!(
@@ -157,13 +168,7 @@ impl Crontab {
                 return Err(why);
             }
             std::thread::sleep(POLL);
-        };
-        let joined = |handle: std::thread::JoinHandle<Vec<u8>>| handle.join().unwrap_or_default();
-        Ok(Ran {
-            code: status.code(),
-            stdout: joined(stdout),
-            stderr: String::from_utf8_lossy(&joined(stderr)).trim().to_string(),
-        })
+        }
     }
 
     fn failed(&self, arg: &str, what: &str, code: Option<i32>, ran: &Ran) -> String {

@@ -213,29 +213,9 @@ fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
             notifier.missing.join(" ")
         );
     }
-    let clock = when::local(event.start);
     let lines: Vec<String> = due
         .iter()
-        .map(|minutes| {
-            let title = if *minutes == 60 {
-                "In 1 hour".to_string()
-            } else {
-                format!("In {minutes} minutes")
-            };
-            let mut message = format!("{} at {:02}:{:02}", event.summary, clock.hour, clock.minute);
-            if let Some(location) = &event.location {
-                message.push_str(&format!(" ({location})"));
-            }
-            let at = event.start - minutes * 60;
-            one_shot(
-                &crontab,
-                &notifier,
-                at,
-                &format!("event-{id}-{minutes}"),
-                &title,
-                &message,
-            )
-        })
+        .map(|minutes| reminder(&crontab, &notifier, id, event, *minutes))
         .collect();
     let written = crontab.edit(&ctx.cancel, |table| {
         let table = lines
@@ -261,6 +241,35 @@ fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
         }
         Err(why) => format!("The event is saved, but the reminders could not be set: {why}"),
     }
+}
+
+/// The crontab line of the reminder `minutes` before `event`.
+fn reminder(
+    crontab: &Crontab,
+    notifier: &Notifier,
+    id: &str,
+    event: &Event,
+    minutes: i64,
+) -> String {
+    let title = if minutes == 60 {
+        "In 1 hour".to_string()
+    } else {
+        format!("In {minutes} minutes")
+    };
+    let clock = when::local(event.start);
+    let mut message = format!("{} at {:02}:{:02}", event.summary, clock.hour, clock.minute);
+    if let Some(location) = &event.location {
+        message.push_str(&format!(" ({location})"));
+    }
+    let at = event.start - minutes * 60;
+    one_shot(
+        crontab,
+        notifier,
+        at,
+        &format!("event-{id}-{minutes}"),
+        &title,
+        &message,
+    )
 }
 
 /// "'Dentist' on Tue 24 Nov 2026 15:00–16:00 at Main St 5".
