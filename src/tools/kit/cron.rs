@@ -31,6 +31,8 @@ static EDITING: Mutex<()> = Mutex::new(());
 pub(crate) struct Crontab {
     program: PathBuf,
     name: String,
+    /// How long one run may take: [`TIMEOUT`] (a test's shorter).
+    timeout: Duration,
 }
 
 impl Crontab {
@@ -49,18 +51,26 @@ impl Crontab {
             crate::programs::find_program(&name, path)
         };
         match program {
-            Some(program) => Ok(Self { program, name }),
+            Some(program) => Ok(Self {
+                program,
+                name,
+                timeout: TIMEOUT,
+            }),
             None => Err(format!(
                 "There is no cron on this machine ('{name}' is not installed), so nothing can be scheduled: install cron (cronie or the cron package) or set MARVIN_CRONTAB to the crontab program."
             )),
         }
     }
 
-    /// The program at `program`, for tests of the lines that name it.
+    /// The program at `program` with a one-second limit, for tests.
     #[cfg(test)]
     pub(crate) fn at(program: PathBuf) -> Self {
         let name = program.display().to_string();
-        Self { program, name }
+        Self {
+            program,
+            name,
+            timeout: Duration::from_secs(1),
+        }
     }
 
     /// Where the program is, for cron lines that edit the table themselves.
@@ -112,7 +122,7 @@ impl Crontab {
     }
 
     /// Runs the program with `arg`, `input` on its stdin, stdout and stderr kept apart,
-    /// within [`TIMEOUT`] and until Ctrl+C.
+    /// within its time limit and until Ctrl+C.
     fn run(&self, arg: &str, input: Option<Vec<u8>>, cancel: &CancelToken) -> Result<Ran, String> {
         let mut command = Command::new(&self.program);
         command
@@ -143,7 +153,7 @@ impl Crontab {
 
     /// Waits for `child` to end; kills it on a timeout or Ctrl+C.
     fn wait(&self, child: &mut Child, cancel: &CancelToken) -> Result<ExitStatus, String> {
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + self.timeout;
         loop {
             if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
                 return Ok(status);
@@ -157,7 +167,7 @@ impl Crontab {
                 Some(format!(
                     "'{}' did not finish within {}s; the crontab is unchanged.",
                     self.name,
-                    TIMEOUT.as_secs()
+                    self.timeout.as_secs()
                 ))
             } else {
                 None
@@ -355,6 +365,41 @@ mod tests {
         ] {
             assert_eq!(owned(text).is_some(), mine, "{text}");
         }
+    }
+
+    #[test]
+    fn a_crontab_that_hangs_is_stopped_and_one_that_fails_is_quoted() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::test_support::TempDir::new("cron-hang");
+        let script = dir.path().join("crontab");
+        let write = |body: &str| {
+            std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let crontab = Crontab::at(script.clone());
+        let cancel = CancelToken::new();
+        write("exec sleep 30\n");
+        let name = script.display();
+        assert_eq!(
+            crontab.read(&cancel),
+            Err(format!(
+                "'{name}' did not finish within 1s; the crontab is unchanged."
+            ))
+        );
+        write("echo 'crontab: permission denied' >&2; exit 1\n");
+        assert_eq!(
+            crontab.write("x\n", &cancel),
+            Err(format!(
+                "'{name} -' refused the new crontab (exit code 1): crontab: permission denied"
+            ))
+        );
+        write("printf 'a\\377b\\n'\n");
+        assert!(
+            crontab
+                .read(&cancel)
+                .unwrap_err()
+                .contains("not UTF-8 text; Marvin leaves it alone")
+        );
     }
 
     #[test]

@@ -266,6 +266,33 @@ fn what_is_missing_is_said_and_nothing_is_written_without_a_way_to_ring() {
     );
     assert!(quiet.table().contains("'http://ntfy.test/marvin-wake'"));
 
+    // The topic may come from the profile's first subscription; an NTFY_URL with
+    // credentials never goes into the crontab.
+    std::fs::remove_file(quiet.profile().join("preferences.json")).unwrap();
+    std::fs::write(
+        quiet.profile().join("ntfy_subscriptions.json"),
+        r#"[{"topic": "subscribed-one", "since": "0"}]"#,
+    )
+    .unwrap();
+    let subscribed = quiet.run(&[("1", "set_alarm", r#"{"time": "in 3 hours"}"#)]);
+    assert!(
+        subscribed.results[0].starts_with("Alarm "),
+        "{}",
+        subscribed.results[0]
+    );
+    assert!(quiet.table().contains("'http://ntfy.test/subscribed-one'"));
+    let before = quiet.table();
+    let secret = quiet.run_with(
+        &[("1", "set_alarm", r#"{"time": "in 4 hours"}"#)],
+        &[("NTFY_URL", "http://me:s3cret@ntfy.test".into())],
+    );
+    assert!(
+        secret.results[0].contains("Nothing could ring: notify-send is not installed, so there will be no desktop notification (install libnotify-bin or libnotify). NTFY_URL carries credentials, which never go into the crontab: the ntfy push is left out."),
+        "{}",
+        secret.results[0]
+    );
+    assert_eq!(quiet.table(), before);
+
     // A crontab that refuses the new table: said, with its words.
     quiet.script(
         "crontab",
