@@ -247,7 +247,12 @@ fn what_is_missing_is_said_and_nothing_is_written_without_a_way_to_ring() {
         ("2", "set_alarm", r#"{"time": "7:30", "repeat": "hourly"}"#),
         ("3", "set_alarm", r#"{"time": "half past seven"}"#),
         ("4", "cancel_alarm", r#"{"id": "alarm-x; rm -rf ~"}"#),
+        ("5", "set_alarm", r#"{"time": "2001-02-03T04:05:00Z"}"#),
     ]);
+    assert_eq!(
+        set.results[4],
+        "Error: Sat 3 Feb 2001 05:05 has passed already: give a time to come."
+    );
     assert!(set.results[0].ends_with(": Alarm. notify-send is not installed, so there will be no desktop notification (install libnotify-bin or libnotify)."), "{}", set.results[0]);
     assert!(
         set.results[1].contains("repeat 'hourly' is not one I know"),
