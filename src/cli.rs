@@ -103,6 +103,7 @@ Environment:
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)
   MARVIN_DOWNLOADS_DIR     where download_file saves (default ~/Downloads)
   MARVIN_CLONES_DIR        where github_clone clones (default ~/github-clones)
+  MARVIN_CRONTAB           program that edits the crontab (default crontab)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened

@@ -1,7 +1,7 @@
 //! What the everyday tools need from the environment to reach the web: how long one call may
-//! take, where downloads and GitHub clones go, and the keys of the services that take one (from
-//! the environment here; the `~/.ssh/<NAME>` file fallback is read at first use, so start-up
-//! never touches it).
+//! take, where downloads and GitHub clones go, which program edits the crontab, and the keys
+//! of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
+//! fallback is read at first use, so start-up never touches it).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,6 +11,8 @@ use crate::services::{Credential, SERVICES};
 
 /// One call to a web service, unless MARVIN_TOOL_TIMEOUT says otherwise (seed 002 §7.5).
 const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+/// The cron table's program, unless MARVIN_CRONTAB names another (tests use a fake one).
+const CRONTAB: &str = "crontab";
 
 #[derive(Debug, Clone)]
 pub struct WebSettings {
@@ -27,6 +29,9 @@ pub struct WebSettings {
     /// The GitHub token `gh` itself would use (GH_TOKEN, else GITHUB_TOKEN), given to `gh`
     /// alone: no other program gets it.
     pub gh_token: Option<(&'static str, String)>,
+    /// MARVIN_CRONTAB, else `crontab`: the program alarms and calendar reminders read the
+    /// crontab with (`-l`) and write it with (`-`, from stdin).
+    pub crontab: String,
 }
 
 impl Default for WebSettings {
@@ -38,6 +43,7 @@ impl Default for WebSettings {
             home: None,
             keys: Vec::new(),
             gh_token: None,
+            crontab: CRONTAB.to_string(),
         }
     }
 }
@@ -85,6 +91,12 @@ impl WebSettings {
             keys,
             home,
             gh_token,
+            crontab: env
+                .get("MARVIN_CRONTAB")
+                .map(str::trim)
+                .filter(|program| !program.is_empty())
+                .unwrap_or(CRONTAB)
+                .to_string(),
         })
     }
 
@@ -119,6 +131,7 @@ mod tests {
             ("MARVIN_TOOL_TIMEOUT", "5"),
             ("GNEWS_API_KEY", "g-key"),
             ("MARVIN_CLONES_DIR", "/srv/clones"),
+            ("MARVIN_CRONTAB", "/opt/fake/crontab"),
         ]);
         let web = WebSettings::from_env(&env).unwrap();
         assert_eq!(web.timeout, Duration::from_secs(5));
@@ -127,11 +140,16 @@ mod tests {
         assert_eq!(web.key("GNEWS_API_KEY").as_deref(), Some("g-key"));
         assert_eq!(web.key("NEWSAPI_KEY").as_deref(), Some("from-file"));
         assert_eq!(web.key("NOPE_KEY"), None);
+        assert_eq!(web.crontab, "/opt/fake/crontab");
         let bad = Env::from_pairs([("MARVIN_TOOL_TIMEOUT", "soon")]);
         assert!(WebSettings::from_env(&bad).is_err());
         assert_eq!(
             WebSettings::from_env(&Env::from_pairs([])).unwrap().timeout,
             TOOL_TIMEOUT
+        );
+        assert_eq!(
+            WebSettings::from_env(&Env::from_pairs([])).unwrap().crontab,
+            "crontab"
         );
     }
 }

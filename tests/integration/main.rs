@@ -17,6 +17,7 @@ mod durability;
 mod everyday_geo;
 mod everyday_know;
 mod everyday_route;
+mod everyday_time;
 mod everyday_utils;
 mod everyday_web;
 mod fixtures;

@@ -3,9 +3,14 @@
 //! (units, currencies, a dictionary, translation), GitHub, downloads, where the person is,
 //! place searches, OpenStreetMap. One file per family (a folder only when a family has
 //! several); a new family is that file and one line here.
+//! (units, currencies, a dictionary, translation), GitHub, downloads, alarms and the calendar.
+//! One file per family (a folder only when a family has several); a new family is that file
+//! and one line here.
 
 pub(crate) mod academic;
+pub(crate) mod alarms;
 pub(crate) mod bookmarks;
+pub(crate) mod calendar;
 pub(crate) mod downloads;
 pub(crate) mod feeds;
 pub(crate) mod github;
@@ -46,6 +51,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         maps::tools(),
         travel::tools(),
         weather::tools(),
+        calendar::tools(),
+        alarms::tools(),
     ]
     .into_iter()
     .flatten()

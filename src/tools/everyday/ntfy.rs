@@ -56,6 +56,12 @@ impl Ntfy {
         }
     }
 
+    /// The server's address, for a cron line that publishes later (without any credentials
+    /// it may carry: see [`net::without_userinfo`]).
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
     /// Sends `message` to `topic`, with an optional title, within `timeout` in all.
     pub fn publish(
         &self,

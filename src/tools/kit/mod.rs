@@ -1,9 +1,11 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
 //! the web client every network tool goes through, HTML read as text, the feeds (Atom,
-//! RSS) it brings back, and where a location argument points (geo).
+//! RSS) it brings back, where a location argument points (geo), the crontab's lines Marvin
+//! owns (cron) and moments read in the local time zone (when).
 
 pub(crate) mod confined;
+pub(crate) mod cron;
 pub(crate) mod edit;
 pub(crate) mod feed;
 pub(crate) mod fsafe;
@@ -15,3 +17,4 @@ pub(crate) mod process;
 pub(crate) mod read;
 pub(crate) mod target;
 pub(crate) mod web;
+pub(crate) mod when;

@@ -1,0 +1,434 @@
+//! The profile's calendar: one iCalendar file an event in `calendar/` (`<id>.ics`, written by
+//! `ics`; any `.ics` put there by hand or by another calendar is read too), and the tools
+//! `calendar_add_event`, `calendar_delete_event`, `calendar_view`, `calendar_list_upcoming`.
+//! An event added here gets reminders 1 hour and 30 minutes before, as one-time crontab lines
+//! Marvin owns (`# marvin:event-<id>-60`, `-30`: see `alarms::one_shot`), removed with it.
+
+mod ics;
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::alarms::{Notifier, one_shot};
+use crate::tools::kit::cron::{self, Crontab};
+use crate::tools::kit::when;
+use crate::tools::schema::{Kind, Param};
+use crate::tools::{Offered, ToolContext, ToolDef};
+use ics::Event;
+
+/// Minutes before an event that its reminders ring.
+const REMINDERS: [i64; 2] = [60, 30];
+const DEFAULT_MINUTES: i64 = 60;
+const DEFAULT_DAYS: i64 = 7;
+const MAX_DAYS: i64 = 366;
+
+const ADD_PARAMS: &[Param] = &[
+    Param::required("summary", Kind::String, "What the event is"),
+    Param::required(
+        "start",
+        Kind::String,
+        "When it starts, local time: \"2026-12-24 18:00\", \"friday 15:00\", \"tomorrow 9:30\"",
+    ),
+    Param::optional(
+        "end",
+        Kind::String,
+        "When it ends (a bare time is on the start's day); default: duration_minutes after the start",
+    ),
+    Param::optional(
+        "duration_minutes",
+        Kind::Integer,
+        "How long it lasts (default 60)",
+    ),
+    Param::optional("location", Kind::String, "Where"),
+    Param::optional("description", Kind::String, "Notes"),
+    Param::optional(
+        "reminders",
+        Kind::Boolean,
+        "Notify 1 hour and 30 minutes before (default true)",
+    ),
+];
+const DELETE_PARAMS: &[Param] = &[Param::required(
+    "id",
+    Kind::String,
+    "The event's id, as calendar_add_event or calendar_view gave it",
+)];
+const VIEW_PARAMS: &[Param] = &[
+    Param::optional(
+        "date",
+        Kind::String,
+        "The day: \"today\" (default), \"tomorrow\", a weekday or YYYY-MM-DD",
+    ),
+    Param::optional(
+        "end_date",
+        Kind::String,
+        "The last day of a range, same forms (default: the same day)",
+    ),
+];
+const UPCOMING_PARAMS: &[Param] = &[Param::optional(
+    "days",
+    Kind::Integer,
+    "How many days ahead (default 7, at most 366)",
+)];
+
+pub(crate) fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::build("calendar_add_event")
+            .describe("Add an event to the user's calendar (an .ics file other calendars can import), with reminders 1 hour and 30 minutes before. Use for appointments and plans at a date and time.")
+            .offered(Offered::Everywhere)
+            .writes()
+            .params(ADD_PARAMS)
+            .example(r#"{"summary": "Dentist", "start": "friday 15:00", "duration_minutes": 45, "location": "Main St 5"}"#)
+            .handler(add_event),
+        ToolDef::build("calendar_delete_event")
+            .describe("Delete an event from the user's calendar by its id, with its reminders.")
+            .offered(Offered::Everywhere)
+            .writes()
+            .params(DELETE_PARAMS)
+            .example(r#"{"id": "3f9c0a12"}"#)
+            .handler(delete_event),
+        ToolDef::build("calendar_view")
+            .describe("Show the user's calendar for a day or a range of days.")
+            .offered(Offered::Everywhere)
+            .params(VIEW_PARAMS)
+            .example(r#"{"date": "tomorrow"}"#)
+            .handler(view),
+        ToolDef::build("calendar_list_upcoming")
+            .describe("List the user's coming events (those not over yet), soonest first.")
+            .offered(Offered::Everywhere)
+            .params(UPCOMING_PARAMS)
+            .example(r#"{"days": 7}"#)
+            .handler(upcoming),
+    ]
+}
+
+fn folder(ctx: &ToolContext) -> Result<PathBuf, String> {
+    ctx.shared
+        .profile_dir()
+        .map(|dir| dir.join("calendar"))
+        .ok_or_else(|| "There is no profile to keep a calendar in (no MARVIN_HOME).".to_string())
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[derive(Deserialize)]
+struct AddArgs {
+    summary: String,
+    start: String,
+    end: Option<String>,
+    duration_minutes: Option<i64>,
+    location: Option<String>,
+    description: Option<String>,
+    reminders: Option<bool>,
+}
+
+fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
+    let summary = args.summary.trim().to_string();
+    if summary.is_empty() {
+        return Err("The summary is empty: say what the event is.".into());
+    }
+    let now = now();
+    let start = when::parse(&args.start, now)?;
+    let end = match (&args.end, args.duration_minutes) {
+        (Some(end), _) => when::parse(end, start)?,
+        (None, Some(minutes)) if (1..=60 * 24 * 31).contains(&minutes) => start + minutes * 60,
+        (None, Some(minutes)) => {
+            return Err(format!(
+                "duration_minutes {minutes} is out of range: give 1 to 44640 minutes."
+            ));
+        }
+        (None, None) => start + DEFAULT_MINUTES * 60,
+    };
+    if end <= start {
+        return Err(format!(
+            "The end ({}) is not after the start ({}).",
+            when::show(end),
+            when::show(start)
+        ));
+    }
+    let id = crate::secret::random_hex(4).map_err(|e| format!("no randomness for an id: {e}"))?;
+    let event = Event {
+        uid: format!("{id}@marvin"),
+        summary,
+        start,
+        end,
+        location: given(args.location),
+        description: given(args.description),
+        stamp: now,
+        all_day: false,
+    };
+    let dir = folder(ctx)?;
+    let path = save(&dir, &id, &event)?;
+    let mut result = format!(
+        "Added {} (id {id}), saved as {}.",
+        describe(&event),
+        path.display()
+    );
+    if args.reminders.unwrap_or(true) {
+        result.push(' ');
+        result.push_str(&remind(ctx, &id, &event, now));
+    }
+    Ok(result)
+}
+
+fn given(text: Option<String>) -> Option<String> {
+    text.map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
+}
+
+/// Writes the event's file beside its final name first, so a half-written file never shows.
+fn save(dir: &Path, id: &str, event: &Event) -> Result<PathBuf, String> {
+    let path = dir.join(format!("{id}.ics"));
+    let part = dir.join(format!(".{id}.ics.part"));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&part, ics::write(event)))
+        .and_then(|()| std::fs::rename(&part, &path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            format!("Cannot save the event in {}: {e}.", dir.display())
+        })?;
+    Ok(path)
+}
+
+/// Puts the event's reminders in the crontab; says what was set, or why not.
+fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
+    let due: Vec<i64> = REMINDERS
+        .into_iter()
+        .filter(|minutes| event.start - minutes * 60 > now)
+        .collect();
+    if due.is_empty() {
+        return "No reminders: the event is less than 30 minutes away.".into();
+    }
+    let crontab = match Crontab::find(ctx) {
+        Ok(crontab) => crontab,
+        Err(why) => return format!("The event is saved, but without reminders. {why}"),
+    };
+    let notifier = Notifier::find(ctx);
+    if !notifier.any() {
+        return format!(
+            "The event is saved, but without reminders: {}",
+            notifier.missing.join(" ")
+        );
+    }
+    let lines: Vec<String> = due
+        .iter()
+        .map(|minutes| reminder(&crontab, &notifier, id, event, *minutes))
+        .collect();
+    let written = crontab.edit(&ctx.cancel, |table| {
+        let table = lines
+            .iter()
+            .fold(table.to_string(), |t, l| cron::with_line(&t, l));
+        (table, ())
+    });
+    let when_said: Vec<String> = due
+        .iter()
+        .map(|minutes| {
+            let at = when::local(event.start - minutes * 60);
+            format!("{:02}:{:02}", at.hour, at.minute)
+        })
+        .collect();
+    match written {
+        Ok(()) => {
+            let mut said = format!("Reminders at {}.", when_said.join(" and "));
+            for note in &notifier.missing {
+                said.push(' ');
+                said.push_str(note);
+            }
+            said
+        }
+        Err(why) => format!("The event is saved, but the reminders could not be set: {why}"),
+    }
+}
+
+/// The crontab line of the reminder `minutes` before `event`.
+fn reminder(
+    crontab: &Crontab,
+    notifier: &Notifier,
+    id: &str,
+    event: &Event,
+    minutes: i64,
+) -> String {
+    let title = if minutes == 60 {
+        "In 1 hour".to_string()
+    } else {
+        format!("In {minutes} minutes")
+    };
+    let clock = when::local(event.start);
+    let mut message = format!("{} at {:02}:{:02}", event.summary, clock.hour, clock.minute);
+    if let Some(location) = &event.location {
+        message.push_str(&format!(" ({location})"));
+    }
+    let at = event.start - minutes * 60;
+    one_shot(
+        crontab,
+        notifier,
+        at,
+        &format!("event-{id}-{minutes}"),
+        &title,
+        &message,
+    )
+}
+
+/// "'Dentist' on Tue 24 Nov 2026 15:00–16:00 at Main St 5".
+fn describe(event: &Event) -> String {
+    let start = when::local(event.start);
+    let end = when::local(event.end);
+    let span = if event.all_day {
+        let last = when::local(event.end - 1).days();
+        if last > start.days() {
+            format!(
+                "{} to {} (all day)",
+                when::show_day(start.days()),
+                when::show_day(last)
+            )
+        } else {
+            format!("{} (all day)", when::show_day(start.days()))
+        }
+    } else if start.days() == end.days() {
+        format!(
+            "{}–{:02}:{:02}",
+            when::show(event.start),
+            end.hour,
+            end.minute
+        )
+    } else {
+        format!("{} – {}", when::show(event.start), when::show(event.end))
+    };
+    let mut text = format!("'{}' on {span}", event.summary.replace('\n', " "));
+    if let Some(location) = &event.location {
+        text.push_str(&format!(" at {}", location.replace('\n', " ")));
+    }
+    text
+}
+
+/// Every event of the calendar with the id of its file, soonest first; unreadable files are
+/// skipped.
+fn events(dir: &Path) -> Vec<(String, Event)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut all: Vec<(String, Event)> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "ics"))
+        .filter_map(|path| {
+            let id = path.file_stem()?.to_str()?.to_string();
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some(ics::parse(&text).into_iter().map(move |e| (id.clone(), e)))
+        })
+        .flatten()
+        .collect();
+    all.sort_by_key(|(id, e)| (e.start, e.end, id.clone()));
+    all
+}
+
+/// The lines of the events that overlap `[from, to)`.
+fn listing(dir: &Path, from: i64, to: i64) -> Vec<String> {
+    events(dir)
+        .into_iter()
+        .filter(|(_, e)| e.start < to && (e.end > from || (e.end == e.start && e.start >= from)))
+        .map(|(id, e)| {
+            let mut line = format!("- {} (id {id})", describe(&e));
+            if let Some(description) = &e.description {
+                line.push_str(&format!("\n  {}", description.replace('\n', "\n  ")));
+            }
+            line
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct DeleteArgs {
+    id: String,
+}
+
+fn delete_event(args: DeleteArgs, ctx: &ToolContext) -> Result<String, String> {
+    let id = args.id.trim().trim_end_matches(".ics");
+    let id = id.strip_suffix("@marvin").unwrap_or(id);
+    if !cron::is_id(id) {
+        return Err(format!(
+            "'{id}' is not an event id: calendar_view and calendar_list_upcoming show them."
+        ));
+    }
+    let path = folder(ctx)?.join(format!("{id}.ics"));
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        format!("There is no event {id} in the calendar: calendar_list_upcoming shows the ids.")
+    })?;
+    let what = ics::parse(&text)
+        .first()
+        .map_or_else(|| format!("event {id}"), describe);
+    std::fs::remove_file(&path).map_err(|e| format!("Cannot delete {}: {e}.", path.display()))?;
+    let prefix = format!("event-{id}-");
+    // Without a cron there are no reminders to take out.
+    let Ok(crontab) = Crontab::find(ctx) else {
+        return Ok(format!("Deleted {what}."));
+    };
+    let reminders = crontab.edit(&ctx.cancel, |table| {
+        cron::without(table, |owned| owned.starts_with(&prefix))
+    });
+    Ok(match reminders {
+        Ok(0) => format!("Deleted {what}."),
+        Ok(n) => format!("Deleted {what} and its {n} reminder(s)."),
+        Err(why) => format!("Deleted {what}; its reminders could not be looked for: {why}"),
+    })
+}
+
+#[derive(Deserialize)]
+struct ViewArgs {
+    date: Option<String>,
+    end_date: Option<String>,
+}
+
+fn view(args: ViewArgs, ctx: &ToolContext) -> Result<String, String> {
+    let today = when::local(now()).days();
+    let day = |text: Option<&str>, default: i64| -> Result<i64, String> {
+        match text.map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()) {
+            None => Ok(default),
+            Some(text) => when::named_day(&text, today).ok_or_else(|| {
+                format!("'{text}' is not a day I can read: give \"today\", \"tomorrow\", a weekday or YYYY-MM-DD.")
+            }),
+        }
+    };
+    let first = day(args.date.as_deref(), today)?;
+    let last = day(args.end_date.as_deref(), first)?;
+    if last < first || last - first > MAX_DAYS {
+        return Err("end_date must be on or after date, and at most 366 days later.".into());
+    }
+    let lines = listing(
+        &folder(ctx)?,
+        when::from_local(first, 0, 0),
+        when::from_local(last + 1, 0, 0),
+    );
+    let span = if last == first {
+        when::show_day(first)
+    } else {
+        format!("{} to {}", when::show_day(first), when::show_day(last))
+    };
+    Ok(if lines.is_empty() {
+        format!("Nothing on the calendar for {span}.")
+    } else {
+        format!("{span}:\n{}", lines.join("\n"))
+    })
+}
+
+#[derive(Deserialize)]
+struct UpcomingArgs {
+    days: Option<i64>,
+}
+
+fn upcoming(args: UpcomingArgs, ctx: &ToolContext) -> Result<String, String> {
+    let days = args.days.unwrap_or(DEFAULT_DAYS);
+    if !(1..=MAX_DAYS).contains(&days) {
+        return Err(format!("days must be 1 to {MAX_DAYS}, not {days}."));
+    }
+    let now = now();
+    let lines = listing(&folder(ctx)?, now, now + days * 86_400);
+    Ok(if lines.is_empty() {
+        format!("Nothing on the calendar in the next {days} day(s).")
+    } else {
+        lines.join("\n")
+    })
+}
