@@ -15,6 +15,7 @@ mod confinement;
 mod custom_tools;
 mod durability;
 mod everyday_know;
+mod everyday_misc;
 mod everyday_utils;
 mod everyday_web;
 mod fixtures;
