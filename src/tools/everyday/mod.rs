@@ -1,6 +1,6 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
 //! about the machine, the web, Stack Exchange, Wikipedia, papers, feeds, bookmarks, utilities
-//! (units, currencies, a dictionary, translation), GitHub, downloads, timers. One file per family (a
+//! (units, currencies, a dictionary, translation), GitHub, downloads, timers, personal tickets. One file per family (a
 //! folder only when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
@@ -13,6 +13,7 @@ pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod stack;
 pub(crate) mod system;
+pub(crate) mod tickets;
 pub(crate) mod timers;
 pub(crate) mod utilities;
 pub(crate) mod web;
@@ -37,6 +38,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         web::tools(),
         stack::tools(),
         timers::tools(),
+        tickets::tools(),
     ]
     .into_iter()
     .flatten()

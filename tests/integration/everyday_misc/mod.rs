@@ -3,6 +3,7 @@
 //! in rounds and the tests read what each call returned.
 
 mod exit;
+mod tickets;
 mod timers;
 
 use std::process::Output;
@@ -47,4 +48,18 @@ pub fn run(home: &TempDir, rounds: &[&[(&str, &str, &str)]]) -> Run {
         .map(|request| request.latest_round())
         .collect();
     Run { output, rounds }
+}
+
+/// One round of calls; their results.
+pub fn round(home: &TempDir, calls: &[(&str, &str, &str)]) -> Vec<String> {
+    let run = run(home, &[calls]);
+    assert_eq!(run.output.status.code(), Some(0), "{}", run.stderr());
+    run.rounds.into_iter().next().unwrap_or_default()
+}
+
+/// One call; its result.
+pub fn call(home: &TempDir, tool: &str, arguments: &str) -> String {
+    let results = round(home, &[("1", tool, arguments)]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    results[0].clone()
 }
