@@ -48,8 +48,8 @@ pub fn run(args: Args) -> ExitCode {
                 );
             };
             let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
-            let end = repl::ask(&mut session, &mut view, question);
-            return exit_code(&end, &view);
+            let report = repl::ask(&mut session, &mut view, question);
+            return exit_code(&report.end, &view);
         }
         let providers = Desk {
             env: &env,
@@ -111,8 +111,8 @@ fn single_shot(
         }
     };
     let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
-    let end = repl::ask(session, &mut view, &prompt);
-    exit_code(&end, &view)
+    let report = repl::ask(session, &mut view, &prompt);
+    exit_code(&report.end, &view)
 }
 
 /// Reports a failed read of stdin; its exit status is 128 + the signal when SIGTERM or SIGHUP

@@ -41,6 +41,8 @@ pub struct TurnReport {
     pub end: TurnEnd,
     pub tally: Tally,
     pub elapsed: Duration,
+    /// A tool (exit_app) asked to end the session once this turn's answer is shown.
+    pub exit_requested: bool,
 }
 
 /// A front-end during a turn: what it shows and answers. Called on the thread that called

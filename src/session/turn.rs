@@ -37,10 +37,15 @@ impl Session {
         for warning in self.warnings.take() {
             ui.event(&Event::warning(warning));
         }
+        let exit_requested = self
+            .shared
+            .exit_requested
+            .swap(false, std::sync::atomic::Ordering::SeqCst);
         TurnReport {
             end,
             tally: pumped.tally,
             elapsed: started.elapsed(),
+            exit_requested,
         }
     }
 

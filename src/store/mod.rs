@@ -1,6 +1,6 @@
 //! Every file under MARVIN_HOME is read and written here, each kind in its module (places,
 //! bookmarks, preferences, chat log, ntfy subscriptions, approvals, tokens, the usage ledger,
-//! saved Wikipedia articles).
+//! saved Wikipedia articles, personal tickets).
 //! This file keeps the profiles in MARVIN_HOME/profiles/<name>/: which one is in use
 //! (remembered across runs), the list of them, and a new one's defaults. Directories are
 //! private (0700).
@@ -14,6 +14,7 @@ pub(crate) mod lock;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod preferences;
+pub(crate) mod tickets;
 pub(crate) mod tokens;
 mod warnings;
 pub(crate) mod wiki;

@@ -68,6 +68,10 @@ pub struct SessionTools {
     pub notes: CallNotes,
     /// Warnings for the person (a store file moved aside), shown by the front-end.
     pub warnings: crate::store::Warnings,
+    /// The session's timers (timer_start), which no other session sees.
+    pub(crate) timers: super::everyday::timers::Timers,
+    /// exit_app asks the front-end to end the session once this turn's answer is shown.
+    pub(crate) exit_requested: std::sync::atomic::AtomicBool,
 }
 
 /// Lines a call adds to its own result besides what its handler returns (an approval that

@@ -17,13 +17,13 @@ use super::terminal::TerminalView;
 use super::turn::TerminalTurn;
 use crate::commands::{self, Command};
 use crate::config::Config;
-use crate::session::{Session, TurnEnd};
+use crate::session::{Session, TurnEnd, TurnReport};
 
 /// Typed text longer than this is sent, with a warning: it is probably a paste gone wrong.
 const LONG_INPUT: usize = 10_000;
 
 /// Runs one turn and shows it; returns how it ended.
-pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnEnd {
+pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnReport {
     let _armed = signal::arm_turn();
     let mut ui = TerminalTurn::new(view);
     let report = session.submit(text, &mut ui);
@@ -36,7 +36,7 @@ pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) ->
         coding: session.coding_mode(),
     };
     view.finish(&report, &status);
-    report.end
+    report
 }
 
 /// Everything the loop works with.
@@ -88,7 +88,9 @@ pub(crate) fn run(
     )));
     repl.show_warnings();
     if let Some(question) = first {
-        repl.prompt(question);
+        if !repl.prompt(question) {
+            return Ok(());
+        }
     }
     // A turn stopped by SIGTERM or SIGHUP ends the session too.
     while signal::stop_signal().is_none() {
@@ -176,12 +178,14 @@ impl Repl<'_> {
                 "Unknown command {}; /help lists the commands.",
                 sanitize(&word)
             )),
-            Command::Prompt(prompt) => self.prompt(&prompt),
+            Command::Prompt(prompt) => return self.prompt(&prompt),
         }
         true
     }
 
-    fn prompt(&mut self, text: &str) {
+    /// Asks the model; false when the answer asked to end the session (exit_app) and the turn
+    /// was not stopped meanwhile.
+    fn prompt(&mut self, text: &str) -> bool {
         if text.chars().count() > LONG_INPUT {
             let style = self.view.style();
             self.view.side_line(&style.yellow(&format!(
@@ -192,8 +196,12 @@ impl Repl<'_> {
         for line in self.session.notifications() {
             self.view.side_line(&format!("🔔 {}", sanitize(&line)));
         }
-        ask(self.session, &mut self.view, text);
+        let report = ask(self.session, &mut self.view, text);
+        if report.exit_requested && !matches!(report.end, TurnEnd::Cancelled) {
+            return false;
+        }
         actions::ask_deferred(self.session, &mut self.view);
+        true
     }
 
     /// Warnings the session collected outside a turn (a command read a corrupt store file).

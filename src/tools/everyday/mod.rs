@@ -6,6 +6,8 @@
 //! (units, currencies, a dictionary, translation), GitHub, downloads, alarms and the calendar.
 //! One file per family (a folder only when a family has several); a new family is that file
 //! and one line here.
+//! (units, currencies, a dictionary, translation), GitHub, downloads, timers, personal tickets. One file per family (a
+//! folder only when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
 pub(crate) mod alarms;
@@ -23,6 +25,8 @@ pub(crate) mod places_search;
 pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod travel;
+pub(crate) mod tickets;
+pub(crate) mod timers;
 pub(crate) mod utilities;
 pub(crate) mod weather;
 pub(crate) mod web;
@@ -53,6 +57,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         weather::tools(),
         calendar::tools(),
         alarms::tools(),
+        timers::tools(),
+        tickets::tools(),
     ]
     .into_iter()
     .flatten()

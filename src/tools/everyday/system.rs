@@ -1,5 +1,6 @@
 //! Facts about the machine and the session: `system_info`, the session's usage (`get_usage`),
-//! and `compact_history`, which frees context space.
+//! `compact_history`, which frees context space, and `exit_app`, which ends the session once
+//! the answer is shown (the front-end reads the request from the turn's report).
 
 use std::ffi::CStr;
 use std::fs;
@@ -26,6 +27,11 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             .offered(Offered::Everywhere)
             .example("{}")
             .handler(get_usage),
+        ToolDef::build("exit_app")
+            .describe("End Marvin once this answer is shown. Use only when the user asks to quit, exit or close Marvin; then answer with a short goodbye.")
+            .offered(Offered::Everywhere)
+            .example("{}")
+            .handler(exit_app),
     ]
 }
 
@@ -37,6 +43,16 @@ fn compact_history(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
         .compact_requested
         .store(true, std::sync::atomic::Ordering::SeqCst);
     Ok("The conversation will be compacted before your next step: older messages are summarised, the latest kept, and a backup saved.".into())
+}
+
+fn exit_app(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
+    ctx.shared
+        .exit_requested
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok(
+        "Marvin ends once this answer is shown: say a short goodbye, and call no more tools."
+            .into(),
+    )
 }
 
 fn get_usage(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
