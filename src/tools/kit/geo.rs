@@ -120,12 +120,16 @@ pub(crate) enum DistanceUnit {
 }
 
 impl DistanceUnit {
-    /// `meters` in this unit, as people read it: "850 m" / "0.5 mi" below one unit, then one
-    /// decimal.
+    /// `meters` in this unit, as people read it: "850 m" below a kilometre, "110 ft" below a
+    /// tenth of a mile, else one decimal.
     pub(crate) fn show(self, meters: f64) -> String {
         match self {
             Self::Kilometers if meters < 1000.0 => format!("{} m", meters.round()),
             Self::Kilometers => format!("{:.1} km", meters / 1000.0),
+            // Below a tenth of a mile, "0.0 mi" would say nothing: feet, to the nearest ten.
+            Self::Miles if meters < 160.0 => {
+                format!("{} ft", ((meters / 0.3048 / 10.0).round() as u64) * 10)
+            }
             Self::Miles => format!("{:.1} mi", meters / 1609.344),
         }
     }
@@ -223,5 +227,7 @@ mod tests {
         assert_eq!(DistanceUnit::Kilometers.show(850.4), "850 m");
         assert_eq!(DistanceUnit::Kilometers.show(12_345.0), "12.3 km");
         assert_eq!(DistanceUnit::Miles.show(1609.344 * 3.0), "3.0 mi");
+        assert_eq!(DistanceUnit::Miles.show(33.1), "110 ft");
+        assert_eq!(DistanceUnit::Miles.show(553.0), "0.3 mi");
     }
 }

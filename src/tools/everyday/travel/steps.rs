@@ -21,7 +21,7 @@ pub(super) fn lines(legs: &Value, unit: DistanceUnit) -> Vec<String> {
             let mut line = instruction(maneuver, road(step).as_deref(), last_leg, n + 1);
             if kind != "arrive" {
                 let meters = step["distance"].as_f64().unwrap_or_default();
-                line.push_str(&format!(" ({})", step_distance(unit, meters)));
+                line.push_str(&format!(" ({})", unit.show(meters)));
             }
             lines.push(line);
         }
@@ -140,16 +140,6 @@ fn compass(bearing: f64) -> &'static str {
     POINTS[index]
 }
 
-/// A step's length: short ones in metres or feet, where 0.0 mi would say nothing.
-fn step_distance(unit: DistanceUnit, meters: f64) -> String {
-    match unit {
-        DistanceUnit::Miles if meters < 160.0 => {
-            format!("{} ft", ((meters / 0.3048 / 10.0 + 0.5) as u64) * 10)
-        }
-        _ => unit.show(meters),
-    }
-}
-
 fn capital(text: &str) -> String {
     let mut chars = text.chars();
     chars
@@ -256,8 +246,7 @@ mod tests {
             road(&json!({"name": "Autoroute du Soleil", "ref": "A 7"})).as_deref(),
             Some("Autoroute du Soleil (A 7)")
         );
-        assert_eq!(step_distance(DistanceUnit::Miles, 33.1), "110 ft");
-        assert_eq!(step_distance(DistanceUnit::Miles, 553.0), "0.3 mi");
-        assert_eq!(step_distance(DistanceUnit::Kilometers, 33.1), "33 m");
+        assert_eq!(DistanceUnit::Miles.show(33.1), "110 ft");
+        assert_eq!(DistanceUnit::Kilometers.show(33.1), "33 m");
     }
 }

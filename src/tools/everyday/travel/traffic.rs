@@ -218,25 +218,16 @@ fn weekday(said: &str) -> Option<usize> {
     Some((days + 3).rem_euclid(7) as usize)
 }
 
-/// The local day and time now (the TZ variable, else the system's zone); Monday 12:00 if the
-/// system cannot say.
+/// The local day and time now (the TZ variable, else the system's zone).
 fn local_now() -> Departure {
-    // SAFETY: `time` with a null pointer only returns the time; `localtime_r` writes into the
-    // zeroed `tm` we own and returns null on failure, which is checked.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let now = unsafe { libc::time(std::ptr::null_mut()) };
-    let filled = unsafe { libc::localtime_r(&now, &mut tm) };
-    if filled.is_null() {
-        return Departure {
-            day: 0,
-            hour: 12,
-            minute: 0,
-        };
-    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs() as i64);
+    let local = crate::tools::kit::when::local(now);
     Departure {
-        day: ((tm.tm_wday + 6) % 7) as usize,
-        hour: tm.tm_hour as u32,
-        minute: tm.tm_min as u32,
+        day: local.weekday as usize,
+        hour: local.hour,
+        minute: local.minute,
     }
 }
 
