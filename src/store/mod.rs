@@ -7,6 +7,7 @@
 
 pub(crate) mod approvals;
 pub(crate) mod bookmarks;
+pub(crate) mod calendar;
 pub(crate) mod chatlog;
 pub(crate) mod json;
 pub(crate) mod ledger;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::alarms::{Notifier, one_shot};
+use crate::store::calendar;
 use crate::tools::kit::cron::{self, Crontab};
 use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
@@ -102,10 +103,10 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     ]
 }
 
-fn folder(ctx: &ToolContext) -> Result<PathBuf, String> {
+/// The profile directory, whose `calendar/` holds the events (store::calendar).
+fn profile(ctx: &ToolContext) -> Result<PathBuf, String> {
     ctx.shared
         .profile_dir()
-        .map(|dir| dir.join("calendar"))
         .ok_or_else(|| "There is no profile to keep a calendar in (no MARVIN_HOME).".to_string())
 }
 
@@ -161,8 +162,11 @@ fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
         stamp: now,
         all_day: false,
     };
-    let dir = folder(ctx)?;
-    let path = save(&dir, &id, &event)?;
+    let dir = profile(ctx)?;
+    let path = calendar::save(&dir, &id, &ics::write(&event)).map_err(|e| {
+        let folder = calendar::folder(&dir);
+        format!("Cannot save the event in {}: {e}.", folder.display())
+    })?;
     let mut result = format!(
         "Added {} (id {id}), saved as {}.",
         describe(&event),
@@ -177,20 +181,6 @@ fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
 
 fn given(text: Option<String>) -> Option<String> {
     text.map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
-}
-
-/// Writes the event's file beside its final name first, so a half-written file never shows.
-fn save(dir: &Path, id: &str, event: &Event) -> Result<PathBuf, String> {
-    let path = dir.join(format!("{id}.ics"));
-    let part = dir.join(format!(".{id}.ics.part"));
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&part, ics::write(event)))
-        .and_then(|()| std::fs::rename(&part, &path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&part);
-            format!("Cannot save the event in {}: {e}.", dir.display())
-        })?;
-    Ok(path)
 }
 
 /// Puts the event's reminders in the crontab; says what was set, or why not.
@@ -306,20 +296,10 @@ fn describe(event: &Event) -> String {
 
 /// Every event of the calendar with the id of its file, soonest first; unreadable files are
 /// skipped.
-fn events(dir: &Path) -> Vec<(String, Event)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut all: Vec<(String, Event)> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "ics"))
-        .filter_map(|path| {
-            let id = path.file_stem()?.to_str()?.to_string();
-            let text = std::fs::read_to_string(&path).ok()?;
-            Some(ics::parse(&text).into_iter().map(move |e| (id.clone(), e)))
-        })
-        .flatten()
+fn events(profile: &Path) -> Vec<(String, Event)> {
+    let mut all: Vec<(String, Event)> = calendar::all(profile)
+        .into_iter()
+        .flat_map(|(id, text)| ics::parse(&text).into_iter().map(move |e| (id.clone(), e)))
         .collect();
     all.sort_by_key(|(id, e)| (e.start, e.end, id.clone()));
     all
@@ -353,14 +333,14 @@ fn delete_event(args: DeleteArgs, ctx: &ToolContext) -> Result<String, String> {
             "'{id}' is not an event id: calendar_view and calendar_list_upcoming show them."
         ));
     }
-    let path = folder(ctx)?.join(format!("{id}.ics"));
-    let text = std::fs::read_to_string(&path).map_err(|_| {
+    let dir = profile(ctx)?;
+    let text = calendar::read(&dir, id).map_err(|_| {
         format!("There is no event {id} in the calendar: calendar_list_upcoming shows the ids.")
     })?;
     let what = ics::parse(&text)
         .first()
         .map_or_else(|| format!("event {id}"), describe);
-    std::fs::remove_file(&path).map_err(|e| format!("Cannot delete {}: {e}.", path.display()))?;
+    calendar::remove(&dir, id).map_err(|e| format!("Cannot delete event {id}: {e}."))?;
     let prefix = format!("event-{id}-");
     // Without a cron there are no reminders to take out.
     let Ok(crontab) = Crontab::find(ctx) else {
@@ -398,7 +378,7 @@ fn view(args: ViewArgs, ctx: &ToolContext) -> Result<String, String> {
         return Err("end_date must be on or after date, and at most 366 days later.".into());
     }
     let lines = listing(
-        &folder(ctx)?,
+        &profile(ctx)?,
         when::from_local(first, 0, 0),
         when::from_local(last + 1, 0, 0),
     );
@@ -425,7 +405,7 @@ fn upcoming(args: UpcomingArgs, ctx: &ToolContext) -> Result<String, String> {
         return Err(format!("days must be 1 to {MAX_DAYS}, not {days}."));
     }
     let now = now();
-    let lines = listing(&folder(ctx)?, now, now + days * 86_400);
+    let lines = listing(&profile(ctx)?, now, now + days * 86_400);
     Ok(if lines.is_empty() {
         format!("Nothing on the calendar in the next {days} day(s).")
     } else {
