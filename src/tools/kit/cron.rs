@@ -33,6 +33,9 @@ pub(crate) struct Crontab {
     name: String,
     /// How long one run may take: [`TIMEOUT`] (a test's shorter).
     timeout: Duration,
+    /// `MARVIN_HOME/crontab`, whose lock (store::lock) other Marvins of this user take too
+    /// while they change the table.
+    shared: Option<PathBuf>,
 }
 
 impl Crontab {
@@ -55,6 +58,11 @@ impl Crontab {
                 program,
                 name,
                 timeout: TIMEOUT,
+                shared: ctx
+                    .settings
+                    .marvin_home
+                    .as_ref()
+                    .map(|home| home.join("crontab")),
             }),
             None => Err(format!(
                 "There is no cron on this machine ('{name}' is not installed), so nothing can be scheduled: install cron (cronie or the cron package) or set MARVIN_CRONTAB to the crontab program."
@@ -67,6 +75,7 @@ impl Crontab {
     pub(crate) fn at(program: PathBuf) -> Self {
         let name = program.display().to_string();
         Self {
+            shared: None,
             program,
             name,
             timeout: Duration::from_secs(1),
@@ -110,9 +119,19 @@ impl Crontab {
         cancel: &CancelToken,
         edit: impl FnOnce(&str) -> (String, T),
     ) -> Result<T, String> {
-        // The calls of a round run in parallel: one read-change-write at a time, or two
-        // alarms set together would each write the table without the other's line.
+        // The calls of a round run in parallel, and other Marvins may edit too: one
+        // read-change-write at a time, or two alarms set together would each write the table
+        // without the other's line.
         let _turn = EDITING.lock().unwrap_or_else(PoisonError::into_inner);
+        let _others = match &self.shared {
+            Some(shared) => Some(crate::store::lock::hold(shared).map_err(|e| {
+                format!(
+                    "Cannot lock the crontab for a change ({}): {e}.",
+                    shared.display()
+                )
+            })?),
+            None => None,
+        };
         let before = self.read(cancel)?;
         let (after, outcome) = edit(&before);
         if after != before {
@@ -293,13 +312,16 @@ pub(crate) fn is_id(id: &str) -> bool {
 
 /// `text` as one single-quoted shell word that cron passes on unchanged: line breaks and
 /// other control characters become spaces (a cron line is one line), `'` is closed and
-/// reopened, and `%` (which cron turns into a newline) is escaped as `\%`.
+/// reopened, `%` (which cron turns into a newline) is escaped as `\%`, and a backslash is
+/// followed by `''` (the quote closed and reopened), because cron takes a backslash with the
+/// character after it: `\\%` would leave the `%` unescaped and cut the line there.
 pub(crate) fn quote(text: &str) -> String {
     let mut out = String::from("'");
     for c in text.chars() {
         match c {
             '\'' => out.push_str("'\\''"),
             '%' => out.push_str("\\%"),
+            '\\' => out.push_str("\\''"),
             c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
@@ -317,12 +339,14 @@ pub(crate) fn unquote(word: &str) -> Option<(String, &str)> {
         let end = rest.find('\'')?;
         text.push_str(&rest[..end].replace("\\%", "%"));
         rest = &rest[end + 1..];
-        match rest.strip_prefix("\\''") {
-            Some(more) => {
-                text.push('\'');
-                rest = more;
-            }
-            None => return Some((text, rest)),
+        if let Some(more) = rest.strip_prefix("\\''") {
+            text.push('\'');
+            rest = more;
+        } else if let Some(more) = rest.strip_prefix('\'') {
+            // A backslash's `''`: the text goes on.
+            rest = more;
+        } else {
+            return Some((text, rest));
         }
     }
 }
@@ -409,6 +433,8 @@ mod tests {
             ("it's 100% $(rm -rf ~)", "'it'\\''s 100\\% $(rm -rf ~)'"),
             ("two\nlines", "'two lines'"),
             ("`id`; echo \"hi\"", "'`id`; echo \"hi\"'"),
+            ("C:\\%TEMP%", "'C:\\''\\%TEMP\\%'"),
+            ("a\\\\%", "'a\\''\\''\\%'"),
         ];
         for (text, quoted) in cases {
             assert_eq!(quote(text), quoted);
@@ -416,5 +442,43 @@ mod tests {
             assert_eq!(unquote(&word), Some((text.replace('\n', " "), " rest")));
         }
         assert_eq!(unquote("no quote"), None);
+        // What cron itself does to the line (cronie's do_command: a backslash takes the next
+        // character, `\\%` becomes `%`, an unescaped `%` ends the command) leaves the word whole.
+        for text in ["C:\\%TEMP%", "a\\\\%b", "100% \\ done\\"] {
+            let (command, cut) = as_cron_runs(&quote(text));
+            assert!(!cut, "cron cuts {}", quote(text));
+            assert_eq!(shell_word(&command), text);
+        }
+    }
+
+    /// A command as cron hands it to the shell, and whether an unescaped `%` cut it.
+    fn as_cron_runs(line: &str) -> (String, bool) {
+        let mut out = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('%') => out.push('%'),
+                    Some(next) => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                    None => out.push('\\'),
+                },
+                '%' => return (out, true),
+                c => out.push(c),
+            }
+        }
+        (out, false)
+    }
+
+    /// What `sh` makes of single-quoted words glued with `\'`.
+    fn shell_word(command: &str) -> String {
+        let output = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!("printf %s {command}"))
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
     }
 }

@@ -14,7 +14,7 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     machine.with_topic("marvin-alarms");
     let pwned = machine.home.path().join("pwned");
     let label = format!(
-        "Dentist; it's 100% $(touch {}) `touch {}`",
+        "Dentist; it's 100% C:\\%TEMP% $(touch {}) `touch {}`",
         pwned.display(),
         pwned.display()
     );
@@ -30,7 +30,7 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     );
     let bin = machine.bin().display().to_string();
     let quoted = format!(
-        "'Dentist; it'\\''s 100\\% $(touch {p}) `touch {p}`'",
+        "'Dentist; it'\\''s 100\\% C:\\''\\%TEMP\\% $(touch {p}) `touch {p}`'",
         p = pwned.display()
     );
     let line = format!(
@@ -311,5 +311,38 @@ fn what_is_missing_is_said_and_nothing_is_written_without_a_way_to_ring() {
         refused.results[0].contains("'crontab -' refused the new crontab (exit code 1): crontab: installing new crontab failed"),
         "{}",
         refused.results[0]
+    );
+}
+
+#[test]
+fn two_marvins_setting_alarms_at_once_keep_both_lines() {
+    let machine = Machine::new("alarm-two-processes", true, false);
+    machine.set_table(USER_TABLE);
+    // A slow `crontab -l` (0.3 s) widens the window where both would read the same table.
+    let table = machine.table_path();
+    machine.script(
+        "crontab",
+        &format!(
+            "case \"$1\" in\n-l) sleep 0.3; exec /bin/cat '{t}' ;;\n-) exec /bin/cat > '{t}' ;;\nesac\nexit 2\n",
+            t = table.display()
+        ),
+    );
+    let set = |label: &str| {
+        let args = serde_json::json!({"time": "2099-01-15T07:30:00Z", "label": label}).to_string();
+        machine.run(&[("1", "set_alarm", &args)]).results[0].clone()
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| set("first"));
+        let second = scope.spawn(|| set("second"));
+        (first.join().unwrap(), second.join().unwrap())
+    });
+    assert!(first.starts_with("Alarm "), "{first}");
+    assert!(second.starts_with("Alarm "), "{second}");
+    let now = machine.table();
+    assert!(now.starts_with(USER_TABLE), "{now}");
+    assert_eq!(
+        now.matches("# marvin:alarm-").count(),
+        2,
+        "a line was lost:\n{now}"
     );
 }
