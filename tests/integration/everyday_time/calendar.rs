@@ -212,3 +212,29 @@ fn without_cron_the_event_is_saved_and_other_calendars_files_are_shown() {
     assert!(!dir.join("imported.ics").exists());
     assert!(!machine.table_path().exists());
 }
+
+#[test]
+fn an_end_on_the_starts_named_day_stays_on_it_and_a_file_of_many_events_is_not_deleted() {
+    let machine = Machine::new("calendar-days", true, false);
+    std::fs::remove_file(machine.bin().join("crontab")).unwrap();
+    let dir = machine.profile().join("calendar");
+    std::fs::create_dir_all(&dir).unwrap();
+    let two = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a@example.org\r\nSUMMARY:Birthday Anna\r\nDTSTART;VALUE=DATE:20991224\r\nDTEND;VALUE=DATE:20991225\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b@example.org\r\nSUMMARY:Birthday Ben\r\nDTSTART;VALUE=DATE:20991226\r\nDTEND;VALUE=DATE:20991227\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+    std::fs::write(dir.join("family.ics"), two).unwrap();
+    let run = machine.run(&[
+        ("1", "calendar_add_event", r#"{"summary": "Dentist", "start": "friday 15:00", "end": "friday 16:00", "reminders": false}"#),
+        ("2", "calendar_add_event", r#"{"summary": "Lunch", "start": "tomorrow 12:00", "end": "tomorrow 13:30", "reminders": false}"#),
+        ("3", "calendar_delete_event", r#"{"id": "family"}"#),
+    ]);
+    assert!(run.results[0].contains("15:00–16:00"), "{}", run.results[0]);
+    assert!(run.results[1].contains("12:00–13:30"), "{}", run.results[1]);
+    assert!(
+        run.results[2].starts_with("Error: family.ics holds 2 events"),
+        "{}",
+        run.results[2]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("family.ics")).unwrap(),
+        two
+    );
+}

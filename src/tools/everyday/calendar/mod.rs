@@ -135,7 +135,7 @@ fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
     let now = now();
     let start = when::parse(&args.start, now)?;
     let end = match (&args.end, args.duration_minutes) {
-        (Some(end), _) => when::parse(end, start)?,
+        (Some(end), _) => end_after(end, start, now)?,
         (None, Some(minutes)) if (1..=60 * 24 * 31).contains(&minutes) => start + minutes * 60,
         (None, Some(minutes)) => {
             return Err(format!(
@@ -177,6 +177,20 @@ fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
         result.push_str(&remind(ctx, &id, &event, now));
     }
     Ok(result)
+}
+
+/// The end as people give it, read both from now (as the start was: "friday 16:00",
+/// "tomorrow 16:00") and from the start ("16:00", "in 2 hours"), whichever comes first after
+/// the start: so a start and an end on the same named day stay on that day, and a bare time
+/// is the next one after the start.
+fn end_after(end: &str, start: i64, now: i64) -> Result<i64, String> {
+    let from_now = when::parse(end, now)?;
+    let from_start = when::parse(end, start)?;
+    Ok([from_now, from_start]
+        .into_iter()
+        .filter(|at| *at > start)
+        .min()
+        .unwrap_or(from_now))
 }
 
 fn given(text: Option<String>) -> Option<String> {
@@ -337,7 +351,15 @@ fn delete_event(args: DeleteArgs, ctx: &ToolContext) -> Result<String, String> {
     let text = calendar::read(&dir, id).map_err(|_| {
         format!("There is no event {id} in the calendar: calendar_list_upcoming shows the ids.")
     })?;
-    let what = ics::parse(&text)
+    let events = ics::parse(&text);
+    if events.len() > 1 {
+        return Err(format!(
+            "{id}.ics holds {} events (a file from another calendar), and Marvin deletes only a file of one event. The user can remove {} themselves if all of them should go.",
+            events.len(),
+            calendar::folder(&dir).join(format!("{id}.ics")).display()
+        ));
+    }
+    let what = events
         .first()
         .map_or_else(|| format!("event {id}"), describe);
     calendar::remove(&dir, id).map_err(|e| format!("Cannot delete event {id}: {e}."))?;
