@@ -154,7 +154,9 @@ fn places_nearby_search(args: NearbyArgs, ctx: &ToolContext) -> Result<String, S
         ),
     };
     for place in &mut found {
-        place.meters = Some(meters_between(center.lat, center.lng, place.lat, place.lng));
+        place.meters = Some(geo::meters_between(
+            center.lat, center.lng, place.lat, place.lng,
+        ));
     }
     found.retain(|place| place.meters.is_some_and(|m| m <= radius));
     found.sort_by(|a, b| {
@@ -369,7 +371,7 @@ fn nominatim_around(
     radius: f64,
 ) -> Result<Vec<Found>, String> {
     let dlat = radius / 111_320.0;
-    let dlng = radius / (111_320.0 * center.lat.to_radians().cos().max(0.01));
+    let dlng = radius / (111_320.0 * geo::cos_degrees(center.lat).max(0.01));
     let viewbox = format!(
         "{},{},{},{}",
         center.lng - dlng,
@@ -411,15 +413,6 @@ fn nominatim_place(result: &Value) -> Option<Found> {
         about: kind,
         meters: None,
     })
-}
-
-/// The great-circle distance in meters (haversine, mean Earth radius).
-fn meters_between(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
-    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
-    let dp = (lat2 - lat1).to_radians();
-    let dl = (lng2 - lng1).to_radians();
-    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * 6_371_008.8 * a.sqrt().asin()
 }
 
 #[cfg(test)]
@@ -501,8 +494,8 @@ mod tests {
     #[test]
     fn distances_are_great_circle() {
         // Paris (Notre-Dame) to London (Trafalgar Square): about 343 km.
-        let d = meters_between(48.853, 2.3499, 51.508, -0.128);
+        let d = geo::meters_between(48.853, 2.3499, 51.508, -0.128);
         assert!((340_000.0..346_000.0).contains(&d), "{d}");
-        assert_eq!(meters_between(1.0, 2.0, 1.0, 2.0), 0.0);
+        assert_eq!(geo::meters_between(1.0, 2.0, 1.0, 2.0), 0.0);
     }
 }

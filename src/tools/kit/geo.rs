@@ -169,6 +169,73 @@ pub(crate) fn known(ctx: &ToolContext, text: &str) -> Result<Option<Spot>, Strin
     Ok(None)
 }
 
+/// The great-circle distance in meters between two points (haversine, mean Earth radius).
+pub(crate) fn meters_between(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+    let half = |degrees: f64| sin_cos((degrees / 2.0).to_radians()).0;
+    let a = half(lat2 - lat1).powi(2)
+        + cos_degrees(lat1) * cos_degrees(lat2) * half(lng2 - lng1).powi(2);
+    2.0 * 6_371_008.8 * asin(a.sqrt().min(1.0))
+}
+
+/// The cosine of an angle in degrees.
+pub(crate) fn cos_degrees(degrees: f64) -> f64 {
+    sin_cos(degrees.to_radians()).1
+}
+
+// The few trigonometric functions distances need, written out: `f64::sin` and its kin come
+// from the system's libm, which would be one more library loaded (and 300 KB more resident) on
+// every start, for a distance now and then. Accurate to about 1e-15, which is far below a
+// metre on the Earth.
+
+/// sin and cos of `x` radians: reduced by quarter turns to [-π/4, π/4], then Taylor series.
+fn sin_cos(x: f64) -> (f64, f64) {
+    use std::f64::consts::FRAC_PI_2;
+    let quarters = (x / FRAC_PI_2).round();
+    let r = x - quarters * FRAC_PI_2;
+    let r2 = r * r;
+    let (mut sin, mut cos) = (0.0, 0.0);
+    let (mut sin_term, mut cos_term) = (r, 1.0);
+    for k in 0..10u32 {
+        sin += sin_term;
+        cos += cos_term;
+        let k = f64::from(k);
+        sin_term *= -r2 / ((2.0 * k + 2.0) * (2.0 * k + 3.0));
+        cos_term *= -r2 / ((2.0 * k + 1.0) * (2.0 * k + 2.0));
+    }
+    match (quarters as i64).rem_euclid(4) {
+        0 => (sin, cos),
+        1 => (cos, -sin),
+        2 => (-sin, -cos),
+        _ => (-cos, sin),
+    }
+}
+
+/// asin of `x` in [-1, 1], through atan.
+fn asin(x: f64) -> f64 {
+    let rest = (1.0 - x * x).max(0.0).sqrt();
+    if rest == 0.0 {
+        return std::f64::consts::FRAC_PI_2.copysign(x);
+    }
+    atan(x / rest)
+}
+
+/// atan, by halving the angle (atan t = 2 atan(t / (1 + √(1+t²)))) until the series is quick.
+fn atan(t: f64) -> f64 {
+    let (mut t, mut scale) = (t, 1.0);
+    while t.abs() > 0.05 {
+        t /= 1.0 + (1.0 + t * t).sqrt();
+        scale *= 2.0;
+    }
+    let t2 = t * t;
+    let (mut sum, mut power) = (0.0, t);
+    for k in 0..12u32 {
+        let term = power / f64::from(2 * k + 1);
+        sum += if k % 2 == 0 { term } else { -term };
+        power *= t2;
+    }
+    scale * sum
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +287,32 @@ mod tests {
         assert_eq!(spot.source, "saved place Home");
         assert_eq!(distance_unit(&ctx), DistanceUnit::Miles);
         assert!(resolve(&ctx, "  ").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn trigonometry_without_libm_agrees_with_it() {
+        for i in -720..=720 {
+            let x = f64::from(i) * 0.0137;
+            let (sin, cos) = sin_cos(x);
+            assert!(
+                (sin - x.sin()).abs() < 1e-14,
+                "sin {x}: {sin} vs {}",
+                x.sin()
+            );
+            assert!(
+                (cos - x.cos()).abs() < 1e-14,
+                "cos {x}: {cos} vs {}",
+                x.cos()
+            );
+        }
+        for i in -100..=100 {
+            let x = f64::from(i) / 100.0;
+            assert!((asin(x) - x.asin()).abs() < 1e-13, "asin {x}");
+        }
+        // Paris to London, and a point to itself.
+        let d = meters_between(48.8566, 2.3522, 51.5074, -0.1278);
+        assert!((d - 343_560.0).abs() < 500.0, "{d}");
+        assert_eq!(meters_between(1.0, 2.0, 1.0, 2.0), 0.0);
     }
 
     #[test]
