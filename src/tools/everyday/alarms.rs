@@ -423,7 +423,8 @@ mod tests {
         };
         assert_eq!(
             notifier.commands("Marvin alarm", r#"say "hi" \ it's 5%"#),
-            r#": 'say "hi" \ it'\''s 5\%'; /usr/bin/osascript -e 'display notification "say \"hi\" \\ it'\''s 5\%" with title "Marvin alarm"'"#
+            // Each backslash is followed by '' (the quote closed and reopened) for cron.
+            r#": 'say "hi" \'' it'\''s 5\%'; /usr/bin/osascript -e 'display notification "say \''"hi\''" \''\'' it'\''s 5\%" with title "Marvin alarm"'"#
         );
     }
 }
