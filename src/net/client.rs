@@ -115,6 +115,13 @@ impl Client {
         let result = {
             let interrupt = agent.clone();
             let _hook = cancel.on_cancel(move || interrupt.shutdown());
+            // A cancel that came before the hook shut an agent no request uses yet: do not
+            // start one that nothing would interrupt any more.
+            if cancel.is_cancelled() {
+                drop(_hook);
+                self.renew();
+                return Err(Failure::Cancelled);
+            }
             match send(&agent) {
                 Ok(response) => read(response).map_err(Failure::Answer),
                 Err(error) => Err(Failure::Transport(Transport::from_ureq(
