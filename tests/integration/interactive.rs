@@ -376,7 +376,8 @@ fn approve_once_runs_and_asks_again_next_time() {
         Reply::text(&["again"]),
     ]);
     let mut pty = coding_repl(&home, &server, &[], "make it");
-    pty.wait_for("Yes, once");
+    // The hint comes after every option: the whole chooser is on screen.
+    pty.wait_for("Enter chooses");
     let screen = pty.screen();
     assert!(
         screen.contains("[run_command]") && screen.contains("run_command wants to run:"),
