@@ -219,6 +219,8 @@ fn provider_command_lists_providers_with_the_one_in_use() {
     pty.wait_for("› ");
     pty.send("/provider\r");
     pty.wait_for("← in use");
+    // The list may go on after the provider in use: wait for the one asserted below too.
+    pty.wait_for("ollama");
     let screen = pty.screen();
     let line = screen.lines().find(|l| l.contains("← in use")).unwrap();
     assert!(
