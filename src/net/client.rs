@@ -123,6 +123,9 @@ impl Client {
                 return Err(Failure::Cancelled);
             }
             match send(&agent) {
+                // A cancel that came while connecting may have found no connection to close:
+                // the answer is not read (its body could stall for the whole idle timeout).
+                Ok(_) if cancel.is_cancelled() => Err(Failure::Cancelled),
                 Ok(response) => read(response).map_err(Failure::Answer),
                 Err(error) => Err(Failure::Transport(Transport::from_ureq(
                     error,

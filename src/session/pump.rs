@@ -35,6 +35,10 @@ pub(super) struct Pump<'a> {
     /// The answer's text since the last model call, kept if the turn is cancelled.
     partial: String,
     cancelled_at: Option<Instant>,
+    /// The front-end said "not interrupted" since the cancel: an interrupt now is a second
+    /// one. (A stop by SIGTERM reads as interrupted on every look, and must still let the
+    /// turn wind down: its tools remove what they half made.)
+    calm_since_cancel: bool,
 }
 
 /// What the pump gathered while the turn ran.
@@ -62,6 +66,7 @@ impl<'a> Pump<'a> {
             tally: Tally::default(),
             partial: String::new(),
             cancelled_at: None,
+            calm_since_cancel: false,
         }
     }
 
@@ -94,10 +99,12 @@ impl<'a> Pump<'a> {
             }
             if self.ui.interrupted() {
                 // A second interrupt while winding down: stop waiting at once.
-                if self.cancelled_at.is_some() {
+                if self.cancelled_at.is_some() && self.calm_since_cancel {
                     break None;
                 }
                 self.cancel_turn();
+            } else if self.cancelled_at.is_some() {
+                self.calm_since_cancel = true;
             }
             if self
                 .cancelled_at
