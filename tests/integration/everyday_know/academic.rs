@@ -18,7 +18,7 @@ fn timed_out(tool: &str, args: &str, variable: &str) -> String {
     let home = TempDir::new("academic-timeout");
     let silent = Silent::start();
     let env = [
-        (variable, silent.root.clone()),
+        (variable, silent.url()),
         ("MARVIN_TOOL_TIMEOUT", "1".to_string()),
     ];
     run(&home, &[("1", tool, args)], &env)[0].clone()

@@ -91,7 +91,7 @@ fn empty_feeds_error_statuses_pages_and_silence_are_told_apart() {
     assert!(json.contains("/feed is not a feed that can be read: it is neither an RSS nor an Atom feed. Check the address."), "{json}");
     let home = TempDir::new("feeds-timeout");
     let silent = Silent::start();
-    let args = format!(r#"{{"url": "{}/feed"}}"#, silent.root);
+    let args = format!(r#"{{"url": "{}/feed"}}"#, silent.url());
     let results = run(
         &home,
         &[("1", "read_rss", &args)],

@@ -261,7 +261,7 @@ fn a_silent_wikipedia_times_out() {
         &home,
         &[("1", "wiki_search", r#"{"query": "douglas adams"}"#)],
         &[
-            ("WIKIPEDIA_URL", silent.root.clone()),
+            ("WIKIPEDIA_URL", silent.url()),
             ("MARVIN_TOOL_TIMEOUT", "1".to_string()),
         ],
     );
