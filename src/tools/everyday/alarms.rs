@@ -222,12 +222,6 @@ pub(crate) fn one_shot_time(fields: &[&str; 5], year: i64) -> Option<i64> {
     Some(when::from_local(days, hour?, minute?))
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 fn new_id(prefix: &str) -> Result<String, String> {
     let hex = crate::secret::random_hex(4).map_err(|e| format!("no randomness for an id: {e}"))?;
     Ok(format!("{prefix}-{hex}"))
@@ -241,7 +235,7 @@ struct SetArgs {
 }
 
 fn set_alarm(args: SetArgs, ctx: &ToolContext) -> Result<String, String> {
-    let now = now();
+    let now = crate::clock::unix_now();
     let at = when::parse(&args.time, now)?;
     let label = args
         .label
@@ -323,7 +317,7 @@ struct NoArgs {}
 
 fn list_alarms(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
     let crontab = Crontab::find(ctx)?;
-    let now = now();
+    let now = crate::clock::unix_now();
     let (lines, past) = crontab.edit(&ctx.cancel, |table| {
         let mut lines = Vec::new();
         let mut past = Vec::new();

@@ -355,9 +355,7 @@ fn spaced(unit: &str) -> String {
 /// Where the wind comes from, as one of eight compass points.
 fn compass(degrees: f64) -> &'static str {
     const POINTS: [&str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
-    // Whole degrees in integers: no float remainder (which would pull in libm).
-    let degrees = (degrees as i64).rem_euclid(360);
-    POINTS[((degrees * 2 + 45) / 90 % 8) as usize]
+    POINTS[crate::tools::kit::geo::compass_point(degrees)]
 }
 
 /// The WMO weather interpretation code in words (Open-Meteo's table).

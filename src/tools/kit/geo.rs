@@ -177,6 +177,13 @@ pub(crate) fn meters_between(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 
     2.0 * 6_371_008.8 * asin(a.sqrt().min(1.0))
 }
 
+/// Which of the eight compass points (0 north, 1 northeast, … 7 northwest) a bearing in
+/// degrees is nearest to; whole degrees in integers, so no float remainder (libm).
+pub(crate) fn compass_point(degrees: f64) -> usize {
+    let degrees = (degrees as i64).rem_euclid(360);
+    ((degrees * 2 + 45) / 90 % 8) as usize
+}
+
 /// The cosine of an angle in degrees.
 pub(crate) fn cos_degrees(degrees: f64) -> f64 {
     sin_cos(degrees.to_radians()).1

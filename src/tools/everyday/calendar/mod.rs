@@ -110,12 +110,6 @@ fn profile(ctx: &ToolContext) -> Result<PathBuf, String> {
         .ok_or_else(|| "There is no profile to keep a calendar in (no MARVIN_HOME).".to_string())
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 #[derive(Deserialize)]
 struct AddArgs {
     summary: String,
@@ -132,7 +126,7 @@ fn add_event(args: AddArgs, ctx: &ToolContext) -> Result<String, String> {
     if summary.is_empty() {
         return Err("The summary is empty: say what the event is.".into());
     }
-    let now = now();
+    let now = crate::clock::unix_now();
     let start = when::parse(&args.start, now)?;
     let end = match (&args.end, args.duration_minutes) {
         (Some(end), _) => end_after(end, start, now)?,
@@ -385,7 +379,7 @@ struct ViewArgs {
 }
 
 fn view(args: ViewArgs, ctx: &ToolContext) -> Result<String, String> {
-    let today = when::local(now()).days();
+    let today = when::local(crate::clock::unix_now()).days();
     let day = |text: Option<&str>, default: i64| -> Result<i64, String> {
         match text.map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()) {
             None => Ok(default),
@@ -426,7 +420,7 @@ fn upcoming(args: UpcomingArgs, ctx: &ToolContext) -> Result<String, String> {
     if !(1..=MAX_DAYS).contains(&days) {
         return Err(format!("days must be 1 to {MAX_DAYS}, not {days}."));
     }
-    let now = now();
+    let now = crate::clock::unix_now();
     let lines = listing(&profile(ctx)?, now, now + days * 86_400);
     Ok(if lines.is_empty() {
         format!("Nothing on the calendar in the next {days} day(s).")

@@ -134,10 +134,7 @@ fn compass(bearing: f64) -> &'static str {
         "west",
         "northwest",
     ];
-    // Whole degrees in integers: no float remainder (which would pull in libm).
-    let degrees = (bearing as i64).rem_euclid(360);
-    let index = ((degrees * 2 + 45) / 90 % 8) as usize;
-    POINTS[index]
+    POINTS[crate::tools::kit::geo::compass_point(bearing)]
 }
 
 fn capital(text: &str) -> String {

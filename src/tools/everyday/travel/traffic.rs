@@ -220,10 +220,7 @@ fn weekday(said: &str) -> Option<usize> {
 
 /// The local day and time now (the TZ variable, else the system's zone).
 fn local_now() -> Departure {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs() as i64);
-    let local = crate::tools::kit::when::local(now);
+    let local = crate::tools::kit::when::local(crate::clock::unix_now());
     Departure {
         day: local.weekday as usize,
         hour: local.hour,
