@@ -29,6 +29,11 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// The weekday of a day count since 1970-01-01 (a Thursday): 0 is Monday.
+pub(crate) fn weekday(days: i64) -> usize {
+    (days + 3).rem_euclid(7) as usize
+}
+
 /// Seconds since 1970 now (0 if the clock is before it).
 pub(crate) fn unix_now() -> i64 {
     SystemTime::now()

@@ -324,12 +324,12 @@ fn daily(days: &Value, units: &Value) -> Vec<String> {
 
 /// "Sat " for a date "2026-10-17"; nothing when it is not a date.
 fn weekday(date: &str) -> &'static str {
-    const DAYS: [&str; 7] = ["Thu ", "Fri ", "Sat ", "Sun ", "Mon ", "Tue ", "Wed "];
+    const DAYS: [&str; 7] = ["Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "];
     let mut parts = date.split('-').map(str::parse::<u32>);
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Ok(year)), Some(Ok(month)), Some(Ok(day))) if (1..=12).contains(&month) => {
             let days = clock::days_from_civil(i64::from(year), month, day);
-            DAYS[days.rem_euclid(7) as usize]
+            DAYS[clock::weekday(days)]
         }
         _ => "",
     }

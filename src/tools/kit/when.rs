@@ -82,7 +82,7 @@ pub(crate) fn show(at: i64) -> String {
 /// "Tue 24 Nov 2026" for a day count.
 pub(crate) fn show_day(days: i64) -> String {
     let (year, month, day) = civil_from_days(days);
-    let weekday = (days + 3).rem_euclid(7) as usize;
+    let weekday = crate::clock::weekday(days);
     format!(
         "{} {day} {} {year}",
         DAYS[weekday],
@@ -141,7 +141,7 @@ pub(crate) fn named_day(word: &str, today: i64) -> Option<i64> {
         .iter()
         .position(|d| word.len() >= 3 && d.starts_with(word))
     {
-        let current = (today + 3).rem_euclid(7);
+        let current = crate::clock::weekday(today) as i64;
         let ahead = (index as i64 - current - 1).rem_euclid(7) + 1;
         return Some(today + ahead);
     }

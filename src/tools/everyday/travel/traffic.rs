@@ -213,9 +213,11 @@ fn weekday(said: &str) -> Option<usize> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&date) {
         return None;
     }
-    // 1970-01-01 was a Thursday (day 3 counting from Monday).
-    let days = clock::days_from_civil(i64::from(year), month, date);
-    Some((days + 3).rem_euclid(7) as usize)
+    Some(clock::weekday(clock::days_from_civil(
+        i64::from(year),
+        month,
+        date,
+    )))
 }
 
 /// The local day and time now (the TZ variable, else the system's zone).
