@@ -104,6 +104,12 @@ Environment:
   MARVIN_DOWNLOADS_DIR     where download_file saves (default ~/Downloads)
   MARVIN_CLONES_DIR        where github_clone clones (default ~/github-clones)
   MARVIN_CRONTAB           program that edits the crontab (default crontab)
+  BLENDER_MCP_HOST         the Blender add-on's socket (default 127.0.0.1
+  BLENDER_MCP_PORT           and port 9876)
+  SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth
+  MARVIN_RECORDER          program !v and !voice record with (default
+                           arecord on Linux, sox elsewhere)
+  WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened

@@ -283,6 +283,86 @@ pub(crate) const OPEN_METEO_GEOCODING: Service = Service {
     min_interval: Duration::ZERO,
 };
 
+/// Films (OMDb); without a key the film tools fall back to a web search and say so.
+pub(crate) const OMDB: Service = Service {
+    id: "omdb",
+    name: "OMDb",
+    url_var: "OMDB_URL",
+    default_url: "https://www.omdbapi.com",
+    credential: Credential::Key("OMDB_API_KEY"),
+    min_interval: Duration::ZERO,
+};
+
+/// Video games (RAWG); without a key the game tools fall back to a web search and say so.
+pub(crate) const RAWG: Service = Service {
+    id: "rawg",
+    name: "RAWG",
+    url_var: "RAWG_URL",
+    default_url: "https://api.rawg.io/api",
+    credential: Credential::Key("RAWG_API_KEY"),
+    min_interval: Duration::ZERO,
+};
+
+/// The Steam store's own JSON (search, app details, featured): no key.
+pub(crate) const STEAM_STORE: Service = Service {
+    id: "steam-store",
+    name: "the Steam store",
+    url_var: "STEAM_STORE_URL",
+    default_url: "https://store.steampowered.com",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
+/// The Steam Web API (players, their games and achievements): a key.
+pub(crate) const STEAM_API: Service = Service {
+    id: "steam-api",
+    name: "the Steam Web API",
+    url_var: "STEAM_API_URL",
+    default_url: "https://api.steampowered.com",
+    credential: Credential::Key("STEAM_API_KEY"),
+    min_interval: Duration::ZERO,
+};
+
+/// MusicBrainz; its terms allow one request a second and want a User-Agent with a contact.
+pub(crate) const MUSICBRAINZ: Service = Service {
+    id: "musicbrainz",
+    name: "MusicBrainz",
+    url_var: "MUSICBRAINZ_URL",
+    default_url: "https://musicbrainz.org/ws/2",
+    credential: Credential::None,
+    min_interval: Duration::from_secs(1),
+};
+
+/// TheMealDB's free API (its public test key `1` is part of the path).
+pub(crate) const MEALDB: Service = Service {
+    id: "mealdb",
+    name: "TheMealDB",
+    url_var: "MEALDB_URL",
+    default_url: "https://www.themealdb.com/api/json/v1/1",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
+/// Spotify's Web API; the user's token comes from spotify_auth (SPOTIFY_CLIENT_ID, PKCE).
+pub(crate) const SPOTIFY_API: Service = Service {
+    id: "spotify",
+    name: "Spotify",
+    url_var: "SPOTIFY_API_URL",
+    default_url: "https://api.spotify.com/v1",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
+/// Spotify's accounts service: the authorisation page and the token endpoint.
+pub(crate) const SPOTIFY_ACCOUNTS: Service = Service {
+    id: "spotify-accounts",
+    name: "Spotify accounts",
+    url_var: "SPOTIFY_ACCOUNTS_URL",
+    default_url: "https://accounts.spotify.com",
+    credential: Credential::None,
+    min_interval: Duration::ZERO,
+};
+
 /// Every service, in the order `--help` and the README list them.
 pub(crate) const SERVICES: &[Service] = &[
     COPILOT,
@@ -310,6 +390,14 @@ pub(crate) const SERVICES: &[Service] = &[
     OSRM,
     OPEN_METEO,
     OPEN_METEO_GEOCODING,
+    OMDB,
+    RAWG,
+    STEAM_STORE,
+    STEAM_API,
+    MUSICBRAINZ,
+    MEALDB,
+    SPOTIFY_API,
+    SPOTIFY_ACCOUNTS,
 ];
 
 /// Every variable that holds a credential, each once: programs run for the model (commands,
@@ -543,6 +631,9 @@ mod tests {
                 "GNEWS_API_KEY",
                 "NEWSAPI_KEY",
                 "GOOGLE_PLACES_API_KEY",
+                "OMDB_API_KEY",
+                "RAWG_API_KEY",
+                "STEAM_API_KEY",
             ]
         );
     }

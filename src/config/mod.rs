@@ -7,12 +7,14 @@ mod credential;
 mod provider;
 mod resolve;
 mod url;
+mod voice;
 mod web;
 
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
+pub use voice::VoiceSettings;
 pub use web::WebSettings;
 
 use std::collections::HashMap;
@@ -44,6 +46,11 @@ const OWN: &[&str] = &[
     "MARVIN_DOWNLOADS_DIR",
     "MARVIN_CLONES_DIR",
     "MARVIN_CRONTAB",
+    "BLENDER_MCP_HOST",
+    "BLENDER_MCP_PORT",
+    "SPOTIFY_CLIENT_ID",
+    "MARVIN_RECORDER",
+    "WHISPER_MODEL",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
     "MARVIN_HOME",
@@ -195,6 +202,8 @@ pub struct Config {
     pub form_surface: FormSurface,
     /// What the everyday tools need to reach the web.
     pub web: WebSettings,
+    /// How `!v` and `!voice` record and transcribe.
+    pub voice: VoiceSettings,
 }
 
 impl Config {
@@ -325,6 +334,7 @@ impl Config {
             permission_mode: permission_mode(args, env)?,
             has_ui: !non_interactive,
             web: WebSettings::from_env(env)?,
+            voice: VoiceSettings::from_env(env),
         })
     }
 }

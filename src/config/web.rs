@@ -1,6 +1,6 @@
 //! What the everyday tools need from the environment to reach the web: how long one call may
-//! take, where downloads and GitHub clones go, which program edits the crontab, and the keys
-//! of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
+//! take, where downloads and GitHub clones go, which program edits the crontab, where Blender's
+//! add-on listens, Spotify's client id, and the keys of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
 //! fallback is read at first use, so start-up never touches it).
 
 use std::path::{Path, PathBuf};
@@ -13,6 +13,9 @@ use crate::services::{Credential, SERVICES};
 const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// The cron table's program, unless MARVIN_CRONTAB names another (tests use a fake one).
 const CRONTAB: &str = "crontab";
+/// Where the Blender add-on's socket listens, unless BLENDER_MCP_HOST/PORT say otherwise.
+const BLENDER_HOST: &str = "127.0.0.1";
+const BLENDER_PORT: u16 = 9876;
 
 #[derive(Debug, Clone)]
 pub struct WebSettings {
@@ -32,6 +35,11 @@ pub struct WebSettings {
     /// MARVIN_CRONTAB, else `crontab`: the program alarms and calendar reminders read the
     /// crontab with (`-l`) and write it with (`-`, from stdin).
     pub crontab: String,
+    /// BLENDER_MCP_HOST and BLENDER_MCP_PORT, else 127.0.0.1:9876: the Blender add-on's socket.
+    pub blender_host: String,
+    pub blender_port: u16,
+    /// SPOTIFY_CLIENT_ID: the app the user registered with Spotify (PKCE needs no secret).
+    pub spotify_client_id: Option<String>,
 }
 
 impl Default for WebSettings {
@@ -44,6 +52,9 @@ impl Default for WebSettings {
             keys: Vec::new(),
             gh_token: None,
             crontab: CRONTAB.to_string(),
+            blender_host: BLENDER_HOST.to_string(),
+            blender_port: BLENDER_PORT,
+            spotify_client_id: None,
         }
     }
 }
@@ -84,6 +95,24 @@ impl WebSettings {
             .into_iter()
             .find_map(|var| env.get(var).map(|token| (var, token.trim().to_string())))
             .filter(|(_, token)| !token.is_empty());
+        let blender_port = match env.get("BLENDER_MCP_PORT").map(str::trim) {
+            Some(text) => text
+                .parse::<u16>()
+                .ok()
+                .filter(|port| *port > 0)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "BLENDER_MCP_PORT must be a port number (1-65535), not {text:?}"
+                    ))
+                })?,
+            None => BLENDER_PORT,
+        };
+        let non_empty = |var: &str| {
+            env.get(var)
+                .map(str::trim)
+                .filter(|value| !value.is_empty())
+                .map(str::to_string)
+        };
         Ok(Self {
             timeout,
             downloads_dir: dir("MARVIN_DOWNLOADS_DIR", "Downloads"),
@@ -97,6 +126,9 @@ impl WebSettings {
                 .filter(|program| !program.is_empty())
                 .unwrap_or(CRONTAB)
                 .to_string(),
+            blender_host: non_empty("BLENDER_MCP_HOST").unwrap_or_else(|| BLENDER_HOST.to_string()),
+            blender_port,
+            spotify_client_id: non_empty("SPOTIFY_CLIENT_ID"),
         })
     }
 
@@ -132,6 +164,8 @@ mod tests {
             ("GNEWS_API_KEY", "g-key"),
             ("MARVIN_CLONES_DIR", "/srv/clones"),
             ("MARVIN_CRONTAB", "/opt/fake/crontab"),
+            ("BLENDER_MCP_PORT", "9000"),
+            ("SPOTIFY_CLIENT_ID", " abc123 "),
         ]);
         let web = WebSettings::from_env(&env).unwrap();
         assert_eq!(web.timeout, Duration::from_secs(5));
@@ -141,6 +175,13 @@ mod tests {
         assert_eq!(web.key("NEWSAPI_KEY").as_deref(), Some("from-file"));
         assert_eq!(web.key("NOPE_KEY"), None);
         assert_eq!(web.crontab, "/opt/fake/crontab");
+        assert_eq!(
+            (web.blender_host.as_str(), web.blender_port),
+            ("127.0.0.1", 9000)
+        );
+        assert_eq!(web.spotify_client_id.as_deref(), Some("abc123"));
+        let bad_port = Env::from_pairs([("BLENDER_MCP_PORT", "blender")]);
+        assert!(WebSettings::from_env(&bad_port).is_err());
         let bad = Env::from_pairs([("MARVIN_TOOL_TIMEOUT", "soon")]);
         assert!(WebSettings::from_env(&bad).is_err());
         assert_eq!(
