@@ -11,7 +11,7 @@ mod tools;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Output;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,7 +30,7 @@ pub enum Answer {
     Split(Value),
     /// These bytes, then the connection closed.
     Raw(&'static [u8]),
-    /// Nothing, the connection held open until the server is dropped.
+    /// Nothing: the connection is held open until the client closes it.
     Silent,
 }
 
@@ -40,6 +40,8 @@ type Answering = dyn FnMut(&Value) -> Answer + Send;
 pub struct Addon {
     pub port: u16,
     commands: Arc<Mutex<Vec<Value>>>,
+    /// How many connections left unanswered the client has closed.
+    hung_up: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -50,10 +52,10 @@ impl Addon {
         let port = listener.local_addr().unwrap().port();
         let commands = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (seen, stopped) = (commands.clone(), stop.clone());
+        let hung_up = Arc::new(AtomicUsize::new(0));
+        let (seen, stopped, closed) = (commands.clone(), stop.clone(), hung_up.clone());
         let answer: Arc<Mutex<Box<Answering>>> = Arc::new(Mutex::new(Box::new(answer)));
         let thread = std::thread::spawn(move || {
-            let mut held = Vec::new();
             for stream in listener.incoming() {
                 if stopped.load(Ordering::SeqCst) {
                     return;
@@ -64,14 +66,13 @@ impl Addon {
                 };
                 seen.lock().unwrap().push(command.clone());
                 let reply = (answer.lock().unwrap())(&command);
-                if let Some(stream) = respond(stream, reply) {
-                    held.push(stream);
-                }
+                respond(stream, reply, &closed);
             }
         });
         Self {
             port,
             commands,
+            hung_up,
             stop,
             thread: Some(thread),
         }
@@ -84,6 +85,11 @@ impl Addon {
 
     pub fn commands(&self) -> Vec<Value> {
         self.commands.lock().unwrap().clone()
+    }
+
+    /// How many unanswered connections the client has closed.
+    pub fn hung_up(&self) -> usize {
+        self.hung_up.load(Ordering::SeqCst)
     }
 
     /// The environment that points Marvin at this add-on.
@@ -121,8 +127,8 @@ fn read_command(stream: &mut TcpStream) -> Option<Value> {
     }
 }
 
-/// Sends the answer; the stream back when it must stay open.
-fn respond(mut stream: TcpStream, answer: Answer) -> Option<TcpStream> {
+/// Sends the answer (a silent one waits, on a thread of its own, for the client to hang up).
+fn respond(mut stream: TcpStream, answer: Answer, hung_up: &Arc<AtomicUsize>) {
     let bytes = match answer {
         Answer::Result(result) => json!({"status": "success", "result": result}).to_string(),
         Answer::Error(message) => json!({"status": "error", "message": message}).to_string(),
@@ -138,12 +144,19 @@ fn respond(mut stream: TcpStream, answer: Answer) -> Option<TcpStream> {
         }
         Answer::Raw(bytes) => {
             let _ = stream.write_all(bytes);
-            return None;
+            return;
         }
-        Answer::Silent => return Some(stream),
+        Answer::Silent => {
+            let hung_up = hung_up.clone();
+            std::thread::spawn(move || {
+                let mut sink = [0u8; 256];
+                while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+                hung_up.fetch_add(1, Ordering::SeqCst);
+            });
+            return;
+        }
     };
     let _ = stream.write_all(bytes.as_bytes());
-    None
 }
 
 /// The scene addon.py's get_scene_info reports for the default file plus a light and camera.

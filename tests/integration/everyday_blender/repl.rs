@@ -1,5 +1,7 @@
 //! `!blender` and blender_execute_code's approval under a real pseudo-terminal.
 
+use std::time::{Duration, Instant};
+
 use serde_json::json;
 
 use super::{Addon, Answer, scene};
@@ -108,5 +110,42 @@ fn code_for_blender_is_shown_and_runs_only_once_approved() {
         model.requests()[3].last_message()["content"],
         "Error: The user declined this blender_execute_code call. Ask them what they would like instead."
     );
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn ctrl_c_stops_a_call_blender_does_not_answer() {
+    let home = TempDir::new("blender-cancel");
+    let model = ReplayServer::start(vec![Reply::tool_calls(&[(
+        "c1",
+        "blender_get_scene",
+        "{}",
+    )])]);
+    let addon = Addon::start(|_| Answer::Silent);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("TERM", "xterm")
+        .env("BLENDER_MCP_PORT", addon.port.to_string())
+        // Far longer than the pty waits: only the cancel can end the call.
+        .env("MARVIN_TOOL_TIMEOUT", "600");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send("what is in the scene?\r");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while addon.commands().is_empty() {
+        assert!(Instant::now() < deadline, "the add-on was never asked");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    pty.wait_for_nth("› ", 2);
+    // The cancel closed the socket: the call is not left waiting for Blender.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while addon.hung_up() == 0 {
+        assert!(Instant::now() < deadline, "the connection stayed open");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(model.requests().len(), 1);
     assert!(pty.leave().success());
 }

@@ -93,7 +93,7 @@ impl Link {
                 )
             });
         if cancel.is_cancelled() {
-            return Err("The Blender command was stopped.".into());
+            return Err("The Blender request was cancelled.".into());
         }
         let reply = exchange.map_err(|error| self.explain(error))?;
         self.result(command, reply)
