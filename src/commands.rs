@@ -11,6 +11,8 @@ pub(crate) enum Command {
     ToggleCode,
     /// `!shell` or `!sh`: toggle shell mode, where lines run as bash commands.
     ToggleShell,
+    /// `!blender`: whether Blender's add-on is reachable, and its scene.
+    Blender,
     /// `!COMMAND`: run it in the shell.
     Shell(String),
     /// `preferences`: edit the profile's preferences in $EDITOR.
@@ -49,6 +51,7 @@ pub(crate) fn parse(line: &str) -> Command {
         return match rest.trim() {
             "code" => Command::ToggleCode,
             "shell" | "sh" => Command::ToggleShell,
+            "blender" => Command::Blender,
             "" => Command::Prompt(line.to_string()),
             command => Command::Shell(command.to_string()),
         };
@@ -102,6 +105,12 @@ mod tests {
             ("!sh", Command::ToggleShell),
             ("!shell", Command::ToggleShell),
             ("!ls -la", Command::Shell("ls -la".into())),
+            ("!blender", Command::Blender),
+            (" !blender ", Command::Blender),
+            (
+                "!blender --version",
+                Command::Shell("blender --version".into()),
+            ),
             ("!", Command::Prompt("!".into())),
             ("preferences", Command::Preferences),
             ("profiles", Command::Profiles(None)),

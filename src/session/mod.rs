@@ -140,6 +140,12 @@ impl Session {
         }
     }
 
+    /// What `!blender` says: whether Blender's add-on answers at BLENDER_MCP_HOST:PORT, and
+    /// the scene it has open.
+    pub fn blender_status(&self) -> String {
+        crate::tools::everyday::blender::status(self.settings.web.settings())
+    }
+
     /// Warnings raised outside a turn (at start-up, by a command), for the front-end to show.
     pub fn take_warnings(&self) -> Vec<String> {
         self.warnings.take()

@@ -12,6 +12,7 @@ pub(crate) const HELP: &str = "\
 Commands:
   !code                 turn coding mode on or off
   !shell, !sh           shell mode: lines run as bash commands until !sh again
+  !blender              whether Blender's add-on is reachable, and its scene
   !COMMAND              run COMMAND in the shell
   preferences           edit this profile's preferences in $EDITOR
   profiles [NAME]       list profiles, or switch to NAME (creating it)
@@ -168,6 +169,15 @@ pub(crate) fn switch_profile(repl: &mut Repl<'_>, name: &str) {
         }
         Err(error) => repl.view.side_line(&format!("Cannot switch: {error}")),
     }
+}
+
+/// `!blender`: whether Blender answers at BLENDER_MCP_HOST:PORT and what scene it has open.
+pub(crate) fn blender(repl: &mut Repl<'_>) {
+    let style = repl.view.style();
+    repl.view.side_line(&style.dim("Asking Blender…"));
+    let text = repl.session.blender_status();
+    // The scene's name comes from Blender.
+    repl.view.side_line(&crate::ui::sanitize::sanitize(&text));
 }
 
 pub(crate) fn saved(repl: &mut Repl<'_>) {

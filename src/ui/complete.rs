@@ -15,6 +15,7 @@ const COMMANDS: &[&str] = &[
     "!code",
     "!shell",
     "!sh",
+    "!blender",
     "quit",
     "exit",
     "preferences",
@@ -129,5 +130,6 @@ mod tests {
             (10, vec!["groq".to_string()])
         );
         assert_eq!(complete(&completion, "/mo").1, ["/model"]);
+        assert_eq!(complete(&completion, "!b").1, ["!blender"]);
     }
 }

@@ -134,6 +134,7 @@ impl Repl<'_> {
             Command::ToggleCode => actions::toggle_code(self),
             Command::ToggleShell => actions::toggle_shell(self),
             Command::Shell(command) => actions::shell(self, &command),
+            Command::Blender => actions::blender(self),
             Command::Preferences => actions::preferences(self),
             Command::Profiles(None) => actions::list_profiles(self),
             Command::Profiles(Some(name)) => actions::switch_profile(self, &name),

@@ -14,6 +14,7 @@ mod cli;
 mod confinement;
 mod custom_tools;
 mod durability;
+mod everyday_blender;
 mod everyday_geo;
 mod everyday_know;
 mod everyday_misc;

@@ -11,6 +11,7 @@
 
 pub(crate) mod academic;
 pub(crate) mod alarms;
+pub(crate) mod blender;
 pub(crate) mod bookmarks;
 pub(crate) mod calendar;
 pub(crate) mod downloads;
@@ -59,6 +60,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         alarms::tools(),
         timers::tools(),
         tickets::tools(),
+        blender::tools(),
     ]
     .into_iter()
     .flatten()

@@ -1,0 +1,270 @@
+//! The small bpy programs behind `blender_create_object`, `blender_modify_object`,
+//! `blender_delete_object` and `blender_set_material`, which blender-mcp's add-on has no
+//! command for: each is sent through its `execute_code`. No argument is ever pasted into the
+//! code: the arguments go in as one JSON document inside an ASCII-only Python string literal
+//! (`ARGS = json.loads("…")`), and the code around it is fixed text. Each program prints one
+//! `marvin:` line of JSON saying what it did.
+
+use serde_json::Value;
+
+/// What the programs print before their JSON line, to find it among other output.
+pub(super) const MARKER: &str = "marvin:";
+
+/// The kinds of object `blender_create_object` makes, with the operator that adds each.
+pub(super) const KINDS: &[(&str, &str)] = &[
+    ("cube", "bpy.ops.mesh.primitive_cube_add()"),
+    ("sphere", "bpy.ops.mesh.primitive_uv_sphere_add()"),
+    ("ico_sphere", "bpy.ops.mesh.primitive_ico_sphere_add()"),
+    ("cylinder", "bpy.ops.mesh.primitive_cylinder_add()"),
+    ("cone", "bpy.ops.mesh.primitive_cone_add()"),
+    ("torus", "bpy.ops.mesh.primitive_torus_add()"),
+    ("plane", "bpy.ops.mesh.primitive_plane_add()"),
+    ("circle", "bpy.ops.mesh.primitive_circle_add()"),
+    ("monkey", "bpy.ops.mesh.primitive_monkey_add()"),
+    ("text", "bpy.ops.object.text_add()"),
+    ("empty", "bpy.ops.object.empty_add()"),
+    ("camera", "bpy.ops.object.camera_add()"),
+    ("light", "bpy.ops.object.light_add(type='POINT')"),
+];
+
+/// The kind names, for the parameter's choices.
+pub(super) const KIND_NAMES: &[&str] = &[
+    "cube",
+    "sphere",
+    "ico_sphere",
+    "cylinder",
+    "cone",
+    "torus",
+    "plane",
+    "circle",
+    "monkey",
+    "text",
+    "empty",
+    "camera",
+    "light",
+];
+
+/// Reads the arguments and defines the helpers every program uses: find an object by its
+/// exact name, place it (rotation given in degrees), report it.
+const PRELUDE: &str = r#"import json, math
+def _marvin_object(name):
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        raise ValueError("there is no object named %r in this Blender file" % name)
+    return obj
+def _marvin_place(obj):
+    if ARGS.get("location") is not None:
+        obj.location = ARGS["location"]
+    if ARGS.get("rotation") is not None:
+        obj.rotation_euler = [math.radians(d) for d in ARGS["rotation"]]
+    if ARGS.get("scale") is not None:
+        obj.scale = ARGS["scale"]
+def _marvin_report(obj):
+    print("marvin:" + json.dumps({"name": obj.name, "type": obj.type,
+        "location": [round(v, 4) for v in obj.location],
+        "rotation": [round(math.degrees(v), 2) for v in obj.rotation_euler],
+        "scale": [round(v, 4) for v in obj.scale],
+        "visible": not obj.hide_viewport}))
+"#;
+
+const MODIFY: &str = r#"obj = _marvin_object(ARGS["name"])
+_marvin_place(obj)
+if ARGS.get("visible") is not None:
+    obj.hide_viewport = not ARGS["visible"]
+    obj.hide_render = not ARGS["visible"]
+if ARGS.get("new_name"):
+    obj.name = ARGS["new_name"]
+_marvin_report(obj)
+"#;
+
+const DELETE: &str = r#"obj = _marvin_object(ARGS["name"])
+name = obj.name
+bpy.data.objects.remove(obj, do_unlink=True)
+print("marvin:" + json.dumps({"deleted": name}))
+"#;
+
+const MATERIAL: &str = r#"obj = _marvin_object(ARGS["object"])
+if obj.data is None or not hasattr(obj.data, "materials"):
+    raise ValueError("%s is a %s, which cannot hold a material" % (obj.name, obj.type))
+name = ARGS.get("material") or obj.name + "_Material"
+mat = bpy.data.materials.get(name) or bpy.data.materials.new(name=name)
+mat.use_nodes = True
+bsdf = mat.node_tree.nodes.get("Principled BSDF")
+if bsdf is not None:
+    bsdf.inputs["Base Color"].default_value = ARGS["color"]
+    if ARGS.get("metallic") is not None:
+        bsdf.inputs["Metallic"].default_value = ARGS["metallic"]
+    if ARGS.get("roughness") is not None:
+        bsdf.inputs["Roughness"].default_value = ARGS["roughness"]
+mat.diffuse_color = ARGS["color"]
+if len(obj.data.materials):
+    obj.data.materials[0] = mat
+else:
+    obj.data.materials.append(mat)
+print("marvin:" + json.dumps({"object": obj.name, "material": mat.name,
+    "color": [round(c, 4) for c in mat.diffuse_color]}))
+"#;
+
+/// `text` as a Python string literal of ASCII only: quotes and backslashes escaped, every
+/// other character outside printable ASCII as `\uXXXX` or `\UXXXXXXXX`. Nothing in it can end
+/// the literal or the line, whatever `text` holds.
+pub(super) fn py_str(text: &str) -> String {
+    let mut literal = String::with_capacity(text.len() + 2);
+    literal.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => literal.push_str("\\\""),
+            '\\' => literal.push_str("\\\\"),
+            ' '..='~' => literal.push(c),
+            c if (c as u32) <= 0xFFFF => literal.push_str(&format!("\\u{:04x}", c as u32)),
+            c => literal.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    literal.push('"');
+    literal
+}
+
+/// The line that gives a program its arguments: `ARGS = json.loads("…")`.
+fn arguments(args: &Value) -> String {
+    format!("ARGS = json.loads({})\n", py_str(&args.to_string()))
+}
+
+fn program(args: &Value, body: &str) -> String {
+    format!("{PRELUDE}{}{body}", arguments(args))
+}
+
+/// Adds an object of `kind` (one of [`KINDS`]), then names and places it as `args` say.
+pub(super) fn create(kind: &str, args: &Value) -> Option<String> {
+    let (_, operator) = KINDS.iter().find(|(name, _)| *name == kind)?;
+    let body = format!(
+        "{operator}\nobj = bpy.context.active_object\nif ARGS.get(\"name\"):\n    obj.name = ARGS[\"name\"]\n_marvin_place(obj)\n_marvin_report(obj)\n"
+    );
+    Some(program(args, &body))
+}
+
+/// Moves, rotates, scales, hides, shows or renames the object `args.name`.
+pub(super) fn modify(args: &Value) -> String {
+    program(args, MODIFY)
+}
+
+/// Removes the object `args.name`.
+pub(super) fn delete(args: &Value) -> String {
+    program(args, DELETE)
+}
+
+/// Gives the object `args.object` the material `args.material` (made when missing) of
+/// `args.color` (RGBA, linear), with its metallic and roughness when given.
+pub(super) fn material(args: &Value) -> String {
+    program(args, MATERIAL)
+}
+
+/// The JSON a program printed after [`MARKER`] (the last such line).
+pub(super) fn printed(output: &str) -> Option<Value> {
+    output
+        .lines()
+        .rev()
+        .find_map(|line| line.trim().strip_prefix(MARKER))
+        .and_then(|json| serde_json::from_str(json).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_become_ascii_python_literals() {
+        let cases = [
+            ("Cube", r#""Cube""#),
+            ("", r#""""#),
+            (r#"say "hi""#, r#""say \"hi\"""#),
+            (r"C:\new", r#""C:\\new""#),
+            ("a\nb\r\tc", r#""a\u000ab\u000d\u0009c""#),
+            (
+                "\"); import os; os.system(\"x",
+                r#""\"); import os; os.system(\"x""#,
+            ),
+            ("café", r#""caf\u00e9""#),
+            ("\u{2028}", r#""\u2028""#),
+            ("🙂", r#""\U0001f642""#),
+            ("\0", r#""\u0000""#),
+            ("'''", r#""'''""#),
+        ];
+        for (text, literal) in cases {
+            assert_eq!(py_str(text), literal, "{text:?}");
+            assert!(py_str(text).is_ascii());
+        }
+    }
+
+    /// Python itself reads each literal back to the same text, and the arguments line back to
+    /// the same JSON (when python3 is installed: it is the judge, not a dependency).
+    #[test]
+    fn python_reads_the_literals_back() {
+        let Ok(probe) = std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+        else {
+            return;
+        };
+        assert!(probe.status.success());
+        let texts = [
+            "plain",
+            "quote \" and backslash \\ and ''' triple",
+            "new\nline, tab\t, nul \0, separator \u{2028}",
+            "café 🙂 日本",
+        ];
+        let args = json!({"name": texts[1], "texts": texts});
+        let script = format!(
+            "import json, sys\n{}print(json.dumps([{}, ARGS], ensure_ascii=True))\n",
+            arguments(&args),
+            texts.map(py_str).join(", ")
+        );
+        let output = std::process::Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(read[0], json!(texts[0]));
+        assert_eq!(read[1], json!(texts[1]));
+        assert_eq!(read[2], json!(texts[2]));
+        assert_eq!(read[3], json!(texts[3]));
+        assert_eq!(read[4], args);
+    }
+
+    #[test]
+    fn programs_carry_arguments_only_inside_the_literal() {
+        let args = json!({"name": "x\")\nimport os  #", "location": [1, 2, 3]});
+        let code = modify(&args);
+        assert!(code.contains(&arguments(&args)));
+        assert!(!code.lines().any(|l| l.starts_with("import os")), "{code}");
+        assert_eq!(code.lines().filter(|l| l.starts_with("ARGS = ")).count(), 1);
+        let created = create("light", &json!({})).unwrap();
+        assert!(created.contains("bpy.ops.object.light_add(type='POINT')\nobj = "));
+        assert_eq!(create("teapot", &json!({})), None);
+        for (kind, _) in KINDS {
+            assert!(KIND_NAMES.contains(kind), "{kind}");
+        }
+        assert_eq!(KINDS.len(), KIND_NAMES.len());
+    }
+
+    #[test]
+    fn the_marked_line_is_read_from_the_output() {
+        let cases = [
+            (
+                "marvin:{\"deleted\": \"Cube\"}\n",
+                Some(json!({"deleted": "Cube"})),
+            ),
+            (
+                "warning\nmarvin:{\"a\": 1}\nmarvin:{\"a\": 2}\n",
+                Some(json!({"a": 2})),
+            ),
+            ("no marker\n", None),
+            ("marvin:not json\n", None),
+            ("", None),
+        ];
+        for (output, expected) in cases {
+            assert_eq!(printed(output), expected, "{output:?}");
+        }
+    }
+}
