@@ -46,6 +46,12 @@ impl Link {
         }
     }
 
+    /// The same link, waiting at most `limit` (never longer than MARVIN_TOOL_TIMEOUT).
+    pub(crate) fn patience(mut self, limit: Duration) -> Self {
+        self.timeout = self.timeout.min(limit);
+        self
+    }
+
     /// `host:port`, as messages name it.
     pub(crate) fn address(&self) -> String {
         if self.host.contains(':') {

@@ -10,6 +10,7 @@ mod python;
 mod shot;
 
 use std::borrow::Cow;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -119,24 +120,28 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         ToolDef::build("blender_create_object")
             .describe("Add an object to the Blender scene (a mesh primitive, text, empty, camera or point light), optionally named, placed, rotated and scaled.")
             .offered(Offered::Everywhere)
+            .writes()
             .params(CREATE)
             .example(r#"{"type": "cube", "name": "Box", "location": [0, 0, 1], "scale": [2, 1, 1]}"#)
             .handler(create_object),
         ToolDef::build("blender_modify_object")
             .describe("Move, rotate, scale, hide, show or rename an object in Blender.")
             .offered(Offered::Everywhere)
+            .writes()
             .params(MODIFY)
             .example(r#"{"name": "Box", "location": [1, 0, 1], "rotation": [0, 0, 45]}"#)
             .handler(modify_object),
         ToolDef::build("blender_delete_object")
             .describe("Delete an object from the Blender scene.")
             .offered(Offered::Everywhere)
+            .writes()
             .params(NAME)
             .example(r#"{"name": "Box"}"#)
             .handler(delete_object),
         ToolDef::build("blender_set_material")
             .describe("Give a Blender object a coloured material (Principled BSDF base colour, metallic, roughness), making the material if needed.")
             .offered(Offered::Everywhere)
+            .writes()
             .params(MATERIAL)
             .example(r##"{"object": "Box", "color": "#ff8800", "roughness": 0.3}"##)
             .handler(set_material),
@@ -151,9 +156,13 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     ]
 }
 
+/// The longest `!blender` waits for the add-on (less, when MARVIN_TOOL_TIMEOUT is shorter).
+const STATUS_PATIENCE: Duration = Duration::from_secs(5);
+
 /// What `!blender` says: whether Blender's add-on answers, and the scene it has open.
 pub(crate) fn status(settings: &WebSettings) -> String {
-    let link = Link::new(settings);
+    // A look, not work: a Blender that does not answer within a few seconds is not there.
+    let link = Link::new(settings).patience(STATUS_PATIENCE);
     match link.send("get_scene_info", json!({}), &CancelToken::new()) {
         Ok(scene) => format!(
             "Blender is reachable at {}: scene \"{}\", {}.",
