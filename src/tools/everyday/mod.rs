@@ -18,11 +18,13 @@ pub(crate) mod feeds;
 pub(crate) mod github;
 pub(crate) mod location;
 pub(crate) mod maps;
+pub(crate) mod media;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
 pub(crate) mod stack;
+pub(crate) mod steam;
 pub(crate) mod system;
 pub(crate) mod tickets;
 pub(crate) mod timers;
@@ -59,6 +61,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         alarms::tools(),
         timers::tools(),
         tickets::tools(),
+        media::tools(),
+        steam::tools(),
     ]
     .into_iter()
     .flatten()
