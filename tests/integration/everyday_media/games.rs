@@ -7,8 +7,8 @@
 //! game (`{"detail": "Not found."}`, Django REST framework's) and its 401 `{"error": "The key
 //! parameter is not provided"}`, kept minimal.
 
-use super::{KEY, Silent, assert_fallback, call, ddg_page, portal};
-use crate::common::{ReplayServer, Reply, TempDir};
+use super::{KEY, Silent, assert_fallback, call, ddg_page, portal, reply};
+use crate::common::{ReplayServer, Reply, TempDir, fixture};
 
 const SEARCH: &str = r#"{"count": 30, "next": "https://api.rawg.io/api/games?page=2&page_size=2&search=witcher+3", "previous": null, "results": [
   {"id": 3328, "slug": "the-witcher-3-wild-hunt", "name": "The Witcher 3: Wild Hunt", "released": "2015-05-18", "tba": false, "background_image": "https://media.rawg.io/media/games/618/w3.jpg", "rating": 4.65, "rating_top": 5, "ratings_count": 6500, "metacritic": 92, "playtime": 46,
@@ -147,6 +147,22 @@ fn without_a_key_the_web_is_searched_and_says_so() {
         "RAWG",
         &ddg,
         "3328%20video%20game%20release%20developer%20publisher",
+    );
+    // DuckDuckGo's page for a client it blocks: the fallback says it failed, and why.
+    let blocked = ReplayServer::start(vec![reply(
+        200,
+        "text/html",
+        fixture("apis/ddg_js_serp_bad_user_agent_2020.html"),
+    )]);
+    let text = call(
+        &home,
+        "search_games",
+        r#"{"query": "witcher 3"}"#,
+        &[("RAWG_URL", rawg.root()), ("DDG_URL", blocked.root())],
+    );
+    assert!(
+        text.starts_with("Error: RAWG_API_KEY is not set (a free key from https://rawg.io/apidocs gives RAWG's data), and the web-search fallback failed: DuckDuckGo sent a page without search results"),
+        "{text}"
     );
 }
 

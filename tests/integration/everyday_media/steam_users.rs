@@ -125,7 +125,7 @@ fn a_custom_name_nobody_has_and_an_id_steam_does_not_know() {
     );
     assert_eq!(
         unknown,
-        format!("Error: Steam has no user SteamID {ID}: check the SteamID.")
+        format!("Error: Steam has no profile for SteamID {ID}: check the SteamID.")
     );
     assert_eq!(server.requests().len(), 2, "a SteamID is not resolved");
 }

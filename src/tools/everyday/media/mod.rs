@@ -97,11 +97,15 @@ fn fallback(
         .first()
         .copied()
         .unwrap_or_default();
-    let results = web::search_text(&ctx.settings.web, query, FALLBACK_RESULTS, &ctx.cancel)?;
-    Ok(format!(
-        "{var} is not set, so this is a web-search fallback (DuckDuckGo), not {}'s data: set {var} (a free key from {get_key}) for real results.\n\n{results}",
-        service.name
-    ))
+    let name = service.name;
+    match web::search_text(&ctx.settings.web, query, FALLBACK_RESULTS, &ctx.cancel) {
+        Ok(results) => Ok(format!(
+            "{var} is not set, so this is a web-search fallback (DuckDuckGo), not {name}'s data: set {var} (a free key from {get_key}) for real results.\n\n{results}"
+        )),
+        Err(error) => Err(format!(
+            "{var} is not set (a free key from {get_key} gives {name}'s data), and the web-search fallback failed: {error}"
+        )),
+    }
 }
 
 fn nonempty<'a>(text: &'a str, what: &str) -> Result<&'a str, String> {

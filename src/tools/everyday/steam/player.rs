@@ -135,7 +135,7 @@ pub(super) fn summary(ctx: &ToolContext, user: &str) -> Result<String, String> {
     match players(&value).first() {
         Some(player) => Ok(profile(player)),
         None => Err(format!(
-            "Steam has no user {}: check the SteamID.",
+            "Steam has no profile for {}: check the SteamID.",
             who(user, &id)
         )),
     }
