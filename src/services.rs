@@ -306,7 +306,7 @@ pub(crate) const RAWG: Service = Service {
 /// The Steam store's own JSON (search, app details, featured): no key.
 pub(crate) const STEAM_STORE: Service = Service {
     id: "steam-store",
-    name: "the Steam store",
+    name: "Steam store",
     url_var: "STEAM_STORE_URL",
     default_url: "https://store.steampowered.com",
     credential: Credential::None,
@@ -316,7 +316,7 @@ pub(crate) const STEAM_STORE: Service = Service {
 /// The Steam Web API (players, their games and achievements): a key.
 pub(crate) const STEAM_API: Service = Service {
     id: "steam-api",
-    name: "the Steam Web API",
+    name: "Steam Web API",
     url_var: "STEAM_API_URL",
     default_url: "https://api.steampowered.com",
     credential: Credential::Key("STEAM_API_KEY"),

@@ -17,6 +17,7 @@ mod durability;
 mod everyday_blender;
 mod everyday_geo;
 mod everyday_know;
+mod everyday_media;
 mod everyday_misc;
 mod everyday_route;
 mod everyday_time;

@@ -1,12 +1,8 @@
 //! The everyday tools, offered in every mode: notes, saved places, ntfy notifications, facts
 //! about the machine, the web, Stack Exchange, Wikipedia, papers, feeds, bookmarks, utilities
 //! (units, currencies, a dictionary, translation), GitHub, downloads, where the person is,
-//! place searches, OpenStreetMap. One file per family (a folder only when a family has
-//! several); a new family is that file and one line here.
-//! (units, currencies, a dictionary, translation), GitHub, downloads, alarms and the calendar.
-//! One file per family (a folder only when a family has several); a new family is that file
-//! and one line here.
-//! (units, currencies, a dictionary, translation), GitHub, downloads, timers, personal tickets. One file per family (a
+//! place searches, OpenStreetMap, routes, the weather, the calendar, alarms, timers, personal
+//! tickets, Blender, films and games, Steam, music, recipes and Spotify. One file per family (a
 //! folder only when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
@@ -19,11 +15,13 @@ pub(crate) mod feeds;
 pub(crate) mod github;
 pub(crate) mod location;
 pub(crate) mod maps;
+pub(crate) mod media;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
 pub(crate) mod stack;
+pub(crate) mod steam;
 pub(crate) mod system;
 pub(crate) mod tickets;
 pub(crate) mod timers;
@@ -61,6 +59,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         timers::tools(),
         tickets::tools(),
         blender::tools(),
+        media::tools(),
+        steam::tools(),
     ]
     .into_iter()
     .flatten()

@@ -98,7 +98,18 @@ fn query_of(query: &str) -> Result<&str, String> {
 fn web_search(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
     let query = query_of(&args.query)?;
     let max = count(args.max_results)?;
-    let hits = ddg_search(&ctx.settings.web, query, max, &ctx.cancel)?;
+    search_text(&ctx.settings.web, query, max, &ctx.cancel)
+}
+
+/// DuckDuckGo's results for `query` as web_search shows them; other families fall back on it
+/// when their service needs a key nobody set.
+pub(crate) fn search_text(
+    web: &Web,
+    query: &str,
+    max: usize,
+    cancel: &CancelToken,
+) -> Result<String, String> {
+    let hits = ddg_search(web, query, max, cancel)?;
     if hits.is_empty() {
         return Ok(format!(
             "DuckDuckGo found nothing for '{query}'. Try other or fewer words."
