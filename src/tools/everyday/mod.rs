@@ -22,6 +22,7 @@ pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
+pub(crate) mod spotify;
 pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod tickets;
@@ -59,6 +60,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         alarms::tools(),
         timers::tools(),
         tickets::tools(),
+        spotify::tools(),
     ]
     .into_iter()
     .flatten()
