@@ -107,6 +107,8 @@ Environment:
   BLENDER_MCP_HOST         the Blender add-on's socket (default 127.0.0.1
   BLENDER_MCP_PORT           and port 9876)
   SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth
+  SPOTIFY_REDIRECT_PORT    port of spotify_auth's redirect URI (default 8888:
+                           http://127.0.0.1:8888/callback)
   MARVIN_RECORDER          program !v and !voice record with (default
                            arecord on Linux, sox elsewhere)
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)

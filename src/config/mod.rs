@@ -49,6 +49,7 @@ const OWN: &[&str] = &[
     "BLENDER_MCP_HOST",
     "BLENDER_MCP_PORT",
     "SPOTIFY_CLIENT_ID",
+    "SPOTIFY_REDIRECT_PORT",
     "MARVIN_RECORDER",
     "WHISPER_MODEL",
     "EDITOR",

@@ -1,6 +1,6 @@
 //! What the everyday tools need from the environment to reach the web: how long one call may
 //! take, where downloads and GitHub clones go, which program edits the crontab, where Blender's
-//! add-on listens, Spotify's client id, and the keys of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
+//! add-on listens, Spotify's client id and redirect port, and the keys of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
 //! fallback is read at first use, so start-up never touches it).
 
 use std::path::{Path, PathBuf};
@@ -16,6 +16,9 @@ const CRONTAB: &str = "crontab";
 /// Where the Blender add-on's socket listens, unless BLENDER_MCP_HOST/PORT say otherwise.
 const BLENDER_HOST: &str = "127.0.0.1";
 const BLENDER_PORT: u16 = 9876;
+/// The port of spotify_auth's redirect URI (`http://127.0.0.1:8888/callback`, registered with
+/// Spotify as it is), unless SPOTIFY_REDIRECT_PORT names another.
+pub(crate) const SPOTIFY_REDIRECT_PORT: u16 = 8888;
 
 #[derive(Debug, Clone)]
 pub struct WebSettings {
@@ -40,6 +43,8 @@ pub struct WebSettings {
     pub blender_port: u16,
     /// SPOTIFY_CLIENT_ID: the app the user registered with Spotify (PKCE needs no secret).
     pub spotify_client_id: Option<String>,
+    /// SPOTIFY_REDIRECT_PORT, else 8888: where spotify_auth's callback listens on 127.0.0.1.
+    pub spotify_redirect_port: u16,
 }
 
 impl Default for WebSettings {
@@ -55,6 +60,7 @@ impl Default for WebSettings {
             blender_host: BLENDER_HOST.to_string(),
             blender_port: BLENDER_PORT,
             spotify_client_id: None,
+            spotify_redirect_port: SPOTIFY_REDIRECT_PORT,
         }
     }
 }
@@ -95,18 +101,8 @@ impl WebSettings {
             .into_iter()
             .find_map(|var| env.get(var).map(|token| (var, token.trim().to_string())))
             .filter(|(_, token)| !token.is_empty());
-        let blender_port = match env.get("BLENDER_MCP_PORT").map(str::trim) {
-            Some(text) => text
-                .parse::<u16>()
-                .ok()
-                .filter(|port| *port > 0)
-                .ok_or_else(|| {
-                    ConfigError::Invalid(format!(
-                        "BLENDER_MCP_PORT must be a port number (1-65535), not {text:?}"
-                    ))
-                })?,
-            None => BLENDER_PORT,
-        };
+        let blender_port = port(env, "BLENDER_MCP_PORT", BLENDER_PORT)?;
+        let spotify_redirect_port = port(env, "SPOTIFY_REDIRECT_PORT", SPOTIFY_REDIRECT_PORT)?;
         let non_empty = |var: &str| {
             env.get(var)
                 .map(str::trim)
@@ -129,6 +125,7 @@ impl WebSettings {
             blender_host: non_empty("BLENDER_MCP_HOST").unwrap_or_else(|| BLENDER_HOST.to_string()),
             blender_port,
             spotify_client_id: non_empty("SPOTIFY_CLIENT_ID"),
+            spotify_redirect_port,
         })
     }
 
@@ -139,6 +136,22 @@ impl WebSettings {
         }
         let path = self.home.as_deref()?.join(".ssh").join(var);
         key_file(&path)
+    }
+}
+
+/// The port in `var`, else `default`.
+fn port(env: &Env, var: &str, default: u16) -> Result<u16, ConfigError> {
+    match env.get(var).map(str::trim) {
+        Some(text) => text
+            .parse::<u16>()
+            .ok()
+            .filter(|port| *port > 0)
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "{var} must be a port number (1-65535), not {text:?}"
+                ))
+            }),
+        None => Ok(default),
     }
 }
 
@@ -166,6 +179,7 @@ mod tests {
             ("MARVIN_CRONTAB", "/opt/fake/crontab"),
             ("BLENDER_MCP_PORT", "9000"),
             ("SPOTIFY_CLIENT_ID", " abc123 "),
+            ("SPOTIFY_REDIRECT_PORT", "8765"),
         ]);
         let web = WebSettings::from_env(&env).unwrap();
         assert_eq!(web.timeout, Duration::from_secs(5));
@@ -180,6 +194,11 @@ mod tests {
             ("127.0.0.1", 9000)
         );
         assert_eq!(web.spotify_client_id.as_deref(), Some("abc123"));
+        assert_eq!(web.spotify_redirect_port, 8765);
+        let defaults = WebSettings::from_env(&Env::from_pairs([])).unwrap();
+        assert_eq!(defaults.spotify_redirect_port, 8888);
+        let bad_redirect = Env::from_pairs([("SPOTIFY_REDIRECT_PORT", "0")]);
+        assert!(WebSettings::from_env(&bad_redirect).is_err());
         let bad_port = Env::from_pairs([("BLENDER_MCP_PORT", "blender")]);
         assert!(WebSettings::from_env(&bad_port).is_err());
         let bad = Env::from_pairs([("MARVIN_TOOL_TIMEOUT", "soon")]);

@@ -1,13 +1,21 @@
 //! Tokens of services, kept readable by the user alone (0600): the Copilot session token
-//! cached in MARVIN_HOME/copilot-token.json until it expires. A cache, not the user's data: one
-//! that is missing or cannot be read is simply fetched again and overwritten.
+//! cached in MARVIN_HOME/copilot-token.json until it expires (a cache, not the user's data: one
+//! that is missing or cannot be read is simply fetched again and overwritten), and a profile's
+//! sign-ins in `<profile>/tokens.json`, one entry a service (`"spotify"`), changed under a lock
+//! so that a refresh never loses another's.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
+use super::Warnings;
 use super::json::{self, SaveError};
+use super::lock::{self, Held};
+
+/// A profile's sign-ins, by service.
+const PROFILE_FILE: &str = "tokens.json";
 
 /// Where the Copilot session token is cached.
 pub(crate) fn copilot_cache(home: &Path) -> PathBuf {
@@ -27,6 +35,45 @@ pub(crate) fn save<T: Serialize>(path: &Path, token: &T) -> Result<(), SaveError
 /// Forgets the cached token; one that is already gone is forgotten too.
 pub(crate) fn remove(path: &Path) {
     let _ = std::fs::remove_file(path);
+}
+
+/// The profile's file of sign-ins.
+pub(crate) fn profile_file(profile_dir: &Path) -> PathBuf {
+    profile_dir.join(PROFILE_FILE)
+}
+
+/// Holds the profile's sign-ins for a read-change-write (a refresh, a new sign-in).
+pub(crate) fn hold(profile_dir: &Path) -> std::io::Result<Held> {
+    lock::hold(&profile_file(profile_dir))
+}
+
+/// `service`'s entry in the profile's sign-ins; `None` when there is none or it is not one. A
+/// file that is not JSON is moved aside with a warning.
+pub(crate) fn service_token<T: DeserializeOwned>(
+    profile_dir: &Path,
+    service: &str,
+    warnings: &Warnings,
+) -> Option<T> {
+    let mut all: Map<String, Value> = json::read(&profile_file(profile_dir), warnings);
+    serde_json::from_value(all.remove(service)?).ok()
+}
+
+/// Keeps `token` as `service`'s entry (0600, in one step), the other services' as they were.
+/// The caller holds the lock ([`hold`]).
+pub(crate) fn save_service_token<T: Serialize>(
+    profile_dir: &Path,
+    service: &str,
+    token: &T,
+    warnings: &Warnings,
+) -> Result<(), SaveError> {
+    let path = profile_file(profile_dir);
+    let mut all: Map<String, Value> = json::read(&path, warnings);
+    let value = serde_json::to_value(token).map_err(|e| SaveError {
+        path: path.clone(),
+        error: std::io::Error::other(e),
+    })?;
+    all.insert(service.to_string(), value);
+    save(&path, &all)
 }
 
 #[cfg(test)]
@@ -54,6 +101,37 @@ mod tests {
         assert_eq!(load::<Vec<String>>(&path), None);
         remove(&path);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_profiles_sign_ins_are_private_and_kept_by_service() {
+        let dir = crate::test_support::TempDir::new("store-profile-tokens");
+        let warnings = Warnings::default();
+        assert_eq!(
+            service_token::<String>(dir.path(), "spotify", &warnings),
+            None
+        );
+        let _held = hold(dir.path()).unwrap();
+        save_service_token(dir.path(), "other", &"o-1", &warnings).unwrap();
+        save_service_token(dir.path(), "spotify", &"s-1", &warnings).unwrap();
+        save_service_token(dir.path(), "spotify", &"s-2", &warnings).unwrap();
+        let path = profile_file(dir.path());
+        let kept: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(kept, serde_json::json!({"other": "o-1", "spotify": "s-2"}));
+        assert_eq!(
+            service_token::<String>(dir.path(), "spotify", &warnings).as_deref(),
+            Some("s-2")
+        );
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        std::fs::write(&path, "not json").unwrap();
+        assert_eq!(
+            service_token::<String>(dir.path(), "spotify", &warnings),
+            None
+        );
+        assert_eq!(warnings.take().len(), 1, "a corrupt file is moved aside");
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod everyday_know;
 mod everyday_media;
 mod everyday_misc;
 mod everyday_route;
+mod everyday_spotify;
 mod everyday_time;
 mod everyday_utils;
 mod everyday_web;

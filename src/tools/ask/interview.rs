@@ -203,7 +203,8 @@ fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
 
 /// Opens the default browser on `url` (xdg-open, or `open` on macOS); false if it could not.
 /// Hand-written: the `webbrowser` crate would bring ~25 crates (url, idna, ICU) for this.
-fn open_browser(url: &str) -> bool {
+/// spotify_auth opens its sign-in page with it too.
+pub(crate) fn open_browser(url: &str) -> bool {
     let program = if cfg!(target_os = "macos") {
         "open"
     } else {

@@ -20,6 +20,7 @@ pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
+pub(crate) mod spotify;
 pub(crate) mod stack;
 pub(crate) mod steam;
 pub(crate) mod system;
@@ -61,6 +62,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         blender::tools(),
         media::tools(),
         steam::tools(),
+        spotify::tools(),
     ]
     .into_iter()
     .flatten()

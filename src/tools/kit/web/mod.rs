@@ -59,6 +59,8 @@ pub(crate) struct Call<'a> {
     pub(crate) headers: &'a [(&'a str, &'a str)],
     /// A form to POST instead of a GET.
     pub(crate) form: Option<&'a [(&'a str, &'a str)]>,
+    /// A JSON body to POST instead of a GET (when there is no form).
+    pub(crate) json: Option<&'a Value>,
     /// The answer's cap; [`MAX_ANSWER`] when zero.
     pub(crate) cap: u64,
 }
@@ -330,19 +332,24 @@ fn send_request(
     let headers = [("Accept-Encoding", "gzip")]
         .into_iter()
         .chain(call.headers.iter().copied());
-    match call.form {
-        Some(form) => {
+    let body = match (call.form, call.json) {
+        (Some(form), _) => Some(("application/x-www-form-urlencoded", encode_pairs(form))),
+        (None, Some(json)) => Some(("application/json", json.to_string())),
+        (None, None) => None,
+    };
+    match body {
+        Some((content_type, body)) => {
             let mut request = agent
                 .post(url)
                 .config()
                 .timeout_global(Some(timeout))
                 .http_status_as_error(false)
                 .build()
-                .header("Content-Type", "application/x-www-form-urlencoded");
+                .header("Content-Type", content_type);
             for (name, value) in headers {
                 request = request.header(name, value);
             }
-            request.send(encode_pairs(form).as_bytes())
+            request.send(body.as_bytes())
         }
         None => {
             let mut request = agent

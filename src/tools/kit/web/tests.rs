@@ -137,6 +137,46 @@ fn json_answers_are_read_and_queries_encoded() {
 }
 
 #[test]
+fn a_json_body_is_posted_with_its_content_type() {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", server.server_addr().to_ip().unwrap());
+    let (asked, requests) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok(mut request) = server.recv() else {
+            return;
+        };
+        let mut body = String::new();
+        let _ = request.as_reader().read_to_string(&mut body);
+        let content_type = request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv("Content-Type"))
+            .map(|h| h.value.to_string());
+        let _ = asked.send((request.method().to_string(), content_type, body));
+        let _ = request.respond(tiny_http::Response::from_string(r#"{"id":"p1"}"#));
+    });
+    let web = web_at(&SEMANTIC_SCHOLAR, &base, 30, None);
+    let body = serde_json::json!({"name": "Road trip", "public": false});
+    let call = Call {
+        json: Some(&body),
+        ..Call::default()
+    };
+    let value = web
+        .json(
+            &SEMANTIC_SCHOLAR,
+            "/me/playlists",
+            &call,
+            &CancelToken::new(),
+        )
+        .unwrap();
+    assert_eq!(value["id"], "p1");
+    let (method, content_type, sent) = requests.recv().unwrap();
+    assert_eq!(method, "POST");
+    assert_eq!(content_type.as_deref(), Some("application/json"));
+    assert_eq!(serde_json::from_str::<Value>(&sent).unwrap(), body);
+}
+
+#[test]
 fn failures_become_one_sentence_naming_the_service() {
     let (base, _) = serve(vec![
         (

@@ -1,0 +1,139 @@
+//! Where the browser comes back after the Spotify sign-in: a tiny_http thread on
+//! 127.0.0.1:<port> serving `/callback` while spotify_auth waits. It answers only a loopback
+//! `Host` (DNS rebinding, as the interview's server), ignores an answer whose `state` is not
+//! this sign-in's (the page says so and the wait goes on), and passes the code, or Spotify's
+//! refusal (`error=access_denied`), to the waiting tool; the page tells the person they may
+//! close it. Stopped and joined when dropped.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tiny_http::{Method, Request, Response, Server};
+
+use crate::tools::kit::web::percent_decode;
+use crate::web::{self, HttpResponse, Pool};
+
+/// What came back.
+#[derive(Debug, PartialEq)]
+pub(super) enum Answer {
+    /// The authorisation code.
+    Code(String),
+    /// Spotify's `error` (the person declined: `access_denied`).
+    Refused(String),
+}
+
+pub(super) struct Callback {
+    server: Arc<Server>,
+    thread: Option<JoinHandle<()>>,
+    answers: Receiver<Answer>,
+}
+
+impl Callback {
+    /// Listens on 127.0.0.1:`port` for the answer carrying `state`.
+    pub(super) fn start(port: u16, state: String) -> Result<Callback, String> {
+        let server = Server::http(("127.0.0.1", port)).map_err(|e| {
+            format!(
+                "Cannot listen on 127.0.0.1:{port} for Spotify's answer ({e}): another program uses the port. Stop it and try again, or set SPOTIFY_REDIRECT_PORT to a free port and register http://127.0.0.1:<that port>/callback with the Spotify app."
+            )
+        })?;
+        let server = Arc::new(server);
+        let pool = Pool::start(&format!("spotify-{port}"), 1)
+            .map_err(|e| format!("Cannot start the Spotify sign-in's server: {e}."))?;
+        let (sender, answers) = mpsc::channel();
+        let serving = Arc::clone(&server);
+        let thread = std::thread::Builder::new()
+            .name(format!("spotify-{port}"))
+            .spawn(move || serve(&serving, port, &state, &pool, &sender))
+            .map_err(|e| format!("Cannot start the Spotify sign-in's server: {e}."))?;
+        Ok(Callback {
+            server,
+            thread: Some(thread),
+            answers,
+        })
+    }
+
+    /// The answer, if one comes within `wait`.
+    pub(super) fn wait(&self, wait: Duration) -> Option<Answer> {
+        self.answers.recv_timeout(wait).ok()
+    }
+}
+
+impl Drop for Callback {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(server: &Server, port: u16, state: &str, pool: &Pool, answers: &Sender<Answer>) {
+    for request in server.incoming_requests() {
+        let (response, answer) = judge(&request, port, state);
+        // Refused or not, answered without letting a body hold the thread up.
+        pool.refuse(request, response);
+        if let Some(answer) = answer {
+            let _ = answers.send(answer);
+        }
+    }
+}
+
+/// The page for `request`, and the answer it brings, if any.
+fn judge(request: &Request, port: u16, state: &str) -> (HttpResponse, Option<Answer>) {
+    if !web::host_allowed(request, port) {
+        return (page(403, "This address answers only on 127.0.0.1."), None);
+    }
+    let (path, query) = web::path_and_query(request);
+    if request.method() != &Method::Get || path != "/callback" {
+        return (
+            page(
+                404,
+                "Nothing here: this server waits for Spotify's sign-in answer only.",
+            ),
+            None,
+        );
+    }
+    let param = |name| web::query_param(query, name).map(|v| percent_decode(&v.replace('+', " ")));
+    let given = param("state").unwrap_or_default();
+    if !crate::secret::same(given.as_bytes(), state.as_bytes()) {
+        return (
+            page(
+                400,
+                "This answer does not belong to the sign-in Marvin is waiting for (its state differs), so it was ignored. Open the address Marvin showed in the terminal to sign in.",
+            ),
+            None,
+        );
+    }
+    if let Some(error) = param("error") {
+        let text = format!("Spotify did not sign Marvin in ({error}). You can close this tab.");
+        return (page(200, &text), Some(Answer::Refused(error)));
+    }
+    match param("code").filter(|code| !code.is_empty()) {
+        Some(code) => (
+            page(
+                200,
+                "Marvin has Spotify's answer. You can close this tab and go back to the terminal.",
+            ),
+            Some(Answer::Code(code)),
+        ),
+        None => (page(400, "Spotify's answer carries no code."), None),
+    }
+}
+
+/// A small page saying `text`.
+fn page(status: u16, text: &str) -> HttpResponse {
+    let html = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Marvin · Spotify</title></head><body style=\"font-family: sans-serif; margin: 3em\"><p>{}</p></body></html>",
+        escape(text)
+    );
+    web::with_headers(Response::from_string(html), "text/html; charset=utf-8")
+        .with_status_code(status)
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

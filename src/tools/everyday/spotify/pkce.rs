@@ -1,0 +1,94 @@
+//! The secrets of one sign-in (RFC 7636, S256): a code verifier of 64 URL-safe characters and
+//! a `state`, both from the OS's secure randomness, and the challenge sent in the verifier's
+//! place, base64url(SHA-256(verifier)) without padding.
+
+use ring::digest::{SHA256, digest};
+
+/// What one sign-in keeps to itself until Spotify's answer comes back.
+pub(super) struct Pkce {
+    pub(super) verifier: String,
+    pub(super) challenge: String,
+    /// Sent with the authorisation request and checked on the callback.
+    pub(super) state: String,
+}
+
+impl Pkce {
+    pub(super) fn new() -> Result<Pkce, String> {
+        let random = |bytes| {
+            crate::secret::random_hex(bytes)
+                .map_err(|e| format!("No secure randomness for the Spotify sign-in: {e}."))
+        };
+        // 32 random bytes as 64 hex digits: URL-safe, within RFC 7636's 43-128 characters.
+        let verifier = random(32)?;
+        Ok(Pkce {
+            challenge: challenge(&verifier),
+            verifier,
+            state: random(16)?,
+        })
+    }
+}
+
+/// The S256 challenge of `verifier`.
+pub(super) fn challenge(verifier: &str) -> String {
+    base64url(digest(&SHA256, verifier.as_bytes()).as_ref())
+}
+
+/// Base64 with the URL-safe alphabet (`-`, `_`) and no `=` padding (RFC 4648 §5).
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        // One byte makes two characters, two make three, three make four.
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_of_rfc_7636_appendix_b() {
+        assert_eq!(
+            challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+    }
+
+    #[test]
+    fn base64url_has_no_padding_and_the_url_safe_alphabet() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", ""),
+            (b"f", "Zg"),
+            (b"fo", "Zm8"),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg"),
+            (b"fooba", "Zm9vYmE"),
+            (b"foobar", "Zm9vYmFy"),
+            (&[0xfb, 0xff], "-_8"),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(base64url(bytes), *expected, "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn each_sign_in_has_its_own_verifier_and_state() {
+        let (a, b) = (Pkce::new().unwrap(), Pkce::new().unwrap());
+        assert_eq!(a.verifier.len(), 64);
+        assert!(a.verifier.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(a.challenge, challenge(&a.verifier));
+        assert_eq!(a.state.len(), 32);
+        assert_ne!(a.verifier, b.verifier);
+        assert_ne!(a.state, b.state);
+    }
+}
