@@ -16,6 +16,7 @@ mod custom_tools;
 mod durability;
 mod everyday_geo;
 mod everyday_know;
+mod everyday_media2;
 mod everyday_misc;
 mod everyday_route;
 mod everyday_time;

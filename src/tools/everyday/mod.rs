@@ -18,6 +18,7 @@ pub(crate) mod feeds;
 pub(crate) mod github;
 pub(crate) mod location;
 pub(crate) mod maps;
+pub(crate) mod music;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
@@ -59,6 +60,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         alarms::tools(),
         timers::tools(),
         tickets::tools(),
+        music::tools(),
     ]
     .into_iter()
     .flatten()
