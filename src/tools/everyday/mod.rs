@@ -23,6 +23,7 @@ pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
+pub(crate) mod recipes;
 pub(crate) mod stack;
 pub(crate) mod system;
 pub(crate) mod tickets;
@@ -61,6 +62,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         timers::tools(),
         tickets::tools(),
         music::tools(),
+        recipes::tools(),
     ]
     .into_iter()
     .flatten()
