@@ -91,8 +91,14 @@ impl Entity {
     }
 }
 
-/// One call to MusicBrainz (JSON asked for with `fmt=json`): the answer, or a sentence.
-fn api(ctx: &ToolContext, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
+/// One call to MusicBrainz (JSON asked for with `fmt=json`): the answer, or a sentence. A
+/// 404 is `missing`, when the caller knows what it means.
+fn api(
+    ctx: &ToolContext,
+    path: &str,
+    query: &[(&str, &str)],
+    missing: Option<String>,
+) -> Result<Value, String> {
     let web = &ctx.settings.web;
     let mut pairs = query.to_vec();
     pairs.push(("fmt", "json"));
@@ -101,10 +107,11 @@ fn api(ctx: &ToolContext, path: &str, query: &[(&str, &str)]) -> Result<Value, S
         ..Call::default()
     };
     let fetched = web.call(&MUSICBRAINZ, path, &call, &ctx.cancel)?;
-    if fetched.status == 503 {
-        return Err("MusicBrainz is limiting requests (HTTP 503, at most one a second): wait a few seconds and try again.".into());
+    match (fetched.status, missing) {
+        (503, _) => Err("MusicBrainz is limiting requests (HTTP 503, at most one a second): wait a few seconds and try again.".into()),
+        (404, Some(missing)) => Err(missing),
+        _ => web.read_json(&MUSICBRAINZ, &fetched),
     }
-    web.read_json(&MUSICBRAINZ, &fetched)
 }
 
 #[derive(Deserialize)]
@@ -126,6 +133,7 @@ fn music_search(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
         ctx,
         &format!("/{resource}"),
         &[("query", query), ("limit", limit_text.as_str())],
+        None,
     )?;
     Ok(describe_search(args.kind, query, &value, list))
 }
@@ -184,16 +192,16 @@ fn lookup(
     mbid: &str,
     inc: &str,
 ) -> Result<Value, String> {
-    api(ctx, &format!("/{resource}/{mbid}?inc={inc}"), &[]).map_err(|error| {
-        if error.contains("HTTP 404") {
-            format!(
-                "MusicBrainz has no {} with MBID {mbid}: check the id and the kind (music_search gives both).",
-                kind.word()
-            )
-        } else {
-            error
-        }
-    })
+    let missing = format!(
+        "MusicBrainz has no {} with MBID {mbid}: check the id and the kind (music_search gives both).",
+        kind.word()
+    );
+    api(
+        ctx,
+        &format!("/{resource}/{mbid}?inc={inc}"),
+        &[],
+        Some(missing),
+    )
 }
 
 /// 8-4-4-4-12 hexadecimal digits.

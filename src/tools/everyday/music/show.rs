@@ -458,4 +458,45 @@ mod tests {
         assert_eq!(first_release(&group).map(|r| text(r, "id")), Some("first"));
         assert!(first_release(&json!({"releases": []})).is_none());
     }
+
+    #[test]
+    fn track_lists_go_medium_by_medium_with_a_total_only_when_every_length_is_known() {
+        let cases = [
+            (
+                json!({"media": []}),
+                "\nMusicBrainz lists no tracks for it.",
+            ),
+            (
+                json!({"media": [
+                    {"position": 1, "format": "CD", "tracks": [
+                        {"number": "1", "title": "A", "length": 60000},
+                        {"number": "2", "title": "B", "recording": {"length": 61000}}
+                    ]},
+                    {"position": 2, "format": "CD", "title": "Bonus", "tracks": [
+                        {"number": "1", "title": "C", "length": 1000}
+                    ]}
+                ]}),
+                "\nCD 1:\n  1. A 1:00\n  2. B 1:01\nCD 2: Bonus\n  1. C 0:01\nTotal length 2:02",
+            ),
+            (
+                json!({"media": [{"position": 1, "tracks": [
+                    {"position": 1, "title": "A", "length": 60000},
+                    {"position": 2, "title": "Unknown length"}
+                ]}]}),
+                "\nMedium 1:\n  1. A 1:00\n  2. Unknown length",
+            ),
+        ];
+        for (release, shown) in cases {
+            assert_eq!(tracks(&release), shown, "{release}");
+        }
+    }
+
+    #[test]
+    fn a_release_on_its_own_names_itself_and_its_artist() {
+        let release = json!({"id": "r1", "title": "Bare", "artist-credit": [{"name": "X"}], "date": "2001", "media": []});
+        assert_eq!(
+            describe_release(&release, None),
+            "Bare (by X, 2001), release MBID r1:\nMusicBrainz lists no tracks for it."
+        );
+    }
 }
