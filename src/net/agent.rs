@@ -11,10 +11,16 @@ pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// `marvin/<version>`, and the project's address when the crate names one, so a service that
 /// sees many requests knows whom to ask.
 pub(crate) fn user_agent() -> String {
-    let version = concat!("marvin/", env!("CARGO_PKG_VERSION"));
-    match env!("CARGO_PKG_REPOSITORY") {
-        "" => version.to_string(),
-        repository => format!("{version} (+{repository})"),
+    agent_name(env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_REPOSITORY"))
+}
+
+/// `marvin/<version> ( <contact> )`: the form MusicBrainz asks for ("Application name/<version>
+/// ( contact-url )", musicbrainz.org/doc/MusicBrainz_API/Rate_Limiting), which other services
+/// read as well.
+fn agent_name(version: &str, contact: &str) -> String {
+    match contact.trim() {
+        "" => format!("marvin/{version}"),
+        contact => format!("marvin/{version} ( {contact} )"),
     }
 }
 
@@ -110,6 +116,21 @@ mod tests {
             agent.starts_with(concat!("marvin/", env!("CARGO_PKG_VERSION"))),
             "{agent}"
         );
+    }
+
+    #[test]
+    fn a_contact_is_given_as_musicbrainz_asks() {
+        let cases = [
+            ("0.1.0", "", "marvin/0.1.0"),
+            (
+                "0.1.0",
+                "https://example.org/marvin",
+                "marvin/0.1.0 ( https://example.org/marvin )",
+            ),
+        ];
+        for (version, contact, name) in cases {
+            assert_eq!(agent_name(version, contact), name);
+        }
     }
 
     #[test]

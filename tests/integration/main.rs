@@ -18,6 +18,7 @@ mod everyday_blender;
 mod everyday_geo;
 mod everyday_know;
 mod everyday_media;
+mod everyday_media2;
 mod everyday_misc;
 mod everyday_route;
 mod everyday_spotify;

@@ -16,10 +16,12 @@ pub(crate) mod github;
 pub(crate) mod location;
 pub(crate) mod maps;
 pub(crate) mod media;
+pub(crate) mod music;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod places_search;
+pub(crate) mod recipes;
 pub(crate) mod spotify;
 pub(crate) mod stack;
 pub(crate) mod steam;
@@ -63,6 +65,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         media::tools(),
         steam::tools(),
         spotify::tools(),
+        music::tools(),
+        recipes::tools(),
     ]
     .into_iter()
     .flatten()
