@@ -13,6 +13,8 @@ Commands:
   !code                 turn coding mode on or off
   !shell, !sh           shell mode: lines run as bash commands until !sh again
   !COMMAND              run COMMAND in the shell
+  !v [N]                record N seconds (default 5, at most 120) and send what you said
+  !voice                listen, sending what you say at each pause, until Enter or Ctrl+C
   preferences           edit this profile's preferences in $EDITOR
   profiles [NAME]       list profiles, or switch to NAME (creating it)
   usage                 tokens and cost, this session and all time

@@ -1,4 +1,4 @@
-//! Tab completion at the REPL prompt: command words (`!code`, `/approvals`, `profiles` ...)
+//! Tab completion at the REPL prompt: command words (`!code`, `!voice`, `/approvals`, `profiles` ...)
 //! and, after `profiles ` and `/provider `, the names of existing profiles and of providers.
 
 use std::path::PathBuf;
@@ -15,6 +15,8 @@ const COMMANDS: &[&str] = &[
     "!code",
     "!shell",
     "!sh",
+    "!v",
+    "!voice",
     "quit",
     "exit",
     "preferences",
@@ -129,5 +131,7 @@ mod tests {
             (10, vec!["groq".to_string()])
         );
         assert_eq!(complete(&completion, "/mo").1, ["/model"]);
+        assert_eq!(complete(&completion, "!v").1, ["!v", "!voice"]);
+        assert_eq!(complete(&completion, "!vo").1, ["!voice"]);
     }
 }
