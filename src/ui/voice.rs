@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::repl::Repl;
 use super::sanitize::sanitize;
-use super::signal::Watch;
+use super::signal::{self, Watch};
 use crate::cancel::CancelToken;
-use crate::voice::{EMPTY_TRANSCRIPT, Heard, Voice};
+use crate::voice::{EMPTY_TRANSCRIPT, Heard, Listening, Voice};
 
 /// How often the counter, the meter, Ctrl+C and Enter are looked at.
 const TICK: Duration = Duration::from_millis(100);
@@ -19,6 +19,8 @@ pub(crate) fn record(repl: &mut Repl<'_>, seconds: u32) -> bool {
     let Some(voice) = prepare(repl) else {
         return true;
     };
+    // SIGTERM and SIGHUP stop the recording (and the recorder) rather than leave it running.
+    let _armed = signal::arm_turn();
     let mut watch = Watch::new();
     let mut take = match voice.record(seconds) {
         Ok(take) => take,
@@ -54,6 +56,7 @@ pub(crate) fn listen(repl: &mut Repl<'_>) -> bool {
     let Some(voice) = prepare(repl) else {
         return true;
     };
+    let _armed = signal::arm_turn();
     let mut listening = match voice.listen() {
         Ok(listening) => listening,
         Err(why) => return fail(repl, &why),
@@ -63,50 +66,78 @@ pub(crate) fn listen(repl: &mut Repl<'_>) -> bool {
         .side_line(&style.dim("Voice mode: speak, and pause to send; Enter or Ctrl+C ends it."));
     let mut watch = Watch::new();
     loop {
-        if watch.fired() {
-            drop(listening);
-            repl.view.clear_transient();
-            return fail(repl, "Voice mode stopped; nothing more was sent.");
-        }
-        if enter_within(TICK) {
-            repl.view.clear_transient();
-            let last = match listening.finish() {
-                Ok(last) => last,
-                Err(why) => return fail(repl, &why),
-            };
-            let more = match last {
-                Some(wav) => heard(repl, &voice, &wav, &mut watch).unwrap_or(true),
-                None => true,
-            };
-            ended(repl, "Voice mode ended.");
+        if let Some(more) = step(repl, &voice, &mut listening, &mut watch) {
             return more;
         }
-        let segment = match listening.poll() {
-            Ok(Heard::Nothing) => {
-                repl.view.transient(&format!(
-                    "🎙 {} — pause to send, Enter or Ctrl+C ends voice mode",
-                    meter(listening.level())
-                ));
-                continue;
-            }
-            Ok(Heard::Segment(wav)) => wav,
-            Ok(Heard::Ended(Ok(()))) => {
-                repl.view.clear_transient();
-                ended(repl, "The recorder stopped; voice mode ended.");
-                return true;
-            }
-            Ok(Heard::Ended(Err(why))) | Err(why) => {
-                repl.view.clear_transient();
-                return fail(repl, &format!("{} Voice mode ended.", with_stop(&why)));
-            }
-        };
+    }
+}
+
+/// One look at voice mode: None to go on listening, Some(more) when it ends (false when an
+/// answer ended the session).
+fn step(
+    repl: &mut Repl<'_>,
+    voice: &Voice,
+    listening: &mut Listening,
+    watch: &mut Watch,
+) -> Option<bool> {
+    if watch.fired() {
         repl.view.clear_transient();
-        match heard(repl, &voice, &segment, &mut watch) {
+        return Some(fail(repl, "Voice mode stopped; nothing more was sent."));
+    }
+    if enter_within(TICK) {
+        repl.view.clear_transient();
+        return Some(last_words(repl, voice, listening, watch));
+    }
+    let segment = match listening.poll() {
+        Ok(Heard::Nothing) => {
+            repl.view.transient(&format!(
+                "🎙 {} — pause to send, Enter or Ctrl+C ends voice mode",
+                meter(listening.level())
+            ));
+            return None;
+        }
+        Ok(Heard::Segment(wav)) => wav,
+        Ok(Heard::Ended(Ok(()))) => {
+            repl.view.clear_transient();
+            ended(repl, "The recorder stopped; voice mode ended.");
+            return Some(true);
+        }
+        Ok(Heard::Ended(Err(why))) | Err(why) => {
+            repl.view.clear_transient();
+            return Some(fail(
+                repl,
+                &format!("{} Voice mode ended.", with_stop(&why)),
+            ));
+        }
+    };
+    repl.view.clear_transient();
+    match heard(repl, voice, &segment, watch) {
+        Some(true) => None,
+        Some(false) => Some(false),
+        None => Some(true),
+    }
+}
+
+/// Enter: the recorder stops and the speech not sent yet, the one under way last, is sent.
+fn last_words(
+    repl: &mut Repl<'_>,
+    voice: &Voice,
+    listening: &mut Listening,
+    watch: &mut Watch,
+) -> bool {
+    let segments = match listening.finish() {
+        Ok(segments) => segments,
+        Err(why) => return fail(repl, &why),
+    };
+    for wav in segments {
+        match heard(repl, voice, &wav, watch) {
             Some(true) => {}
             Some(false) => return false,
             None => return true,
         }
     }
+    ended(repl, "Voice mode ended.");
+    true
 }
 
 /// One segment of `!voice` transcribed and sent: Some(more) to go on listening (an empty

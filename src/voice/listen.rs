@@ -79,12 +79,13 @@ impl Listening {
         })
     }
 
-    /// Stops the recorder (Enter): the speech under way, if any, as a last segment.
-    pub(crate) fn finish(mut self) -> Result<Option<Vec<u8>>, String> {
+    /// Stops the recorder (Enter): the segments not given yet, the speech under way last.
+    pub(crate) fn finish(&mut self) -> Result<Vec<Vec<u8>>, String> {
         self.recording.stop();
         self.read_new()?;
         self.flush();
-        Ok(self.ready.pop_front().map(|segment| self.wav(&segment)))
+        let ready = std::mem::take(&mut self.ready);
+        Ok(ready.iter().map(|segment| self.wav(segment)).collect())
     }
 
     fn wav(&self, samples: &[i16]) -> Vec<u8> {
@@ -134,5 +135,62 @@ impl Listening {
         let samples = wav::mono(&bytes, layout.channels);
         self.ready.extend(segmenter.push(&samples));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::voice::recorder::Recorder;
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn tone(samples: usize, loud: bool) -> Vec<i16> {
+        (0..samples)
+            .map(|i| {
+                if loud && i % 2 == 0 {
+                    3000
+                } else if loud {
+                    -3000
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_growing_file_is_read_as_it_comes_and_cut_at_pauses() {
+        let dir = crate::test_support::TempDir::new("listen-grow");
+        // A recorder that writes nothing itself: the test writes its file piece by piece.
+        let script = dir.path().join("rec");
+        std::fs::write(&script, "#!/bin/sh\nsleep 60 & wait\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = dir.path().join("grow.wav");
+        let recording = Recorder::Custom(script).start(&path, 60).unwrap();
+        let mut listening = Listening::new(recording, path.clone());
+        assert_eq!(listening.poll(), Ok(Heard::Nothing), "no file yet");
+
+        // 1000 samples a second: windows of 100, a pause of 1000, a lead-in of 300.
+        let mut samples = tone(500, false);
+        samples.extend(tone(600, true));
+        samples.extend(tone(1200, false));
+        let mut bytes = wav::encode(&samples, 1000);
+        bytes[40..44].copy_from_slice(&0u32.to_le_bytes()); // length unknown while recording
+        let mut file = std::fs::File::create(&path).unwrap();
+        // Half a header, then up to the middle of a sample, then the rest.
+        for piece in [&bytes[..30], &bytes[30..1001], &bytes[1001..]] {
+            assert_eq!(listening.poll(), Ok(Heard::Nothing));
+            file.write_all(piece).unwrap();
+        }
+        let Ok(Heard::Segment(segment)) = listening.poll() else {
+            panic!("no segment");
+        };
+        let heard = wav::parse(&segment).unwrap();
+        assert_eq!(heard.rate, 1000);
+        assert_eq!(heard.samples, samples[200..2100], "lead-in, speech, pause");
+        assert!(listening.level() < 1.0, "the last window was quiet");
+        // Enter: the recorder is stopped; nothing was being said.
+        assert_eq!(listening.finish(), Ok(Vec::new()));
     }
 }

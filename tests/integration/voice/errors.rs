@@ -186,11 +186,7 @@ fn ctrl_c_stops_the_recorder_and_everything_it_started() {
     pty.send("\x03");
     pty.wait_for("Recording stopped; nothing was sent.");
     pty.wait_for_nth("› ", 2);
-    // SAFETY: signal 0 only asks whether the process exists.
-    while unsafe { libc::kill(pid, 0) } == 0 && !zombie(pid) {
-        assert!(Instant::now() < deadline, "the recorder's child lives on");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    gone(pid);
     assert!(pty.leave().success());
     assert!(whisper.uploads().is_empty());
 }
@@ -201,4 +197,105 @@ fn zombie(pid: i32) -> bool {
             .next()
             .is_some_and(|s| s.trim_start().starts_with('Z'))
     })
+}
+
+#[test]
+fn an_empty_transcript_and_a_silent_service_send_nothing() {
+    let home = TempDir::new("voice-empty");
+    let rec = recorder(&home, &wav(&joined(&[(1.0, true)])), "exit 0");
+    let whisper = Whisper::start(vec![(200, br#"{"text":"  "}"#.to_vec())]);
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    fails(
+        &home,
+        &whisper,
+        &env,
+        "!v 1",
+        "The transcript is empty: Whisper heard no words; nothing was sent.",
+    );
+
+    // A service that takes the upload and never answers: the tools' timeout ends the wait.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent = format!("http://{}/openai/v1", listener.local_addr().unwrap());
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        let connection = listener.accept();
+        let _ = held.recv();
+        drop(connection);
+    });
+    let model = ReplayServer::unused();
+    let mut command_env = env.to_vec();
+    command_env.push(("MARVIN_TOOL_TIMEOUT", "1"));
+    let mut pty = repl(&home, &model.url(), &silent, &command_env);
+    pty.wait_for("› ");
+    pty.send("!v 1\r");
+    pty.wait_for("Groq did not answer within 1s; nothing was sent. Try again later.");
+    pty.wait_for_nth("› ", 2);
+    assert!(pty.leave().success());
+    drop(release);
+    holder.join().unwrap();
+}
+
+#[test]
+fn ctrl_c_ends_voice_mode_and_sigterm_stops_the_recorder_before_leaving() {
+    let home = TempDir::new("voice-stop");
+    let pids = home.path().join("pids");
+    let rec = recorder(
+        &home,
+        &wav(&joined(&[(0.5, false)])),
+        &format!("sleep 60 & echo $! >> '{}'\nwait", pids.display()),
+    );
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("🎙 ▯▯▯▯▯▯▯▯▯▯ — pause to send");
+    let first = started(&pids, 1);
+    pty.send("\x03");
+    pty.wait_for("Voice mode stopped; nothing more was sent.");
+    pty.wait_for_nth("› ", 2);
+    gone(first);
+    assert!(pty.leave().success());
+
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!v 30\r");
+    pty.wait_for("🎙 recording 0/30 s");
+    let second = started(&pids, 2);
+    pty.signal(libc::SIGTERM);
+    assert_eq!(pty.wait_exit().code(), Some(143));
+    gone(second);
+    assert!(whisper.uploads().is_empty());
+}
+
+/// The pid of the `n`th recorder's background child, once it has started.
+fn started(pids: &std::path::Path, n: usize) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(pids).unwrap_or_default();
+        if let Some(pid) = text.lines().nth(n - 1) {
+            return pid.trim().parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "recorder {n} never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn gone(pid: i32) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // SAFETY: signal 0 only asks whether the process exists.
+    while unsafe { libc::kill(pid, 0) } == 0 && !zombie(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the recorder's child {pid} lives on"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
