@@ -107,8 +107,9 @@ Environment:
   BLENDER_MCP_HOST         the Blender add-on's socket (default 127.0.0.1
   BLENDER_MCP_PORT           and port 9876)
   SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth
-  MARVIN_RECORDER          program !v and !voice record with (default
-                           arecord on Linux, sox elsewhere)
+  MARVIN_RECORDER          program !v and !voice record with, run as
+                           PROGRAM OUTPUT SECONDS (default arecord on
+                           Linux, else sox)
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser
