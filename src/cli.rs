@@ -109,8 +109,9 @@ Environment:
   SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth
   SPOTIFY_REDIRECT_PORT    port of spotify_auth's redirect URI (default 8888:
                            http://127.0.0.1:8888/callback)
-  MARVIN_RECORDER          program !v and !voice record with (default
-                           arecord on Linux, sox elsewhere)
+  MARVIN_RECORDER          program !v and !voice record with, run as
+                           PROGRAM OUTPUT SECONDS (default arecord on
+                           Linux, else sox)
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser

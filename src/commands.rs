@@ -15,6 +15,10 @@ pub(crate) enum Command {
     Blender,
     /// `!COMMAND`: run it in the shell.
     Shell(String),
+    /// `!v [N]`: record N seconds (default 5) and send what was said; or why N is refused.
+    Record(Result<u32, String>),
+    /// `!voice`: listen until Enter or Ctrl+C, sending what is said at each pause.
+    Listen,
     /// `preferences`: edit the profile's preferences in $EDITOR.
     Preferences,
     /// `profiles` lists them; `profiles NAME` switches (creating it).
@@ -52,7 +56,10 @@ pub(crate) fn parse(line: &str) -> Command {
             "code" => Command::ToggleCode,
             "shell" | "sh" => Command::ToggleShell,
             "blender" => Command::Blender,
+            "voice" => Command::Listen,
+            "v" => Command::Record(Ok(crate::voice::DEFAULT_SECONDS)),
             "" => Command::Prompt(line.to_string()),
+            command if command.starts_with("v ") => Command::Record(seconds(&command[2..])),
             command => Command::Shell(command.to_string()),
         };
     }
@@ -84,6 +91,23 @@ pub(crate) fn parse(line: &str) -> Command {
     }
 }
 
+/// The N of `!v N`: whole seconds within [`crate::voice::SECONDS`].
+fn seconds(text: &str) -> Result<u32, String> {
+    let range = crate::voice::SECONDS;
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "!v takes a number of seconds from {} to {}, e.g. `!v 10`; not {:?}.",
+                range.start(),
+                range.end(),
+                text.trim()
+            )
+        })
+}
+
 /// A line as sent: pasted line breaks become spaces.
 pub(crate) fn normalise(line: &str) -> String {
     line.replace("\r\n", " ")
@@ -112,6 +136,11 @@ mod tests {
                 Command::Shell("blender --version".into()),
             ),
             ("!", Command::Prompt("!".into())),
+            ("!voice", Command::Listen),
+            ("!v", Command::Record(Ok(5))),
+            ("!v 12", Command::Record(Ok(12))),
+            ("! v  120 ", Command::Record(Ok(120))),
+            ("!vi notes.txt", Command::Shell("vi notes.txt".into())),
             ("preferences", Command::Preferences),
             ("profiles", Command::Profiles(None)),
             ("profiles work", Command::Profiles(Some("work".into()))),
@@ -147,6 +176,20 @@ mod tests {
         ];
         for (line, expected) in cases {
             assert_eq!(&parse(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn recording_seconds_are_bounded() {
+        for text in ["0", "121", "-3", "five", "2.5"] {
+            let Command::Record(Err(why)) = parse(&format!("!v {text}")) else {
+                panic!("{text} accepted");
+            };
+            assert!(
+                why.starts_with("!v takes a number of seconds from 1 to 120"),
+                "{why}"
+            );
+            assert!(why.contains(&format!("{text:?}")), "{why}");
         }
     }
 

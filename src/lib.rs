@@ -27,4 +27,5 @@ pub mod test_support;
 pub mod tools;
 pub(crate) mod ui;
 pub mod usage;
+pub(crate) mod voice;
 pub(crate) mod web;

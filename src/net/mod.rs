@@ -1,11 +1,12 @@
 //! Network plumbing shared by the model clients (`llm/`) and the tools: one kind of HTTP agent
 //! (User-Agent, proxy, timeouts), the cancel-aware exchange, per-host politeness, bounded
-//! bodies, transport failures classified, and credentials kept out of every error. A leaf: it
+//! bodies, multipart uploads, transport failures classified, and credentials kept out of every error. A leaf: it
 //! uses nothing of Marvin's but the cancel token.
 
 mod agent;
 mod body;
 mod client;
+mod multipart;
 mod pace;
 mod redact;
 mod response;
@@ -15,6 +16,7 @@ mod url;
 pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
+pub(crate) use multipart::Multipart;
 pub(crate) use redact::{Redact, Secrets};
 pub(crate) use response::{header, is_html, is_success};
 pub(crate) use transport::{Phase, Transport};

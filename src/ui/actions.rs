@@ -14,6 +14,8 @@ Commands:
   !shell, !sh           shell mode: lines run as bash commands until !sh again
   !blender              whether Blender's add-on is reachable, and its scene
   !COMMAND              run COMMAND in the shell
+  !v [N]                record N seconds (default 5, at most 120) and send what you said
+  !voice                listen, sending what you say at each pause, until Enter or Ctrl+C
   preferences           edit this profile's preferences in $EDITOR
   profiles [NAME]       list profiles, or switch to NAME (creating it)
   usage                 tokens and cost, this session and all time

@@ -1,4 +1,4 @@
-//! Tab completion at the REPL prompt: command words (`!code`, `/approvals`, `profiles` ...)
+//! Tab completion at the REPL prompt: command words (`!code`, `!voice`, `/approvals`, `profiles` ...)
 //! and, after `profiles ` and `/provider `, the names of existing profiles and of providers.
 
 use std::path::PathBuf;
@@ -16,6 +16,8 @@ const COMMANDS: &[&str] = &[
     "!shell",
     "!sh",
     "!blender",
+    "!v",
+    "!voice",
     "quit",
     "exit",
     "preferences",
@@ -131,5 +133,7 @@ mod tests {
         );
         assert_eq!(complete(&completion, "/mo").1, ["/model"]);
         assert_eq!(complete(&completion, "!b").1, ["!blender"]);
+        assert_eq!(complete(&completion, "!v").1, ["!v", "!voice"]);
+        assert_eq!(complete(&completion, "!vo").1, ["!voice"]);
     }
 }

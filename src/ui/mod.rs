@@ -13,3 +13,4 @@ pub(crate) mod stdin;
 pub(crate) mod style;
 pub(crate) mod terminal;
 pub(crate) mod turn;
+pub(crate) mod voice;

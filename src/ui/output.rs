@@ -51,6 +51,11 @@ impl Out {
         self.terminal
     }
 
+    /// Whether nothing was written on the current line yet.
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.at_line_start
+    }
+
     /// The reader went away: there is no point in producing more output.
     pub(crate) fn is_broken(&self) -> bool {
         self.broken
@@ -83,6 +88,12 @@ impl Out {
         if !self.at_line_start {
             self.write("\n");
         }
+    }
+
+    /// Erases the current line on a terminal (a line rewritten in place) and starts afresh.
+    pub(crate) fn erase_line(&mut self) {
+        self.write("\r\x1b[2K");
+        self.at_line_start = true;
     }
 
     pub(crate) fn flush(&mut self) {

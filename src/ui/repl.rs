@@ -15,6 +15,7 @@ use super::sanitize::sanitize;
 use super::signal;
 use super::terminal::TerminalView;
 use super::turn::TerminalTurn;
+use super::voice;
 use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::session::{Session, TurnEnd, TurnReport};
@@ -135,6 +136,9 @@ impl Repl<'_> {
             Command::ToggleShell => actions::toggle_shell(self),
             Command::Shell(command) => actions::shell(self, &command),
             Command::Blender => actions::blender(self),
+            Command::Record(Ok(seconds)) => return voice::record(self, seconds),
+            Command::Record(Err(why)) => self.view.side_line(&why),
+            Command::Listen => return voice::listen(self),
             Command::Preferences => actions::preferences(self),
             Command::Profiles(None) => actions::list_profiles(self),
             Command::Profiles(Some(name)) => actions::switch_profile(self, &name),
@@ -186,7 +190,7 @@ impl Repl<'_> {
 
     /// Asks the model; false when the answer asked to end the session (exit_app) and the turn
     /// was not stopped meanwhile.
-    fn prompt(&mut self, text: &str) -> bool {
+    pub(super) fn prompt(&mut self, text: &str) -> bool {
         if text.chars().count() > LONG_INPUT {
             let style = self.view.style();
             self.view.side_line(&style.yellow(&format!(
@@ -223,7 +227,7 @@ impl Repl<'_> {
     }
 
     /// Adds the line to the history and appends it to the file at once, so a crash loses nothing.
-    fn remember(&mut self, line: &str) {
+    pub(super) fn remember(&mut self, line: &str) {
         if self.editor.add_history_entry(line).unwrap_or(false) {
             if let Some(path) = &self.history {
                 if let Err(error) = self.editor.append_history(path) {

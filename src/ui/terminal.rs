@@ -115,6 +115,25 @@ impl TerminalView {
         side.write("\n");
     }
 
+    /// A line rewritten in place (a recording's seconds, its level) when the decorations go to
+    /// a terminal; nothing elsewhere. [`Self::clear_transient`] erases it.
+    pub(crate) fn transient(&mut self, text: &str) {
+        self.answer.end_line();
+        let side = self.side();
+        if side.is_terminal() {
+            side.erase_line();
+            side.write(text);
+        }
+    }
+
+    /// Erases the line [`Self::transient`] wrote.
+    pub(crate) fn clear_transient(&mut self) {
+        let side = self.side();
+        if side.is_terminal() && !side.at_line_start() {
+            side.erase_line();
+        }
+    }
+
     /// A warning from below the front-end (a store file moved aside), on a line of its own
     /// as the house writes them: `marvin: ...` on stderr.
     pub(crate) fn warning(&mut self, message: &str) {

@@ -43,3 +43,4 @@ mod special_files;
 mod stops;
 mod subagent_security;
 mod terminal_safety;
+mod voice;
