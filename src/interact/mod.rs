@@ -22,6 +22,8 @@ pub enum Request {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormNotice {
+    /// What the page is for: the interview's questions, or a service's sign-in.
+    pub purpose: FormPurpose,
     pub title: String,
     /// The form's address, session token included.
     pub url: String,
@@ -33,6 +35,35 @@ pub struct FormNotice {
     /// The same questions to answer in the terminal instead (when no browser was opened);
     /// answered with `FormAnswers`, or `Shown` once the browser answered first.
     pub terminal: Option<TerminalForm>,
+}
+
+/// What a page opened for the person is for; the front-ends name it and say what they wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormPurpose {
+    /// The interview's questions.
+    Interview,
+    /// Signing in to a service (spotify_auth): the answer is the service's redirect.
+    SignIn,
+}
+
+impl FormPurpose {
+    /// The tag shown before the page's title.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::Interview => "interview",
+            Self::SignIn => "sign-in",
+        }
+    }
+
+    /// What is awaited, when nothing can be answered in the terminal.
+    pub fn waiting(self) -> &'static str {
+        match self {
+            Self::Interview => "Waiting for the answers; Ctrl+C stops waiting.",
+            Self::SignIn => {
+                "Waiting for the sign-in to finish in the browser; Ctrl+C stops waiting."
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::agent::AgentEvent;
 use crate::cancel::CancelToken;
 use crate::interact::{
-    Answer, FollowUp, Interactor, Prompt, Request, Response, Scope, Unavailable,
+    Answer, FollowUp, FormPurpose, Interactor, Prompt, Request, Response, Scope, Unavailable,
 };
 use crate::llm::LlmError;
 use crate::message::Message;
@@ -127,7 +127,12 @@ pub fn describe_request(request: &Request) -> String {
         Request::Form(form) => {
             // The URL's query carries the form's session token, which no file may keep.
             let address = form.url.split('?').next().unwrap_or_default();
-            format!("interview form opened: {} at {address}", form.title)
+            match form.purpose {
+                FormPurpose::Interview => {
+                    format!("interview form opened: {} at {address}", form.title)
+                }
+                FormPurpose::SignIn => format!("sign-in page shown: {} at {address}", form.title),
+            }
         }
     }
 }

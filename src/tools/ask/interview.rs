@@ -18,7 +18,9 @@ use serde_json::Value;
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, State};
-use crate::interact::{FormNotice, Interactor, Prompt, Request, Response, TerminalForm};
+use crate::interact::{
+    FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
+};
 use crate::tools::kit::{confined, paths, process};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
@@ -100,6 +102,7 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     });
     let prompt = Prompt {
         request: Request::Form(FormNotice {
+            purpose: FormPurpose::Interview,
             title,
             url: server.url(),
             opened,

@@ -13,7 +13,7 @@ use crate::ui::sanitize::sanitize;
 impl Asker<'_> {
     /// Where the form is, then the questions here when they are offered.
     pub(super) fn form(&mut self, form: &FormNotice, deadline: Instant) -> Result<Response, Stop> {
-        let tag = self.style.cyan("[interview]");
+        let tag = self.style.cyan(&format!("[{}]", form.purpose.tag()));
         self.line(&format!(
             "  {tag} {}",
             self.style.bold(&sanitize(&form.title))
@@ -30,11 +30,7 @@ impl Asker<'_> {
             }
         }
         let Some(terminal) = &form.terminal else {
-            self.line(
-                &self
-                    .style
-                    .dim("  Waiting for the answers; Ctrl+C stops waiting."),
-            );
+            self.line(&self.style.dim(&format!("  {}", form.purpose.waiting())));
             return Ok(Response::Shown);
         };
         self.line(

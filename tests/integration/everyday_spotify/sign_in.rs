@@ -160,8 +160,11 @@ fn the_sign_in_checks_state_and_verifier_and_keeps_the_tokens() {
     );
     let state = field(&query, "state").unwrap().to_string();
     *challenge.lock().unwrap() = field(&query, "code_challenge").map(str::to_string);
-    // Over SSH: the tunnel for the callback's port.
+    // Over SSH: the tunnel for the callback's port; the page is named for what it is.
     pty.wait_for(&format!("ssh -L {port}:127.0.0.1:{port} ada@198.51.100.7"));
+    pty.wait_for("Waiting for the sign-in to finish in the browser; Ctrl+C stops waiting.");
+    assert!(pty.screen().contains("[sign-in]"));
+    assert!(!pty.screen().contains("[interview]"));
     // Another sign-in's answer, and a page of another site, are refused; the wait goes on.
     let (status, page) = get(
         port,
@@ -210,7 +213,7 @@ fn the_sign_in_checks_state_and_verifier_and_keeps_the_tokens() {
     let log = std::fs::read_to_string(profile(&home).join("chat_log.jsonl")).unwrap();
     assert!(
         log.contains(&format!(
-            "Sign in to Spotify at {}/authorize",
+            "sign-in page shown: Sign in to Spotify at {}/authorize",
             accounts.root()
         )),
         "{log}"

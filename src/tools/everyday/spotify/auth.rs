@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::callback::{Answer, Callback};
 use super::pkce::Pkce;
 use super::{api, token};
-use crate::interact::{FormNotice, Prompt, Request, Response, Unavailable};
+use crate::interact::{FormNotice, FormPurpose, Prompt, Request, Response, Unavailable};
 use crate::services::SPOTIFY_ACCOUNTS;
 use crate::tools::ToolContext;
 use crate::tools::kit::web::encode_pairs;
@@ -80,6 +80,7 @@ fn notice(ctx: &ToolContext, url: &str, port: u16) -> Prompt {
     };
     Prompt {
         request: Request::Form(FormNotice {
+            purpose: FormPurpose::SignIn,
             title: "Sign in to Spotify".into(),
             url: url.to_string(),
             opened,
