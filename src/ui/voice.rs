@@ -218,10 +218,19 @@ fn with_stop(text: &str) -> String {
     }
 }
 
-/// Ten bars for a loudness (RMS of 16-bit samples), on a decibel scale from -60 dBFS.
+/// Ten bars for a loudness (RMS of 16-bit samples), on a decibel scale from -60 dBFS, a bar
+/// each 6 dB (rounded). Thresholds by multiplication rather than `log10`, which would link the
+/// binary with libm (one more shared library at every start).
 fn meter(level: f64) -> String {
-    let decibels = 20.0 * (level.max(1.0) / 32768.0).log10();
-    let lit = (((decibels + 60.0) / 6.0).round() as i64).clamp(0, 10) as usize;
+    // 6 dB as a factor of amplitude: 10^(6/20).
+    const STEP: f64 = 1.995_262_314_968_879_5;
+    // Where the first bar lights: -57 dBFS, half a step above -60 (10^(-57/20) of full scale).
+    let mut threshold = 32768.0 * 0.001_412_537_544_622_754_4;
+    let mut lit = 0;
+    while lit < 10 && level >= threshold {
+        lit += 1;
+        threshold *= STEP;
+    }
     format!("{}{}", "▮".repeat(lit), "▯".repeat(10 - lit))
 }
 
