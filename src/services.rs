@@ -31,13 +31,19 @@ pub enum Credential {
     /// A GitHub login, from these variables in the order config tries them (it also reads the
     /// Copilot editor's login files and asks `gh auth token`).
     GitHubLogin(&'static [&'static str]),
+    /// The person's own account, signed in to once with this tool (OAuth) for the app whose
+    /// client id is in this variable; the tokens are kept in the profile.
+    SignIn {
+        tool: &'static str,
+        client_var: &'static str,
+    },
 }
 
 impl Credential {
     /// The variables that may hold it.
     pub const fn variables(&self) -> &[&'static str] {
         match self {
-            Self::None => &[],
+            Self::None | Self::SignIn { .. } => &[],
             Self::Key(var) | Self::OptionalKey(var) => std::slice::from_ref(var),
             Self::GitHubLogin(vars) => vars,
         }
@@ -349,7 +355,10 @@ pub(crate) const SPOTIFY_API: Service = Service {
     name: "Spotify",
     url_var: "SPOTIFY_API_URL",
     default_url: "https://api.spotify.com/v1",
-    credential: Credential::None,
+    credential: Credential::SignIn {
+        tool: "spotify_auth",
+        client_var: "SPOTIFY_CLIENT_ID",
+    },
     min_interval: Duration::ZERO,
 };
 
@@ -463,7 +472,13 @@ pub(crate) fn help() -> String {
         if !service.min_interval.is_zero() {
             entry.push_str(&format!("; at most {}", pace(service.min_interval)));
         }
-        let first = format!("  {:<width$}", service.id, width = INDENT - 2);
+        // An id too long for its column gets a line of its own.
+        let first = if service.id.len() < INDENT - 3 {
+            format!("  {:<width$}", service.id, width = INDENT - 2)
+        } else {
+            text.push_str(&format!("  {}\n", service.id));
+            " ".repeat(INDENT)
+        };
         text.push_str(&wrap(&first, &entry, INDENT, 80));
     }
     text
@@ -487,6 +502,9 @@ fn help_credential(credential: &Credential) -> String {
             vars[0],
             vars[1..].join(", ")
         ),
+        Credential::SignIn { tool, client_var } => {
+            format!("your account, signed in with {tool} ({client_var})")
+        }
     }
 }
 
@@ -565,6 +583,9 @@ mod tests {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
+                Credential::SignIn { tool, client_var } => {
+                    format!("your account, signed in with `{tool}` (`{client_var}`)")
+                }
             };
             let credential = match shared_credential(i) {
                 Some(earlier) => format!("the same login as `{}`", earlier.id),
@@ -603,6 +624,10 @@ mod tests {
         }
         assert!(
             help.contains("\n  ntfy           ntfy notifications: NTFY_URL (default https://ntfy.sh); no key\n"),
+            "{help}"
+        );
+        assert!(
+            help.contains("\n  spotify-accounts\n                 Spotify accounts: SPOTIFY_ACCOUNTS_URL"),
             "{help}"
         );
     }

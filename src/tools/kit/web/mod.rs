@@ -154,11 +154,16 @@ impl Web {
     ) -> Result<Value, String> {
         let fetched = self.call(service, path, call, cancel)?;
         self.read_json(service, &fetched)
+    }
+
+    /// The JSON of an answer already fetched, or the sentence [`Web::json`] gives, with the
+    /// service's key cut out of it (a service may echo the request back in its error).
+    pub(crate) fn read_json(&self, service: &Service, fetched: &Fetched) -> Result<Value, String> {
+        self.judge_json(service, fetched)
             .map_err(|message| self.secrets(service).redact(&message))
     }
 
-    /// The JSON of an answer already fetched, or the sentence [`Web::json`] gives.
-    pub(crate) fn read_json(&self, service: &Service, fetched: &Fetched) -> Result<Value, String> {
+    fn judge_json(&self, service: &Service, fetched: &Fetched) -> Result<Value, String> {
         let name = service.name;
         if net::is_html(fetched.content_type.as_deref(), &fetched.body) {
             return Err(format!(

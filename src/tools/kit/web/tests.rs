@@ -307,12 +307,13 @@ fn a_service_that_stalls_inside_its_answer_times_out_with_the_same_sentence() {
 
 #[test]
 fn a_key_echoed_back_never_shows() {
-    let (base, _) = serve(vec![(
+    let echo = (
         401,
         "application/json",
         br#"{"errors":["bad key g-secret-1234"]}"#.to_vec(),
         None,
-    )]);
+    );
+    let (base, _) = serve(vec![echo.clone(), echo]);
     let web = web_at(&GNEWS, &base, 30, Some("g-secret-1234"));
     assert_eq!(web.key(&GNEWS).as_deref(), Some("g-secret-1234"));
     let call = Call {
@@ -327,6 +328,12 @@ fn a_key_echoed_back_never_shows() {
         error.starts_with("GNews answered HTTP 401: bad key"),
         "{error}"
     );
+    // A tool that fetched the answer itself and reads it after gets the same care.
+    let fetched = web
+        .call(&GNEWS, "/api", &call, &CancelToken::new())
+        .unwrap();
+    let error = web.read_json(&GNEWS, &fetched).unwrap_err();
+    assert!(!error.contains("g-secret-1234"), "{error}");
 }
 
 #[test]
