@@ -70,7 +70,7 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         let last_call = round > turn.max_rounds;
         let request = ChatRequest {
             messages,
-            tools: if last_call { &[] } else { &tools },
+            tools: if last_call { None } else { tools.as_deref() },
         };
         let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
         let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));

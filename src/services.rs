@@ -627,7 +627,9 @@ mod tests {
             "{help}"
         );
         assert!(
-            help.contains("\n  spotify-accounts\n                 Spotify accounts: SPOTIFY_ACCOUNTS_URL"),
+            help.contains(
+                "\n  spotify-accounts\n                 Spotify accounts: SPOTIFY_ACCOUNTS_URL"
+            ),
             "{help}"
         );
     }

@@ -16,11 +16,11 @@ use std::time::Duration;
 use crate::cancel::CancelToken;
 use crate::message::{Message, Usage};
 
-/// What one model call sends: the conversation and the tools the model may call
-/// (OpenAI function definitions; empty for the final call without tools).
+/// What one model call sends: the conversation and the tools the model may call (a JSON
+/// array of OpenAI function definitions; `None` for the final call without tools).
 pub struct ChatRequest<'a> {
     pub messages: &'a [Message],
-    pub tools: &'a [serde_json::Value],
+    pub tools: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The assembled answer of one model call.

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
@@ -270,8 +271,8 @@ impl Provider for Ollama {
             messages: Vec<Value>,
             model: &'a str,
             stream: bool,
-            #[serde(skip_serializing_if = "<[Value]>::is_empty")]
-            tools: &'a [Value],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tools: Option<&'a RawValue>,
         }
         let body = Body {
             messages: to_ollama(request.messages),

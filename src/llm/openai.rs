@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader, Read};
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
@@ -69,8 +70,8 @@ impl OpenAiCompat {
             model: &'a str,
             stream: bool,
             stream_options: Value,
-            #[serde(skip_serializing_if = "<[Value]>::is_empty")]
-            tools: &'a [Value],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tools: Option<&'a RawValue>,
         }
         let body = Body {
             messages: request.messages,

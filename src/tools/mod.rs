@@ -96,6 +96,15 @@ mod tests {
     }
 
     #[test]
+    fn every_schema_is_written_as_the_values_would_be() {
+        for tool in builtin() {
+            let written = serde_json::to_string(&schema::Schema(&tool.params)).unwrap();
+            let values = serde_json::to_string(&schema::json_schema(&tool.params)).unwrap();
+            assert_eq!(written, values, "{}", tool.name);
+        }
+    }
+
+    #[test]
     fn each_mode_offers_the_tools_the_golden_file_says() {
         let registry = Registry::builtin();
         let modes = [(false, false), (true, false), (false, true), (true, true)];

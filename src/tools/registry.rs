@@ -6,13 +6,40 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::ToolContext;
 use super::coding::tickets;
 use super::declare::ToolDef;
 use super::schema;
 use crate::message::ToolCall;
+
+/// One tool as an OpenAI function definition; keys in the order a `json!` map would have them,
+/// so the requests are the same bytes as before.
+struct Definition<'a> {
+    tool: &'a ToolDef,
+}
+
+impl Serialize for Definition<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Function<'a>(&'a ToolDef);
+        impl Serialize for Function<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("description", &self.0.description)?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.serialize_entry("parameters", &schema::Schema(&self.0.params))?;
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("function", &Function(self.tool))?;
+        map.serialize_entry("type", "function")?;
+        map.end()
+    }
+}
 
 /// What a call produced: the text for the model, and whether it is an error.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,19 +100,21 @@ impl Registry {
             .collect()
     }
 
-    /// The OpenAI function definitions of the tools `ctx` offers.
-    pub fn definitions(&self, ctx: &ToolContext) -> Vec<Value> {
-        self.tools
+    /// The OpenAI function definitions of the tools `ctx` offers, as one JSON array written
+    /// straight from the declarations (no tree of values: with a hundred and more tools that
+    /// tree was the biggest thing a short run held); `None` when no tool is offered.
+    pub fn definitions(&self, ctx: &ToolContext) -> Option<Box<RawValue>> {
+        let offered: Vec<Definition<'_>> = self
+            .tools
             .iter()
             .filter(|t| t.offered_in(ctx))
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": schema::json_schema(&t.params),
-                }})
-            })
-            .collect()
+            .map(|tool| Definition { tool })
+            .collect();
+        if offered.is_empty() {
+            return None;
+        }
+        // Declarations are strings and numbers: writing them out cannot fail.
+        serde_json::value::to_raw_value(&offered).ok()
     }
 
     /// Runs one call. Always returns a result for the model, with any notes the call left
@@ -480,13 +509,14 @@ mod tests {
 
     #[test]
     fn definitions_are_openai_functions() {
-        let defs = registry().definitions(&ctx(false, false));
+        let defs = registry().definitions(&ctx(false, false)).unwrap();
+        let defs: Vec<Value> = serde_json::from_str(defs.get()).unwrap();
         assert_eq!(defs.len(), 1);
         assert_eq!(defs[0]["type"], "function");
         assert_eq!(defs[0]["function"]["name"], "echo_text");
         assert_eq!(
             defs[0]["function"]["parameters"]["required"],
-            json!(["text"])
+            serde_json::json!(["text"])
         );
     }
 

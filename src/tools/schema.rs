@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// Text of a tool's declaration: borrowed for a built-in tool, owned for a user's tool read at
@@ -127,7 +128,9 @@ impl Param {
     }
 }
 
-/// The `parameters` object of an OpenAI function definition.
+/// The `parameters` object of an OpenAI function definition, as values: what [`Schema`] writes
+/// out directly (kept to prove the two agree).
+#[cfg(test)]
 pub fn json_schema(params: &[Param]) -> Value {
     let mut properties = Map::new();
     for param in params {
@@ -141,6 +144,71 @@ pub fn json_schema(params: &[Param]) -> Value {
         .map(|p| p.name.as_ref())
         .collect();
     json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// [`json_schema`] written straight out, without building the values: the same JSON, keys in
+/// the same (sorted) order.
+pub struct Schema<'a>(pub &'a [Param]);
+
+impl Serialize for Schema<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Properties<'a>(&'a [Param]);
+        impl Serialize for Properties<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut sorted: Vec<&Param> = self.0.iter().collect();
+                sorted.sort_by(|a, b| a.name.cmp(&b.name));
+                sorted.dedup_by(|a, b| a.name == b.name);
+                let mut map = serializer.serialize_map(Some(sorted.len()))?;
+                for param in sorted {
+                    map.serialize_entry(param.name.as_ref(), &ParamSchema(param))?;
+                }
+                map.end()
+            }
+        }
+        let required: Vec<&str> = self
+            .0
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name.as_ref())
+            .collect();
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("properties", &Properties(self.0))?;
+        map.serialize_entry("required", &required)?;
+        map.serialize_entry("type", "object")?;
+        map.end()
+    }
+}
+
+/// One parameter's schema, its description included.
+struct ParamSchema<'a>(&'a Param);
+
+impl Serialize for ParamSchema<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let param = self.0;
+        let simple = match &param.kind {
+            Kind::String | Kind::Choice(_) => "string",
+            Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Boolean => "boolean",
+            Kind::StringList => "array",
+            // Schemas given as JSON text (a few tools): read, then written with the rest.
+            Kind::ObjectList(_) | Kind::Any(_) => {
+                let mut schema = param.kind.schema();
+                schema["description"] = Value::from(param.description.as_ref());
+                return schema.serialize(serializer);
+            }
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("description", param.description.as_ref())?;
+        if let Kind::Choice(options) = &param.kind {
+            map.serialize_entry("enum", &options.iter().collect::<Vec<_>>())?;
+        }
+        if param.kind == Kind::StringList {
+            map.serialize_entry("items", &json!({"type": "string"}))?;
+        }
+        map.serialize_entry("type", simple)?;
+        map.end()
+    }
 }
 
 /// One line per parameter, for error messages: `  path (string, required): what it is`.

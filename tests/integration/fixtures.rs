@@ -45,7 +45,7 @@ fn chat(reply: Reply) -> (Result<ChatResult, LlmError>, String, common::Recorded
     let messages = [Message::user("hello")];
     let request = ChatRequest {
         messages: &messages,
-        tools: &[],
+        tools: None,
     };
     let mut streamed = String::new();
     let result = provider.chat(
@@ -285,7 +285,7 @@ fn refused_connection_is_a_network_error() {
         .chat(
             &ChatRequest {
                 messages: &messages,
-                tools: &[],
+                tools: None,
             },
             &mut |_| {},
             &CancelToken::new(),
@@ -319,7 +319,7 @@ fn cancel_interrupts_a_silent_stream() {
         let result = provider.chat(
             &ChatRequest {
                 messages: &messages,
-                tools: &[],
+                tools: None,
             },
             &mut |t| {
                 streamed.push_str(t);
@@ -338,7 +338,7 @@ fn cancel_interrupts_a_silent_stream() {
     let result = provider.chat(
         &ChatRequest {
             messages: &messages,
-            tools: &[],
+            tools: None,
         },
         &mut |_| {},
         &CancelToken::new(),
@@ -361,7 +361,7 @@ fn a_server_gone_silent_times_out_with_the_partial_text_streamed() {
         .chat(
             &ChatRequest {
                 messages: &messages,
-                tools: &[],
+                tools: None,
             },
             &mut |t| streamed.push_str(t),
             &CancelToken::new(),

@@ -44,7 +44,7 @@ fn ollama_chat(
     let result = provider.chat(
         &ChatRequest {
             messages: &messages,
-            tools: &[],
+            tools: None,
         },
         &mut |t| streamed.push_str(t),
         &CancelToken::new(),

@@ -300,7 +300,8 @@ mod tests {
             warnings[2]
         );
         let ctx = crate::tools::ToolContext::new(dir.to_path_buf());
-        let defs = registry.definitions(&ctx);
+        let defs = registry.definitions(&ctx).unwrap();
+        let defs: Vec<serde_json::Value> = serde_json::from_str(defs.get()).unwrap();
         let weather = defs
             .iter()
             .find(|d| d["function"]["name"] == "weather")
