@@ -5,6 +5,7 @@
 
 mod cases;
 mod errors;
+mod screen;
 
 use std::io::Cursor;
 use std::os::unix::fs::PermissionsExt;

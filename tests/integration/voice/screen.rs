@@ -1,0 +1,41 @@
+//! How voice input behaves on the terminal: the counter rewritten in place and erased, typed
+//! keys not echoed over the meter, a Ctrl+C that stops an answer leaving voice mode on, and a
+//! recorder that does not outlive a Marvin killed outright.
+
+use super::{KEY, Whisper, gone, joined, recorder, repl, wav};
+use crate::common::{ReplayServer, TempDir};
+
+#[test]
+fn the_counter_is_rewritten_in_place_and_erased_after() {
+    let home = TempDir::new("voice-inplace");
+    let rec = recorder(&home, &wav(&joined(&[(1.0, true)])), "exec sleep 60");
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!v 30\r");
+    pty.wait_for_nth("🎙 recording", 3);
+    pty.send("\x03");
+    pty.wait_for("Recording stopped; nothing was sent.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    let first = screen.find("🎙 recording").unwrap();
+    let stopped = screen.find("Recording stopped").unwrap();
+    let frames = &screen[first..stopped];
+    // Each frame erases the one before it; the last is erased, not left above the message.
+    assert!(!frames.contains('\n'), "a frame scrolled: {frames:?}");
+    assert!(
+        frames.matches("\r\x1b[2K🎙 recording").count() >= 2,
+        "{frames:?}"
+    );
+    let after_last = &frames[frames.rfind("🎙 recording").unwrap()..];
+    assert!(
+        after_last.contains("\r\x1b[2K"),
+        "not erased: {after_last:?}"
+    );
+}
