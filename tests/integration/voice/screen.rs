@@ -39,3 +39,29 @@ fn the_counter_is_rewritten_in_place_and_erased_after() {
         "not erased: {after_last:?}"
     );
 }
+
+#[test]
+fn keys_typed_while_listening_are_not_echoed() {
+    let home = TempDir::new("voice-noecho");
+    let rec = recorder(&home, &wav(&joined(&[(0.5, false)])), "exec sleep 60");
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("🎙 ▯▯▯▯▯▯▯▯▯▯ — pause to send");
+    pty.send("typed words");
+    let shown = pty.screen().matches("— pause to send").count();
+    pty.wait_for_nth("— pause to send", shown + 2);
+    pty.send("\r");
+    pty.wait_for("Voice mode ended.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert!(!screen.contains("typed"), "echoed: {screen}");
+    assert!(whisper.uploads().is_empty());
+}
