@@ -152,7 +152,12 @@ fn last_words(
 /// transcript is skipped), None when a failure ends voice mode.
 fn heard(repl: &mut Repl<'_>, voice: &Voice, wav: &[u8], watch: &mut Watch) -> Option<bool> {
     match transcribe(repl, voice, wav, watch) {
-        Ok(text) => Some(send(repl, &text)),
+        Ok(text) => {
+            let more = send(repl, &text);
+            // A Ctrl+C that stopped the answer was the answer's: voice mode goes on.
+            *watch = Watch::new();
+            Some(more)
+        }
         Err(why) if why == EMPTY_TRANSCRIPT => {
             fail(repl, &with_stop(&why));
             Some(true)

@@ -3,7 +3,7 @@
 //! recorder that does not outlive a Marvin killed outright.
 
 use super::{KEY, Whisper, gone, joined, recorder, repl, wav};
-use crate::common::{ReplayServer, TempDir};
+use crate::common::{ReplayServer, StallServer, TempDir};
 
 #[test]
 fn the_counter_is_rewritten_in_place_and_erased_after() {
@@ -64,4 +64,43 @@ fn keys_typed_while_listening_are_not_echoed() {
     assert!(pty.leave().success());
     assert!(!screen.contains("typed"), "echoed: {screen}");
     assert!(whisper.uploads().is_empty());
+}
+
+#[test]
+fn ctrl_c_stops_the_answer_and_voice_mode_goes_on() {
+    let home = TempDir::new("voice-answer-stop");
+    let said = wav(&joined(&[(0.3, false), (1.0, true), (1.5, false)]));
+    let rec = recorder(&home, &said, "exec sleep 60");
+    let whisper = Whisper::start(vec![(200, br#"{"text":"Tell me a long story."}"#.to_vec())]);
+    let model = StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n",
+    );
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("🎤 \"Tell me a long story.\"");
+    pty.wait_for("Once upon");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    // Listening goes on: the meter comes back, and Enter ends voice mode as usual.
+    let tail = pty
+        .screen()
+        .split("[Cancelled]")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let shown = pty.screen().matches("— pause to send").count();
+    pty.wait_for_nth("— pause to send", shown + 1);
+    pty.send("\r");
+    pty.wait_for("Voice mode ended.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert!(!tail.contains("Voice mode stopped"), "{tail}");
+    assert!(!screen.contains("Voice mode stopped"), "{screen}");
+    assert_eq!(whisper.uploads().len(), 1);
 }
