@@ -2,6 +2,8 @@
 //! keys not echoed over the meter, a Ctrl+C that stops an answer leaving voice mode on, and a
 //! recorder that does not outlive a Marvin killed outright.
 
+use std::time::{Duration, Instant};
+
 use super::{KEY, Whisper, gone, joined, recorder, repl, wav};
 use crate::common::{ReplayServer, StallServer, TempDir};
 
@@ -103,4 +105,37 @@ fn ctrl_c_stops_the_answer_and_voice_mode_goes_on() {
     assert!(!tail.contains("Voice mode stopped"), "{tail}");
     assert!(!screen.contains("Voice mode stopped"), "{screen}");
     assert_eq!(whisper.uploads().len(), 1);
+}
+
+#[test]
+fn the_recorder_ends_when_marvin_is_killed_outright() {
+    let home = TempDir::new("voice-sigkill");
+    let pid_file = home.path().join("recorder.pid");
+    let rec = recorder(
+        &home,
+        &wav(&joined(&[(0.5, false)])),
+        &format!("echo $$ > '{}'\nexec sleep 600", pid_file.display()),
+    );
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("— pause to send");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid: i32 = loop {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if text.ends_with('\n') {
+            break text.trim().parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "the recorder never started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    pty.kill_hard();
+    gone(pid);
+    assert!(whisper.uploads().is_empty());
 }
