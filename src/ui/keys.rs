@@ -29,14 +29,29 @@ pub(crate) struct RawMode {
 
 impl RawMode {
     pub(crate) fn enable() -> Option<RawMode> {
+        Self::with(
+            libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN,
+            libc::ICRNL | libc::IXON,
+        )
+    }
+
+    /// No echo and no line buffering, but Ctrl+C still signals and Enter may come as `\n`:
+    /// for listening while keys are only looked at (voice input), so that typing does not
+    /// echo over what is shown.
+    pub(crate) fn quiet() -> Option<RawMode> {
+        Self::with(libc::ICANON | libc::ECHO, 0)
+    }
+
+    /// Clears `local` and `input` flags of stdin's terminal until dropped.
+    fn with(local: libc::tcflag_t, input: libc::tcflag_t) -> Option<RawMode> {
         // SAFETY: termios is plain data; tcgetattr fills it for fd 0 or fails.
         let mut saved: libc::termios = unsafe { std::mem::zeroed() };
         if unsafe { libc::tcgetattr(0, &mut saved) } != 0 {
             return None;
         }
         let mut raw = saved;
-        raw.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN);
-        raw.c_iflag &= !(libc::ICRNL | libc::IXON);
+        raw.c_lflag &= !local;
+        raw.c_iflag &= !input;
         raw.c_cc[libc::VMIN] = 1;
         raw.c_cc[libc::VTIME] = 0;
         // SAFETY: setting attributes we just read and adjusted.

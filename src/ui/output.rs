@@ -51,11 +51,6 @@ impl Out {
         self.terminal
     }
 
-    /// Whether nothing was written on the current line yet.
-    pub(crate) fn at_line_start(&self) -> bool {
-        self.at_line_start
-    }
-
     /// The reader went away: there is no point in producing more output.
     pub(crate) fn is_broken(&self) -> bool {
         self.broken

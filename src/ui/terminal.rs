@@ -40,6 +40,9 @@ pub(crate) struct TerminalView {
     round: Option<(String, Vec<(String, String)>)>,
     /// Whether progress rewrote the round's line.
     progress_shown: bool,
+    /// Whether a [`Self::transient`] line is on screen, to be rewritten or erased (never
+    /// ended with a newline).
+    transient_shown: bool,
 }
 
 /// The most a progress line takes, so it never wraps on an 80-column terminal (a wrapped line
@@ -60,6 +63,7 @@ impl TerminalView {
             dumb,
             round: None,
             progress_shown: false,
+            transient_shown: false,
         }
     }
 
@@ -108,6 +112,7 @@ impl TerminalView {
 
     /// A line of decoration, starting on a fresh line.
     pub(crate) fn side_line(&mut self, text: &str) {
+        self.clear_transient();
         self.answer.end_line();
         let side = self.side();
         side.end_line();
@@ -118,19 +123,23 @@ impl TerminalView {
     /// A line rewritten in place (a recording's seconds, its level) when the decorations go to
     /// a terminal; nothing elsewhere. [`Self::clear_transient`] erases it.
     pub(crate) fn transient(&mut self, text: &str) {
-        self.answer.end_line();
+        if !self.transient_shown {
+            self.answer.end_line();
+            self.side().end_line();
+        }
         let side = self.side();
         if side.is_terminal() {
+            // The previous frame is erased, not ended: the line is rewritten in place.
             side.erase_line();
             side.write(text);
+            self.transient_shown = true;
         }
     }
 
-    /// Erases the line [`Self::transient`] wrote.
+    /// Erases the line [`Self::transient`] wrote, leaving the cursor at its start.
     pub(crate) fn clear_transient(&mut self) {
-        let side = self.side();
-        if side.is_terminal() && !side.at_line_start() {
-            side.erase_line();
+        if std::mem::take(&mut self.transient_shown) {
+            self.side().erase_line();
         }
     }
 

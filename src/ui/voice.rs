@@ -1,9 +1,11 @@
 //! `!v [N]` and `!voice` at the terminal: the seconds counter or level meter on a line
-//! rewritten in place, Ctrl+C (and Enter, in `!voice`) to stop, each failure on one line, and
-//! what was said shown (`🎤 "…"`) then sent as if typed. The recording itself is `voice`'s.
+//! rewritten in place, keys not echoed while listening, Ctrl+C (and Enter, in `!voice`) to
+//! stop, each failure on one line, and what was said shown (`🎤 "…"`) then sent as the user's
+//! message (never as a command). The recording itself is `voice`'s.
 
 use std::time::Duration;
 
+use super::keys::RawMode;
 use super::repl::Repl;
 use super::sanitize::sanitize;
 use super::signal::{self, Watch};
@@ -21,6 +23,8 @@ pub(crate) fn record(repl: &mut Repl<'_>, seconds: u32) -> bool {
     };
     // SIGTERM and SIGHUP stop the recording (and the recorder) rather than leave it running.
     let _armed = signal::arm_turn();
+    // Keys typed while recording do not echo over the counter (Ctrl+C still signals).
+    let quiet = RawMode::quiet();
     let mut watch = Watch::new();
     let mut take = match voice.record(seconds) {
         Ok(take) => take,
@@ -41,6 +45,7 @@ pub(crate) fn record(repl: &mut Repl<'_>, seconds: u32) -> bool {
         std::thread::sleep(TICK);
     };
     repl.view.clear_transient();
+    drop(quiet);
     match recorded {
         Ok(wav) => match transcribe(repl, &voice, &wav, &mut watch) {
             Ok(text) => send(repl, &text),
@@ -57,6 +62,9 @@ pub(crate) fn listen(repl: &mut Repl<'_>) -> bool {
         return true;
     };
     let _armed = signal::arm_turn();
+    // Keys typed while listening do not echo over the meter, and Enter is seen as it is
+    // pressed; Ctrl+C still signals.
+    let _quiet = RawMode::quiet();
     let mut listening = match voice.listen() {
         Ok(listening) => listening,
         Err(why) => return fail(repl, &why),
@@ -144,7 +152,12 @@ fn last_words(
 /// transcript is skipped), None when a failure ends voice mode.
 fn heard(repl: &mut Repl<'_>, voice: &Voice, wav: &[u8], watch: &mut Watch) -> Option<bool> {
     match transcribe(repl, voice, wav, watch) {
-        Ok(text) => Some(send(repl, &text)),
+        Ok(text) => {
+            let more = send(repl, &text);
+            // A Ctrl+C that stopped the answer was the answer's: voice mode goes on.
+            *watch = Watch::new();
+            Some(more)
+        }
         Err(why) if why == EMPTY_TRANSCRIPT => {
             fail(repl, &with_stop(&why));
             Some(true)
@@ -188,7 +201,7 @@ fn transcribe(
     result.unwrap_or_else(|_| Err("Transcription failed unexpectedly; nothing was sent.".into()))
 }
 
-/// Shows what was heard and sends it as a typed line would be.
+/// Shows what was heard and sends it to the model as the user's message.
 fn send(repl: &mut Repl<'_>, text: &str) -> bool {
     let text = crate::commands::normalise(text);
     repl.view.side_line(&format!("🎤 \"{}\"", sanitize(&text)));
@@ -234,18 +247,20 @@ fn meter(level: f64) -> String {
     format!("{}{}", "▮".repeat(lit), "▯".repeat(10 - lit))
 }
 
-/// Whether Enter was pressed (or input ended) within `wait`; the line typed is consumed.
+/// Whether Enter was pressed (or input ended) within `wait`. Keys typed before it are
+/// consumed one byte at a time, up to the Enter; what follows stays for the prompt.
 fn enter_within(wait: Duration) -> bool {
-    if !super::stdin::ready_within(wait) {
-        return false;
+    let mut wait = wait;
+    while super::stdin::ready_within(wait) {
+        wait = Duration::ZERO;
+        let mut byte = 0u8;
+        // SAFETY: reading one byte into a local; poll said fd 0 has input.
+        let n = unsafe { libc::read(0, (&mut byte as *mut u8).cast(), 1) };
+        if n <= 0 || matches!(byte, b'\n' | b'\r') {
+            return true;
+        }
     }
-    let mut buffer = [0u8; 256];
-    // SAFETY: reading into a buffer we own, at most its length; poll said fd 0 has input.
-    let n = unsafe { libc::read(0, buffer.as_mut_ptr().cast(), buffer.len()) };
-    n <= 0
-        || buffer[..n as usize]
-            .iter()
-            .any(|b| matches!(b, b'\n' | b'\r'))
+    false
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The program that records: MARVIN_RECORDER, else `arecord` (Linux) or `sox`, found on PATH
 //! when voice is used. It runs in a process group of its own, so that stopping it (Ctrl+C,
 //! Enter, a timeout) stops whatever it started, and its stderr's last line explains a failure.
+//! On Linux it is also told to end (SIGTERM) when Marvin dies without stopping it.
 //!
 //! MARVIN_RECORDER's contract: it is run as `PROGRAM OUTPUT SECONDS`, writes a 16-bit PCM WAV
 //! (mono, any rate; 16 kHz suits Whisper) to OUTPUT, and exits 0 after SECONDS seconds of
@@ -95,8 +96,9 @@ impl Recorder {
 
     /// Starts recording `seconds` into `output`.
     pub(crate) fn start(&self, output: &Path, seconds: u32) -> Result<Recording, String> {
-        let mut child = self
-            .command(output, seconds)
+        let mut command = self.command(output, seconds);
+        die_with_parent(&mut command);
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -199,6 +201,30 @@ impl Drop for Recording {
         self.stop();
     }
 }
+
+/// On Linux, the recorder gets SIGTERM when Marvin dies without unwinding (SIGKILL, the OOM
+/// killer), instead of recording on for up to [`LISTEN_SECONDS`]. The signal comes when the
+/// thread that spawned it ends: the REPL's, which lives as long as the session.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Marvin died before the prctl: nobody would ever stop this recorder.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
 
 fn kill_group(group: libc::pid_t, signal: libc::c_int) {
     // SAFETY: signalling a process group we created; a group that is gone gives ESRCH.

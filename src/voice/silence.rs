@@ -17,13 +17,19 @@ const LEAD_IN: Duration = Duration::from_millis(300);
 /// A segment is cut here even without a pause (uploads stay small).
 const LONGEST: Duration = Duration::from_secs(120);
 
-/// The root mean square of `samples` (0 for none).
+/// The root mean square of `samples` about their mean (0 for none): a constant offset (a
+/// microphone's DC bias) is not sound.
 pub(crate) fn rms(samples: &[i16]) -> f64 {
     if samples.is_empty() {
         return 0.0;
     }
-    let sum: f64 = samples.iter().map(|&s| (s as f64) * (s as f64)).sum();
-    (sum / samples.len() as f64).sqrt()
+    let count = samples.len() as f64;
+    let mean = samples.iter().map(|&s| f64::from(s)).sum::<f64>() / count;
+    let sum: f64 = samples
+        .iter()
+        .map(|&s| (f64::from(s) - mean) * (f64::from(s) - mean))
+        .sum();
+    (sum / count).sqrt()
 }
 
 /// Samples in `span` at `rate`.
@@ -155,8 +161,13 @@ mod tests {
     #[test]
     fn loudness_is_the_root_mean_square() {
         assert_eq!(rms(&[]), 0.0);
-        assert_eq!(rms(&[3, -4, 3, -4]), (12.5f64).sqrt());
+        assert_eq!(rms(&[3, -4, 3, -4]), 3.5, "about the mean, -0.5");
         assert_eq!(rms(&sound(100, true)), 2000.0);
+        // A constant offset (DC bias) is silence, and does not add to the sound on top of it.
+        assert_eq!(rms(&[500; 100]), 0.0);
+        let biased: Vec<i16> = sound(100, true).iter().map(|s| s + 500).collect();
+        assert_eq!(rms(&biased), 2000.0);
+        assert!(!has_speech(&[500; 2000], RATE));
     }
 
     #[test]

@@ -67,17 +67,29 @@ impl Transcriber {
                 .header("Content-Type", &content_type)
                 .send(&body[..])
         };
-        let read = |response: net::Response| -> Result<(u16, String), String> {
+        // A refusal is the reader's error, so the client cuts the key out of it as it cuts it
+        // out of every failure (a service may repeat the Authorization header it was sent).
+        let read = |response: net::Response| -> Result<String, String> {
             let status = response.status().as_u16();
-            net::read_text(response.into_body().into_reader(), ANSWER_CAP)
-                .map(|text| (status, text))
-                .map_err(|error| format!("reading Groq's answer: {error}"))
+            let content_type = net::header(&response, "Content-Type");
+            let text = net::read_text(response.into_body().into_reader(), ANSWER_CAP).map_err(
+                |error| {
+                    format!(
+                        "Transcription failed, reading Groq's answer: {error}; nothing was sent"
+                    )
+                },
+            )?;
+            if (200..300).contains(&status) {
+                Ok(text)
+            } else {
+                Err(refusal(status, content_type.as_deref(), &text))
+            }
         };
-        let (status, text) = self
+        let text = self
             .client
             .exchange(cancel, &self.url, Some(&self.key), send, read)
             .map_err(|failure| self.failure(failure))?;
-        answer(status, &text)
+        transcript(&text)
     }
 
     fn failure(&self, failure: Failure<String>) -> String {
@@ -91,25 +103,39 @@ impl Transcriber {
                 "Cannot reach Groq at {}: {transport}; nothing was sent",
                 net::without_userinfo(&self.url)
             ),
-            Failure::Answer(why) => format!("Transcription failed, {why}; nothing was sent"),
+            Failure::Answer(why) => why,
         }
     }
 }
 
-/// The transcript in Groq's answer, or the service's own error message with the status.
-fn answer(status: u16, text: &str) -> Result<String, String> {
-    let json: Option<Value> = serde_json::from_str(text).ok();
-    if !(200..300).contains(&status) {
-        let message = json
-            .as_ref()
-            .and_then(|j| j["error"]["message"].as_str().or(j["error"].as_str()))
-            .map(str::to_string)
-            .unwrap_or_else(|| text.trim().chars().take(200).collect());
-        let message = message.trim_end_matches('.');
-        return Err(format!(
-            "Groq refused the recording (HTTP {status}): {message}; nothing was sent"
-        ));
+/// Why Groq refused: its own error message with the status on one line, or what kind of
+/// page answered instead of the API (an outage page, a proxy's) without its markup.
+fn refusal(status: u16, content_type: Option<&str>, text: &str) -> String {
+    if net::is_html(content_type, text.as_bytes()) {
+        return format!(
+            "Groq answered HTTP {status} with a web page (an outage or a proxy); try again \
+             later; nothing was sent"
+        );
     }
+    let json: Option<Value> = serde_json::from_str(text).ok();
+    let message = json
+        .as_ref()
+        .and_then(|j| j["error"]["message"].as_str().or(j["error"].as_str()))
+        .unwrap_or(text);
+    let message: String = message
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(200)
+        .collect();
+    let message = message.trim_end_matches('.');
+    format!("Groq refused the recording (HTTP {status}): {message}; nothing was sent")
+}
+
+/// The transcript in Groq's successful answer; an empty one is an error too.
+fn transcript(text: &str) -> Result<String, String> {
+    let json: Option<Value> = serde_json::from_str(text).ok();
     let transcript = json
         .as_ref()
         .and_then(|j| j["text"].as_str())
@@ -127,30 +153,57 @@ mod tests {
 
     #[test]
     fn answers_give_the_transcript_or_the_services_words() {
-        let ok = |text: &str| answer(200, text);
         assert_eq!(
-            ok(r#"{"text":" Hello  there.\n","x_groq":{"id":"req_1"}}"#),
+            transcript(r#"{"text":" Hello  there.\n","x_groq":{"id":"req_1"}}"#),
             Ok("Hello there.".to_string())
         );
-        let cases: &[(u16, &str, &str)] = &[
-            (200, r#"{"text":"  "}"#, "The transcript is empty"),
-            (200, r#"{"task":"transcribe"}"#, "no transcript"),
-            (200, "<html>", "no transcript"),
+        for (text, expected) in [
+            (r#"{"text":"  "}"#, "The transcript is empty"),
+            (r#"{"task":"transcribe"}"#, "no transcript"),
+            ("<html>", "no transcript"),
+        ] {
+            let error = transcript(text).unwrap_err();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+        let json = Some("application/json");
+        let cloudflare = "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n\
+                          <body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n";
+        let cases: &[(u16, Option<&str>, &str, &str)] = &[
             (
                 401,
+                json,
                 r#"{"error":{"message":"Invalid API Key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
                 "Groq refused the recording (HTTP 401): Invalid API Key; nothing was sent",
             ),
             (
                 413,
+                json,
                 r#"{"error":"file too large."}"#,
-                "(HTTP 413): file too large;",
+                "Groq refused the recording (HTTP 413): file too large; nothing was sent",
             ),
-            (502, "Bad Gateway\n", "(HTTP 502): Bad Gateway;"),
+            (
+                502,
+                Some("text/plain"),
+                "Bad\n  Gateway\n",
+                "Groq refused the recording (HTTP 502): Bad Gateway; nothing was sent",
+            ),
+            (
+                502,
+                Some("text/html; charset=UTF-8"),
+                cloudflare,
+                "Groq answered HTTP 502 with a web page (an outage or a proxy); try again later; \
+                 nothing was sent",
+            ),
+            (
+                503,
+                None,
+                cloudflare,
+                "Groq answered HTTP 503 with a web page (an outage or a proxy); try again later; \
+                 nothing was sent",
+            ),
         ];
-        for (status, text, expected) in cases {
-            let error = answer(*status, text).unwrap_err();
-            assert!(error.contains(expected), "{text}: {error}");
+        for (status, content_type, text, expected) in cases {
+            assert_eq!(&refusal(*status, *content_type, text), expected, "{text}");
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{KEY, Whisper, joined, recorder, repl, script, wav};
+use super::{KEY, Whisper, gone, joined, recorder, repl, script, wav};
 use crate::common::{ReplayServer, TempDir};
 
 /// Runs `line` in a REPL with `env` and returns the screen once `expected` was shown and the
@@ -118,6 +118,42 @@ fn a_refused_upload_says_the_status_and_groqs_message_never_the_key() {
 }
 
 #[test]
+fn a_refusal_repeating_the_key_is_redacted_and_a_web_page_is_one_line() {
+    let home = TempDir::new("voice-refusals");
+    let rec = recorder(&home, &wav(&joined(&[(1.0, true)])), "exit 0");
+    let echoed = format!(r#"{{"error":{{"message":"Bad header Authorization: Bearer {KEY}"}}}}"#);
+    let page = "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n\
+                <center><h1>502 Bad Gateway</h1></center>\n<hr><center>cloudflare</center>\n\
+                </body>\n</html>\n";
+    let whisper = Whisper::start(vec![
+        (401, echoed.into_bytes()),
+        (502, page.as_bytes().to_vec()),
+    ]);
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!v 1\r");
+    pty.wait_for(
+        "Groq refused the recording (HTTP 401): Bad header Authorization: Bearer [redacted]; nothing was sent.",
+    );
+    pty.wait_for_nth("› ", 2);
+    pty.send("!v 1\r");
+    pty.wait_for(
+        "Groq answered HTTP 502 with a web page (an outage or a proxy); try again later; nothing was sent.",
+    );
+    pty.wait_for_nth("› ", 3);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert!(!screen.contains(KEY), "{screen}");
+    assert!(!screen.contains("<"), "no markup: {screen}");
+    assert_eq!(whisper.uploads().len(), 2);
+}
+
+#[test]
 fn a_failing_recorder_says_its_last_line_and_a_bad_n_is_refused() {
     let home = TempDir::new("voice-recfail");
     let rec = script(
@@ -189,14 +225,6 @@ fn ctrl_c_stops_the_recorder_and_everything_it_started() {
     gone(pid);
     assert!(pty.leave().success());
     assert!(whisper.uploads().is_empty());
-}
-
-fn zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|s| s.trim_start().starts_with('Z'))
-    })
 }
 
 #[test]
@@ -284,18 +312,6 @@ fn started(pids: &std::path::Path, n: usize) -> i32 {
             return pid.trim().parse().unwrap();
         }
         assert!(Instant::now() < deadline, "recorder {n} never started");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn gone(pid: i32) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    // SAFETY: signal 0 only asks whether the process exists.
-    while unsafe { libc::kill(pid, 0) } == 0 && !zombie(pid) {
-        assert!(
-            Instant::now() < deadline,
-            "the recorder's child {pid} lives on"
-        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }

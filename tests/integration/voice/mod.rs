@@ -5,12 +5,14 @@
 
 mod cases;
 mod errors;
+mod screen;
 
 use std::io::Cursor;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::common::pty::Pty;
 use crate::common::{TempDir, fixture, marvin};
@@ -273,4 +275,25 @@ pub fn verbose_answer() -> Vec<u8> {
     let valid = valid.join("\n").replace("},\n  ],", "}\n  ],");
     serde_json::from_str::<serde_json::Value>(&valid).expect("valid after removing `...`");
     valid.into_bytes()
+}
+
+/// Waits until process `pid` is gone (or a zombie nobody reaped yet).
+pub fn gone(pid: i32) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // SAFETY: signal 0 only asks whether the process exists.
+    while unsafe { libc::kill(pid, 0) } == 0 && !zombie(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the recorder (or its child) {pid} lives on"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'))
+    })
 }

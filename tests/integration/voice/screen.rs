@@ -1,0 +1,141 @@
+//! How voice input behaves on the terminal: the counter rewritten in place and erased, typed
+//! keys not echoed over the meter, a Ctrl+C that stops an answer leaving voice mode on, and a
+//! recorder that does not outlive a Marvin killed outright.
+
+use std::time::{Duration, Instant};
+
+use super::{KEY, Whisper, gone, joined, recorder, repl, wav};
+use crate::common::{ReplayServer, StallServer, TempDir};
+
+#[test]
+fn the_counter_is_rewritten_in_place_and_erased_after() {
+    let home = TempDir::new("voice-inplace");
+    let rec = recorder(&home, &wav(&joined(&[(1.0, true)])), "exec sleep 60");
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!v 30\r");
+    pty.wait_for_nth("🎙 recording", 3);
+    pty.send("\x03");
+    pty.wait_for("Recording stopped; nothing was sent.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    let first = screen.find("🎙 recording").unwrap();
+    let stopped = screen.find("Recording stopped").unwrap();
+    let frames = &screen[first..stopped];
+    // Each frame erases the one before it; the last is erased, not left above the message.
+    assert!(!frames.contains('\n'), "a frame scrolled: {frames:?}");
+    assert!(
+        frames.matches("\r\x1b[2K🎙 recording").count() >= 2,
+        "{frames:?}"
+    );
+    let after_last = &frames[frames.rfind("🎙 recording").unwrap()..];
+    assert!(
+        after_last.contains("\r\x1b[2K"),
+        "not erased: {after_last:?}"
+    );
+}
+
+#[test]
+fn keys_typed_while_listening_are_not_echoed() {
+    let home = TempDir::new("voice-noecho");
+    let rec = recorder(&home, &wav(&joined(&[(0.5, false)])), "exec sleep 60");
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("🎙 ▯▯▯▯▯▯▯▯▯▯ — pause to send");
+    pty.send("typed words");
+    let shown = pty.screen().matches("— pause to send").count();
+    pty.wait_for_nth("— pause to send", shown + 2);
+    pty.send("\r");
+    pty.wait_for("Voice mode ended.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert!(!screen.contains("typed"), "echoed: {screen}");
+    assert!(whisper.uploads().is_empty());
+}
+
+#[test]
+fn ctrl_c_stops_the_answer_and_voice_mode_goes_on() {
+    let home = TempDir::new("voice-answer-stop");
+    let said = wav(&joined(&[(0.3, false), (1.0, true), (1.5, false)]));
+    let rec = recorder(&home, &said, "exec sleep 60");
+    let whisper = Whisper::start(vec![(200, br#"{"text":"Tell me a long story."}"#.to_vec())]);
+    let model = StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n",
+    );
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("🎤 \"Tell me a long story.\"");
+    pty.wait_for("Once upon");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    // Listening goes on: the meter comes back, and Enter ends voice mode as usual.
+    let tail = pty
+        .screen()
+        .split("[Cancelled]")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let shown = pty.screen().matches("— pause to send").count();
+    pty.wait_for_nth("— pause to send", shown + 1);
+    pty.send("\r");
+    pty.wait_for("Voice mode ended.");
+    pty.wait_for_nth("› ", 2);
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert!(!tail.contains("Voice mode stopped"), "{tail}");
+    assert!(!screen.contains("Voice mode stopped"), "{screen}");
+    assert_eq!(whisper.uploads().len(), 1);
+}
+
+#[test]
+fn the_recorder_ends_when_marvin_is_killed_outright() {
+    let home = TempDir::new("voice-sigkill");
+    let pid_file = home.path().join("recorder.pid");
+    let rec = recorder(
+        &home,
+        &wav(&joined(&[(0.5, false)])),
+        &format!("echo $$ > '{}'\nexec sleep 600", pid_file.display()),
+    );
+    let whisper = Whisper::start(Vec::new());
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
+    pty.wait_for("› ");
+    pty.send("!voice\r");
+    pty.wait_for("— pause to send");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid: i32 = loop {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if text.ends_with('\n') {
+            break text.trim().parse().unwrap();
+        }
+        assert!(Instant::now() < deadline, "the recorder never started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    pty.kill_hard();
+    gone(pid);
+    assert!(whisper.uploads().is_empty());
+}
