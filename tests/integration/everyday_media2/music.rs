@@ -44,7 +44,10 @@ fn artists_are_found_with_what_tells_namesakes_apart() {
 #[test]
 fn an_artist_comes_with_its_albums_oldest_first() {
     let home = TempDir::new("music-artist");
-    let server = ReplayServer::start(vec![built(200, "musicbrainz_artist_lookup.json")]);
+    let server = ReplayServer::start(vec![
+        built(200, "musicbrainz_artist_lookup.json"),
+        built(200, "musicbrainz_browse_release_groups_by_artist.json"),
+    ]);
     let text = call(
         &home,
         "music_lookup",
@@ -65,9 +68,15 @@ fn an_artist_comes_with_its_albums_oldest_first() {
              MBID {RADIOHEAD}"
         )
     );
+    let asked = server.requests();
     assert_eq!(
-        server.requests()[0].url,
-        format!("/artist/{RADIOHEAD}?inc=release-groups+genres+tags&fmt=json")
+        asked[0].url,
+        format!("/artist/{RADIOHEAD}?inc=genres+tags&fmt=json")
+    );
+    assert_eq!(
+        asked[1].url,
+        format!("/release-group?artist={RADIOHEAD}&type=album&limit=100&fmt=json"),
+        "a lookup's inc=release-groups stops at 25: the albums come by a browse"
     );
 }
 
@@ -76,6 +85,7 @@ fn an_album_shows_the_tracks_of_its_first_official_release() {
     let home = TempDir::new("music-album");
     let server = ReplayServer::start(vec![
         built(200, "musicbrainz_release_group_lookup.json"),
+        built(200, "musicbrainz_browse_releases_by_release_group.json"),
         built(200, "musicbrainz_release_lookup.json"),
     ]);
     let text = call(
@@ -89,7 +99,7 @@ fn an_album_shows_the_tracks_of_its_first_official_release() {
         format!(
             "OK Computer — by Radiohead, Album, first released 1997-05-21\n\
              MBID {OK_COMPUTER}\n\n\
-             3 releases of it; the tracks of OK Computer (by Radiohead, 1997-05-21, GB, Official), release MBID 52709206-8816-3c12-9ff6-f957f2f1eecf:\n\
+             2 official releases of it; the tracks of the earliest, OK Computer (by Radiohead, 1997-05-21, GB, Official), release MBID 52709206-8816-3c12-9ff6-f957f2f1eecf:\n\
              CD 1:\n  \
              1. Airbag 4:44\n  \
              2. Paranoid Android 6:23\n  \
@@ -100,10 +110,14 @@ fn an_album_shows_the_tracks_of_its_first_official_release() {
     let asked = server.requests();
     assert_eq!(
         asked[0].url,
-        format!("/release-group/{OK_COMPUTER}?inc=artist-credits+releases&fmt=json")
+        format!("/release-group/{OK_COMPUTER}?inc=artist-credits&fmt=json")
     );
     assert_eq!(
         asked[1].url,
+        format!("/release?release-group={OK_COMPUTER}&status=official&limit=100&fmt=json")
+    );
+    assert_eq!(
+        asked[2].url,
         "/release/52709206-8816-3c12-9ff6-f957f2f1eecf?inc=artist-credits+recordings&fmt=json"
     );
 }
@@ -111,7 +125,10 @@ fn an_album_shows_the_tracks_of_its_first_official_release() {
 #[test]
 fn a_song_lists_its_releases() {
     let home = TempDir::new("music-song");
-    let server = ReplayServer::start(vec![built(200, "musicbrainz_recording_lookup.json")]);
+    let server = ReplayServer::start(vec![
+        built(200, "musicbrainz_recording_lookup.json"),
+        built(200, "musicbrainz_browse_releases_by_recording.json"),
+    ]);
     let text = call(
         &home,
         "music_lookup",
@@ -126,10 +143,53 @@ fn a_song_lists_its_releases() {
          Paranoid Android (1997-05-26, GB, Official)  release MBID 3c9f2a1b-5d6e-4f70-8a9b-0c1d2e3f4a66\n  \
          OK Computer (1997-05-21, GB, Official)  release MBID 52709206-8816-3c12-9ff6-f957f2f1eecf"
     );
+    let asked = server.requests();
     assert_eq!(
-        server.requests()[0].url,
-        "/recording/4d7d8a24-3f5e-4d8f-8a6d-6e0f8c8c0b33?inc=artist-credits+releases&fmt=json"
+        asked[0].url,
+        "/recording/4d7d8a24-3f5e-4d8f-8a6d-6e0f8c8c0b33?inc=artist-credits&fmt=json"
     );
+    assert_eq!(
+        asked[1].url,
+        "/release?recording=4d7d8a24-3f5e-4d8f-8a6d-6e0f8c8c0b33&limit=15&fmt=json"
+    );
+}
+
+/// MusicBrainz's lookups stop at 25 linked entities: an artist with more albums than a browse
+/// returns at once is said to have them all, counted from `release-group-count`. The browse
+/// answer is made here: 100 albums of the 112 it counts.
+#[test]
+fn an_artist_with_more_albums_than_one_answer_says_how_many_there_are() {
+    let home = TempDir::new("music-many-albums");
+    let groups: Vec<String> = (0..100)
+        .map(|i| {
+            format!(
+                r#"{{"id":"00000000-0000-4000-8000-{i:012}","title":"Album {i}","primary-type":"Album","secondary-types":[],"first-release-date":"{}-01-01","disambiguation":""}}"#,
+                1900 + i
+            )
+        })
+        .collect();
+    let browse = format!(
+        r#"{{"release-group-count":112,"release-group-offset":0,"release-groups":[{}]}}"#,
+        groups.join(",")
+    );
+    let server = ReplayServer::start(vec![
+        built(200, "musicbrainz_artist_lookup.json"),
+        Reply::json(200, browse),
+    ]);
+    let text = call(
+        &home,
+        "music_lookup",
+        &format!(r#"{{"mbid": "{RADIOHEAD}", "kind": "artist"}}"#),
+        &env(&server),
+    );
+    assert!(
+        text.contains(
+            "\nAlbums (100 of 112, as many as MusicBrainz returns at once):\n  \
+             1900-01-01  Album 0  (MBID 00000000-0000-4000-8000-000000000000)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  1999-01-01  Album 99  (MBID "), "{text}");
 }
 
 #[test]

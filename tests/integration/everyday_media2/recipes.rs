@@ -3,7 +3,7 @@
 //! tests/fixtures/apis/mealdb.md), nothing was recorded.
 
 use super::{Silent, built, call, home_with_preferences, portal, reply};
-use crate::common::{ReplayServer, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir};
 
 fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
     vec![("MEALDB_URL", server.root())]
@@ -179,5 +179,70 @@ fn nothing_found_errors_html_and_silence() {
     assert_eq!(
         timed_out,
         "Error: TheMealDB request timed out after 1s. Try again or rephrase query."
+    );
+}
+
+/// A lookup answer with these ingredients (made here, in TheMealDB's shape: `meals[0]` with
+/// `strIngredientN` and `strMeasureN`).
+fn meal_with(name: &str, ingredients: &[&str]) -> String {
+    let mut meal =
+        serde_json::json!({"idMeal": "90001", "strMeal": name, "strInstructions": "Cook."});
+    for (n, ingredient) in ingredients.iter().enumerate() {
+        meal[format!("strIngredient{}", n + 1)] = (*ingredient).into();
+        meal[format!("strMeasure{}", n + 1)] = "1".into();
+    }
+    serde_json::json!({"meals": [meal]}).to_string()
+}
+
+/// Seed 002's profile against everyday wheat foods and meats the word lists once missed, and a
+/// recipe none of whose words match, said as a word-list result, not as safe.
+#[test]
+fn a_vegetarian_gluten_free_profile_flags_wheat_foods_and_hidden_meat() {
+    let home = home_with_preferences(
+        "recipe-lookup-diet",
+        r#"{"dietary": ["vegetarian", "gluten-free"]}"#,
+    );
+    let flagged = [
+        "Rigatoni",
+        "Tagliatelle",
+        "Fettuccine",
+        "Digestive Biscuits",
+        "Burger Buns",
+        "Ciabatta",
+        "Beer",
+        "Suet",
+        "Pepperoni",
+        "Worcestershire Sauce",
+        "Black Pudding",
+    ];
+    let server = ReplayServer::start(vec![
+        Reply::json(200, meal_with("Everything Pie", &flagged)),
+        Reply::json(
+            200,
+            meal_with("Rice Salad", &["Rice", "Coconut Milk", "Lime"]),
+        ),
+    ]);
+    let text = call(&home, "recipe_lookup", r#"{"id": "90001"}"#, &env(&server));
+    let gluten = "  ⚠ conflicts with: gluten-free";
+    let meat = "  ⚠ conflicts with: vegetarian";
+    let expected: Vec<String> = flagged
+        .iter()
+        .enumerate()
+        .map(|(i, name)| format!("\n- 1 {name}{}", if i < 7 { gluten } else { meat }))
+        .collect();
+    assert!(text.contains(&expected.concat()), "{text}");
+    assert!(
+        text.contains(
+            "\nYour preferences: vegetarian, gluten-free. 11 ingredients go against them (marked ⚠)."
+        ),
+        "{text}"
+    );
+    let text = call(&home, "recipe_lookup", r#"{"id": "90002"}"#, &env(&server));
+    assert!(!text.contains('⚠'), "{text}");
+    assert!(
+        text.contains(
+            "\nYour preferences: vegetarian, gluten-free. None of the ingredients matched the words Marvin checks for these preferences; check labels yourself for allergies."
+        ),
+        "{text}"
     );
 }

@@ -1,8 +1,11 @@
 //! The music family: `music_search` (artists, albums, songs or releases by name) and
 //! `music_lookup` (one of them by its MBID: an artist's albums, an album's or a release's
-//! tracks, a song's releases), through the MusicBrainz API at MUSICBRAINZ_URL. MusicBrainz
-//! allows one request a second: the service row paces every call of a session, parallel ones
-//! too. Its errors come as `{"error": "..."}`; a 503 means too many requests.
+//! tracks, a song's releases), through the MusicBrainz API at MUSICBRAINZ_URL. What is linked
+//! to an entry (albums, releases) comes by a browse request, since a lookup's `inc=` lists at
+//! most 25 linked entities, in no useful order. MusicBrainz allows one request a second: the
+//! service row paces every call of a session, parallel ones too (an artist's, album's or
+//! song's lookup takes two or three). Its errors come as `{"error": "..."}`; a 503 means too
+//! many requests.
 
 mod show;
 
@@ -10,8 +13,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use show::{
-    describe_artist, describe_group, describe_recording, describe_release, describe_search,
-    first_release, text,
+    Browsed, MAX_RELEASES, describe_artist, describe_group, describe_recording, describe_release,
+    describe_search, first_release, text,
 };
 
 use crate::services::MUSICBRAINZ;
@@ -21,6 +24,8 @@ use crate::tools::{Offered, ToolContext, ToolDef};
 
 const DEFAULT_RESULTS: u64 = 5;
 const MAX_RESULTS: u64 = 25;
+/// The most a browse request returns (MusicBrainz's ceiling for `limit`).
+const BROWSE_LIMIT: usize = 100;
 
 const KINDS: Choices = Choices::Fixed(&["artist", "album", "song", "release"]);
 const KIND_TEXT: &str = "artist, album (a release group: the album in all its editions), song (a recording) or release (one edition of an album)";
@@ -152,46 +157,77 @@ fn music_lookup(args: LookupArgs, ctx: &ToolContext) -> Result<String, String> {
             args.mbid.trim()
         ));
     }
-    let (resource, _) = args.kind.resource();
-    let inc = match args.kind {
-        Entity::Artist => "release-groups+genres+tags",
-        Entity::Album => "artist-credits+releases",
-        Entity::Song => "artist-credits+releases",
-        Entity::Release => "artist-credits+recordings",
-    };
-    let value = lookup(ctx, args.kind, resource, &mbid, inc)?;
     match args.kind {
-        Entity::Artist => Ok(describe_artist(&value)),
-        Entity::Song => Ok(describe_recording(&value)),
-        Entity::Release => Ok(describe_release(&value, None)),
-        Entity::Album => {
-            let Some(release) = first_release(&value) else {
-                return Ok(format!(
-                    "{}\n\nMusicBrainz lists no releases of it, so no track list.",
-                    describe_group(&value)
-                ));
-            };
-            let id = text(release, "id").to_string();
-            let release = lookup(
-                ctx,
-                Entity::Release,
-                "release",
-                &id,
-                "artist-credits+recordings",
-            )?;
-            Ok(describe_release(&release, Some(&value)))
+        Entity::Artist => lookup_artist(ctx, &mbid),
+        Entity::Album => lookup_album(ctx, &mbid),
+        Entity::Song => lookup_song(ctx, &mbid),
+        Entity::Release => {
+            let release = lookup(ctx, Entity::Release, &mbid, "artist-credits+recordings")?;
+            Ok(describe_release(&release, None))
         }
     }
 }
 
+/// An artist, and its albums by a browse: a lookup's `inc=release-groups` stops at 25 of them,
+/// in no useful order.
+fn lookup_artist(ctx: &ToolContext, mbid: &str) -> Result<String, String> {
+    let artist = lookup(ctx, Entity::Artist, mbid, "genres+tags")?;
+    let limit = BROWSE_LIMIT.to_string();
+    let albums = api(
+        ctx,
+        "/release-group",
+        &[("artist", mbid), ("type", "album"), ("limit", &limit)],
+        None,
+    )?;
+    let albums = Browsed::of(&albums, "release-groups", "release-group-count");
+    Ok(describe_artist(&artist, &albums))
+}
+
+/// An album (a release group) and the tracks of its earliest official release, chosen from a
+/// browse of its official releases (a lookup's `inc=releases` stops at 25 of them).
+fn lookup_album(ctx: &ToolContext, mbid: &str) -> Result<String, String> {
+    let group = lookup(ctx, Entity::Album, mbid, "artist-credits")?;
+    let limit = BROWSE_LIMIT.to_string();
+    let releases = api(
+        ctx,
+        "/release",
+        &[
+            ("release-group", mbid),
+            ("status", "official"),
+            ("limit", &limit),
+        ],
+        None,
+    )?;
+    let releases = Browsed::of(&releases, "releases", "release-count");
+    let Some(first) = first_release(&releases) else {
+        return Ok(format!(
+            "{}\n\nMusicBrainz lists no official release of it, so no track list (music_search with kind \"release\" finds its other editions).",
+            describe_group(&group)
+        ));
+    };
+    let id = text(first, "id").to_string();
+    let release = lookup(ctx, Entity::Release, &id, "artist-credits+recordings")?;
+    Ok(describe_release(&release, Some((&group, &releases))))
+}
+
+/// A song (a recording) and the releases it is on, by a browse that also gives their number
+/// (a lookup's `inc=releases` stops at 25).
+fn lookup_song(ctx: &ToolContext, mbid: &str) -> Result<String, String> {
+    let recording = lookup(ctx, Entity::Song, mbid, "artist-credits")?;
+    let limit = MAX_RELEASES.to_string();
+    let releases = api(
+        ctx,
+        "/release",
+        &[("recording", mbid), ("limit", &limit)],
+        None,
+    )?;
+    let releases = Browsed::of(&releases, "releases", "release-count");
+    Ok(describe_recording(&recording, &releases))
+}
+
 /// One lookup; a 404 says which id was not found.
-fn lookup(
-    ctx: &ToolContext,
-    kind: Entity,
-    resource: &str,
-    mbid: &str,
-    inc: &str,
-) -> Result<Value, String> {
+fn lookup(ctx: &ToolContext, kind: Entity, mbid: &str, inc: &str) -> Result<Value, String> {
+    let (resource, _) = kind.resource();
     let missing = format!(
         "MusicBrainz has no {} with MBID {mbid}: check the id and the kind (music_search gives both).",
         kind.word()

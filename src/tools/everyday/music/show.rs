@@ -5,10 +5,30 @@ use serde_json::Value;
 
 use super::Entity;
 
-/// The most releases a song's lookup lists.
-const MAX_RELEASES: usize = 15;
+/// The most releases a song's lookup lists (and asks for).
+pub(super) const MAX_RELEASES: usize = 15;
 /// The most genres or tags an artist's lookup names.
 const MAX_GENRES: usize = 8;
+
+/// A browse answer: the linked entries it returned, and how many MusicBrainz has in all.
+pub(super) struct Browsed<'a> {
+    items: &'a [Value],
+    total: u64,
+}
+
+impl<'a> Browsed<'a> {
+    /// The list under `list` and the total under `count` ("releases", "release-count").
+    pub(super) fn of(value: &'a Value, list: &str, count: &str) -> Self {
+        let items = value[list].as_array().map_or(&[][..], Vec::as_slice);
+        let total = value[count].as_u64().unwrap_or(0).max(items.len() as u64);
+        Self { items, total }
+    }
+
+    /// Whether MusicBrainz has more than it returned.
+    fn partial(&self) -> bool {
+        (self.items.len() as u64) < self.total
+    }
+}
 
 pub(super) fn describe_search(kind: Entity, query: &str, value: &Value, list: &str) -> String {
     let items = value[list].as_array().map_or(&[][..], Vec::as_slice);
@@ -167,7 +187,7 @@ fn minutes(ms: u64) -> String {
     format!("{}:{:02}", seconds / 60, seconds % 60)
 }
 
-pub(super) fn describe_artist(artist: &Value) -> String {
+pub(super) fn describe_artist(artist: &Value, browsed: &Browsed) -> String {
     let mut out = name(artist);
     out.push_str(&format!(
         " — {}",
@@ -190,20 +210,7 @@ pub(super) fn describe_artist(artist: &Value) -> String {
         (true, false) => out.push_str(&format!("\nTags: {}", tags.join(", "))),
         (true, true) => {}
     }
-    let albums = albums(artist);
-    if albums.is_empty() {
-        out.push_str("\nAlbums: none listed.");
-    } else {
-        out.push_str(&format!("\nAlbums ({}):", albums.len()));
-        for album in albums {
-            let date = present(album, "first-release-date").unwrap_or_else(|| "----".into());
-            out.push_str(&format!("\n  {date}  {}", name(album)));
-            if let Some(kind) = album_type(album).filter(|kind| kind != "Album") {
-                out.push_str(&format!(" [{kind}]"));
-            }
-            out.push_str(&format!("  (MBID {})", text(album, "id")));
-        }
-    }
+    out.push_str(&albums_text(browsed));
     out.push_str(&format!("\nMBID {}", text(artist, "id")));
     out
 }
@@ -222,22 +229,34 @@ fn named_by_count(list: &Value) -> Vec<String> {
         .collect()
 }
 
-/// An artist's release groups whose primary type is Album, oldest first (undated last).
-fn albums(artist: &Value) -> Vec<&Value> {
-    let mut albums: Vec<&Value> = artist["release-groups"]
-        .as_array()
-        .map(|groups| {
-            groups
-                .iter()
-                .filter(|group| group["primary-type"].as_str() == Some("Album"))
-                .collect()
-        })
-        .unwrap_or_default();
+/// An artist's albums (release groups of primary type Album, browsed), oldest first (undated
+/// last), and how many MusicBrainz has when it returned fewer.
+fn albums_text(browsed: &Browsed) -> String {
+    let mut albums: Vec<&Value> = browsed.items.iter().collect();
+    if albums.is_empty() {
+        return "\nAlbums: none listed.".into();
+    }
     albums.sort_by_key(|album| {
         let date = text(album, "first-release-date");
         (date.is_empty(), date.to_string())
     });
-    albums
+    let mut out = match browsed.partial() {
+        true => format!(
+            "\nAlbums ({} of {}, as many as MusicBrainz returns at once):",
+            albums.len(),
+            browsed.total
+        ),
+        false => format!("\nAlbums ({}):", albums.len()),
+    };
+    for album in albums {
+        let date = present(album, "first-release-date").unwrap_or_else(|| "----".into());
+        out.push_str(&format!("\n  {date}  {}", name(album)));
+        if let Some(kind) = album_type(album).filter(|kind| kind != "Album") {
+            out.push_str(&format!(" [{kind}]"));
+        }
+        out.push_str(&format!("  (MBID {})", text(album, "id")));
+    }
+    out
 }
 
 pub(super) fn describe_group(group: &Value) -> String {
@@ -257,9 +276,8 @@ pub(super) fn describe_group(group: &Value) -> String {
 }
 
 /// The release whose tracks stand for the album: an official one, the earliest dated.
-pub(super) fn first_release(group: &Value) -> Option<&Value> {
-    let releases = group["releases"].as_array()?;
-    releases.iter().min_by_key(|release| {
+pub(super) fn first_release<'a>(releases: &Browsed<'a>) -> Option<&'a Value> {
+    releases.items.iter().min_by_key(|release| {
         let date = text(release, "date");
         (
             release["status"].as_str() != Some("Official"),
@@ -269,8 +287,9 @@ pub(super) fn first_release(group: &Value) -> Option<&Value> {
     })
 }
 
-/// A release and its track list, medium by medium; under its album when it stands for one.
-pub(super) fn describe_release(release: &Value, group: Option<&Value>) -> String {
+/// A release and its track list, medium by medium; under its album (and the album's official
+/// releases) when it stands for one.
+pub(super) fn describe_release(release: &Value, group: Option<(&Value, &Browsed)>) -> String {
     let mut facts: Vec<String> = Vec::new();
     let credit = artist_credit(release);
     if !credit.is_empty() {
@@ -280,15 +299,12 @@ pub(super) fn describe_release(release: &Value, group: Option<&Value>) -> String
         facts.extend(present(release, key));
     }
     let mut out = match group {
-        Some(group) => {
-            let count = group["releases"].as_array().map_or(0, Vec::len);
-            format!(
-                "{}\n\n{count} release{} of it; the tracks of {}",
-                describe_group(group),
-                if count == 1 { "" } else { "s" },
-                name(release)
-            )
-        }
+        Some((group, releases)) => format!(
+            "{}\n\n{}{}",
+            describe_group(group),
+            official_count(releases),
+            name(release)
+        ),
         None => name(release),
     };
     if !facts.is_empty() {
@@ -297,6 +313,22 @@ pub(super) fn describe_release(release: &Value, group: Option<&Value>) -> String
     out.push_str(&format!(", release MBID {}:", text(release, "id")));
     out.push_str(&tracks(release));
     out
+}
+
+/// "2 official releases of it; the tracks of the earliest, ": how many, and which gives the
+/// tracks (the earliest of those MusicBrainz returned, when it has more).
+fn official_count(releases: &Browsed) -> String {
+    let total = releases.total;
+    let which = match (total, releases.partial()) {
+        (1, _) => String::new(),
+        (_, false) => "the earliest, ".into(),
+        (_, true) => format!(
+            "the earliest of the {} MusicBrainz returned at once, ",
+            releases.items.len()
+        ),
+    };
+    let plural = if total == 1 { "" } else { "s" };
+    format!("{total} official release{plural} of it; the tracks of {which}")
 }
 
 /// Each medium's tracks: "  1. Airbag 4:44", and the total length when every track has one.
@@ -333,7 +365,8 @@ fn tracks(release: &Value) -> String {
     out
 }
 
-pub(super) fn describe_recording(recording: &Value) -> String {
+/// A song and the releases it is on (browsed: the first few, and how many in all).
+pub(super) fn describe_recording(recording: &Value, browsed: &Browsed) -> String {
     let mut facts: Vec<String> = Vec::new();
     let credit = artist_credit(recording);
     if !credit.is_empty() {
@@ -348,19 +381,18 @@ pub(super) fn describe_recording(recording: &Value) -> String {
         out.push_str(&format!(" — {}", facts.join(", ")));
     }
     out.push_str(&format!("\nMBID {}", text(recording, "id")));
-    let releases = recording["releases"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
+    let releases = browsed.items;
     if releases.is_empty() {
         out.push_str("\nMusicBrainz lists no releases of it.");
         return out;
     }
+    let total = browsed.total;
     out.push_str(&format!(
-        "\nOn {} release{}:",
-        releases.len(),
-        if releases.len() == 1 { "" } else { "s" }
+        "\nOn {total} release{}:",
+        if total == 1 { "" } else { "s" }
     ));
-    for release in releases.iter().take(MAX_RELEASES) {
+    let shown = releases.len().min(MAX_RELEASES);
+    for release in &releases[..shown] {
         let facts: Vec<String> = ["date", "country", "status"]
             .iter()
             .filter_map(|key| present(release, key))
@@ -371,11 +403,8 @@ pub(super) fn describe_recording(recording: &Value) -> String {
         }
         out.push_str(&format!("  release MBID {}", text(release, "id")));
     }
-    if releases.len() > MAX_RELEASES {
-        out.push_str(&format!(
-            "\n  … and {} more.",
-            releases.len() - MAX_RELEASES
-        ));
+    if total > shown as u64 {
+        out.push_str(&format!("\n  … and {} more.", total - shown as u64));
     }
     out
 }
@@ -449,14 +478,92 @@ mod tests {
 
     #[test]
     fn an_album_stands_on_its_earliest_official_release() {
-        let group = json!({"releases": [
+        let browse = json!({"release-count": 4, "releases": [
             {"id": "bootleg", "status": "Bootleg", "date": "1990"},
             {"id": "undated", "status": "Official", "date": ""},
             {"id": "reissue", "status": "Official", "date": "2009-03-24"},
             {"id": "first", "status": "Official", "date": "1997-05-21"}
         ]});
-        assert_eq!(first_release(&group).map(|r| text(r, "id")), Some("first"));
-        assert!(first_release(&json!({"releases": []})).is_none());
+        let releases = Browsed::of(&browse, "releases", "release-count");
+        assert_eq!(
+            first_release(&releases).map(|r| text(r, "id")),
+            Some("first")
+        );
+        let none = json!({"release-count": 0, "releases": []});
+        assert!(first_release(&Browsed::of(&none, "releases", "release-count")).is_none());
+    }
+
+    /// A browse's total is MusicBrainz's count, not the length of the page it returned
+    /// (lookups stopped at 25 linked entities and their count was taken for the total).
+    #[test]
+    fn browsed_counts_say_how_many_musicbrainz_has() {
+        let albums = |count: u64, n: usize| {
+            let groups: Vec<Value> = (0..n)
+                .map(|i| json!({"id": format!("g{i}"), "title": format!("A{i}"), "primary-type": "Album", "first-release-date": format!("19{:02}", 90 - i)}))
+                .collect();
+            json!({"release-group-count": count, "release-group-offset": 0, "release-groups": groups})
+        };
+        let cases = [
+            (albums(0, 0), "\nAlbums: none listed."),
+            (albums(1, 1), "\nAlbums (1):\n  1990  A0  (MBID g0)"),
+            (
+                albums(230, 2),
+                "\nAlbums (2 of 230, as many as MusicBrainz returns at once):\n  1989  A1  (MBID g1)\n  1990  A0  (MBID g0)",
+            ),
+            (
+                json!({"release-groups": [{"id": "g", "title": "A"}]}),
+                "\nAlbums (1):\n  ----  A  (MBID g)",
+            ),
+        ];
+        for (browse, shown) in cases {
+            let browsed = Browsed::of(&browse, "release-groups", "release-group-count");
+            assert_eq!(albums_text(&browsed), shown, "{browse}");
+        }
+        let releases = |count: u64, n: usize| {
+            let list: Vec<Value> = (0..n).map(|i| json!({"id": format!("r{i}")})).collect();
+            json!({"release-count": count, "releases": list})
+        };
+        let cases = [
+            (releases(1, 1), "1 official release of it; the tracks of "),
+            (
+                releases(3, 3),
+                "3 official releases of it; the tracks of the earliest, ",
+            ),
+            (
+                releases(240, 2),
+                "240 official releases of it; the tracks of the earliest of the 2 MusicBrainz returned at once, ",
+            ),
+        ];
+        for (browse, shown) in cases {
+            let browsed = Browsed::of(&browse, "releases", "release-count");
+            assert_eq!(official_count(&browsed), shown, "{browse}");
+        }
+    }
+
+    #[test]
+    fn a_song_counts_all_its_releases_and_lists_the_first_few() {
+        let recording = json!({"id": "s", "title": "Song"});
+        let list: Vec<Value> = (0..MAX_RELEASES)
+            .map(|i| json!({"id": format!("r{i}"), "title": format!("R{i}")}))
+            .collect();
+        let browse = json!({"release-count": 40, "release-offset": 0, "releases": list});
+        let text = describe_recording(
+            &recording,
+            &Browsed::of(&browse, "releases", "release-count"),
+        );
+        assert!(
+            text.starts_with("Song\nMBID s\nOn 40 releases:\n  R0  release MBID r0"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("R14  release MBID r14\n  … and 25 more."),
+            "{text}"
+        );
+        let none = json!({"release-count": 0, "releases": []});
+        assert_eq!(
+            describe_recording(&recording, &Browsed::of(&none, "releases", "release-count")),
+            "Song\nMBID s\nMusicBrainz lists no releases of it."
+        );
     }
 
     #[test]

@@ -374,7 +374,7 @@ fn describe_meal(meal: &Value, diet: &Diet) -> String {
     }
     if !diet.is_empty() {
         let count = match marked {
-            0 => "No ingredient goes against them.".to_string(),
+            0 => "None of the ingredients matched the words Marvin checks for these preferences; check labels yourself for allergies.".to_string(),
             1 => "1 ingredient goes against them (marked ⚠).".to_string(),
             n => format!("{n} ingredients go against them (marked ⚠)."),
         };
