@@ -248,6 +248,106 @@ mod tests {
         assert_eq!(KINDS.len(), KIND_NAMES.len());
     }
 
+    /// A stand-in for Blender's `bpy` (see its opening comment), run by python3.
+    const STUB: &str = include_str!("bpy_stub.py");
+
+    /// A name with a quote, a newline, a backslash and more, as a person may give one.
+    const ODD: &str = "say \"hi\"\nC:\\new café 🙂";
+
+    /// Runs `code` as addon.py's execute_code would, under the stub set up as `scene` says:
+    /// what it printed and the scene after it, or what it printed and its error; `None`
+    /// without python3 (the judge, not a dependency).
+    fn under_stub(scene: &Value, code: &str) -> Option<Result<(String, Value), String>> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut child = match Command::new("python3")
+            .args(["-c", STUB, &scene.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("skipped: python3 is not installed, so the bpy programs were not run");
+                return None;
+            }
+            Err(e) => panic!("python3: {e}"),
+        };
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(code.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        match output.status.code() {
+            Some(0) => {
+                let (printed, scene) = stdout.rsplit_once("scene:").unwrap();
+                Some(Ok((printed.into(), serde_json::from_str(scene).unwrap())))
+            }
+            Some(3) => Some(Err(stdout)),
+            _ => panic!(
+                "{:?}: {stdout}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        }
+    }
+
+    /// The default scene, with one more mesh of an awkward name, in `mode`.
+    fn scene(mode: &str, active: Option<&str>) -> Value {
+        json!({
+            "objects": [["Cube", "MESH"], ["Light", "LIGHT"], [ODD, "MESH"]],
+            "mode": mode,
+            "active": active,
+        })
+    }
+
+    fn object<'a>(scene: &'a Value, name: &str) -> Option<&'a Value> {
+        scene["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+    }
+
+    #[test]
+    fn the_four_programs_run_and_print_their_line() {
+        let start = scene("OBJECT", Some("Cube"));
+        let new_name = format!("new {ODD}");
+        let cases = [
+            (
+                create("cube", &json!({"name": new_name, "location": [1.0, 2.0, 3.0], "rotation": [0.0, 90.0, 0.0]})).unwrap(),
+                json!({"name": new_name, "type": "MESH", "location": [1.0, 2.0, 3.0], "rotation": [0.0, 90.0, 0.0], "scale": [1.0, 1.0, 1.0], "visible": true}),
+            ),
+            (
+                modify(&json!({"name": ODD, "scale": [2.0, 2.0, 2.0], "visible": false, "new_name": new_name})),
+                json!({"name": new_name, "type": "MESH", "location": [0.0, 0.0, 0.0], "rotation": [0.0, 0.0, 0.0], "scale": [2.0, 2.0, 2.0], "visible": false}),
+            ),
+            (
+                material(&json!({"object": ODD, "color": [1.0, 0.5, 0.0, 1.0], "material": ODD, "metallic": 0.5, "roughness": null})),
+                json!({"object": ODD, "material": ODD, "color": [1.0, 0.5, 0.0, 1.0]}),
+            ),
+            (delete(&json!({"name": ODD})), json!({"deleted": ODD})),
+        ];
+        for (code, expected) in cases {
+            let Some(ran) = under_stub(&start, &code) else {
+                return;
+            };
+            let (output, _) = ran.unwrap_or_else(|e| panic!("{e}\n{code}"));
+            assert_eq!(printed(&output), Some(expected), "{output}");
+        }
+        for (kind, _) in KINDS {
+            let code = create(kind, &json!({"name": null})).unwrap();
+            let (output, after) = under_stub(&start, &code).unwrap().unwrap();
+            let made = printed(&output).unwrap();
+            assert!(object(&after, made["name"].as_str().unwrap()).is_some());
+            assert_eq!(after["objects"].as_array().unwrap().len(), 4, "{kind}");
+        }
+    }
+
     #[test]
     fn the_marked_line_is_read_from_the_output() {
         let cases = [
