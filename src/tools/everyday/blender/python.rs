@@ -133,12 +133,32 @@ fn program(args: &Value, body: &str) -> String {
     format!("{PRELUDE}{}{body}", arguments(args))
 }
 
+/// Leaves Edit, Sculpt or any other mode for Object Mode first (a mesh primitive added in Edit
+/// Mode goes into the edited mesh instead of making an object), adds the object with
+/// `OPERATOR`, and checks that the active object is a new one before naming and placing it:
+/// never the person's own object. `KIND` and `OPERATOR` are replaced from [`KINDS`].
+const CREATE: &str = r#"_marvin_before = set(o.as_pointer() for o in bpy.data.objects)
+if bpy.context.mode != 'OBJECT' and bpy.context.active_object is not None:
+    bpy.ops.object.mode_set(mode='OBJECT')
+OPERATOR
+obj = bpy.context.active_object
+if obj is None or obj.as_pointer() in _marvin_before:
+    raise RuntimeError("the KIND was not added as an object of its own (Blender is in %s mode%s); "
+        "switch Blender to Object Mode, check the scene with blender_get_scene (Ctrl+Z in Blender "
+        "undoes a change), then try again" % (bpy.context.mode,
+        "" if obj is None else ", and it may have gone into %s" % obj.name))
+if ARGS.get("name"):
+    obj.name = ARGS["name"]
+_marvin_place(obj)
+_marvin_report(obj)
+"#;
+
 /// Adds an object of `kind` (one of [`KINDS`]), then names and places it as `args` say.
 pub(super) fn create(kind: &str, args: &Value) -> Option<String> {
-    let (_, operator) = KINDS.iter().find(|(name, _)| *name == kind)?;
-    let body = format!(
-        "{operator}\nobj = bpy.context.active_object\nif ARGS.get(\"name\"):\n    obj.name = ARGS[\"name\"]\n_marvin_place(obj)\n_marvin_report(obj)\n"
-    );
+    let (name, operator) = KINDS.iter().find(|(name, _)| *name == kind)?;
+    let body = CREATE
+        .replace("OPERATOR", operator)
+        .replace("KIND", &name.replace('_', " "));
     Some(program(args, &body))
 }
 
@@ -346,6 +366,42 @@ mod tests {
             assert!(object(&after, made["name"].as_str().unwrap()).is_some());
             assert_eq!(after["objects"].as_array().unwrap().len(), 4, "{kind}");
         }
+    }
+
+    #[test]
+    fn an_object_is_created_in_object_mode_never_inside_the_edited_one() {
+        for mode in ["EDIT_MESH", "SCULPT"] {
+            let code =
+                create("cube", &json!({"name": "Box", "location": [0.0, 0.0, 2.0]})).unwrap();
+            let Some(ran) = under_stub(&scene(mode, Some("Cube")), &code) else {
+                return;
+            };
+            let (output, after) = ran.unwrap_or_else(|e| panic!("{mode}: {e}"));
+            assert_eq!(printed(&output).unwrap()["name"], "Box", "{mode}");
+            assert_eq!(after["mode"], "OBJECT");
+            let cube = object(&after, "Cube").unwrap();
+            assert_eq!(cube["location"], json!([0.0, 0.0, 0.0]), "{mode}");
+            assert_eq!(cube["faces_added"], 0, "{mode}");
+            assert_eq!(
+                object(&after, "Box").unwrap()["location"],
+                json!([0.0, 0.0, 2.0])
+            );
+        }
+        // Nothing active: nothing to leave a mode for, and nothing asked of mode_set.
+        let code = create("cone", &json!({"name": "Hat"})).unwrap();
+        let (_, after) = under_stub(&scene("SCULPT", None), &code).unwrap().unwrap();
+        assert!(object(&after, "Hat").is_some());
+        // A mode Blender would not leave: the cube went into the edited mesh, which is said,
+        // and that mesh is neither renamed nor moved.
+        let mut stuck = scene("EDIT_MESH", Some("Cube"));
+        stuck["mode_set"] = json!(false);
+        let code = create("cube", &json!({"name": "Box", "location": [0.0, 0.0, 2.0]})).unwrap();
+        let error = under_stub(&stuck, &code).unwrap().unwrap_err();
+        assert!(
+            error.contains("error:the cube was not added as an object of its own"),
+            "{error}"
+        );
+        assert!(!error.contains("scene:"), "{error}");
     }
 
     #[test]
