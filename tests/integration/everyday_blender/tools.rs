@@ -436,3 +436,37 @@ fn nobody_listening_no_answer_and_not_json_are_each_one_sentence() {
         )
     );
 }
+
+#[test]
+fn a_change_blender_did_not_answer_says_to_check_before_trying_again() {
+    let home = TempDir::new("blender-write-timeout");
+    let silent = Addon::start(|_| Answer::Silent);
+    let mut env = silent.env();
+    env.push(("MARVIN_TOOL_TIMEOUT", "1".into()));
+    let said = "Error: Blender did not answer within 1s, but the change may still have happened: Blender's add-on finishes a command even after Marvin stops waiting, so check with blender_get_scene or blender_get_object before trying again (if Blender is busy with a long operation, raise MARVIN_TOOL_TIMEOUT).";
+    let writes = [
+        ("blender_create_object", json!({"type": "cube"})),
+        (
+            "blender_modify_object",
+            json!({"name": "Cube", "scale": [2, 2, 2]}),
+        ),
+        ("blender_delete_object", json!({"name": "Cube"})),
+        (
+            "blender_set_material",
+            json!({"object": "Cube", "color": "#ff0000"}),
+        ),
+        (
+            "blender_execute_code",
+            json!({"code": "bpy.ops.mesh.primitive_cube_add()"}),
+        ),
+    ];
+    for (tool, arguments) in writes {
+        assert_eq!(call(&home, tool, arguments, &env), said, "{tool}");
+    }
+    assert_eq!(silent.commands().len(), 5);
+    // A read is only a look: trying again is harmless.
+    assert!(
+        call(&home, "blender_get_object", json!({"name": "Cube"}), &env)
+            .ends_with("; try again, or raise MARVIN_TOOL_TIMEOUT.")
+    );
+}
