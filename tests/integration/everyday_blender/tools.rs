@@ -436,3 +436,97 @@ fn nobody_listening_no_answer_and_not_json_are_each_one_sentence() {
         )
     );
 }
+
+#[test]
+fn a_change_blender_did_not_answer_says_to_check_before_trying_again() {
+    let home = TempDir::new("blender-write-timeout");
+    let silent = Addon::start(|_| Answer::Silent);
+    let mut env = silent.env();
+    env.push(("MARVIN_TOOL_TIMEOUT", "1".into()));
+    let said = "Error: Blender did not answer within 1s, but the change may still have happened: Blender's add-on finishes a command even after Marvin stops waiting, so check with blender_get_scene or blender_get_object before trying again (if Blender is busy with a long operation, raise MARVIN_TOOL_TIMEOUT).";
+    let writes = [
+        ("blender_create_object", json!({"type": "cube"})),
+        (
+            "blender_modify_object",
+            json!({"name": "Cube", "scale": [2, 2, 2]}),
+        ),
+        ("blender_delete_object", json!({"name": "Cube"})),
+        (
+            "blender_set_material",
+            json!({"object": "Cube", "color": "#ff0000"}),
+        ),
+        (
+            "blender_execute_code",
+            json!({"code": "bpy.ops.mesh.primitive_cube_add()"}),
+        ),
+    ];
+    for (tool, arguments) in writes {
+        assert_eq!(call(&home, tool, arguments, &env), said, "{tool}");
+    }
+    assert_eq!(silent.commands().len(), 5);
+    // A read is only a look: trying again is harmless.
+    assert!(
+        call(&home, "blender_get_object", json!({"name": "Cube"}), &env)
+            .ends_with("; try again, or raise MARVIN_TOOL_TIMEOUT.")
+    );
+}
+
+#[test]
+fn a_screenshot_in_the_project_is_approved_first_and_leaves_nothing_when_it_fails() {
+    let home = TempDir::new("blender-shot-project");
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let addon = camera(PNG);
+    let mut env = addon.env();
+    env.push(("TMPDIR", tmp.display().to_string()));
+    let shot = [("1", "blender_screenshot", r#"{"path": "shots/view"}"#)];
+    let (_, results) = run_with(&home, &shot, &env, &["--permission-mode", "default"]);
+    assert_eq!(
+        results,
+        [
+            "Error: no one to ask: denied. blender_screenshot needs approval in permission mode default, and nobody can answer here; say what you would have done instead."
+        ]
+    );
+    assert!(!home.path().join("shots").exists(), "nothing is made first");
+    assert_eq!(addon.commands(), Vec::<Value>::new());
+    // The private temporary file is Marvin's own: no one is asked.
+    let private = [("1", "blender_screenshot", "{}")];
+    let (_, results) = run_with(&home, &private, &env, &["--permission-mode", "default"]);
+    assert!(results[0].starts_with("Saved the viewport"), "{results:?}");
+    // A new file is an edit: accept-edits lets it through.
+    let (_, results) = run_with(&home, &shot, &env, &["--permission-mode", "accept-edits"]);
+    assert!(results[0].starts_with("Saved the viewport"), "{results:?}");
+    assert_eq!(
+        std::fs::read(home.path().join("shots/view.png")).unwrap(),
+        PNG
+    );
+
+    // What Blender wrote is not an image: the file goes, and the directories made for it,
+    // not the one that was there.
+    std::fs::create_dir(home.path().join("pics")).unwrap();
+    let broken = camera(b"Traceback (most recent call last):");
+    let result = call(
+        &home,
+        "blender_screenshot",
+        json!({"path": "pics/new/deep/view.png"}),
+        &broken.env(),
+    );
+    assert!(
+        result.ends_with("/pics/new/deep/view.png is not an image."),
+        "{result}"
+    );
+    assert_eq!(broken.commands().len(), 1);
+    assert_eq!(entries(&home.path().join("pics")), 0);
+    // No viewport: nothing written, the new directory taken away.
+    let blind = Addon::answering(json!({"error": "No 3D viewport found"}));
+    assert_eq!(
+        call(
+            &home,
+            "blender_screenshot",
+            json!({"path": "out/view"}),
+            &blind.env()
+        ),
+        "Error: Blender could not do get_viewport_screenshot: No 3D viewport found."
+    );
+    assert!(!home.path().join("out").exists());
+}

@@ -2,7 +2,8 @@
 //! recorded search, a token refreshed before it expires (and kept 0600, the refresh token
 //! kept when the answer has none), no sign-in, a 401 before and after a refresh, the accounts
 //! service's invalid_client, 429 with Retry-After, HTML, a timeout; playlists created and
-//! filled 100 tracks a request, and tracks that are not tracks refused before any request.
+//! filled 100 tracks a request, tracks that are not tracks refused before any request, and a
+//! change Spotify did not answer in time said as one that may have happened.
 
 use serde_json::{Value, json};
 
@@ -348,5 +349,35 @@ fn a_failure_half_way_says_how_many_were_added() {
     assert_eq!(
         text,
         "Error: Added the first 100 of 150 tracks, then: Spotify refused this (HTTP 403: You cannot add tracks to a playlist you don't own.). If it is about permissions, run spotify_auth again; an app in Development Mode serves only the users added to it at developer.spotify.com."
+    );
+}
+
+#[test]
+fn a_change_spotify_did_not_answer_says_to_check_before_trying_again() {
+    let home = signed_in("spotify-write-timeout", "A1", 3600);
+    let silent = Silent::start();
+    let env = [
+        ("SPOTIFY_API_URL", silent.url()),
+        ("SPOTIFY_CLIENT_ID", CLIENT_ID.into()),
+        ("MARVIN_TOOL_TIMEOUT", "1".into()),
+    ];
+    let created = call(
+        &home,
+        "spotify_create_playlist",
+        r#"{"name": "Road trip"}"#,
+        &env,
+    );
+    assert_eq!(
+        created,
+        "Error: Spotify request timed out after 1s, but the change may still have happened (Spotify may have received the request): check whether the user now has a playlist named \"Road trip\" (ask them to look in Spotify) before trying again, so it is not done twice."
+    );
+    let playlist = "3cEYpjA9oz9GiPac4AsH4n";
+    let arguments = json!({"playlist_id": playlist, "tracks": [track_id(1)]});
+    let added = call(&home, "spotify_add_tracks", &arguments.to_string(), &env);
+    assert_eq!(
+        added,
+        format!(
+            "Error: Spotify request timed out after 1s, but the change may still have happened (Spotify may have received the request): check which tracks the playlist has now (ask the user to look at https://open.spotify.com/playlist/{playlist}) before trying again, so it is not done twice."
+        )
     );
 }

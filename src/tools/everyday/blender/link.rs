@@ -24,6 +24,16 @@ pub(crate) struct Link {
     timeout: Duration,
 }
 
+/// What a cancel or a timeout says of a command that changes the scene: addon.py schedules
+/// each command with bpy.app.timers and runs it even after the client has gone.
+const MAY_HAVE_HAPPENED: &str = "the change may still have happened: Blender's add-on finishes a command even after Marvin stops waiting, so check with blender_get_scene or blender_get_object before trying again";
+
+/// Whether `command` may change the scene (execute_code: our own programs and the model's
+/// code); the rest only read, and may simply be tried again.
+fn changes(command: &str) -> bool {
+    command == "execute_code"
+}
+
 /// Why a reply could not be read.
 #[derive(Debug)]
 pub(super) enum ReplyError {
@@ -99,9 +109,12 @@ impl Link {
                 )
             });
         if cancel.is_cancelled() {
-            return Err("The Blender request was cancelled.".into());
+            return Err(match changes(command) {
+                true => format!("The Blender request was cancelled, but {MAY_HAVE_HAPPENED}."),
+                false => "The Blender request was cancelled.".into(),
+            });
         }
-        let reply = exchange.map_err(|error| self.explain(error))?;
+        let reply = exchange.map_err(|error| self.explain(command, error))?;
         self.result(command, reply)
     }
 
@@ -124,12 +137,22 @@ impl Link {
         })
     }
 
-    fn explain(&self, error: ReplyError) -> String {
+    /// The sentence for a failed exchange: a command that changes the scene may have run all
+    /// the same, so it is never simply "try again" for one of those.
+    fn explain(&self, command: &str, error: ReplyError) -> String {
         let at = self.address();
+        let changes = changes(command);
         match error {
+            ReplyError::Io(e) if is_timeout(&e) && changes => format!(
+                "Blender did not answer within {}s, but {MAY_HAVE_HAPPENED} (if Blender is busy with a long operation, raise MARVIN_TOOL_TIMEOUT).",
+                self.timeout.as_secs()
+            ),
             ReplyError::Io(e) if is_timeout(&e) => format!(
                 "Blender did not answer within {}s: it may be busy (a long operation, a dialog open); try again, or raise MARVIN_TOOL_TIMEOUT.",
                 self.timeout.as_secs()
+            ),
+            ReplyError::Closed { empty: false } if changes => format!(
+                "Blender at {at} closed the connection in the middle of its reply, so the change has most likely happened: check with blender_get_scene or blender_get_object before trying again."
             ),
             ReplyError::Io(e) => format!("The connection to Blender at {at} failed: {e}."),
             ReplyError::Closed { empty: true } => format!(
@@ -314,6 +337,95 @@ mod tests {
             read(&[b"{\"result\": \"", b"0123456789"], 12),
             Err(ReplyError::TooLarge)
         ));
+    }
+
+    /// A change that may have happened is never "try again": the model is told to look first.
+    #[test]
+    fn a_change_that_timed_out_or_was_cut_off_says_to_check_before_trying_again() {
+        let link = Link::new(&WebSettings::default()).patience(Duration::from_secs(2));
+        let timeout = || ReplyError::Io(io::ErrorKind::TimedOut.into());
+        let check = "check with blender_get_scene or blender_get_object before trying again";
+        let cases = [
+            (
+                "execute_code",
+                timeout(),
+                Some("Blender did not answer within 2s, but the change may still have happened"),
+            ),
+            (
+                "execute_code",
+                ReplyError::Closed { empty: false },
+                Some(
+                    "Blender at 127.0.0.1:9876 closed the connection in the middle of its reply, so the change has most likely happened",
+                ),
+            ),
+            ("get_scene_info", timeout(), None),
+            ("get_object_info", ReplyError::Closed { empty: false }, None),
+            ("get_viewport_screenshot", timeout(), None),
+        ];
+        for (command, error, start) in cases {
+            let said = link.explain(command, error);
+            match start {
+                Some(start) => assert!(
+                    said.starts_with(start) && said.contains(check) && !said.contains("try again,"),
+                    "{command}: {said}"
+                ),
+                None => assert!(
+                    said.contains("try again") && !said.contains(check),
+                    "{command}: {said}"
+                ),
+            }
+        }
+    }
+
+    /// A local socket that takes one command and never answers; the receiver hears when the
+    /// command has come.
+    fn unanswering() -> (u16, std::sync::mpsc::Receiver<()>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (got, heard) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut command = Vec::new();
+            let mut chunk = [0u8; 4096];
+            // Held open until the client closes it.
+            while let Ok(n @ 1..) = stream.read(&mut chunk) {
+                command.extend_from_slice(&chunk[..n]);
+                if serde_json::from_slice::<Value>(&command).is_ok() {
+                    let _ = got.send(());
+                }
+            }
+        });
+        (port, heard)
+    }
+
+    #[test]
+    fn a_cancelled_change_says_it_may_have_happened_and_a_cancelled_read_does_not() {
+        let cases = [
+            (
+                "execute_code",
+                "The Blender request was cancelled, but the change may still have happened: Blender's add-on finishes a command even after Marvin stops waiting, so check with blender_get_scene or blender_get_object before trying again.",
+            ),
+            ("get_scene_info", "The Blender request was cancelled."),
+        ];
+        for (command, expected) in cases {
+            let (port, heard) = unanswering();
+            let link = Link {
+                host: "127.0.0.1".into(),
+                port,
+                timeout: Duration::from_secs(600),
+            };
+            let cancel = CancelToken::new();
+            let canceller = cancel.clone();
+            std::thread::spawn(move || {
+                if heard.recv().is_ok() {
+                    canceller.cancel();
+                }
+            });
+            assert_eq!(
+                link.send(command, json!({}), &cancel),
+                Err(expected.to_string())
+            );
+        }
     }
 
     #[test]

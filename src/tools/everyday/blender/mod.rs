@@ -118,7 +118,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             .example(r#"{"name": "Cube"}"#)
             .handler(get_object),
         ToolDef::build("blender_create_object")
-            .describe("Add an object to the Blender scene (a mesh primitive, text, empty, camera or point light), optionally named, placed, rotated and scaled.")
+            .describe("Add an object to the Blender scene (a mesh primitive, text, empty, camera or point light), optionally named, placed, rotated and scaled. Blender is switched to Object Mode first.")
             .offered(Offered::Everywhere)
             .writes()
             .params(CREATE)

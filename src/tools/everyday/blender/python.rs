@@ -133,12 +133,32 @@ fn program(args: &Value, body: &str) -> String {
     format!("{PRELUDE}{}{body}", arguments(args))
 }
 
+/// Leaves Edit, Sculpt or any other mode for Object Mode first (a mesh primitive added in Edit
+/// Mode goes into the edited mesh instead of making an object), adds the object with
+/// `OPERATOR`, and checks that the active object is a new one before naming and placing it:
+/// never the person's own object. `KIND` and `OPERATOR` are replaced from [`KINDS`].
+const CREATE: &str = r#"_marvin_before = set(o.as_pointer() for o in bpy.data.objects)
+if bpy.context.mode != 'OBJECT' and bpy.context.active_object is not None:
+    bpy.ops.object.mode_set(mode='OBJECT')
+OPERATOR
+obj = bpy.context.active_object
+if obj is None or obj.as_pointer() in _marvin_before:
+    raise RuntimeError("the KIND was not added as an object of its own (Blender is in %s mode%s); "
+        "switch Blender to Object Mode, check the scene with blender_get_scene (Ctrl+Z in Blender "
+        "undoes a change), then try again" % (bpy.context.mode,
+        "" if obj is None else ", and it may have gone into %s" % obj.name))
+if ARGS.get("name"):
+    obj.name = ARGS["name"]
+_marvin_place(obj)
+_marvin_report(obj)
+"#;
+
 /// Adds an object of `kind` (one of [`KINDS`]), then names and places it as `args` say.
 pub(super) fn create(kind: &str, args: &Value) -> Option<String> {
-    let (_, operator) = KINDS.iter().find(|(name, _)| *name == kind)?;
-    let body = format!(
-        "{operator}\nobj = bpy.context.active_object\nif ARGS.get(\"name\"):\n    obj.name = ARGS[\"name\"]\n_marvin_place(obj)\n_marvin_report(obj)\n"
-    );
+    let (name, operator) = KINDS.iter().find(|(name, _)| *name == kind)?;
+    let body = CREATE
+        .replace("OPERATOR", operator)
+        .replace("KIND", &name.replace('_', " "));
     Some(program(args, &body))
 }
 
@@ -246,6 +266,142 @@ mod tests {
             assert!(KIND_NAMES.contains(kind), "{kind}");
         }
         assert_eq!(KINDS.len(), KIND_NAMES.len());
+    }
+
+    /// A stand-in for Blender's `bpy` (see its opening comment), run by python3.
+    const STUB: &str = include_str!("bpy_stub.py");
+
+    /// A name with a quote, a newline, a backslash and more, as a person may give one.
+    const ODD: &str = "say \"hi\"\nC:\\new café 🙂";
+
+    /// Runs `code` as addon.py's execute_code would, under the stub set up as `scene` says:
+    /// what it printed and the scene after it, or what it printed and its error; `None`
+    /// without python3 (the judge, not a dependency).
+    fn under_stub(scene: &Value, code: &str) -> Option<Result<(String, Value), String>> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut child = match Command::new("python3")
+            .args(["-c", STUB, &scene.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("skipped: python3 is not installed, so the bpy programs were not run");
+                return None;
+            }
+            Err(e) => panic!("python3: {e}"),
+        };
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(code.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        match output.status.code() {
+            Some(0) => {
+                let (printed, scene) = stdout.rsplit_once("scene:").unwrap();
+                Some(Ok((printed.into(), serde_json::from_str(scene).unwrap())))
+            }
+            Some(3) => Some(Err(stdout)),
+            _ => panic!(
+                "{:?}: {stdout}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        }
+    }
+
+    /// The default scene, with one more mesh of an awkward name, in `mode`.
+    fn scene(mode: &str, active: Option<&str>) -> Value {
+        json!({
+            "objects": [["Cube", "MESH"], ["Light", "LIGHT"], [ODD, "MESH"]],
+            "mode": mode,
+            "active": active,
+        })
+    }
+
+    fn object<'a>(scene: &'a Value, name: &str) -> Option<&'a Value> {
+        scene["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+    }
+
+    #[test]
+    fn the_four_programs_run_and_print_their_line() {
+        let start = scene("OBJECT", Some("Cube"));
+        let new_name = format!("new {ODD}");
+        let cases = [
+            (
+                create("cube", &json!({"name": new_name, "location": [1.0, 2.0, 3.0], "rotation": [0.0, 90.0, 0.0]})).unwrap(),
+                json!({"name": new_name, "type": "MESH", "location": [1.0, 2.0, 3.0], "rotation": [0.0, 90.0, 0.0], "scale": [1.0, 1.0, 1.0], "visible": true}),
+            ),
+            (
+                modify(&json!({"name": ODD, "scale": [2.0, 2.0, 2.0], "visible": false, "new_name": new_name})),
+                json!({"name": new_name, "type": "MESH", "location": [0.0, 0.0, 0.0], "rotation": [0.0, 0.0, 0.0], "scale": [2.0, 2.0, 2.0], "visible": false}),
+            ),
+            (
+                material(&json!({"object": ODD, "color": [1.0, 0.5, 0.0, 1.0], "material": ODD, "metallic": 0.5, "roughness": null})),
+                json!({"object": ODD, "material": ODD, "color": [1.0, 0.5, 0.0, 1.0]}),
+            ),
+            (delete(&json!({"name": ODD})), json!({"deleted": ODD})),
+        ];
+        for (code, expected) in cases {
+            let Some(ran) = under_stub(&start, &code) else {
+                return;
+            };
+            let (output, _) = ran.unwrap_or_else(|e| panic!("{e}\n{code}"));
+            assert_eq!(printed(&output), Some(expected), "{output}");
+        }
+        for (kind, _) in KINDS {
+            let code = create(kind, &json!({"name": null})).unwrap();
+            let (output, after) = under_stub(&start, &code).unwrap().unwrap();
+            let made = printed(&output).unwrap();
+            assert!(object(&after, made["name"].as_str().unwrap()).is_some());
+            assert_eq!(after["objects"].as_array().unwrap().len(), 4, "{kind}");
+        }
+    }
+
+    #[test]
+    fn an_object_is_created_in_object_mode_never_inside_the_edited_one() {
+        for mode in ["EDIT_MESH", "SCULPT"] {
+            let code =
+                create("cube", &json!({"name": "Box", "location": [0.0, 0.0, 2.0]})).unwrap();
+            let Some(ran) = under_stub(&scene(mode, Some("Cube")), &code) else {
+                return;
+            };
+            let (output, after) = ran.unwrap_or_else(|e| panic!("{mode}: {e}"));
+            assert_eq!(printed(&output).unwrap()["name"], "Box", "{mode}");
+            assert_eq!(after["mode"], "OBJECT");
+            let cube = object(&after, "Cube").unwrap();
+            assert_eq!(cube["location"], json!([0.0, 0.0, 0.0]), "{mode}");
+            assert_eq!(cube["faces_added"], 0, "{mode}");
+            assert_eq!(
+                object(&after, "Box").unwrap()["location"],
+                json!([0.0, 0.0, 2.0])
+            );
+        }
+        // Nothing active: nothing to leave a mode for, and nothing asked of mode_set.
+        let code = create("cone", &json!({"name": "Hat"})).unwrap();
+        let (_, after) = under_stub(&scene("SCULPT", None), &code).unwrap().unwrap();
+        assert!(object(&after, "Hat").is_some());
+        // A mode Blender would not leave: the cube went into the edited mesh, which is said,
+        // and that mesh is neither renamed nor moved.
+        let mut stuck = scene("EDIT_MESH", Some("Cube"));
+        stuck["mode_set"] = json!(false);
+        let code = create("cube", &json!({"name": "Box", "location": [0.0, 0.0, 2.0]})).unwrap();
+        let error = under_stub(&stuck, &code).unwrap().unwrap_err();
+        assert!(
+            error.contains("error:the cube was not added as an object of its own"),
+            "{error}"
+        );
+        assert!(!error.contains("scene:"), "{error}");
     }
 
     #[test]

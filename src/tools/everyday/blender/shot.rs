@@ -1,6 +1,8 @@
 //! `blender_screenshot`: the add-on's get_viewport_screenshot writes the 3D viewport as a PNG
-//! to a file we name, in a private (0700) directory of our own under TMPDIR, or at a path
-//! inside the working directory; the file is then checked to be an image by its first bytes.
+//! to a file we name, in a private (0700) directory of our own under TMPDIR, or at a new path
+//! inside the working directory (approved first, as create_file's new files are); the file is
+//! then checked to be an image by its first bytes. A screenshot that fails leaves nothing:
+//! the file and the directories made for it are taken away again.
 
 use std::fs::{self, DirBuilder, File};
 use std::io::Read;
@@ -10,7 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::interact::approvals::Action;
 use crate::tools::kit::paths;
+use crate::tools::kit::target::{Planned, Target};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
@@ -53,13 +57,19 @@ fn screenshot(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "max_size must be between 16 and {MAX_SIZE} pixels (got {max_size})."
         ));
     }
-    let (path, private) = match &args.path {
-        Some(input) => (in_working_dir(ctx, input)?, None),
-        None => {
-            let dir = private_dir(&ctx.settings.temp_dir())?;
-            (dir.join("viewport.png"), Some(dir))
-        }
+    let place = match &args.path {
+        Some(input) => Place::in_working_dir(ctx, input, max_size)?,
+        None => Place::private(&ctx.settings.temp_dir())?,
     };
+    let taken = take(ctx, place.path(), max_size);
+    if taken.is_err() {
+        place.undo();
+    }
+    taken
+}
+
+/// Asks Blender for the screenshot at `path` and checks what it wrote.
+fn take(ctx: &ToolContext, path: &Path, max_size: i64) -> Result<String, String> {
     let filepath = path.to_str().ok_or_else(|| {
         format!(
             "{} is not a path Blender can take (not UTF-8).",
@@ -67,50 +77,102 @@ fn screenshot(args: Args, ctx: &ToolContext) -> Result<String, String> {
         )
     })?;
     let params = json!({"max_size": max_size, "filepath": filepath, "format": "png"});
-    let taken = super::send(ctx, "get_viewport_screenshot", params).and_then(|result| {
-        let (kind, bytes) = image(&path)?;
-        Ok(format!(
-            "Saved the viewport{} as {kind} to {} ({bytes} bytes).",
-            match (result["width"].as_u64(), result["height"].as_u64()) {
-                (Some(w), Some(h)) => format!(" ({w}×{h} pixels)"),
-                _ => String::new(),
-            },
-            path.display()
-        ))
-    });
-    if taken.is_err() {
-        if let Some(dir) = private {
-            let _ = fs::remove_dir_all(dir);
-        }
-    }
-    taken
+    let result = super::send(ctx, "get_viewport_screenshot", params)?;
+    let (kind, bytes) = image(path)?;
+    Ok(format!(
+        "Saved the viewport{} as {kind} to {} ({bytes} bytes).",
+        match (result["width"].as_u64(), result["height"].as_u64()) {
+            (Some(w), Some(h)) => format!(" ({w}×{h} pixels)"),
+            _ => String::new(),
+        },
+        path.display()
+    ))
 }
 
-/// `input` inside the working directory, `.png` added when it has no extension; never an
-/// existing file.
-fn in_working_dir(ctx: &ToolContext, input: &str) -> Result<PathBuf, String> {
-    let mut path = paths::resolve(&ctx.working_dir(), input)?;
-    match path.extension().and_then(|e| e.to_str()) {
-        None => {
-            path.set_extension("png");
+/// Where the screenshot goes, and what to take away again when it fails.
+enum Place {
+    /// `viewport.png` in a new private directory of ours, removed whole.
+    Private { dir: PathBuf, path: PathBuf },
+    /// A new file in the working directory, approved as create_file's are, with the
+    /// directories made for it (`made`: the first of `planned`'s missing ones made here).
+    Project {
+        path: PathBuf,
+        planned: Planned,
+        target: Target,
+        made: Option<usize>,
+    },
+}
+
+impl Place {
+    fn private(temp: &Path) -> Result<Place, String> {
+        let dir = private_dir(temp)?;
+        Ok(Place::Private {
+            path: dir.join("viewport.png"),
+            dir,
+        })
+    }
+
+    /// `input` inside the working directory, `.png` added when it has no extension: never an
+    /// existing file, and nothing made before the person allowed the new file.
+    fn in_working_dir(ctx: &ToolContext, input: &str, max_size: i64) -> Result<Place, String> {
+        let mut input = input.trim().to_string();
+        match Path::new(&input).extension().and_then(|e| e.to_str()) {
+            None => input.push_str(".png"),
+            Some(ext) if ext.eq_ignore_ascii_case("png") => {}
+            Some(ext) => {
+                return Err(format!(
+                    "The screenshot is a PNG: name it .png, not .{ext}."
+                ));
+            }
         }
-        Some(ext) if ext.eq_ignore_ascii_case("png") => {}
-        Some(ext) => {
+        let root = ctx.working_dir();
+        let path = paths::resolve(&root, &input)?;
+        let planned = Planned::new(&root, &input)?;
+        if planned.exists()? {
             return Err(format!(
-                "The screenshot is a PNG: name it .png, not .{ext}."
+                "{input} already exists; choose another name (the screenshot never replaces a file)."
             ));
         }
+        ctx.approve(Action::edit(
+            "blender_screenshot",
+            &planned.approval_name(),
+            format!("A new PNG file: Blender's 3D viewport, at most {max_size} pixels on its longest side."),
+        ))?;
+        let (target, made) = planned.make_dirs()?;
+        Ok(Place::Project {
+            path,
+            planned,
+            target,
+            made,
+        })
     }
-    if fs::symlink_metadata(&path).is_ok() {
-        return Err(format!(
-            "{input} already exists; choose another name (the screenshot never replaces a file)."
-        ));
+
+    fn path(&self) -> &Path {
+        match self {
+            Place::Private { path, .. } | Place::Project { path, .. } => path,
+        }
     }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)
-            .map_err(|e| format!("Cannot make the directory {}: {e}.", parent.display()))?;
+
+    /// Takes away what this screenshot left: its private directory, or the file Blender may
+    /// have written and the directories made for it.
+    fn undo(self) {
+        match self {
+            Place::Private { dir, .. } => {
+                let _ = fs::remove_dir_all(dir);
+            }
+            Place::Project {
+                planned,
+                target,
+                made,
+                ..
+            } => {
+                let _ = target.dir.remove(&target.name);
+                if let Some(first) = made {
+                    planned.remove_made_dirs(first);
+                }
+            }
+        }
     }
-    Ok(path)
 }
 
 /// A new directory only we can enter, under `temp`.

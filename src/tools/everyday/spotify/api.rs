@@ -1,7 +1,9 @@
 //! Calls to Spotify's Web API as the signed-in user: the token from the profile (refreshed
 //! first when it is about to expire), sent as a Bearer header through the one web client; a
 //! 401 refreshes once and tries again; what is still refused (401, 403, 429) becomes a sentence
-//! that says what to do, and the rest is the web client's reading of the answer.
+//! that says what to do, and the rest is the web client's reading of the answer. A POST that
+//! times out, is cancelled or is cut off may have reached Spotify all the same: its sentence
+//! says so and what to check, never just "try again", which could make the change twice.
 
 use serde_json::Value;
 
@@ -10,8 +12,42 @@ use crate::services::SPOTIFY_API;
 use crate::tools::ToolContext;
 use crate::tools::kit::web::{Call, Fetched};
 
-/// A GET of `path` with `query`, or a POST of `json`.
-pub(super) fn call(
+/// A GET of `path` with `query`.
+pub(super) fn get(ctx: &ToolContext, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
+    call(ctx, path, query, None)
+}
+
+/// A POST of `json` to `path`, which changes something: when Spotify may have received it
+/// without our seeing the answer, the sentence says to check `what` before trying again.
+pub(super) fn post(
+    ctx: &ToolContext,
+    path: &str,
+    json: &Value,
+    what: &str,
+) -> Result<Value, String> {
+    call(ctx, path, &[], Some(json)).map_err(|error| match unanswered(&error) {
+        Some(why) => format!(
+            "{why}, but the change may still have happened (Spotify may have received the request): check {what} before trying again, so it is not done twice."
+        ),
+        None => error,
+    })
+}
+
+/// The start of the web client's sentence for a request sent but not answered in full (it
+/// timed out, was cancelled, or its answer broke off), without its advice to try again.
+fn unanswered(error: &str) -> Option<&str> {
+    let name = SPOTIFY_API.name;
+    let timed_out = error.starts_with(&format!("{name} request timed out after"));
+    let cancelled = error == format!("The {name} request was cancelled.");
+    let broken = error.starts_with(&format!("Reading {name}'s answer failed"));
+    if !(timed_out || cancelled || broken) {
+        return None;
+    }
+    let first = error.split_once(". ").map_or(error, |(first, _)| first);
+    Some(first.trim_end_matches('.'))
+}
+
+fn call(
     ctx: &ToolContext,
     path: &str,
     query: &[(&str, &str)],
@@ -79,5 +115,41 @@ fn judge(ctx: &ToolContext, fetched: &Fetched) -> Result<Value, String> {
                 ))
         )),
         _ => web.read_json(&SPOTIFY_API, fetched),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_sent_but_not_answered_is_told_apart() {
+        let cases = [
+            (
+                "Spotify request timed out after 30s. Try again or rephrase query.",
+                Some("Spotify request timed out after 30s"),
+            ),
+            (
+                "The Spotify request was cancelled.",
+                Some("The Spotify request was cancelled"),
+            ),
+            (
+                "Reading Spotify's answer failed: connection reset.",
+                Some("Reading Spotify's answer failed: connection reset"),
+            ),
+            // The sign-in's token refresh, before anything was sent to the Web API.
+            (
+                "Spotify accounts request timed out after 30s. Try again or rephrase query.",
+                None,
+            ),
+            (
+                "Could not reach Spotify at http://x: refused. Check the network connection, or try again later.",
+                None,
+            ),
+            ("Spotify refused this (HTTP 403).", None),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(unanswered(error), expected, "{error}");
+        }
     }
 }

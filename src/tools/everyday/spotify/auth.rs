@@ -39,7 +39,7 @@ pub(super) fn spotify_auth(ctx: &ToolContext) -> Result<String, String> {
     let code = wait(&callback, ctx)?;
     drop(callback);
     token::exchange(ctx, &code, &redirect_uri, &pkce.verifier)?;
-    let me = api::call(ctx, "/me", &[], None)?;
+    let me = api::get(ctx, "/me", &[])?;
     let name = me["display_name"]
         .as_str()
         .filter(|n| !n.trim().is_empty())

@@ -4,6 +4,8 @@
 
 use ring::digest::{SHA256, digest};
 
+use crate::interact::form::uploads::encode_base64;
+
 /// What one sign-in keeps to itself until Spotify's answer comes back.
 pub(super) struct Pkce {
     pub(super) verifier: String,
@@ -33,23 +35,18 @@ pub(super) fn challenge(verifier: &str) -> String {
     base64url(digest(&SHA256, verifier.as_bytes()).as_ref())
 }
 
-/// Base64 with the URL-safe alphabet (`-`, `_`) and no `=` padding (RFC 4648 §5).
+/// Base64 with the URL-safe alphabet (`-`, `_`) and no `=` padding (RFC 4648 §5): the
+/// standard encoding with its two symbols swapped and its padding cut.
 fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        // One byte makes two characters, two make three, three make four.
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    encode_base64(bytes)
+        .trim_end_matches('=')
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect()
 }
 
 #[cfg(test)]

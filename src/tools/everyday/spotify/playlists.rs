@@ -29,7 +29,10 @@ pub(super) fn create_playlist(args: CreateArgs, ctx: &ToolContext) -> Result<Str
     if let Some(description) = args.description.as_deref().map(str::trim) {
         body["description"] = json!(description);
     }
-    let made = api::call(ctx, "/me/playlists", &[], Some(&body))?;
+    let check = format!(
+        "whether the user now has a playlist named \"{name}\" (ask them to look in Spotify)"
+    );
+    let made = api::post(ctx, "/me/playlists", &body, &check)?;
     let id = made["id"]
         .as_str()
         .ok_or("Spotify answered without the new playlist's id; look for it in the user's playlists before trying again.")?;
@@ -58,11 +61,14 @@ pub(super) fn add_tracks(args: AddArgs, ctx: &ToolContext) -> Result<String, Str
     })?;
     let items = track_uris(&args.tracks)?;
     let path = format!("/playlists/{playlist}/items");
+    let check = format!(
+        "which tracks the playlist has now (ask the user to look at https://open.spotify.com/playlist/{playlist})"
+    );
     let mut added = 0;
     let mut snapshot = String::new();
     for chunk in items.chunks(CHUNK) {
         let body = json!({"uris": chunk});
-        let answer = api::call(ctx, &path, &[], Some(&body)).map_err(|e| match added {
+        let answer = api::post(ctx, &path, &body, &check).map_err(|e| match added {
             0 => e,
             _ => format!(
                 "Added the first {added} of {} tracks, then: {e}",

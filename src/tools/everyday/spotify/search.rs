@@ -33,7 +33,7 @@ pub(super) fn spotify_search(args: SearchArgs, ctx: &ToolContext) -> Result<Stri
     }
     let limit = limit.to_string();
     let query_pairs = [("q", query), ("type", kind), ("limit", limit.as_str())];
-    let answer = api::call(ctx, "/search", &query_pairs, None)?;
+    let answer = api::get(ctx, "/search", &query_pairs)?;
     Ok(render(&answer, kind, query))
 }
 
