@@ -60,8 +60,9 @@ pub struct Turn<'a> {
 }
 
 /// Runs one turn on `messages` (which end with the user's message) and returns the answer.
-/// Each completed round and the answer are appended to `messages`; a round interrupted by an
-/// error or a cancel is not, so the conversation always stays well-formed.
+/// Each round of tool calls and the answer are appended to `messages`, a round stopped by a
+/// cancel too (each call with its result, so the next turn knows what was attempted); a model
+/// call that fails or is cancelled adds nothing, so the conversation always stays well-formed.
 pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message, LlmError> {
     let tools = turn.registry.definitions(turn.ctx);
     let cancel = &turn.ctx.cancel;
@@ -99,9 +100,6 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
             return Ok(message);
         }
         let mut results = run_round(turn, round, &message.tool_calls);
-        if cancel.is_cancelled() {
-            return Err(LlmError::cancelled());
-        }
         lock(turn.budget).shrink_arguments(&mut message);
         // Make room first rather than cut this round's results to nothing.
         let crowded = {
@@ -123,6 +121,11 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         for (mut result, content) in results.into_iter().zip(fitted) {
             result.content = Some(content);
             messages.push(result);
+        }
+        // A round stopped by a cancel is kept with what each call said (finished, or stopped
+        // part-way: a write may have happened), so the next turn knows what was attempted.
+        if cancel.is_cancelled() {
+            return Err(LlmError::cancelled());
         }
     }
     unreachable!("the loop returns at the latest after max_rounds + 1 calls")

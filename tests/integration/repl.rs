@@ -330,3 +330,51 @@ fn model_and_provider_switch_mid_conversation_and_a_bad_switch_changes_nothing()
     assert!(contents.contains(&"From the mini model."), "{contents:?}");
     assert!(contents.contains(&"second question"), "{contents:?}");
 }
+
+#[test]
+fn a_round_stopped_by_ctrl_c_stays_in_the_conversation_with_what_each_call_said() {
+    let home = TempDir::new("repl-cancel-round");
+    let search = common::tools::Silent::start();
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "web_search", r#"{"query": "rust"}"#)]),
+        Reply::text(&["Noted."]),
+    ]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("DDG_URL", search.url())
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send("look it up\r");
+    pty.wait_for("web_search");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    pty.wait_for_nth("› ", 2);
+    pty.send("what happened?\r");
+    pty.wait_for("Noted.");
+    assert!(pty.leave().success());
+    // The next turn sees the call the stopped round made and what it said.
+    let messages = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "user"],
+        "{messages:?}"
+    );
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["name"],
+        "web_search"
+    );
+    assert_eq!(messages[3]["tool_call_id"], "c1");
+    let said = messages[3]["content"].as_str().unwrap();
+    assert!(said.contains("cancelled"), "{said}");
+    assert_eq!(messages[4]["content"], "[Cancelled]");
+}
