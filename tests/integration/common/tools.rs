@@ -54,6 +54,18 @@ pub fn call(home: &TempDir, tool: &str, arguments: &str, env: &[(&str, String)])
     run.results[0].clone()
 }
 
+/// One tool call whose service (the base URL in `url_var`) never answers, with
+/// MARVIN_TOOL_TIMEOUT=1: what the call said when its time ran out.
+pub fn call_unanswered(home: &TempDir, tool: &str, arguments: &str, url_var: &str) -> String {
+    let silent = Silent::start();
+    call(
+        home,
+        tool,
+        arguments,
+        &[(url_var, silent.url()), ("MARVIN_TOOL_TIMEOUT", "1".into())],
+    )
+}
+
 /// An answer with a content type.
 pub fn reply(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
     Reply {

@@ -2,7 +2,8 @@
 //! answers recorded by others (tests/fixtures/apis/): the form posted, the timeout and JSON
 //! output added to a query, the cap on elements, Overpass's XHTML error page.
 
-use super::{Silent, call, fixture, reply};
+use super::{call, fixture, reply};
+use crate::common::tools::call_unanswered;
 use crate::common::{ReplayServer, Reply, TempDir};
 
 #[test]
@@ -157,15 +158,11 @@ fn overpass_errors_are_its_own_words() {
         xml,
         "Error: overpass_query reads JSON: write [out:json] instead of another output format."
     );
-    let silent = Silent::start();
-    let timed_out = call(
+    let timed_out = call_unanswered(
         &home,
         "overpass_query",
         r#"{"query": "node(1);out;"}"#,
-        &[
-            ("OVERPASS_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
+        "OVERPASS_URL",
     );
     assert_eq!(
         timed_out,

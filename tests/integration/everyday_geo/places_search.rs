@@ -4,7 +4,8 @@
 //! Google's errors inside a 200 follow its documentation (`status`, `error_message`), as no
 //! recording of them was found.
 
-use super::{Silent, call, fixture, reply};
+use super::{call, fixture, reply};
+use crate::common::tools::call_unanswered;
 use crate::common::{ReplayServer, Reply, TempDir};
 
 const KEY: &str = "AIza-test-key-1234";
@@ -207,15 +208,11 @@ fn nominatim_html_and_silence_become_sentences() {
         html.starts_with("Error: Nominatim answered with a web page instead of data (HTTP 200)"),
         "{html}"
     );
-    let silent = Silent::start();
-    let timed_out = call(
+    let timed_out = call_unanswered(
         &home,
         "places_text_search",
         r#"{"query": "x"}"#,
-        &[
-            ("NOMINATIM_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
+        "NOMINATIM_URL",
     );
     assert_eq!(
         timed_out,

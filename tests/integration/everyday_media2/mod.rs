@@ -6,7 +6,7 @@
 mod music;
 mod recipes;
 
-pub use crate::common::tools::{Silent, call, reply};
+pub use crate::common::tools::{call, reply};
 use crate::common::{Reply, TempDir, fixture};
 
 /// A documentation-shaped answer from tests/fixtures/apis/, as JSON with this status.

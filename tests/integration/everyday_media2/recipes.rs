@@ -2,7 +2,8 @@
 //! profile. The answers are built from TheMealDB's API page (themealdb.com/api.php; see
 //! tests/fixtures/apis/mealdb.md), nothing was recorded.
 
-use super::{Silent, built, call, home_with_preferences, portal, reply};
+use super::{built, call, home_with_preferences, portal, reply};
+use crate::common::tools::call_unanswered;
 use crate::common::{ReplayServer, Reply, TempDir};
 
 fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
@@ -166,16 +167,7 @@ fn nothing_found_errors_html_and_silence() {
             "/search.php?s=pie"
         ]
     );
-    let silent = Silent::start();
-    let timed_out = call(
-        &home,
-        "recipe_search",
-        r#"{"query": "pie"}"#,
-        &[
-            ("MEALDB_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
-    );
+    let timed_out = call_unanswered(&home, "recipe_search", r#"{"query": "pie"}"#, "MEALDB_URL");
     assert_eq!(
         timed_out,
         "Error: TheMealDB request timed out after 1s. Try again or rephrase query."

@@ -5,8 +5,9 @@
 //! (an answer without `results`) and the forecast's 400 follow Open-Meteo's documentation.
 
 use super::{home_with, recorded};
+use crate::common::tools::call_unanswered;
 use crate::common::{ReplayServer, Reply};
-use crate::everyday_web::{Silent, call, reply};
+use crate::everyday_web::{call, reply};
 
 fn env(forecast: &ReplayServer, geocoding: &ReplayServer) -> Vec<(&'static str, String)> {
     vec![
@@ -139,15 +140,11 @@ fn open_meteo_errors_empty_searches_html_and_silence() {
         "Error: Open-Meteo answered HTTP 400: Cannot initialize ForecastVariableDaily from invalid String value sunshine."
     );
     assert_eq!(said[5], "Error: days must be between 1 and 7 (got 9).");
-    let silent = Silent::start();
-    let timed_out = call(
+    let timed_out = call_unanswered(
         &home,
         "weather_forecast",
         r#"{"location": "52.2,6.9"}"#,
-        &[
-            ("OPEN_METEO_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
+        "OPEN_METEO_URL",
     );
     assert_eq!(
         timed_out,

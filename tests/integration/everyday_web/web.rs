@@ -3,6 +3,7 @@
 //! and without Chromium.
 
 use super::{Silent, call, reply};
+use crate::common::tools::call_unanswered;
 use crate::common::{ReplayServer, Reply, TempDir, fixture};
 
 fn html_fixture(name: &str) -> Reply {
@@ -142,16 +143,7 @@ fn no_results_a_blocked_page_an_error_status_and_a_silent_service() {
         said[3],
         "Error: DuckDuckGo answered HTTP 503 (it may be limiting requests). Try again in a minute."
     );
-    let silent = Silent::start();
-    let timed_out = call(
-        &home,
-        "web_search",
-        r#"{"query": "eino"}"#,
-        &[
-            ("DDG_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
-    );
+    let timed_out = call_unanswered(&home, "web_search", r#"{"query": "eino"}"#, "DDG_URL");
     assert_eq!(
         timed_out,
         "Error: DuckDuckGo request timed out after 1s. Try again or rephrase query."
@@ -377,15 +369,11 @@ fn no_news_is_said_plainly_and_one_failing_source_is_noted() {
         ),
         "{text}"
     );
-    let silent = Silent::start();
-    let text = call(
+    let text = call_unanswered(
         &home,
         "search_news",
         r#"{"query": "solar eclipse"}"#,
-        &[
-            ("DDG_URL", silent.url()),
-            ("MARVIN_TOOL_TIMEOUT", "1".into()),
-        ],
+        "DDG_URL",
     );
     assert_eq!(
         text,
