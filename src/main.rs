@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     let owes_cost_line = cli::mentions_non_interactive(&args);
     match cli::parse(args) {
         Ok(Command::Help) => print(&cli::help()),
-        Ok(Command::Version) => print(concat!("marvin ", env!("CARGO_PKG_VERSION"), "\n")),
+        Ok(Command::Version) => print(&version()),
         Ok(Command::ListProviders) => marvin::app::list_providers(),
         Ok(Command::Run(args)) => marvin::app::run(args),
         Err(message) => {
@@ -29,4 +29,13 @@ fn main() -> ExitCode {
 fn print(text: &str) -> ExitCode {
     let _ = std::io::stdout().write_all(text.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// `marvin 0.1.0 (commit 1a2b3c4d5e6f)`, with `dirty` when built from a modified tree; the
+/// version alone when built outside a git checkout.
+fn version() -> String {
+    match env!("MARVIN_COMMIT") {
+        "" => format!("marvin {}\n", env!("CARGO_PKG_VERSION")),
+        commit => format!("marvin {} (commit {commit})\n", env!("CARGO_PKG_VERSION")),
+    }
 }

@@ -33,15 +33,36 @@ fn cost_line(output: &std::process::Output) -> Value {
     serde_json::from_str(json).unwrap()
 }
 
+/// What --version should say for this checkout: the version, and the commit with `dirty` when
+/// tracked files differ from it (the binary was built from the tree the tests run in).
+fn expected_version() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(hash) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|changes| !changes.is_empty());
+            let dirty = if dirty { " dirty" } else { "" };
+            format!("marvin {version} (commit {hash}{dirty})\n")
+        }
+        None => format!("marvin {version}\n"),
+    }
+}
+
 #[test]
 fn version_and_help_need_no_configuration() {
     let home = TempDir::new("version");
     let output = marvin(home.path()).arg("--version").output().unwrap();
     assert!(output.status.success());
-    assert_eq!(
-        stdout(&output),
-        format!("marvin {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(stdout(&output), expected_version());
     let output = marvin(home.path()).arg("--help").output().unwrap();
     assert!(output.status.success());
     assert!(stdout(&output).contains("--non-interactive"));
