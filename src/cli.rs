@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub enum Command {
     Help,
     Version,
+    /// `--completions SHELL`: the shell's completion script.
+    Completions(String),
     ListProviders,
     Run(Args),
 }
@@ -72,6 +74,7 @@ Options:
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
+      --completions SHELL  print the completion script for bash, zsh or fish
   -h, --help               show this help
   -V, --version            show the version
 
@@ -123,6 +126,55 @@ Environment:
 
 const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).\n";
 
+/// One option of --help: its long name, its short letter, the value it takes (`NAME`), what it
+/// does (its description's lines joined).
+#[derive(Debug, PartialEq)]
+pub(crate) struct OptionHelp {
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub value: Option<&'static str>,
+    pub about: String,
+}
+
+/// The options as --help lists them (the completion scripts are made from these, so a flag
+/// in --help is a flag the shells complete).
+pub(crate) fn options() -> Vec<OptionHelp> {
+    let section = HELP
+        .split_once("\nOptions:\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map_or("", |(options, _)| options);
+    let mut found: Vec<OptionHelp> = Vec::new();
+    for line in section.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let line = line.trim_start();
+        // An option starts near the margin; a description's next line is indented to its column.
+        if indent > 8 || !line.starts_with('-') {
+            if let Some(option) = found.last_mut() {
+                option.about = format!("{} {line}", option.about);
+            }
+            continue;
+        }
+        let (short, rest) = match line.strip_prefix('-').and_then(|l| l.split_once(", ")) {
+            Some((letter, rest)) if letter.len() == 1 => (letter.chars().next(), rest),
+            _ => (None, line),
+        };
+        let Some((flag, about)) = rest.strip_prefix("--").and_then(|r| r.split_once("  ")) else {
+            continue;
+        };
+        let (long, value) = match flag.split_once(' ') {
+            Some((long, value)) => (long, Some(value)),
+            None => (flag, None),
+        };
+        found.push(OptionHelp {
+            long,
+            short,
+            value,
+            about: about.trim().to_string(),
+        });
+    }
+    found
+}
+
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
     use lexopt::prelude::*;
@@ -134,6 +186,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             Long("list-providers") => return Ok(Command::ListProviders),
+            Long("completions") => {
+                return Ok(Command::Completions(text(&mut parser, "--completions")?));
+            }
             Long("provider") => parsed.provider = Some(text(&mut parser, "--provider")?),
             Long("model") => parsed.model = Some(text(&mut parser, "--model")?),
             Long("prompt") => parsed.prompt = Some(text(&mut parser, "--prompt")?),

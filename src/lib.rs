@@ -10,6 +10,7 @@ pub mod cancel;
 pub mod cli;
 pub(crate) mod clock;
 pub(crate) mod commands;
+pub mod completions;
 pub mod config;
 pub mod interact;
 pub mod llm;

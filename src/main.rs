@@ -14,6 +14,13 @@ fn main() -> ExitCode {
         Ok(Command::Help) => print(&cli::help()),
         Ok(Command::Version) => print(&version()),
         Ok(Command::ListProviders) => marvin::app::list_providers(),
+        Ok(Command::Completions(shell)) => match marvin::completions::script(&shell) {
+            Ok(script) => print(&script),
+            Err(message) => {
+                marvin::app::report(&message);
+                ExitCode::FAILURE
+            }
+        },
         Ok(Command::Run(args)) => marvin::app::run(args),
         Err(message) => {
             marvin::app::report(&message);

@@ -1197,3 +1197,84 @@ fn writes_wait_for_a_ticket_even_without_the_tk_program() {
     );
     assert_eq!(last(3), ["Created 'a.txt' (1 lines)."]);
 }
+
+/// What bash completes for `words` (the last one being completed) with the script loaded.
+fn bash_completes(home: &TempDir, script: &std::path::Path, words: &[&str]) -> String {
+    let line = words
+        .iter()
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let program = format!(
+        "source '{}'; COMP_WORDS=({line}); COMP_CWORD={}; _marvin; echo \"${{COMPREPLY[*]}}\"",
+        script.display(),
+        words.len() - 1
+    );
+    let output = std::process::Command::new("bash")
+        .args(["--norc", "-c", &program])
+        .env("MARVIN_HOME", home.path().join("marvin-home"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output).trim().to_string()
+}
+
+#[test]
+fn completion_scripts_load_and_complete_flags_providers_and_profiles() {
+    let home = TempDir::new("completions");
+    let output = marvin(home.path())
+        .args(["--completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let script = home.path().join("marvin.bash");
+    std::fs::write(&script, stdout(&output)).unwrap();
+    let checked = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--prov"]),
+        "--provider"
+    );
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--provider", "o"]),
+        "openai ollama openai-compat"
+    );
+    std::fs::create_dir_all(home.path().join("marvin-home/profiles/work")).unwrap();
+    std::fs::create_dir_all(home.path().join("marvin-home/profiles/weekend")).unwrap();
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--profile", "w"]),
+        "weekend work"
+    );
+    // The other shells' scripts parse, where the shell is installed.
+    for (shell, check) in [("zsh", ["-n"]), ("fish", ["--no-execute"])] {
+        let output = marvin(home.path())
+            .args(["--completions", shell])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        let file = home.path().join(format!("marvin.{shell}"));
+        std::fs::write(&file, stdout(&output)).unwrap();
+        match std::process::Command::new(shell)
+            .args(check)
+            .arg(&file)
+            .output()
+        {
+            Ok(checked) => assert!(checked.status.success(), "{shell}: {}", stderr(&checked)),
+            Err(_) => eprintln!("skipped: {shell} is not installed, so its script was not parsed"),
+        }
+    }
+    let output = marvin(home.path())
+        .args(["--completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no script for \"tcsh\""),
+        "{}",
+        stderr(&output)
+    );
+}
