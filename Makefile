@@ -1,5 +1,5 @@
 # Marvin: build, test, lint, bench, install.
-.PHONY: build release test lint bench install vendor clean
+.PHONY: build release test lint bench install uninstall vendor clean
 
 build:
 	cargo build --locked
@@ -20,8 +20,24 @@ lint:
 bench:
 	scripts/bench.sh
 
+# Installs the binary, the manual page and the completions under $(DESTDIR)$(PREFIX); BIN names
+# an already built binary to install instead of building the release one.
+PREFIX ?= /usr/local
+BIN ?= target/release/marvin
+INSTALLED = bin/marvin share/man/man1/marvin.1 share/bash-completion/completions/marvin \
+	share/zsh/site-functions/_marvin share/fish/vendor_completions.d/marvin.fish
+
 install:
-	cargo install --locked --path .
+	@if [ "$(BIN)" = target/release/marvin ]; then cargo build --release --locked; fi
+	install -Dm755 "$(BIN)" "$(DESTDIR)$(PREFIX)/bin/marvin"
+	install -Dm644 doc/marvin.1 "$(DESTDIR)$(PREFIX)/share/man/man1/marvin.1"
+	"$(BIN)" --completions bash | install -Dm644 /dev/stdin "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/marvin"
+	"$(BIN)" --completions zsh | install -Dm644 /dev/stdin "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_marvin"
+	"$(BIN)" --completions fish | install -Dm644 /dev/stdin "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/marvin.fish"
+
+# Removes exactly what install put there.
+uninstall:
+	cd "$(DESTDIR)$(PREFIX)" && rm -f $(INSTALLED)
 
 # Copy every dependency into vendor/ for an offline build (see scripts/vendor.sh).
 vendor:

@@ -191,7 +191,10 @@ mod tests {
             provider.about,
             "copilot, openai, gemini, groq, ollama or openai-compat"
         );
-        let mode = options.iter().find(|o| o.long == "permission-mode").unwrap();
+        let mode = options
+            .iter()
+            .find(|o| o.long == "permission-mode")
+            .unwrap();
         assert!(
             mode.about.ends_with("bypass with --non-interactive"),
             "{}",
@@ -223,6 +226,24 @@ mod tests {
                 option.long
             );
         }
+    }
+
+    #[test]
+    fn the_manual_has_the_options_of_the_help_and_no_other() {
+        let manual = include_str!("../doc/marvin.1");
+        let section = manual
+            .split_once(".SH OPTIONS\n")
+            .and_then(|(_, rest)| rest.split_once("\n.SH "))
+            .map(|(options, _)| options)
+            .unwrap();
+        let named: Vec<&str> = section
+            .split("\\fB\\-\\-")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("\\fR").map(|(name, _)| name))
+            .collect();
+        let names: Vec<String> = named.iter().map(|n| n.replace("\\-", "-")).collect();
+        let options: Vec<&str> = options().iter().map(|o| o.long).collect();
+        assert_eq!(names, options, "doc/marvin.1's OPTIONS and --help differ");
     }
 
     #[test]

@@ -504,9 +504,11 @@ mod tests {
     }
 
     #[test]
-    fn help_and_readme_document_every_variable() {
+    fn help_readme_and_manual_document_every_variable() {
         let readme = include_str!("../../README.md");
+        let manual = include_str!("../../doc/marvin.1");
         for var in VARIABLES {
+            assert!(manual.contains(var), "doc/marvin.1 does not mention {var}");
             assert!(
                 crate::cli::help().contains(var),
                 "--help does not mention {var}"

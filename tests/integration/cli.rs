@@ -1278,3 +1278,69 @@ fn completion_scripts_load_and_complete_flags_providers_and_profiles() {
         stderr(&output)
     );
 }
+
+#[test]
+fn make_install_puts_the_binary_manual_and_completions_in_place_and_uninstall_takes_them_away() {
+    let home = TempDir::new("install");
+    let root = home.path().join("root");
+    let make = |target: &str| {
+        let output = std::process::Command::new("make")
+            .args(["-s", target])
+            .arg(format!("BIN={}", env!("CARGO_BIN_EXE_marvin")))
+            .arg(format!("DESTDIR={}", root.display()))
+            .arg("PREFIX=/usr")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "make {target}: {}",
+            stderr(&output)
+        );
+    };
+    make("install");
+    let manual = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/marvin.1"));
+    let installed = [
+        ("usr/bin/marvin", 0o755),
+        ("usr/share/man/man1/marvin.1", 0o644),
+        ("usr/share/bash-completion/completions/marvin", 0o644),
+        ("usr/share/zsh/site-functions/_marvin", 0o644),
+        ("usr/share/fish/vendor_completions.d/marvin.fish", 0o644),
+    ];
+    for (path, mode) in installed {
+        let meta = std::fs::metadata(root.join(path)).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(meta.permissions().mode() & 0o777, mode, "{path}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("usr/share/man/man1/marvin.1")).unwrap(),
+        manual.unwrap()
+    );
+    let bash = marvin(home.path())
+        .args(["--completions", "bash"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("usr/share/bash-completion/completions/marvin")).unwrap(),
+        stdout(&bash)
+    );
+    make("uninstall");
+    for (path, _) in installed {
+        assert!(!root.join(path).exists(), "{path} is still there");
+    }
+}
+
+#[test]
+fn the_manual_page_renders_without_a_warning() {
+    let manual = concat!(env!("CARGO_MANIFEST_DIR"), "/doc/marvin.1");
+    let Ok(output) = std::process::Command::new("groff")
+        .args(["-ww", "-man", "-Tutf8", "-P", "-cbou", manual])
+        .output()
+    else {
+        eprintln!("skipped: groff is not installed, so the manual page was not rendered");
+        return;
+    };
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "", "groff warns about doc/marvin.1");
+    assert!(stdout(&output).contains("REPL COMMANDS"));
+}
