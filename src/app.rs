@@ -9,6 +9,7 @@ use crate::cli::Args;
 use crate::config;
 use crate::config::{Config, ConfigError, Env, SETUP_HELP};
 use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
+use crate::local;
 use crate::session::{Session, TurnEnd};
 use crate::tools::custom::{self, Origin};
 use crate::tools::{self, Registry};
@@ -210,10 +211,27 @@ fn notify(config: &Config, session: &Session, state: &str, text: &str) {
 
 fn build_config(args: &Args, env: &Env) -> Result<Config, String> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    Config::build(args, env, &cwd).map_err(|error| match error {
-        ConfigError::NoProvider => SETUP_HELP.to_string(),
-        ConfigError::Invalid(message) => message,
-    })
+    match Config::build(args, env, &cwd) {
+        Ok(config) => Ok(config),
+        Err(ConfigError::Invalid(message)) => Err(message),
+        // Nothing set up: a model server on this machine will do, said on one line.
+        Err(ConfigError::NoProvider) => {
+            let Some(found) = local::find(&env.local_ports()?) else {
+                return Err(SETUP_HELP.to_string());
+            };
+            let variables = found.variables();
+            let env = env.with(variables.iter().map(|(k, v)| (*k, v.as_str())));
+            let config = Config::build(args, &env, &cwd).map_err(|error| match error {
+                ConfigError::NoProvider => SETUP_HELP.to_string(),
+                ConfigError::Invalid(message) => message,
+            })?;
+            warn(&format!(
+                "no provider is set up; using {} (see `marvin --list-providers`)",
+                found.describe()
+            ));
+            Ok(config)
+        }
+    }
 }
 
 /// One session of this run, with the process's tools.
@@ -292,8 +310,25 @@ impl repl::ProviderDesk for Desk<'_> {
 pub fn list_providers() -> ExitCode {
     let env = Env::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let config = Config::build(&Args::default(), &env, &cwd).ok();
-    let out = provider_table(&env, config.as_ref(), None);
+    let built = Config::build(&Args::default(), &env, &cwd);
+    // With nothing set up, what a run would use instead: a model server on this machine.
+    let found = match &built {
+        Err(ConfigError::NoProvider) => {
+            env.local_ports().ok().and_then(|ports| local::find(&ports))
+        }
+        _ => None,
+    };
+    let mut out = provider_table(&env, built.ok().as_ref(), None);
+    if let Some(found) = found {
+        out.push_str(&format!(
+            "found {}; used while no provider is set up{}\n",
+            found.describe(),
+            match found.models.len() {
+                0 | 1 => String::new(),
+                _ => format!(" (models: {})", found.models.join(", ")),
+            }
+        ));
+    }
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS
 }

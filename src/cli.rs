@@ -112,6 +112,8 @@ Environment:
   SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth
   SPOTIFY_REDIRECT_PORT    port of spotify_auth's redirect URI (default 8888:
                            http://127.0.0.1:8888/callback)
+  MARVIN_LOCAL_PORTS       ports where a local model server is looked for when
+                           nothing is set up (default 11434,8080,1234; none)
   MARVIN_RECORDER          program !v and !voice record with, run as
                            PROGRAM OUTPUT SECONDS (default arecord on
                            Linux, else sox)

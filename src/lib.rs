@@ -14,6 +14,7 @@ pub mod completions;
 pub mod config;
 pub mod interact;
 pub mod llm;
+pub(crate) mod local;
 pub mod message;
 pub(crate) mod net;
 pub(crate) mod programs;

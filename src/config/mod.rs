@@ -51,6 +51,7 @@ const OWN: &[&str] = &[
     "SPOTIFY_CLIENT_ID",
     "SPOTIFY_REDIRECT_PORT",
     "MARVIN_RECORDER",
+    "MARVIN_LOCAL_PORTS",
     "WHISPER_MODEL",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
@@ -126,6 +127,39 @@ impl Env {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         }
+    }
+
+    /// The same environment with these variables set as well (a local model server found when
+    /// nothing was set up is chosen this way).
+    pub fn with<'a>(&self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut vars = self.vars.clone();
+        vars.extend(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        Self { vars }
+    }
+
+    /// The ports looked at for a local model server when nothing is set up:
+    /// MARVIN_LOCAL_PORTS (comma-separated; `none` looks nowhere), else Ollama's 11434, then
+    /// 8080 (llama.cpp's server, vLLM) and 1234 (LM Studio).
+    pub fn local_ports(&self) -> Result<Vec<u16>, String> {
+        let Some(text) = self.get("MARVIN_LOCAL_PORTS") else {
+            return Ok(vec![11434, 8080, 1234]);
+        };
+        if text.trim() == "none" {
+            return Ok(Vec::new());
+        }
+        text.split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+            .map(|part| {
+                part.parse::<u16>().ok().filter(|port| *port > 0).ok_or_else(|| {
+                    format!("MARVIN_LOCAL_PORTS must be port numbers separated by commas, not {text:?}")
+                })
+            })
+            .collect()
     }
 
     /// PATH, for finding programs before a Config exists.
@@ -249,9 +283,11 @@ pub enum ConfigError {
 pub const SETUP_HELP: &str = "\
 no language model is set up. Give Marvin a key for one provider, e.g.
     export OPENAI_API_KEY=sk-...       (or GEMINI_API_KEY, GROQ_API_KEY)
-or use GitHub Copilot (run `gh auth login`, then --provider copilot), a local
-Ollama (--provider ollama), or any OpenAI-compatible server:
+or use GitHub Copilot (run `gh auth login`, then --provider copilot), or any
+OpenAI-compatible server:
     export OPENAI_COMPAT_URL=http://localhost:8080/v1
+A model server on this machine is found by itself: Ollama on port 11434,
+llama.cpp's llama-server or vLLM on 8080, LM Studio on 1234.
 A key may also be kept in a file, e.g. ~/.ssh/GROQ_API_KEY. With several
 set up, choose with --provider or LLM_PROVIDER. See `marvin --help`.";
 

@@ -1344,3 +1344,95 @@ fn the_manual_page_renders_without_a_warning() {
     assert_eq!(stderr(&output), "", "groff warns about doc/marvin.1");
     assert!(stdout(&output).contains("REPL COMMANDS"));
 }
+
+/// The port of a replay server.
+fn port_of(server: &ReplayServer) -> String {
+    server.root().rsplit(':').next().unwrap().to_string()
+}
+
+#[test]
+fn with_nothing_set_up_a_local_openai_compatible_server_is_found_and_used() {
+    let home = TempDir::new("local-model");
+    let server = ReplayServer::answering(|request| match request.url.as_str() {
+        "/api/tags" => Reply::json(404, r#"{"error": "not found"}"#),
+        "/v1/models" => Reply::json(
+            200,
+            r#"{"object": "list", "data": [{"id": "smollm2-135m-instruct", "object": "model"}]}"#,
+        ),
+        _ => Reply::text(&["Hello from a small model."]),
+    });
+    // The first port has nothing on it; the second has the server.
+    let ports = format!("{},{}", common::closed_port(), port_of(&server));
+    let output = common::non_interactive(
+        marvin(home.path()).env("MARVIN_LOCAL_PORTS", &ports),
+        "hello",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Hello from a small model.\n");
+    assert!(
+        stderr(&output).starts_with(&format!(
+            "marvin: no provider is set up; using the local OpenAI-compatible server at 127.0.0.1:{} (model smollm2-135m-instruct)",
+            port_of(&server)
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let chat = server
+        .requests()
+        .into_iter()
+        .find(|r| r.url == "/v1/chat/completions")
+        .unwrap();
+    assert_eq!(chat.body["model"], "smollm2-135m-instruct");
+    // --list-providers says what it found.
+    let listed = marvin(home.path())
+        .env("MARVIN_LOCAL_PORTS", &ports)
+        .arg("--list-providers")
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&listed).contains("found the local OpenAI-compatible server at 127.0.0.1:"),
+        "{}",
+        stdout(&listed)
+    );
+}
+
+#[test]
+fn a_local_ollama_is_told_apart_and_nothing_listening_leaves_the_setup_help() {
+    let home = TempDir::new("local-ollama");
+    let server = ReplayServer::answering(|request| match request.url.as_str() {
+        "/api/tags" => Reply::json(
+            200,
+            r#"{"models": [{"name": "llama3.2:1b", "size": 1}, {"name": "qwen3:4b", "size": 2}]}"#,
+        ),
+        _ => Reply::json(404, "{}"),
+    });
+    let listed = marvin(home.path())
+        .env("MARVIN_LOCAL_PORTS", port_of(&server))
+        .arg("--list-providers")
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&listed).contains(&format!(
+            "found the local Ollama at 127.0.0.1:{} (model llama3.2:1b); used while no provider is set up (models: llama3.2:1b, qwen3:4b)",
+            port_of(&server)
+        )),
+        "{}",
+        stdout(&listed)
+    );
+    let output = marvin(home.path())
+        .env("MARVIN_LOCAL_PORTS", common::closed_port().to_string())
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).starts_with("marvin: no language model is set up."));
+    let bad = marvin(home.path())
+        .env("MARVIN_LOCAL_PORTS", "11434,ollama")
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&bad),
+        "marvin: MARVIN_LOCAL_PORTS must be port numbers separated by commas, not \"11434,ollama\"\n"
+    );
+}

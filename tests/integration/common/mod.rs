@@ -427,6 +427,8 @@ pub fn marvin(home: &Path) -> Command {
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", home)
         .env("MARVIN_HOME", home.join("marvin-home"))
+        // Never a model server that happens to run on this machine: a test names its ports.
+        .env("MARVIN_LOCAL_PORTS", "none")
         .current_dir(home)
         .stdin(Stdio::null());
     command
