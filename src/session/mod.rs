@@ -142,8 +142,11 @@ impl Session {
 
     /// What `!blender` says: whether Blender's add-on answers at BLENDER_MCP_HOST:PORT, and
     /// the scene it has open.
-    pub fn blender_status(&self) -> String {
-        crate::tools::everyday::blender::status(self.settings.web.settings())
+    /// The look runs on another thread, so it is given as a job: the caller runs it and may
+    /// cancel it (Ctrl+C).
+    pub fn blender_status(&self) -> impl FnOnce(&crate::cancel::CancelToken) -> String + Send {
+        let settings = self.settings.web.settings().clone();
+        move |cancel| crate::tools::everyday::blender::status(&settings, cancel)
     }
 
     /// Warnings raised outside a turn (at start-up, by a command), for the front-end to show.

@@ -14,15 +14,15 @@ Commands:
   !shell, !sh           shell mode: lines run as bash commands until !sh again
   !blender              whether Blender's add-on is reachable, and its scene
   !COMMAND              run COMMAND in the shell
-  !v [N]                record N seconds (default 5, at most 120) and send what you said
-  !voice                listen, sending what you say at each pause, until Enter or Ctrl+C
+  !v [N]                record N seconds (default 5, up to 120), send what you said
+  !voice                listen and send at each pause, until Enter or Ctrl+C
   preferences           edit this profile's preferences in $EDITOR
   profiles [NAME]       list profiles, or switch to NAME (creating it)
   usage                 tokens and cost, this session and all time
   saved                 the saved places of this profile
   /clear                forget the conversation (the chat log keeps it)
-  /provider [NAME]      the providers, their models and credentials; or switch to NAME
-  /model [NAME]         the model in use; or switch the provider in use to model NAME
+  /provider [NAME]      the providers, models and credentials; or switch to NAME
+  /model [NAME]         the model in use; or switch to model NAME
   /approvals            actions always allowed here; /approvals revoke N
   /tools                your own tools and where each came from
   /help                 this list
@@ -176,8 +176,24 @@ pub(crate) fn switch_profile(repl: &mut Repl<'_>, name: &str) {
 /// `!blender`: whether Blender answers at BLENDER_MCP_HOST:PORT and what scene it has open.
 pub(crate) fn blender(repl: &mut Repl<'_>) {
     let style = repl.view.style();
-    repl.view.side_line(&style.dim("Asking Blender…"));
-    let text = repl.session.blender_status();
+    repl.view
+        .transient(&style.dim("Asking Blender… (Ctrl+C stops)"));
+    let look = repl.session.blender_status();
+    let cancel = crate::cancel::CancelToken::new();
+    let mut watch = super::signal::Watch::new();
+    let text = std::thread::scope(|scope| {
+        let asking = scope.spawn(|| look(&cancel));
+        while !asking.is_finished() {
+            if watch.fired() {
+                cancel.cancel();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        asking
+            .join()
+            .unwrap_or_else(|_| "Asking Blender failed (an internal error).".to_string())
+    });
+    repl.view.clear_transient();
     // The scene's name comes from Blender.
     repl.view.side_line(&crate::ui::sanitize::sanitize(&text));
 }

@@ -126,7 +126,17 @@ impl Repl<'_> {
     /// Carries out one line; false to leave.
     fn dispatch(&mut self, text: &str) -> bool {
         let command = commands::parse(text);
-        if self.shell_mode && !matches!(command, Command::ToggleShell | Command::Quit) {
+        // In shell mode every line is bash but Marvin's own `!` commands and leaving.
+        let own = matches!(
+            command,
+            Command::ToggleShell
+                | Command::ToggleCode
+                | Command::Blender
+                | Command::Record(_)
+                | Command::Listen
+                | Command::Quit
+        );
+        if self.shell_mode && !own {
             actions::shell(self, text.strip_prefix('!').unwrap_or(text));
             return true;
         }

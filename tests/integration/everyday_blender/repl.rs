@@ -149,3 +149,34 @@ fn ctrl_c_stops_a_call_blender_does_not_answer() {
     assert_eq!(model.requests().len(), 1);
     assert!(pty.leave().success());
 }
+
+#[test]
+fn ctrl_c_stops_bang_blender_and_a_url_for_a_host_is_named() {
+    let home = TempDir::new("blender-bang-cancel");
+    let model = ReplayServer::unused();
+    let addon = Addon::start(|_| Answer::Silent);
+    let mut pty = repl(&home, &model, addon.port);
+    pty.wait_for("› ");
+    pty.send("!blender\r");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while addon.commands().is_empty() {
+        assert!(Instant::now() < deadline, "the add-on was never asked");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    pty.send("\x03");
+    pty.wait_for("Stopped asking Blender.");
+    pty.wait_for_nth("› ", 2);
+    assert!(pty.leave().success());
+
+    let home = TempDir::new("blender-bang-url");
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("TERM", "xterm")
+        .env("BLENDER_MCP_HOST", "http://localhost:9876");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send("!blender\r");
+    pty.wait_for("BLENDER_MCP_HOST is a host name or address such as 127.0.0.1, not a URL");
+    assert!(pty.leave().success());
+}

@@ -99,6 +99,8 @@ fn errors_inside_the_answer_are_sentences_without_the_key() {
             r#"{"Response":"False","Error":"Request limit reached!"}"#,
         ),
         Reply::json(200, r#"{"Response":"False","Error":"Too many results."}"#),
+        // A refusal in a proxy's words, not OMDb's.
+        Reply::json(403, "Forbidden: bad request"),
     ]);
     let env = env(&server);
     let said: Vec<String> = [
@@ -110,6 +112,7 @@ fn errors_inside_the_answer_are_sentences_without_the_key() {
         ("search_movies", r#"{"query": "alien"}"#),
         ("get_movie_details", r#"{"movie": "Alien"}"#),
         ("search_movies", r#"{"query": "a"}"#),
+        ("search_movies", r#"{"query": "alien"}"#),
     ]
     .iter()
     .map(|(tool, arguments)| call(&home, tool, arguments, &env))
@@ -122,6 +125,7 @@ fn errors_inside_the_answer_are_sentences_without_the_key() {
             "Error: OMDb refused the key in OMDB_API_KEY (Invalid API key!): check it (a new key works only after the link in OMDb's e-mail is followed), or get a free one at https://www.omdbapi.com/apikey.aspx.",
             "Error: OMDb's daily limit for this key is reached (Request limit reached!; the free plan allows 1,000 requests a day). Try again tomorrow.",
             "Error: OMDb finds too many titles for 'a': use more of the title, or add the year or the type.",
+            "Error: OMDb refused the key in OMDB_API_KEY (HTTP 403): check it (a new key works only after the link in OMDb's e-mail is followed), or get a free one at https://www.omdbapi.com/apikey.aspx.",
         ]
     );
     assert!(said.iter().all(|text| !text.contains(KEY)), "{said:?}");

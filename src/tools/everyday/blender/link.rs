@@ -62,6 +62,11 @@ impl Link {
         self
     }
 
+    /// How long it waits, in whole seconds (as messages say it).
+    pub(crate) fn patience_secs(&self) -> u64 {
+        self.timeout.as_secs()
+    }
+
     /// `host:port`, as messages name it.
     pub(crate) fn address(&self) -> String {
         if self.host.contains(':') {
@@ -119,6 +124,12 @@ impl Link {
     }
 
     fn connect(&self) -> Result<TcpStream, String> {
+        if self.host.contains('/') {
+            return Err(format!(
+                "BLENDER_MCP_HOST is a host name or address such as 127.0.0.1, not a URL ({}); the port goes in BLENDER_MCP_PORT.",
+                self.host
+            ));
+        }
         let addresses: Vec<SocketAddr> = (self.host.as_str(), self.port)
             .to_socket_addrs()
             .map_err(|e| self.unreachable(&format!(" (cannot resolve {}: {e})", self.host)))?

@@ -160,15 +160,24 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 const STATUS_PATIENCE: Duration = Duration::from_secs(5);
 
 /// What `!blender` says: whether Blender's add-on answers, and the scene it has open.
-pub(crate) fn status(settings: &WebSettings) -> String {
+pub(crate) fn status(settings: &WebSettings, cancel: &CancelToken) -> String {
     // A look, not work: a Blender that does not answer within a few seconds is not there.
     let link = Link::new(settings).patience(STATUS_PATIENCE);
-    match link.send("get_scene_info", json!({}), &CancelToken::new()) {
+    let answer = link.send("get_scene_info", json!({}), cancel);
+    if cancel.is_cancelled() {
+        return "Stopped asking Blender.".to_string();
+    }
+    match answer {
         Ok(scene) => format!(
             "Blender is reachable at {}: scene \"{}\", {}.",
             link.address(),
             scene["name"].as_str().unwrap_or("?"),
             count(scene["object_count"].as_u64().unwrap_or(0), "object")
+        ),
+        Err(why) if why.starts_with("Blender did not answer within") => format!(
+            "Blender did not answer at {} within {}s: it may be busy (a long operation, a dialog open); try !blender again in a moment.",
+            link.address(),
+            link.patience_secs()
         ),
         Err(why) => why,
     }

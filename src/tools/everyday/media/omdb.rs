@@ -39,6 +39,13 @@ fn ask(
             return answer.map_err(|message| web.redact(&OMDB, &message));
         }
     }
+    // A refusal without OMDb's own words (a proxy's page, a bare 401 or 403).
+    if matches!(fetched.status, 401 | 403) {
+        return Err(format!(
+            "OMDb refused the key in OMDB_API_KEY (HTTP {}): check it (a new key works only after the link in OMDb's e-mail is followed), or get a free one at {GET_KEY}.",
+            fetched.status
+        ));
+    }
     web.read_json(&OMDB, &fetched).map(Answer::Found)
 }
 

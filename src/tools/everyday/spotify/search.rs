@@ -50,8 +50,9 @@ fn render(answer: &Value, kind: &str, query: &str) -> String {
     }
     let offset = page["offset"].as_u64().unwrap_or(0);
     let total = page["total"].as_u64().unwrap_or(items.len() as u64);
+    let plural = if total == 1 { "" } else { "s" };
     let mut out = format!(
-        "Spotify has {total} {kind}s for \"{query}\" (results {}-{}):",
+        "Spotify has {total} {kind}{plural} for \"{query}\" (results {}-{}):",
         offset + 1,
         offset + items.len() as u64
     );
@@ -152,7 +153,7 @@ mod tests {
             "total_tracks": 14, "uri": "spotify:album:0eFHYz8NmK75zSplL5qlfM"}]}});
         assert_eq!(
             render(&albums, "album", "absolution"),
-            "Spotify has 1 albums for \"absolution\" (results 1-1):\n1. Absolution — Muse · 2003-09-15 · 14 tracks\n   spotify:album:0eFHYz8NmK75zSplL5qlfM · https://open.spotify.com/album/0eFHYz8NmK75zSplL5qlfM"
+            "Spotify has 1 album for \"absolution\" (results 1-1):\n1. Absolution — Muse · 2003-09-15 · 14 tracks\n   spotify:album:0eFHYz8NmK75zSplL5qlfM · https://open.spotify.com/album/0eFHYz8NmK75zSplL5qlfM"
         );
         let artist = json!({"name": "Muse", "genres": ["rock", "alternative rock"]});
         assert_eq!(describe(&artist, "artist"), "Muse · rock, alternative rock");
