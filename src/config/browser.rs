@@ -25,7 +25,7 @@ impl FormSurface {
                 .get("MARVIN_NO_BROWSER")
                 .is_some_and(|v| !matches!(v, "0" | "false" | "no"));
         let why_not = if disabled {
-            Some("no browser is opened (--no-browser or MARVIN_NO_BROWSER)".to_string())
+            Some("--no-browser or MARVIN_NO_BROWSER asks so".to_string())
         } else if ssh {
             Some("Marvin runs over SSH".to_string())
         } else if !display {
@@ -59,7 +59,7 @@ impl FormSurface {
     /// What to tell the person when no browser was opened: why, and how to get there.
     pub fn reach(&self, port: u16) -> Option<String> {
         let why = self.why_not.as_ref()?;
-        let mut text = format!("(Not opening a browser: {why}.)");
+        let mut text = format!("Not opening a browser because {why}.");
         if let Some(target) = &self.ssh_target {
             text.push_str(&format!(
                 "\nFrom your own machine, forward the port first:\n    ssh -L {port}:127.0.0.1:{port} {target}\nthen open the address there."
@@ -115,7 +115,10 @@ mod tests {
         );
         assert!(!remote.open_browser);
         let reach = remote.reach(43123).unwrap();
-        assert!(reach.contains("runs over SSH"), "{reach}");
+        assert!(
+            reach.starts_with("Not opening a browser because Marvin runs over SSH.\n"),
+            "{reach}"
+        );
         assert!(
             reach.contains("ssh -L 43123:127.0.0.1:43123 ada@198.51.100.7"),
             "{reach}"

@@ -92,7 +92,7 @@ fn answers_from_the_form_reach_the_model() {
     pty.wait_for("Project setup");
     let (port, token) = address(&pty, 1);
     // No display in the test environment: the address is shown with the reason.
-    pty.wait_for("Not opening a browser: there is no display here");
+    pty.wait_for("Not opening a browser because there is no display here");
     let answers = json!({"token": token, "responses": [
         {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
     assert_eq!(post(port, "/submit", answers), 200);
