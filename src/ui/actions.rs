@@ -179,20 +179,8 @@ pub(crate) fn blender(repl: &mut Repl<'_>) {
     repl.view
         .transient(&style.dim("Asking Blender… (Ctrl+C stops)"));
     let look = repl.session.blender_status();
-    let cancel = crate::cancel::CancelToken::new();
-    let mut watch = super::signal::Watch::new();
-    let text = std::thread::scope(|scope| {
-        let asking = scope.spawn(|| look(&cancel));
-        while !asking.is_finished() {
-            if watch.fired() {
-                cancel.cancel();
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        asking
-            .join()
-            .unwrap_or_else(|_| "Asking Blender failed (an internal error).".to_string())
-    });
+    let text = super::signal::cancellable(&mut super::signal::Watch::new(), look)
+        .unwrap_or_else(|_| "Asking Blender failed (an internal error).".to_string());
     repl.view.clear_transient();
     // The scene's name comes from Blender.
     repl.view.side_line(&crate::ui::sanitize::sanitize(&text));

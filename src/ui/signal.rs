@@ -124,6 +124,25 @@ impl Watch {
     }
 }
 
+/// Runs `job` on another thread while this one watches for Ctrl+C, which cancels the job's
+/// token; the job's result once it ends (`Err` if it panicked).
+pub(crate) fn cancellable<T: Send>(
+    watch: &mut Watch,
+    job: impl FnOnce(&crate::cancel::CancelToken) -> T + Send,
+) -> std::thread::Result<T> {
+    let cancel = crate::cancel::CancelToken::new();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(|| job(&cancel));
+        while !worker.is_finished() {
+            if watch.fired() {
+                cancel.cancel();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        worker.join()
+    })
+}
+
 impl Default for Watch {
     fn default() -> Self {
         Self::new()

@@ -9,7 +9,6 @@ use super::keys::RawMode;
 use super::repl::Repl;
 use super::sanitize::sanitize;
 use super::signal::{self, Watch};
-use crate::cancel::CancelToken;
 use crate::voice::{EMPTY_TRANSCRIPT, Heard, Listening, Voice};
 
 /// How often the counter, the meter, Ctrl+C and Enter are looked at.
@@ -186,17 +185,7 @@ fn transcribe(
     watch: &mut Watch,
 ) -> Result<String, String> {
     repl.view.transient("🎤 transcribing…");
-    let cancel = CancelToken::new();
-    let result = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| voice.transcribe(wav, &cancel));
-        while !worker.is_finished() {
-            if watch.fired() {
-                cancel.cancel();
-            }
-            std::thread::sleep(TICK / 4);
-        }
-        worker.join()
-    });
+    let result = super::signal::cancellable(watch, |cancel| voice.transcribe(wav, cancel));
     repl.view.clear_transient();
     result.unwrap_or_else(|_| Err("Transcription failed unexpectedly; nothing was sent.".into()))
 }
