@@ -28,3 +28,25 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A command as cron hands it to the shell (cronie's do_command: a backslash takes the next
+/// character, `\\%` becomes `%`), and whether an unescaped `%` cut it there.
+pub fn as_cron_runs(command: &str) -> (String, bool) {
+    let mut out = String::new();
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('%') => out.push('%'),
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push('\\'),
+            },
+            '%' => return (out, true),
+            c => out.push(c),
+        }
+    }
+    (out, false)
+}

@@ -445,31 +445,10 @@ mod tests {
         // What cron itself does to the line (cronie's do_command: a backslash takes the next
         // character, `\\%` becomes `%`, an unescaped `%` ends the command) leaves the word whole.
         for text in ["C:\\%TEMP%", "a\\\\%b", "100% \\ done\\"] {
-            let (command, cut) = as_cron_runs(&quote(text));
+            let (command, cut) = crate::test_support::as_cron_runs(&quote(text));
             assert!(!cut, "cron cuts {}", quote(text));
             assert_eq!(shell_word(&command), text);
         }
-    }
-
-    /// A command as cron hands it to the shell, and whether an unescaped `%` cut it.
-    fn as_cron_runs(line: &str) -> (String, bool) {
-        let mut out = String::new();
-        let mut chars = line.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => match chars.next() {
-                    Some('%') => out.push('%'),
-                    Some(next) => {
-                        out.push('\\');
-                        out.push(next);
-                    }
-                    None => out.push('\\'),
-                },
-                '%' => return (out, true),
-                c => out.push(c),
-            }
-        }
-        (out, false)
     }
 
     /// What `sh` makes of single-quoted words glued with `\'`.

@@ -125,7 +125,7 @@ impl Machine {
     /// would be a line break: there must be none), then `/bin/sh -c`, with `year` put in
     /// place of the line's own when given (so a one-shot of another year can fire today).
     pub fn fire(&self, line: &str, year: Option<(&str, &str)>) {
-        let (mut command, cut) = as_cron_runs(cron_command(line));
+        let (mut command, cut) = marvin::test_support::as_cron_runs(cron_command(line));
         assert!(!cut, "an unescaped % in {line}");
         if let Some((from, to)) = year {
             command = command.replacen(&format!("= {from} "), &format!("= {to} "), 1);
@@ -140,28 +140,6 @@ impl Machine {
             .unwrap();
         assert!(status.success(), "{command}");
     }
-}
-
-/// A command as cron hands it to the shell (cronie's do_command: a backslash takes the next
-/// character, `\\%` becomes `%`), and whether an unescaped `%` cut it there.
-fn as_cron_runs(command: &str) -> (String, bool) {
-    let mut out = String::new();
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some('%') => out.push('%'),
-                Some(next) => {
-                    out.push('\\');
-                    out.push(next);
-                }
-                None => out.push('\\'),
-            },
-            '%' => return (out, true),
-            c => out.push(c),
-        }
-    }
-    (out, false)
 }
 
 /// The command of a crontab line: what follows its five time fields.
