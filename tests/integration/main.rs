@@ -31,6 +31,7 @@ mod git_security;
 mod interactive;
 mod interview;
 mod interview_server;
+mod local_model;
 mod ntfy;
 mod patch_scenarios;
 mod provider_security;

