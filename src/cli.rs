@@ -123,6 +123,8 @@ Environment:
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened
                            here; its address comes with an ssh -L line
   DISPLAY, WAYLAND_DISPLAY without either (on Linux), no browser is opened
+  BROWSER                  the browser command(s) to open forms with, tried
+                           before xdg-open (a:b tries a then b; %s: the address)
   NO_COLOR                 set to turn colours off
 ";
 

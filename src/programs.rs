@@ -16,6 +16,12 @@ pub(crate) fn find_program(program: &str, path: Option<&OsStr>) -> Option<PathBu
     which::which_in(program, Some(path?), Path::new("/")).ok()
 }
 
+/// Whether `path` is a file this process may execute.
+pub(crate) fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

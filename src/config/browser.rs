@@ -3,6 +3,7 @@
 //! machine through an `ssh -L` tunnel.
 
 use super::Env;
+use crate::web::browser::{Launcher, Platform};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FormSurface {
@@ -12,14 +13,29 @@ pub struct FormSurface {
     pub why_not: Option<String>,
     /// `user@host` for the `ssh -L` line, when Marvin runs over SSH.
     pub ssh_target: Option<String>,
+    /// How a browser is started here: BROWSER, then the platform's openers.
+    pub launcher: Launcher,
 }
 
 impl FormSurface {
     pub(super) fn from_env(env: &Env, no_browser_flag: bool) -> Self {
         let ssh = env.get("SSH_CONNECTION").is_some() || env.get("SSH_TTY").is_some();
-        let display = cfg!(target_os = "macos")
+        let platform = if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else if env.get("WSL_DISTRO_NAME").is_some() {
+            Platform::Wsl
+        } else if env.get("TERMUX_VERSION").is_some() {
+            Platform::Termux
+        } else {
+            Platform::Unix
+        };
+        let browser = env.get("BROWSER");
+        // macOS, Windows (under WSL) and Android (Termux) open a browser without X or
+        // Wayland; so does whatever BROWSER names, a text browser included.
+        let display = platform != Platform::Unix
             || env.get("DISPLAY").is_some()
-            || env.get("WAYLAND_DISPLAY").is_some();
+            || env.get("WAYLAND_DISPLAY").is_some()
+            || Launcher::has_browser_variable(browser);
         let disabled = no_browser_flag
             || env
                 .get("MARVIN_NO_BROWSER")
@@ -29,7 +45,10 @@ impl FormSurface {
         } else if ssh {
             Some("Marvin runs over SSH".to_string())
         } else if !display {
-            Some("there is no display here (DISPLAY and WAYLAND_DISPLAY are unset)".to_string())
+            Some(
+                "there is no display here (DISPLAY, WAYLAND_DISPLAY and BROWSER are unset)"
+                    .to_string(),
+            )
         } else {
             None
         };
@@ -53,6 +72,19 @@ impl FormSurface {
             open_browser: why_not.is_none(),
             why_not,
             ssh_target,
+            launcher: Launcher::new(browser, platform, env.search_path().map(Into::into)),
+        }
+    }
+
+    /// Opens `url` in a browser when one may be opened here: `None` when it was, else what to
+    /// tell the person (why not, and how to get there; `port` for the `ssh -L` line).
+    pub fn show(&self, url: &str, port: u16) -> Option<String> {
+        if !self.open_browser {
+            return self.reach(port);
+        }
+        match self.launcher.open(url) {
+            Ok(()) => None,
+            Err(why) => Some(format!("The browser could not be opened: {why}.")),
         }
     }
 
@@ -101,6 +133,27 @@ mod tests {
             assert!(!headless.open_browser);
             assert!(headless.reach(1).unwrap().contains("no display"));
         }
+    }
+
+    #[test]
+    fn wsl_termux_and_browser_open_a_browser_without_x() {
+        if cfg!(target_os = "macos") {
+            return;
+        }
+        for pairs in [
+            [("WSL_DISTRO_NAME", "Ubuntu")],
+            [("TERMUX_VERSION", "0.118.0")],
+            [("BROWSER", "w3m")],
+        ] {
+            assert!(surface(&pairs, false).open_browser, "{pairs:?}");
+        }
+        assert!(!surface(&[("BROWSER", ":")], false).open_browser);
+        let over_ssh = surface(&[("BROWSER", "w3m"), ("SSH_TTY", "/dev/pts/1")], false);
+        assert!(!over_ssh.open_browser);
+        assert_eq!(
+            surface(&[], true).show("http://127.0.0.1:1/", 1).unwrap(),
+            "Not opening a browser because --no-browser or MARVIN_NO_BROWSER asks so."
+        );
     }
 
     #[test]

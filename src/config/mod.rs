@@ -70,6 +70,7 @@ const OWN: &[&str] = &[
     "SSH_TTY",
     "DISPLAY",
     "WAYLAND_DISPLAY",
+    "BROWSER",
 ];
 
 /// `first` then `second`, as one array of `N` names (N must be their lengths' sum).
@@ -103,6 +104,9 @@ const STANDARD: &[&str] = &[
     "USER",
     "LOGNAME",
     "TMPDIR",
+    // Set by Windows Subsystem for Linux and by Termux: how a browser is opened there.
+    "WSL_DISTRO_NAME",
+    "TERMUX_VERSION",
 ];
 
 /// A snapshot of the environment. Tests build one from pairs instead of touching the process.

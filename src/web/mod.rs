@@ -3,6 +3,7 @@
 //! or a header checked before any body is read), bodies read with a cap and a deadline, and
 //! responses with the safety headers. A leaf: it knows nothing of forms or sessions.
 
+pub mod browser;
 mod pool;
 mod respond;
 

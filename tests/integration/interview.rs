@@ -286,3 +286,100 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
         "{result}"
     );
 }
+
+/// An executable shell script `name` in `dir`, for BROWSER to name.
+fn browser_script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn the_browser_named_by_browser_gets_the_form_without_the_keys() {
+    let home = TempDir::new("interview-browser-var");
+    let opened = home.path().join("opened");
+    let browser = browser_script(
+        home.path(),
+        "mybrowser",
+        &format!(
+            "printf '%s %s\\n' \"$1\" \"${{OPENAI_COMPAT_API_KEY-no key}}\" > {}",
+            opened.display()
+        ),
+    );
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions()})),
+        Reply::text(&["SQLite then."]),
+    ]);
+    // No DISPLAY: BROWSER alone says a browser can be started here.
+    let mut pty = start(
+        &home,
+        &server,
+        &[
+            ("BROWSER", &format!("{browser} %s")),
+            ("OPENAI_COMPAT_API_KEY", "sk-do-not-pass"),
+        ],
+    );
+    pty.wait_for("› ");
+    pty.send("set up the project\r");
+    pty.wait_for("Project setup");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let line = loop {
+        match std::fs::read_to_string(&opened) {
+            Ok(line) if line.ends_with('\n') => break line,
+            _ if std::time::Instant::now() > deadline => panic!("{}", pty.screen()),
+            _ => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    let (url, key) = line.trim_end().split_once(' ').unwrap();
+    assert_eq!(key, "no key");
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    let port: u16 = rest[..rest.find('/').unwrap()].parse().unwrap();
+    let token = &rest[rest.find("?session=").unwrap() + "?session=".len()..];
+    let answers = json!({"token": token, "responses": [
+        {"id": "db", "value": "SQLite"}, {"id": "name", "value": "ledger"}]});
+    assert_eq!(post(port, "/submit", answers), 200);
+    pty.wait_for("SQLite then.");
+    // Opened: no reason, and the questions were not asked in the terminal as well.
+    let screen = pty.screen();
+    assert!(!screen.contains("Not opening a browser"), "{screen}");
+    assert!(!screen.contains("Or answer here"), "{screen}");
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn when_the_browser_fails_to_open_the_questions_are_asked_in_the_terminal() {
+    let home = TempDir::new("interview-browser-fails");
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let browser = browser_script(&bin, "brokenbrowser", "exit 1");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"title": "Setup", "questions": [
+            {"id": "name", "type": "text", "question": "Name?"}]}})),
+        Reply::text(&["Noted."]),
+    ]);
+    // Only the broken browser on PATH, so no real opener is tried after it.
+    let mut pty = start(
+        &home,
+        &server,
+        &[
+            ("DISPLAY", ":0"),
+            ("BROWSER", &browser),
+            ("PATH", &bin.display().to_string()),
+        ],
+    );
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    pty.wait_for("The browser could not be opened: ");
+    pty.wait_for("brokenbrowser exited with status 1.");
+    pty.wait_for("Your answer: ");
+    pty.send("ledger\r");
+    pty.wait_for("Noted.");
+    assert!(pty.leave().success());
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.starts_with("User completed the interview form.\n\nResponses:\n- name: ledger"),
+        "{result}"
+    );
+}

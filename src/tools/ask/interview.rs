@@ -7,7 +7,6 @@
 
 use std::borrow::Cow;
 use std::io::Read;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -21,7 +20,7 @@ use crate::interact::form::server::{FormEvent, FormServer, State};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
 };
-use crate::tools::kit::{confined, paths, process};
+use crate::tools::kit::{confined, paths};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
@@ -88,12 +87,8 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     let asked = interview.questions.clone();
     let server = FormServer::start(interview, PAGE, uploads, seconds)?;
     let surface = &ctx.settings.form_surface;
-    let opened = surface.open_browser && open_browser(&server.url());
-    let reach = match (opened, surface.reach(server.port())) {
-        (true, _) => None,
-        (false, Some(reach)) => Some(reach),
-        (false, None) => Some("(The browser could not be opened.)".into()),
-    };
+    let reach = surface.show(&server.url(), server.port());
+    let opened = reach.is_none();
     let answered_elsewhere = Arc::new(AtomicBool::new(false));
     // Without a browser here the questions are offered in the terminal as well.
     let terminal = (!opened).then(|| TerminalForm {
@@ -202,27 +197,4 @@ fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
         ));
     }
     serde_json::from_str(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
-}
-
-/// Opens the default browser on `url` (xdg-open, or `open` on macOS); false if it could not.
-/// Hand-written: the `webbrowser` crate would bring ~25 crates (url, idna, ICU) for this.
-/// spotify_auth opens its sign-in page with it too.
-pub(crate) fn open_browser(url: &str) -> bool {
-    let program = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let mut command = Command::new(program);
-    process::without_secrets(&mut command)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map(|mut child| {
-            // Reap it in the background: xdg-open returns once the browser has the address.
-            std::thread::spawn(move || child.wait());
-        })
-        .is_ok()
 }

@@ -72,12 +72,8 @@ fn authorize_url(ctx: &ToolContext, client_id: &str, redirect_uri: &str, pkce: &
 /// else with why not and, over SSH, the tunnel for the callback's port.
 fn notice(ctx: &ToolContext, url: &str, port: u16) -> Prompt {
     let surface = &ctx.settings.form_surface;
-    let opened = surface.open_browser && crate::tools::ask::interview::open_browser(url);
-    let reach = match (opened, surface.reach(port)) {
-        (true, _) => None,
-        (false, Some(reach)) => Some(reach),
-        (false, None) => Some("(The browser could not be opened.)".into()),
-    };
+    let reach = surface.show(url, port);
+    let opened = reach.is_none();
     Prompt {
         request: Request::Form(FormNotice {
             purpose: FormPurpose::SignIn,
