@@ -8,7 +8,7 @@
 //! address and asks in the terminal instead.
 //!
 //! Hand-written rather than the design card's `webbrowser`: that crate brings 29 crates (url,
-//! idna, ICU) and +243 KB for this, and starts the browser with Marvin's whole environment, API
+//! idna, ICU) and +251 KB for this, and starts the browser with Marvin's whole environment, API
 //! keys included; a browser is a long-lived program that must not hold them.
 
 use std::ffi::OsString;
