@@ -64,6 +64,11 @@ pub struct Turn<'a> {
 /// cancel too (each call with its result, so the next turn knows what was attempted); a model
 /// call that fails or is cancelled adds nothing, so the conversation always stays well-formed.
 pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message, LlmError> {
+    // A project's MCP servers are asked about here, on the worker, where a question reaches
+    // the person (a run without anyone to ask did this before the turn).
+    if let (Some(hub), Some(_)) = (turn.registry.mcp(), &turn.ctx.interactor) {
+        hub.prepare(turn.ctx, false);
+    }
     let tools = turn.registry.definitions(turn.ctx);
     let cancel = &turn.ctx.cancel;
     for round in 1.. {

@@ -254,8 +254,14 @@ fn tool_registry(config: &Config) -> (Arc<Registry>, Vec<custom::Loaded>) {
         Origin::Project,
     ));
     let (loaded, warnings) = custom::load(&mut registry, &dirs);
-    for warning in warnings {
-        warn(&warning);
+    for warning in warnings.iter().chain(&config.mcp.warnings) {
+        warn(warning);
+    }
+    if !config.mcp.servers.is_empty() {
+        registry.set_mcp(crate::tools::mcp::Hub::start(
+            &config.mcp,
+            &config.working_dir,
+        ));
     }
     (Arc::new(registry), loaded)
 }

@@ -30,6 +30,10 @@ pub struct Args {
     pub permission_mode: Option<String>,
     pub profile: Option<String>,
     pub no_browser: bool,
+    /// `--mcp-config FILE`: MCP servers for this run, besides mcp.json and .mcp.json.
+    pub mcp_config: Option<PathBuf>,
+    /// `--no-mcp`: start no MCP server.
+    pub no_mcp: bool,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -71,6 +75,9 @@ Options:
                            when the run starts, finishes or fails
       --no-browser         show the interview form's address instead of
                            opening a browser
+      --mcp-config FILE    MCP servers for this run, in mcp.json's format
+      --no-mcp             start no MCP server (mcp.json and .mcp.json
+                           are not read)
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
@@ -120,6 +127,7 @@ Environment:
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
   EDITOR                   editor for the REPL's `preferences` (default nano)
   MARVIN_NO_BROWSER        1: like --no-browser
+  MARVIN_MCP_TIMEOUT       seconds an MCP server may take to answer (60)
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened
                            here; its address comes with an ssh -L line
   DISPLAY, WAYLAND_DISPLAY without either (on Linux), no browser is opened
@@ -206,6 +214,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
             Long("plain") => parsed.plain = true,
             Long("no-browser") => parsed.no_browser = true,
+            Long("mcp-config") => {
+                parsed.mcp_config = Some(text(&mut parser, "--mcp-config")?.into())
+            }
+            Long("no-mcp") => parsed.no_mcp = true,
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,
             Long("json") => parsed.json = true,
@@ -372,6 +384,8 @@ mod tests {
             "--permission-mode",
             "--profile",
             "--no-browser",
+            "--mcp-config",
+            "--no-mcp",
         ] {
             assert!(help.contains(flag), "help misses {flag}");
             let readme = include_str!("../README.md");

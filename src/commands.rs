@@ -43,6 +43,8 @@ pub(crate) enum Command {
     ListApprovals,
     /// `/approvals revoke N`: remove grant N of the list (or the grant with that exact key).
     Revoke(String),
+    /// `/mcp`: the MCP servers; `/mcp restart NAME` starts one again.
+    Mcp(Option<String>),
     /// A slash command Marvin does not know.
     Unknown(String),
     /// Anything else: a prompt for the model.
@@ -82,6 +84,8 @@ pub(crate) fn parse(line: &str) -> Command {
         (Some("/approvals"), Some("revoke"), _) => {
             Command::Revoke(line.splitn(3, ' ').nth(2).unwrap_or("").trim().to_string())
         }
+        (Some("/mcp"), None, _) => Command::Mcp(None),
+        (Some("/mcp"), Some("restart"), Some(name)) => Command::Mcp(Some(name.to_string())),
         (Some(word), _, _)
             if word.starts_with('/') && word.len() > 1 && !word[1..].contains('/') =>
         {
@@ -163,6 +167,11 @@ mod tests {
             ("/tools", Command::Tools),
             ("/approvals", Command::ListApprovals),
             ("/approvals revoke 2", Command::Revoke("2".into())),
+            ("/mcp", Command::Mcp(None)),
+            (
+                "/mcp restart everything",
+                Command::Mcp(Some("everything".into())),
+            ),
             ("/nope", Command::Unknown("/nope".into())),
             (
                 "/etc/hosts looks odd, why?",

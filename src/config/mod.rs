@@ -4,6 +4,7 @@
 
 mod browser;
 mod credential;
+mod mcp;
 mod provider;
 mod resolve;
 mod url;
@@ -12,6 +13,7 @@ mod web;
 
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
+pub use mcp::{McpOrigin, McpServer, McpSettings, McpTransport};
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
 pub use voice::VoiceSettings;
@@ -66,6 +68,7 @@ const OWN: &[&str] = &[
     "NO_PROXY",
     "NO_COLOR",
     "MARVIN_NO_BROWSER",
+    "MARVIN_MCP_TIMEOUT",
     "SSH_CONNECTION",
     "SSH_TTY",
     "DISPLAY",
@@ -171,6 +174,15 @@ impl Env {
         self.get("PATH").map(str::to_string)
     }
 
+    /// Any variable, set and non-empty: for `${VAR}` in mcp.json, whose names the person
+    /// chooses.
+    fn get_any(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
     /// A set, non-empty value.
     fn get(&self, name: &str) -> Option<&str> {
         debug_assert!(
@@ -239,6 +251,8 @@ pub struct Config {
     pub proxy: ProxyRules,
     /// Where the interview form shows up.
     pub form_surface: FormSurface,
+    /// The MCP servers of this run (mcp.json, .mcp.json, --mcp-config; none with --no-mcp).
+    pub mcp: McpSettings,
     /// What the everyday tools need to reach the web.
     pub web: WebSettings,
     /// How `!v` and `!voice` record and transcribe.
@@ -334,6 +348,8 @@ impl Config {
             })?,
             None => 0,
         };
+        let mcp_files = mcp_files(home.as_deref(), &working_dir, args);
+        let mcp = McpSettings::build(env, &mcp_files, args.no_mcp).map_err(ConfigError::Invalid)?;
         Ok(Config {
             provider,
             fallbacks,
@@ -365,6 +381,7 @@ impl Config {
             dumb_terminal: env.get("TERM") == Some("dumb"),
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
             form_surface: FormSurface::from_env(env, args.no_browser),
+            mcp,
             ntfy_url: endpoints.url(&services::NTFY).to_string(),
             endpoints,
             proxy: proxy_rules(env),
@@ -426,6 +443,20 @@ fn proxy_rules(env: &Env) -> ProxyRules {
         .iter()
         .find_map(|var| env.get(var));
     ProxyRules::new(proxy, env.get("NO_PROXY").or_else(|| env.get("no_proxy")))
+}
+
+/// Where MCP servers are declared, the user's first: `$MARVIN_HOME/mcp.json`, `--mcp-config`,
+/// then the project's `.mcp.json`.
+fn mcp_files(home: Option<&Path>, working_dir: &Path, args: &Args) -> Vec<(PathBuf, McpOrigin)> {
+    let mut files = Vec::new();
+    if let Some(home) = home {
+        files.push((home.join("mcp.json"), McpOrigin::User));
+    }
+    if let Some(file) = &args.mcp_config {
+        files.push((file.clone(), McpOrigin::Flag));
+    }
+    files.push((working_dir.join(".mcp.json"), McpOrigin::Project));
+    files
 }
 
 fn marvin_home(env: &Env) -> Option<PathBuf> {

@@ -171,6 +171,22 @@ impl Session {
         &self.custom_tools
     }
 
+    /// `/mcp`: the MCP servers, their state and tools.
+    pub fn mcp_report(&self) -> String {
+        match self.registry.mcp() {
+            Some(hub) => hub.report(),
+            None => "No MCP servers are declared. Put them in $MARVIN_HOME/mcp.json or the project's .mcp.json (see the README), or pass --mcp-config FILE.".into(),
+        }
+    }
+
+    /// `/mcp restart NAME`: starts that server again and says how it went.
+    pub fn mcp_restart(&self, name: &str) -> Result<String, String> {
+        match self.registry.mcp() {
+            Some(hub) => hub.restart(name),
+            None => Err("No MCP servers are declared.".into()),
+        }
+    }
+
     pub fn coding_mode(&self) -> bool {
         self.coding_mode
     }

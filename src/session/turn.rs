@@ -80,7 +80,13 @@ impl Session {
     /// The conversation as the model will see it: a fresh system prompt, answers to earlier
     /// questions, the cap, and the user's message (which goes to the chat log too).
     fn prepare(&mut self, text: &str, ctx: &ToolContext) {
+        // Nobody to ask: a project's unapproved MCP servers are skipped (with a warning) and
+        // the others waited for, so the first request offers their tools.
+        if let (Some(hub), None) = (self.registry.mcp(), &ctx.interactor) {
+            hub.prepare(ctx, true);
+        }
         let names = self.registry.names(ctx);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         self.messages[0] = Message::system(self.system_prompt(&ctx.working_dir(), &names));
         for follow_up in std::mem::take(&mut self.follow_ups) {
             self.messages.push(Message::user(follow_up));

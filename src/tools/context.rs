@@ -242,6 +242,18 @@ impl ToolContext {
             PermissionMode::AcceptEdits => action.kind != ActionKind::Edit,
             PermissionMode::Default => true,
         };
+        self.ask_approval(action, asks)
+    }
+
+    /// Like [`ToolContext::approve`], but asks in every permission mode, bypass included:
+    /// for what a cloned repository declares (its MCP servers), which no mode lets run
+    /// unseen.
+    pub fn approve_in_every_mode(&self, action: Action) -> Result<(), String> {
+        self.ask_approval(action, true)
+    }
+
+    fn ask_approval(&self, action: Action, asks: bool) -> Result<(), String> {
+        let mode = self.settings.permission_mode;
         if !asks || self.shared.grants.granted(&action) {
             return Ok(());
         }

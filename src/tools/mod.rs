@@ -12,6 +12,7 @@ pub(crate) mod custom;
 mod declare;
 pub(crate) mod everyday;
 pub(crate) mod kit;
+pub(crate) mod mcp;
 mod registry;
 pub mod schema;
 

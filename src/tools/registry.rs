@@ -10,9 +10,12 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
 use super::ToolContext;
 use super::coding::tickets;
 use super::declare::ToolDef;
+use super::mcp::Hub;
 use super::schema;
 use crate::message::ToolCall;
 
@@ -60,6 +63,8 @@ impl ToolOutcome {
 #[derive(Default)]
 pub struct Registry {
     tools: Vec<ToolDef>,
+    /// The MCP servers of the run, whose tools join as the servers become ready.
+    mcp: Option<Arc<Hub>>,
 }
 
 impl Registry {
@@ -91,12 +96,29 @@ impl Registry {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// Offers the tools of the run's MCP servers too.
+    pub fn set_mcp(&mut self, hub: Arc<Hub>) {
+        self.mcp = Some(hub);
+    }
+
+    /// The run's MCP servers, for `/mcp` and the start of a turn.
+    pub fn mcp(&self) -> Option<&Arc<Hub>> {
+        self.mcp.as_ref()
+    }
+
+    /// The tools the MCP servers offer now (none without servers).
+    fn mcp_tools(&self) -> Arc<Vec<ToolDef>> {
+        self.mcp.as_ref().map(|hub| hub.tools()).unwrap_or_default()
+    }
+
     /// The names of the tools `ctx` offers.
-    pub fn names(&self, ctx: &ToolContext) -> Vec<&str> {
+    pub fn names(&self, ctx: &ToolContext) -> Vec<String> {
+        let remote = self.mcp_tools();
         self.tools
             .iter()
+            .chain(remote.iter().filter(|t| self.find(&t.name).is_none()))
             .filter(|t| t.offered_in(ctx))
-            .map(|t| t.name.as_ref())
+            .map(|t| t.name.to_string())
             .collect()
     }
 
@@ -104,9 +126,11 @@ impl Registry {
     /// straight from the declarations (no tree of values: with a hundred and more tools that
     /// tree was the biggest thing a short run held); `None` when no tool is offered.
     pub fn definitions(&self, ctx: &ToolContext) -> Option<Box<RawValue>> {
+        let remote = self.mcp_tools();
         let offered: Vec<Definition<'_>> = self
             .tools
             .iter()
+            .chain(remote.iter().filter(|t| self.find(&t.name).is_none()))
             .filter(|t| t.offered_in(ctx))
             .map(|tool| Definition { tool })
             .collect();
@@ -134,7 +158,11 @@ impl Registry {
 
     fn run(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
         let name = call.function.name.as_str();
-        let Some(tool) = self.find(name).filter(|t| t.offered_in(ctx)) else {
+        let remote = self.mcp_tools();
+        let found = self
+            .find(name)
+            .or_else(|| remote.iter().find(|t| t.name == name));
+        let Some(tool) = found.filter(|t| t.offered_in(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));
         };
         if tool.ticket_gated {
@@ -166,8 +194,13 @@ impl Registry {
     }
 
     fn unavailable(&self, name: &str, ctx: &ToolContext) -> String {
-        let offered = self.names(ctx);
-        if let Some(tool) = self.find(name) {
+        let names = self.names(ctx);
+        let offered: Vec<&str> = names.iter().map(String::as_str).collect();
+        let remote = self.mcp_tools();
+        let found = self
+            .find(name)
+            .or_else(|| remote.iter().find(|t| t.name == name));
+        if let Some(tool) = found {
             let why = if tool.writes && ctx.readonly {
                 "it writes, and this agent is read-only"
             } else {

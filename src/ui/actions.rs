@@ -25,6 +25,7 @@ Commands:
   /model [NAME]         the model in use; or switch to model NAME
   /approvals            actions always allowed here; /approvals revoke N
   /tools                your own tools and where each came from
+  /mcp [restart NAME]   MCP servers, their state and tools; start one again
   /help                 this list
   quit, exit, Ctrl+D    leave
 Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";

@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "/model",
     "/approvals",
     "/tools",
+    "/mcp",
     "/help",
 ];
 

@@ -189,6 +189,14 @@ impl Repl<'_> {
             Command::Revoke(which) => self
                 .view
                 .side_line(&sanitize(&actions::revoke(self.session, &which))),
+            // Server names and tool names come from files a repository may ship.
+            Command::Mcp(None) => self.view.side_line(&sanitize(&self.session.mcp_report())),
+            Command::Mcp(Some(name)) => {
+                let said = match self.session.mcp_restart(&name) {
+                    Ok(text) | Err(text) => text,
+                };
+                self.view.side_line(&sanitize(&said));
+            }
             Command::Unknown(word) => self.view.side_line(&format!(
                 "Unknown command {}; /help lists the commands.",
                 sanitize(&word)

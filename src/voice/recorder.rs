@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::programs::find_program;
+use crate::tools::kit::process::{die_with_parent, kill_group};
 
 /// The longest `!voice` session: the recorder is asked for this many seconds.
 pub(crate) const LISTEN_SECONDS: u32 = 3600;
@@ -199,37 +200,6 @@ impl Recording {
 impl Drop for Recording {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-/// On Linux, the recorder gets SIGTERM when Marvin dies without unwinding (SIGKILL, the OOM
-/// killer), instead of recording on for up to [`LISTEN_SECONDS`]. The signal comes when the
-/// thread that spawned it ends: the REPL's, which lives as long as the session.
-#[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // Marvin died before the prctl: nobody would ever stop this recorder.
-            if libc::getppid() != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_command: &mut Command) {}
-
-fn kill_group(group: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: signalling a process group we created; a group that is gone gives ESRCH.
-    unsafe {
-        libc::kill(-group, signal);
     }
 }
 

@@ -36,7 +36,7 @@ fn questions() -> Value {
 }
 
 /// The address of the `nth` form shown on the terminal: (port, token).
-fn address(pty: &Pty, nth: usize) -> (u16, String) {
+pub(crate) fn address(pty: &Pty, nth: usize) -> (u16, String) {
     pty.wait_for_nth("/?session=", nth);
     let screen = pty.screen();
     let start = screen.rfind("http://127.0.0.1:").unwrap() + "http://127.0.0.1:".len();
@@ -53,7 +53,7 @@ fn address(pty: &Pty, nth: usize) -> (u16, String) {
 
 /// A POST as the page sends it; the status code.
 /// A POST as the page sends it: the `"token"` of `body` goes in the session header.
-fn post(port: u16, path: &str, mut body: Value) -> u16 {
+pub(crate) fn post(port: u16, path: &str, mut body: Value) -> u16 {
     let token = body
         .as_object_mut()
         .and_then(|fields| fields.remove("token"))

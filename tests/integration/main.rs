@@ -32,6 +32,7 @@ mod interactive;
 mod interview;
 mod interview_server;
 mod local_model;
+mod mcp;
 mod ntfy;
 mod patch_scenarios;
 mod provider_security;

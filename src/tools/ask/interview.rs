@@ -76,6 +76,19 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     if ctx.cancel.is_cancelled() {
         return Ok(questions::result_text(Status::Aborted, &[], seconds));
     }
+    let (status, replies) = ask_form(interview, seconds, &*interactor, ctx)?;
+    Ok(questions::result_text(status, &replies, seconds))
+}
+
+/// Shows `interview` as a form (the browser when one opens here, else its address and the same
+/// questions in the terminal) and waits up to `seconds` for the first answer from either; for
+/// the `interview` tool and an MCP server's elicitation.
+pub(crate) fn ask_form(
+    interview: Interview,
+    seconds: u64,
+    interactor: &dyn Interactor,
+    ctx: &ToolContext,
+) -> Result<(Status, Vec<Reply>), String> {
     let title = interview
         .title
         .clone()
@@ -108,15 +121,14 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
         timeout: Duration::from_secs(seconds),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    let (status, replies) = first_answer(
+    Ok(first_answer(
         &server,
-        &*interactor,
+        interactor,
         &prompt,
         deadline,
         ctx,
         &answered_elsewhere,
-    );
-    Ok(questions::result_text(status, &replies, seconds))
+    ))
 }
 
 /// Waits for the first of: answers or a cancel from the browser, answers from the terminal,

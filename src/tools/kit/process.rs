@@ -145,6 +145,30 @@ pub(crate) fn kill_group(group: libc::pid_t, signal: libc::c_int) {
     }
 }
 
+/// On Linux, a long-lived child (an MCP server, the voice recorder) gets SIGTERM when Marvin
+/// dies without cleaning up (SIGKILL, the OOM killer). The signal comes when the *thread* that
+/// spawned it ends, so spawn it from a thread that lives as long as the child should.
+#[cfg(target_os = "linux")]
+pub(crate) fn die_with_parent(command: &mut Command) {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Marvin died before the prctl: nobody would ever stop this child.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn die_with_parent(_command: &mut Command) {}
+
 fn ending_of(status: ExitStatus) -> Ending {
     match (status.code(), status.signal()) {
         (Some(code), _) => Ending::Exited(code),

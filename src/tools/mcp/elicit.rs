@@ -1,0 +1,640 @@
+//! A server's `elicitation/create` (it asks the person for input in the middle of a call)
+//! answered through Marvin's own form: the browser when one opens here, the same questions in
+//! the terminal otherwise (over SSH too). The requested schema maps onto the form's questions:
+//! an enum is a single choice, an array of enums a multiple choice, a boolean yes or no, a
+//! string or number a text field whose answer is checked against its format and bounds. A
+//! field that looks like a password or key is never asked for: the request is declined and the
+//! model told why. Nobody to ask (a script, cron) declines at once; nothing ever hangs.
+
+use serde_json::{Map, Value, json};
+
+use super::rpc::{INVALID_PARAMS, RpcError};
+use crate::interact::form::questions::{self, Reply, ReplyValue, Status};
+use crate::tools::ToolContext;
+
+/// How long the person has to answer a server's question.
+const ANSWER_SECONDS: u64 = 600;
+/// Tries at an answer that fits the schema before the request is declined.
+const TRIES: usize = 3;
+
+/// Words that mark a field asking for a secret.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passphrase",
+    "passwd",
+    "secret",
+    "token",
+    "api key",
+    "api_key",
+    "apikey",
+    "api-key",
+    "private key",
+    "credential",
+    "pin code",
+];
+
+/// One field of the requested schema, as asked and as answered.
+struct Field {
+    key: String,
+    label: String,
+    schema: Value,
+    required: bool,
+    /// For choices: (label shown, value sent).
+    choices: Vec<(String, String)>,
+    multi: bool,
+    boolean: bool,
+}
+
+/// The answer to `elicitation/create` from `server`: accept with the content, decline, or
+/// cancel, as MCP's ElicitResult. What the model should know (a refusal) goes into the call's
+/// notes.
+pub fn answer(server: &str, params: &Value, ctx: &ToolContext) -> Result<Value, RpcError> {
+    let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+    if mode != "form" {
+        return Err(RpcError {
+            code: INVALID_PARAMS,
+            message: format!("Marvin answers elicitation in form mode only, not {mode:?}"),
+        });
+    }
+    let message = params
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let fields = match fields(params.get("requestedSchema").unwrap_or(&Value::Null)) {
+        Ok(fields) => fields,
+        Err(why) => {
+            note(
+                ctx,
+                format!("Marvin declined a request of the MCP server {server} for input: {why}."),
+            );
+            return Ok(json!({"action": "decline"}));
+        }
+    };
+    if let Some(secret) = fields.iter().find(|field| looks_secret(field)) {
+        note(
+            ctx,
+            format!(
+                "Marvin declined the MCP server {server}'s request for \"{}\": it looks like a password or key, and Marvin never collects secrets through a form. Tell the person to give it to the server in its configuration (the \"env\" of its entry in mcp.json) instead.",
+                secret.label
+            ),
+        );
+        return Ok(json!({"action": "decline"}));
+    }
+    let Some(interactor) = ctx.interactor.clone() else {
+        note(
+            ctx,
+            format!(
+                "The MCP server {server} asked the person for input (\"{message}\"), and nobody can answer here (non-interactive mode): it was declined."
+            ),
+        );
+        return Ok(json!({"action": "decline"}));
+    };
+    let mut problem: Option<String> = None;
+    for _ in 0..TRIES {
+        let form = form(server, &message, &fields, problem.as_deref());
+        let interview = questions::parse(&form).map_err(|why| RpcError {
+            code: INVALID_PARAMS,
+            message: format!("the requested schema cannot be asked: {why}"),
+        })?;
+        let asked =
+            crate::tools::ask::interview::ask_form(interview, ANSWER_SECONDS, &*interactor, ctx);
+        let (status, replies) = match asked {
+            Ok(outcome) => outcome,
+            Err(why) => {
+                note(
+                    ctx,
+                    format!("The MCP server {server}'s question could not be shown: {why}"),
+                );
+                return Ok(json!({"action": "cancel"}));
+            }
+        };
+        match status {
+            Status::Completed => match content(&fields, &replies) {
+                Ok(content) => return Ok(json!({"action": "accept", "content": content})),
+                Err(why) => problem = Some(why),
+            },
+            Status::Cancelled => return Ok(json!({"action": "decline"})),
+            Status::Timeout | Status::Aborted => return Ok(json!({"action": "cancel"})),
+        }
+    }
+    note(
+        ctx,
+        format!(
+            "The person's answers to the MCP server {server} did not fit what it asked for ({}), so it was declined.",
+            problem.unwrap_or_default()
+        ),
+    );
+    Ok(json!({"action": "decline"}))
+}
+
+fn note(ctx: &ToolContext, line: String) {
+    ctx.shared.notes.add(&ctx.call_id, line);
+}
+
+/// The fields of a requested schema, in the order of its properties.
+fn fields(schema: &Value) -> Result<Vec<Field>, String> {
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .ok_or("its schema has no properties")?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut fields = Vec::new();
+    for (key, property) in properties {
+        let text = |name: &str| {
+            property
+                .get(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let kind = property.get("type").and_then(Value::as_str).unwrap_or("");
+        let (choices, multi) = match kind {
+            "array" => (choices(property.get("items").unwrap_or(&Value::Null)), true),
+            _ => (choices(property), false),
+        };
+        if multi && choices.is_empty() {
+            return Err(format!("its field {key:?} is a list without choices"));
+        }
+        if !matches!(kind, "string" | "number" | "integer" | "boolean" | "array") {
+            return Err(format!(
+                "its field {key:?} has the type {kind:?}, which a form cannot ask for"
+            ));
+        }
+        fields.push(Field {
+            key: key.clone(),
+            label: text("title").unwrap_or_else(|| key.clone()),
+            schema: property.clone(),
+            required: required.contains(&key.as_str()),
+            choices,
+            multi,
+            boolean: kind == "boolean",
+        });
+    }
+    Ok(fields)
+}
+
+/// The choices of an enum: `enum` (with `enumNames` for labels), or `oneOf`/`anyOf` of
+/// `{const, title}`; as (label, value).
+fn choices(schema: &Value) -> Vec<(String, String)> {
+    let strings = |name: &str| -> Vec<String> {
+        schema
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let values = strings("enum");
+    if !values.is_empty() {
+        let names = strings("enumNames");
+        return values
+            .iter()
+            .enumerate()
+            .map(|(i, value)| {
+                (
+                    names.get(i).cloned().unwrap_or_else(|| value.clone()),
+                    value.clone(),
+                )
+            })
+            .collect();
+    }
+    ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|name| schema.get(*name).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|option| {
+            let value = option.get("const")?.as_str()?.to_string();
+            let label = option
+                .get("title")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            Some((label.unwrap_or_else(|| value.clone()), value))
+        })
+        .collect()
+}
+
+fn looks_secret(field: &Field) -> bool {
+    if field.schema.get("format").and_then(Value::as_str) == Some("password") {
+        return true;
+    }
+    let text = format!(
+        "{} {} {}",
+        field.key,
+        field.label,
+        field
+            .schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    )
+    .to_lowercase()
+    .replace(['_', '-'], " ");
+    SECRET_WORDS
+        .iter()
+        .any(|word| text.contains(&word.replace(['_', '-'], " ")))
+}
+
+/// The form for `fields`: the server's message first, then a question per field.
+fn form(server: &str, message: &str, fields: &[Field], problem: Option<&str>) -> Value {
+    let mut questions = vec![json!({
+        "id": "_message",
+        "type": "info",
+        "question": match problem {
+            Some(problem) => format!("{message}\n\nPlease correct: {problem}"),
+            None => message.to_string(),
+        },
+    })];
+    for field in fields {
+        let mut question = Map::new();
+        question.insert("id".into(), json!(field.key));
+        let mut label = field.label.clone();
+        if !field.required {
+            label.push_str(" (optional)");
+        }
+        question.insert("question".into(), json!(label));
+        let default = field.schema.get("default");
+        if field.boolean {
+            question.insert("type".into(), json!("single"));
+            question.insert("options".into(), json!(["Yes", "No"]));
+            if let Some(Value::Bool(yes)) = default {
+                question.insert("recommended".into(), json!(if *yes { "Yes" } else { "No" }));
+            }
+        } else if !field.choices.is_empty() {
+            let labels: Vec<&str> = field
+                .choices
+                .iter()
+                .map(|(label, _)| label.as_str())
+                .collect();
+            question.insert(
+                "type".into(),
+                json!(if field.multi { "multi" } else { "single" }),
+            );
+            question.insert("options".into(), json!(labels));
+            let chosen: Vec<&str> = match default {
+                Some(Value::String(value)) => vec![value.as_str()],
+                Some(Value::Array(values)) => values.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let recommended: Vec<&str> = field
+                .choices
+                .iter()
+                .filter(|(_, value)| chosen.contains(&value.as_str()))
+                .map(|(label, _)| label.as_str())
+                .collect();
+            if !recommended.is_empty() && (field.multi || recommended.len() == 1) {
+                question.insert(
+                    "recommended".into(),
+                    match field.multi {
+                        true => json!(recommended),
+                        false => json!(recommended[0]),
+                    },
+                );
+            }
+        } else {
+            question.insert("type".into(), json!("text"));
+        }
+        let mut context: Vec<String> = Vec::new();
+        if let Some(description) = field.schema.get("description").and_then(Value::as_str) {
+            context.push(description.to_string());
+        }
+        if let Some(hint) = hint(&field.schema) {
+            context.push(hint);
+        }
+        if !context.is_empty() {
+            question.insert("context".into(), json!(context.join(" ")));
+        }
+        questions.push(Value::Object(question));
+    }
+    json!({"title": format!("The MCP server {server} asks"), "questions": questions})
+}
+
+/// What a text answer must look like, in words.
+fn hint(schema: &Value) -> Option<String> {
+    let number = |name: &str| schema.get(name).and_then(Value::as_f64);
+    let kind = schema.get("type").and_then(Value::as_str)?;
+    let noun = match kind {
+        "integer" => "A whole number",
+        "number" => "A number",
+        "string" => match schema.get("format").and_then(Value::as_str) {
+            Some("email") => "An email address",
+            Some("uri") => "An address (URI)",
+            Some("date") => "A date like 2026-11-24",
+            Some("date-time") => "A date and time like 2026-11-24T09:30:00Z",
+            _ => return length_hint(schema),
+        },
+        _ => return None,
+    };
+    Some(match (number("minimum"), number("maximum")) {
+        (Some(min), Some(max)) => format!("{noun} from {min} to {max}."),
+        (Some(min), None) => format!("{noun}, at least {min}."),
+        (None, Some(max)) => format!("{noun}, at most {max}."),
+        (None, None) => format!("{noun}."),
+    })
+}
+
+fn length_hint(schema: &Value) -> Option<String> {
+    let count = |name: &str| schema.get(name).and_then(Value::as_u64);
+    match (count("minLength"), count("maxLength")) {
+        (Some(min), Some(max)) => Some(format!("{min} to {max} characters.")),
+        (Some(min), None) => Some(format!("At least {min} characters.")),
+        (None, Some(max)) => Some(format!("At most {max} characters.")),
+        (None, None) => None,
+    }
+}
+
+/// The content of an `accept`, from the form's replies, checked against the schema; `Err`
+/// names the field and what is wrong, for the person to correct.
+fn content(fields: &[Field], replies: &[Reply]) -> Result<Map<String, Value>, String> {
+    let mut content = Map::new();
+    for field in fields {
+        let reply = replies.iter().find(|reply| reply.id == field.key);
+        let given = match reply.map(|r| &r.value) {
+            None => None,
+            Some(ReplyValue::One(text)) if text.trim().is_empty() => None,
+            Some(ReplyValue::Many(items)) if items.is_empty() => None,
+            Some(value) => Some(value),
+        };
+        let Some(given) = given else {
+            if field.required {
+                return Err(format!("{} needs an answer", field.label));
+            }
+            continue;
+        };
+        content.insert(field.key.clone(), value_of(field, given)?);
+    }
+    Ok(content)
+}
+
+fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
+    let label = &field.label;
+    let pick = |text: &str| -> Result<String, String> {
+        field
+            .choices
+            .iter()
+            .find(|(shown, value)| shown == text || value == text)
+            .map(|(_, value)| value.clone())
+            .ok_or_else(|| {
+                let shown: Vec<&str> = field.choices.iter().map(|(l, _)| l.as_str()).collect();
+                format!("{label} must be one of {}", shown.join(", "))
+            })
+    };
+    if field.boolean {
+        return match given.joined().trim().to_lowercase().as_str() {
+            "yes" | "true" => Ok(Value::Bool(true)),
+            "no" | "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("{label} must be yes or no")),
+        };
+    }
+    if field.multi {
+        let items: Vec<String> = match given {
+            ReplyValue::Many(items) => items.clone(),
+            ReplyValue::One(text) => vec![text.clone()],
+        };
+        let values = items
+            .iter()
+            .map(|item| pick(item))
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = |name: &str| field.schema.get(name).and_then(Value::as_u64);
+        if count("minItems").is_some_and(|min| (values.len() as u64) < min) {
+            return Err(format!(
+                "{label} needs at least {} choices",
+                count("minItems").unwrap_or(0)
+            ));
+        }
+        if count("maxItems").is_some_and(|max| (values.len() as u64) > max) {
+            return Err(format!(
+                "{label} takes at most {} choices",
+                count("maxItems").unwrap_or(0)
+            ));
+        }
+        return Ok(json!(values));
+    }
+    let text = given.joined().trim().to_string();
+    if !field.choices.is_empty() {
+        return pick(&text).map(Value::String);
+    }
+    match field.schema.get("type").and_then(Value::as_str) {
+        Some(kind @ ("number" | "integer")) => {
+            let number: f64 = text
+                .parse()
+                .map_err(|_| format!("{label} must be a number, not {text:?}"))?;
+            if kind == "integer" && number.fract() != 0.0 {
+                return Err(format!("{label} must be a whole number, not {text}"));
+            }
+            let bound = |name: &str| field.schema.get(name).and_then(Value::as_f64);
+            if bound("minimum").is_some_and(|min| number < min)
+                || bound("maximum").is_some_and(|max| number > max)
+            {
+                return Err(format!(
+                    "{label}: {}",
+                    hint(&field.schema).unwrap_or_default()
+                ));
+            }
+            Ok(match kind {
+                "integer" => json!(number as i64),
+                _ => json!(number),
+            })
+        }
+        _ => {
+            check_string(&field.schema, &text).map_err(|why| format!("{label} {why}"))?;
+            Ok(Value::String(text))
+        }
+    }
+}
+
+fn check_string(schema: &Value, text: &str) -> Result<(), String> {
+    let length = text.chars().count() as u64;
+    let count = |name: &str| schema.get(name).and_then(Value::as_u64);
+    if count("minLength").is_some_and(|min| length < min)
+        || count("maxLength").is_some_and(|max| length > max)
+    {
+        return Err(format!(
+            "must have {}",
+            length_hint(schema).unwrap_or_default().to_lowercase()
+        ));
+    }
+    let digits = |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
+    let date = |text: &str| {
+        let parts: Vec<&str> = text.split('-').collect();
+        parts.len() == 3 && digits(parts[0], 4) && digits(parts[1], 2) && digits(parts[2], 2)
+    };
+    let ok = match schema.get("format").and_then(Value::as_str) {
+        Some("email") => text.split_once('@').is_some_and(|(user, host)| {
+            !user.is_empty() && host.contains('.') && !text.contains(' ')
+        }),
+        Some("uri") => text.split_once(':').is_some_and(|(scheme, rest)| {
+            !scheme.is_empty() && !rest.is_empty() && !text.contains(' ')
+        }),
+        Some("date") => date(text),
+        Some("date-time") => text
+            .split_once(['T', ' '])
+            .is_some_and(|(day, time)| date(day) && time.len() >= 5 && time.as_bytes()[2] == b':'),
+        _ => true,
+    };
+    match ok {
+        true => Ok(()),
+        false => Err(format!(
+            "is not {}",
+            hint(schema)
+                .unwrap_or_default()
+                .trim_end_matches('.')
+                .to_lowercase()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema server-everything 2026.8.31 sends from `trigger-elicitation-request`
+    /// (tests/fixtures/mcp/), cut to one field of each kind.
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {
+            "name": {"type": "string", "title": "Full name", "minLength": 1, "maxLength": 50},
+            "check": {"type": "boolean", "title": "Agree?", "default": false},
+            "email": {"type": "string", "format": "email"},
+            "integer": {"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
+            "untitledSingleSelectEnum": {"type": "string", "enum": ["option1", "option2"]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2"], "enumNames": ["Option One", "Option Two"]},
+            "titledSingleSelectEnum": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}], "default": "value2"},
+            "untitledMultipleSelectEnum": {"type": "array", "items": {"type": "string", "enum": ["Piano", "Drums", "Guitar"]}, "maxItems": 2}
+        }, "required": ["name"]})
+    }
+
+    fn reply(id: &str, value: &str) -> Reply {
+        Reply {
+            id: id.into(),
+            value: ReplyValue::One(value.into()),
+            attachments: vec![],
+        }
+    }
+
+    #[test]
+    fn every_kind_of_field_becomes_a_question_the_form_accepts() {
+        let fields = fields(&schema()).unwrap();
+        let form = form("everything", "Please provide inputs", &fields, None);
+        let interview = questions::parse(&form).unwrap();
+        let kinds: Vec<(&str, &str)> = interview
+            .questions
+            .iter()
+            .map(|q| {
+                (
+                    q.id.as_str(),
+                    match q.kind {
+                        questions::Kind::Single => "single",
+                        questions::Kind::Multi => "multi",
+                        questions::Kind::Text => "text",
+                        questions::Kind::Info => "info",
+                        questions::Kind::Image => "image",
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("_message", "info"),
+                ("check", "single"),
+                ("email", "text"),
+                ("integer", "text"),
+                ("legacyEnum", "single"),
+                ("name", "text"),
+                ("titledSingleSelectEnum", "single"),
+                ("untitledMultipleSelectEnum", "multi"),
+                ("untitledSingleSelectEnum", "single"),
+            ]
+        );
+        let titled = &interview.questions[6];
+        assert_eq!(titled.recommended, ["Second Option"]);
+        assert_eq!(
+            interview.questions[3].context.as_deref(),
+            Some("A whole number from 1 to 100.")
+        );
+        assert_eq!(
+            interview.title.as_deref(),
+            Some("The MCP server everything asks")
+        );
+    }
+
+    #[test]
+    fn answers_are_checked_and_sent_as_the_schema_types_them() {
+        let fields = fields(&schema()).unwrap();
+        let replies = vec![
+            reply("name", "Marvin Paranoid"),
+            reply("check", "Yes"),
+            reply("integer", "42"),
+            reply("legacyEnum", "Option Two"),
+            reply("titledSingleSelectEnum", "First Option"),
+            Reply {
+                id: "untitledMultipleSelectEnum".into(),
+                value: ReplyValue::Many(vec!["Piano".into(), "Drums".into()]),
+                attachments: vec![],
+            },
+            reply("email", ""),
+        ];
+        assert_eq!(
+            Value::Object(content(&fields, &replies).unwrap()),
+            json!({"name": "Marvin Paranoid", "check": true, "integer": 42, "legacyEnum": "opt2",
+                   "titledSingleSelectEnum": "value1", "untitledMultipleSelectEnum": ["Piano", "Drums"]})
+        );
+        let wrong = |id: &str, value: &str| {
+            let mut replies = vec![reply("name", "M")];
+            replies.retain(|r| r.id != id);
+            replies.push(reply(id, value));
+            content(&fields, &replies).unwrap_err()
+        };
+        assert_eq!(
+            wrong("integer", "1000"),
+            "integer: A whole number from 1 to 100."
+        );
+        assert_eq!(
+            wrong("integer", "4.5"),
+            "integer must be a whole number, not 4.5"
+        );
+        assert_eq!(wrong("email", "nobody"), "email is not an email address");
+        assert_eq!(wrong("name", ""), "Full name needs an answer");
+        assert_eq!(
+            wrong("legacyEnum", "Option Three"),
+            "legacyEnum must be one of Option One, Option Two"
+        );
+        let too_many = vec![
+            reply("name", "M"),
+            Reply {
+                id: "untitledMultipleSelectEnum".into(),
+                value: ReplyValue::Many(vec!["Piano".into(), "Drums".into(), "Guitar".into()]),
+                attachments: vec![],
+            },
+        ];
+        assert_eq!(
+            content(&fields, &too_many).unwrap_err(),
+            "untitledMultipleSelectEnum takes at most 2 choices"
+        );
+    }
+
+    #[test]
+    fn secrets_are_recognised() {
+        let secret = |property: Value| {
+            let schema = json!({"type": "object", "properties": {"x": property}});
+            looks_secret(&fields(&schema).unwrap()[0])
+        };
+        assert!(secret(json!({"type": "string", "title": "GitHub token"})));
+        assert!(secret(
+            json!({"type": "string", "description": "Your API key"})
+        ));
+        assert!(secret(json!({"type": "string", "format": "password"})));
+        assert!(!secret(json!({"type": "string", "title": "Full name"})));
+        let schema = json!({"type": "object", "properties": {"db_password": {"type": "string"}}});
+        assert!(looks_secret(&fields(&schema).unwrap()[0]));
+    }
+}

@@ -1,0 +1,321 @@
+//! One MCP server over its life: connecting (initialize, initialized, the tools, page by
+//! page), its state for `/mcp`, calls with a deadline and Ctrl+C, and one restart when it has
+//! died since the last call.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::connection::{Connection, Failure, Transport};
+use super::tools::RemoteTool;
+use super::{elicit, stdio};
+use crate::cancel::CancelToken;
+use crate::config::{McpServer, McpTransport};
+use crate::tools::ToolContext;
+
+/// The protocol revision Marvin asks for, and the older ones it also speaks (their messages
+/// are the same for what Marvin uses).
+pub const PROTOCOL: &str = "2025-11-25";
+const ALSO_SPOKEN: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Where a server is, for `/mcp`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum State {
+    /// A project's server waiting for the person's approval.
+    NeedsApproval,
+    /// Not approved (declined, or nobody to ask): not started in this run.
+    Skipped(String),
+    Starting,
+    Ready,
+    Failed(String),
+}
+
+pub struct Server {
+    pub config: McpServer,
+    state: Mutex<State>,
+    connection: Mutex<Option<Arc<Connection>>>,
+    tools: RwLock<Vec<RemoteTool>>,
+    /// What the server calls itself (serverInfo), once connected.
+    info: Mutex<String>,
+    restarted: AtomicBool,
+    /// Its failure to start was told to the person.
+    pub reported: AtomicBool,
+    working_dir: PathBuf,
+    pub timeout: Duration,
+}
+
+impl Server {
+    pub fn new(config: McpServer, working_dir: PathBuf, timeout: Duration, state: State) -> Self {
+        Self {
+            config,
+            state: Mutex::new(state),
+            connection: Mutex::new(None),
+            tools: RwLock::new(Vec::new()),
+            info: Mutex::new(String::new()),
+            restarted: AtomicBool::new(false),
+            reported: AtomicBool::new(false),
+            working_dir,
+            timeout,
+        }
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn set_state(&self, state: State) {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = state;
+    }
+
+    pub fn tools(&self) -> Vec<RemoteTool> {
+        self.tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn info(&self) -> String {
+        self.info
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether the server said its tools changed since they were last read.
+    pub fn tools_changed(&self) -> bool {
+        self.live()
+            .is_some_and(|c| c.tools_changed.swap(false, Ordering::SeqCst))
+    }
+
+    fn live(&self) -> Option<Arc<Connection>> {
+        self.connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Connects and reads the tools; the state says how it went.
+    pub fn start(&self) {
+        self.set_state(State::Starting);
+        self.reported.store(false, Ordering::SeqCst);
+        match self.connect() {
+            Ok(()) => self.set_state(State::Ready),
+            Err(why) => self.set_state(State::Failed(why)),
+        }
+    }
+
+    /// Stops the server and starts it again (`/mcp restart NAME`).
+    pub fn restart(&self) {
+        self.stop();
+        self.start();
+    }
+
+    pub fn stop(&self) {
+        if let Some(connection) = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            connection.close();
+        }
+    }
+
+    fn connect(&self) -> Result<(), String> {
+        let connection = Connection::open(|sink| -> Result<Box<dyn Transport>, String> {
+            match &self.config.transport {
+                McpTransport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let cwd = cwd.as_deref().unwrap_or(&self.working_dir);
+                    Ok(Box::new(stdio::start(command, args, env, cwd, sink)?))
+                }
+                // The Streamable HTTP transport is the next step of this work (issue 21).
+                McpTransport::Http { url, .. } => Err(format!(
+                    "it is reached over HTTP ({url}), and this Marvin speaks MCP over stdio only so far; start the server as a command instead if it can be"
+                )),
+            }
+        })?;
+        let never = CancelToken::new();
+        let initialized = connection.request(
+            "initialize",
+            json!({
+                "protocolVersion": PROTOCOL,
+                "capabilities": {"elicitation": {"form": {}}},
+                "clientInfo": {"name": "marvin", "version": env!("CARGO_PKG_VERSION")},
+            }),
+            self.timeout,
+            &never,
+            &mut |_, _| None,
+        );
+        let result = match initialized {
+            Ok(result) => result,
+            Err(failure) => {
+                let why = self.failure_text(&connection, &failure);
+                connection.close();
+                return Err(format!("it did not start: {why}"));
+            }
+        };
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if version != PROTOCOL && !ALSO_SPOKEN.contains(&version) {
+            connection.close();
+            return Err(format!(
+                "it speaks MCP revision {version:?}, which Marvin does not (Marvin speaks {PROTOCOL} and {})",
+                ALSO_SPOKEN.join(", ")
+            ));
+        }
+        let name = result.pointer("/serverInfo/name").and_then(Value::as_str);
+        let version = result
+            .pointer("/serverInfo/version")
+            .and_then(Value::as_str);
+        *self.info.lock().unwrap_or_else(PoisonError::into_inner) = match (name, version) {
+            (Some(name), Some(version)) => format!("{name} {version}"),
+            (Some(name), None) => name.to_string(),
+            _ => String::new(),
+        };
+        connection.notify("notifications/initialized", Value::Null)?;
+        let tools = self.list_tools(&connection)?;
+        *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+        *self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(connection);
+        Ok(())
+    }
+
+    /// Every page of `tools/list`.
+    fn list_tools(&self, connection: &Connection) -> Result<Vec<RemoteTool>, String> {
+        let never = CancelToken::new();
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        // A server that keeps sending cursors is cut off rather than followed for ever.
+        for _ in 0..100 {
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
+            };
+            let page = connection
+                .request("tools/list", params, self.timeout, &never, &mut |_, _| None)
+                .map_err(|failure| {
+                    format!(
+                        "its tools could not be listed: {}",
+                        self.failure_text(connection, &failure)
+                    )
+                })?;
+            tools.extend(RemoteTool::list(&page));
+            cursor = page
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        Ok(tools)
+    }
+
+    /// Reads the tools again after the server said they changed.
+    pub fn refresh_tools(&self) {
+        if let Some(connection) = self.live() {
+            if let Ok(tools) = self.list_tools(&connection) {
+                *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+            }
+        }
+    }
+
+    /// Calls `tool` with `arguments`. A server that died since the last call is started again
+    /// once; a second death is reported.
+    pub fn call(&self, tool: &str, arguments: Value, ctx: &ToolContext) -> Result<String, String> {
+        let name = &self.config.name;
+        let connection = match self.live() {
+            Some(connection) if connection.ended().is_none() => connection,
+            dead => {
+                let why = dead
+                    .and_then(|c| c.ended())
+                    .unwrap_or_else(|| "it is not running".into());
+                if self.restarted.swap(true, Ordering::SeqCst) {
+                    return Err(format!(
+                        "The MCP server {name} stopped ({why}) and was already restarted once; see /mcp, fix it, then /mcp restart {name}."
+                    ));
+                }
+                self.stop();
+                self.start();
+                match (self.state(), self.live()) {
+                    (State::Ready, Some(connection)) => connection,
+                    (State::Failed(again), _) => {
+                        return Err(format!(
+                            "The MCP server {name} stopped ({why}), and starting it again failed: {again}"
+                        ));
+                    }
+                    _ => return Err(format!("The MCP server {name} is not running ({why}).")),
+                }
+            }
+        };
+        let files = ctx.settings.temp_dir().join(format!(
+            "marvin-mcp-{}-{}",
+            std::process::id(),
+            ctx.call_id
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        ));
+        let result = connection.request(
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+            self.timeout,
+            &ctx.cancel,
+            &mut |method, params| match method {
+                "elicitation/create" => Some(elicit::answer(name, params, ctx)),
+                _ => None,
+            },
+        );
+        match result {
+            Ok(result) => super::tools::result_text(&result, &files),
+            Err(Failure::Rpc(error)) => Err(format!(
+                "The MCP server {name} refused the call: {} (error {}).",
+                error.message, error.code
+            )),
+            Err(Failure::Cancelled) => Err(format!("The call to {name} was cancelled (Ctrl+C).")),
+            Err(failure) => Err(format!(
+                "The MCP server {name} failed during the call: {}.",
+                self.failure_text(&connection, &failure)
+            )),
+        }
+    }
+
+    /// A failure with what the server last said on stderr, and anything it wrote on stdout
+    /// that was not a message (why it never answered), when that helps.
+    fn failure_text(&self, connection: &Connection, failure: &Failure) -> String {
+        let mut text = failure.describe();
+        let said = connection.diagnostics();
+        if let Some(garbage) = said.lines().find(|line| line.starts_with("It wrote ")) {
+            text.push_str(&format!(
+                "; {}",
+                garbage
+                    .trim_end_matches('.')
+                    .replacen("It wrote", "it wrote", 1)
+            ));
+        } else if matches!(failure, Failure::Closed(_)) && !text.contains("its last words") {
+            if let Some(last) = said.lines().rev().find(|line| !line.trim().is_empty()) {
+                text.push_str(&format!(" (its last words: {last})"));
+            }
+        }
+        text
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

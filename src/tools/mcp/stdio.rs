@@ -1,0 +1,204 @@
+//! The stdio transport: the server is a child process of ours, in its own process group,
+//! reading messages on stdin and writing one per line on stdout; what it writes on stderr is
+//! kept (the last lines) for the report when it fails. Marvin's own keys are not in its
+//! environment; the keys its declaration names (`env`) are.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::{Duration, Instant};
+
+use super::connection::{Sink, Transport};
+use super::rpc;
+use crate::tools::kit::process::{die_with_parent, kill_group, without_secrets};
+
+/// Lines of stderr kept for reports.
+const STDERR_LINES: usize = 20;
+/// A message longer than this is not one a client can use (an image is a few MB at most).
+const MAX_LINE: usize = 32 << 20;
+
+pub struct StdioTransport {
+    stdin: Mutex<Option<ChildStdin>>,
+    group: libc::pid_t,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    exited: Arc<AtomicBool>,
+}
+
+/// Starts `command args` in `cwd` and connects its output to `sink`. The child is started by
+/// the thread that reads it, which lives as long as the child: on Linux the child gets SIGTERM
+/// if Marvin dies without cleaning up (the signal follows the thread that spawned it).
+pub fn start(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+    sink: Sink,
+) -> Result<StdioTransport, String> {
+    let mut child_command = Command::new(command);
+    child_command
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    without_secrets(&mut child_command).envs(env);
+    die_with_parent(&mut child_command);
+    let stderr_lines = Arc::new(Mutex::new(VecDeque::new()));
+    let exited = Arc::new(AtomicBool::new(false));
+    let (started, outcome) = mpsc::channel();
+    let (lines, gone) = (stderr_lines.clone(), exited.clone());
+    let name = command.to_string();
+    let spawned = std::thread::Builder::new()
+        .name("mcp-stdio".into())
+        .spawn(move || {
+            let mut child = match child_command.spawn() {
+                Ok(child) => child,
+                Err(error) => {
+                    let _ = started.send(Err(match error.kind() {
+                        std::io::ErrorKind::NotFound => {
+                            format!("cannot start {name}: it is not installed, or not on PATH")
+                        }
+                        _ => format!("cannot start {name}: {error}"),
+                    }));
+                    return;
+                }
+            };
+            let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+            let _ = started.send(Ok((child.stdin.take(), child.id() as libc::pid_t)));
+            if let Some(stderr) = stderr {
+                let lines = lines.clone();
+                std::thread::spawn(move || keep_tail(stderr, &lines));
+            }
+            let garbage = stdout
+                .map(|out| read_messages(out, &sink))
+                .unwrap_or_default();
+            let status = child.wait();
+            gone.store(true, Ordering::SeqCst);
+            let last = lines
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .back()
+                .cloned();
+            let ended = match status {
+                Ok(status) => match (status.code(), status.signal()) {
+                    (Some(code), _) => format!("the server exited with status {code}"),
+                    (None, Some(signal)) => format!("the server was killed by signal {signal}"),
+                    _ => "the server exited".to_string(),
+                },
+                Err(error) => format!("the server could not be waited for ({error})"),
+            };
+            let mut why = ended;
+            if let Some(garbage) = garbage {
+                why.push_str(&format!("; it wrote {garbage} on stdout"));
+            }
+            if let Some(last) = last {
+                why.push_str(&format!(" (its last words: {last})"));
+            }
+            sink.closed(why);
+        })
+        .map_err(|e| format!("cannot start a thread for {command}: {e}"))?;
+    drop(spawned);
+    let (stdin, group) = outcome
+        .recv()
+        .map_err(|_| format!("cannot start {command}"))??;
+    Ok(StdioTransport {
+        stdin: Mutex::new(stdin),
+        group,
+        stderr: stderr_lines,
+        exited,
+    })
+}
+
+/// Reads messages until the end of stdout. A line that is not JSON-RPC is not guessed at: the
+/// first such line is returned (quoted, shortened) for the report, the rest are skipped.
+fn read_messages(stdout: impl std::io::Read, sink: &Sink) -> Option<String> {
+    let mut reader = BufReader::with_capacity(64 << 10, stdout);
+    let mut garbage = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader
+            .by_ref()
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) | Err(_) => return garbage,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        match rpc::parse(text) {
+            Ok(message) if line.len() <= MAX_LINE => sink.deliver(message),
+            _ => {
+                if garbage.is_none() {
+                    let shown: String = text.chars().take(80).collect();
+                    garbage = Some(format!("something that is not JSON-RPC ({shown:?})"));
+                    sink.garbage(garbage.clone().unwrap_or_default());
+                }
+            }
+        }
+    }
+}
+
+fn keep_tail(stderr: impl std::io::Read, lines: &Mutex<VecDeque<String>>) {
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        let line = line.trim().to_string();
+        if line.is_empty() {
+            continue;
+        }
+        let mut lines = lines.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.len() == STDERR_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&self, message: String) -> Result<(), String> {
+        let mut stdin = self.stdin.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(pipe) = stdin.as_mut() else {
+            return Err("the server was stopped".into());
+        };
+        let mut line = message.into_bytes();
+        line.push(b'\n');
+        pipe.write_all(&line)
+            .and_then(|()| pipe.flush())
+            .map_err(|e| format!("the server stopped reading ({e})"))
+    }
+
+    /// Closes stdin (the spec's way to ask a stdio server to end), then SIGTERM and SIGKILL
+    /// to its process group if it lingers.
+    fn close(&self) {
+        self.stdin
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        for (grace, signal) in [
+            (Duration::from_millis(500), libc::SIGTERM),
+            (Duration::from_secs(2), libc::SIGKILL),
+        ] {
+            let deadline = Instant::now() + grace;
+            while !self.exited.load(Ordering::SeqCst) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if self.exited.load(Ordering::SeqCst) {
+                return;
+            }
+            kill_group(self.group, signal);
+        }
+    }
+
+    fn diagnostics(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        lines.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+}

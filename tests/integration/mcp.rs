@@ -1,0 +1,361 @@
+//! MCP through the real binary against the reference servers from npm (installed once by
+//! scripts/mcp-test-servers.sh under the target directory): tools listed and called, their
+//! pictures saved, Marvin's keys kept out of the server, a project's server that needs
+//! approval, servers that fail to start or never answer, and elicitation with nobody to ask.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use crate::common::{ReplayServer, Reply, TempDir, marvin, non_interactive, stderr, stdout};
+
+/// The directory of the servers' programs (`mcp-server-everything`, `mcp-server-filesystem`).
+fn servers() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-servers");
+        let output = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mcp-test-servers.sh"))
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "installing the MCP servers from npm failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    })
+}
+
+fn everything() -> String {
+    servers()
+        .join("mcp-server-everything")
+        .display()
+        .to_string()
+}
+
+/// `marvin` with `mcp` as the user's mcp.json, against `model`.
+fn with_servers(home: &TempDir, model: &ReplayServer, mcp: Value) -> Command {
+    let marvin_home = home.path().join("marvin-home");
+    std::fs::create_dir_all(&marvin_home).unwrap();
+    std::fs::write(marvin_home.join("mcp.json"), mcp.to_string()).unwrap();
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("OPENAI_COMPAT_API_KEY", "sk-marvins-own")
+        .env("MARVIN_MODEL", "gpt-4o");
+    command
+}
+
+fn tool_names(request: &crate::common::Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_real_servers_tools_are_offered_and_called() {
+    let home = TempDir::new("mcp-everything");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[
+            (
+                "c1",
+                "everything__echo",
+                r#"{"message": "hello from marvin"}"#,
+            ),
+            ("c2", "everything__get-sum", r#"{"a": 2, "b": 40}"#),
+            ("c3", "everything__get-tiny-image", "{}"),
+            ("c4", "everything__get-env", "{}"),
+        ]),
+        Reply::text(&["Done."]),
+    ]);
+    let mcp = json!({"mcpServers": {"everything": {
+        "command": everything(), "args": ["stdio"], "env": {"GIVEN_TO_IT": "${HOME}"}}}});
+    let output = non_interactive(&mut with_servers(&home, &model, mcp), "use the tools");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).ends_with("\nDone.\n"),
+        "{}",
+        stdout(&output)
+    );
+    let requests = model.requests();
+    // A run nobody watches waited for the server: its tools are in the first request.
+    let names = tool_names(&requests[0]);
+    for name in [
+        "everything__echo",
+        "everything__get-sum",
+        "everything__trigger-elicitation-request",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    // Tasks-only tools are left out.
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "everything__simulate-research-query")
+    );
+    let results = requests[1].tool_results();
+    assert_eq!(results[0], "Echo: hello from marvin");
+    assert!(results[1].contains("42"), "{}", results[1]);
+    let image = &results[2];
+    let path = image
+        .split("saved to ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("{image}"));
+    assert!(
+        std::fs::read(path).unwrap().starts_with(b"\x89PNG"),
+        "{image}"
+    );
+    // The server has the variables its entry names, not Marvin's keys.
+    let env = &results[3];
+    assert!(env.contains("GIVEN_TO_IT"), "{env}");
+    assert!(!env.contains("sk-marvins-own"), "{env}");
+    assert!(!env.contains("OPENAI_COMPAT_API_KEY"), "{env}");
+}
+
+#[test]
+fn elicitation_with_nobody_to_ask_is_declined_at_once_and_the_model_told() {
+    let home = TempDir::new("mcp-elicit-headless");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("e1", "everything__trigger-elicitation-request", "{}")]),
+        Reply::text(&["Declined."]),
+    ]);
+    let mcp = json!({"mcpServers": {"everything": {"command": everything()}}});
+    let output = non_interactive(&mut with_servers(&home, &model, mcp), "ask me");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result = model.requests()[1].last_tool_result();
+    assert!(result.contains("declined"), "{result}");
+    assert!(
+        result.contains("The MCP server everything asked the person for input"),
+        "{result}"
+    );
+    assert!(result.contains("nobody can answer here"), "{result}");
+}
+
+#[test]
+fn a_projects_server_is_not_started_without_approval() {
+    let home = TempDir::new("mcp-project");
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let marker = home.path().join("started");
+    std::fs::write(
+        project.join(".mcp.json"),
+        json!({"mcpServers": {"cloned": {"command": "sh", "args": ["-c", format!("touch {}", marker.display())]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let model = ReplayServer::start(vec![Reply::text(&["Hi."])]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .arg("--working-dir")
+        .arg(&project);
+    let output = non_interactive(&mut command, "hello");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the project's MCP server cloned (sh -c 'touch "),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output)
+            .contains("is not started: run marvin here in a terminal once to approve it"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!marker.exists(), "a cloned repository's server ran unasked");
+    // --no-mcp reads no mcp.json at all.
+    let quiet = non_interactive(
+        marvin(home.path())
+            .env("OPENAI_COMPAT_URL", model.url())
+            .arg("--no-mcp")
+            .arg("--working-dir")
+            .arg(&project),
+        "hello",
+    );
+    assert!(!stderr(&quiet).contains("MCP server"), "{}", stderr(&quiet));
+}
+
+#[test]
+fn servers_that_fail_to_start_or_never_answer_are_told_in_one_line_each() {
+    let home = TempDir::new("mcp-broken");
+    let model = ReplayServer::start(vec![Reply::text(&["Still here."])]);
+    let mcp = json!({"mcpServers": {
+        "missing": {"command": "no-such-mcp-server-xyz"},
+        "crashes": {"command": "sh", "args": ["-c", "echo 'cannot open the database' >&2; exit 3"]},
+        "silent": {"command": "sleep", "args": ["30"]},
+        "chatty": {"command": "sh", "args": ["-c", "echo hello there; sleep 30"]}
+    }});
+    let mut command = with_servers(&home, &model, mcp);
+    command.env("MARVIN_MCP_TIMEOUT", "2");
+    let output = non_interactive(&mut command, "hello");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).ends_with("Still here.\n"),
+        "{}",
+        stdout(&output)
+    );
+    let said = stderr(&output);
+    let line = |name: &str| {
+        said.lines()
+            .find(|l| l.contains(&format!("the MCP server {name} failed")))
+            .unwrap_or_else(|| panic!("no line for {name}: {said}"))
+            .to_string()
+    };
+    assert!(
+        line("missing")
+            .ends_with("cannot start no-such-mcp-server-xyz: it is not installed, or not on PATH"),
+        "{said}"
+    );
+    let crashes = line("crashes");
+    assert!(
+        crashes.contains("the server exited with status 3"),
+        "{crashes}"
+    );
+    assert!(
+        crashes.contains("its last words: cannot open the database"),
+        "{crashes}"
+    );
+    assert!(
+        line("silent").contains("no answer within 2 s (MARVIN_MCP_TIMEOUT sets the limit)"),
+        "{said}"
+    );
+    let chatty = line("chatty");
+    assert!(chatty.contains("no answer within 2 s"), "{chatty}");
+    assert!(
+        chatty.contains(r#"it wrote something that is not JSON-RPC ("hello there") on stdout"#),
+        "{chatty}"
+    );
+}
+
+#[test]
+fn a_bad_mcp_config_flag_stops_the_run_and_a_bad_file_is_a_warning() {
+    let home = TempDir::new("mcp-config-errors");
+    let model = ReplayServer::start(vec![Reply::text(&["Fine."])]);
+    let output = non_interactive(
+        marvin(home.path())
+            .env("OPENAI_COMPAT_URL", model.url())
+            .arg("--mcp-config")
+            .arg(home.path().join("nope.json")),
+        "hello",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("--mcp-config "),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("nope.json: no such file"),
+        "{}",
+        stderr(&output)
+    );
+    let marvin_home = home.path().join("marvin-home");
+    std::fs::create_dir_all(&marvin_home).unwrap();
+    std::fs::write(marvin_home.join("mcp.json"), "{\"servers\": {}}").unwrap();
+    let warned = non_interactive(
+        marvin(home.path()).env("OPENAI_COMPAT_URL", model.url()),
+        "hello",
+    );
+    assert!(warned.status.success(), "{}", stderr(&warned));
+    assert!(
+        stderr(&warned).contains("mcp.json is skipped: it has no \"mcpServers\" object"),
+        "{}",
+        stderr(&warned)
+    );
+}
+
+#[test]
+fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
+    use crate::common::pty::Pty;
+    use crate::interview::{address, post};
+    let home = TempDir::new("mcp-elicit-form");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("e1", "everything__trigger-elicitation-request", "{}")]),
+        Reply::text(&["Thanks, Marvin."]),
+    ]);
+    let mcp = json!({"mcpServers": {"everything": {"command": everything()}}});
+    let mut command = with_servers(&home, &model, mcp);
+    command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    // At the prompt a server starts in the background; /mcp says when it is ready.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut asked = 0;
+    while !pty
+        .screen()
+        .contains("everything  ready (mcp-servers/everything")
+    {
+        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
+        asked += 1;
+        pty.send("/mcp\r");
+        pty.wait_for_nth("/mcp restart NAME", asked);
+    }
+    assert!(
+        pty.screen()
+            .contains("everything__trigger-elicitation-request"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("ask me things\r");
+    pty.wait_for("The MCP server everything asks");
+    let answers = |integer: &str| {
+        json!([
+            {"id": "name", "value": "Marvin Paranoid"},
+            {"id": "check", "value": "Yes"},
+            {"id": "email", "value": "marvin@example.com"},
+            {"id": "integer", "value": integer},
+            {"id": "untitledMultipleSelectEnum", "value": ["Piano", "Drums"]},
+            {"id": "titledSingleSelectEnum", "value": "Wonder Woman"},
+            {"id": "titledMultipleSelectEnum", "value": ["Tuna"]},
+            {"id": "legacyTitledEnum", "value": "Dogs"},
+            {"id": "untitledSingleSelectEnum", "value": "Joey"}
+        ])
+    };
+    // An answer out of the schema's bounds is asked again, with what to correct.
+    let (port, token) = address(&pty, 1);
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": answers("1000")})
+        ),
+        200
+    );
+    pty.wait_for("Please correct: Integer: A whole number from 1 to 100.");
+    let (port, token) = address(&pty, 2);
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": answers("42")})
+        ),
+        200
+    );
+    pty.wait_for("Thanks, Marvin.");
+    assert!(pty.leave().success());
+    let result = model.requests()[1].last_tool_result();
+    assert!(
+        result.contains("User provided the requested information"),
+        "{result}"
+    );
+    for sent in [
+        r#""integer": 42"#,
+        r#""check": true"#,
+        r#""titledSingleSelectEnum": "hero-3""#,
+        r#""legacyTitledEnum": "pet-2""#,
+        r#""titledMultipleSelectEnum": ["#,
+    ] {
+        assert!(result.contains(sent), "{sent} in {result}");
+    }
+}
