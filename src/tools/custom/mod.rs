@@ -224,8 +224,9 @@ fn kind_of(property: &Value) -> Result<Kind, String> {
     })
 }
 
-/// Example arguments for error messages, built from the parameters.
-fn example(params: &[Param]) -> Value {
+/// Example arguments for error messages, built from the parameters (a user's tool, an MCP
+/// server's).
+pub(crate) fn example(params: &[Param]) -> Value {
     let mut map = Map::new();
     for param in params.iter().filter(|p| p.required) {
         let value = match &param.kind {

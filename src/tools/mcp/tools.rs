@@ -6,7 +6,7 @@
 use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::tools::schema::{Choices, Kind, Param};
 
@@ -168,19 +168,7 @@ fn has_bounds(property: &Value) -> bool {
 
 /// Example arguments for error messages, from the required parameters.
 pub fn example(params: &[Param]) -> String {
-    let mut map = Map::new();
-    for param in params.iter().filter(|p| p.required) {
-        let value = match &param.kind {
-            Kind::Integer | Kind::Number => Value::from(1),
-            Kind::Boolean => Value::Bool(true),
-            Kind::StringList => Value::from(vec!["..."]),
-            Kind::Choice(options) => Value::from(options.iter().next().unwrap_or("")),
-            Kind::String => Value::from("..."),
-            Kind::ObjectList(_) | Kind::Any(_) => continue,
-        };
-        map.insert(param.name.to_string(), value);
-    }
-    Value::Object(map).to_string()
+    crate::tools::custom::example(params).to_string()
 }
 
 /// A `tools/call` result as the model reads it: text as it is; pictures, sound and binary
