@@ -70,14 +70,21 @@ pub fn start(
             };
             let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
             let _ = started.send(Ok((child.stdin.take(), child.id() as libc::pid_t)));
+            let (stderr_done, stderr_ended) = mpsc::channel::<()>();
             if let Some(stderr) = stderr {
                 let lines = lines.clone();
-                std::thread::spawn(move || keep_tail(stderr, &lines));
+                std::thread::spawn(move || {
+                    keep_tail(stderr, &lines);
+                    drop(stderr_done);
+                });
             }
             let garbage = stdout
                 .map(|out| read_messages(out, &sink))
                 .unwrap_or_default();
             let status = child.wait();
+            // Its last words are read before they are reported (a child of the server that
+            // still holds stderr open is not waited for long).
+            let _ = stderr_ended.recv_timeout(Duration::from_millis(500));
             gone.store(true, Ordering::SeqCst);
             let last = lines
                 .lock()
