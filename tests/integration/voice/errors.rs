@@ -1,9 +1,7 @@
 //! Each failure of `!v`/`!voice` is one line, sends nothing and gives the prompt back: no
 //! key, no recorder, silence, a refused upload, a failing recorder, a bad N, and Ctrl+C.
 
-use std::time::{Duration, Instant};
-
-use super::{KEY, Whisper, gone, joined, recorder, repl, script, wav};
+use super::{KEY, Whisper, gone, joined, pid_written, recorder, recording_repl, repl, script, wav};
 use crate::common::{ReplayServer, TempDir};
 
 /// Runs `line` in a REPL with `env` and returns the screen once `expected` was shown and the
@@ -129,13 +127,7 @@ fn a_refusal_repeating_the_key_is_redacted_and_a_web_page_is_one_line() {
         (401, echoed.into_bytes()),
         (502, page.as_bytes().to_vec()),
     ]);
-    let model = ReplayServer::unused();
-    let env = [
-        ("MARVIN_RECORDER", rec.to_str().unwrap()),
-        ("GROQ_API_KEY", KEY),
-    ];
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!v 1\r");
     pty.wait_for(
         "Groq refused the recording (HTTP 401): Bad header Authorization: Bearer [redacted]; nothing was sent.",
@@ -193,32 +185,10 @@ fn ctrl_c_stops_the_recorder_and_everything_it_started() {
         &format!("sleep 60 & echo $! > '{}'\nwait", sleeper.display()),
     );
     let whisper = Whisper::start(Vec::new());
-    let model = ReplayServer::unused();
-    let mut pty = repl(
-        &home,
-        &model.url(),
-        &whisper.url(),
-        &[
-            ("MARVIN_RECORDER", rec.to_str().unwrap()),
-            ("GROQ_API_KEY", KEY),
-        ],
-    );
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!v 30\r");
     pty.wait_for("🎙 recording 0/30 s — Ctrl+C stops");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !std::fs::read_to_string(&sleeper).is_ok_and(|s| s.ends_with('\n')) {
-        assert!(
-            Instant::now() < deadline,
-            "the recorder never started its child"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let pid: i32 = std::fs::read_to_string(&sleeper)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pid = pid_written(&sleeper, 1);
     pty.send("\x03");
     pty.wait_for("Recording stopped; nothing was sent.");
     pty.wait_for_nth("› ", 2);
@@ -276,42 +246,22 @@ fn ctrl_c_ends_voice_mode_and_sigterm_stops_the_recorder_before_leaving() {
         &format!("sleep 60 & echo $! >> '{}'\nwait", pids.display()),
     );
     let whisper = Whisper::start(Vec::new());
-    let model = ReplayServer::unused();
-    let env = [
-        ("MARVIN_RECORDER", rec.to_str().unwrap()),
-        ("GROQ_API_KEY", KEY),
-    ];
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!voice\r");
     pty.wait_for("🎙 ▯▯▯▯▯▯▯▯▯▯ — pause to send");
-    let first = started(&pids, 1);
+    let first = pid_written(&pids, 1);
     pty.send("\x03");
     pty.wait_for("Voice mode stopped; nothing more was sent.");
     pty.wait_for_nth("› ", 2);
     gone(first);
     assert!(pty.leave().success());
 
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!v 30\r");
     pty.wait_for("🎙 recording 0/30 s");
-    let second = started(&pids, 2);
+    let second = pid_written(&pids, 2);
     pty.signal(libc::SIGTERM);
     assert_eq!(pty.wait_exit().code(), Some(143));
     gone(second);
     assert!(whisper.uploads().is_empty());
-}
-
-/// The pid of the `n`th recorder's background child, once it has started.
-fn started(pids: &std::path::Path, n: usize) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let text = std::fs::read_to_string(pids).unwrap_or_default();
-        if let Some(pid) = text.lines().nth(n - 1) {
-            return pid.trim().parse().unwrap();
-        }
-        assert!(Instant::now() < deadline, "recorder {n} never started");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }

@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::common::pty::Pty;
-use crate::common::{TempDir, fixture, marvin};
+use crate::common::{ReplayServer, TempDir, fixture, marvin};
 
 pub const RATE: usize = 16_000;
 pub const KEY: &str = "gsk-voice-test-key";
@@ -101,6 +101,40 @@ pub fn repl(home: &TempDir, model_url: &str, whisper: &str, env: &[(&str, &str)]
         command.env(name, value);
     }
     Pty::spawn(command)
+}
+
+/// The REPL recording with `rec` and Groq's key against `whisper`, at its prompt. No model
+/// answers (nothing these runs do reaches one); its server comes back to be kept alive.
+pub fn recording_repl(home: &TempDir, rec: &Path, whisper: &str) -> (Pty, ReplayServer) {
+    let model = ReplayServer::unused();
+    let env = [
+        ("MARVIN_RECORDER", rec.to_str().unwrap()),
+        ("GROQ_API_KEY", KEY),
+    ];
+    let pty = repl(home, &model.url(), whisper, &env);
+    pty.wait_for("› ");
+    (pty, model)
+}
+
+/// The pid on the `n`th whole line of `file`, once a recorder (or its child) has written it.
+pub fn pid_written(file: &Path, n: usize) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if let Some(line) = text
+            .split_inclusive('\n')
+            .filter(|l| l.ends_with('\n'))
+            .nth(n - 1)
+        {
+            return line.trim().parse().unwrap();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pid {n} never written to {}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// One part of a multipart body: (name, filename, content type, bytes).

@@ -2,23 +2,15 @@
 //! keys not echoed over the meter, a Ctrl+C that stops an answer leaving voice mode on, and a
 //! recorder that does not outlive a Marvin killed outright.
 
-use std::time::{Duration, Instant};
-
-use super::{KEY, Whisper, gone, joined, recorder, repl, wav};
-use crate::common::{ReplayServer, StallServer, TempDir};
+use super::{KEY, Whisper, gone, joined, pid_written, recorder, recording_repl, repl, wav};
+use crate::common::{StallServer, TempDir};
 
 #[test]
 fn the_counter_is_rewritten_in_place_and_erased_after() {
     let home = TempDir::new("voice-inplace");
     let rec = recorder(&home, &wav(&joined(&[(1.0, true)])), "exec sleep 60");
     let whisper = Whisper::start(Vec::new());
-    let model = ReplayServer::unused();
-    let env = [
-        ("MARVIN_RECORDER", rec.to_str().unwrap()),
-        ("GROQ_API_KEY", KEY),
-    ];
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!v 30\r");
     pty.wait_for_nth("🎙 recording", 3);
     pty.send("\x03");
@@ -47,13 +39,7 @@ fn keys_typed_while_listening_are_not_echoed() {
     let home = TempDir::new("voice-noecho");
     let rec = recorder(&home, &wav(&joined(&[(0.5, false)])), "exec sleep 60");
     let whisper = Whisper::start(Vec::new());
-    let model = ReplayServer::unused();
-    let env = [
-        ("MARVIN_RECORDER", rec.to_str().unwrap()),
-        ("GROQ_API_KEY", KEY),
-    ];
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!voice\r");
     pty.wait_for("🎙 ▯▯▯▯▯▯▯▯▯▯ — pause to send");
     pty.send("typed words");
@@ -117,24 +103,10 @@ fn the_recorder_ends_when_marvin_is_killed_outright() {
         &format!("echo $$ > '{}'\nexec sleep 600", pid_file.display()),
     );
     let whisper = Whisper::start(Vec::new());
-    let model = ReplayServer::unused();
-    let env = [
-        ("MARVIN_RECORDER", rec.to_str().unwrap()),
-        ("GROQ_API_KEY", KEY),
-    ];
-    let mut pty = repl(&home, &model.url(), &whisper.url(), &env);
-    pty.wait_for("› ");
+    let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!voice\r");
     pty.wait_for("— pause to send");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let pid: i32 = loop {
-        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
-        if text.ends_with('\n') {
-            break text.trim().parse().unwrap();
-        }
-        assert!(Instant::now() < deadline, "the recorder never started");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let pid = pid_written(&pid_file, 1);
     pty.kill_hard();
     gone(pid);
     assert!(whisper.uploads().is_empty());
