@@ -106,6 +106,13 @@ impl Registry {
         self.mcp.as_ref()
     }
 
+    /// The tool `name`: a built-in (or a user's) one first, else one of `remote`, the MCP
+    /// servers' tools of this moment.
+    fn lookup<'a>(&'a self, name: &str, remote: &'a [ToolDef]) -> Option<&'a ToolDef> {
+        self.find(name)
+            .or_else(|| remote.iter().find(|t| t.name == name))
+    }
+
     /// The tools the MCP servers offer now (none without servers).
     fn mcp_tools(&self) -> Arc<Vec<ToolDef>> {
         self.mcp.as_ref().map(|hub| hub.tools()).unwrap_or_default()
@@ -159,10 +166,7 @@ impl Registry {
     fn run(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
         let name = call.function.name.as_str();
         let remote = self.mcp_tools();
-        let found = self
-            .find(name)
-            .or_else(|| remote.iter().find(|t| t.name == name));
-        let Some(tool) = found.filter(|t| t.offered_in(ctx)) else {
+        let Some(tool) = self.lookup(name, &remote).filter(|t| t.offered_in(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));
         };
         if tool.ticket_gated {
@@ -197,10 +201,7 @@ impl Registry {
         let names = self.names(ctx);
         let offered: Vec<&str> = names.iter().map(String::as_str).collect();
         let remote = self.mcp_tools();
-        let found = self
-            .find(name)
-            .or_else(|| remote.iter().find(|t| t.name == name));
-        if let Some(tool) = found {
+        if let Some(tool) = self.lookup(name, &remote) {
             let why = if tool.writes && ctx.readonly {
                 "it writes, and this agent is read-only"
             } else {

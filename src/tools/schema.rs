@@ -89,6 +89,16 @@ impl Kind {
     }
 }
 
+/// The names a JSON object schema lists as `required` (none when it lists none): for the
+/// schemas of users' tools, MCP servers' tools and their questions.
+pub fn required_names(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// One parameter of a tool.
 #[derive(Debug, Clone)]
 pub struct Param {

@@ -180,11 +180,7 @@ fn params(schema: Option<&Value>) -> Result<Vec<Param>, String> {
         Some(Value::Object(map)) => map,
         Some(_) => return Err("parameters.properties must be an object".into()),
     };
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::tools::schema::required_names(schema);
     let mut list = Vec::new();
     for (name, property) in properties {
         let kind = kind_of(property).map_err(|e| format!("parameters.properties.{name}: {e}"))?;

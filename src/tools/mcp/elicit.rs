@@ -139,11 +139,7 @@ fn fields(schema: &Value) -> Result<Vec<Field>, String> {
         .get("properties")
         .and_then(Value::as_object)
         .ok_or("its schema has no properties")?;
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::tools::schema::required_names(schema);
     let mut fields = Vec::new();
     for (key, property) in properties {
         let text = |name: &str| {

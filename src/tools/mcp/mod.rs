@@ -73,16 +73,26 @@ impl Hub {
         }
     }
 
-    /// The tools the ready servers offer now; a server that said its tools changed is read
-    /// again first.
-    pub fn tools(&self) -> Arc<Vec<ToolDef>> {
-        let changed: Vec<&Arc<Server>> =
-            self.servers.iter().filter(|s| s.tools_changed()).collect();
+    /// The tools the ready servers offer now. A server that said its tools changed is read
+    /// again in the background (never on the caller's thread, which may be the prompt's);
+    /// its new tools are offered from the next request on.
+    pub fn tools(self: &Arc<Self>) -> Arc<Vec<ToolDef>> {
+        let changed: Vec<Arc<Server>> = self
+            .servers
+            .iter()
+            .filter(|s| s.tools_changed())
+            .cloned()
+            .collect();
         if !changed.is_empty() {
-            for server in changed {
-                server.refresh_tools();
-            }
-            self.rebuild();
+            let hub = self.clone();
+            let _ = std::thread::Builder::new()
+                .name("mcp-tools".into())
+                .spawn(move || {
+                    for server in changed {
+                        server.refresh_tools();
+                    }
+                    hub.rebuild();
+                });
         }
         self.offered
             .read()
@@ -203,7 +213,8 @@ impl Hub {
         let mut out = String::new();
         for server in &self.servers {
             let config = &server.config;
-            let state = match server.state() {
+            let current = server.state();
+            let state = match &current {
                 State::NeedsApproval => "waiting for your approval (asked at the next turn)".into(),
                 State::Skipped(why) => format!("not started: {why}"),
                 State::Starting => "starting".into(),
@@ -222,9 +233,9 @@ impl Hub {
                 state,
                 config.shown()
             ));
-            let tools = server.tools();
-            if server.state() == State::Ready {
-                let names: Vec<String> = tools
+            if current == State::Ready {
+                let names: Vec<String> = server
+                    .tools()
                     .iter()
                     .map(|t| tools::exposed_name(&config.name, &t.name))
                     .collect();

@@ -53,7 +53,7 @@ pub fn start(
     let (started, outcome) = mpsc::channel();
     let (lines, gone) = (stderr_lines.clone(), exited.clone());
     let name = command.to_string();
-    let spawned = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("mcp-stdio".into())
         .spawn(move || {
             let mut child = match child_command.spawn() {
@@ -109,7 +109,6 @@ pub fn start(
             sink.closed(why);
         })
         .map_err(|e| format!("cannot start a thread for {command}: {e}"))?;
-    drop(spawned);
     let (stdin, group) = outcome
         .recv()
         .map_err(|_| format!("cannot start {command}"))??;

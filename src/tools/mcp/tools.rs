@@ -106,11 +106,7 @@ pub fn params(schema: &Value) -> Vec<Param> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::tools::schema::required_names(schema);
     properties
         .iter()
         .map(|(name, property)| {
