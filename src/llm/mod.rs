@@ -7,7 +7,6 @@ pub(crate) mod http;
 pub mod ollama;
 pub mod openai;
 pub(crate) mod retry;
-pub(crate) mod sse;
 pub(crate) mod stream;
 
 use std::fmt;

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
 use super::http::{self, Http};
-use super::sse::MAX_EVENT;
 use super::stream::MAX_MESSAGE;
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
 use crate::message::{Message, Role, ToolCall, Usage};
+use crate::net::sse::MAX_EVENT;
 use crate::net::{self, Response};
 
 pub struct Ollama {

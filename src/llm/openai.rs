@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
 use super::http::{self, Http};
-use super::sse::{MAX_EVENT, SseError, SseReader};
 use super::stream::{Assembler, MAX_MESSAGE, Step};
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
 use crate::message::Message;
+use crate::net::sse::{MAX_EVENT, SseError, SseReader};
 use crate::net::{self, BodyError, Response};
 
 /// A non-streamed completion larger than this is not a chat answer.

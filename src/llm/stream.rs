@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::ChatResult;
 use super::api_error::{ApiError, find_error};
-use super::sse::SseEvent;
 use crate::message::{Message, ToolCall, Usage};
+use crate::net::sse::SseEvent;
 
 /// An answer (text and tool calls together) larger than this is not a chat answer: a
 /// service sending text that never stops is cut off before it exhausts memory.

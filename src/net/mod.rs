@@ -1,6 +1,6 @@
 //! Network plumbing shared by the model clients (`llm/`) and the tools: one kind of HTTP agent
 //! (User-Agent, proxy, timeouts), the cancel-aware exchange, per-host politeness, bounded
-//! bodies, multipart uploads, transport failures classified, and credentials kept out of every error. A leaf: it
+//! bodies, multipart uploads, server-sent events (model streams, MCP over HTTP), transport failures classified, and credentials kept out of every error. A leaf: it
 //! uses nothing of Marvin's but the cancel token.
 
 mod agent;
@@ -11,6 +11,7 @@ mod pace;
 mod probe;
 mod redact;
 mod response;
+pub(crate) mod sse;
 mod transport;
 mod url;
 

@@ -1,4 +1,5 @@
-//! An incremental reader of server-sent events (the WHATWG event-stream format).
+//! An incremental reader of server-sent events (the WHATWG event-stream format): the model
+//! providers' streams and MCP's Streamable HTTP answers.
 
 use std::io::{self, BufRead};
 
@@ -9,7 +10,7 @@ pub(crate) struct SseEvent {
     pub data: String,
 }
 
-/// One event's data (and so any one line) longer than this is not a chat stream: stop
+/// One event's data (and so any one line) longer than this is not a stream we can use: stop
 /// instead of buffering without end.
 pub(crate) const MAX_EVENT: usize = 16 * 1024 * 1024;
 
