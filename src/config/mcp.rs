@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Env;
+use crate::net::ProxyRules;
 
 /// Where a server was declared, which decides whether it needs an approval to start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub enum McpTransport {
     Http {
         url: String,
         headers: BTreeMap<String, String>,
+        /// The proxy it is reached through (HTTPS_PROXY, NO_PROXY; never for loopback).
+        proxy: Option<String>,
     },
 }
 
@@ -129,6 +132,7 @@ impl McpSettings {
         env: &Env,
         files: &[(PathBuf, McpOrigin)],
         disabled: bool,
+        proxy: &ProxyRules,
     ) -> Result<Self, String> {
         let timeout = match env.get("MARVIN_MCP_TIMEOUT") {
             Some(text) => text
@@ -164,7 +168,7 @@ impl McpSettings {
                     continue;
                 }
             };
-            match parse(&text, path, *origin, env) {
+            match parse(&text, path, *origin, env, proxy) {
                 Ok((servers, warnings)) => {
                     settings.warnings.extend(warnings);
                     for server in servers {
@@ -197,6 +201,7 @@ fn parse(
     path: &Path,
     origin: McpOrigin,
     env: &Env,
+    proxy: &ProxyRules,
 ) -> Result<(Vec<McpServer>, Vec<String>), String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("it is not valid JSON ({e})"))?;
@@ -210,7 +215,7 @@ fn parse(
             continue;
         }
         let name = safe_name(&declared);
-        match transport(entry, env, path) {
+        match transport(entry, env, path, proxy) {
             Ok(transport) => servers.push(McpServer {
                 name,
                 transport,
@@ -226,7 +231,12 @@ fn parse(
     Ok((servers, warnings))
 }
 
-fn transport(entry: Entry, env: &Env, path: &Path) -> Result<McpTransport, String> {
+fn transport(
+    entry: Entry,
+    env: &Env,
+    path: &Path,
+    proxy: &ProxyRules,
+) -> Result<McpTransport, String> {
     let fill = |text: &str| expand(text, env);
     let fill_map = |map: BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
         map.into_iter()
@@ -267,6 +277,7 @@ fn transport(entry: Entry, env: &Env, path: &Path) -> Result<McpTransport, Strin
                 return Err(format!("its url {url:?} is not an http:// or https:// address"));
             }
             Ok(McpTransport::Http {
+                proxy: proxy.for_url(&url),
                 url,
                 headers: fill_map(entry.headers)?,
             })
@@ -352,6 +363,7 @@ mod tests {
             &env(&[("GH_PAT", "ghp_1"), ("REMOTE_KEY", "k2")]),
             &[(user.clone(), McpOrigin::User)],
             false,
+            &ProxyRules::default(),
         )
         .unwrap();
         let names: Vec<&str> = settings.servers.iter().map(|s| s.name.as_str()).collect();
@@ -373,6 +385,7 @@ mod tests {
             McpTransport::Http {
                 url: "https://mcp.example/mcp".into(),
                 headers: [("Authorization".to_string(), "Bearer k2".to_string())].into(),
+                proxy: None,
             }
         );
         assert_eq!(settings.warnings.len(), 2, "{:?}", settings.warnings);
@@ -406,7 +419,8 @@ mod tests {
             (project.clone(), McpOrigin::Project),
             (dir.path().join("missing.json"), McpOrigin::Project),
         ];
-        let settings = McpSettings::build(&env(&[]), &files, false).unwrap();
+        let settings =
+            McpSettings::build(&env(&[]), &files, false, &ProxyRules::default()).unwrap();
         assert_eq!(settings.servers.len(), 1);
         assert_eq!(settings.servers[0].origin, McpOrigin::User);
         assert!(
@@ -418,25 +432,71 @@ mod tests {
         assert!(settings.warnings[1].contains("already declared"));
 
         std::fs::write(&project, "{not json").unwrap();
-        let broken = McpSettings::build(&env(&[]), &files[1..2], false).unwrap();
+        let broken =
+            McpSettings::build(&env(&[]), &files[1..2], false, &ProxyRules::default()).unwrap();
         assert!(broken.warnings[0].contains("is skipped: it is not valid JSON"));
-        let flagged = McpSettings::build(&env(&[]), &[(project, McpOrigin::Flag)], false);
+        let flagged = McpSettings::build(
+            &env(&[]),
+            &[(project, McpOrigin::Flag)],
+            false,
+            &ProxyRules::default(),
+        );
         assert!(flagged.unwrap_err().starts_with("--mcp-config "));
         let missing = McpSettings::build(
             &env(&[]),
             &[(dir.path().join("no"), McpOrigin::Flag)],
             false,
+            &ProxyRules::default(),
         );
         assert!(missing.unwrap_err().ends_with(": no such file"));
 
         assert!(
-            McpSettings::build(&env(&[]), &files, true)
+            McpSettings::build(&env(&[]), &files, true, &ProxyRules::default())
                 .unwrap()
                 .servers
                 .is_empty()
         );
-        let slow = McpSettings::build(&env(&[("MARVIN_MCP_TIMEOUT", "5")]), &[], false);
+        let slow = McpSettings::build(
+            &env(&[("MARVIN_MCP_TIMEOUT", "5")]),
+            &[],
+            false,
+            &ProxyRules::default(),
+        );
         assert_eq!(slow.unwrap().timeout, Duration::from_secs(5));
-        assert!(McpSettings::build(&env(&[("MARVIN_MCP_TIMEOUT", "soon")]), &[], false).is_err());
+        assert!(
+            McpSettings::build(
+                &env(&[("MARVIN_MCP_TIMEOUT", "soon")]),
+                &[],
+                false,
+                &ProxyRules::default()
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn a_remote_server_goes_through_the_proxy_and_a_local_one_does_not() {
+        let dir = TempDir::new("mcp-config-proxy");
+        let file = dir.path().join("mcp.json");
+        std::fs::write(
+            &file,
+            r#"{"mcpServers": {"remote": {"url": "https://mcp.example/mcp"}, "local": {"url": "http://127.0.0.1:3001/mcp"}}}"#,
+        )
+        .unwrap();
+        let rules = ProxyRules::new(Some("http://proxy:3128"), None);
+        let settings =
+            McpSettings::build(&env(&[]), &[(file, McpOrigin::User)], false, &rules).unwrap();
+        let proxies: Vec<(&str, Option<&str>)> = settings
+            .servers
+            .iter()
+            .map(|server| match &server.transport {
+                McpTransport::Http { proxy, .. } => (server.name.as_str(), proxy.as_deref()),
+                McpTransport::Stdio { .. } => (server.name.as_str(), None),
+            })
+            .collect();
+        assert_eq!(
+            proxies,
+            [("local", None), ("remote", Some("http://proxy:3128"))]
+        );
     }
 }

@@ -349,7 +349,9 @@ impl Config {
             None => 0,
         };
         let mcp_files = mcp_files(home.as_deref(), &working_dir, args);
-        let mcp = McpSettings::build(env, &mcp_files, args.no_mcp).map_err(ConfigError::Invalid)?;
+        let proxy = proxy_rules(env);
+        let mcp = McpSettings::build(env, &mcp_files, args.no_mcp, &proxy)
+            .map_err(ConfigError::Invalid)?;
         Ok(Config {
             provider,
             fallbacks,
@@ -384,7 +386,7 @@ impl Config {
             mcp,
             ntfy_url: endpoints.url(&services::NTFY).to_string(),
             endpoints,
-            proxy: proxy_rules(env),
+            proxy,
             context_budget: match env.get("MARVIN_CONTEXT_BUDGET") {
                 Some(text) => text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {
                     ConfigError::Invalid(format!("MARVIN_CONTEXT_BUDGET must be a number of tokens of at least 1000, not {text:?}"))

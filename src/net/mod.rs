@@ -15,7 +15,7 @@ pub(crate) mod sse;
 mod transport;
 mod url;
 
-pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules};
+pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules, user_agent};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
 pub(crate) use multipart::Multipart;

@@ -359,3 +359,99 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
         assert!(result.contains(sent), "{sent} in {result}");
     }
 }
+
+/// server-everything in its Streamable HTTP mode on a port of its own (bound to loopback by
+/// tests/fixtures/mcp/loopback.mjs), stopped when the test ends.
+struct HttpEverything {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpEverything {
+    fn start() -> Self {
+        let port = crate::common::closed_port();
+        let package = servers().join("../@modelcontextprotocol/server-everything/dist/index.js");
+        let loopback =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/loopback.mjs");
+        let child = Command::new("node")
+            .arg("--import")
+            .arg(&loopback)
+            .arg(&package)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node (installed with npm) runs the HTTP server");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "server-everything never listened on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_over_streamable_http_is_reached_by_its_url() {
+    let server = HttpEverything::start();
+    let home = TempDir::new("mcp-http");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[
+            ("h1", "remote__echo", r#"{"message": "over http"}"#),
+            ("h2", "remote__get-sum", r#"{"a": 20, "b": 22}"#),
+            ("h3", "remote__trigger-elicitation-request", "{}"),
+        ]),
+        Reply::text(&["Done over HTTP."]),
+    ]);
+    let mcp = json!({"mcpServers": {"remote": {
+        "type": "http", "url": server.url, "headers": {"X-Marvin-Test": "${HOME}"}}}});
+    let output = non_interactive(
+        &mut with_servers(&home, &model, mcp),
+        "use the remote tools",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).ends_with("Done over HTTP.\n"),
+        "{}",
+        stdout(&output)
+    );
+    let requests = model.requests();
+    assert!(tool_names(&requests[0]).iter().any(|n| n == "remote__echo"));
+    let results = requests[1].tool_results();
+    assert_eq!(results[0], "Echo: over http");
+    assert!(results[1].contains("42"), "{}", results[1]);
+    // The elicitation came on the call's own stream; nobody can answer here, so declined.
+    assert!(
+        results[2].contains("nobody can answer here"),
+        "{}",
+        results[2]
+    );
+
+    // Gone, the server is said in one line, not waited for until a timeout.
+    drop(server);
+    let model = ReplayServer::start(vec![Reply::text(&["Alone."])]);
+    let gone = json!({"mcpServers": {"remote": {"url": format!("http://127.0.0.1:{}/mcp", crate::common::closed_port())}}});
+    let output = non_interactive(&mut with_servers(&home, &model, gone), "hello");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "the MCP server remote failed: it did not start: nothing answers at http://127.0.0.1:"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -1,7 +1,7 @@
 //! One live connection to a server, whatever carries it: our requests matched to their
 //! responses by id over channels, the server's requests handed to whoever waits (an
 //! elicitation belongs to the call under way) or answered at once, and notifications noted.
-//! No async runtime: the transport's reader thread calls [`Connection::deliver`], and a caller
+//! No async runtime: the transport's reader thread hands messages to a [`Sink`], and a caller
 //! waits on its own channel with a deadline and the turn's cancel token.
 
 use std::collections::HashMap;
@@ -55,6 +55,10 @@ impl Failure {
     pub fn describe(&self) -> String {
         match self {
             Failure::Rpc(error) => format!("{} (error {})", error.message, error.code),
+            Failure::TimedOut(limit) if limit.as_secs() == 0 => format!(
+                "no answer within {} ms (MARVIN_MCP_TIMEOUT sets the limit)",
+                limit.as_millis()
+            ),
             Failure::TimedOut(limit) => format!(
                 "no answer within {} s (MARVIN_MCP_TIMEOUT sets the limit)",
                 limit.as_secs()
@@ -75,8 +79,22 @@ pub struct Sink(Weak<Connection>);
 
 impl Sink {
     pub fn deliver(&self, message: Incoming) {
+        self.deliver_during(None, message);
+    }
+
+    /// A message that came while request `call` was under way, on its own channel (an HTTP
+    /// answer's stream): a request of the server's in it belongs to that call.
+    pub fn deliver_during(&self, call: Option<u64>, message: Incoming) {
         if let Some(connection) = self.0.upgrade() {
-            connection.deliver(message);
+            connection.deliver(call, message);
+        }
+    }
+
+    /// Request `id` could not be carried (nothing answers at the address, the answer broke
+    /// off): it fails with `why`, and the connection stays for the next one.
+    pub fn failed(&self, id: u64, why: String) {
+        if let Some(sender) = self.0.upgrade().and_then(|c| c.take_pending(id)) {
+            let _ = sender.send(Event::Closed(why));
         }
     }
 
@@ -145,14 +163,10 @@ impl Connection {
     }
 
     /// A message from the server (called by the transport's reader).
-    pub fn deliver(&self, message: Incoming) {
+    fn deliver(&self, call: Option<u64>, message: Incoming) {
         match message {
             Incoming::Response { id, result } => {
-                let sender = {
-                    let mut pending = self.pending();
-                    pending.order.retain(|other| *other != id);
-                    pending.waiting.remove(&id)
-                };
+                let sender = self.take_pending(id);
                 // A late answer to a request that gave up is dropped, as the spec says.
                 if let Some(sender) = sender {
                     let _ = sender.send(Event::Response(result));
@@ -163,12 +177,11 @@ impl Connection {
                     let _ = self.send(rpc::response(&id, Ok(json!({}))));
                     return;
                 }
+                // Its own call when the transport knows it, else the latest call under way.
                 let latest = {
                     let pending = self.pending();
-                    pending
-                        .order
-                        .last()
-                        .and_then(|id| pending.waiting.get(id).cloned())
+                    call.or_else(|| pending.order.last().copied())
+                        .and_then(|id| pending.waiting.get(&id).cloned())
                 };
                 let event = Event::ServerRequest { id, method, params };
                 let unhandled = match latest {
@@ -225,7 +238,7 @@ impl Connection {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            text.push_str(&format!("\nIt wrote {garbage} on stdout."));
+            text.push_str(&format!("\nIt wrote {garbage}."));
         }
         text
     }
@@ -258,7 +271,7 @@ impl Connection {
             pending.order.push(id);
         }
         if let Err(why) = self.send(rpc::request(id, method, params)) {
-            self.forget(id);
+            self.take_pending(id);
             // A server that stopped reading has usually exited: its exit status and last
             // words say more than the broken pipe does.
             let deadline = Instant::now() + Duration::from_secs(1);
@@ -269,7 +282,7 @@ impl Connection {
         }
         let outcome = self.wait(id, &receiver, timeout, cancel, on_request);
         if let Err(failure @ (Failure::TimedOut(_) | Failure::Cancelled)) = &outcome {
-            self.forget(id);
+            self.take_pending(id);
             let reason = failure.describe();
             let _ = self.notify(
                 "notifications/cancelled",
@@ -321,10 +334,11 @@ impl Connection {
         }
     }
 
-    fn forget(&self, id: u64) {
+    /// Takes request `id` out of those waiting: its channel, if it still waits.
+    fn take_pending(&self, id: u64) -> Option<Sender<Event>> {
         let mut pending = self.pending();
-        pending.waiting.remove(&id);
         pending.order.retain(|other| *other != id);
+        pending.waiting.remove(&id)
     }
 }
 
@@ -332,5 +346,119 @@ fn not_offered(method: &str) -> RpcError {
     RpcError {
         code: rpc::METHOD_NOT_FOUND,
         message: format!("Method not found: {method}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keeps what is sent; the test plays the server through the sink.
+    struct Recorder(Arc<Mutex<Vec<String>>>);
+
+    impl Transport for Recorder {
+        fn send(&self, message: String) -> Result<(), String> {
+            self.0.lock().unwrap().push(message);
+            Ok(())
+        }
+        fn close(&self) {}
+    }
+
+    fn open() -> (Arc<Connection>, Sink, Arc<Mutex<Vec<String>>>) {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let mut kept = None;
+        let connection = Connection::open(|sink| {
+            kept = Some(sink);
+            Ok(Box::new(Recorder(sent.clone())))
+        })
+        .unwrap();
+        (connection, kept.unwrap(), sent)
+    }
+
+    /// Waits until `n` messages were sent.
+    fn sent_count(sent: &Mutex<Vec<String>>, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while sent.lock().unwrap().len() < n {
+            assert!(Instant::now() < deadline, "only {:?}", sent.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_servers_request_goes_to_the_call_whose_answer_carried_it() {
+        let (connection, sink, sent) = open();
+        let call = |name: &'static str| {
+            let connection = connection.clone();
+            std::thread::spawn(move || {
+                let mut asked = Vec::new();
+                let result = connection.request(
+                    "tools/call",
+                    json!({"name": name}),
+                    Duration::from_secs(10),
+                    &CancelToken::new(),
+                    &mut |method, _| {
+                        asked.push(method.to_string());
+                        Some(Ok(json!({"action": "decline"})))
+                    },
+                );
+                (result, asked)
+            })
+        };
+        let first = call("first");
+        sent_count(&sent, 1);
+        let second = call("second");
+        sent_count(&sent, 2);
+        // The elicitation came on the first call's stream, though the second is the latest.
+        sink.deliver_during(
+            Some(1),
+            Incoming::Request {
+                id: json!(0),
+                method: "elicitation/create".into(),
+                params: json!({}),
+            },
+        );
+        sent_count(&sent, 3);
+        assert_eq!(
+            sent.lock().unwrap()[2],
+            r#"{"id":0,"jsonrpc":"2.0","result":{"action":"decline"}}"#
+        );
+        for id in [1, 2] {
+            sink.deliver(Incoming::Response {
+                id,
+                result: Ok(json!({"id": id})),
+            });
+        }
+        let (first, second) = (first.join().unwrap(), second.join().unwrap());
+        assert_eq!(
+            first,
+            (Ok(json!({"id": 1})), vec!["elicitation/create".to_string()])
+        );
+        assert_eq!(second, (Ok(json!({"id": 2})), vec![]));
+    }
+
+    #[test]
+    fn a_request_that_could_not_be_carried_fails_alone() {
+        let (connection, sink, sent) = open();
+        let waiting = {
+            let connection = connection.clone();
+            std::thread::spawn(move || {
+                connection.request(
+                    "tools/list",
+                    json!({}),
+                    Duration::from_secs(10),
+                    &CancelToken::new(),
+                    &mut |_, _| None,
+                )
+            })
+        };
+        sent_count(&sent, 1);
+        sink.failed(1, "nothing answers at http://127.0.0.1:9/mcp".into());
+        assert_eq!(
+            waiting.join().unwrap(),
+            Err(Failure::Closed(
+                "nothing answers at http://127.0.0.1:9/mcp".into()
+            ))
+        );
+        assert_eq!(connection.ended(), None);
     }
 }

@@ -6,6 +6,7 @@
 
 mod connection;
 mod elicit;
+mod http;
 mod rpc;
 mod server;
 mod stdio;

@@ -139,10 +139,16 @@ impl Server {
                     let cwd = cwd.as_deref().unwrap_or(&self.working_dir);
                     Ok(Box::new(stdio::start(command, args, env, cwd, sink)?))
                 }
-                // The Streamable HTTP transport is the next step of this work (issue 21).
-                McpTransport::Http { url, .. } => Err(format!(
-                    "it is reached over HTTP ({url}), and this Marvin speaks MCP over stdio only so far; start the server as a command instead if it can be"
-                )),
+                McpTransport::Http {
+                    url,
+                    headers,
+                    proxy,
+                } => Ok(Box::new(super::http::start(
+                    url,
+                    headers,
+                    proxy.as_deref(),
+                    sink,
+                )?)),
             }
         })?;
         let never = CancelToken::new();
@@ -280,7 +286,11 @@ impl Server {
             },
         );
         match result {
-            Ok(result) => super::tools::result_text(&result, &files),
+            Ok(result) => {
+                // It works again: a later death may be restarted once more.
+                self.restarted.store(false, Ordering::SeqCst);
+                super::tools::result_text(&result, &files)
+            }
             Err(Failure::Rpc(error)) => Err(format!(
                 "The MCP server {name} refused the call: {} (error {}).",
                 error.message, error.code

@@ -147,7 +147,7 @@ fn read_messages(stdout: impl std::io::Read, sink: &Sink) -> Option<String> {
                 if garbage.is_none() {
                     let shown: String = text.chars().take(80).collect();
                     garbage = Some(format!("something that is not JSON-RPC ({shown:?})"));
-                    sink.garbage(garbage.clone().unwrap_or_default());
+                    sink.garbage(format!("{} on stdout", garbage.clone().unwrap_or_default()));
                 }
             }
         }

@@ -1,0 +1,547 @@
+//! The Streamable HTTP transport (MCP 2025-11-25): every message is its own POST to the one
+//! address the person declared. A request's answer comes back on its own POST, as JSON or as an
+//! event stream that may carry the server's requests first (an elicitation during a call), so
+//! each request is read on a thread of its own; notifications and our answers get a bare 202.
+//! The session the server names (`Mcp-Session-Id`) goes on every later POST and is ended with
+//! DELETE. The declared headers (tokens) are kept out of every error.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::connection::{Sink, Transport};
+use super::rpc::{self, Incoming, RpcError};
+use crate::net::sse::{MAX_EVENT, SseError, SseReader};
+use crate::net::{self, Phase, Response, Secrets};
+
+/// Reaching the server (name and connection) must not take longer than this.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Writing one message; reads have no limit, since a tool call may stream for minutes and the
+/// caller keeps its own deadline.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A notification or an answer of ours: the server acknowledges it at once (202).
+const SHORT_EXCHANGE: Duration = Duration::from_secs(30);
+/// Ending the session is a courtesy: it must not hold up Marvin's exit.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A JSON answer longer than this is not one a client can use (an image is a few MB at most).
+/// An event stream is bounded per event instead ([`MAX_EVENT`]): only one is held at a time.
+const MAX_BODY: u64 = 32 << 20;
+/// Error answers are for a person to read: their start is enough.
+const MAX_ERROR_BODY: u64 = 64 << 10;
+/// How much of an error answer a message quotes.
+const EXCERPT: usize = 200;
+/// The code of a request that failed on the way (JSON-RPC's range for implementation errors),
+/// when the server's answer carries none of its own.
+const HTTP_FAILURE: i64 = -32000;
+
+pub struct HttpTransport {
+    shared: Arc<Shared>,
+}
+
+/// What the transport and its reading threads share.
+struct Shared {
+    url: String,
+    /// The URL as messages show it (see [`shown`]).
+    shown: String,
+    headers: Vec<(String, String)>,
+    secrets: Secrets,
+    agent: ureq::Agent,
+    session: Mutex<Session>,
+    /// Set by `close`: the streams it interrupts end quietly.
+    closing: AtomicBool,
+    sink: Sink,
+}
+
+/// What the server told us about the session, sent back on every later POST.
+#[derive(Clone, Default)]
+struct Session {
+    id: Option<String>,
+    /// The negotiated version, from the initialize result.
+    protocol: Option<String>,
+}
+
+/// Why a POST brought nothing to read.
+#[derive(Debug)]
+enum Refused {
+    /// The server no longer knows our session: the owner must start a new one.
+    SessionEnded(String),
+    /// The server answered no (a status other than 2xx), in words, with its JSON-RPC code
+    /// when it gave one.
+    Failed(i64, String),
+    /// The message or its answer did not get through (nothing listens there, the answer broke
+    /// off or was not MCP), in words.
+    Broken(String),
+}
+
+/// Checks `url` and `headers` and prepares to reach the server; nothing is sent until the
+/// first message (initialize).
+pub fn start(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    proxy: Option<&str>,
+    sink: Sink,
+) -> Result<HttpTransport, String> {
+    let shown = shown(url);
+    check_url(url, &shown)?;
+    for (name, value) in headers {
+        check_header(name, value, &shown)?;
+    }
+    let shared = Shared {
+        url: url.to_string(),
+        shown,
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect(),
+        secrets: secrets(url, headers),
+        agent: agent(proxy),
+        session: Mutex::new(Session::default()),
+        closing: AtomicBool::new(false),
+        sink,
+    };
+    Ok(HttpTransport {
+        shared: Arc::new(shared),
+    })
+}
+
+fn check_url(url: &str, shown: &str) -> Result<(), String> {
+    let uri: ureq::http::Uri = url
+        .parse()
+        .map_err(|_| format!("{shown} is not a valid URL"))?;
+    match uri.scheme_str() {
+        Some("http" | "https") if uri.host().is_some() => Ok(()),
+        _ => Err(format!(
+            "{shown} is not an http:// or https:// address of a Streamable HTTP server"
+        )),
+    }
+}
+
+/// A header ureq would refuse at the first request is refused now, in words that leave its
+/// value out.
+fn check_header(name: &str, value: &str, shown: &str) -> Result<(), String> {
+    if ureq::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(format!(
+            "the header name {name:?} declared for {shown} is not a valid HTTP header name"
+        ));
+    }
+    if ureq::http::HeaderValue::from_str(value).is_err() {
+        return Err(format!(
+            "the value of the header {name} declared for {shown} is not a valid HTTP header \
+             value (a line break or another control character?)"
+        ));
+    }
+    Ok(())
+}
+
+/// `url` as messages show it: without `user:password@`, its query (which may hold a key) cut.
+fn shown(url: &str) -> String {
+    let url = net::without_userinfo(url);
+    match url.split_once('?') {
+        Some((base, _)) => format!("{base}?…"),
+        None => url,
+    }
+}
+
+/// Everything secret a request carries: the declared header values (and the token after a
+/// `Bearer `), the URL's `user:password` and its query values.
+fn secrets(url: &str, headers: &BTreeMap<String, String>) -> Secrets {
+    let mut secrets = Secrets::new().with_url(url);
+    if let Some((_, query)) = url.split_once('?') {
+        secrets = secrets.with(Some(query));
+        for pair in query.split('&') {
+            secrets = secrets.with(pair.split_once('=').map(|(_, value)| value));
+        }
+    }
+    for value in headers.values() {
+        let token = value.split_once(' ').map(|(_, token)| token);
+        secrets = secrets.with(Some(value)).with(token);
+    }
+    secrets
+}
+
+/// The agent of one server: through `proxy` when given, Marvin's User-Agent, no redirects
+/// (the declared headers must not follow one to another host), no read timeout.
+fn agent(proxy: Option<&str>) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(proxy.and_then(|p| ureq::Proxy::new(p).ok()))
+        .user_agent(net::user_agent())
+        .accept_encoding("")
+        .max_redirects(0)
+        .timeout_resolve(Some(CONNECT_TIMEOUT))
+        .timeout_connect(Some(CONNECT_TIMEOUT))
+        .timeout_per_write(Some(WRITE_TIMEOUT))
+        .build()
+        .new_agent()
+}
+
+/// The id of `message` when it is a request of ours, whose answer comes on its POST.
+fn request_id(message: &str) -> Option<u64> {
+    let value: Value = serde_json::from_str(message).ok()?;
+    value.get("method")?;
+    value.get("id")?.as_u64()
+}
+
+/// Whether `message` is `notifications/initialized`, after which the session is open.
+fn opens_session(message: &str) -> bool {
+    serde_json::from_str::<Value>(message)
+        .is_ok_and(|value| value.get("method") == Some(&Value::from("notifications/initialized")))
+}
+
+impl Transport for HttpTransport {
+    fn send(&self, message: String) -> Result<(), String> {
+        let shared = &self.shared;
+        if shared.closing.load(Ordering::SeqCst) {
+            return Err(format!("the connection to {} was closed", shared.shown));
+        }
+        let Some(id) = request_id(&message) else {
+            let opens = opens_session(&message);
+            shared.post_quietly(message)?;
+            if opens {
+                let listener = shared.clone();
+                // Without a thread there is no server stream; calls still work.
+                let _ = std::thread::Builder::new()
+                    .name("mcp-http-listen".into())
+                    .spawn(move || listener.listen());
+            }
+            return Ok(());
+        };
+        let reader = shared.clone();
+        std::thread::Builder::new()
+            .name("mcp-http".into())
+            .spawn(move || reader.exchange(id, message))
+            .map(drop)
+            .map_err(|e| {
+                format!(
+                    "cannot start a thread for a request to {}: {e}",
+                    shared.shown
+                )
+            })
+    }
+
+    /// DELETE ends the session (a server that does not let clients do so answers 405, which
+    /// changes nothing), then the streams still being read are cut and their callers told.
+    fn close(&self) {
+        let shared = &self.shared;
+        if shared.closing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if shared.session().id.is_some() {
+            let request = shared.with_headers(shared.agent.delete(&shared.url));
+            let _ = request
+                .config()
+                .timeout_global(Some(CLOSE_TIMEOUT))
+                .build()
+                .call();
+        }
+        shared.agent.clone().shutdown();
+        shared
+            .sink
+            .closed(format!("the connection to {} was closed", shared.shown));
+    }
+}
+
+impl Shared {
+    fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Request `id`: its POST, then every message of its answer to the sink. A failure goes
+    /// to the waiting caller as the answer, so it reads a sentence instead of timing out.
+    fn exchange(&self, id: u64, message: String) {
+        let outcome = self
+            .post(message, None)
+            .and_then(|response| self.read_messages(response, Some(id)));
+        if self.closing.load(Ordering::SeqCst) {
+            return;
+        }
+        let failure = match outcome {
+            Ok(true) => return,
+            Ok(false) => Refused::Broken(format!(
+                "the answer from {} ended without the result of the request",
+                self.shown
+            )),
+            Err(refused) => refused,
+        };
+        match failure {
+            Refused::SessionEnded(why) => self.sink.closed(why),
+            Refused::Failed(code, message) => self.sink.deliver(Incoming::Response {
+                id,
+                result: Err(RpcError { code, message }),
+            }),
+            Refused::Broken(why) => self.sink.failed(id, why),
+        }
+    }
+
+    /// The server's own stream (a GET), for what belongs to no request: above all
+    /// `notifications/tools/list_changed`. Optional in the protocol: a server without one
+    /// answers 405, and anything but an event stream is left alone. It lasts until the server
+    /// ends it or `close` cuts it.
+    fn listen(&self) {
+        let request = self
+            .with_headers(self.agent.get(&self.url))
+            .header("Accept", "text/event-stream");
+        let Ok(response) = request.call() else {
+            return;
+        };
+        let streams = net::header(&response, "content-type")
+            .is_some_and(|kind| kind.starts_with("text/event-stream"));
+        if response.status().is_success() && streams {
+            let _ = self.read_stream(response.into_body().into_reader(), None);
+        }
+    }
+
+    /// A notification or an answer of ours: the server acknowledges it (202) and sends
+    /// nothing, so the caller hears at once whether it arrived.
+    fn post_quietly(&self, message: String) -> Result<(), String> {
+        match self.post(message, Some(SHORT_EXCHANGE)) {
+            Ok(response) => {
+                // Its (empty) body read to the end, the connection goes back to the pool; a
+                // stream is not waited for.
+                if !net::header(&response, "content-type")
+                    .is_some_and(|kind| kind.starts_with("text/event-stream"))
+                {
+                    let _ = net::read_start(response.into_body().into_reader(), MAX_ERROR_BODY);
+                }
+                Ok(())
+            }
+            Err(Refused::Failed(_, why) | Refused::Broken(why)) => Err(why),
+            Err(Refused::SessionEnded(why)) => {
+                self.sink.closed(why.clone());
+                Err(why)
+            }
+        }
+    }
+
+    /// Adds the declared headers and what the server told us about the session.
+    fn with_headers<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        let session = self.session().clone();
+        if let Some(id) = session.id {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        if let Some(version) = session.protocol {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        request
+    }
+
+    /// POSTs `message`, waiting at most `limit` for the whole exchange when given. A 2xx
+    /// answer is returned unread; anything else becomes a [`Refused`].
+    fn post(&self, message: String, limit: Option<Duration>) -> Result<Response, Refused> {
+        let had_session = self.session().id.is_some();
+        let mut request = self
+            .with_headers(self.agent.post(&self.url))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(limit) = limit {
+            request = request.config().timeout_global(Some(limit)).build();
+        }
+        let response = request
+            .send(message)
+            .map_err(|error| Refused::Broken(self.unreachable(error)))?;
+        if let Some(id) = net::header(&response, "mcp-session-id") {
+            self.session().id = Some(id);
+        }
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        Err(self.refusal(response, had_session))
+    }
+
+    /// A failure before any answer, in words: above all, that nothing listens there.
+    fn unreachable(&self, error: ureq::Error) -> String {
+        let url = &self.shown;
+        let text = match net::Transport::from_ureq(error, Phase::Request) {
+            net::Transport::Refused => {
+                format!("nothing answers at {url} (connection refused): is the server running?")
+            }
+            net::Transport::HostNotFound => {
+                format!("the host of {url} is not found: check the address and your network")
+            }
+            net::Transport::ConnectTimeout => format!(
+                "no connection to {url} within {} s: check the address and your network",
+                CONNECT_TIMEOUT.as_secs()
+            ),
+            net::Transport::Silent(_) => format!("{url} did not answer in time"),
+            net::Transport::ClosedEarly(why) => {
+                format!("{url} closed the connection before answering ({why})")
+            }
+            other => format!("the request to {url} failed: {other}"),
+        };
+        self.secrets.redact(&text)
+    }
+
+    /// A non-2xx answer, in words. A 404 (the spec) or a 400 saying "No valid session ID" (the
+    /// TypeScript SDK) to a POST that carried a session means the server forgot it.
+    fn refusal(&self, response: Response, had_session: bool) -> Refused {
+        let status = response.status();
+        let location = net::header(&response, "location");
+        let reader = response.into_body().into_reader();
+        let body = net::read_start(reader, MAX_ERROR_BODY).unwrap_or_default();
+        let (code, said) = said(&body);
+        let said = self.secrets.cut(&said, EXCERPT);
+        let url = &self.shown;
+        let heard = match status.canonical_reason() {
+            Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
+            None => format!("HTTP {}", status.as_u16()),
+        };
+        let heard = match said.is_empty() {
+            true => heard,
+            false => format!("{heard}: {said}"),
+        };
+        let lost = status.as_u16() == 404 || body.contains("No valid session ID");
+        if had_session && lost {
+            return Refused::SessionEnded(format!(
+                "the server ended the session ({url} answered {heard}); a new one must be started"
+            ));
+        }
+        let text = match status.as_u16() {
+            300..=399 => format!(
+                "{url} redirects to {} ({heard}); Marvin does not follow redirects: declare the \
+                 new address if it is the right one",
+                shown(&location.unwrap_or_default())
+            ),
+            401 | 403 => format!(
+                "the server at {url} refused the request ({heard}): check the credentials in \
+                 the headers of its declaration"
+            ),
+            404 | 405 => format!(
+                "the server at {url} does not take MCP messages there ({heard}): check the \
+                 address (often ending in /mcp); the old HTTP+SSE transport is not spoken"
+            ),
+            429 => format!("the server at {url} is busy ({heard}): wait before trying again"),
+            _ => format!("the server at {url} answered {heard}"),
+        };
+        Refused::Failed(code.unwrap_or(HTTP_FAILURE), self.secrets.redact(&text))
+    }
+
+    /// Hands every message of a 2xx answer to the sink: an event stream's events, a JSON
+    /// message or batch, or nothing (202). Whether the answer to `expected` was among them.
+    fn read_messages(&self, response: Response, expected: Option<u64>) -> Result<bool, Refused> {
+        let kind = net::header(&response, "content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let status = response.status().as_u16();
+        let reader = response.into_body().into_reader();
+        if kind.starts_with("text/event-stream") {
+            return self.read_stream(reader, expected);
+        }
+        if kind.starts_with("application/json") {
+            let text = net::read_text(reader, MAX_BODY).map_err(|e| self.broken(e))?;
+            return Ok(self.take_json(&text, expected));
+        }
+        let start = net::read_start(reader, 512).unwrap_or_default();
+        if status == 202 || status == 204 || start.trim().is_empty() {
+            return Ok(false);
+        }
+        let what = match net::is_html(Some(&kind), start.as_bytes()) {
+            true => "a web page (a login page, or not the server's address?)".to_string(),
+            false => format!("{kind:?}, neither JSON nor an event stream"),
+        };
+        Err(Refused::Broken(format!(
+            "the server at {} answered with {what}",
+            self.shown
+        )))
+    }
+
+    /// The events of a stream until it ends; the priming event (empty data) is skipped.
+    fn read_stream(
+        &self,
+        reader: impl std::io::Read,
+        expected: Option<u64>,
+    ) -> Result<bool, Refused> {
+        let mut events = SseReader::new(BufReader::with_capacity(64 << 10, reader));
+        let mut answered = false;
+        loop {
+            match events.next_event() {
+                Ok(Some(event)) if event.data.trim().is_empty() => {}
+                Ok(Some(event)) => answered |= self.take(&event.data, expected),
+                Ok(None) => return Ok(answered),
+                Err(SseError::TooLarge) => {
+                    return Err(self.broken(net::BodyError::TooLarge(MAX_EVENT as u64)));
+                }
+                Err(SseError::Read(error)) => return Err(self.broken(net::BodyError::Read(error))),
+            }
+        }
+    }
+
+    /// A JSON body: one message, or a batch of them.
+    fn take_json(&self, text: &str, expected: Option<u64>) -> bool {
+        let Ok(Value::Array(batch)) = serde_json::from_str::<Value>(text) else {
+            return self.take(text, expected);
+        };
+        // Every message goes to the sink, also after the answer (no short circuit).
+        let mut answered = false;
+        for message in &batch {
+            answered |= self.take(&message.to_string(), expected);
+        }
+        answered
+    }
+
+    /// One message to the sink, noting the negotiated version on the way; whether it is the
+    /// answer to `expected`. What is not JSON-RPC is kept for `/mcp`, not guessed at.
+    fn take(&self, text: &str, expected: Option<u64>) -> bool {
+        let message = match rpc::parse(text) {
+            Ok(message) => message,
+            Err(why) => {
+                let start: String = text.chars().take(80).collect();
+                self.sink.garbage(format!(
+                    "something that is not JSON-RPC ({why}: {start:?}) in an answer"
+                ));
+                return false;
+            }
+        };
+        let answered = matches!(&message, Incoming::Response { id, .. } if Some(*id) == expected);
+        if let Incoming::Response {
+            result: Ok(result), ..
+        } = &message
+        {
+            if let Some(version) = result.get("protocolVersion").and_then(Value::as_str) {
+                self.session().protocol = Some(version.to_string());
+            }
+        }
+        self.sink.deliver_during(expected, message);
+        answered
+    }
+
+    /// An answer that could not be read to its end.
+    fn broken(&self, error: net::BodyError) -> Refused {
+        let url = &self.shown;
+        let text = match error {
+            net::BodyError::TooLarge(limit) => format!(
+                "the answer from {url} holds a message larger than {} MB",
+                limit >> 20
+            ),
+            net::BodyError::Read(error) => format!(
+                "the answer from {url} broke off: {}",
+                net::Transport::from_io(error, Phase::Answer)
+            ),
+        };
+        Refused::Broken(self.secrets.redact(&text))
+    }
+}
+
+/// What an error answer says: its JSON-RPC error (code and message), or its text on one line
+/// (nothing of a web page).
+fn said(body: &str) -> (Option<i64>, String) {
+    if let Ok(value) = serde_json::from_str::<Value>(body) {
+        if let Some(message) = value.pointer("/error/message").and_then(Value::as_str) {
+            let code = value.pointer("/error/code").and_then(Value::as_i64);
+            return (code, message.to_string());
+        }
+    }
+    if net::is_html(None, body.as_bytes()) {
+        return (None, "(a web page)".into());
+    }
+    (None, body.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+#[cfg(test)]
+mod tests;
