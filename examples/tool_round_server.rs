@@ -3,7 +3,11 @@
 //! (default 50) with a recorded or documented response. Prints the environment for Marvin,
 //! one `NAME=VALUE` per line, then serves until killed.
 //!
+//! With `--call NAME ARGUMENTS --rounds N` the model instead asks for that one tool in each of
+//! N rounds, one after another (for the cost of one call), and no services are started.
+//!
 //! cargo run --release --example tool_round_server -- [--delay-ms N]
+//! cargo run --release --example tool_round_server -- --call read_file '{"path":"a"}' --rounds 50
 
 use std::io::Cursor;
 use std::thread;
@@ -67,6 +71,8 @@ const ROUND: [Slow; 6] = [
 
 fn main() {
     let mut delay = Duration::from_millis(50);
+    let mut call: Option<(String, String)> = None;
+    let mut rounds = 1;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -77,12 +83,24 @@ fn main() {
                     .expect("--delay-ms N");
                 delay = Duration::from_millis(ms);
             }
+            "--call" => {
+                let name = args.next().expect("--call NAME ARGUMENTS");
+                call = Some((name, args.next().expect("--call NAME ARGUMENTS")));
+            }
+            "--rounds" => {
+                rounds = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--rounds N");
+            }
             other => panic!("unknown argument {other}"),
         }
     }
-    for slow in &ROUND {
-        let url = serve(delay, slow.content_type, slow.body);
-        println!("{}={url}", slow.variable);
+    if call.is_none() {
+        for slow in &ROUND {
+            let url = serve(delay, slow.content_type, slow.body);
+            println!("{}={url}", slow.variable);
+        }
     }
     let model = tiny_http::Server::http("127.0.0.1:0").expect("bind");
     let port = model.server_addr().to_ip().expect("ip address").port();
@@ -90,9 +108,12 @@ fn main() {
     for mut request in model.incoming_requests() {
         let mut text = String::new();
         let _ = request.as_reader().read_to_string(&mut text);
-        let body = match text.contains("\"role\":\"tool\"") {
-            true => answer("done"),
-            false => tool_round(),
+        let answered = text.matches("\"role\":\"tool\"").count();
+        let body = match &call {
+            Some((name, arguments)) if answered < rounds => one_call(answered, name, arguments),
+            Some(_) => answer("done"),
+            None if answered > 0 => answer("done"),
+            None => tool_round(),
         };
         let _ = request.respond(response("text/event-stream", body));
     }
@@ -141,6 +162,13 @@ fn tool_round() -> String {
     }
     body.push_str(&chunk(serde_json::json!({}), Some("tool_calls")));
     body + "data: [DONE]\n\n"
+}
+
+/// Round `n` of the `--call` mode: the one tool, once.
+fn one_call(n: usize, name: &str, arguments: &str) -> String {
+    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"),
+        "type": "function", "function": {"name": name, "arguments": arguments}}]});
+    chunk(call, None) + &chunk(serde_json::json!({}), Some("tool_calls")) + "data: [DONE]\n\n"
 }
 
 fn answer(text: &str) -> String {

@@ -7,11 +7,12 @@ cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-30}
 cargo build --release --locked --quiet
 cargo build --release --locked --quiet --example stream_server --example bench_measure \
-  --example tool_round_server
+  --example tool_round_server --example mcp_echo_server
 command -v curl >/dev/null || { echo "bench: curl is needed for the comparison" >&2; exit 1; }
 
 work=$(mktemp -d)
-trap 'kill "$server_pid" "${round_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+models=()
+trap 'kill "$server_pid" "${round_pid:-}" "${models[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 target/release/examples/stream_server --tokens 1000 --save-request "$work/request.json" >"$work/url" &
 server_pid=$!
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.05; done
@@ -48,11 +49,40 @@ for _ in $(seq "$runs"); do
     target/release/marvin --non-interactive --json --prompt "Look these up." >>"$work/round-events" 2>/dev/null
 done
 
+# MCP: 50 calls, one per round, to the echo tool of a stdio server that answers at once,
+# against 50 calls to a built-in tool (read_file) and against no call at all, so what one
+# tools/call through Marvin costs is ((mcp 50 - mcp 0) - (read 50 - read 0)) / 50. Then four
+# servers that each take 200 ms to start: started in parallel, they add about 200 ms, not 800.
+model_at() {  # NAME ARGS...: a scripted model (tool_round_server --call), its URL
+  target/release/examples/tool_round_server "${@:2}" >"$work/$1-env" &
+  models+=($!)
+  for _ in $(seq 100); do grep -q '^OPENAI_COMPAT_URL=' "$work/$1-env" 2>/dev/null && break; sleep 0.05; done
+  sed -n 's/^OPENAI_COMPAT_URL=//p' "$work/$1-env"
+}
+mcp_calls=50
+echo_server=$PWD/target/release/examples/mcp_echo_server
+mkdir -p "$work/mcp-home" "$work/mcp4-home" "$work/read-home" "$work/project"
+echo "a small file" >"$work/project/note.txt"
+printf '{"mcpServers": {"bench": {"command": "%s"}}}' "$echo_server" >"$work/mcp-home/mcp.json"
+slow='{"command": "'"$echo_server"'", "args": ["--init-delay-ms", "200"]}'
+printf '{"mcpServers": {"a": %s, "b": %s, "c": %s, "d": %s}}' "$slow" "$slow" "$slow" "$slow" >"$work/mcp4-home/mcp.json"
+mcp_url=$(model_at mcp --call bench__echo '{"text":"hello"}' --rounds "$mcp_calls")
+read_url=$(model_at read --call read_file '{"path":"note.txt"}' --rounds "$mcp_calls")
+none_url=$(model_at none --call read_file '{}' --rounds 0)
+ask=(target/release/marvin --non-interactive --working-dir "$work/project" --prompt "Go.")
+target/release/examples/bench_measure "$runs" \
+  --cmd mcp_calls -- env "MARVIN_HOME=$work/mcp-home" "OPENAI_COMPAT_URL=$mcp_url" "${ask[@]}" \
+  --cmd mcp_none -- env "MARVIN_HOME=$work/mcp-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
+  --cmd read_calls -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$read_url" "${ask[@]}" \
+  --cmd read_none -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
+  --cmd mcp_four -- env "MARVIN_HOME=$work/mcp4-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
+  >>"$work/results"
+
 size=$(stat -c %s target/release/marvin)
 # The shared libraries every start loads (one more, libm say, costs every start time).
 libs=$(readelf -d target/release/marvin 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | paste -sd ' ' -)
 crates=$(cargo tree -e normal --prefix none --locked 2>/dev/null | sed 's/ (\*)//' | sort -u | grep -vc '^marvin ')
-python3 - "$work/results" "$size" "$crates" "$work/round-events" "$libs" <<'PY'
+python3 - "$work/results" "$size" "$crates" "$work/round-events" "$libs" "$mcp_calls" <<'PY'
 import json, statistics, sys
 slowest, errors = [], 0  # per round: its slowest call; calls that failed
 for line in open(sys.argv[4]):
@@ -80,6 +110,13 @@ rows = [
     ("stripped release binary", f"{size / 1e6:.2f} MB", "", "target ≤ 6 MB"),
     ("crates, normal dependency tree", f"{crates}", "", "target ≤ 100"),
     ("shared libraries loaded", sys.argv[5] or "?", "", "libc, libgcc_s only"),
+]
+ms = lambda name: r[name]["median_ms"]
+calls = int(sys.argv[6])
+per_call = ((ms("mcp_calls") - ms("mcp_none")) - (ms("read_calls") - ms("read_none"))) / calls
+rows += [
+    ("one MCP tools/call (stdio)", f"{per_call:+.3f} ms", f"vs read_file, {calls} calls", "target ≤ 1 ms"),
+    ("four MCP servers, 200 ms start", f'+{ms("mcp_four") - ms("read_none"):.0f} ms', "vs none", "in parallel: ≈ 200"),
 ]
 for name, a, b, t in rows:
     print(f"{name:32} {a:>18} {b:>18}   {t}")
