@@ -455,3 +455,112 @@ fn a_server_over_streamable_http_is_reached_by_its_url() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_projects_server_starts_once_approved_and_the_approval_is_remembered() {
+    use crate::common::pty::Pty;
+    let home = TempDir::new("mcp-approve");
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        json!({"mcpServers": {"everything": {"command": everything()}}}).to_string(),
+    )
+    .unwrap();
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("p1", "everything__echo", r#"{"message": "approved"}"#)]),
+        Reply::text(&["First."]),
+        Reply::text(&["Second."]),
+    ]);
+    let start = || {
+        let mut command = marvin(home.path());
+        command
+            .env("OPENAI_COMPAT_URL", model.url())
+            .env("TERM", "xterm")
+            .arg("--working-dir")
+            .arg(&project);
+        Pty::spawn(command)
+    };
+    let mut pty = start();
+    pty.wait_for("› ");
+    pty.send("hello\r");
+    pty.wait_for("Start the MCP server everything declared in");
+    pty.wait_for("Enter chooses");
+    pty.send("3\r");
+    pty.wait_for("First.");
+    assert!(pty.leave().success());
+    let requests = model.requests();
+    // The turn waited for the server it had just approved: its tools were in that request.
+    assert!(
+        tool_names(&requests[0])
+            .iter()
+            .any(|n| n == "everything__echo")
+    );
+    assert_eq!(requests[1].last_tool_result(), "Echo: approved");
+
+    // "Always in this project": the next run starts it without asking, and /approvals has it.
+    let mut pty = start();
+    pty.wait_for("› ");
+    pty.send("/approvals\r");
+    pty.wait_for("mcp-server:everything:");
+    pty.send("again\r");
+    pty.wait_for("Second.");
+    let screen = pty.screen();
+    assert!(pty.leave().success());
+    assert_eq!(
+        screen.matches("Start the MCP server everything").count(),
+        0,
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_call_past_the_timeout_or_stopped_with_ctrl_c_ends_with_a_sentence() {
+    use crate::common::pty::Pty;
+    let home = TempDir::new("mcp-slow-call");
+    let long = r#"{"duration": 30, "steps": 3}"#;
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("s1", "everything__trigger-long-running-operation", long)]),
+        Reply::text(&["Too slow."]),
+    ]);
+    let mcp = json!({"mcpServers": {"everything": {"command": everything()}}});
+    let mut command = with_servers(&home, &model, mcp.clone());
+    command.env("MARVIN_MCP_TIMEOUT", "2");
+    let started = std::time::Instant::now();
+    let output = non_interactive(&mut command, "run the long one");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(25),
+        "the 30 s call was waited for"
+    );
+    let result = model.requests()[1].last_tool_result();
+    assert_eq!(
+        result,
+        "Error: The MCP server everything failed during the call: no answer within 2 s (MARVIN_MCP_TIMEOUT sets the limit)."
+    );
+
+    // Ctrl+C at the prompt stops the call under way.
+    let model = ReplayServer::start(vec![Reply::tool_calls(&[(
+        "s2",
+        "everything__trigger-long-running-operation",
+        long,
+    )])]);
+    let mut command = with_servers(&home, &model, mcp);
+    command.env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut asked = 0;
+    while !pty.screen().contains("everything  ready") {
+        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
+        asked += 1;
+        pty.send("/mcp\r");
+        pty.wait_for_nth("/mcp restart NAME", asked);
+    }
+    pty.send("go\r");
+    pty.wait_for("everything__trigger-long-running-operation");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    assert!(pty.leave().success());
+}
