@@ -564,3 +564,86 @@ fn a_call_past_the_timeout_or_stopped_with_ctrl_c_ends_with_a_sentence() {
     pty.wait_for("[Cancelled]");
     assert!(pty.leave().success());
 }
+
+#[test]
+fn a_server_of_the_2026_revision_is_opened_without_initialize() {
+    let home = TempDir::new("mcp-modern");
+    let shared = home.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(shared.join("plan.txt"), "step one\n").unwrap();
+    let modern = servers().join("../../modern/node_modules/.bin/mcp-server-filesystem");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "m1",
+            "files__read_text_file",
+            &json!({"path": shared.join("plan.txt")}).to_string(),
+        )]),
+        Reply::text(&["Read."]),
+    ]);
+    let mcp = json!({"mcpServers": {"files": {"command": modern, "args": [shared]}}});
+    let output = non_interactive(&mut with_servers(&home, &model, mcp), "read the plan");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let requests = model.requests();
+    assert!(
+        tool_names(&requests[0])
+            .iter()
+            .any(|n| n == "files__list_allowed_directories")
+    );
+    assert_eq!(requests[1].last_tool_result(), "step one\n");
+}
+
+#[test]
+fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
+    use crate::common::pty::Pty;
+    use crate::interview::{address, post};
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/mrtr_server.py");
+    let mcp = json!({"mcpServers": {"greeter": {"command": "python3", "args": [script]}}});
+    // Nobody to ask: declined at once, and the server says so.
+    let home = TempDir::new("mcp-mrtr-headless");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("g1", "greeter__greet", "{}")]),
+        Reply::text(&["Fine."]),
+    ]);
+    let output = non_interactive(&mut with_servers(&home, &model, mcp.clone()), "greet");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result = model.requests()[1].last_tool_result();
+    assert!(
+        result.starts_with("No greeting: the person chose decline."),
+        "{result}"
+    );
+
+    // At the prompt the question is the form; the answer goes back with the server's state.
+    let home = TempDir::new("mcp-mrtr");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("g2", "greeter__greet", "{}")]),
+        Reply::text(&["Greeted."]),
+    ]);
+    let mut command = with_servers(&home, &model, mcp);
+    command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut asked = 0;
+    while !pty.screen().contains("greeter  ready (mrtr-test 1)") {
+        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
+        asked += 1;
+        pty.send("/mcp\r");
+        pty.wait_for_nth("/mcp restart NAME", asked);
+    }
+    pty.send("greet someone\r");
+    pty.wait_for("The MCP server greeter asks");
+    pty.wait_for("Whom should I greet?");
+    let (port, token) = address(&pty, 1);
+    let answers = json!([{"id": "name", "value": "Ada"}]);
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": answers})
+        ),
+        200
+    );
+    pty.wait_for("Greeted.");
+    assert!(pty.leave().success());
+    assert_eq!(model.requests()[1].last_tool_result(), "Hello, Ada!");
+}

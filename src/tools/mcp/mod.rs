@@ -6,6 +6,7 @@
 
 mod connection;
 mod elicit;
+mod era;
 mod http;
 mod rpc;
 mod server;

@@ -1,6 +1,6 @@
-//! One MCP server over its life: connecting (initialize, initialized, the tools, page by
-//! page), its state for `/mcp`, calls with a deadline and Ctrl+C, and one restart when it has
-//! died since the last call.
+//! One MCP server over its life: connecting (in the era it speaks, see `era`; then the tools,
+//! page by page), its state for `/mcp`, calls with a deadline and Ctrl+C, and one restart when
+//! it has died since the last call.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,16 +10,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::connection::{Connection, Failure, Transport};
+use super::era::{self, Era};
 use super::tools::RemoteTool;
 use super::{elicit, stdio};
 use crate::cancel::CancelToken;
 use crate::config::{McpServer, McpTransport};
 use crate::tools::ToolContext;
-
-/// The protocol revision Marvin asks for, and the older ones it also speaks (their messages
-/// are the same for what Marvin uses).
-pub const PROTOCOL: &str = "2025-11-25";
-const ALSO_SPOKEN: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Where a server is, for `/mcp`.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +37,8 @@ pub struct Server {
     /// What the server calls itself (serverInfo), once connected.
     info: Mutex<String>,
     restarted: AtomicBool,
+    /// The era the connection speaks (see `era`).
+    era: Mutex<Era>,
     /// Its failure to start was told to the person.
     pub reported: AtomicBool,
     working_dir: PathBuf,
@@ -56,6 +54,7 @@ impl Server {
             tools: RwLock::new(Vec::new()),
             info: Mutex::new(String::new()),
             restarted: AtomicBool::new(false),
+            era: Mutex::new(Era::Legacy),
             reported: AtomicBool::new(false),
             working_dir,
             timeout,
@@ -91,6 +90,10 @@ impl Server {
     pub fn tools_changed(&self) -> bool {
         self.live()
             .is_some_and(|c| c.tools_changed.swap(false, Ordering::SeqCst))
+    }
+
+    fn era(&self) -> Era {
+        *self.era.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn live(&self) -> Option<Arc<Connection>> {
@@ -151,47 +154,18 @@ impl Server {
                 )?)),
             }
         })?;
-        let never = CancelToken::new();
-        let initialized = connection.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL,
-                "capabilities": {"elicitation": {"form": {}}},
-                "clientInfo": {"name": "marvin", "version": env!("CARGO_PKG_VERSION")},
-            }),
-            self.timeout,
-            &never,
-            &mut |_, _| None,
-        );
-        let result = match initialized {
-            Ok(result) => result,
-            Err(failure) => {
-                let why = self.failure_text(&connection, &failure);
+        let opened = era::open(&connection, self.timeout, &|failure| {
+            self.failure_text(&connection, failure)
+        });
+        let opened = match opened {
+            Ok(opened) => opened,
+            Err(why) => {
                 connection.close();
-                return Err(format!("it did not start: {why}"));
+                return Err(why);
             }
         };
-        let version = result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if version != PROTOCOL && !ALSO_SPOKEN.contains(&version) {
-            connection.close();
-            return Err(format!(
-                "it speaks MCP revision {version:?}, which Marvin does not (Marvin speaks {PROTOCOL} and {})",
-                ALSO_SPOKEN.join(", ")
-            ));
-        }
-        let name = result.pointer("/serverInfo/name").and_then(Value::as_str);
-        let version = result
-            .pointer("/serverInfo/version")
-            .and_then(Value::as_str);
-        *self.info.lock().unwrap_or_else(PoisonError::into_inner) = match (name, version) {
-            (Some(name), Some(version)) => format!("{name} {version}"),
-            (Some(name), None) => name.to_string(),
-            _ => String::new(),
-        };
-        connection.notify("notifications/initialized", Value::Null)?;
+        *self.info.lock().unwrap_or_else(PoisonError::into_inner) = opened.info;
+        *self.era.lock().unwrap_or_else(PoisonError::into_inner) = opened.era;
         let tools = self.list_tools(&connection)?;
         *self.tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
         *self
@@ -212,8 +186,15 @@ impl Server {
                 Some(cursor) => json!({"cursor": cursor}),
                 None => json!({}),
             };
+            let era = self.era();
             let page = connection
-                .request("tools/list", params, self.timeout, &never, &mut |_, _| None)
+                .request(
+                    "tools/list",
+                    era.params(params),
+                    self.timeout,
+                    &never,
+                    &mut |_, _| None,
+                )
                 .map_err(|failure| {
                     format!(
                         "its tools could not be listed: {}",
@@ -275,7 +256,11 @@ impl Server {
             ctx.call_id
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
         ));
-        let result = connection.request(
+        // The person's answer may come as a request of the server's during the call (the old
+        // era) or as an `input_required` answer to it (the new): the same form either way.
+        let result = era::request_with_input(
+            &connection,
+            self.era(),
             "tools/call",
             json!({"name": tool, "arguments": arguments}),
             self.timeout,

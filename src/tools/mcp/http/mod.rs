@@ -186,6 +186,36 @@ fn request_id(message: &str) -> Option<u64> {
     value.get("id")?.as_u64()
 }
 
+/// The headers the 2026-07-28 revision wants beside a message that carries its `_meta`
+/// envelope: the revision (as in the envelope), the method, and for the methods that name
+/// something (a tool, a resource, a prompt) that name, so a gateway can route without reading
+/// the body. None for a message of the old era.
+fn modern_headers(message: &str) -> Vec<(&'static str, String)> {
+    let Ok(value) = serde_json::from_str::<Value>(message) else {
+        return Vec::new();
+    };
+    let revision = value
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str);
+    let (Some(revision), Some(method)) = (revision, value.get("method").and_then(Value::as_str))
+    else {
+        return Vec::new();
+    };
+    let mut headers = vec![
+        ("MCP-Protocol-Version", revision.to_string()),
+        ("Mcp-Method", method.to_string()),
+    ];
+    let named = match method {
+        "tools/call" | "prompts/get" => value.pointer("/params/name"),
+        "resources/read" => value.pointer("/params/uri"),
+        _ => None,
+    };
+    if let Some(name) = named.and_then(Value::as_str) {
+        headers.push(("Mcp-Name", name.to_string()));
+    }
+    headers
+}
+
 /// Whether `message` is `notifications/initialized`, after which the session is open.
 fn opens_session(message: &str) -> bool {
     serde_json::from_str::<Value>(message)
@@ -340,6 +370,9 @@ impl Shared {
             .with_headers(self.agent.post(&self.url))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
+        for (name, value) in modern_headers(&message) {
+            request = request.header(name, value);
+        }
         if let Some(limit) = limit {
             request = request.config().timeout_global(Some(limit)).build();
         }

@@ -562,3 +562,20 @@ fn bad_declarations_are_refused_without_their_secrets() {
         assert_eq!(opened.err().as_deref(), Some(expected), "{url}");
     }
 }
+
+#[test]
+fn a_message_of_the_new_era_names_its_revision_method_and_tool_in_headers() {
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"read_file","arguments":{}}}"#;
+    assert_eq!(
+        modern_headers(call),
+        [
+            ("MCP-Protocol-Version", "2026-07-28".to_string()),
+            ("Mcp-Method", "tools/call".to_string()),
+            ("Mcp-Name", "read_file".to_string()),
+        ]
+    );
+    let listed = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(modern_headers(listed).len(), 2);
+    let old = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    assert!(modern_headers(old).is_empty());
+}
