@@ -595,7 +595,6 @@ fn a_server_of_the_2026_revision_is_opened_without_initialize() {
 #[test]
 fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
     use crate::common::pty::Pty;
-    use crate::interview::{address, post};
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/mrtr_server.py");
     let mcp = json!({"mcpServers": {"greeter": {"command": "python3", "args": [script]}}});
     // Nobody to ask: declined at once, and the server says so.
@@ -618,8 +617,21 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
         Reply::tool_calls(&[("g2", "greeter__greet", "{}")]),
         Reply::text(&["Greeted."]),
     ]);
+    // A desktop, but one question is asked in the terminal: the browser is not opened.
+    let opened = home.path().join("browser-opened");
+    let browser = home.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\ntouch '{}'\n", opened.display()),
+    )
+    .unwrap();
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&browser, executable).unwrap();
     let mut command = with_servers(&home, &model, mcp);
-    command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
+    command
+        .env("TERM", "xterm")
+        .env("DISPLAY", ":0")
+        .env("BROWSER", &browser);
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -633,17 +645,11 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
     pty.send("greet someone\r");
     pty.wait_for("The MCP server greeter asks");
     pty.wait_for("Whom should I greet?");
-    let (port, token) = address(&pty, 1);
-    let answers = json!([{"id": "name", "value": "Ada"}]);
-    assert_eq!(
-        post(
-            port,
-            "/submit",
-            json!({"token": token, "responses": answers})
-        ),
-        200
-    );
+    pty.wait_for("Not opening a browser for so short a form.");
+    pty.wait_for("Your answer: ");
+    pty.send("Ada\r");
     pty.wait_for("Greeted.");
     assert!(pty.leave().success());
     assert_eq!(model.requests()[1].last_tool_result(), "Hello, Ada!");
+    assert!(!opened.exists(), "a browser was opened for one question");
 }

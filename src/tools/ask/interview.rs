@@ -76,16 +76,20 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     if ctx.cancel.is_cancelled() {
         return Ok(questions::result_text(Status::Aborted, &[], seconds));
     }
-    let (status, replies) = ask_form(interview, seconds, &*interactor, ctx)?;
+    let (status, replies) = ask_form(interview, seconds, false, &*interactor, ctx)?;
     Ok(questions::result_text(status, &replies, seconds))
 }
 
 /// Shows `interview` as a form (the browser when one opens here, else its address and the same
 /// questions in the terminal) and waits up to `seconds` for the first answer from either; for
 /// the `interview` tool and an MCP server's elicitation.
+///
+/// `short`: a form of a few questions is asked in the terminal without opening a browser (its
+/// address is still shown, for whoever prefers the page).
 pub(crate) fn ask_form(
     interview: Interview,
     seconds: u64,
+    short: bool,
     interactor: &dyn Interactor,
     ctx: &ToolContext,
 ) -> Result<(Status, Vec<Reply>), String> {
@@ -100,7 +104,10 @@ pub(crate) fn ask_form(
     let asked = interview.questions.clone();
     let server = FormServer::start(interview, PAGE, uploads, seconds)?;
     let surface = &ctx.settings.form_surface;
-    let reach = surface.show(&server.url(), server.port());
+    let reach = match short {
+        true => Some("Not opening a browser for so short a form.".to_string()),
+        false => surface.show(&server.url(), server.port()),
+    };
     let opened = reach.is_none();
     let answered_elsewhere = Arc::new(AtomicBool::new(false));
     // Without a browser here the questions are offered in the terminal as well.

@@ -14,6 +14,8 @@ use crate::tools::ToolContext;
 
 /// How long the person has to answer a server's question.
 const ANSWER_SECONDS: u64 = 600;
+/// A form of at most this many questions is asked in the terminal.
+const SHORT_FORM: usize = 3;
 /// Tries at an answer that fits the schema before the request is declined.
 const TRIES: usize = 3;
 
@@ -91,6 +93,9 @@ pub fn answer(server: &str, params: &Value, ctx: &ToolContext) -> Result<Value, 
         );
         return Ok(json!({"action": "decline"}));
     };
+    // A few questions are asked in the terminal; more open the form in a browser (where one
+    // can be opened), with the same questions in the terminal beside it.
+    let short = fields.len() <= SHORT_FORM;
     let mut problem: Option<String> = None;
     for _ in 0..TRIES {
         let form = form(server, &message, &fields, problem.as_deref());
@@ -98,8 +103,13 @@ pub fn answer(server: &str, params: &Value, ctx: &ToolContext) -> Result<Value, 
             code: INVALID_PARAMS,
             message: format!("the requested schema cannot be asked: {why}"),
         })?;
-        let asked =
-            crate::tools::ask::interview::ask_form(interview, ANSWER_SECONDS, &*interactor, ctx);
+        let asked = crate::tools::ask::interview::ask_form(
+            interview,
+            ANSWER_SECONDS,
+            short,
+            &*interactor,
+            ctx,
+        );
         let (status, replies) = match asked {
             Ok(outcome) => outcome,
             Err(why) => {
