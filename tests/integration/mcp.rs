@@ -50,6 +50,18 @@ fn with_servers(home: &TempDir, model: &ReplayServer, mcp: Value) -> Command {
     command
 }
 
+/// Asks `/mcp` at the prompt until it shows `state` (a server starts in the background there).
+fn ready(pty: &mut crate::common::pty::Pty, state: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut asked = 0;
+    while !pty.screen().contains(state) {
+        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
+        asked += 1;
+        pty.send("/mcp\r");
+        pty.wait_for_nth("/mcp restart NAME", asked);
+    }
+}
+
 fn tool_names(request: &crate::common::Recorded) -> Vec<String> {
     request.body["tools"]
         .as_array()
@@ -290,17 +302,7 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
     // At the prompt a server starts in the background; /mcp says when it is ready.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut asked = 0;
-    while !pty
-        .screen()
-        .contains("everything  ready (mcp-servers/everything")
-    {
-        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
-        asked += 1;
-        pty.send("/mcp\r");
-        pty.wait_for_nth("/mcp restart NAME", asked);
-    }
+    ready(&mut pty, "everything  ready (mcp-servers/everything");
     assert!(
         pty.screen()
             .contains("everything__trigger-elicitation-request"),
@@ -549,14 +551,7 @@ fn a_call_past_the_timeout_or_stopped_with_ctrl_c_ends_with_a_sentence() {
     command.env("TERM", "xterm");
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut asked = 0;
-    while !pty.screen().contains("everything  ready") {
-        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
-        asked += 1;
-        pty.send("/mcp\r");
-        pty.wait_for_nth("/mcp restart NAME", asked);
-    }
+    ready(&mut pty, "everything  ready");
     pty.send("go\r");
     pty.wait_for("everything__trigger-long-running-operation");
     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -634,14 +629,7 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
         .env("BROWSER", &browser);
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut asked = 0;
-    while !pty.screen().contains("greeter  ready (mrtr-test 1)") {
-        assert!(std::time::Instant::now() < deadline, "{}", pty.screen());
-        asked += 1;
-        pty.send("/mcp\r");
-        pty.wait_for_nth("/mcp restart NAME", asked);
-    }
+    ready(&mut pty, "greeter  ready (mrtr-test 1)");
     pty.send("greet someone\r");
     pty.wait_for("The MCP server greeter asks");
     pty.wait_for("Whom should I greet?");
