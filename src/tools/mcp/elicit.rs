@@ -143,7 +143,8 @@ fn note(ctx: &ToolContext, line: String) {
     ctx.shared.notes.add(&ctx.call_id, line);
 }
 
-/// The fields of a requested schema, in the order of its properties.
+/// The fields of a requested schema: the required ones first, then the others, each group by
+/// name (the JSON reader here keeps no order of the server's).
 fn fields(schema: &Value) -> Result<Vec<Field>, String> {
     let properties = schema
         .get("properties")
@@ -181,6 +182,7 @@ fn fields(schema: &Value) -> Result<Vec<Field>, String> {
             boolean: kind == "boolean",
         });
     }
+    fields.sort_by_key(|field| !field.required);
     Ok(fields)
 }
 
@@ -551,11 +553,11 @@ mod tests {
             kinds,
             [
                 ("_message", "info"),
+                ("name", "text"),
                 ("check", "single"),
                 ("email", "text"),
                 ("integer", "text"),
                 ("legacyEnum", "single"),
-                ("name", "text"),
                 ("titledSingleSelectEnum", "single"),
                 ("untitledMultipleSelectEnum", "multi"),
                 ("untitledSingleSelectEnum", "single"),
@@ -564,7 +566,7 @@ mod tests {
         let titled = &interview.questions[6];
         assert_eq!(titled.recommended, ["Second Option"]);
         assert_eq!(
-            interview.questions[3].context.as_deref(),
+            interview.questions[4].context.as_deref(),
             Some("A whole number from 1 to 100.")
         );
         assert_eq!(
