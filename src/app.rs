@@ -48,7 +48,7 @@ pub fn run(args: Args) -> ExitCode {
                     "--once needs a question, e.g. marvin --once \"what time is it in Tokyo?\"",
                 );
             };
-            let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
+            let mut view = TerminalView::new(&config);
             let report = repl::ask(&mut session, &mut view, question);
             return exit_code(&report.end, &view);
         }
@@ -111,7 +111,7 @@ fn single_shot(
             );
         }
     };
-    let mut view = TerminalView::new(config.colour_allowed, config.dumb_terminal);
+    let mut view = TerminalView::new(config);
     let report = repl::ask(session, &mut view, &prompt);
     exit_code(&report.end, &view)
 }

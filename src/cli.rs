@@ -134,6 +134,8 @@ Environment:
   BROWSER                  the browser command(s) to open forms with, tried
                            before xdg-open (a:b tries a then b; %s: the address)
   NO_COLOR                 set to turn colours off
+  LC_ALL, LC_CTYPE, LANG   the locale: one that is not UTF-8 (LANG=C) gets
+                           ASCII instead of emoji and symbols
 ";
 
 const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).\n";

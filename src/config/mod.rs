@@ -67,6 +67,9 @@ const OWN: &[&str] = &[
     "HTTPS_PROXY",
     "NO_PROXY",
     "NO_COLOR",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
     "MARVIN_NO_BROWSER",
     "MARVIN_MCP_TIMEOUT",
     "SSH_CONNECTION",
@@ -239,6 +242,9 @@ pub struct Config {
     pub colour_allowed: bool,
     /// TERM=dumb: no cursor movement in questions.
     pub dumb_terminal: bool,
+    /// The locale is UTF-8 (or says nothing): symbols and emoji may be shown; `LANG=C` and
+    /// other non-UTF-8 locales get ASCII stand-ins.
+    pub unicode: bool,
     /// The editor for `preferences` (EDITOR, default nano).
     pub editor: String,
     /// The context limit in tokens (warn and compact at 180/226 and 200/226 of it).
@@ -381,6 +387,7 @@ impl Config {
                 .to_string(),
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
+            unicode: unicode_locale(env),
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
             form_surface: FormSurface::from_env(env, args.no_browser),
             mcp,
@@ -402,6 +409,22 @@ impl Config {
 }
 
 /// --permission-mode, else plan for MARVIN_READONLY, else default (bypass without a UI).
+/// Whether the locale's character set is UTF-8, as the C library decides it: the first of
+/// LC_ALL, LC_CTYPE and LANG that is set and not empty names it. No locale at all is taken as
+/// UTF-8 (cron and many containers set none, and their terminals show UTF-8 well); `C`,
+/// `POSIX` and other character sets are not.
+fn unicode_locale(env: &Env) -> bool {
+    let Some(locale) = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|name| env.get(name).filter(|value| !value.is_empty()))
+    else {
+        return true;
+    };
+    let charset = locale.split_once('.').map_or("", |(_, rest)| rest);
+    let charset = charset.split('@').next().unwrap_or("").to_ascii_lowercase();
+    charset == "utf-8" || charset == "utf8"
+}
+
 fn permission_mode(args: &Args, env: &Env) -> Result<PermissionMode, ConfigError> {
     if let Some(name) = &args.permission_mode {
         return PermissionMode::parse(name).ok_or_else(|| {
@@ -591,6 +614,28 @@ mod tests {
             assert!(
                 readme.contains(&format!("`{var}`")),
                 "README.md does not mention {var}"
+            );
+        }
+    }
+
+    #[test]
+    fn symbols_follow_the_locale() {
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[], true),
+            (&[("LANG", "en_GB.UTF-8")], true),
+            (&[("LANG", "de_DE.utf8@euro")], true),
+            (&[("LANG", "C")], false),
+            (&[("LANG", "POSIX")], false),
+            (&[("LANG", "en_US.ISO-8859-1")], false),
+            (&[("LANG", "en_US.UTF-8"), ("LC_ALL", "C")], false),
+            (&[("LANG", "C"), ("LC_CTYPE", "C.UTF-8")], true),
+            (&[("LANG", "C"), ("LC_ALL", "")], false),
+        ];
+        for (pairs, unicode) in cases {
+            assert_eq!(
+                unicode_locale(&Env::from_pairs(pairs.iter().copied())),
+                *unicode,
+                "{pairs:?}"
             );
         }
     }

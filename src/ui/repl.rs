@@ -71,7 +71,7 @@ pub(crate) fn run(
 ) -> Result<(), String> {
     let mut repl = Repl {
         config,
-        view: TerminalView::new(config.colour_allowed, config.dumb_terminal),
+        view: TerminalView::new(config),
         editor: new_editor(Completion {
             home: config.home.clone(),
         })?,

@@ -1,12 +1,20 @@
 //! ANSI styling, on only when the output is a terminal and the environment allows colour.
 
-/// Wraps text in ANSI codes, or leaves it alone when colour is off.
+/// Wraps text in ANSI codes, or leaves it alone when colour is off; picks a symbol or its
+/// ASCII stand-in by the locale.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Style {
     pub colour: bool,
+    /// The locale can show symbols beyond ASCII (emoji, ✓, box lines).
+    pub unicode: bool,
 }
 
 impl Style {
+    /// `symbol` where the locale shows it, else `ascii`.
+    pub(crate) fn glyph(self, symbol: &'static str, ascii: &'static str) -> &'static str {
+        if self.unicode { symbol } else { ascii }
+    }
+
     pub(crate) fn dim(self, text: &str) -> String {
         self.paint("2", text)
     }
@@ -46,7 +54,21 @@ mod tests {
 
     #[test]
     fn paints_only_with_colour() {
-        assert_eq!(Style { colour: true }.dim("x"), "\x1b[2mx\x1b[0m");
-        assert_eq!(Style { colour: false }.red("x"), "x");
+        let style = |colour| Style {
+            colour,
+            unicode: true,
+        };
+        assert_eq!(style(true).dim("x"), "\x1b[2mx\x1b[0m");
+        assert_eq!(style(false).red("x"), "x");
+    }
+
+    #[test]
+    fn symbols_fall_back_to_ascii() {
+        let style = |unicode| Style {
+            colour: false,
+            unicode,
+        };
+        assert_eq!(style(true).glyph("✓", "ok"), "✓");
+        assert_eq!(style(false).glyph("✓", "ok"), "ok");
     }
 }

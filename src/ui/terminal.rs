@@ -50,17 +50,19 @@ pub(crate) struct TerminalView {
 const PROGRESS_WIDTH: usize = 79;
 
 impl TerminalView {
-    /// Colour when `colour_allowed` and stdout is a terminal.
-    pub(crate) fn new(colour_allowed: bool, dumb: bool) -> Self {
+    /// Colour when the environment allows it and stdout is a terminal; symbols as the locale
+    /// allows.
+    pub(crate) fn new(config: &crate::config::Config) -> Self {
         let answer = Out::stdout(false);
         let terminal = answer.is_terminal();
         Self {
             side: (!terminal).then(Out::stderr),
             style: Style {
-                colour: colour_allowed && terminal,
+                colour: config.colour_allowed && terminal,
+                unicode: config.unicode,
             },
             answer,
-            dumb,
+            dumb: config.dumb_terminal,
             round: None,
             progress_shown: false,
             transient_shown: false,
@@ -159,14 +161,18 @@ impl TerminalView {
             Event::Notice {
                 level: Level::Info,
                 message,
-            } => self.side_line(&style.yellow(&format!("  ⚠ {}", sanitize(message)))),
+            } => {
+                let sign = style.glyph("⚠", "!");
+                self.side_line(&style.yellow(&format!("  {sign} {}", sanitize(message))))
+            }
             Event::Notice {
                 level: Level::Warning,
                 message,
             } => self.warning(message),
             Event::ToolRound { calls, .. } => {
                 let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-                let line = format!("  🔧 {}", sanitize(&names.join(", ")));
+                let wrench = style.glyph("🔧", "*");
+                let line = format!("  {wrench} {}", sanitize(&names.join(", ")));
                 self.answer.end_line();
                 let side = self.side();
                 side.end_line();
@@ -261,7 +267,8 @@ impl TerminalView {
             parts.push("code".into());
         }
 
-        self.side_line(&style.dim(&parts.join(" · ")));
+        let separator = format!(" {} ", style.glyph("·", "|"));
+        self.side_line(&style.dim(&parts.join(&separator)));
         self.answer.flush();
     }
 }

@@ -45,4 +45,5 @@ mod special_files;
 mod stops;
 mod subagent_security;
 mod terminal_safety;
+mod terminal_ux;
 mod voice;

@@ -2,6 +2,7 @@
 //! responses and records the requests, and a runner for the built binary in a clean environment.
 
 pub mod pty;
+pub mod screen;
 pub mod tools;
 pub mod webdriver;
 

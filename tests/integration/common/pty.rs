@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub struct Pty {
+    width: usize,
     writer: File,
     child: Child,
     screen: Arc<Mutex<Vec<u8>>>,
@@ -16,11 +17,16 @@ pub struct Pty {
 
 impl Pty {
     /// Starts `command` with a pty of 100x30 as its controlling terminal.
-    pub fn spawn(mut command: Command) -> Self {
+    pub fn spawn(command: Command) -> Self {
+        Self::spawn_sized(command, 100, 30)
+    }
+
+    /// Starts `command` with a pty of `width` columns and `height` rows.
+    pub fn spawn_sized(mut command: Command, width: u16, height: u16) -> Self {
         let (mut master, mut slave) = (0, 0);
         let size = libc::winsize {
-            ws_row: 30,
-            ws_col: 100,
+            ws_row: height,
+            ws_col: width,
             ws_xpixel: 0,
             ws_ypixel: 0,
         };
@@ -66,6 +72,7 @@ impl Pty {
             }
         });
         Self {
+            width: usize::from(width),
             writer: master,
             child,
             screen,
@@ -80,6 +87,12 @@ impl Pty {
     /// Everything shown so far.
     pub fn screen(&self) -> String {
         String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    /// The terminal as a person sees it now: rows rebuilt from what was written, with the
+    /// lines that ran past the right margin noted.
+    pub fn visible(&self) -> super::screen::Screen {
+        super::screen::Screen::replay(&self.screen(), self.width)
     }
 
     /// Waits until `text` has been shown `times` times in all.
