@@ -28,7 +28,11 @@ impl Screen {
             match c {
                 '\x1b' => screen.escape(&mut chars),
                 '\r' => screen.col = 0,
-                '\n' => screen.down(),
+                // The pty turns "\n" into "\r\n" on the way out (ONLCR).
+                '\n' => {
+                    screen.down();
+                    screen.col = 0;
+                }
                 '\x08' => screen.col = screen.col.saturating_sub(1),
                 '\x07' => {}
                 c if c.is_control() && c != '\t' => {}
