@@ -16,6 +16,7 @@ use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
 use crate::ui::output::warn;
 use crate::ui::signal;
+use crate::ui::table::ProviderRow;
 use crate::ui::terminal::TerminalView;
 use crate::ui::{repl, stdin};
 use crate::usage::Tally;
@@ -39,6 +40,8 @@ pub fn run(args: Args) -> ExitCode {
         Err(message) => return fail(&message),
     };
     config.has_ui = std::io::stdin().is_terminal();
+    // Only the REPL carries on the last conversation: a one-shot answer starts fresh.
+    config.resume &= config.has_ui;
     let mut session = new_session(&config);
     if std::io::stdin().is_terminal() {
         let first = args.question.as_deref();
@@ -155,21 +158,9 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
         Ok(config) => config,
         Err(message) => return (report(&message), Tally::default()),
     };
-    let prompt = match &args.prompt {
-        Some(prompt) => prompt.clone(),
-        None if std::io::stdin().is_terminal() => {
-            return (
-                report("--non-interactive needs --prompt TEXT or the prompt on stdin"),
-                Tally::default(),
-            );
-        }
-        None => match read_stdin() {
-            Ok(text) if text.trim().is_empty() => {
-                return (report("the prompt on stdin is empty"), Tally::default());
-            }
-            Ok(text) => text.trim().to_string(),
-            Err(message) => return (failed_reading(&message), Tally::default()),
-        },
+    let prompt = match batch_prompt(args) {
+        Ok(prompt) => prompt,
+        Err(code) => return (code, Tally::default()),
     };
     let mut session = new_session(&config);
     let mut view = BatchView::new(args.json);
@@ -186,6 +177,30 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
         view.finish(&report)
     };
     (code, session.totals())
+}
+
+/// The prompt of a --non-interactive run: --prompt, else the words (with the text piped in, as
+/// `CMD | marvin QUESTION` has it), else stdin; or the exit code of why there is none.
+fn batch_prompt(args: &Args) -> Result<String, u8> {
+    if let Some(prompt) = &args.prompt {
+        return Ok(prompt.clone());
+    }
+    let piped = match &args.question {
+        Some(_) if !stdin::is_piped() => None,
+        None if std::io::stdin().is_terminal() => {
+            return Err(report(
+                "--non-interactive needs a prompt: as words, with --prompt TEXT or on stdin",
+            ));
+        }
+        _ => Some(read_stdin().map_err(|message| failed_reading(&message))?),
+    };
+    let piped = piped.as_deref().filter(|text| !text.trim().is_empty());
+    match (&args.question, piped) {
+        (Some(question), Some(text)) => Ok(stdin::with_piped_text(question, text)),
+        (Some(question), None) => Ok(question.clone()),
+        (None, Some(text)) => Ok(text.trim().to_string()),
+        (None, None) => Err(report("the prompt on stdin is empty")),
+    }
 }
 
 /// Tells the --ntfy topic how the run goes; a notification that cannot be sent is a warning.
@@ -326,23 +341,28 @@ pub fn list_providers() -> ExitCode {
     };
     let mut out = provider_table(&env, built.ok().as_ref(), None);
     if let Some(found) = found {
-        out.push_str(&format!(
-            "found {}; used while no provider is set up{}\n",
+        let line = format!(
+            "found {}; used while no provider is set up{}",
             found.describe(),
             match found.models.len() {
                 0 | 1 => String::new(),
                 _ => format!(" (models: {})", found.models.join(", ")),
             }
-        ));
+        );
+        for line in crate::ui::width::wrap(&line, crate::ui::calls::LINE, "  ") {
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS
 }
 
-/// One line per provider: emoji, name, model, where its credentials are (never the key), and
-/// whether it is in use (`active` overrides the configured choice after a fallback).
+/// One row per provider under a header: emoji, name, model, where its credentials are (never
+/// the key) or why it is not set up, and whether it is in use (`active` overrides the
+/// configured choice after a fallback); within 80 columns, the last column wrapped.
 fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str)>) -> String {
-    let mut out = String::new();
+    let mut rows = Vec::new();
     for (kind, mut model, credentials) in config::provider_report(env) {
         let credentials = match credentials.as_str() {
             // Only ask gh when it is the last source left, and only for this diagnostic.
@@ -355,23 +375,27 @@ fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str
         let in_use = match (config, active) {
             (_, Some((name, active_model))) if name == kind.name() => {
                 model = active_model.to_string();
-                "  ← in use"
+                "← in use"
             }
             (Some(c), None) if c.provider.kind == kind => {
                 model = c.provider.model.clone();
-                "  ← in use"
+                "← in use"
             }
-            (Some(c), _) if c.fallbacks.iter().any(|f| f.kind == kind) => "  ← fallback",
+            (Some(c), _) if c.fallbacks.iter().any(|f| f.kind == kind) => "← fallback",
             _ => "",
         };
-        out.push_str(&format!(
-            "{} {:<14} {:<26} {credentials}{in_use}\n",
-            kind.emoji(),
-            kind.name(),
-            model
-        ));
+        let credentials = credentials
+            .strip_prefix("credentials: ")
+            .unwrap_or(&credentials);
+        rows.push(ProviderRow {
+            emoji: kind.emoji(),
+            name: kind.name(),
+            model,
+            about: credentials.to_string(),
+            marker: in_use,
+        });
     }
-    out
+    crate::ui::table::providers(&rows, config::unicode_locale(env))
 }
 
 /// 0 answered (or nobody was reading any more), 1 failed, 128 + the signal when stopped.

@@ -34,6 +34,10 @@ pub struct Args {
     pub mcp_config: Option<PathBuf>,
     /// `--no-mcp`: start no MCP server.
     pub no_mcp: bool,
+    /// `--new`: start a fresh conversation instead of resuming the chat log's.
+    pub new: bool,
+    /// `--raw`: the answer as the model wrote it (no Markdown rendering on a terminal).
+    pub raw: bool,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -52,7 +56,7 @@ Usage:
   marvin QUESTION...           answer, then stay at the prompt
   marvin --once QUESTION...    answer and exit
   CMD | marvin QUESTION...     answer about the piped text and exit
-  marvin --non-interactive --prompt TEXT   for scripts, cron and sub-agents
+  marvin --non-interactive QUESTION...     for scripts, cron and sub-agents
 
 Options:
       --provider NAME      copilot, openai, gemini, groq, ollama or
@@ -61,8 +65,13 @@ Options:
       --once               exit after answering QUESTION
       --non-interactive    one prompt in, raw answer on stdout, exit; coding
                            tools on; MARVIN_COST:{json} last on stderr
-      --prompt TEXT        the prompt for --non-interactive (else stdin)
+      --prompt TEXT        the prompt for --non-interactive (else QUESTION,
+                           else stdin)
       --json               with --non-interactive: one JSON event per line
+      --new                start a fresh conversation (the prompt otherwise
+                           resumes the last one of the profile's chat log)
+      --raw                print the answer as the model wrote it, without
+                           rendering its Markdown (always so when piped)
       --working-dir DIR    directory the file tools work in (default: cwd)
       --permission-mode M  default (ask before commands, git writes and file
                            changes), accept-edits (ask only before
@@ -220,6 +229,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 parsed.mcp_config = Some(text(&mut parser, "--mcp-config")?.into())
             }
             Long("no-mcp") => parsed.no_mcp = true,
+            Long("new") => parsed.new = true,
+            Long("raw") => parsed.raw = true,
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,
             Long("json") => parsed.json = true,
@@ -227,6 +238,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 word.into_string()
                     .map_err(|_| "the question is not valid UTF-8".to_string())?,
             ),
+            Long(flag) => return Err(unknown_flag(flag)),
             other => {
                 return Err(format!(
                     "{}; run `marvin --help` for the options",
@@ -255,6 +267,23 @@ fn text(parser: &mut lexopt::Parser, flag: &str) -> Result<String, String> {
     Ok(value)
 }
 
+/// `--flag` is not one of ours: the closest one, or the pointer to --help.
+fn unknown_flag(flag: &str) -> String {
+    let flag = flag.split_once('=').map_or(flag, |(name, _)| name);
+    let closest = options()
+        .into_iter()
+        .map(|option| {
+            let distance = crate::tools::edit_distance(flag, option.long);
+            (distance, option.long)
+        })
+        .filter(|(distance, long)| *distance <= (long.len() / 3).clamp(2, 3))
+        .min();
+    match closest {
+        Some((_, long)) => format!("unknown option --{flag}; did you mean --{long}?"),
+        None => format!("unknown option --{flag}; run `marvin --help` for the options"),
+    }
+}
+
 fn describe(error: lexopt::Error) -> String {
     format!("{error}; run `marvin --help` for the options")
 }
@@ -267,8 +296,14 @@ fn check(args: &Args) -> Result<(), String> {
     if args.prompt.is_some() && !args.non_interactive {
         return Err("--prompt only applies with --non-interactive; for a quick question use `marvin \"QUESTION\"`".into());
     }
-    if args.non_interactive && args.question.is_some() {
-        return Err("with --non-interactive, give the prompt with --prompt or on stdin".into());
+    if args.non_interactive && args.question.is_some() && args.prompt.is_some() {
+        return Err(
+            "--non-interactive takes one prompt: give it with --prompt or as words, not both"
+                .into(),
+        );
+    }
+    if args.raw && args.json {
+        return Err("--raw and --json are two output formats: use one of them".into());
     }
     if args.once && args.non_interactive {
         return Err("--once and --non-interactive both answer once: use one of them".into());
@@ -336,6 +371,15 @@ mod tests {
     }
 
     #[test]
+    fn non_interactive_takes_its_prompt_as_words_too() {
+        let args = parsed(&["--non-interactive", "what", "is", "rust?"]);
+        assert!(args.non_interactive && args.prompt.is_none());
+        assert_eq!(args.question.as_deref(), Some("what is rust?"));
+        assert!(parsed(&["--new", "--raw"]).new);
+        assert!(parsed(&["--raw"]).raw);
+    }
+
+    #[test]
     fn words_become_one_question() {
         assert_eq!(
             parsed(&["what", "is", "rust?"]).question.as_deref(),
@@ -347,7 +391,24 @@ mod tests {
     #[test]
     fn bad_arguments_say_what_to_do() {
         let cases: &[(&[&str], &str)] = &[
-            (&["--bogus"], "invalid option '--bogus'"),
+            (
+                &["--bogus"],
+                "unknown option --bogus; run `marvin --help` for the options",
+            ),
+            (
+                &["--provder", "groq"],
+                "unknown option --provder; did you mean --provider?",
+            ),
+            (
+                &["--non-interactiv"],
+                "unknown option --non-interactiv; did you mean --non-interactive?",
+            ),
+            (
+                &["--workdir=/tmp"],
+                "unknown option --workdir; run `marvin --help`",
+            ),
+            (&["-x"], "invalid option '-x'"),
+            (&["--raw", "--non-interactive", "--json"], "use one of them"),
             (&["--model"], "--model needs a value"),
             (&["--model", " "], "--model needs a non-empty value"),
             (&["--json"], "--json only applies with --non-interactive"),
@@ -356,8 +417,8 @@ mod tests {
                 "--prompt only applies with --non-interactive",
             ),
             (
-                &["--non-interactive", "question"],
-                "give the prompt with --prompt",
+                &["--non-interactive", "--prompt", "a", "b"],
+                "give it with --prompt or as words, not both",
             ),
             (&["--once", "--non-interactive"], "use one of them"),
         ];
@@ -380,6 +441,8 @@ mod tests {
             "--ntfy",
             "--once",
             "--json",
+            "--new",
+            "--raw",
             "--version",
             "--help",
             "--list-providers",

@@ -25,6 +25,8 @@ pub(crate) enum Command {
     Profiles(Option<String>),
     /// `usage`: tokens and cost, this session and all time.
     Usage,
+    /// `/last`: everything the last command run_command ran printed.
+    Last,
     /// `saved`: the saved places.
     Saved,
     /// `/clear`: forget the conversation.
@@ -74,6 +76,7 @@ pub(crate) fn parse(line: &str) -> Command {
         (Some("usage"), None, _) => Command::Usage,
         (Some("saved"), None, _) => Command::Saved,
         (Some("/clear"), None, _) => Command::Clear,
+        (Some("/last"), None, _) => Command::Last,
         (Some("/provider" | "/providers"), None, _) => Command::Providers,
         (Some("/provider"), Some(name), None) => Command::SwitchProvider(name.to_string()),
         (Some("/model"), None, _) => Command::Model(None),
@@ -155,6 +158,7 @@ mod tests {
             ("usage", Command::Usage),
             ("saved", Command::Saved),
             ("/clear", Command::Clear),
+            ("/last", Command::Last),
             ("/provider", Command::Providers),
             ("/provider groq", Command::SwitchProvider("groq".into())),
             ("/model", Command::Model(None)),

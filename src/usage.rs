@@ -138,17 +138,25 @@ fn round(usd: f64) -> f64 {
     (usd * 1e8).round() / 1e8
 }
 
-/// `$0.0123`, or `$0.0123+` when some call's price was unknown, or `None` when nothing is known.
+/// `$1.23`, `<$0.01`, or with `+` when some call's price was unknown; `None` when nothing is
+/// known.
 pub fn format_cost(tally: &Tally) -> Option<String> {
     if tally.model_cost.is_empty() {
         return None;
     }
     let plus = if tally.cost_incomplete { "+" } else { "" };
-    Some(if tally.cost < 0.01 {
-        format!("${:.4}{plus}", tally.cost)
+    Some(format!("{}{plus}", dollars(tally.cost)))
+}
+
+/// A cost as a person reads it: `$0.00` for nothing, `<$0.01` below a cent, else in cents.
+pub fn dollars(cost: f64) -> String {
+    if cost <= 0.0 {
+        "$0.00".into()
+    } else if cost < 0.005 {
+        "<$0.01".into()
     } else {
-        format!("${:.2}{plus}", tally.cost)
-    })
+        format!("${cost:.2}")
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +238,20 @@ mod tests {
             r#"MARVIN_COST:{"llm_turns":4,"model_cost":{"gpt-5.1":2.25,"router":0.002},"model_turns":{"gpt-5.1":2,"local":1,"router":1},"session_cost":2.252}"#
         );
         assert_eq!(format_cost(&tally).as_deref(), Some("$2.25+"));
+    }
+
+    #[test]
+    fn costs_show_in_cents_and_below_a_cent_as_such() {
+        for (cost, shown) in [
+            (0.0, "$0.00"),
+            (0.000_12, "<$0.01"),
+            (0.0049, "<$0.01"),
+            (0.005, "$0.01"),
+            (0.123, "$0.12"),
+            (12.0, "$12.00"),
+        ] {
+            assert_eq!(dollars(cost), shown, "{cost}");
+        }
     }
 
     #[test]

@@ -212,6 +212,9 @@ pub struct Config {
     pub profile: String,
     pub working_dir: PathBuf,
     pub non_interactive: bool,
+    /// The conversation picks up the profile's chat log: the REPL without `--new` (one-shot
+    /// runs and scripts start fresh; the app turns it off when stdin is not a terminal).
+    pub resume: bool,
     pub coding_mode: bool,
     pub readonly: bool,
     pub depth: u32,
@@ -402,6 +405,7 @@ impl Config {
             },
             permission_mode: permission_mode(args, env)?,
             has_ui: !non_interactive,
+            resume: !non_interactive && !args.once && !args.new,
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),
         })
@@ -413,7 +417,7 @@ impl Config {
 /// LC_ALL, LC_CTYPE and LANG that is set and not empty names it. No locale at all is taken as
 /// UTF-8 (cron and many containers set none, and their terminals show UTF-8 well); `C`,
 /// `POSIX` and other character sets are not.
-fn unicode_locale(env: &Env) -> bool {
+pub(crate) fn unicode_locale(env: &Env) -> bool {
     let Some(locale) = ["LC_ALL", "LC_CTYPE", "LANG"]
         .iter()
         .find_map(|name| env.get(name).filter(|value| !value.is_empty()))

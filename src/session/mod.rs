@@ -59,6 +59,15 @@ pub trait TurnUi {
     fn interrupted(&mut self) -> bool;
 }
 
+/// The earlier conversation a session picked up from the profile's chat log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resumed {
+    /// Messages taken (the person's and the model's).
+    pub messages: usize,
+    /// When the last of them was written, as the chat log has it (ISO 8601, UTC).
+    pub last: String,
+}
+
 /// One conversation. Each piece of state has one home: the working directory in `workspace`
 /// (which `set_working_dir` moves and `!cmd` follows), the profile directory, the grants and
 /// the session's usage in `shared` (which the tools read too), the audit log and MARVIN_HOME
@@ -67,6 +76,8 @@ pub struct Session {
     providers: Arc<ProviderChain>,
     registry: Arc<Registry>,
     messages: Vec<Message>,
+    /// What `messages` began with from the chat log.
+    resumed: Option<Resumed>,
     workspace: Arc<Workspace>,
     settings: Arc<ToolSettings>,
     shared: Arc<SessionTools>,
@@ -98,10 +109,12 @@ impl Session {
         let active = providers.active();
         let (provider_name, model) = (active.name().to_string(), active.model().to_string());
         let warnings = Warnings::default();
+        let (messages, resumed) = Self::seeded(config.profile_dir().as_deref(), config.resume);
         Self {
             providers,
             registry,
-            messages: Self::seeded(config.profile_dir().as_deref(), !config.non_interactive),
+            messages,
+            resumed,
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
             shared: Arc::new(SessionTools {
@@ -278,19 +291,31 @@ impl Session {
         cap_messages(&mut self.messages, if self.coding_mode { 100 } else { 40 });
     }
 
-    /// The conversation seeded from the profile's chat log (interactive sessions only).
-    fn seeded(profile_dir: Option<&Path>, interactive: bool) -> Vec<Message> {
+    /// The conversation seeded from the profile's chat log (the REPL's, see `Config::resume`),
+    /// and what was taken from it.
+    fn seeded(profile_dir: Option<&Path>, resume: bool) -> (Vec<Message>, Option<Resumed>) {
         let mut messages = vec![Message::system(String::new())];
-        if let (true, Some(dir)) = (interactive, profile_dir) {
+        let mut last = None;
+        if let (true, Some(dir)) = (resume, profile_dir) {
             for entry in store::chatlog::recent(dir, 20) {
                 match entry.role.as_str() {
                     "you" => messages.push(Message::user(entry.text)),
                     "assistant" => messages.push(Message::assistant(entry.text)),
-                    _ => {}
+                    _ => continue,
                 }
+                last = Some(entry.time);
             }
         }
-        messages
+        let resumed = last.map(|last| Resumed {
+            messages: messages.len() - 1,
+            last,
+        });
+        (messages, resumed)
+    }
+
+    /// What the conversation picked up from the chat log when it began, if anything.
+    pub fn resumed(&self) -> Option<&Resumed> {
+        self.resumed.as_ref()
     }
 
     pub fn profile(&self) -> &str {
@@ -340,7 +365,7 @@ impl Session {
         let dir =
             store::open(&home, name).map_err(|e| format!("cannot open profile {name}: {e}"))?;
         self.profile = name.to_string();
-        self.messages = Self::seeded(Some(&dir), !self.non_interactive);
+        self.messages = Self::seeded(Some(&dir), !self.non_interactive).0;
         *self
             .shared
             .profile_dir

@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 
 use super::Warnings;
-use crate::usage::Tally;
+use crate::usage::{Tally, dollars};
 
 const FILE: &str = "usage.json";
 
@@ -26,32 +26,35 @@ pub(crate) fn lifetime(home: &Path, warnings: &Warnings) -> Tally {
     super::json::read(&home.join(FILE), warnings)
 }
 
-/// The `usage` report: this session and all time.
+/// The `usage` report: this session (with each model's share) and all time, in columns that
+/// fit 80.
 pub(crate) fn report(session: &Tally, lifetime: &Tally) -> String {
-    let models: Vec<String> = session
-        .model_turns
-        .iter()
-        .map(|(model, turns)| match session.model_cost.get(model) {
-            Some(cost) => format!("{model}: {turns} calls, ${cost:.4}"),
-            None => format!("{model}: {turns} calls, price unknown"),
-        })
-        .collect();
-    let by_model = if models.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", models.join("; "))
-    };
+    let mut lines = vec![format!("This session  {}", totals(session))];
+    for (model, turns) in &session.model_turns {
+        let cost = match session.model_cost.get(model) {
+            Some(cost) => dollars(*cost),
+            None => "price unknown".into(),
+        };
+        let model: String = model.chars().take(40).collect();
+        lines.push(format!("  {model}: {turns} {}, {cost}", calls(*turns)));
+    }
+    lines.push(format!("All time      {}", totals(lifetime)));
+    lines.join("\n")
+}
+
+fn totals(tally: &Tally) -> String {
     format!(
-        "This session: {} model calls, {} tokens in / {} out, ${:.4}{by_model}\nAll time:     {} model calls, {} tokens in / {} out, ${:.4}",
-        session.llm_turns,
-        session.input_tokens,
-        session.output_tokens,
-        session.cost,
-        lifetime.llm_turns,
-        lifetime.input_tokens,
-        lifetime.output_tokens,
-        lifetime.cost
+        "{} model {}, {} tokens in / {} out, {}",
+        tally.llm_turns,
+        calls(tally.llm_turns),
+        tally.input_tokens,
+        tally.output_tokens,
+        dollars(tally.cost)
     )
+}
+
+fn calls(count: u64) -> &'static str {
+    if count == 1 { "call" } else { "calls" }
 }
 
 #[cfg(test)]
@@ -91,6 +94,25 @@ mod tests {
             (200, 2000, 200)
         );
         assert!((totals.cost - 200.0 * tally.cost).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_report_reads_in_dollars_and_cents() {
+        let mut session = Tally::default();
+        session.record(
+            "gpt-4o",
+            Some(&Usage {
+                input_tokens: 10,
+                output_tokens: 5,
+                reported_cost: None,
+            }),
+        );
+        session.record("mystery-model", None);
+        let report = report(&session, &Tally::default());
+        assert_eq!(
+            report,
+            "This session  2 model calls, 10 tokens in / 5 out, <$0.01\n  gpt-4o: 1 call, <$0.01\n  mystery-model: 1 call, price unknown\nAll time      0 model calls, 0 tokens in / 0 out, $0.00"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod schema;
 
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};
+pub(crate) use registry::edit_distance;
 pub use registry::{Registry, ToolOutcome, install_panic_hook};
 
 /// Every built-in tool, in the order the model sees them: the coding group, the everyday

@@ -85,6 +85,20 @@ pub(crate) fn toggle_shell(repl: &mut Repl<'_>) {
         .side_line(&style.dim(&format!("Shell mode {state}.")));
 }
 
+/// `/last`: the last command run_command ran, and all it printed.
+pub(crate) fn last_output(repl: &mut Repl<'_>) {
+    let style = repl.view.style();
+    let shown = match repl.view.last_output() {
+        Some((command, output)) => format!(
+            "{}\n{}",
+            style.dim(&format!("$ {command}")),
+            super::sanitize::sanitize(output)
+        ),
+        None => style.dim("No command has run in this session yet."),
+    };
+    repl.view.side_line(&shown);
+}
+
 /// Runs a command with the terminal handed over, in the working directory the tools use now
 /// (where `set_working_dir` moved, if it did).
 pub(crate) fn shell(repl: &mut Repl<'_>, command: &str) {

@@ -2,15 +2,20 @@
 
 pub(crate) mod actions;
 pub(crate) mod ask;
+pub(crate) mod banner;
 pub(crate) mod batch;
+pub(crate) mod calls;
 pub(crate) mod complete;
 pub(crate) mod keys;
 pub(crate) mod output;
 pub(crate) mod repl;
 pub(crate) mod sanitize;
 pub(crate) mod signal;
+pub(crate) mod spinner;
 pub(crate) mod stdin;
 pub(crate) mod style;
+pub(crate) mod table;
 pub(crate) mod terminal;
 pub(crate) mod turn;
 pub(crate) mod voice;
+pub(crate) mod width;

@@ -81,12 +81,14 @@ pub(crate) fn run(
         providers,
     };
     repl.load_history();
-    let style = repl.view.style();
-    repl.view.side_line(&style.dim(&format!(
-        "Marvin · {} · {} — Ctrl+D or `quit` to leave, Ctrl+C stops an answer, /help for more",
+    let banner = super::banner::lines(
+        repl.view.style(),
         repl.session.provider_name(),
-        repl.session.model()
-    )));
+        repl.session.model(),
+        repl.session.resumed(),
+        crate::clock::unix_now(),
+    );
+    repl.view.side_line(&banner.join("\n"));
     repl.show_warnings();
     if let Some(question) = first {
         if !repl.prompt(question) {
@@ -153,6 +155,7 @@ impl Repl<'_> {
             Command::Profiles(None) => actions::list_profiles(self),
             Command::Profiles(Some(name)) => actions::switch_profile(self, &name),
             Command::Usage => self.view.side_line(&self.session.usage_report()),
+            Command::Last => actions::last_output(self),
             Command::Saved => actions::saved(self),
             Command::Clear => {
                 self.session.clear();

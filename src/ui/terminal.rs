@@ -1,10 +1,13 @@
-//! Showing a turn to a person: the answer as it streams, `  🔧` lines with their duration, and
-//! one dim status line at the end. Decorations go to stderr when stdout is not a terminal.
+//! Showing a turn to a person: the answer as it streams, a spinner while the model or a tool
+//! is waited for, each tool call's line with ✓ or ✗ as it ends, and one dim status line at the
+//! end. Decorations go to stderr when stdout is not a terminal.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::calls::{self, Finished};
 use super::output::{Out, warn};
 use super::sanitize::sanitize;
+use super::spinner::Spinner;
 use super::style::Style;
 use crate::session::{Event, Level, TurnEnd, TurnReport};
 use crate::usage::format_cost;
@@ -35,19 +38,41 @@ pub(crate) struct TerminalView {
     style: Style,
     /// TERM=dumb: questions are answered with typed numbers.
     dumb: bool,
-    /// The `  🔧` line of the round under way and its calls (id, name), so progress can
-    /// rewrite it in place.
-    round: Option<(String, Vec<(String, String)>)>,
-    /// Whether progress rewrote the round's line.
-    progress_shown: bool,
+    /// The tool round under way.
+    round: Option<Round>,
+    /// What is waited for, while something is.
+    spinner: Option<Spinner>,
     /// Whether a [`Self::transient`] line is on screen, to be rewritten or erased (never
     /// ended with a newline).
     transient_shown: bool,
+    /// The last command run_command ran and all it printed, for `/last`.
+    last_output: Option<(String, String)>,
 }
 
-/// The most a progress line takes, so it never wraps on an 80-column terminal (a wrapped line
-/// cannot be rewritten in place).
-const PROGRESS_WIDTH: usize = 79;
+/// The calls of a tool round: (id, name, key argument), and which are still running.
+struct Round {
+    started: Instant,
+    calls: Vec<(String, String, String)>,
+    running: Vec<String>,
+}
+
+impl Round {
+    /// What the spinner says while the round runs: the one call, or how many and which.
+    fn label(&self, room: usize, style: Style) -> String {
+        let running: Vec<&(String, String, String)> = self
+            .calls
+            .iter()
+            .filter(|(id, ..)| self.running.contains(id))
+            .collect();
+        match running.as_slice() {
+            [(_, name, key)] => calls::running(name, key, room, style),
+            many => {
+                let names: Vec<&str> = many.iter().map(|(_, name, _)| name.as_str()).collect();
+                format!("{} tools: {}", many.len(), sanitize(&names.join(", ")))
+            }
+        }
+    }
+}
 
 impl TerminalView {
     /// Colour when the environment allows it and stdout is a terminal; symbols as the locale
@@ -64,9 +89,38 @@ impl TerminalView {
             answer,
             dumb: config.dumb_terminal,
             round: None,
-            progress_shown: false,
+            spinner: None,
             transient_shown: false,
+            last_output: None,
         }
+    }
+
+    /// A turn begins: the model is waited for.
+    pub(crate) fn begin_turn(&mut self) {
+        self.spinner = Some(Spinner::new("thinking".into()));
+    }
+
+    /// Draws the spinner's next frame, when one is due, on a terminal that can rewrite a line.
+    pub(crate) fn tick(&mut self) {
+        let (style, dumb) = (self.style, self.dumb);
+        if dumb || !self.side().is_terminal() {
+            return;
+        }
+        let room = columns().min(calls::LINE);
+        let frame = self
+            .spinner
+            .as_mut()
+            .and_then(|s| s.frame(Instant::now(), room, style));
+        if let Some(frame) = frame {
+            self.transient(&frame);
+        }
+    }
+
+    /// The last command run_command ran in this session and everything it printed.
+    pub(crate) fn last_output(&self) -> Option<(&str, &str)> {
+        self.last_output
+            .as_ref()
+            .map(|(command, output)| (command.as_str(), output.as_str()))
     }
 
     /// Shows a tool's question and returns what the person did.
@@ -87,6 +141,7 @@ impl TerminalView {
     /// Ends the lines in progress and flushes, so that another thread may ask a question on
     /// the terminal; says how (this view writes nothing until it is answered).
     pub(crate) fn hand_over(&mut self) -> Handover {
+        self.clear_transient();
         self.answer.end_line();
         if let Some(side) = &mut self.side {
             side.end_line();
@@ -143,6 +198,9 @@ impl TerminalView {
         if std::mem::take(&mut self.transient_shown) {
             self.side().erase_line();
         }
+        if let Some(spinner) = &mut self.spinner {
+            spinner.hidden();
+        }
     }
 
     /// A warning from below the front-end (a store file moved aside), on a line of its own
@@ -157,74 +215,124 @@ impl TerminalView {
     pub(crate) fn on_event(&mut self, event: &Event) {
         let style = self.style;
         match event {
-            Event::Text { text } => self.answer.write_outside(text),
+            Event::Text { text } => {
+                self.spinner = None;
+                self.clear_transient();
+                self.answer.write_outside(text);
+            }
             Event::Notice {
                 level: Level::Info,
                 message,
             } => {
                 let sign = style.glyph("⚠", "!");
-                self.side_line(&style.yellow(&format!("  {sign} {}", sanitize(message))))
+                let lines = super::width::wrap(&sanitize(message), calls::LINE - 4, "");
+                let text = format!("  {sign} {}", lines.join("\n    "));
+                self.side_line(&style.yellow(&text))
             }
             Event::Notice {
                 level: Level::Warning,
                 message,
             } => self.warning(message),
             Event::ToolRound { calls, .. } => {
-                let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-                let wrench = style.glyph("🔧", "*");
-                let line = format!("  {wrench} {}", sanitize(&names.join(", ")));
-                self.answer.end_line();
-                let side = self.side();
-                side.end_line();
-                side.write(&style.dim(&line));
-                let calls = calls.iter().map(|c| (c.id.clone(), c.name.clone()));
-                self.round = Some((line, calls.collect()));
-                self.progress_shown = false;
+                let calls: Vec<(String, String, String)> = calls
+                    .iter()
+                    .map(|c| {
+                        let key = calls::key_argument(&c.name, &c.arguments);
+                        (c.id.clone(), c.name.clone(), key)
+                    })
+                    .collect();
+                let round = Round {
+                    started: Instant::now(),
+                    running: calls.iter().map(|(id, ..)| id.clone()).collect(),
+                    calls,
+                };
+                let label = round.label(calls::LINE, style);
+                self.spinner = Some(Spinner::since(label, round.started));
+                self.round = Some(round);
+                self.clear_transient();
             }
             Event::ToolProgress { id, text } => self.progress(id, text),
-            Event::ToolRoundFinished { elapsed, .. } => {
-                let took = format!(" ({})", seconds(*elapsed));
-                let rewrite = std::mem::take(&mut self.progress_shown);
-                let line = self.round.take().map(|(line, _)| line).unwrap_or_default();
-                let side = self.side();
-                if rewrite {
-                    side.write(&format!("\r\x1b[2K{}", style.dim(&line)));
-                }
-                side.write(&style.dim(&took));
-                side.write("\n");
+            Event::ToolResult {
+                id,
+                name,
+                elapsed,
+                is_error,
+                output,
+                ..
+            } => self.call_finished(id, name, *elapsed, *is_error, output),
+            Event::ToolRoundFinished { .. } => {
+                self.round = None;
+                self.clear_transient();
+                self.spinner = Some(Spinner::new("thinking".into()));
             }
-            Event::ModelCall { .. } | Event::ToolResult { .. } | Event::QuestionClosed { .. } => {}
+            Event::ModelCall { .. } | Event::QuestionClosed { .. } => {}
         }
     }
 
-    /// Rewrites the round's `  🔧` line with how far call `id` is, when the line is on a
-    /// terminal that can rewrite it; elsewhere progress is not shown (a log keeps no spinner).
-    fn progress(&mut self, id: &str, text: &str) {
-        let Some((line, calls)) = &self.round else {
-            return;
-        };
-        let name = calls
-            .iter()
-            .find(|(call, _)| call == id)
-            .map(|(_, name)| name);
-        let (Some(name), false) = (name, self.dumb) else {
-            return;
-        };
-        let shown = match calls.len() {
-            1 => format!("{line} · {}", sanitize(text)),
-            _ => format!("{line} · {}: {}", sanitize(name), sanitize(text)),
-        };
-        let shown: String = shown.chars().take(PROGRESS_WIDTH).collect();
+    /// A call of the round ended: its line (and what it adds) goes above the spinner, which
+    /// goes on for the calls still running.
+    fn call_finished(
+        &mut self,
+        id: &str,
+        name: &str,
+        elapsed: Duration,
+        is_error: bool,
+        output: &str,
+    ) {
         let style = self.style;
-        let side = self.side();
-        if side.is_terminal() {
-            side.write(&format!("\r\x1b[2K{}", style.dim(&shown)));
-            self.progress_shown = true;
+        let key = self
+            .round
+            .as_ref()
+            .and_then(|r| r.calls.iter().find(|(call, ..)| call == id))
+            .map(|(_, _, key)| key.clone())
+            .unwrap_or_default();
+        let finished = Finished {
+            name,
+            key: &key,
+            seconds: elapsed.as_secs_f64(),
+            is_error,
+            output,
+        };
+        let lines = finished.lines(style).join("\n");
+        self.side_line(&lines);
+        if name == "run_command" {
+            self.last_output = Some((key, output.to_string()));
         }
+        if let Some(round) = &mut self.round {
+            round.running.retain(|call| call != id);
+            let label = round.label(calls::LINE, style);
+            match (&mut self.spinner, round.running.is_empty()) {
+                (_, true) => self.spinner = None,
+                (Some(spinner), false) => spinner.relabel(label),
+                (None, false) => self.spinner = Some(Spinner::since(label, round.started)),
+            }
+        }
+    }
+
+    /// Call `id` says how far it is: the spinner shows it (on a terminal; a log keeps none).
+    fn progress(&mut self, id: &str, text: &str) {
+        let Some(round) = &self.round else {
+            return;
+        };
+        let name = round.calls.iter().find(|(call, ..)| call == id);
+        let Some((_, name, _)) = name else {
+            return;
+        };
+        let detail = match round.running.len() {
+            1 => sanitize(text).into_owned(),
+            _ => format!("{}: {}", sanitize(name), sanitize(text)),
+        };
+        if let Some(spinner) = &mut self.spinner {
+            spinner.detail(detail);
+        }
+        self.tick();
     }
 
     /// Closes the turn: the cancel marker and the status line, or the error alone.
     pub(crate) fn finish(&mut self, report: &TurnReport, status: &Status<'_>) {
+        self.spinner = None;
+        self.round = None;
+        self.clear_transient();
         if self.answer.is_broken() {
             return; // Nobody reads the answer: end quietly.
         }
@@ -261,16 +369,34 @@ impl TerminalView {
         ];
         parts.extend(format_cost(tally));
         parts.push(seconds(report.elapsed));
-        parts.push(format!("profile {}", status.profile));
+        // The default profile goes without saying.
+        if status.profile != "default" {
+            parts.push(format!("profile {}", status.profile));
+        }
         parts.push(format!("{} messages", status.messages));
         if status.coding {
             parts.push("code".into());
         }
 
         let separator = format!(" {} ", style.glyph("·", "|"));
-        self.side_line(&style.dim(&parts.join(&separator)));
+        let lines = super::width::join_within(&parts, &separator, calls::LINE, style.unicode);
+        for line in lines {
+            self.side_line(&style.dim(&line));
+        }
         self.answer.flush();
     }
+}
+
+/// The terminal's width in columns (80 when it cannot be told).
+fn columns() -> usize {
+    // SAFETY: TIOCGWINSZ fills the zeroed winsize we own, or fails and leaves it zero.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    for fd in [1, 2] {
+        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
+            return usize::from(size.ws_col).saturating_sub(1);
+        }
+    }
+    80
 }
 
 fn seconds(elapsed: Duration) -> String {

@@ -60,12 +60,16 @@ impl TurnUi for TerminalTurn<'_> {
             self.end_question("cancelled");
             self.catch_up();
         }
+        if self.open.is_none() {
+            self.view.tick();
+        }
         self.watch.fired() || self.view.is_broken()
     }
 }
 
 impl<'a> TerminalTurn<'a> {
     pub(crate) fn new(view: &'a mut TerminalView) -> Self {
+        view.begin_turn();
         Self {
             view,
             watch: Watch::new(),

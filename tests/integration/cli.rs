@@ -96,7 +96,11 @@ fn bad_flags_and_providers_are_one_clear_line() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["--bogus"],
-            "marvin: invalid option '--bogus'; run `marvin --help` for the options\n",
+            "marvin: unknown option --bogus; run `marvin --help` for the options\n",
+        ),
+        (
+            &["--modle", "x", "hi"],
+            "marvin: unknown option --modle; did you mean --model?\n",
         ),
         (
             &["--provider", "claude", "hi"],
@@ -1411,8 +1415,13 @@ fn a_local_ollama_is_told_apart_and_nothing_listening_leaves_the_setup_help() {
         .arg("--list-providers")
         .output()
         .unwrap();
+    // The line wraps within 80 columns: read it with its line breaks as spaces.
+    let words = stdout(&listed)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        stdout(&listed).contains(&format!(
+        words.contains(&format!(
             "found the local Ollama at 127.0.0.1:{} (model llama3.2:1b); used while no provider is set up (models: llama3.2:1b, qwen3:4b)",
             port_of(&server)
         )),

@@ -579,25 +579,24 @@ fn list_providers_shows_models_and_sources_never_keys() {
     assert!(output.status.success());
     let text = stdout(&output);
     assert!(
-        text.contains(
-            "groq           llama-3.3-70b-versatile    credentials: GROQ_API_KEY  ← in use"
-        ),
+        text.contains("groq           llama-3.3-70b-versatile  GROQ_API_KEY ← in use"),
         "{text}"
     );
     assert!(
-        text.contains("ollama         qwen3-coder:30b            credentials: none needed"),
+        text.contains("ollama         qwen3-coder:30b          none needed"),
         "{text}"
     );
     assert!(
-        text.contains(
-            "openai         gpt-5.1                    not set up: an API key: set OPENAI_API_KEY"
-        ),
+        text.contains("openai         gpt-5.1                  not set up: an API key: set"),
         "{text}"
     );
     assert!(
         text.contains("copilot") && !text.contains("gsk-secret-value"),
         "{text}"
     );
+    for line in text.lines() {
+        assert!(line.chars().count() < 80, "wider than 80 columns: {line}");
+    }
 }
 
 #[test]

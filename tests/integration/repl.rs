@@ -26,7 +26,11 @@ fn asks_answers_and_remembers_the_input() {
     pty.send("hi there\r");
     pty.wait_for("from Marvin.");
     pty.wait_for("openai-compat · gpt-4o · 10 in / 5 out");
-    pty.wait_for("· profile default · 2 messages");
+    pty.wait_for("· 2 messages");
+    assert!(
+        !pty.screen().contains("profile default"),
+        "the default profile goes without saying"
+    );
     pty.send("and again\r");
     pty.wait_for("Second.");
     pty.send("quit\r");
@@ -168,13 +172,12 @@ fn tool_rounds_show_names_and_duration() {
     let screen = pty.screen();
     let tool_line = screen
         .lines()
-        .find(|l| l.contains("🔧"))
+        .find(|l| l.contains("system_info"))
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(
-        tool_line.starts_with("\x1b[2m  🔧 system_info\x1b[0m\x1b[2m ("),
+        tool_line.ends_with("  \x1b[32m✓\x1b[0m system_info  \x1b[2m(0.0s)\x1b[0m"),
         "{tool_line:?}"
     );
-    assert!(tool_line.ends_with("s)\x1b[0m"), "{tool_line:?}");
     pty.leave();
 }
 
@@ -221,13 +224,25 @@ fn provider_command_lists_providers_with_the_one_in_use() {
     pty.wait_for("← in use");
     // The list may go on after the provider in use: wait for the one asserted below too.
     pty.wait_for("ollama");
-    let screen = pty.screen();
-    let line = screen.lines().find(|l| l.contains("← in use")).unwrap();
+    let screen = pty.visible();
+    let lines = screen.lines();
+    let row = lines
+        .iter()
+        .position(|l| l.starts_with("🔮 openai-compat "))
+        .unwrap_or_else(|| panic!("{}", screen.text()));
+    assert!(lines[row].contains("gpt-4o"), "{}", lines[row]);
+    // The row's last column may wrap: its marker ends the row, before the next provider.
+    let rest: Vec<&String> = lines[row..]
+        .iter()
+        .take_while(|l| l.starts_with(' ') || l.starts_with("🔮 openai-compat "))
+        .collect();
     assert!(
-        line.contains("openai-compat") && line.contains("gpt-4o"),
-        "{line}"
+        rest.iter().any(|l| l.ends_with("← in use")),
+        "{}",
+        screen.text()
     );
-    assert!(screen.contains("ollama"), "{screen}");
+    assert!(screen.text().contains("ollama"), "{}", screen.text());
+    assert!(screen.wrapped.is_empty(), "{:?}", screen.wrapped);
     assert!(pty.leave().success());
 }
 
@@ -255,7 +270,7 @@ fn a_copilot_session_that_cannot_be_cached_is_a_notice_line() {
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
     pty.send("hi\r");
-    pty.wait_for("⚠ cannot cache the Copilot session in ");
+    pty.wait_for("⚠ cannot cache the Copilot");
     pty.wait_for("Still here.");
     pty.send("quit\r");
     assert!(pty.wait_exit().success());

@@ -218,10 +218,10 @@ fn usage_shows_the_session_and_all_time() {
         pty.send("hello\r");
         pty.wait_for("ok");
         pty.send("usage\r");
-        pty.wait_for(&format!("All time:     {round} model calls"));
+        pty.wait_for(&format!("All time      {round} model call"));
         assert!(
             pty.screen()
-                .contains("This session: 1 model calls, 10 tokens in / 5 out"),
+                .contains("This session  1 model call, 10 tokens in / 5 out"),
             "{}",
             pty.screen()
         );

@@ -32,6 +32,6 @@ fn a_c_locale_gets_ascii_instead_of_symbols() {
     pty.wait_for("Fine.");
     assert!(pty.wait_exit().success());
     let screen = pty.visible().text();
-    assert!(screen.contains("  * system_info"), "{screen}");
+    assert!(screen.contains("  + system_info  (0.0s)"), "{screen}");
     assert!(screen.is_ascii(), "{screen}");
 }

@@ -1,0 +1,112 @@
+//! The provider table of `--list-providers` and `/provider`: aligned columns under a header,
+//! the last one wrapped so that every row fits 80 columns.
+
+use super::calls::LINE;
+use super::width::{truncate, width, wrap};
+
+/// One provider as the table shows it.
+pub(crate) struct ProviderRow {
+    pub emoji: &'static str,
+    pub name: &'static str,
+    pub model: String,
+    /// Where its credentials come from, or why it is not set up.
+    pub about: String,
+    /// `← in use`, `← fallback` or nothing; never split over two lines.
+    pub marker: &'static str,
+}
+
+/// The widest model column; a longer model name is cut.
+const MODEL_COLUMN: usize = 28;
+
+/// The table, one line per row (more when the last column wraps), each ending in a newline;
+/// without `unicode`, no emoji and `<-` for the arrow.
+pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
+    let name_column = rows.iter().map(|r| width(r.name)).max().unwrap_or(0).max(8);
+    let model_column = rows
+        .iter()
+        .map(|r| width(&r.model))
+        .max()
+        .unwrap_or(0)
+        .clamp(5, MODEL_COLUMN);
+    // The emoji takes two columns and a space follows it.
+    let about_at = 3 + name_column + 2 + model_column + 2;
+    let indent = " ".repeat(about_at);
+    let mut out = format!(
+        "   {:<name_column$}  {:<model_column$}  CREDENTIALS\n",
+        "PROVIDER", "MODEL"
+    );
+    for row in rows {
+        let model = truncate(&row.model, model_column, unicode);
+        let pad = model_column.saturating_sub(width(&model));
+        let marker = match unicode {
+            true => row.marker.to_string(),
+            false => row.marker.replace('←', "<-"),
+        };
+        let room = LINE.saturating_sub(about_at);
+        let mut about = wrap(&row.about, room, "");
+        if let Some(last) = about.last_mut().filter(|_| !marker.is_empty()) {
+            if width(last) + 1 + width(&marker) <= room {
+                *last = format!("{last} {marker}");
+            } else {
+                about.push(marker);
+            }
+        }
+        out.push_str(&format!(
+            "{} {:<name_column$}  {model}{}  {}\n",
+            if unicode { row.emoji } else { "  " },
+            row.name,
+            " ".repeat(pad),
+            about[0]
+        ));
+        for more in &about[1..] {
+            out.push_str(&format!("{indent}{more}\n"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_align_and_fit_80_columns() {
+        let rows = [
+            ProviderRow {
+                emoji: "⚡",
+                name: "groq",
+                model: "llama-3.3-70b-versatile".into(),
+                about: "GROQ_API_KEY".into(),
+                marker: "← in use",
+            },
+            ProviderRow {
+                emoji: "🔮",
+                name: "openai-compat",
+                model: "qwen/qwen3-32b".into(),
+                about: "not set up: an API key or a server: set OPENAI_COMPAT_API_KEY or OPENAI_COMPAT_URL".into(),
+                marker: "",
+            },
+        ];
+        let table = providers(&rows, true);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "   PROVIDER       MODEL                    CREDENTIALS"
+        );
+        assert_eq!(
+            lines[1],
+            "⚡ groq           llama-3.3-70b-versatile  GROQ_API_KEY ← in use"
+        );
+        assert!(lines[2].starts_with("🔮 openai-compat  qwen/qwen3-32b           not set up:"));
+        assert!(lines[3].starts_with(&" ".repeat(43)), "{:?}", lines[3]);
+        for line in &lines {
+            assert!(width(line) <= LINE, "{line}");
+        }
+        let ascii = providers(&rows, false);
+        assert!(ascii.is_ascii(), "{ascii}");
+        assert!(
+            ascii.contains("   groq           llama-3.3-70b-versatile  GROQ_API_KEY <- in use"),
+            "{ascii}"
+        );
+    }
+}
