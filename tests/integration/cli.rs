@@ -537,6 +537,36 @@ fn question_with_stdin_from_dev_null_is_answered() {
 }
 
 #[test]
+fn non_interactive_takes_its_prompt_as_words_with_any_piped_text() {
+    let home = TempDir::new("batch-words");
+    let server = ReplayServer::start(vec![Reply::text(&["Rust."]), Reply::text(&["Looks fine."])]);
+    let output = against(&home, &server)
+        .args(["--non-interactive", "which", "language?"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Rust.\n");
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "which language?"
+    );
+    let mut piped = against(&home, &server);
+    piped.args(["--non-interactive", "review", "this"]);
+    let output = common::run_with_stdin(piped, "fn main() {}\n");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = server.requests()[1].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.starts_with("review this") && prompt.contains("fn main() {}"),
+        "{prompt}"
+    );
+}
+
+#[test]
 fn ctrl_c_keeps_the_partial_answer_and_exits_130() {
     let home = TempDir::new("sigint");
     let server = common::StallServer::start(

@@ -1,8 +1,12 @@
-//! The terminal as a person sees it at 80 columns: what Marvin prints itself fits, symbols
-//! fall back to ASCII where the locale is not UTF-8.
+//! The terminal as a person sees it at 80 columns: the spinner while waiting, each tool call's
+//! line with ✓ or ✗, a command's output tail and `/last`, the resume notice and fresh starts,
+//! what Marvin prints itself fitting 80 columns, ASCII where the locale is not UTF-8.
+
+use std::sync::{Mutex, mpsc};
+use std::time::Duration;
 
 use crate::common::pty::Pty;
-use crate::common::{ReplayServer, Reply, TempDir, marvin};
+use crate::common::{self, ReplayServer, Reply, TempDir, marvin};
 
 /// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
 fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
@@ -34,4 +38,231 @@ fn a_c_locale_gets_ascii_instead_of_symbols() {
     let screen = pty.visible().text();
     assert!(screen.contains("  + system_info  (0.0s)"), "{screen}");
     assert!(screen.is_ascii(), "{screen}");
+}
+
+fn command_call(command: &str) -> Reply {
+    let arguments = serde_json::json!({ "command": command }).to_string();
+    Reply::tool_calls(&[("c1", "run_command", &arguments)])
+}
+
+/// The REPL in coding mode at 80 columns, with `args`, after `prompt` was sent.
+fn coding_at_80(home: &TempDir, server: &ReplayServer, args: &[&str], prompt: &str) -> Pty {
+    let mut pty = at_80(home, &server.url(), &[], args);
+    pty.wait_for("› ");
+    pty.send("!code\r");
+    pty.wait_for("code› ");
+    pty.send(&format!("{prompt}\r"));
+    pty
+}
+
+#[test]
+fn a_spinner_turns_while_the_model_is_waited_for_and_leaves_nothing_behind() {
+    let home = TempDir::new("ux-spinner");
+    let (release, released) = mpsc::channel::<()>();
+    let released = Mutex::new(released);
+    let server = ReplayServer::answering(move |_| {
+        // Held until the test has seen the spinner.
+        let _ = released
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(20));
+        Reply::text(&["Here it is."])
+    });
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("› ");
+    pty.send("take your time\r");
+    pty.wait_for("thinking · 0s");
+    release.send(()).unwrap();
+    pty.wait_for("Here it is.");
+    let screen = pty.visible();
+    assert!(!screen.text().contains("thinking"), "{}", screen.text());
+    let lines = screen.lines();
+    let asked = lines
+        .iter()
+        .position(|l| l.ends_with("take your time"))
+        .unwrap();
+    assert_eq!(lines[asked + 1], "Here it is.", "{}", screen.text());
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn a_failed_call_is_marked_as_such_with_its_error() {
+    let home = TempDir::new("ux-failed");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "no_such_tool", r#"{"path": "notes.txt"}"#)]),
+        Reply::text(&["Sorry."]),
+    ]);
+    let mut pty = at_80(&home, &server.url(), &[], &["--once", "try it"]);
+    pty.wait_for("Sorry.");
+    assert!(pty.wait_exit().success());
+    let screen = pty.visible().text();
+    let line = screen
+        .lines()
+        .position(|l| l.starts_with("  ✗ no_such_tool  notes.txt  ("))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let error = screen.lines().nth(line + 1).unwrap();
+    assert!(
+        error.starts_with("    ") && error.contains("no_such_tool"),
+        "{screen}"
+    );
+    assert!(!screen.contains('✓'), "{screen}");
+}
+
+#[test]
+fn a_command_shows_a_spinner_then_its_exit_code_and_last_lines() {
+    let home = TempDir::new("ux-command");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command_call("while [ ! -e go ]; do sleep 0.05; done; seq 1 20; exit 3"),
+        Reply::text(&["It failed."]),
+    ]));
+    let mut pty = coding_at_80(&home, &server, &["--permission-mode", "bypass"], "run it");
+    // The command waits for `go`: until then only the spinner says it runs.
+    pty.wait_for("run_command  while [ ! -e go ]");
+    std::fs::write(home.path().join("go"), "").unwrap();
+    pty.wait_for("It failed.");
+    let screen = pty.visible();
+    let lines = screen.lines();
+    let call = lines
+        .iter()
+        .position(|l| l.starts_with("  ✗ run_command  while [ ! -e go ]"))
+        .unwrap_or_else(|| panic!("{}", screen.text()));
+    assert!(lines[call].ends_with(", exit 3)"), "{}", lines[call]);
+    assert_eq!(
+        lines[call + 1],
+        "    │ … 12 more lines above: /last shows them all"
+    );
+    let tail: Vec<&str> = lines[call + 2..call + 10]
+        .iter()
+        .map(|l| l.as_str())
+        .collect();
+    let expected: Vec<String> = (13..=20).map(|n| format!("    │ {n}")).collect();
+    assert_eq!(tail, expected);
+    assert_eq!(lines[call + 10], "It failed.");
+    assert!(screen.wrapped.is_empty(), "{:?}", screen.wrapped);
+    pty.send("/last\r");
+    pty.wait_for("$ while [ ! -e go ]");
+    pty.wait_for("[exit code: 3]");
+    let shown = pty.visible().text();
+    let after = &shown[shown.rfind("$ while").unwrap()..];
+    for n in 1..=20 {
+        assert!(
+            after.lines().any(|l| l == n.to_string()),
+            "{n} missing:\n{after}"
+        );
+    }
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn the_time_spent_on_an_approval_goes_into_the_call_line() {
+    let home = TempDir::new("ux-approval");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command_call("echo approved"),
+        Reply::text(&["Done."]),
+    ]));
+    let mut pty = coding_at_80(&home, &server, &[], "say it");
+    pty.wait_for("Enter chooses");
+    pty.send("\r");
+    pty.wait_for("Done.");
+    let screen = pty.visible();
+    let text = screen.text();
+    assert!(
+        text.lines().any(|l| l.starts_with("  ✓ run_command  echo approved  (")
+            && l.ends_with(", exit 0)")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l == "    │ approved"), "{text}");
+    // No line holds a time alone, as the old tool line left after a question.
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.trim_start().starts_with('(') && l.trim_end().ends_with("s)")),
+        "{text}"
+    );
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
+    let home = TempDir::new("ux-resume");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["First answer."]),
+        Reply::text(&["Second answer."]),
+        Reply::text(&["Fresh answer."]),
+        Reply::text(&["Once answer."]),
+    ]);
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("› ");
+    assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
+    pty.send("remember the milk\r");
+    pty.wait_for("First answer.");
+    assert!(pty.leave().success());
+
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("/new starts fresh");
+    let screen = pty.visible().text();
+    assert!(
+        screen.contains("Resumed 2 messages from today "),
+        "{screen}"
+    );
+    pty.send("what did I say?\r");
+    pty.wait_for("Second answer.");
+    assert!(pty.leave().success());
+    let messages = &server.requests()[1].body["messages"];
+    assert_eq!(messages[1]["content"], "remember the milk");
+    assert_eq!(messages[2]["content"], "First answer.");
+
+    let mut pty = at_80(&home, &server.url(), &[], &["--new"]);
+    pty.wait_for("› ");
+    pty.send("anything?\r");
+    pty.wait_for("Fresh answer.");
+    assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
+    assert!(pty.leave().success());
+
+    let mut pty = at_80(&home, &server.url(), &[], &["--once", "quick one"]);
+    pty.wait_for("Once answer.");
+    assert!(pty.wait_exit().success());
+    let requests = server.requests();
+    for fresh in &requests[2..] {
+        let messages = fresh.body["messages"].as_array().unwrap();
+        assert_eq!(
+            messages.len(),
+            2,
+            "system prompt and the question: {messages:?}"
+        );
+    }
+}
+
+#[test]
+fn marvins_own_lines_fit_80_columns() {
+    let home = TempDir::new("ux-80");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "system_info", "{}")]),
+        Reply::text(&["Fine."]),
+    ]);
+    let mut pty = at_80(
+        &home,
+        &server.url(),
+        &[(
+            "MARVIN_MODEL",
+            "a-model-with-a-rather-long-name-of-forty-two-c",
+        )],
+        &["--profile", "a-long-profile-name"],
+    );
+    pty.wait_for("› ");
+    pty.send("how is the machine?\r");
+    pty.wait_for("Fine.");
+    pty.wait_for(" messages");
+    pty.send("/provider\r");
+    pty.wait_for("ollama");
+    pty.send("usage\r");
+    pty.wait_for("All time");
+    let screen = pty.visible();
+    assert!(
+        screen.wrapped.is_empty(),
+        "{:?}\n{}",
+        screen.wrapped,
+        screen.text()
+    );
+    assert!(pty.leave().success());
 }
