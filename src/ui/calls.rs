@@ -35,7 +35,7 @@ const KEYS: &[&str] = &[
 
 /// The one argument that says what the call does, on one line: a path with its line range, a
 /// command, a query; for a patch, the files it touches. Empty when there is none.
-pub(crate) fn key_argument(name: &str, arguments: &Value) -> String {
+pub(crate) fn key_argument(name: &str, arguments: &Value, style: Style) -> String {
     let text = match arguments {
         Value::String(raw) => patch_files(raw).unwrap_or_else(|| raw.clone()),
         Value::Object(map) => {
@@ -53,7 +53,7 @@ pub(crate) fn key_argument(name: &str, arguments: &Value) -> String {
         }
         _ => String::new(),
     };
-    one_line(&text)
+    one_line(&text, style)
 }
 
 /// A string or a number, as text; nothing for an empty string.
@@ -91,10 +91,10 @@ fn patch_files(patch: &str) -> Option<String> {
 }
 
 /// Text on one line: made safe, and cut at the first line break with `…` after it.
-fn one_line(text: &str) -> String {
+fn one_line(text: &str, style: Style) -> String {
     let text = sanitize(text.trim());
     match text.split_once('\n') {
-        Some((first, _)) => format!("{} …", first.trim_end()),
+        Some((first, _)) => format!("{} {}", first.trim_end(), style.glyph("…", "...")),
         None => text.into_owned(),
     }
 }
@@ -170,7 +170,7 @@ impl Finished<'_> {
         let mut lines = vec![format!("  {mark} {head}  {}", style.dim(&took))];
         if self.is_error {
             let first = self.output.lines().find(|l| !l.trim().is_empty());
-            let first = one_line(first.unwrap_or("(no message)"));
+            let first = one_line(first.unwrap_or("(no message)"), style);
             let shown = truncate(&first, LINE - 4, style.unicode);
             lines.push(format!("    {}", style.red(&shown)));
         } else if let Some(command) = command {
@@ -191,7 +191,8 @@ fn tail(output: &str, style: Style) -> Vec<String> {
     let bar = style.glyph("│", "|");
     let mut lines = Vec::new();
     if start > 0 {
-        let more = format!("{bar} … {start} more lines above: /last shows them all");
+        let dots = style.glyph("…", "...");
+        let more = format!("{bar} {dots} {start} more lines above: /last shows them all");
         lines.push(format!("    {}", style.dim(&more)));
     }
     for line in &all[start..] {
@@ -257,7 +258,7 @@ mod tests {
         ];
         for (name, arguments, expected) in cases {
             assert_eq!(
-                key_argument(name, &arguments),
+                key_argument(name, &arguments, PLAIN),
                 expected,
                 "{name} {arguments}"
             );

@@ -237,7 +237,7 @@ impl TerminalView {
                 let calls: Vec<(String, String, String)> = calls
                     .iter()
                     .map(|c| {
-                        let key = calls::key_argument(&c.name, &c.arguments);
+                        let key = calls::key_argument(&c.name, &c.arguments, style);
                         (c.id.clone(), c.name.clone(), key)
                     })
                     .collect();

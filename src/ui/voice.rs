@@ -39,8 +39,11 @@ pub(crate) fn record(repl: &mut Repl<'_>, seconds: u32) -> bool {
             break recorded;
         }
         let done = take.elapsed().as_secs().min(seconds.into());
-        repl.view
-            .transient(&format!("🎙 recording {done}/{seconds} s — Ctrl+C stops"));
+        let style = repl.view.style();
+        let (mic, dash) = (style.glyph("🎙", "*"), style.glyph("—", "-"));
+        repl.view.transient(&format!(
+            "{mic} recording {done}/{seconds} s {dash} Ctrl+C stops"
+        ));
         std::thread::sleep(TICK);
     };
     repl.view.clear_transient();
@@ -97,9 +100,11 @@ fn step(
     }
     let segment = match listening.poll() {
         Ok(Heard::Nothing) => {
+            let style = repl.view.style();
+            let (mic, dash) = (style.glyph("🎙", "*"), style.glyph("—", "-"));
             repl.view.transient(&format!(
-                "🎙 {} — pause to send, Enter or Ctrl+C ends voice mode",
-                meter(listening.level())
+                "{mic} {} {dash} pause to send, Enter or Ctrl+C ends voice mode",
+                meter(listening.level(), style.unicode)
             ));
             return None;
         }
@@ -184,7 +189,12 @@ fn transcribe(
     wav: &[u8],
     watch: &mut Watch,
 ) -> Result<String, String> {
-    repl.view.transient("🎤 transcribing…");
+    let style = repl.view.style();
+    repl.view.transient(&format!(
+        "{} transcribing{}",
+        style.glyph("🎤", "*"),
+        style.glyph("…", "...")
+    ));
     let result = super::signal::cancellable(watch, |cancel| voice.transcribe(wav, cancel));
     repl.view.clear_transient();
     result.unwrap_or_else(|_| Err("Transcription failed unexpectedly; nothing was sent.".into()))
@@ -193,7 +203,9 @@ fn transcribe(
 /// Shows what was heard and sends it to the model as the user's message.
 fn send(repl: &mut Repl<'_>, text: &str) -> bool {
     let text = crate::commands::normalise(text);
-    repl.view.side_line(&format!("🎤 \"{}\"", sanitize(&text)));
+    let mic = repl.view.style().glyph("🎤", "*");
+    repl.view
+        .side_line(&format!("{mic} \"{}\"", sanitize(&text)));
     repl.remember(&text);
     repl.prompt(&text)
 }
@@ -221,9 +233,9 @@ fn with_stop(text: &str) -> String {
 }
 
 /// Ten bars for a loudness (RMS of 16-bit samples), on a decibel scale from -60 dBFS, a bar
-/// each 6 dB (rounded). Thresholds by multiplication rather than `log10`, which would link the
-/// binary with libm (one more shared library at every start).
-fn meter(level: f64) -> String {
+/// each 6 dB (rounded), `#` and `.` in ASCII. Thresholds by multiplication rather than
+/// `log10`, which would link the binary with libm (one more shared library at every start).
+fn meter(level: f64, unicode: bool) -> String {
     // 6 dB as a factor of amplitude: 10^(6/20).
     const STEP: f64 = 1.995_262_314_968_879_5;
     // Where the first bar lights: -57 dBFS, half a step above -60 (10^(-57/20) of full scale).
@@ -233,7 +245,8 @@ fn meter(level: f64) -> String {
         lit += 1;
         threshold *= STEP;
     }
-    format!("{}{}", "▮".repeat(lit), "▯".repeat(10 - lit))
+    let (on, off) = if unicode { ("▮", "▯") } else { ("#", ".") };
+    format!("{}{}", on.repeat(lit), off.repeat(10 - lit))
 }
 
 /// Whether Enter was pressed (or input ended) within `wait`. Keys typed before it are
@@ -266,8 +279,9 @@ mod tests {
             (32767.0, "▮▮▮▮▮▮▮▮▮▮"),
         ];
         for (level, expected) in cases {
-            assert_eq!(meter(level), expected, "{level}");
+            assert_eq!(meter(level, true), expected, "{level}");
         }
+        assert_eq!(meter(400.0, false), "####......");
     }
 
     #[test]
