@@ -245,6 +245,8 @@ pub struct Config {
     pub colour_allowed: bool,
     /// TERM=dumb: no cursor movement in questions.
     pub dumb_terminal: bool,
+    /// `--raw`: the answer as the model wrote it, never rendered.
+    pub raw: bool,
     /// The locale is UTF-8 (or says nothing): symbols and emoji may be shown; `LANG=C` and
     /// other non-UTF-8 locales get ASCII stand-ins.
     pub unicode: bool,
@@ -391,6 +393,7 @@ impl Config {
             colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
             dumb_terminal: env.get("TERM") == Some("dumb"),
             unicode: unicode_locale(env),
+            raw: args.raw,
             editor: env.get("EDITOR").unwrap_or("nano").to_string(),
             form_surface: FormSurface::from_env(env, args.no_browser),
             mcp,
