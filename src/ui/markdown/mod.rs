@@ -110,8 +110,11 @@ impl Markdown {
         }
     }
 
-    /// Takes the next streamed piece of the answer (split anywhere) and returns what may be
-    /// written to the terminal now.
+    /// Takes the next streamed piece of the answer (split anywhere: mid-word, mid-`**`,
+    /// several lines) and returns what may be written to the terminal now. The model's text is
+    /// sanitized: the only escape sequences out are this renderer's SGR codes (none without
+    /// colour). A heading's style stays on until its line ends, so nothing else should be
+    /// written between two pushes in the middle of a line ([`Self::finish`] ends it).
     pub(crate) fn push(&mut self, text: &str) -> String {
         self.buf.push_str(&sanitize(text));
         let mut out = String::new();

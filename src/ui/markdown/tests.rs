@@ -330,3 +330,60 @@ fn tables_too_wide_are_left_as_written() {
     assert_eq!(whole(table, style(false, true), 30), table);
     assert!(whole(table, style(false, true), 80).starts_with("┌"));
 }
+
+#[test]
+fn random_documents_render_the_same_however_split() {
+    const BITS: &[&str] = &[
+        "*",
+        "**",
+        "_",
+        "`",
+        "```",
+        "~~~",
+        "~~",
+        "\n",
+        "\n\n",
+        " ",
+        "  ",
+        "\t",
+        "word",
+        "a_b",
+        "#",
+        "## ",
+        "- ",
+        "1. ",
+        "|",
+        "| a | b |\n",
+        "|---|:-:|\n",
+        "---",
+        "> ",
+        "[",
+        "](",
+        ")",
+        "]",
+        "<https://",
+        ">",
+        "\\",
+        "é",
+        "苹",
+        "🔧",
+        "!",
+        "\x1b[1m",
+        "\r\n",
+    ];
+    let mut rng = fastrand::Rng::with_seed(2026);
+    for round in 0..300 {
+        let doc: String = (0..rng.usize(1..60))
+            .map(|_| BITS[rng.usize(..BITS.len())])
+            .collect();
+        for (colour, unicode) in [(true, true), (false, false)] {
+            let style = style(colour, unicode);
+            let expected = whole(&doc, style, 40);
+            let by_char = pieces(&doc, std::iter::repeat(1), style, 40);
+            assert_eq!(by_char, expected, "round {round}, char by char: {doc:?}");
+            let sizes: Vec<usize> = (0..doc.len()).map(|_| rng.usize(0..8)).collect();
+            let shown = pieces(&doc, sizes.iter().copied(), style, 40);
+            assert_eq!(shown, expected, "round {round}, {sizes:?}: {doc:?}");
+        }
+    }
+}
