@@ -245,39 +245,7 @@ fn emphasis(text: &str, i: usize, eof: bool, prev: char, paint: Paint) -> Span {
     if !fits || !can(true, mark, prev, next_char) {
         return Some((n, None));
     }
-    // Backtick runs whose length found no closer up to the window's end: no later run of
-    // that length will either, so they are not searched again.
-    let mut unclosed = Vec::new();
-    let close = scan(text, i, open, eof, |j, c| {
-        let after = next(text, j);
-        match c {
-            '\\' => escaped(text, j, eof),
-            '`' => {
-                let end = run_end(text, j, b'`', eof)?;
-                if unclosed.contains(&(end - j)) {
-                    return Some(Probe::Skip(end));
-                }
-                Some(match code_end(text, i, end, end - j, eof)? {
-                    Some(code) => Probe::Skip(code + end - j),
-                    None => {
-                        unclosed.push(end - j);
-                        Probe::Skip(end)
-                    }
-                })
-            }
-            c if c == char::from(mark) => {
-                let end = run_end(text, j, mark, eof)?;
-                let before = text[..j].chars().next_back().unwrap_or(' ');
-                let closes = end - j == n && can(false, mark, before, at(text, end, eof)?);
-                Some(if closes {
-                    Probe::Close
-                } else {
-                    Probe::Skip(end)
-                })
-            }
-            _ => Some(Probe::Skip(after)),
-        }
-    })?;
+    let close = emphasis_end(text, i, open, eof)?;
     let Some(close) = close else {
         return Some((n, None));
     };
@@ -302,6 +270,42 @@ fn emphasis(text: &str, i: usize, eof: bool, prev: char, paint: Paint) -> Span {
         render(inner, paint)
     };
     Some((close + n - i, Some(shown)))
+}
+
+/// Where the emphasis opened by the run from `i` to `open` closes: the same run on the line
+/// that may close, past code spans and escapes.
+fn emphasis_end(text: &str, i: usize, open: usize, eof: bool) -> Option<Option<usize>> {
+    let (mark, n) = (text.as_bytes()[i], open - i);
+    // Backtick runs whose length found no closer up to the window's end: no later run of
+    // that length will either, so they are not searched again.
+    let mut unclosed = Vec::new();
+    scan(text, i, open, eof, |j, c| {
+        let end = match c {
+            '\\' => return escaped(text, j, eof),
+            '`' => run_end(text, j, b'`', eof)?,
+            c if c == char::from(mark) => run_end(text, j, mark, eof)?,
+            _ => return Some(Probe::Skip(next(text, j))),
+        };
+        if c == '`' {
+            if unclosed.contains(&(end - j)) {
+                return Some(Probe::Skip(end));
+            }
+            return Some(match code_end(text, i, end, end - j, eof)? {
+                Some(code) => Probe::Skip(code + end - j),
+                None => {
+                    unclosed.push(end - j);
+                    Probe::Skip(end)
+                }
+            });
+        }
+        let before = text[..j].chars().next_back().unwrap_or(' ');
+        let closes = end - j == n && can(false, mark, before, at(text, end, eof)?);
+        Some(if closes {
+            Probe::Close
+        } else {
+            Probe::Skip(end)
+        })
+    })
 }
 
 /// `[text](url)` (and `![alt](url)`) as `text (url)`, just `url` when the text is the url.
