@@ -1,0 +1,492 @@
+//! The model's Markdown rendered for a terminal as it streams, line by line: only what cannot
+//! be decided yet is held back (a line's start until its kind is known, an opener until its
+//! closer, a table until its last row); code in fences is shown exactly as written.
+
+mod inline;
+mod line;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use super::sanitize::sanitize;
+use super::style::Style;
+use inline::Paint;
+use line::{Class, Kind};
+
+/// A streaming renderer for one answer (or the text before a tool round).
+pub(crate) struct Markdown {
+    style: Style,
+    /// The terminal's columns: tables wider are left as written; rules are at most 80.
+    width: usize,
+    /// Sanitized text not rendered yet, from `pos` (the front is dropped after each push).
+    buf: String,
+    pos: usize,
+    line: Line,
+    fence: Option<Fence>,
+    table: Option<Table>,
+    /// The list items the current line may be nested in, outermost first.
+    lists: Vec<Item>,
+    /// The last line was blank (or there was none): an unindented line ends a list.
+    after_blank: bool,
+    /// The output so far ends with a newline (or is empty).
+    line_ended: bool,
+}
+
+/// Where the renderer is within the current line.
+enum Line {
+    /// At its start: its kind is not known yet.
+    Start,
+    /// Its inline text streams (text, a list item, a heading, a quote).
+    Text(Text),
+    /// A line of a fenced code block, written as it comes.
+    Code,
+    /// A line held whole until its newline; `searched` bytes of it hold none.
+    Whole { kind: Whole, searched: usize },
+}
+
+impl Line {
+    fn text(base: &'static str, underline: Option<(usize, usize)>) -> Self {
+        Line::Text(Text {
+            base,
+            prev: ' ',
+            underline,
+        })
+    }
+}
+
+struct Text {
+    /// The SGR codes for the whole line (a heading's); empty without colour.
+    base: &'static str,
+    /// The character before the text still to render.
+    prev: char,
+    /// A heading without colour: its level and the columns shown, for the row under it.
+    underline: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Whole {
+    Rule,
+    Fence,
+    TableRow,
+}
+
+struct Fence {
+    mark: u8,
+    len: usize,
+    /// The opening fence's indentation, which its rules keep.
+    indent: String,
+}
+
+struct Table {
+    /// The raw rows: the header, then (once `confirmed`) the delimiter row and the body.
+    rows: Vec<String>,
+    confirmed: bool,
+    /// The last row ended with a newline.
+    newline: bool,
+}
+
+struct Item {
+    /// The marker's column in the answer.
+    indent: usize,
+    /// Where the item's text starts on the screen, for the lines that continue it.
+    column: usize,
+}
+
+impl Markdown {
+    /// `width`: the terminal's columns (for tables and rules); `style`: colour on or off and
+    /// unicode or ASCII symbols.
+    pub(crate) fn new(style: Style, width: usize) -> Self {
+        Self {
+            style,
+            width,
+            buf: String::new(),
+            pos: 0,
+            line: Line::Start,
+            fence: None,
+            table: None,
+            lists: Vec::new(),
+            after_blank: true,
+            line_ended: true,
+        }
+    }
+
+    /// Takes the next streamed piece of the answer (split anywhere: mid-word, mid-`**`,
+    /// several lines) and returns what may be written to the terminal now. The model's text is
+    /// sanitized: the only escape sequences out are this renderer's SGR codes (none without
+    /// colour). A heading's style stays on until its line ends, so nothing else should be
+    /// written between two pushes in the middle of a line ([`Self::finish`] ends it).
+    pub(crate) fn push(&mut self, text: &str) -> String {
+        self.buf.push_str(&sanitize(text));
+        let mut out = String::new();
+        self.run(&mut out, false);
+        out
+    }
+
+    /// The answer (or the text before a tool round) ended: returns everything still held back
+    /// and starts over, so the next text is a new document.
+    pub(crate) fn finish(&mut self) -> String {
+        let mut out = String::new();
+        self.run(&mut out, true);
+        if let Some(table) = self.table.take() {
+            self.flush_table(table, &mut out);
+        }
+        if let Some(fence) = self.fence.take() {
+            let ended = if out.is_empty() {
+                self.line_ended
+            } else {
+                out.ends_with('\n')
+            };
+            if !ended {
+                out.push('\n');
+            }
+            out.push_str(&self.code_rule(&fence.indent, ""));
+        }
+        *self = Self::new(self.style, self.width);
+        out
+    }
+
+    /// Renders as much of the buffer as can be decided (all of it at `eof`).
+    fn run(&mut self, out: &mut String, eof: bool) {
+        while self.step(out, eof) {}
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        if !out.is_empty() {
+            self.line_ended = out.ends_with('\n');
+        }
+    }
+
+    /// One step within the line; `false` when it needs more text.
+    fn step(&mut self, out: &mut String, eof: bool) -> bool {
+        match self.line {
+            Line::Start => self.start(out, eof),
+            Line::Text(_) => self.text(out, eof),
+            Line::Code => self.code(out, eof),
+            Line::Whole { .. } => self.whole(out, eof),
+        }
+    }
+
+    /// At a line's start: decides what the line is, once its start tells.
+    fn start(&mut self, out: &mut String, eof: bool) -> bool {
+        let rest = &self.buf[self.pos..];
+        if rest.is_empty() {
+            return false;
+        }
+        if let Some(fence) = &self.fence {
+            match line::closes_fence(rest, eof, fence.mark, fence.len) {
+                None => return false,
+                Some(None) => self.line = Line::Code,
+                Some(Some(len)) => {
+                    let newline = rest.as_bytes()[len - 1] == b'\n';
+                    self.pos += len;
+                    if let Some(fence) = self.fence.take() {
+                        out.push_str(&self.code_rule(&fence.indent, ""));
+                        out.push_str(if newline { "\n" } else { "" });
+                    }
+                }
+            }
+            return true;
+        }
+        let Some(class) = line::classify(rest, eof) else {
+            return false;
+        };
+        if !matches!(class.kind, Kind::TableRow) {
+            if let Some(table) = self.table.take() {
+                self.flush_table(table, out);
+            }
+        }
+        self.begin(class, out);
+        true
+    }
+
+    /// Writes what starts the line (a quote's bars, a bullet, a heading's style) and sets how
+    /// the rest of it is read.
+    fn begin(&mut self, class: Class, out: &mut String) {
+        let blank = matches!(class.kind, Kind::Blank { .. });
+        let after_blank = std::mem::replace(&mut self.after_blank, blank);
+        let bars = self.bars(class.quote);
+        out.push_str(if blank { bars.trim_end() } else { &bars });
+        match class.kind {
+            Kind::Blank { len } => {
+                self.pos += len;
+                if self.buf[self.pos..].starts_with('\n') {
+                    self.pos += 1;
+                    out.push('\n');
+                }
+            }
+            Kind::Heading { level, skip } => {
+                self.lists.clear();
+                self.pos += skip;
+                self.line = if self.style.colour {
+                    let base = if level == 1 { "1;4" } else { "1" };
+                    out.push_str(&inline::sgr(base));
+                    Line::text(base, None)
+                } else {
+                    Line::text("", Some((level, 0)))
+                };
+            }
+            Kind::Item {
+                indent,
+                marker,
+                ordered,
+                skip,
+            } => {
+                let marker = &self.buf[self.pos + marker.0..self.pos + marker.1];
+                let marker = match ordered {
+                    true => marker.to_string(),
+                    false => self.style.glyph("•", "-").to_string(),
+                };
+                out.push_str(&self.item(indent, &marker));
+                self.pos += skip;
+                self.line = Line::text("", None);
+            }
+            Kind::Text { indent, skip } => {
+                match self.continuation(indent, after_blank) {
+                    Some(column) => {
+                        out.push_str(&" ".repeat(column));
+                        self.pos += skip;
+                    }
+                    None => {
+                        self.lists.clear();
+                        self.pos += class.after_quote;
+                    }
+                }
+                self.line = Line::text("", None);
+            }
+            Kind::Rule => self.hold(Whole::Rule),
+            Kind::Fence => self.hold(Whole::Fence),
+            Kind::TableRow => self.hold(Whole::TableRow),
+        }
+    }
+
+    fn hold(&mut self, kind: Whole) {
+        self.line = Line::Whole { kind, searched: 0 };
+    }
+
+    /// The quote bars for `depth` levels.
+    fn bars(&self, depth: usize) -> String {
+        let bar = self.style.dim(self.style.glyph("│", "|"));
+        format!("{bar} ").repeat(depth)
+    }
+
+    /// What starts a list item whose marker is at `indent` columns: the marker, indented by
+    /// its nesting level.
+    fn item(&mut self, indent: usize, marker: &str) -> String {
+        while self.lists.last().is_some_and(|item| item.indent > indent) {
+            self.lists.pop();
+        }
+        if self.lists.last().is_some_and(|item| item.indent == indent) {
+            self.lists.pop();
+        }
+        let lead = format!("{}{marker} ", "  ".repeat(self.lists.len()));
+        let column = table::display_width(&lead);
+        self.lists.push(Item { indent, column });
+        lead
+    }
+
+    /// Where a text line at `indent` columns continues a list item (its text's column), or
+    /// `None` when it is not part of a list (`after_blank`: a blank line came before it).
+    fn continuation(&mut self, indent: usize, after_blank: bool) -> Option<usize> {
+        if after_blank {
+            if indent == 0 {
+                return None;
+            }
+            while self.lists.len() > 1 && self.lists.last().is_some_and(|i| i.indent >= indent) {
+                self.lists.pop();
+            }
+        }
+        self.lists.last().map(|item| item.column)
+    }
+
+    /// Streams a line's inline text; ends the line at its newline.
+    fn text(&mut self, out: &mut String, eof: bool) -> bool {
+        let Line::Text(text) = &mut self.line else {
+            return false;
+        };
+        let before = out.len();
+        let paint = Paint {
+            style: self.style,
+            base: text.base,
+        };
+        self.pos += inline::stream(&self.buf[self.pos..], eof, &mut text.prev, paint, out);
+        if let Some((_, shown)) = &mut text.underline {
+            *shown += table::display_width(&out[before..]);
+        }
+        let newline = self.buf[self.pos..].starts_with('\n');
+        let ended = newline || (eof && self.pos == self.buf.len());
+        if !ended {
+            return false;
+        }
+        self.pos += usize::from(newline);
+        if !text.base.is_empty() {
+            out.push_str(&inline::sgr(""));
+        }
+        if let Some((level, shown)) = text.underline.filter(|&(_, shown)| shown > 0) {
+            let mark = match level {
+                1 => self.style.glyph("═", "="),
+                _ => self.style.glyph("─", "-"),
+            };
+            out.push('\n');
+            out.push_str(&mark.repeat(shown.min(self.width)));
+        }
+        out.push_str(if newline { "\n" } else { "" });
+        self.line = Line::Start;
+        true
+    }
+
+    /// Writes a code line as it comes, byte for byte.
+    fn code(&mut self, out: &mut String, eof: bool) -> bool {
+        let rest = &self.buf[self.pos..];
+        match rest.find('\n') {
+            Some(end) => {
+                out.push_str(&rest[..=end]);
+                self.pos += end + 1;
+                self.line = Line::Start;
+                true
+            }
+            None => {
+                out.push_str(rest);
+                self.pos = self.buf.len();
+                if eof {
+                    self.line = Line::Start;
+                }
+                false
+            }
+        }
+    }
+
+    /// Waits for the newline of a line held whole, then writes it.
+    fn whole(&mut self, out: &mut String, eof: bool) -> bool {
+        let Line::Whole { kind, searched } = &mut self.line else {
+            return false;
+        };
+        let rest = &self.buf[self.pos..];
+        let (end, newline) = match rest[*searched..].find('\n') {
+            Some(at) => (*searched + at, true),
+            None if eof => (rest.len(), false),
+            None => {
+                *searched = rest.len();
+                return false;
+            }
+        };
+        let (kind, line) = (*kind, rest[..end].to_string());
+        self.pos += end + usize::from(newline);
+        self.line = Line::Start;
+        match kind {
+            Whole::Rule => {
+                self.lists.clear();
+                out.push_str(&self.style.dim(&self.rule(0)));
+                out.push_str(if newline { "\n" } else { "" });
+            }
+            Whole::Fence => self.open_fence(&line, newline, out),
+            Whole::TableRow => self.table_row(line, newline, out),
+        }
+        true
+    }
+
+    /// A horizontal line for a rule or a code block, `indent` columns in.
+    fn rule(&self, indent: usize) -> String {
+        let columns = self.width.min(80).saturating_sub(indent);
+        self.style.glyph("─", "-").repeat(columns)
+    }
+
+    /// The dim line above (with the language) or below a code block.
+    fn code_rule(&self, indent: &str, language: &str) -> String {
+        let columns = table::display_width(indent);
+        let rule = self.rule(columns);
+        let line = match language {
+            "" => rule,
+            _ => {
+                let mark = self.style.glyph("─", "-");
+                let label = format!("{mark}{mark} {language} ");
+                let used = table::display_width(&label);
+                let fill = rule.chars().count().saturating_sub(used).max(2);
+                format!("{label}{}", mark.repeat(fill))
+            }
+        };
+        format!("{indent}{}", self.style.dim(&line))
+    }
+
+    fn open_fence(&mut self, line: &str, newline: bool, out: &mut String) {
+        let Some((indent, mark, len, language)) = line::fence_open(line) else {
+            self.plain_line(line, newline, out);
+            return;
+        };
+        let indent = line[..indent].to_string();
+        out.push_str(&self.code_rule(&indent, language));
+        out.push('\n');
+        self.fence = Some(Fence { mark, len, indent });
+    }
+
+    /// A row of a table, or of what may become one: a first row waits for the delimiter row.
+    fn table_row(&mut self, line: String, newline: bool, out: &mut String) {
+        let mut table = self.table.take().unwrap_or(Table {
+            rows: Vec::new(),
+            confirmed: false,
+            newline,
+        });
+        table.newline = newline;
+        let header = table.rows.first().map(|row| table::cells(row).len());
+        let delimits = table::delimiter(&line).map(|aligns| aligns.len());
+        if table.confirmed || header.is_none() {
+            table.rows.push(line);
+        } else if header == delimits {
+            table.rows.push(line);
+            table.confirmed = true;
+            self.lists.clear();
+        } else {
+            let rows = std::mem::replace(&mut table.rows, vec![line]);
+            for row in rows {
+                self.plain_line(&row, true, out);
+            }
+        }
+        self.table = Some(table);
+    }
+
+    /// Writes a held table (a newline after it when its last row had one), or the lone row
+    /// that never became one.
+    fn flush_table(&mut self, table: Table, out: &mut String) {
+        if table.confirmed {
+            out.push_str(&table::draw(&table.rows, self.style, self.width));
+        } else {
+            let rows: Vec<String> = table
+                .rows
+                .iter()
+                .map(|row| inline::render(row, self.paint()))
+                .collect();
+            out.push_str(&rows.join("\n"));
+        }
+        out.push_str(if table.newline { "\n" } else { "" });
+    }
+
+    /// A held line shown as text after all.
+    fn plain_line(&mut self, line: &str, newline: bool, out: &mut String) {
+        out.push_str(&inline::render(line, self.paint()));
+        out.push_str(if newline { "\n" } else { "" });
+    }
+
+    fn paint(&self) -> Paint<'static> {
+        Paint {
+            style: self.style,
+            base: "",
+        }
+    }
+}
+
+/// Writes SGR codes readably for tests: `{1}` for `\x1b[0;1m`, `{}` for `\x1b[0m`.
+#[cfg(test)]
+fn readable(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').map_or(rest.len(), |m| at + m + 1);
+        let codes = rest.get(at + 2..end - 1).unwrap_or("");
+        let codes = codes
+            .strip_prefix('0')
+            .map_or(codes, |c| c.trim_start_matches(';'));
+        out.push_str(&format!("{{{codes}}}"));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}

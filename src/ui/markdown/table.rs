@@ -1,0 +1,299 @@
+//! Markdown tables, drawn once their last row has arrived: columns padded to the widest cell
+//! (by display width) and aligned as the delimiter row says, with box lines or ASCII borders;
+//! left as written when they would not fit the terminal.
+
+use super::inline::{Paint, render};
+use crate::ui::style::Style;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Align {
+    Left,
+    Centre,
+    Right,
+}
+
+/// A row's cells, trimmed: split at each `|` that is not escaped, the outer pipes dropped, an
+/// escaped `\|` made a plain `|`.
+pub(super) fn cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = match row.strip_suffix('|') {
+        Some(inner) if !inner.ends_with('\\') => inner,
+        _ => row,
+    };
+    let (mut cells, mut cell, mut escaped) = (Vec::new(), String::new(), false);
+    for c in row.chars() {
+        match c {
+            '|' if escaped => {
+                cell.pop();
+                cell.push('|');
+            }
+            '|' => cells.push(std::mem::take(&mut cell).trim().to_string()),
+            c => cell.push(c),
+        }
+        escaped = c == '\\' && !escaped;
+    }
+    cells.push(cell.trim().to_string());
+    cells
+}
+
+/// The alignments of a delimiter row (`|:--|--:|:-:|`), or `None` when `row` is not one.
+pub(super) fn delimiter(row: &str) -> Option<Vec<Align>> {
+    let cells = cells(row);
+    cells
+        .iter()
+        .map(|cell| {
+            let left = cell.starts_with(':');
+            let right = cell.len() > 1 && cell.ends_with(':');
+            let dashes = cell.trim_start_matches(':').trim_end_matches(':');
+            if dashes.is_empty() || !dashes.bytes().all(|b| b == b'-') {
+                return None;
+            }
+            Some(match (left, right) {
+                (true, true) => Align::Centre,
+                (false, true) => Align::Right,
+                _ => Align::Left,
+            })
+        })
+        .collect()
+}
+
+/// The table in `rows` (header, delimiter, body) drawn within `width` columns, its lines
+/// joined by newlines; as written when it is wider.
+pub(super) fn draw(rows: &[String], style: Style, width: usize) -> String {
+    let (Some(header), Some(aligns)) = (rows.first(), rows.get(1).and_then(|r| delimiter(r)))
+    else {
+        return rows.join("\n");
+    };
+    let columns = aligns.len();
+    let shown = |row: &str, base| -> Vec<String> {
+        let mut cells = cells(row);
+        cells.resize(columns, String::new());
+        let paint = Paint { style, base };
+        cells.iter().map(|cell| render(cell, paint)).collect()
+    };
+    let mut grid = vec![shown(header, if style.colour { "1" } else { "" })];
+    grid.extend(rows[2..].iter().map(|row| shown(row, "")));
+    let mut widths = vec![1; columns];
+    for row in &grid {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(display_width(cell));
+        }
+    }
+    if widths.iter().sum::<usize>() + 3 * columns + 1 > width {
+        return rows.join("\n");
+    }
+    let border = |corners: [(&'static str, &'static str); 3]| -> String {
+        let [left, middle, right] = corners.map(|(symbol, ascii)| style.glyph(symbol, ascii));
+        let line = style.glyph("─", "-");
+        let spans: Vec<String> = widths.iter().map(|w| line.repeat(w + 2)).collect();
+        style.dim(&format!("{left}{}{right}", spans.join(middle)))
+    };
+    let mut lines = vec![border([("┌", "+"), ("┬", "+"), ("┐", "+")])];
+    for (n, row) in grid.iter().enumerate() {
+        lines.push(row_line(row, &widths, &aligns, n == 0, style));
+        if n == 0 {
+            lines.push(border([("├", "+"), ("┼", "+"), ("┤", "+")]));
+        }
+    }
+    lines.push(border([("└", "+"), ("┴", "+"), ("┘", "+")]));
+    lines.join("\n")
+}
+
+/// `│ a   │   b │`: each cell padded to its column's width as aligned (the header bold).
+fn row_line(
+    row: &[String],
+    widths: &[usize],
+    aligns: &[Align],
+    header: bool,
+    style: Style,
+) -> String {
+    let bar = style.dim(style.glyph("│", "|"));
+    let mut line = bar.clone();
+    for ((cell, width), align) in row.iter().zip(widths).zip(aligns) {
+        let gap = width - display_width(cell);
+        let (before, after) = match align {
+            Align::Left => (0, gap),
+            Align::Right => (gap, 0),
+            Align::Centre => (gap / 2, gap - gap / 2),
+        };
+        let cell = match header && style.colour {
+            true => format!("\x1b[1m{cell}\x1b[0m"),
+            false => cell.clone(),
+        };
+        line.push_str(&format!(
+            " {}{cell}{} {bar}",
+            " ".repeat(before),
+            " ".repeat(after)
+        ));
+    }
+    line
+}
+
+/// The columns `text` takes on a terminal: SGR sequences take none, combining marks none,
+/// East Asian wide characters and emoji two.
+pub(super) fn display_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            chars.by_ref().find(|&c| c == 'm');
+            continue;
+        }
+        width += char_width(c);
+    }
+    width
+}
+
+fn char_width(c: char) -> usize {
+    match u32::from(c) {
+        0x0300..=0x036F
+        | 0x1AB0..=0x1AFF
+        | 0x1DC0..=0x1DFF
+        | 0x200B..=0x200F
+        | 0x20D0..=0x20FF
+        | 0xFE00..=0xFE0F
+        | 0xFE20..=0xFE2F => 0,
+        0x1100..=0x115F
+        | 0x231A..=0x231B
+        | 0x23E9..=0x23EC
+        | 0x2614..=0x2615
+        | 0x26A1
+        | 0x26AA..=0x26AB
+        | 0x26BD..=0x26BE
+        | 0x26C4..=0x26C5
+        | 0x26D4
+        | 0x26EA
+        | 0x26F2..=0x26F5
+        | 0x26FA
+        | 0x26FD
+        | 0x2705
+        | 0x270A..=0x270B
+        | 0x274C
+        | 0x2753..=0x2755
+        | 0x2757
+        | 0x2795..=0x2797
+        | 0x2B1B..=0x2B1C
+        | 0x2B50
+        | 0x2E80..=0x303E
+        | 0x3041..=0x33FF
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xA000..=0xA4CF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6
+        | 0x1F300..=0x1F64F
+        | 0x1F680..=0x1F6FF
+        | 0x1F900..=0x1F9FF
+        | 0x1FA70..=0x1FAFF
+        | 0x20000..=0x3FFFD => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn style(colour: bool, unicode: bool) -> Style {
+        Style { colour, unicode }
+    }
+
+    fn rows(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|line| line.to_string()).collect()
+    }
+
+    #[test]
+    fn cells_and_delimiters() {
+        assert_eq!(cells("| a | b |"), ["a", "b"]);
+        assert_eq!(cells("|a|"), ["a"]);
+        assert_eq!(cells("| a \\| b | `c` |"), ["a | b", "`c`"]);
+        assert_eq!(cells("| a | b \\|"), ["a", "b |"]);
+        assert_eq!(cells("| a || c"), ["a", "", "c"]);
+        use Align::*;
+        assert_eq!(
+            delimiter("|---|:--|--:|:-:|"),
+            Some(vec![Left, Left, Right, Centre])
+        );
+        assert_eq!(delimiter("| - |"), Some(vec![Left]));
+        assert_eq!(delimiter("| a | --- |"), None);
+        assert_eq!(delimiter("| :: |"), None);
+    }
+
+    #[test]
+    fn draws_aligned_columns() {
+        let table = rows(&[
+            "| Name | Qty | Note |",
+            "|:--|--:|:-:|",
+            "| apple | 3 | ok |",
+            "| 苹果 | 12 |",
+        ]);
+        let expected_unicode = [
+            "┌───────┬─────┬──────┐",
+            "│ Name  │ Qty │ Note │",
+            "├───────┼─────┼──────┤",
+            "│ apple │   3 │  ok  │",
+            "│ 苹果  │  12 │      │",
+            "└───────┴─────┴──────┘",
+        ];
+        assert_eq!(
+            draw(&table, style(false, true), 80),
+            expected_unicode.join("\n")
+        );
+        let expected_ascii = [
+            "+-------+-----+------+",
+            "| Name  | Qty | Note |",
+            "+-------+-----+------+",
+            "| apple |   3 |  ok  |",
+            "| 苹果  |  12 |      |",
+            "+-------+-----+------+",
+        ];
+        assert_eq!(
+            draw(&table, style(false, false), 80),
+            expected_ascii.join("\n")
+        );
+        assert_eq!(
+            draw(&table, style(false, true), 21),
+            table.join("\n"),
+            "too wide"
+        );
+        assert_eq!(
+            draw(&table, style(false, true), 22),
+            expected_unicode.join("\n")
+        );
+    }
+
+    #[test]
+    fn cells_render_inline_markdown_and_pad_by_what_shows() {
+        let table = rows(&["| a | b |", "|---|---|", "| **xy** | `y` |"]);
+        let plain = draw(&table, style(false, true), 80);
+        assert!(plain.contains("│ xy │ `y` │"), "{plain}");
+        let coloured = draw(&table, style(true, true), 80);
+        let line = coloured.lines().nth(3).unwrap();
+        assert_eq!(
+            display_width(line),
+            display_width(coloured.lines().next().unwrap())
+        );
+        assert!(line.contains("\x1b[0;1mxy\x1b[0m"), "{line:?}");
+        let header = coloured.lines().nth(1).unwrap();
+        assert!(header.contains("\x1b[1ma\x1b[0m  "), "{header:?}");
+    }
+
+    #[test]
+    fn widths() {
+        let cases: &[(&str, usize)] = &[
+            ("abc", 3),
+            ("\x1b[0;1mab\x1b[0m", 2),
+            ("苹果", 4),
+            ("e\u{301}", 1),
+            ("🔧 ok", 5),
+            ("✓", 1),
+        ];
+        for (text, width) in cases {
+            assert_eq!(display_width(text), *width, "{text:?}");
+        }
+    }
+}

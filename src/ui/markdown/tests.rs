@@ -1,0 +1,389 @@
+//! The renderer as a whole: each construct in the four styles, and the same output however
+//! the answer is split into pieces.
+
+use super::*;
+
+fn style(colour: bool, unicode: bool) -> Style {
+    Style { colour, unicode }
+}
+
+/// `doc` pushed in one piece, then finished.
+fn whole(doc: &str, style: Style, width: usize) -> String {
+    let mut md = Markdown::new(style, width);
+    let mut out = md.push(doc);
+    out.push_str(&md.finish());
+    out
+}
+
+/// `doc` pushed in pieces of the given sizes (in characters; the rest at the end).
+fn pieces(doc: &str, sizes: impl Iterator<Item = usize>, style: Style, width: usize) -> String {
+    let mut md = Markdown::new(style, width);
+    let (mut out, mut rest) = (String::new(), doc);
+    for size in sizes {
+        let end = rest
+            .char_indices()
+            .nth(size)
+            .map_or(rest.len(), |(at, _)| at);
+        out.push_str(&md.push(&rest[..end]));
+        rest = &rest[end..];
+        if rest.is_empty() {
+            break;
+        }
+    }
+    out.push_str(&md.push(rest));
+    out.push_str(&md.finish());
+    out
+}
+
+/// What the ASCII style shows for the symbols in `text`.
+fn to_ascii(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '•' | '─' => '-',
+            '│' => '|',
+            '═' => '=',
+            '┌' | '┬' | '┐' | '├' | '┼' | '┤' | '└' | '┴' | '┘' => '+',
+            c => c,
+        })
+        .collect()
+}
+
+#[test]
+fn each_construct_in_each_style() {
+    // (input, with colour (SGR codes as `{1}`), without colour); both with unicode symbols,
+    // which the ASCII style replaces.
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "Hello **world**, `code` and *it*.\n",
+            "Hello {1}world{}, {36}code{} and {3}it{}.\n",
+            "Hello world, `code` and it.\n",
+        ),
+        (
+            "# Title\n## Sub `x`\n#### Deep\n",
+            "{1;4}Title{}\n{1}Sub {1;36}x{1}{}\n{1}Deep{}\n",
+            "Title\n═════\nSub `x`\n───────\nDeep\n────\n",
+        ),
+        (
+            "- one\n* two\n  + nested\n    more\nlazy\n\n1. first\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
+        ),
+        (
+            "1. step\n\n   continued\n   ```sh\n   make\n   ```\n2. next\n",
+            "1. step\n\n   continued\n   {2}── sh ───────────────────────────────{}\n   make\n   {2}─────────────────────────────────────{}\n2. next\n",
+            "1. step\n\n   continued\n   ── sh ───────────────────────────────\n   make\n   ─────────────────────────────────────\n2. next\n",
+        ),
+        (
+            "> quoted **b**\n> > - item\n>\nafter\n",
+            "{2}│{} quoted {1}b{}\n{2}│{} {2}│{} • item\n{2}│{}\nafter\n",
+            "│ quoted b\n│ │ • item\n│\nafter\n",
+        ),
+        (
+            "a\n\n---\n* * *\n",
+            "a\n\n{2}────────────────────────────────────────{}\n{2}────────────────────────────────────────{}\n",
+            "a\n\n────────────────────────────────────────\n────────────────────────────────────────\n",
+        ),
+        (
+            "```\n**x** # y\n```\n",
+            "{2}────────────────────────────────────────{}\n**x** # y\n{2}────────────────────────────────────────{}\n",
+            "────────────────────────────────────────\n**x** # y\n────────────────────────────────────────\n",
+        ),
+        (
+            "| a | b |\n|---|--:|\n| **x** | 10 |\n\nafter\n",
+            "{2}┌───┬────┐{}\n{2}│{} {1}a{} {2}│{}  {1}b{} {2}│{}\n{2}├───┼────┤{}\n{2}│{} {1}x{} {2}│{} 10 {2}│{}\n{2}└───┴────┘{}\n\nafter\n",
+            "┌───┬────┐\n│ a │  b │\n├───┼────┤\n│ x │ 10 │\n└───┴────┘\n\nafter\n",
+        ),
+        (
+            "| not a table\nnext\n",
+            "| not a table\nnext\n",
+            "| not a table\nnext\n",
+        ),
+        (
+            "See [docs](https://d.io) and <https://e.io>.\n",
+            "See docs ({4}https://d.io{}) and {4}https://e.io{}.\n",
+            "See docs (https://d.io) and https://e.io.\n",
+        ),
+        (
+            "snake_case and 2*3*4 and a * b\n",
+            "snake_case and 2*3*4 and a * b\n",
+            "snake_case and 2*3*4 and a * b\n",
+        ),
+    ];
+    for (input, coloured, plain) in cases {
+        for unicode in [true, false] {
+            let symbols = |text: &str| match unicode {
+                true => text.to_string(),
+                false => to_ascii(text),
+            };
+            let shown = readable(&whole(input, style(true, unicode), 40));
+            assert_eq!(
+                shown,
+                symbols(coloured),
+                "colour, unicode {unicode}: {input:?}"
+            );
+            let shown = whole(input, style(false, unicode), 40);
+            assert_eq!(
+                shown,
+                symbols(plain),
+                "no colour, unicode {unicode}: {input:?}"
+            );
+        }
+    }
+}
+
+/// A document with every construct and the awkward cases between them.
+const DOC: &str = concat!(
+    "# Marvin's *answer*\n",
+    "Intro with **bold**, _it_, `code`, ~~old~~, snake_case, 2*3*4, a \\* star and [a link](https://x.io/a_(b)).\n",
+    "\n",
+    "## Steps\n",
+    "- first **item**\n",
+    "  - nested `one`\n",
+    "    continued here\n",
+    "* second\n",
+    "10. tenth\n",
+    "\n",
+    "> A quote with *emphasis*\n",
+    "> > nested\n",
+    ">\n",
+    "\n",
+    "| Name | Qty | Notes |\n",
+    "|:-----|----:|:-----:|\n",
+    "| apple | 3 | **fresh** |\n",
+    "| 苹果 | 12 | `a \\| b` |\n",
+    "\n",
+    "```rust\n",
+    "fn main() { let s = \"**not bold** # x\"; }\n",
+    "\t| not | a | table |\n",
+    "```\n",
+    "---\n",
+    "| lone pipe line\n",
+    "Unclosed **bold and `tick\n",
+    "Tail <https://y.io> ~~~\n",
+    "~~~\n",
+    "code after a tilde fence\n",
+);
+
+#[test]
+fn the_output_does_not_depend_on_how_the_answer_is_split() {
+    let mut rng = fastrand::Rng::with_seed(18);
+    for (colour, unicode, width) in [
+        (true, true, 80),
+        (true, false, 30),
+        (false, true, 80),
+        (false, false, 24),
+    ] {
+        let style = style(colour, unicode);
+        let expected = whole(DOC, style, width);
+        let by_char = pieces(DOC, std::iter::repeat(1), style, width);
+        assert_eq!(
+            by_char, expected,
+            "char by char, colour {colour}, unicode {unicode}"
+        );
+        for round in 0..20 {
+            let sizes: Vec<usize> = (0..DOC.len()).map(|_| rng.usize(0..12)).collect();
+            let shown = pieces(DOC, sizes.iter().copied(), style, width);
+            assert_eq!(shown, expected, "round {round}, sizes {sizes:?}");
+        }
+    }
+}
+
+#[test]
+fn nothing_is_lost_and_plain_text_passes_unchanged() {
+    let plain = "Just words, numbers 1.5 and 2024, a - dash, 100% sure; (parens) & more!\n\
+                 Second line with trailing spaces   \n\nLast line without newline";
+    for (colour, unicode) in [(true, true), (false, false)] {
+        assert_eq!(whole(plain, style(colour, unicode), 80), plain);
+    }
+    // Every visible character of DOC's words comes out, whatever the style.
+    for (colour, unicode) in [(true, true), (false, false)] {
+        let shown = whole(DOC, style(colour, unicode), 80);
+        for word in [
+            "Marvin's",
+            "snake_case",
+            "2*3*4",
+            "continued",
+            "tenth",
+            "nested",
+            "Tail",
+        ] {
+            assert!(shown.contains(word), "{word} in {shown}");
+        }
+        for word in [
+            "Unclosed **bold and `tick",
+            "| lone pipe line",
+            "code after a tilde fence",
+        ] {
+            assert!(shown.contains(word), "{word} in {shown}");
+        }
+    }
+}
+
+#[test]
+fn code_in_a_fence_comes_out_byte_for_byte() {
+    let code = "fn main() {\n    let s = \"**not bold** _x_ `y` [a](b)\";\n\t// | a | b |\n\
+                # not a heading\n- not a list\n> not a quote\n---\n   trailing   \n\n``\n}\n";
+    for fence in ["```rust\n", "  ~~~~\n"] {
+        let doc = format!("Before:\n{fence}{code}{}\nAfter.\n", fence.trim_end());
+        for (colour, unicode) in [(true, true), (false, false)] {
+            let shown = whole(&doc, style(colour, unicode), 80);
+            let start = shown.find("fn main").expect("the code is shown");
+            assert_eq!(&shown[start..start + code.len()], code, "{fence:?}");
+            let rule = if unicode { "─" } else { "-" };
+            assert!(
+                shown[start + code.len()..].trim_start().contains(rule),
+                "{shown}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_unclosed_fence_ends_with_the_answer() {
+    let shown = whole("```py\nprint(1)", style(false, true), 20);
+    assert_eq!(
+        shown,
+        "── py ──────────────\nprint(1)\n────────────────────"
+    );
+    let mut md = Markdown::new(style(false, true), 20);
+    md.push("```\nx\n");
+    assert_eq!(md.finish(), "────────────────────");
+    assert_eq!(md.push("**a**\n"), "a\n", "finish starts a new document");
+}
+
+#[test]
+fn the_models_escape_sequences_are_neutralised() {
+    let doc = "Hi \x1b[31mred\x1b[0m \x1b]0;title\x07 **b**\r\n# \x1b[2J\n```\n\x1b[H code\n```\n\
+               | a\x1b[1m | b |\n|---|---|\n| \x1b[5m | c |\n";
+    for (colour, unicode) in [(true, true), (false, false)] {
+        let shown = whole(doc, style(colour, unicode), 80);
+        assert!(shown.contains("^[[31mred^[[0m"), "{shown:?}");
+        assert!(shown.contains("^[[H code"), "{shown:?}");
+        assert!(
+            !shown.contains('\x07') && !shown.contains('\r'),
+            "{shown:?}"
+        );
+        let mut rest = shown.as_str();
+        while let Some(at) = rest.find('\x1b') {
+            assert!(colour, "no escape codes at all without colour: {shown:?}");
+            let sgr = &rest[at..];
+            let end = sgr.find('m').expect("an SGR sequence ends with m");
+            assert!(
+                sgr[2..end].bytes().all(|b| b.is_ascii_digit() || b == b';'),
+                "{sgr:?}"
+            );
+            assert!(sgr.starts_with("\x1b["), "{sgr:?}");
+            rest = &sgr[end..];
+        }
+    }
+}
+
+#[test]
+fn text_shows_as_it_arrives_and_only_the_undecided_waits() {
+    // (pieces pushed one after another, what each push shows) without colour
+    let cases: &[&[(&str, &str)]] = &[
+        &[
+            ("A paragraph that goes on", "A paragraph that goes on"),
+            (" and on", " and on"),
+        ],
+        &[("- item text", "• item text"), (" more\n", " more\n")],
+        &[("Say **hel", "Say "), ("lo** now", "hello now")],
+        &[
+            ("#", ""),
+            ("# Sub", "Sub"),
+            ("title\n", "title\n────────\n"),
+        ],
+        &[("  ", ""), ("x", "  x")],
+        &[("12", ""), ("3 apples", "123 apples")],
+        &[("--", ""), ("-", ""), ("\n", "────────────────────\n")],
+        &[
+            ("```", ""),
+            ("js\n", "── js ──────────────\n"),
+            ("let", "let"),
+            (" a;\n``", " a;\n"),
+        ],
+        &[
+            ("| a | b |\n", ""),
+            ("|---|---|\n", ""),
+            ("| 1 | 2 |\n", ""),
+            (
+                "\n",
+                "┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n\n",
+            ),
+        ],
+        &[("| a |\n", ""), ("b", "| a |\nb")],
+    ];
+    for steps in cases {
+        let mut md = Markdown::new(style(false, true), 20);
+        for (piece, shown) in *steps {
+            assert_eq!(md.push(piece), *shown, "pushing {piece:?} in {steps:?}");
+        }
+    }
+    let mut md = Markdown::new(style(true, true), 20);
+    assert_eq!(readable(&md.push("# Ti")), "{1;4}Ti");
+    assert_eq!(readable(&md.finish()), "{}");
+}
+
+#[test]
+fn tables_too_wide_are_left_as_written() {
+    let table = "| a long header | another long header |\n|---|---|\n| x | y |\n";
+    assert_eq!(whole(table, style(false, true), 30), table);
+    assert!(whole(table, style(false, true), 80).starts_with("┌"));
+}
+
+#[test]
+fn random_documents_render_the_same_however_split() {
+    const BITS: &[&str] = &[
+        "*",
+        "**",
+        "_",
+        "`",
+        "```",
+        "~~~",
+        "~~",
+        "\n",
+        "\n\n",
+        " ",
+        "  ",
+        "\t",
+        "word",
+        "a_b",
+        "#",
+        "## ",
+        "- ",
+        "1. ",
+        "|",
+        "| a | b |\n",
+        "|---|:-:|\n",
+        "---",
+        "> ",
+        "[",
+        "](",
+        ")",
+        "]",
+        "<https://",
+        ">",
+        "\\",
+        "é",
+        "苹",
+        "🔧",
+        "!",
+        "\x1b[1m",
+        "\r\n",
+    ];
+    let mut rng = fastrand::Rng::with_seed(2026);
+    for round in 0..300 {
+        let doc: String = (0..rng.usize(1..60))
+            .map(|_| BITS[rng.usize(..BITS.len())])
+            .collect();
+        for (colour, unicode) in [(true, true), (false, false)] {
+            let style = style(colour, unicode);
+            let expected = whole(&doc, style, 40);
+            let by_char = pieces(&doc, std::iter::repeat(1), style, 40);
+            assert_eq!(by_char, expected, "round {round}, char by char: {doc:?}");
+            let sizes: Vec<usize> = (0..doc.len()).map(|_| rng.usize(0..8)).collect();
+            let shown = pieces(&doc, sizes.iter().copied(), style, 40);
+            assert_eq!(shown, expected, "round {round}, {sizes:?}: {doc:?}");
+        }
+    }
+}
