@@ -7,10 +7,6 @@ pub(crate) mod batch;
 pub(crate) mod calls;
 pub(crate) mod complete;
 pub(crate) mod keys;
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the turn view wires it in (issue 18)")
-)]
 pub(crate) mod markdown;
 pub(crate) mod output;
 pub(crate) mod repl;

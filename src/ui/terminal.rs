@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::calls::{self, Finished};
+use super::markdown::Markdown;
 use super::output::{Out, warn};
 use super::sanitize::sanitize;
 use super::spinner::Spinner;
@@ -47,6 +48,8 @@ pub(crate) struct TerminalView {
     transient_shown: bool,
     /// The last command run_command ran and all it printed, for `/last`.
     last_output: Option<(String, String)>,
+    /// Renders the answer's Markdown as it streams: on a terminal, unless `--raw`.
+    markdown: Option<Markdown>,
 }
 
 /// The calls of a tool round: (id, name, key argument), and which are still running.
@@ -80,12 +83,14 @@ impl TerminalView {
     pub(crate) fn new(config: &crate::config::Config) -> Self {
         let answer = Out::stdout(false);
         let terminal = answer.is_terminal();
+        let style = Style {
+            colour: config.colour_allowed && terminal,
+            unicode: config.unicode,
+        };
         Self {
             side: (!terminal).then(Out::stderr),
-            style: Style {
-                colour: config.colour_allowed && terminal,
-                unicode: config.unicode,
-            },
+            markdown: (terminal && !config.raw).then(|| Markdown::new(style, columns())),
+            style,
             answer,
             dumb: config.dumb_terminal,
             round: None,
@@ -142,6 +147,7 @@ impl TerminalView {
     /// the terminal; says how (this view writes nothing until it is answered).
     pub(crate) fn hand_over(&mut self) -> Handover {
         self.clear_transient();
+        self.settle_answer();
         self.answer.end_line();
         if let Some(side) = &mut self.side {
             side.end_line();
@@ -167,9 +173,19 @@ impl TerminalView {
         self.side.as_mut().unwrap_or(&mut self.answer)
     }
 
+    /// Writes what the Markdown renderer still holds of the answer so far (the text before a
+    /// tool round, a question or a notice is a document of its own).
+    fn settle_answer(&mut self) {
+        if let Some(markdown) = &mut self.markdown {
+            let rest = markdown.finish();
+            self.answer.write(&rest);
+        }
+    }
+
     /// A line of decoration, starting on a fresh line.
     pub(crate) fn side_line(&mut self, text: &str) {
         self.clear_transient();
+        self.settle_answer();
         self.answer.end_line();
         let side = self.side();
         side.end_line();
@@ -206,6 +222,7 @@ impl TerminalView {
     /// A warning from below the front-end (a store file moved aside), on a line of its own
     /// as the house writes them: `marvin: ...` on stderr.
     pub(crate) fn warning(&mut self, message: &str) {
+        self.settle_answer();
         self.answer.end_line();
         self.side().end_line();
         self.answer.flush();
@@ -218,7 +235,13 @@ impl TerminalView {
             Event::Text { text } => {
                 self.spinner = None;
                 self.clear_transient();
-                self.answer.write_outside(text);
+                match &mut self.markdown {
+                    Some(markdown) => {
+                        let shown = markdown.push(text);
+                        self.answer.write(&shown);
+                    }
+                    None => self.answer.write_outside(text),
+                }
             }
             Event::Notice {
                 level: Level::Info,
@@ -250,6 +273,7 @@ impl TerminalView {
                 self.spinner = Some(Spinner::since(label, round.started));
                 self.round = Some(round);
                 self.clear_transient();
+                self.settle_answer();
             }
             Event::ToolProgress { id, text } => self.progress(id, text),
             Event::ToolResult {
@@ -333,6 +357,7 @@ impl TerminalView {
         self.spinner = None;
         self.round = None;
         self.clear_transient();
+        self.settle_answer();
         if self.answer.is_broken() {
             return; // Nobody reads the answer: end quietly.
         }

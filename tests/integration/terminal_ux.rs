@@ -266,3 +266,61 @@ fn marvins_own_lines_fit_80_columns() {
     );
     assert!(pty.leave().success());
 }
+
+const MARKDOWN: &str =
+    "# Plan\n\nSome **bold** words.\n\n- one\n- two\n\n```rust\nfn main() {  }\n```\n";
+
+#[test]
+fn markdown_is_rendered_on_a_terminal_and_raw_elsewhere() {
+    let home = TempDir::new("ux-markdown");
+    let pieces: Vec<String> = MARKDOWN.chars().map(String::from).collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let server = ReplayServer::start(vec![
+        Reply::text(&pieces),
+        Reply::text(&pieces),
+        Reply::text(&pieces),
+    ]);
+    let mut pty = at_80(&home, &server.url(), &[], &["--once", "plan it"]);
+    pty.wait_for("fn main");
+    assert!(pty.wait_exit().success());
+    let screen = pty.visible().text();
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(lines.contains(&"Some bold words."), "{screen}");
+    assert!(
+        lines.contains(&"• one") && lines.contains(&"• two"),
+        "{screen}"
+    );
+    // Code is left exactly as written, ready to copy.
+    assert!(lines.contains(&"fn main() {  }"), "{screen}");
+    assert!(
+        !screen.contains("**") && !screen.contains("# Plan"),
+        "{screen}"
+    );
+    assert!(
+        pty.screen().contains("1mbold\x1b[0m"),
+        "bold is bold: {:?}",
+        pty.screen()
+    );
+    assert!(pty.visible().wrapped.is_empty(), "{screen}");
+
+    let mut pty = at_80(&home, &server.url(), &[], &["--once", "--raw", "plan it"]);
+    pty.wait_for("```\r\n");
+    assert!(pty.wait_exit().success());
+    let screen = pty.visible().text();
+    assert!(
+        screen.contains("# Plan\nSome **bold** words.")
+            || screen.contains("# Plan\n\nSome **bold** words."),
+        "{screen}"
+    );
+    assert!(screen.contains("- one\n- two"), "{screen}");
+
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("TERM", "xterm")
+        .args(["--once", "plan it"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), MARKDOWN);
+}

@@ -104,7 +104,8 @@ fn code_for_blender_is_shown_and_runs_only_once_approved() {
     pty.send("4\r");
     pty.wait_for("What should Marvin do instead?");
     pty.send("\r");
-    pty.wait_for("declined");
+    // The call's ✗ line shows the refusal ("The user declined …"), then the answer comes.
+    pty.wait_for_nth("declined", 2);
     assert_eq!(addon.commands().len(), 1);
     assert_eq!(
         model.requests()[3].last_message()["content"],
