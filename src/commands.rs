@@ -53,6 +53,10 @@ pub(crate) enum Command {
 
 pub(crate) fn parse(line: &str) -> Command {
     let line = line.trim();
+    // Only a single line can be a command: a pasted block that starts with `quit` is a prompt.
+    if line.contains('\n') {
+        return Command::Prompt(line.to_string());
+    }
     if let Some(rest) = line.strip_prefix('!') {
         return match rest.trim() {
             "code" => Command::ToggleCode,
@@ -112,10 +116,11 @@ fn seconds(text: &str) -> Result<u32, String> {
         })
 }
 
-/// A line as sent: pasted line breaks become spaces.
+/// A line as sent: as typed or pasted, its line breaks kept (a pasted `\r\n` or `\r` becomes
+/// `\n`), trimmed at the ends.
 pub(crate) fn normalise(line: &str) -> String {
-    line.replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
+    line.replace("\r\n", "\n")
+        .replace('\r', "\n")
         .trim()
         .to_string()
 }
@@ -189,6 +194,18 @@ mod tests {
     }
 
     #[test]
+    fn a_multi_line_entry_is_always_a_prompt() {
+        for text in [
+            "quit\nplease",
+            "/help\nme",
+            "!ls\n!pwd",
+            " usage\nand more ",
+        ] {
+            assert_eq!(parse(text), Command::Prompt(text.trim().into()), "{text:?}");
+        }
+    }
+
+    #[test]
     fn recording_seconds_are_bounded() {
         for text in ["0", "121", "-3", "five", "2.5"] {
             let Command::Record(Err(why)) = parse(&format!("!v {text}")) else {
@@ -203,7 +220,8 @@ mod tests {
     }
 
     #[test]
-    fn pasted_line_breaks_become_spaces() {
-        assert_eq!(normalise("one\ntwo\r\nthree\r"), "one two three");
+    fn line_breaks_are_kept_and_the_ends_trimmed() {
+        assert_eq!(normalise("  one\ntwo\r\nthree\r \n"), "one\ntwo\nthree");
+        assert_eq!(normalise("a  b"), "a  b");
     }
 }

@@ -4,6 +4,7 @@ pub(crate) mod actions;
 pub(crate) mod ask;
 pub(crate) mod batch;
 pub(crate) mod complete;
+mod input;
 pub(crate) mod keys;
 pub(crate) mod output;
 pub(crate) mod repl;

@@ -5,11 +5,10 @@
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
-use rustyline::history::FileHistory;
-use rustyline::{Config as EditorConfig, Editor};
 
 use super::actions;
 use super::complete::Completion;
+use super::input::{self, Continuations, LineEditor};
 use super::output::warn;
 use super::sanitize::sanitize;
 use super::signal;
@@ -45,7 +44,9 @@ pub(crate) struct Repl<'a> {
     pub config: &'a Config,
     pub session: &'a mut Session,
     pub view: TerminalView,
-    pub editor: Editor<Completion, FileHistory>,
+    pub editor: LineEditor,
+    /// The `\` continuations of the entry being typed.
+    pub continuations: Continuations,
     pub history: Option<PathBuf>,
     /// Lines run as shell commands (`!shell`).
     pub shell_mode: bool,
@@ -69,12 +70,14 @@ pub(crate) fn run(
     first: Option<&str>,
     providers: &dyn ProviderDesk,
 ) -> Result<(), String> {
+    let (editor, continuations) = input::new_editor(Completion {
+        home: config.home.clone(),
+    })?;
     let mut repl = Repl {
         config,
         view: TerminalView::new(config),
-        editor: new_editor(Completion {
-            home: config.home.clone(),
-        })?,
+        editor,
+        continuations,
         history: None,
         session,
         shell_mode: false,
@@ -102,7 +105,7 @@ pub(crate) fn run(
         } else {
             "› "
         };
-        let line = match repl.editor.readline(prompt) {
+        let line = match input::read(&mut repl.editor, &repl.continuations, prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
@@ -257,24 +260,6 @@ impl Repl<'_> {
             }
         }
     }
-}
-
-/// The line editor (history is loaded separately).
-pub(crate) fn new_editor(
-    completion: Completion,
-) -> Result<Editor<Completion, FileHistory>, String> {
-    let config = EditorConfig::builder()
-        .max_history_size(1000)
-        .map_err(|e| format!("setting up the prompt: {e}"))?
-        .history_ignore_dups(true)
-        .map_err(|e| format!("setting up the prompt: {e}"))?
-        .history_ignore_space(true)
-        .auto_add_history(false)
-        .build();
-    let mut editor =
-        Editor::with_config(config).map_err(|e| format!("setting up the prompt: {e}"))?;
-    editor.set_helper(Some(completion));
-    Ok(editor)
 }
 
 /// `<profile dir>/history`, with the directory created private.
