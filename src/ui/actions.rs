@@ -4,60 +4,62 @@
 use std::process::Command as Process;
 
 use super::repl::Repl;
+use super::style::Style;
 use super::terminal::TerminalView;
+use super::wrap::wrap;
 use crate::session::Session;
 use crate::store;
 
-pub(crate) const HELP: &str = "\
-Commands:
-  !code                 turn coding mode on or off
-  !shell, !sh           shell mode: lines run as bash commands until !sh again
-  !blender              whether Blender's add-on is reachable, and its scene
-  !COMMAND              run COMMAND in the shell
-  !v [N]                record N seconds (default 5, up to 120), send what you said
-  !voice                listen and send at each pause, until Enter or Ctrl+C
-  preferences           edit this profile's preferences in $EDITOR
-  profiles [NAME]       list profiles, or switch to NAME (creating it)
-  usage                 tokens and cost, this session and all time
-  saved                 the saved places of this profile
-  /clear                forget the conversation (the chat log keeps it)
-  /provider [NAME]      the providers, models and credentials; or switch to NAME
-  /model [NAME]         the model in use; or switch to model NAME
-  /approvals            actions always allowed here; /approvals revoke N
-  /tools                your own tools and where each came from
-  /mcp [restart NAME]   MCP servers, their state and tools; start one again
-  /help                 this list
-  quit, exit, Ctrl+D    leave
-Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+/// A command given what it does not take: how it is used.
+pub(crate) fn misused(usage: &str) -> String {
+    match usage.split_once(' ') {
+        None => format!("{usage} takes nothing after it; /help lists the commands."),
+        Some(_) => format!("Usage: {usage}; /help lists the commands."),
+    }
+}
+
+/// A `/word` Marvin does not know: the command it was probably meant to be, or where to look.
+pub(crate) fn unknown(style: Style, word: &str, closest: Option<&str>) -> String {
+    let dash = style.glyph("—", "-");
+    match closest {
+        Some(name) => format!("Unknown command {word} {dash} did you mean /{name}?"),
+        None => format!("Unknown command {word} {dash} /help lists the commands."),
+    }
+}
 
 /// `/provider NAME` and `/model NAME`: later messages go to `name` with `model`; the
 /// conversation carries on and the other providers stay as fallbacks.
 pub(crate) fn switch_provider(repl: &mut Repl<'_>, name: &str, model: Option<&str>) {
     let style = repl.view.style();
-    match repl.providers.switch(repl.session, name, model) {
-        Ok(()) => {
-            repl.view.side_line(&style.dim(&format!(
-                "Now using {} · {} from the next message; the conversation carries on.",
-                repl.session.provider_name(),
-                repl.session.model()
-            )));
-        }
-        Err(why) => repl.view.side_line(&format!(
-            "Cannot switch: {why}. Still using {} · {}.",
-            repl.session.provider_name(),
-            repl.session.model()
-        )),
-    }
+    let switched = repl.providers.switch(repl.session, name, model);
+    let now = format!(
+        "{} · {}",
+        repl.session.provider_name(),
+        repl.session.model()
+    );
+    let line = match switched {
+        Ok(()) => style.dim(&fitted(&format!(
+            "Now using {now} from the next message; the conversation carries on."
+        ))),
+        Err(why) => fitted(&format!("Cannot switch: {why}. Still using {now}.")),
+    };
+    repl.view.side_line(&line);
 }
 
 /// `/model`: what answers now, and how to change it.
 pub(crate) fn show_model(repl: &mut Repl<'_>) {
     let line = format!(
-        "{} · {} — /model NAME switches the model, /provider NAME the provider.",
+        "{} · {} {} /model NAME switches the model, /provider NAME the provider.",
         repl.session.provider_name(),
-        repl.session.model()
+        repl.session.model(),
+        repl.view.style().glyph("—", "-")
     );
-    repl.view.side_line(&line);
+    repl.view.side_line(&fitted(&line));
+}
+
+/// `text` word-wrapped to the terminal, 80 columns at most.
+fn fitted(text: &str) -> String {
+    wrap("", text, 0, super::keys::width().min(80))
 }
 
 pub(crate) fn toggle_code(repl: &mut Repl<'_>) {

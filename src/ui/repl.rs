@@ -166,6 +166,15 @@ impl Repl<'_> {
                         .dim("The conversation is cleared (the chat log keeps it)."),
                 );
             }
+            Command::New => {
+                self.session.clear();
+                self.view.side_line(
+                    &self
+                        .view
+                        .style()
+                        .dim("A new conversation starts here (the chat log keeps the old one)."),
+                );
+            }
             Command::Providers => self.view.side_line(&sanitize(
                 self.providers
                     .table(self.session.provider_name(), self.session.model())
@@ -180,7 +189,7 @@ impl Repl<'_> {
             // Tool definitions and grants come from files a repository may ship.
             Command::Help => self.view.side_line(&format!(
                 "{}\n{}",
-                actions::HELP,
+                super::help::text(super::keys::width()),
                 sanitize(&actions::tools_list(self.session))
             )),
             Command::Tools => self
@@ -200,10 +209,11 @@ impl Repl<'_> {
                 };
                 self.view.side_line(&sanitize(&said));
             }
-            Command::Unknown(word) => self.view.side_line(&format!(
-                "Unknown command {}; /help lists the commands.",
-                sanitize(&word)
-            )),
+            Command::Misused(usage) => self.view.side_line(&actions::misused(usage)),
+            Command::Unknown { word, closest } => {
+                let line = actions::unknown(self.view.style(), &sanitize(&word), closest);
+                self.view.side_line(&line);
+            }
             Command::Prompt(prompt) => return self.prompt(&prompt),
         }
         true
