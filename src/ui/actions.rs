@@ -1,9 +1,10 @@
 //! What the REPL commands do: mode toggles, the shell escape, preferences in $EDITOR,
 //! profiles, saved places, approvals, the user's tools, and questions left open by tools.
 
-use std::process::Command as Process;
+use std::process::{Command as Process, ExitStatus};
 
 use super::repl::Repl;
+use super::sanitize::sanitize;
 use super::style::Style;
 use super::terminal::TerminalView;
 use super::wrap::wrap;
@@ -107,8 +108,9 @@ pub(crate) fn shell(repl: &mut Repl<'_>, command: &str) {
     }
 }
 
-/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when it is a
-/// valid JSON object, so a broken edit never loses the old preferences.
+/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when the
+/// editor exited 0 and left a JSON object, so a failed editor or a broken edit never loses the
+/// old preferences.
 pub(crate) fn preferences(repl: &mut Repl<'_>) {
     let style = repl.view.style();
     let Some(dir) = repl.session.profile_dir() else {
@@ -129,22 +131,43 @@ pub(crate) fn preferences(repl: &mut Repl<'_>) {
         .arg("editor")
         .arg(&draft)
         .status();
-    let verdict = match edited {
-        Err(error) => {
+    let (said, fine) = match edited {
+        Ok(status) if status.success() => match store::preferences::accept(&dir, &draft) {
+            Ok(true) => ("Preferences saved.".to_string(), true),
+            Ok(false) => ("Preferences unchanged.".to_string(), true),
+            Err(why) => (
+                format!("Preferences not changed: {why}. The old ones are kept."),
+                false,
+            ),
+        },
+        failed => {
             store::preferences::discard(&draft);
-            Err(format!(
-                "cannot start the editor {}: {error}",
-                repl.config.editor
-            ))
+            (editor_failed(&repl.config.editor, failed), false)
         }
-        Ok(_) => store::preferences::accept(&dir, &draft),
     };
-    match verdict {
-        Ok(()) => repl.view.side_line(&style.dim("Preferences saved.")),
-        Err(why) => repl.view.side_line(&style.red(&format!(
-            "Preferences not changed: {why}. The old ones are kept."
-        ))),
-    }
+    let said = fitted(&said);
+    repl.view.side_line(&if fine {
+        style.dim(&said)
+    } else {
+        style.red(&said)
+    });
+}
+
+/// Why the editor's work is not used: it could not start, was not found, or failed.
+fn editor_failed(editor: &str, outcome: std::io::Result<ExitStatus>) -> String {
+    let editor = sanitize(editor);
+    let why = match outcome.map(|status| status.code()) {
+        Err(error) => {
+            return format!(
+                "Cannot start the editor `{editor}` ({error}); preferences not changed."
+            );
+        }
+        Ok(Some(127)) => "(exit 127): it was not found; set EDITOR to an editor you have".into(),
+        Ok(Some(126)) => "(exit 126): it cannot be run; set EDITOR to an editor you have".into(),
+        Ok(Some(code)) => format!("(exit {code}): what it left is not used"),
+        Ok(None) => "(stopped by a signal)".into(),
+    };
+    format!("The editor `{editor}` failed {why}; preferences not changed.")
 }
 
 pub(crate) fn list_profiles(repl: &mut Repl<'_>) {
