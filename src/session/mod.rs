@@ -360,6 +360,11 @@ impl Session {
         self.workspace.current()
     }
 
+    /// Where the tools may work and work now; the REPL's `!cd` moves it.
+    pub(crate) fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
     pub fn provider_name(&self) -> &str {
         self.providers.active().name()
     }

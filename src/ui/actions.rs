@@ -1,5 +1,6 @@
-//! What the REPL commands do: mode toggles, the shell escape, preferences in $EDITOR,
-//! profiles, saved places, approvals, the user's tools, and questions left open by tools.
+//! What the REPL commands do: mode toggles, preferences in $EDITOR, profiles, saved places,
+//! approvals, the user's tools, what a mistyped command is told, and questions left open by
+//! tools. The shell escape is in `shell`, the help text in `help`.
 
 use std::process::{Command as Process, ExitStatus};
 
@@ -86,26 +87,6 @@ pub(crate) fn toggle_shell(repl: &mut Repl<'_>) {
     let style = repl.view.style();
     repl.view
         .side_line(&style.dim(&format!("Shell mode {state}.")));
-}
-
-/// Runs a command with the terminal handed over, in the working directory the tools use now
-/// (where `set_working_dir` moved, if it did).
-pub(crate) fn shell(repl: &mut Repl<'_>, command: &str) {
-    let status = Process::new("bash")
-        .arg("-c")
-        .arg(command)
-        .current_dir(repl.session.working_dir())
-        .status();
-    let style = repl.view.style();
-    match status {
-        Ok(status) if status.success() => {}
-        Ok(status) => repl.view.side_line(&style.dim(
-            &format!("(exit {})", status.code().map_or("by a signal".into(), |c| c.to_string())),
-        )),
-        Err(error) => repl
-            .view
-            .side_line(&style.red(&format!("cannot run bash: {error}"))),
-    }
 }
 
 /// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when the

@@ -10,6 +10,7 @@ pub(crate) mod keys;
 pub(crate) mod output;
 pub(crate) mod repl;
 pub(crate) mod sanitize;
+mod shell;
 pub(crate) mod signal;
 pub(crate) mod stdin;
 pub(crate) mod style;

@@ -11,6 +11,7 @@ use super::complete::Completion;
 use super::input::{self, Continuations, LineEditor};
 use super::output::warn;
 use super::sanitize::sanitize;
+use super::shell;
 use super::signal;
 use super::terminal::TerminalView;
 use super::turn::TerminalTurn;
@@ -140,14 +141,14 @@ impl Repl<'_> {
                 | Command::Quit
         );
         if self.shell_mode && !own {
-            actions::shell(self, text.strip_prefix('!').unwrap_or(text));
+            shell::run(self, text.strip_prefix('!').unwrap_or(text));
             return true;
         }
         match command {
             Command::Quit => return false,
             Command::ToggleCode => actions::toggle_code(self),
             Command::ToggleShell => actions::toggle_shell(self),
-            Command::Shell(command) => actions::shell(self, &command),
+            Command::Shell(command) => shell::run(self, &command),
             Command::Blender => actions::blender(self),
             Command::Record(Ok(seconds)) => return voice::record(self, seconds),
             Command::Record(Err(why)) => self.view.side_line(&why),
