@@ -349,10 +349,13 @@ pub fn list_providers() -> ExitCode {
                 _ => format!(" (models: {})", found.models.join(", ")),
             }
         );
-        for line in crate::ui::width::wrap(&line, crate::ui::calls::LINE, "  ") {
-            out.push_str(&line);
-            out.push('\n');
-        }
+        out.push_str(&crate::ui::width::wrap(
+            "",
+            &line,
+            2,
+            crate::ui::calls::LINE,
+        ));
+        out.push('\n');
     }
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     ExitCode::SUCCESS

@@ -301,6 +301,11 @@ impl Session {
                 match entry.role.as_str() {
                     "you" => messages.push(Message::user(entry.text)),
                     "assistant" => messages.push(Message::assistant(entry.text)),
+                    "system" if entry.text == store::chatlog::NEW_CONVERSATION => {
+                        messages.truncate(1);
+                        last = None;
+                        continue;
+                    }
                     _ => continue,
                 }
                 last = Some(entry.time);
@@ -349,9 +354,11 @@ impl Session {
         &self.settings.ntfy
     }
 
-    /// Forgets the conversation (the chat log stays).
+    /// Forgets the conversation (the chat log stays, marked so that the next REPL resumes
+    /// nothing from before).
     pub fn clear(&mut self) {
         self.messages.truncate(1);
+        self.record("system", store::chatlog::NEW_CONVERSATION);
     }
 
     /// Switches to another profile (creating it): its history replaces the conversation.
@@ -383,6 +390,11 @@ impl Session {
     /// `set_working_dir` moved since. `!cmd` runs here too.
     pub fn working_dir(&self) -> PathBuf {
         self.workspace.current()
+    }
+
+    /// Where the tools may work and work now; the REPL's `!cd` moves it.
+    pub(crate) fn workspace(&self) -> &Workspace {
+        &self.workspace
     }
 
     pub fn provider_name(&self) -> &str {

@@ -13,6 +13,10 @@ use crate::clock::iso8601;
 
 pub(crate) const FILE: &str = "chat_log.jsonl";
 
+/// The `system` entry `/new` and `/clear` write: a resumed conversation starts after the last
+/// one.
+pub(crate) const NEW_CONVERSATION: &str = "a new conversation starts here";
+
 /// Appends one entry to `profile_dir/chat_log.jsonl`.
 pub(crate) fn append(profile_dir: &Path, role: &str, text: &str) -> io::Result<()> {
     std::fs::create_dir_all(profile_dir)?;

@@ -10,6 +10,9 @@ use super::json;
 /// The file, in the profile directory.
 pub(super) const FILE: &str = "preferences.json";
 
+/// What there is to edit when there is no file yet.
+const UNSET: &str = "{}\n";
+
 /// The preferences (an object; `null` when there are none or the file is not JSON).
 pub(crate) fn load(profile_dir: &Path, warnings: &Warnings) -> serde_json::Value {
     json::read(&profile_dir.join(FILE), warnings)
@@ -25,19 +28,23 @@ pub(crate) fn prompt_text(profile_dir: &Path, warnings: &Warnings) -> Option<Str
 /// edited copy can take their place in one step.
 pub(crate) fn draft(profile_dir: &Path) -> Result<PathBuf, String> {
     let draft = profile_dir.join(format!("{FILE}.edit"));
-    let current = fs::read_to_string(profile_dir.join(FILE)).unwrap_or_else(|_| "{}\n".into());
+    let current = fs::read_to_string(profile_dir.join(FILE)).unwrap_or_else(|_| UNSET.into());
     fs::write(&draft, &current).map_err(|e| format!("cannot prepare {}: {e}", draft.display()))?;
     Ok(draft)
 }
 
-/// Puts the edited copy in place when it is a JSON object; says why not otherwise. The copy
-/// is gone afterwards either way.
-pub(crate) fn accept(profile_dir: &Path, draft: &Path) -> Result<(), String> {
+/// Puts the edited copy in place when it is a JSON object: true when that changed the
+/// preferences, false when the copy is as they were (nothing is written then); says why not
+/// otherwise. The copy is gone afterwards either way.
+pub(crate) fn accept(profile_dir: &Path, draft: &Path) -> Result<bool, String> {
     let text = fs::read_to_string(draft).unwrap_or_default();
+    let file = profile_dir.join(FILE);
+    let before = fs::read_to_string(&file).unwrap_or_else(|_| UNSET.into());
     let verdict = match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(value) if value.is_object() => {
-            fs::rename(draft, profile_dir.join(FILE)).map_err(|e| e.to_string())
-        }
+        _ if text == before => Ok(false),
+        Ok(value) if value.is_object() => fs::rename(draft, &file)
+            .map(|()| true)
+            .map_err(|e| e.to_string()),
         Ok(_) => Err("preferences must be a JSON object ({...})".into()),
         Err(error) => Err(format!("that is not valid JSON ({error})")),
     };
@@ -60,10 +67,11 @@ mod tests {
         let dir = TempDir::new("store-preferences");
         let file = dir.path().join(FILE);
         fs::write(&file, r#"{"units": "metric"}"#).unwrap();
-        let cases: &[(&str, Result<(), &str>)] = &[
+        let cases: &[(&str, Result<bool, &str>)] = &[
             ("[1, 2]", Err("preferences must be a JSON object ({...})")),
             ("{\"units\": ", Err("that is not valid JSON (")),
-            (r#"{"units": "imperial"}"#, Ok(())),
+            (r#"{"units": "metric"}"#, Ok(false)),
+            (r#"{"units": "imperial"}"#, Ok(true)),
         ];
         for (edited, expected) in cases {
             let before = fs::read_to_string(&file).unwrap();
@@ -71,7 +79,10 @@ mod tests {
             assert_eq!(fs::read_to_string(&draft).unwrap(), before);
             fs::write(&draft, edited).unwrap();
             match (accept(dir.path(), &draft), expected) {
-                (Ok(()), Ok(())) => assert_eq!(fs::read_to_string(&file).unwrap(), *edited),
+                (Ok(changed), Ok(expected)) => {
+                    assert_eq!(changed, *expected, "{edited}");
+                    assert_eq!(fs::read_to_string(&file).unwrap(), *edited);
+                }
                 (Err(why), Err(start)) => {
                     assert!(why.starts_with(start), "{edited}: {why}");
                     assert_eq!(fs::read_to_string(&file).unwrap(), before);
@@ -85,5 +96,14 @@ mod tests {
             prompt_text(dir.path(), &warnings).as_deref(),
             Some(r#"{"units":"imperial"}"#)
         );
+    }
+
+    #[test]
+    fn an_untouched_copy_writes_nothing() {
+        let dir = TempDir::new("store-preferences-untouched");
+        let draft = draft(dir.path()).unwrap();
+        assert_eq!(accept(dir.path(), &draft), Ok(false));
+        assert!(!dir.path().join(FILE).exists());
+        assert!(!draft.exists());
     }
 }

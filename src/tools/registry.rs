@@ -337,22 +337,27 @@ fn did_you_mean<'a>(name: &str, offered: &[&'a str]) -> Option<&'a str> {
         .map(|(_, o)| o)
 }
 
-/// Levenshtein distance, for "did you mean" and nearest-line hints.
+/// Edits from `a` to `b`, a swap of two neighbouring characters counting as one (`hepl`,
+/// `help`): the optimal string alignment distance, for "did you mean" and nearest-line hints.
+/// Three rows of the table at a time, so long lines cost little memory.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (previous + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(current + 1);
-            previous = current;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (previous[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
         }
+        before = std::mem::replace(&mut previous, row);
     }
-    row[b.len()]
+    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -636,5 +641,8 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("hepl", "help"), 1);
+        assert_eq!(edit_distance("--modle", "--model"), 1);
+        assert_eq!(edit_distance("ab", ""), 2);
     }
 }

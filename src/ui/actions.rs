@@ -1,63 +1,70 @@
-//! What the REPL commands do: mode toggles, the shell escape, preferences in $EDITOR,
-//! profiles, saved places, approvals, the user's tools, and questions left open by tools.
+//! What the REPL commands do: mode toggles, preferences in $EDITOR, profiles, saved places,
+//! approvals, the user's tools, what a mistyped command is told, and questions left open by
+//! tools. The shell escape is in `shell`, the help text in `help`.
 
-use std::process::Command as Process;
+use std::process::{Command as Process, ExitStatus};
 
 use super::repl::Repl;
+use super::sanitize::sanitize;
+use super::style::Style;
 use super::terminal::TerminalView;
+use super::width::wrap;
 use crate::session::Session;
 use crate::store;
 
-pub(crate) const HELP: &str = "\
-Commands:
-  !code                 turn coding mode on or off
-  !shell, !sh           shell mode: lines run as bash commands until !sh again
-  !blender              whether Blender's add-on is reachable, and its scene
-  !COMMAND              run COMMAND in the shell
-  !v [N]                record N seconds (default 5, up to 120), send what you said
-  !voice                listen and send at each pause, until Enter or Ctrl+C
-  preferences           edit this profile's preferences in $EDITOR
-  profiles [NAME]       list profiles, or switch to NAME (creating it)
-  usage                 tokens and cost, this session and all time
-  saved                 the saved places of this profile
-  /clear                forget the conversation (the chat log keeps it)
-  /provider [NAME]      the providers, models and credentials; or switch to NAME
-  /model [NAME]         the model in use; or switch to model NAME
-  /approvals            actions always allowed here; /approvals revoke N
-  /tools                your own tools and where each came from
-  /mcp [restart NAME]   MCP servers, their state and tools; start one again
-  /help                 this list
-  quit, exit, Ctrl+D    leave
-Keys: Ctrl+C clears the line or stops an answer; Ctrl+R searches the history.";
+/// A command given what it does not take: how it is used.
+pub(crate) fn misused(usage: &str) -> String {
+    match usage.split_once(' ') {
+        None => format!("{usage} takes nothing after it; /help lists the commands."),
+        Some(_) => format!("Usage: {usage}; /help lists the commands."),
+    }
+}
+
+/// A `/word` Marvin does not know: the command it was probably meant to be, or where to look.
+pub(crate) fn unknown(style: Style, word: &str, closest: Option<&str>) -> String {
+    let dash = style.glyph("—", "-");
+    match closest {
+        Some(name) => format!("Unknown command {word} {dash} did you mean /{name}?"),
+        None => format!("Unknown command {word} {dash} /help lists the commands."),
+    }
+}
 
 /// `/provider NAME` and `/model NAME`: later messages go to `name` with `model`; the
 /// conversation carries on and the other providers stay as fallbacks.
 pub(crate) fn switch_provider(repl: &mut Repl<'_>, name: &str, model: Option<&str>) {
     let style = repl.view.style();
-    match repl.providers.switch(repl.session, name, model) {
-        Ok(()) => {
-            repl.view.side_line(&style.dim(&format!(
-                "Now using {} · {} from the next message; the conversation carries on.",
-                repl.session.provider_name(),
-                repl.session.model()
-            )));
-        }
-        Err(why) => repl.view.side_line(&format!(
-            "Cannot switch: {why}. Still using {} · {}.",
-            repl.session.provider_name(),
-            repl.session.model()
-        )),
-    }
+    let switched = repl.providers.switch(repl.session, name, model);
+    let now = format!(
+        "{} {} {}",
+        repl.session.provider_name(),
+        style.glyph("·", "|"),
+        repl.session.model()
+    );
+    let line = match switched {
+        Ok(()) => style.dim(&fitted(&format!(
+            "Now using {now} from the next message; the conversation carries on."
+        ))),
+        Err(why) => fitted(&format!("Cannot switch: {why}. Still using {now}.")),
+    };
+    repl.view.side_line(&line);
 }
 
 /// `/model`: what answers now, and how to change it.
 pub(crate) fn show_model(repl: &mut Repl<'_>) {
+    let style = repl.view.style();
     let line = format!(
-        "{} · {} — /model NAME switches the model, /provider NAME the provider.",
+        "{} {} {} {} /model NAME switches the model, /provider NAME the provider.",
         repl.session.provider_name(),
-        repl.session.model()
+        style.glyph("·", "|"),
+        repl.session.model(),
+        style.glyph("—", "-")
     );
-    repl.view.side_line(&line);
+    repl.view.side_line(&fitted(&line));
+}
+
+/// `text` word-wrapped to the terminal, 80 columns at most.
+fn fitted(text: &str) -> String {
+    wrap("", text, 0, super::keys::width().min(80))
 }
 
 pub(crate) fn toggle_code(repl: &mut Repl<'_>) {
@@ -99,28 +106,9 @@ pub(crate) fn last_output(repl: &mut Repl<'_>) {
     repl.view.side_line(&shown);
 }
 
-/// Runs a command with the terminal handed over, in the working directory the tools use now
-/// (where `set_working_dir` moved, if it did).
-pub(crate) fn shell(repl: &mut Repl<'_>, command: &str) {
-    let status = Process::new("bash")
-        .arg("-c")
-        .arg(command)
-        .current_dir(repl.session.working_dir())
-        .status();
-    let style = repl.view.style();
-    match status {
-        Ok(status) if status.success() => {}
-        Ok(status) => repl.view.side_line(&style.dim(
-            &format!("(exit {})", status.code().map_or("by a signal".into(), |c| c.to_string())),
-        )),
-        Err(error) => repl
-            .view
-            .side_line(&style.red(&format!("cannot run bash: {error}"))),
-    }
-}
-
-/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when it is a
-/// valid JSON object, so a broken edit never loses the old preferences.
+/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when the
+/// editor exited 0 and left a JSON object, so a failed editor or a broken edit never loses the
+/// old preferences.
 pub(crate) fn preferences(repl: &mut Repl<'_>) {
     let style = repl.view.style();
     let Some(dir) = repl.session.profile_dir() else {
@@ -141,22 +129,43 @@ pub(crate) fn preferences(repl: &mut Repl<'_>) {
         .arg("editor")
         .arg(&draft)
         .status();
-    let verdict = match edited {
-        Err(error) => {
+    let (said, fine) = match edited {
+        Ok(status) if status.success() => match store::preferences::accept(&dir, &draft) {
+            Ok(true) => ("Preferences saved.".to_string(), true),
+            Ok(false) => ("Preferences unchanged.".to_string(), true),
+            Err(why) => (
+                format!("Preferences not changed: {why}. The old ones are kept."),
+                false,
+            ),
+        },
+        failed => {
             store::preferences::discard(&draft);
-            Err(format!(
-                "cannot start the editor {}: {error}",
-                repl.config.editor
-            ))
+            (editor_failed(&repl.config.editor, failed), false)
         }
-        Ok(_) => store::preferences::accept(&dir, &draft),
     };
-    match verdict {
-        Ok(()) => repl.view.side_line(&style.dim("Preferences saved.")),
-        Err(why) => repl.view.side_line(&style.red(&format!(
-            "Preferences not changed: {why}. The old ones are kept."
-        ))),
-    }
+    let said = fitted(&said);
+    repl.view.side_line(&if fine {
+        style.dim(&said)
+    } else {
+        style.red(&said)
+    });
+}
+
+/// Why the editor's work is not used: it could not start, was not found, or failed.
+fn editor_failed(editor: &str, outcome: std::io::Result<ExitStatus>) -> String {
+    let editor = sanitize(editor);
+    let why = match outcome.map(|status| status.code()) {
+        Err(error) => {
+            return format!(
+                "Cannot start the editor `{editor}` ({error}); preferences not changed."
+            );
+        }
+        Ok(Some(127)) => "(exit 127): it was not found; set EDITOR to an editor you have".into(),
+        Ok(Some(126)) => "(exit 126): it cannot be run; set EDITOR to an editor you have".into(),
+        Ok(Some(code)) => format!("(exit {code}): what it left is not used"),
+        Ok(None) => "(stopped by a signal)".into(),
+    };
+    format!("The editor `{editor}` failed {why}; preferences not changed.")
 }
 
 pub(crate) fn list_profiles(repl: &mut Repl<'_>) {
@@ -191,8 +200,10 @@ pub(crate) fn switch_profile(repl: &mut Repl<'_>, name: &str) {
 /// `!blender`: whether Blender answers at BLENDER_MCP_HOST:PORT and what scene it has open.
 pub(crate) fn blender(repl: &mut Repl<'_>) {
     let style = repl.view.style();
-    repl.view
-        .transient(&style.dim("Asking Blender… (Ctrl+C stops)"));
+    repl.view.transient(&style.dim(&format!(
+        "Asking Blender{} (Ctrl+C stops)",
+        style.glyph("…", "...")
+    )));
     let look = repl.session.blender_status();
     let text = super::signal::cancellable(&mut super::signal::Watch::new(), look)
         .unwrap_or_else(|_| "Asking Blender failed (an internal error).".to_string());

@@ -1,5 +1,6 @@
-//! Tab completion at the REPL prompt: command words (`!code`, `!voice`, `/approvals`, `profiles` ...)
-//! and, after `profiles ` and `/provider `, the names of existing profiles and of providers.
+//! Tab completion at the REPL prompt: command words (`!code`, `!voice`, `/approvals`, `usage`
+//! ...) and, after `profiles ` and `provider ` (with or without the slash), the names of
+//! existing profiles and of providers.
 
 use std::path::PathBuf;
 
@@ -11,27 +12,8 @@ use rustyline::{Context, Helper};
 
 use crate::config::ProviderKind;
 
-const COMMANDS: &[&str] = &[
-    "!code",
-    "!shell",
-    "!sh",
-    "!blender",
-    "!v",
-    "!voice",
-    "quit",
-    "exit",
-    "preferences",
-    "profiles",
-    "usage",
-    "saved",
-    "/clear",
-    "/provider",
-    "/model",
-    "/approvals",
-    "/tools",
-    "/mcp",
-    "/help",
-];
+/// Marvin's own `!` commands (any other `!` line is a shell command).
+const BANG: &[&str] = &["!code", "!shell", "!sh", "!blender", "!v", "!voice"];
 
 /// Completes commands; knows where profiles live to complete their names.
 pub(crate) struct Completion {
@@ -48,11 +30,16 @@ impl Completer for Completion {
         _: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
-        let argument = if let Some(partial) = before.strip_prefix("profiles ") {
+        let argument = |command: &str| {
+            before
+                .strip_prefix(command)
+                .or_else(|| before.strip_prefix(&command[1..]))
+        };
+        let argument = if let Some(partial) = argument("/profiles ") {
             let names = self.home.as_deref().map(crate::store::list);
             Some((partial, names.unwrap_or_default()))
         } else {
-            before.strip_prefix("/provider ").map(|partial| {
+            argument("/provider ").map(|partial| {
                 let names = ProviderKind::ALL.iter().map(|k| k.name().to_string());
                 (partial, names.collect())
             })
@@ -68,19 +55,32 @@ impl Completer for Completion {
                 .collect();
             return Ok((before.len() - partial.len(), found));
         }
-        if before.contains(' ') {
+        if before.contains(char::is_whitespace) || before.is_empty() {
             return Ok((pos, Vec::new()));
         }
-        let found = COMMANDS
-            .iter()
-            .filter(|c| c.starts_with(before) && !before.is_empty())
-            .map(|c| Pair {
-                display: c.to_string(),
-                replacement: c.to_string(),
-            })
-            .collect();
-        Ok((0, found))
+        Ok((0, commands(before)))
     }
+}
+
+/// The commands `typed` begins: `!` ones, slash ones, or (typed without a slash) the bare
+/// words.
+fn commands(typed: &str) -> Vec<Pair> {
+    let words = crate::commands::WORDS.iter().map(|(word, _)| *word);
+    let candidates: Vec<String> = if typed.starts_with('!') {
+        BANG.iter().map(|c| c.to_string()).collect()
+    } else if typed.starts_with('/') {
+        words.map(|w| format!("/{w}")).collect()
+    } else {
+        words.map(str::to_string).collect()
+    };
+    candidates
+        .into_iter()
+        .filter(|c| c.starts_with(typed))
+        .map(|c| Pair {
+            display: c.clone(),
+            replacement: c,
+        })
+        .collect()
 }
 
 impl Hinter for Completion {
@@ -133,6 +133,21 @@ mod tests {
             (10, vec!["groq".to_string()])
         );
         assert_eq!(complete(&completion, "/mo").1, ["/model"]);
+        assert_eq!(complete(&completion, "/n").1, ["/new"]);
+        assert_eq!(complete(&completion, "us").1, ["usage"]);
+        assert_eq!(complete(&completion, "/us").1, ["/usage"]);
+        assert_eq!(
+            complete(&completion, "/pro").1,
+            ["/profiles", "/provider", "/providers"]
+        );
+        assert_eq!(
+            complete(&completion, "/profiles w"),
+            (10, vec!["weekend".to_string(), "work".to_string()])
+        );
+        assert_eq!(
+            complete(&completion, "provider ol"),
+            (9, vec!["ollama".to_string()])
+        );
         assert_eq!(complete(&completion, "!b").1, ["!blender"]);
         assert_eq!(complete(&completion, "!v").1, ["!v", "!voice"]);
         assert_eq!(complete(&completion, "!vo").1, ["!voice"]);

@@ -5,13 +5,13 @@
 use std::path::PathBuf;
 
 use rustyline::error::ReadlineError;
-use rustyline::history::FileHistory;
-use rustyline::{Config as EditorConfig, Editor};
 
 use super::actions;
 use super::complete::Completion;
+use super::input::{self, Continuations, LineEditor};
 use super::output::warn;
 use super::sanitize::sanitize;
+use super::shell;
 use super::signal;
 use super::terminal::TerminalView;
 use super::turn::TerminalTurn;
@@ -45,7 +45,9 @@ pub(crate) struct Repl<'a> {
     pub config: &'a Config,
     pub session: &'a mut Session,
     pub view: TerminalView,
-    pub editor: Editor<Completion, FileHistory>,
+    pub editor: LineEditor,
+    /// The `\` continuations of the entry being typed.
+    pub continuations: Continuations,
     pub history: Option<PathBuf>,
     /// Lines run as shell commands (`!shell`).
     pub shell_mode: bool,
@@ -69,12 +71,14 @@ pub(crate) fn run(
     first: Option<&str>,
     providers: &dyn ProviderDesk,
 ) -> Result<(), String> {
+    let (editor, continuations) = input::new_editor(Completion {
+        home: config.home.clone(),
+    })?;
     let mut repl = Repl {
         config,
         view: TerminalView::new(config),
-        editor: new_editor(Completion {
-            home: config.home.clone(),
-        })?,
+        editor,
+        continuations,
         history: None,
         session,
         shell_mode: false,
@@ -97,14 +101,15 @@ pub(crate) fn run(
     }
     // A turn stopped by SIGTERM or SIGHUP ends the session too.
     while signal::stop_signal().is_none() {
+        let mark = repl.view.style().glyph("›", ">");
         let prompt = if repl.shell_mode {
-            "sh› "
+            format!("sh{mark} ")
         } else if repl.session.coding_mode() {
-            "code› "
+            format!("code{mark} ")
         } else {
-            "› "
+            format!("{mark} ")
         };
-        let line = match repl.editor.readline(prompt) {
+        let line = match input::read(&mut repl.editor, &repl.continuations, &prompt) {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
@@ -139,14 +144,14 @@ impl Repl<'_> {
                 | Command::Quit
         );
         if self.shell_mode && !own {
-            actions::shell(self, text.strip_prefix('!').unwrap_or(text));
+            shell::run(self, text.strip_prefix('!').unwrap_or(text));
             return true;
         }
         match command {
             Command::Quit => return false,
             Command::ToggleCode => actions::toggle_code(self),
             Command::ToggleShell => actions::toggle_shell(self),
-            Command::Shell(command) => actions::shell(self, &command),
+            Command::Shell(command) => shell::run(self, &command),
             Command::Blender => actions::blender(self),
             Command::Record(Ok(seconds)) => return voice::record(self, seconds),
             Command::Record(Err(why)) => self.view.side_line(&why),
@@ -166,6 +171,15 @@ impl Repl<'_> {
                         .dim("The conversation is cleared (the chat log keeps it)."),
                 );
             }
+            Command::New => {
+                self.session.clear();
+                self.view.side_line(
+                    &self
+                        .view
+                        .style()
+                        .dim("A new conversation starts here (the chat log keeps the old one)."),
+                );
+            }
             Command::Providers => self.view.side_line(&sanitize(
                 self.providers
                     .table(self.session.provider_name(), self.session.model())
@@ -180,7 +194,7 @@ impl Repl<'_> {
             // Tool definitions and grants come from files a repository may ship.
             Command::Help => self.view.side_line(&format!(
                 "{}\n{}",
-                actions::HELP,
+                super::help::text(super::keys::width()),
                 sanitize(&actions::tools_list(self.session))
             )),
             Command::Tools => self
@@ -200,10 +214,11 @@ impl Repl<'_> {
                 };
                 self.view.side_line(&sanitize(&said));
             }
-            Command::Unknown(word) => self.view.side_line(&format!(
-                "Unknown command {}; /help lists the commands.",
-                sanitize(&word)
-            )),
+            Command::Misused(usage) => self.view.side_line(&actions::misused(usage)),
+            Command::Unknown { word, closest } => {
+                let line = actions::unknown(self.view.style(), &sanitize(&word), closest);
+                self.view.side_line(&line);
+            }
             Command::Prompt(prompt) => return self.prompt(&prompt),
         }
         true
@@ -215,12 +230,14 @@ impl Repl<'_> {
         if text.chars().count() > LONG_INPUT {
             let style = self.view.style();
             self.view.side_line(&style.yellow(&format!(
-                "  ⚠ that is {} characters; sending it anyway",
+                "  {} that is {} characters; sending it anyway",
+                style.glyph("⚠", "!"),
                 text.chars().count()
             )));
         }
+        let bell = self.view.style().glyph("🔔", "*");
         for line in self.session.notifications() {
-            self.view.side_line(&format!("🔔 {}", sanitize(&line)));
+            self.view.side_line(&format!("{bell} {}", sanitize(&line)));
         }
         let report = ask(self.session, &mut self.view, text);
         if report.exit_requested && !matches!(report.end, TurnEnd::Cancelled) {
@@ -260,24 +277,6 @@ impl Repl<'_> {
             }
         }
     }
-}
-
-/// The line editor (history is loaded separately).
-pub(crate) fn new_editor(
-    completion: Completion,
-) -> Result<Editor<Completion, FileHistory>, String> {
-    let config = EditorConfig::builder()
-        .max_history_size(1000)
-        .map_err(|e| format!("setting up the prompt: {e}"))?
-        .history_ignore_dups(true)
-        .map_err(|e| format!("setting up the prompt: {e}"))?
-        .history_ignore_space(true)
-        .auto_add_history(false)
-        .build();
-    let mut editor =
-        Editor::with_config(config).map_err(|e| format!("setting up the prompt: {e}"))?;
-    editor.set_helper(Some(completion));
-    Ok(editor)
 }
 
 /// `<profile dir>/history`, with the directory created private.

@@ -43,7 +43,10 @@ pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
             false => row.marker.replace('←', "<-"),
         };
         let room = LINE.saturating_sub(about_at);
-        let mut about = wrap(&row.about, room, "");
+        let mut about: Vec<String> = wrap("", &row.about, 0, room)
+            .lines()
+            .map(String::from)
+            .collect();
         if let Some(last) = about.last_mut().filter(|_| !marker.is_empty()) {
             if width(last) + 1 + width(&marker) <= room {
                 *last = format!("{last} {marker}");

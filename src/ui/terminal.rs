@@ -248,8 +248,8 @@ impl TerminalView {
                 message,
             } => {
                 let sign = style.glyph("⚠", "!");
-                let lines = super::width::wrap(&sanitize(message), calls::LINE - 4, "");
-                let text = format!("  {sign} {}", lines.join("\n    "));
+                let first = format!("  {sign} ");
+                let text = super::width::wrap(&first, &sanitize(message), 4, calls::LINE);
                 self.side_line(&style.yellow(&text))
             }
             Event::Notice {

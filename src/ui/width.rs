@@ -78,36 +78,27 @@ pub(crate) fn truncate(text: &str, max: usize, unicode: bool) -> String {
     kept + ellipsis
 }
 
-/// `text` wrapped at word boundaries into lines of at most `max` columns, each line after the
-/// first starting with `indent`; a word longer than a line is cut where it must be.
-pub(crate) fn wrap(text: &str, max: usize, indent: &str) -> Vec<String> {
+/// `text` after `first` (a column's worth of text, or nothing), wrapped at word boundaries to
+/// `width` columns, later lines indented by `indent` spaces; a word longer than a line gets a
+/// line of its own (an address or a path stays whole). No newline at the end.
+pub(crate) fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
     let mut lines = Vec::new();
-    let mut line = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
     for word in text.split_whitespace() {
-        let prefix = if lines.is_empty() { "" } else { indent };
-        let room = max.saturating_sub(width(prefix)).max(1);
-        if !line.is_empty() && width(&line) + 1 + width(word) > room {
-            lines.push(format!("{prefix}{line}"));
-            line.clear();
+        if !empty && self::width(&line) + 1 + self::width(word) > width {
+            lines.push(line.trim_end().to_string());
+            line = " ".repeat(indent);
+            empty = true;
         }
-        let prefix = if lines.is_empty() { "" } else { indent };
-        let room = max.saturating_sub(width(prefix)).max(1);
-        let mut word = word;
-        while line.is_empty() && width(word) > room {
-            let cut = split_at_width(word, room);
-            lines.push(format!("{prefix}{}", &word[..cut]));
-            word = &word[cut..];
-        }
-        if !line.is_empty() {
+        if !empty {
             line.push(' ');
         }
         line.push_str(word);
+        empty = false;
     }
-    if !line.is_empty() || lines.is_empty() {
-        let prefix = if lines.is_empty() { "" } else { indent };
-        lines.push(format!("{prefix}{line}"));
-    }
-    lines
+    lines.push(line.trim_end().to_string());
+    lines.join("\n")
 }
 
 /// `parts` joined by `separator` into as few lines of at most `max` columns as they fit in,
@@ -134,18 +125,6 @@ pub(crate) fn join_within(
         lines.push(line);
     }
     lines
-}
-
-/// The byte index where the first `max` columns of `word` end (at least one character).
-fn split_at_width(word: &str, max: usize) -> usize {
-    let mut used = 0;
-    for (index, c) in word.char_indices() {
-        used += char_width(c);
-        if used > max {
-            return index.max(c.len_utf8());
-        }
-    }
-    word.len()
 }
 
 #[cfg(test)]
@@ -187,15 +166,29 @@ mod tests {
     }
 
     #[test]
-    fn wrapping_breaks_at_words_and_indents() {
-        assert_eq!(
-            wrap("one two three four five", 10, "  "),
-            ["one two", "  three", "  four", "  five"]
-        );
-        assert_eq!(wrap("", 10, ""), [""]);
-        assert_eq!(wrap("abcdefghijkl", 5, ""), ["abcde", "fghij", "kl"]);
-        for line in wrap(&"word ".repeat(50), 80, "    ") {
-            assert!(width(&line) <= 80, "{line}");
+    fn words_stay_whole_and_later_lines_are_indented() {
+        let cases: &[(&str, &str, usize, usize, &str)] = &[
+            ("", "one two three", 0, 80, "one two three"),
+            ("", "one two three", 0, 7, "one two\nthree"),
+            (
+                "  /help    ",
+                "this list of things",
+                11,
+                20,
+                "  /help    this list\n           of things",
+            ),
+            (
+                "",
+                "a averyveryverylongword b",
+                2,
+                10,
+                "a\n  averyveryverylongword\n  b",
+            ),
+            ("  x ", "", 4, 10, "  x"),
+            ("", "日本語 日本語 日本語", 0, 14, "日本語 日本語\n日本語"),
+        ];
+        for (first, text, indent, width, expected) in cases {
+            assert_eq!(wrap(first, text, *indent, *width), *expected, "{text:?}");
         }
     }
 }

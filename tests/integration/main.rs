@@ -39,6 +39,7 @@ mod provider_security;
 mod provider_trust;
 mod providers;
 mod repl;
+mod repl_input;
 mod session;
 mod sessions;
 mod special_files;

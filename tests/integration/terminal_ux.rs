@@ -38,6 +38,22 @@ fn a_c_locale_gets_ascii_instead_of_symbols() {
     let screen = pty.visible().text();
     assert!(screen.contains("  + system_info  (0.0s)"), "{screen}");
     assert!(screen.is_ascii(), "{screen}");
+
+    // The REPL too: its banner, prompt and commands.
+    let mut pty = at_80(&home, &server.url(), &[("LANG", "C")], &[]);
+    pty.wait_for("\x1b[K> ");
+    pty.send("/model\r");
+    pty.wait_for("/model NAME switches");
+    pty.send("/hepl\r");
+    pty.wait_for("did you mean /help?");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    let screen = pty.visible().text();
+    assert!(
+        screen.contains("Marvin | openai-compat | gpt-4o"),
+        "{screen}"
+    );
+    assert!(screen.is_ascii(), "{screen}");
 }
 
 fn command_call(command: &str) -> Reply {
@@ -189,6 +205,7 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
         Reply::text(&["First answer."]),
         Reply::text(&["Second answer."]),
         Reply::text(&["Fresh answer."]),
+        Reply::text(&["After new."]),
         Reply::text(&["Once answer."]),
     ]);
     let mut pty = at_80(&home, &server.url(), &[], &[]);
@@ -208,14 +225,25 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
     pty.send("what did I say?\r");
     pty.wait_for("Second answer.");
     assert!(pty.leave().success());
+
+    // --new starts afresh once; the chat log is left as it was.
+    let mut pty = at_80(&home, &server.url(), &[], &["--new"]);
+    pty.wait_for("› ");
+    assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
+    pty.send("anything?\r");
+    pty.wait_for("Fresh answer.");
+    // /new starts afresh for good: the next REPL resumes nothing from before it.
+    pty.send("/new\r");
+    pty.wait_for("A new conversation starts here");
+    assert!(pty.leave().success());
     let messages = &server.requests()[1].body["messages"];
     assert_eq!(messages[1]["content"], "remember the milk");
     assert_eq!(messages[2]["content"], "First answer.");
 
-    let mut pty = at_80(&home, &server.url(), &[], &["--new"]);
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
     pty.wait_for("› ");
-    pty.send("anything?\r");
-    pty.wait_for("Fresh answer.");
+    pty.send("and now?\r");
+    pty.wait_for("After new.");
     assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
     assert!(pty.leave().success());
 

@@ -175,7 +175,7 @@ pub(crate) fn nearest(text: &str, old: &str) -> String {
         .enumerate()
         .take(50_000)
         .filter(|(_, line)| line.len() < 400)
-        .map(|(i, line)| (crate::tools::registry::edit_distance(line.trim(), first), i))
+        .map(|(i, line)| (crate::tools::edit_distance(line.trim(), first), i))
         .min();
     let Some((distance, at)) = best else {
         return hint;
