@@ -20,12 +20,7 @@ impl Asker<'_> {
         };
         self.address(said, &sanitize(&form.url));
         if let Some(reach) = &form.reach {
-            let style = self.style;
-            for line in sanitize(reach).lines() {
-                for row in layout::wrap_exact(line, layout::full_columns() - 2) {
-                    self.line(&style.dim(&format!("  {row}")));
-                }
-            }
+            self.reach(&sanitize(reach));
         }
         let Some(terminal) = &form.terminal else {
             self.note(form.purpose.waiting());
@@ -38,18 +33,32 @@ impl Asker<'_> {
         answers
     }
 
-    /// `said` and the address, bold: on one row when it fits, else the address on rows of
-    /// its own below, so that it is never broken where it need not be.
+    /// `said` and the address, bold: on one row when it fits, else the address on a row of
+    /// its own below. An address is never broken by Marvin: one longer than the terminal
+    /// (a sign-in page's) is wrapped by the terminal itself, which copies it as one line.
     fn address(&mut self, said: &str, url: &str) {
-        let room = layout::full_columns();
         let url_shown = self.style.bold(url);
-        if 2 + layout::width(said) + 1 + layout::width(url) <= room {
+        if 2 + layout::width(said) + 1 + layout::width(url) <= layout::full_columns() {
             self.line(&format!("  {said} {url_shown}"));
-            return;
+        } else {
+            self.line(&format!("  {said}"));
+            self.line(&format!("    {url_shown}"));
         }
-        self.line(&format!("  {said}"));
-        for row in layout::wrap_exact(url, room - 4) {
-            self.line(&format!("    {}", self.style.bold(&row)));
+    }
+
+    /// Why no browser was opened and how to reach the form: the sentences wrapped at word
+    /// boundaries to the terminal's width (they name paths), the indented command (`ssh -L
+    /// …`) kept whole on its row so that it copies as one command.
+    fn reach(&mut self, reach: &str) {
+        let style = self.style;
+        for line in reach.lines() {
+            let rows = match line.starts_with([' ', '\t']) {
+                true => vec![line.trim_end().to_string()],
+                false => layout::wrap(line, layout::full_columns() - 2),
+            };
+            for row in rows {
+                self.line(&style.dim(&format!("  {row}")));
+            }
         }
     }
 
