@@ -266,8 +266,10 @@ fn without_a_utf8_locale_the_marks_are_ascii() {
     );
     assert!(asked.is_ascii(), "{asked}");
     fits_80(&screen);
+    // Ctrl+D only once the prompt is back (the terminal's line mode would take it before).
+    wait_prompt(&pty);
     pty.send("\x04");
-    pty.wait_exit();
+    assert!(pty.wait_exit().success());
 }
 
 #[test]
@@ -396,6 +398,7 @@ fn allowing_all_file_edits_spares_later_edits_but_not_commands() {
     ]);
     let mut pty = coding_at_80(&home, &server, &project, "one more");
     pty.wait_for("wants to change c.txt");
+    pty.wait_for("Enter chooses");
     pty.send("1\r");
     pty.wait_for("Made.");
     pty.leave();
