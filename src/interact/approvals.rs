@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::store::{Warnings, approvals};
 
@@ -58,8 +59,9 @@ pub struct Action {
     pub kind: ActionKind,
     /// The exact action, e.g. `run_command:cargo test --release` or `apply_patch:src/main.rs`.
     pub key: String,
-    /// What a session or `always` grant covers, when broader than this exact action
-    /// (`run_command:cargo test`), with its label for the prompt (`cargo test …`).
+    /// The key a session or `always` grant is kept under when it is not `key` itself
+    /// (`run_command:cargo test`, which covers `cargo test --release`), or when `key` needs
+    /// its own words, with those words for the prompt (`` `cargo test …` ``).
     pub scope: Option<(String, String)>,
     pub summary: String,
     pub detail: String,
@@ -77,8 +79,14 @@ impl Action {
             tool: "run_command".into(),
             kind: ActionKind::Command,
             key: format!("run_command:{command}"),
-            scope: command_scope(command)
-                .map(|words| (format!("run_command:{words}"), format!("{words} …"))),
+            scope: command_scope(command).map(|words| {
+                // One word (`ls`) covers that program without arguments only.
+                let label = match words.contains(' ') {
+                    true => format!("`{words} …`"),
+                    false => format!("`{words}` without arguments"),
+                };
+                (format!("run_command:{words}"), label)
+            }),
             summary,
             detail: shown,
         }
@@ -101,11 +109,12 @@ impl Action {
                 format!("{tool} wants to change {}:", visible(path)),
             )
         };
+        let key = format!("{tool}:{path}");
         Action {
             tool: tool.into(),
             kind,
-            key: format!("{tool}:{path}"),
-            scope: None,
+            scope: Some((key.clone(), format!("{tool} changes to {}", visible(path)))),
+            key,
             summary,
             detail: diff,
         }
@@ -125,6 +134,17 @@ impl Action {
     /// The key a grant is stored under.
     pub fn grant_key(&self) -> &str {
         self.scope.as_ref().map_or(&self.key, |(key, _)| key)
+    }
+
+    /// What a session or `always` grant of this action covers, in words for the prompt:
+    /// `` `cargo test …` ``, `apply_patch changes to src/main.rs`, `every git_commit call`.
+    pub fn covers(&self) -> String {
+        match &self.scope {
+            Some((_, label)) => label.clone(),
+            None if self.key == self.tool => format!("every {} call", self.tool),
+            None if self.tool == "run_command" => "this exact command".into(),
+            None => format!("this same {} call", self.tool),
+        }
     }
 }
 
@@ -243,6 +263,12 @@ fn covers(grant: &str, action: &Action) -> bool {
 #[derive(Default)]
 pub struct Grants {
     session: Mutex<HashSet<String>>,
+    /// "Allow all file edits in this session": a `default` session acts as `accept-edits`
+    /// from then on. Never saved.
+    all_edits: AtomicBool,
+    /// Held while an approval is asked, so that the calls of one round ask one at a time and
+    /// each sees what the answer before it granted.
+    asking: Mutex<()>,
     store: Option<PathBuf>,
     project: String,
     /// Where a store file moved aside is told (the session's warnings).
@@ -255,6 +281,8 @@ impl Grants {
     pub fn new(store: Option<PathBuf>, project: &Path, warnings: Warnings) -> Self {
         Self {
             session: Mutex::default(),
+            all_edits: AtomicBool::new(false),
+            asking: Mutex::default(),
             store,
             project: project.display().to_string(),
             warnings,
@@ -266,11 +294,33 @@ impl Grants {
         session.iter().any(|g| covers(g, action)) || self.always().iter().any(|g| covers(g, action))
     }
 
-    /// Remembers a grant; `Once` remembers nothing.
+    /// The permission mode in effect for a session started in `mode`: `accept-edits` once
+    /// all file edits were allowed in a `default` session.
+    pub fn mode(&self, mode: PermissionMode) -> PermissionMode {
+        match mode {
+            PermissionMode::Default if self.all_edits.load(Ordering::SeqCst) => {
+                PermissionMode::AcceptEdits
+            }
+            mode => mode,
+        }
+    }
+
+    /// Taken while an approval is asked: the next one waits for its answer.
+    pub(crate) fn one_at_a_time(&self) -> MutexGuard<'_, ()> {
+        self.asking.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers a grant; `Once` remembers nothing, `AllEdits` only for a file edit.
     pub fn grant(&self, action: &Action, scope: super::Scope) -> Result<(), String> {
         let key = action.grant_key().to_string();
         match scope {
             super::Scope::Once => Ok(()),
+            super::Scope::AllEdits => {
+                if action.kind == ActionKind::Edit {
+                    self.all_edits.store(true, Ordering::SeqCst);
+                }
+                Ok(())
+            }
             super::Scope::Session => {
                 self.session
                     .lock()
@@ -490,6 +540,85 @@ mod tests {
             assert_eq!(aside.len(), 1);
             assert_eq!(std::fs::read(aside[0].path()).unwrap(), bytes);
         }
+    }
+
+    #[test]
+    fn the_prompt_says_what_a_grant_covers() {
+        let act = |key: &str| Action {
+            key: key.into(),
+            ..Action::act("launch_agent", String::new(), String::new())
+        };
+        let cases: &[(Action, &str)] = &[
+            (Action::command("cargo test --release"), "`cargo test …`"),
+            (Action::command("ls"), "`ls` without arguments"),
+            (Action::command("ls -la"), "this exact command"),
+            (Action::command("cat x | sh"), "this exact command"),
+            (
+                Action::edit("apply_patch", "src/main.rs", String::new()),
+                "apply_patch changes to src/main.rs",
+            ),
+            (
+                Action::edit("create_file", ".git/config", String::new()),
+                "create_file changes to .git/config",
+            ),
+            (
+                Action::act("git_commit", String::new(), String::new()),
+                "every git_commit call",
+            ),
+            (
+                act("launch_agent:{\"task\": 1}"),
+                "this same launch_agent call",
+            ),
+        ];
+        for (action, covers) in cases {
+            assert_eq!(action.covers(), *covers, "{}", action.key);
+        }
+        // The words match the grant: an edit's grant is its exact key.
+        let edit = Action::edit("apply_patch", "src/main.rs", String::new());
+        assert_eq!(edit.grant_key(), "apply_patch:src/main.rs");
+        let grants = Grants::default();
+        grants
+            .grant(&Action::command("ls"), Scope::Session)
+            .unwrap();
+        assert!(grants.granted(&Action::command("ls")));
+        assert!(!grants.granted(&Action::command("ls -la")));
+        assert!(!grants.granted(&Action::command("ls src")));
+    }
+
+    #[test]
+    fn all_edits_turn_a_default_session_into_accept_edits() {
+        let grants = Grants::default();
+        let modes = |grants: &Grants| {
+            PermissionMode::NAMES.map(|name| grants.mode(PermissionMode::parse(name).unwrap()))
+        };
+        use PermissionMode::*;
+        assert_eq!(modes(&grants), [Default, AcceptEdits, Plan, Bypass]);
+        // Given with a command, it grants nothing more.
+        grants
+            .grant(&Action::command("make"), Scope::AllEdits)
+            .unwrap();
+        assert_eq!(modes(&grants), [Default, AcceptEdits, Plan, Bypass]);
+        assert!(!grants.granted(&Action::command("make")));
+        grants
+            .grant(
+                &Action::edit("apply_patch", "a.rs", String::new()),
+                Scope::AllEdits,
+            )
+            .unwrap();
+        assert_eq!(modes(&grants), [AcceptEdits, AcceptEdits, Plan, Bypass]);
+        let home = TempDir::new("grants-all-edits");
+        let store = home.path().join("approvals.json");
+        let project = Path::new("/p");
+        let grants = Grants::new(Some(store.clone()), project, Warnings::default());
+        grants
+            .grant(
+                &Action::edit("apply_patch", "a.rs", String::new()),
+                Scope::AllEdits,
+            )
+            .unwrap();
+        assert!(grants.always().is_empty() && !store.exists(), "never saved");
+        let later = Grants::new(Some(store), project, Warnings::default());
+        assert_eq!(later.mode(Default), Default, "it ends with the session");
     }
 
     #[test]

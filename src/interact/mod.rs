@@ -88,9 +88,12 @@ pub struct Approval {
     pub summary: String,
     /// The command, or a unified diff of the file change.
     pub detail: String,
-    /// How far an `always` or session grant reaches, shown before the person picks it
-    /// (e.g. `cargo test …`); `None` when only "once" makes sense.
-    pub scope: Option<String>,
+    /// What a session or `always` grant covers, in words: `` `cargo test …` ``,
+    /// `apply_patch changes to src/main.rs`, `this exact command`.
+    pub covers: String,
+    /// A file edit asked in the `default` mode: "allow all file edits in this session"
+    /// (`Scope::AllEdits`) is offered too.
+    pub all_edits: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +126,8 @@ pub enum Scope {
     Once,
     Session,
     Always,
+    /// This edit, and every file edit after it in this session (`accept-edits` from now on).
+    AllEdits,
 }
 
 /// One answer to one question.
@@ -185,6 +190,10 @@ pub enum Outcome {
 pub const MAX_REPROMPTS: usize = 5;
 /// How long a question waits by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Why "Other" with nothing typed is asked again.
+pub const EMPTY_OTHER: &str =
+    "Please type an answer after choosing Other, or pick one of the options.";
 
 pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
 

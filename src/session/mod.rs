@@ -211,8 +211,9 @@ impl Session {
             .set_idle_timeout(crate::config::idle_timeout(self.timeout_override, on));
     }
 
+    /// The mode in effect: `accept-edits` once all file edits were allowed in `default`.
     pub fn permission_mode(&self) -> PermissionMode {
-        self.settings.permission_mode
+        self.shared.grants.mode(self.settings.permission_mode)
     }
 
     /// The approvals given in this session and project.

@@ -143,6 +143,9 @@ pub fn describe_response(response: &Response) -> String {
         Response::Approved(Scope::Once) => "approved once".into(),
         Response::Approved(Scope::Session) => "approved for this session".into(),
         Response::Approved(Scope::Always) => "approved always in this project".into(),
+        Response::Approved(Scope::AllEdits) => {
+            "approved, with all file edits for the rest of this session".into()
+        }
         Response::Denied(instead) if instead.trim().is_empty() => "denied".into(),
         Response::Denied(instead) => format!("denied: {}", instead.trim()),
         Response::Answers(answers) => {

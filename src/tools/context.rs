@@ -227,22 +227,16 @@ impl ToolContext {
         )
     }
 
+    /// The permission mode in effect: the session's, or `accept-edits` once the person
+    /// allowed all file edits in a `default` session.
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.shared.grants.mode(self.settings.permission_mode)
+    }
+
     /// Whether `action` may go ahead: by the permission mode, an earlier grant, or the
     /// person's answer now. Without anyone to ask, what would ask is denied.
     pub fn approve(&self, action: Action) -> Result<(), String> {
-        let mode = self.settings.permission_mode;
-        let asks = match mode {
-            PermissionMode::Bypass => false,
-            PermissionMode::Plan => {
-                return Err(format!(
-                    "{} is not allowed in plan mode, which is read-only.",
-                    action.tool
-                ));
-            }
-            PermissionMode::AcceptEdits => action.kind != ActionKind::Edit,
-            PermissionMode::Default => true,
-        };
-        self.ask_approval(action, asks)
+        self.ask_approval(action, false)
     }
 
     /// Like [`ToolContext::approve`], but asks in every permission mode, bypass included:
@@ -252,23 +246,55 @@ impl ToolContext {
         self.ask_approval(action, true)
     }
 
-    fn ask_approval(&self, action: Action, asks: bool) -> Result<(), String> {
-        let mode = self.settings.permission_mode;
-        if !asks || self.shared.grants.granted(&action) {
+    /// Whether `action` must be asked about now (an error in plan mode).
+    fn must_ask(&self, action: &Action, every_mode: bool) -> Result<bool, String> {
+        if self.shared.grants.granted(action) {
+            return Ok(false);
+        }
+        Ok(match self.permission_mode() {
+            _ if every_mode => true,
+            PermissionMode::Bypass => false,
+            PermissionMode::Plan => {
+                return Err(format!(
+                    "{} is not allowed in plan mode, which is read-only.",
+                    action.tool
+                ));
+            }
+            PermissionMode::AcceptEdits => action.kind != ActionKind::Edit,
+            PermissionMode::Default => true,
+        })
+    }
+
+    fn ask_approval(&self, action: Action, every_mode: bool) -> Result<(), String> {
+        if !self.must_ask(&action, every_mode)? {
             return Ok(());
         }
         if self.interactor.is_none() {
             return Err(format!(
                 "no one to ask: denied. {} needs approval in permission mode {}, and nobody can answer here; say what you would have done instead.",
                 action.tool,
-                mode.name()
+                self.permission_mode().name()
             ));
+        }
+        // The calls of a round ask one at a time; what an earlier answer granted (this
+        // command for the session, all file edits) spares the later ones the question.
+        let _turn = self.shared.grants.one_at_a_time();
+        if self.cancel.is_cancelled() {
+            return Err(format!(
+                "The turn was cancelled (Ctrl+C) before the {} call was approved; it was not made.",
+                action.tool
+            ));
+        }
+        if !self.must_ask(&action, every_mode)? {
+            return Ok(());
         }
         let request = Request::Approval(interact::Approval {
             tool: action.tool.clone(),
             summary: action.summary.clone(),
             detail: action.detail.clone(),
-            scope: action.scope.as_ref().map(|(_, label)| label.clone()),
+            covers: action.covers(),
+            all_edits: self.permission_mode() == PermissionMode::Default
+                && action.kind == ActionKind::Edit,
         });
         let tool = action.tool.clone();
         let mut on_response = |response: Response| match response {

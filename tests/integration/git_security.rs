@@ -217,10 +217,12 @@ fn checkout_takes_only_refs_and_discarding_changes_asks_in_those_words() {
     pty.send("!code\r");
     pty.wait_for("code› ");
     pty.send("switch to .\r");
-    pty.wait_for("Yes, once");
-    let screen = pty.screen();
+    pty.wait_for("Enter chooses");
+    let screen = pty.visible().text();
+    // The summary is wrapped within 80 columns: read it as words.
+    let words = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        screen.contains(
+        words.contains(
             "git_restore wants to discard uncommitted changes in . (they cannot be recovered):"
         ) && screen.contains("a.txt | 2"),
         "{screen}"

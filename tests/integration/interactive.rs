@@ -384,7 +384,10 @@ fn approve_once_runs_and_asks_again_next_time() {
         "{screen}"
     );
     assert!(screen.contains("touch one"), "{screen}");
-    assert!(screen.contains("covers touch one …"), "{screen}");
+    assert!(
+        screen.contains("Yes, and don't ask again this session for `touch one …`"),
+        "{screen}"
+    );
     pty.send("\r");
     pty.wait_for("done");
     assert_eq!(

@@ -371,7 +371,7 @@ fn when_the_browser_fails_to_open_the_questions_are_asked_in_the_terminal() {
     );
     pty.wait_for("› ");
     pty.send("set it up\r");
-    pty.wait_for("The browser could not be opened: ");
+    pty.wait_for("The browser could not be opened:");
     pty.wait_for("brokenbrowser exited with status 1.");
     pty.wait_for("Your answer: ");
     pty.send("ledger\r");

@@ -10,6 +10,7 @@ mod staged;
 
 mod agent;
 mod approvals_security;
+mod asking;
 mod cli;
 mod confinement;
 mod custom_tools;

@@ -100,7 +100,10 @@ fn once_asks_every_time_on_the_thread_that_owns_the_terminal() {
         (approval.summary.as_str(), approval.detail.as_str()),
         ("run_command wants to run:", "touch made-it")
     );
-    assert_eq!(approval.scope.as_deref(), Some("touch made-it …"));
+    assert_eq!(
+        (approval.covers.as_str(), approval.all_edits),
+        ("`touch made-it …`", false)
+    );
     assert_eq!(results, ["(no output)\n[exit code: 0]"; 2]);
     assert!(dir.path().join("made-it").exists());
 }

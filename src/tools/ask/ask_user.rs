@@ -58,19 +58,9 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
     }
     let timeout = Duration::from_secs(seconds as u64);
     let request = Request::Questions(questions.clone());
-    let asked = questions.clone();
+    let mut kept = Kept::new(&questions);
     let mut on_response = |response: Response| match response {
-        Response::Answers(answers)
-            if answers
-                .iter()
-                .any(|a| matches!(a, Answer::Other(text) if text.is_empty())) =>
-        {
-            Outcome::Reprompt(
-                Request::Questions(asked.clone()),
-                "Please type an answer after choosing Other, or pick one of the options.".into(),
-            )
-        }
-        Response::Answers(answers) => Outcome::Complete(Ok(render(&asked, &answers))),
+        Response::Answers(answers) => kept.take(answers),
         _ => Outcome::Complete(Err("The user gave no answer.".into())),
     };
     let mut on_timeout = || {
@@ -96,6 +86,54 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
         &mut on_timeout,
         Some(follow_up),
     )
+}
+
+/// The answers given so far. An empty "Other" is asked again, that question alone: the
+/// answers to the others are kept.
+struct Kept {
+    questions: Vec<Question>,
+    answers: Vec<Option<Answer>>,
+}
+
+impl Kept {
+    fn new(questions: &[Question]) -> Self {
+        Self {
+            questions: questions.to_vec(),
+            answers: vec![None; questions.len()],
+        }
+    }
+
+    /// Takes the answers to the questions still open, in their order; asks again what is
+    /// still not answered, or completes with every answer.
+    fn take(&mut self, answers: Vec<Answer>) -> Outcome {
+        let open = (0..self.questions.len()).filter(|i| self.answers[*i].is_none());
+        for (i, answer) in open.collect::<Vec<_>>().into_iter().zip(answers) {
+            if !empty_other(&answer) {
+                self.answers[i] = Some(answer);
+            }
+        }
+        let again: Vec<Question> = (0..self.questions.len())
+            .filter(|i| self.answers[*i].is_none())
+            .map(|i| self.questions[i].clone())
+            .collect();
+        if !again.is_empty() {
+            return Outcome::Reprompt(
+                Request::Questions(again),
+                crate::interact::EMPTY_OTHER.into(),
+            );
+        }
+        let answers: Vec<Answer> = self.answers.iter().flatten().cloned().collect();
+        Outcome::Complete(Ok(render(&self.questions, &answers)))
+    }
+}
+
+/// "Other" chosen with no text typed.
+fn empty_other(answer: &Answer) -> bool {
+    match answer {
+        Answer::Other(text) => text.trim().is_empty(),
+        Answer::Many(labels) => labels.iter().any(|label| label.trim() == "Other:"),
+        Answer::One(_) => false,
+    }
 }
 
 /// Checks the questions, naming the question and field of every problem.
@@ -296,6 +334,43 @@ mod tests {
             json!({"answers": {"Which database?": "Other: DuckDB", "Which tests?": ["A", "B"]}})
         );
         assert_eq!(summary, "The user answered: Db: Other: DuckDB; Tests: A, B");
+    }
+
+    #[test]
+    fn an_empty_other_asks_that_question_again_and_keeps_the_other_answers() {
+        let questions = parse_questions(&[
+            json!({"header": "Db", "question": "Which database?", "options": two_options(), "multiSelect": false}),
+            json!({"header": "Name", "question": "Which name?", "options": two_options(), "multiSelect": false}),
+            json!({"header": "Tests", "question": "Which tests?", "options": two_options(), "multiSelect": true}),
+        ])
+        .unwrap();
+        let mut kept = Kept::new(&questions);
+        let asked_again = |outcome: Outcome| match outcome {
+            Outcome::Reprompt(Request::Questions(again), error) => {
+                assert!(error.starts_with("Please type an answer after choosing Other"));
+                again.into_iter().map(|q| q.header).collect::<Vec<_>>()
+            }
+            _ => panic!("expected the question again"),
+        };
+        let first = kept.take(vec![
+            Answer::One("B".into()),
+            Answer::Other("  ".into()),
+            Answer::Many(vec!["A".into(), "Other:".into()]),
+        ]);
+        assert_eq!(asked_again(first), ["Name", "Tests"]);
+        let second = kept.take(vec![
+            Answer::Other(String::new()),
+            Answer::Many(vec!["A".into()]),
+        ]);
+        assert_eq!(asked_again(second), ["Name"]);
+        let Outcome::Complete(Ok(text)) = kept.take(vec![Answer::Other("Zed".into())]) else {
+            panic!("expected every answer");
+        };
+        let value: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"answers": {"Which database?": "B", "Which name?": "Other: Zed", "Which tests?": ["A"]}})
+        );
     }
 
     #[test]

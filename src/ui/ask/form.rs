@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Asker, Stop};
+use super::{Asker, Stop, layout};
 use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue};
 use crate::interact::{Choice, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
@@ -13,35 +13,53 @@ use crate::ui::sanitize::sanitize;
 impl Asker<'_> {
     /// Where the form is, then the questions here when they are offered.
     pub(super) fn form(&mut self, form: &FormNotice, deadline: Instant) -> Result<Response, Stop> {
-        let tag = self.style.cyan(&format!("[{}]", form.purpose.tag()));
-        self.line(&format!(
-            "  {tag} {}",
-            self.style.bold(&sanitize(&form.title))
-        ));
-        let url = self.style.bold(&sanitize(&form.url));
-        if form.opened {
-            self.line(&format!("  Opened in your browser: {url}"));
-        } else {
-            self.line(&format!("  Open this address in a browser: {url}"));
-        }
+        self.title(form.purpose.tag(), &form.title);
+        let said = match form.opened {
+            true => "Opened in your browser:",
+            false => "Open this address in a browser:",
+        };
+        self.address(said, &sanitize(&form.url));
         if let Some(reach) = &form.reach {
-            for line in sanitize(reach).lines() {
-                self.line(&self.style.dim(&format!("  {line}")));
-            }
+            self.reach(&sanitize(reach));
         }
         let Some(terminal) = &form.terminal else {
-            self.line(&self.style.dim(&format!("  {}", form.purpose.waiting())));
+            self.note(form.purpose.waiting());
             return Ok(Response::Shown);
         };
-        self.line(
-            &self
-                .style
-                .dim("  Or answer here; whichever is answered first counts. Ctrl+C cancels."),
-        );
+        self.note("Or answer here; whichever is answered first counts. Ctrl+C cancels.");
         self.elsewhere = Some(terminal.answered_elsewhere.clone());
         let answers = self.form_questions(terminal, deadline);
         self.elsewhere = None;
         answers
+    }
+
+    /// `said` and the address, bold: on one row when it fits, else the address on a row of
+    /// its own below. An address is never broken by Marvin: one longer than the terminal
+    /// (a sign-in page's) is wrapped by the terminal itself, which copies it as one line.
+    fn address(&mut self, said: &str, url: &str) {
+        let url_shown = self.style.bold(url);
+        if 2 + layout::width(said) + 1 + layout::width(url) <= layout::full_columns() {
+            self.line(&format!("  {said} {url_shown}"));
+        } else {
+            self.line(&format!("  {said}"));
+            self.line(&format!("    {url_shown}"));
+        }
+    }
+
+    /// Why no browser was opened and how to reach the form: the sentences wrapped at word
+    /// boundaries to the terminal's width (they name paths), the indented command (`ssh -L
+    /// …`) kept whole on its row so that it copies as one command.
+    fn reach(&mut self, reach: &str) {
+        let style = self.style;
+        for line in reach.lines() {
+            let rows = match line.starts_with([' ', '\t']) {
+                true => vec![line.trim_end().to_string()],
+                false => layout::wrap(line, layout::full_columns() - 2),
+            };
+            for row in rows {
+                self.line(&style.dim(&format!("  {row}")));
+            }
+        }
     }
 
     fn form_questions(
@@ -54,13 +72,9 @@ impl Asker<'_> {
             if terminal.answered_elsewhere.load(Ordering::SeqCst) {
                 return Err(Stop::Elsewhere);
             }
-            let header = self.style.cyan(&format!("[{}]", sanitize(&question.id)));
-            self.line(&format!(
-                "  {header} {}",
-                self.style.bold(&sanitize(&question.question))
-            ));
+            self.title(&question.id, &question.question);
             if let Some(context) = &question.context {
-                self.line(&self.style.dim(&format!("  {}", sanitize(context))));
+                self.note(&sanitize(context));
             }
             let value = match question.kind {
                 Kind::Info => continue,
@@ -71,11 +85,8 @@ impl Asker<'_> {
                     ReplyValue::Many(if path.is_empty() { vec![] } else { vec![path] })
                 }
             };
-            self.line(&self.style.dim(&format!(
-                "  ✓ {}: {}",
-                sanitize(&question.id),
-                sanitize(&value.joined())
-            )));
+            let shown = format!("{}: {}", sanitize(&question.id), sanitize(&value.joined()));
+            self.outcome(true, &shown);
             replies.push(Reply {
                 id: question.id.clone(),
                 value,

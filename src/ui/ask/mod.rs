@@ -6,14 +6,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+mod approval;
 mod form;
+mod layout;
+mod questions;
 
 use super::keys::{self, Key, RawMode};
 use super::output::Out;
 use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::style::Style;
-use crate::interact::{Answer, Approval, Choice, Prompt, Question, Request, Response, Scope};
+use crate::interact::{Choice, Prompt, Request, Response};
 
 /// Why a question ended without an answer.
 enum Stop {
@@ -54,7 +57,7 @@ impl Asker<'_> {
         let deadline = Instant::now() + prompt.timeout;
         self.out.end_line();
         if let Some(error) = &prompt.error {
-            self.line(&self.style.red(&format!("  ✗ {}", sanitize(error))));
+            self.failed(&sanitize(error));
         }
         let result = match &prompt.request {
             Request::Questions(questions) => self.questions(questions, deadline),
@@ -62,13 +65,12 @@ impl Asker<'_> {
             Request::Form(form) => self.form(form, deadline),
         };
         result.unwrap_or_else(|stop| {
-            let why = match &stop {
-                Stop::TimedOut => "  (no answer in time)".to_string(),
-                Stop::Cancelled => "  (cancelled)".to_string(),
-                Stop::Elsewhere => "  (answered in the browser)".to_string(),
-                Stop::Withdrawn(why) => format!("  ({})", sanitize(why)),
-            };
-            self.line(&self.style.dim(&why));
+            match &stop {
+                Stop::TimedOut => self.note("(no answer in time)"),
+                Stop::Cancelled => self.outcome(false, "cancelled"),
+                Stop::Elsewhere => self.note("(answered in the browser)"),
+                Stop::Withdrawn(why) => self.note(&format!("({})", sanitize(why))),
+            }
             stop.into()
         })
     }
@@ -78,104 +80,59 @@ impl Asker<'_> {
         self.out.write("\n");
     }
 
-    fn questions(&mut self, questions: &[Question], deadline: Instant) -> Result<Response, Stop> {
-        let mut answers = Vec::new();
-        for question in questions {
-            let header = self
-                .style
-                .cyan(&format!("[{}]", sanitize(&question.header)));
-            self.line(&format!(
-                "  {header} {}",
-                self.style.bold(&sanitize(&question.question))
-            ));
-            let mut items = question.options.clone();
-            items.push(Choice {
-                label: "Other".into(),
-                description: "type your own answer".into(),
-            });
-            let picked = self.pick(&items, question.multi_select, deadline)?;
-            let other = items.len() - 1;
-            let mut labels: Vec<String> = picked
-                .iter()
-                .filter(|i| **i != other)
-                .map(|i| items[*i].label.clone())
-                .collect();
-            let answer = if picked.contains(&other) {
-                let text = self.text("  Your answer: ", deadline)?;
-                if question.multi_select {
-                    labels.push(format!("Other: {text}"));
-                    Answer::Many(labels)
-                } else {
-                    Answer::Other(text)
-                }
-            } else if question.multi_select {
-                Answer::Many(labels)
-            } else {
-                Answer::One(labels.remove(0))
+    /// `text` after `lead` (`shown_lead` is how it looks, painted), wrapped to the columns
+    /// with later rows under the first; each row of `text` painted by `paint`.
+    fn hang(&mut self, lead: &str, shown_lead: &str, text: &str, paint: impl Fn(&str) -> String) {
+        let (indent, rows) = layout::hanging(layout::width(lead), text, layout::columns());
+        for (i, row) in rows.iter().enumerate() {
+            let before = match i {
+                0 => shown_lead.to_string(),
+                _ => " ".repeat(indent),
             };
-            let shown = match &answer {
-                Answer::One(label) => label.clone(),
-                Answer::Many(labels) => labels.join(", "),
-                Answer::Other(text) => format!("Other: {text}"),
-            };
-            self.line(&self.style.dim(&format!(
-                "  ✓ {}: {}",
-                sanitize(&question.header),
-                sanitize(&shown)
-            )));
-            answers.push(answer);
+            self.line(&format!("{before}{}", paint(row)));
         }
-        Ok(Response::Answers(answers))
     }
 
-    fn approval(&mut self, approval: &Approval, deadline: Instant) -> Result<Response, Stop> {
-        let tag = self.style.cyan(&format!("[{}]", sanitize(&approval.tool)));
-        self.line(&format!(
-            "  {tag} {}",
-            self.style.bold(&sanitize(&approval.summary))
-        ));
-        for line in sanitize(&approval.detail).lines() {
-            let shown = match line.chars().next() {
-                _ if !approval.detail.contains("\n@@") => self.style.bold(line),
-                Some('+') if !line.starts_with("+++") => self.style.paint_green(line),
-                Some('-') if !line.starts_with("---") => self.style.red(line),
-                Some('@') => self.style.cyan(line),
-                _ => line.to_string(),
+    /// A dim remark, wrapped.
+    fn note(&mut self, text: &str) {
+        let style = self.style;
+        self.hang("  ", "  ", text, |row| style.dim(row));
+    }
+
+    /// How a question or an approval ended: ✓ answered or allowed, ✗ denied or cancelled
+    /// (the mark in red).
+    fn outcome(&mut self, good: bool, text: &str) {
+        let style = self.style;
+        let mark = match good {
+            true => style.glyph("✓", "ok"),
+            false => style.glyph("✗", "x"),
+        };
+        let lead = format!("  {mark} ");
+        let (indent, rows) = layout::hanging(layout::width(&lead), text, layout::columns());
+        for (i, row) in rows.iter().enumerate() {
+            let shown = match (i, good) {
+                (0, true) => style.dim(&format!("{lead}{row}")),
+                (0, false) => format!("{}{}", style.red(&lead), style.dim(row)),
+                _ => format!("{}{}", " ".repeat(indent), style.dim(row)),
             };
-            self.line(&format!("    {shown}"));
+            self.line(&shown);
         }
-        let covers = match &approval.scope {
-            Some(scope) => format!("covers {}", sanitize(scope)),
-            None => "covers exactly this".to_string(),
-        };
-        let items = [
-            Choice {
-                label: "Yes, once".into(),
-                description: String::new(),
-            },
-            Choice {
-                label: "Yes, for this session".into(),
-                description: covers.clone(),
-            },
-            Choice {
-                label: "Always in this project".into(),
-                description: format!("{covers}, remembered"),
-            },
-            Choice {
-                label: "No, and tell Marvin what to do instead".into(),
-                description: String::new(),
-            },
-        ];
-        let picked = self.pick(&items, false, deadline)?[0];
-        let response = match picked {
-            0 => Response::Approved(Scope::Once),
-            1 => Response::Approved(Scope::Session),
-            2 => Response::Approved(Scope::Always),
-            _ => Response::Denied(self.text("  What should Marvin do instead? ", deadline)?),
-        };
-        let shown = crate::session::describe_response(&response);
-        self.line(&self.style.dim(&format!("  ✓ {}", sanitize(&shown))));
-        Ok(response)
+    }
+
+    /// Why an answer was not taken, in red above the question asked again.
+    fn failed(&mut self, text: &str) {
+        let style = self.style;
+        let lead = format!("  {} ", style.glyph("✗", "x"));
+        self.hang(&lead, &style.red(&lead), text, |row| style.red(row));
+    }
+
+    /// The first line of a question or an approval: `[tag]` and the text, bold.
+    fn title(&mut self, tag: &str, text: &str) {
+        let style = self.style;
+        let tag = format!("[{}]", sanitize(tag));
+        let lead = format!("  {tag} ");
+        let shown = format!("  {} ", style.cyan(&tag));
+        self.hang(&lead, &shown, &sanitize(text), |row| style.bold(row));
     }
 
     /// The chosen items (one, or several with `multi`).
@@ -227,7 +184,8 @@ impl Asker<'_> {
         }
     }
 
-    /// Draws the options (over the previous drawing of `drawn` lines); returns the line count.
+    /// Draws the options (over the previous drawing of `drawn` rows): labels in one column,
+    /// descriptions in the next, then the keys; returns the rows drawn.
     fn draw(
         &mut self,
         items: &[Choice],
@@ -237,39 +195,88 @@ impl Asker<'_> {
         drawn: usize,
     ) -> usize {
         self.erase(drawn);
-        let width = keys::width().saturating_sub(1);
-        for (i, item) in items.iter().enumerate() {
-            let pointer = if i == cursor { "›" } else { " " };
-            let mark = if !multi {
-                ""
-            } else if chosen[i] {
-                "[x] "
-            } else {
-                "[ ] "
-            };
-            let label = format!("  {pointer} {}. {mark}{}", i + 1, sanitize(&item.label));
-            let room = width.saturating_sub(label.chars().count() + 2);
-            let description: String = sanitize(&item.description).chars().take(room).collect();
-            let label = if i == cursor {
-                self.style.bold(&label)
-            } else {
-                label
-            };
-            let description = if description.is_empty() {
-                String::new()
-            } else {
-                format!("  {}", self.style.dim(&description))
-            };
-            self.line(&format!("{label}{description}"));
+        let style = self.style;
+        let digits = items.len().to_string().len();
+        let leads: Vec<String> = (0..items.len())
+            .map(|i| {
+                let pointer = match i == cursor {
+                    true => style.glyph("›", ">"),
+                    false => " ",
+                };
+                let mark = match (multi, chosen[i]) {
+                    (false, _) => "",
+                    (true, true) => "[x] ",
+                    (true, false) => "[ ] ",
+                };
+                format!("  {pointer} {:>digits$}. {mark}", i + 1)
+            })
+            .collect();
+        let mut rows = 0;
+        for (i, option) in self.option_rows(items, &leads).into_iter().enumerate() {
+            for text in option {
+                let (label, description) = text;
+                let label = match i == cursor {
+                    true => style.bold(&label),
+                    false => label,
+                };
+                let description = match description.is_empty() {
+                    true => String::new(),
+                    false => format!("  {}", style.dim(&description)),
+                };
+                self.line(&format!("{label}{description}"));
+                rows += 1;
+            }
         }
-        let hint = if multi {
-            "↑↓ or 1-9 move · Space toggles · Enter confirms · Ctrl+C cancels"
-        } else {
-            "↑↓ or 1-9 move · Enter chooses · Ctrl+C cancels"
+        let (arrows, dot) = (style.glyph("↑↓", "Up/Down"), style.glyph("·", "|"));
+        let keys = match multi {
+            true => format!("Space toggles {dot} Enter confirms"),
+            false => "Enter chooses".to_string(),
         };
-        self.line(&self.style.dim(&format!("    {hint}")));
+        let hint = format!(
+            "{arrows} or 1-{} move {dot} {keys} {dot} Ctrl+C cancels",
+            items.len().min(9)
+        );
+        for row in layout::wrap(&hint, layout::columns() - 4) {
+            self.line(&format!("    {}", style.dim(&row)));
+            rows += 1;
+        }
         self.out.flush();
-        items.len() + 1
+        rows
+    }
+
+    /// The rows of each option after its lead (`leads[i]`, the same width for all): the
+    /// label part (lead included on the first row) and the description part.
+    fn option_rows(&self, items: &[Choice], leads: &[String]) -> Vec<Vec<(String, String)>> {
+        let shown: Vec<(String, String)> = items
+            .iter()
+            .map(|item| {
+                let label = sanitize(&item.label).into_owned();
+                (label, sanitize(&item.description).into_owned())
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = shown
+            .iter()
+            .map(|(l, d)| (l.as_str(), d.as_str()))
+            .collect();
+        let lead = leads.first().map_or(0, |lead| layout::width(lead));
+        let options = layout::options(&pairs, lead, layout::columns());
+        options
+            .into_iter()
+            .zip(leads)
+            .map(|(rows, first)| {
+                rows.into_iter()
+                    .enumerate()
+                    .map(|(r, row)| {
+                        let before = if r == 0 {
+                            first.clone()
+                        } else {
+                            " ".repeat(lead)
+                        };
+                        (format!("{before}{}", row.label), row.description)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Moves up over `lines` drawn lines and clears them.
@@ -331,17 +338,17 @@ impl Asker<'_> {
         multi: bool,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
-        for (i, item) in items.iter().enumerate() {
-            let description = if item.description.is_empty() {
-                String::new()
-            } else {
-                format!(" - {}", sanitize(&item.description))
-            };
-            self.line(&format!(
-                "    {}. {}{description}",
-                i + 1,
-                sanitize(&item.label)
-            ));
+        let digits = items.len().to_string().len();
+        let leads: Vec<String> = (0..items.len())
+            .map(|i| format!("    {:>digits$}. ", i + 1))
+            .collect();
+        for option in self.option_rows(items, &leads) {
+            for (label, description) in option {
+                match description.is_empty() {
+                    true => self.line(label.trim_end()),
+                    false => self.line(&format!("{label}  {description}")),
+                }
+            }
         }
         let ask = if multi {
             "  Numbers, separated by commas: "

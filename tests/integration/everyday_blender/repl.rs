@@ -80,9 +80,11 @@ fn code_for_blender_is_shown_and_runs_only_once_approved() {
     pty.wait_for("› ");
     pty.send("list the objects\r");
     pty.wait_for("Enter chooses");
-    let screen = pty.screen();
+    let screen = pty.visible().text();
+    // The summary is wrapped within 80 columns: read it as words.
+    let words = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        screen.contains("blender_execute_code wants to run this Python in Blender")
+        words.contains("blender_execute_code wants to run this Python in Blender")
             && screen.contains("for o in bpy.data.objects:")
             && screen.contains("print(o.name)"),
         "{screen}"
