@@ -170,6 +170,8 @@ impl Finished<'_> {
         let mut lines = vec![format!("  {mark} {head}  {}", style.dim(&took))];
         if self.is_error {
             let first = self.output.lines().find(|l| !l.trim().is_empty());
+            // The ✗ says it failed already: the model's "Error: " prefix is not repeated.
+            let first = first.map(|l| l.trim_start().trim_start_matches("Error: "));
             let first = one_line(first.unwrap_or("(no message)"), style);
             let shown = truncate(&first, LINE - 4, style.unicode);
             lines.push(format!("    {}", style.red(&shown)));
@@ -280,7 +282,7 @@ mod tests {
             key: "nope.rs",
             seconds: 0.0,
             is_error: true,
-            output: "\nFile not found: nope.rs. Check the path.\nmore",
+            output: "\nError: File not found: nope.rs. Check the path.\nmore",
         };
         assert_eq!(
             failed.lines(PLAIN),

@@ -55,19 +55,9 @@ fn answers(result: &str) -> Value {
     serde_json::from_str::<Value>(result.lines().next().unwrap()).unwrap()["answers"].clone()
 }
 
-/// Whether a row is the REPL's banner or status line, which other parts of issue 18 fit to
-/// 80 columns (tests/integration/terminal_ux.rs checks them).
-fn banner_or_status(row: &str) -> bool {
-    row.starts_with("Marvin ") || row.contains(" · profile ") || row.contains(" | profile ")
-}
-
-/// Nothing the asker drew ran past the right margin.
+/// Nothing on screen ran past the right margin.
 fn fits_80(screen: &Screen) {
-    let wrapped: Vec<&String> = screen
-        .wrapped
-        .iter()
-        .filter(|row| !banner_or_status(row))
-        .collect();
+    let wrapped = &screen.wrapped;
     assert!(
         wrapped.is_empty(),
         "wrapped: {wrapped:?}\n{}",
@@ -207,7 +197,15 @@ fn a_denied_approval_shows_a_cross_and_no_tick() {
     let screen = pty.visible();
     let text = screen.text();
     assert!(text.contains("  ✗ denied: keep the build"), "{text}");
-    assert!(!text.contains('✓'), "{text}");
+    // From the question on, nothing is ticked: the denied call's own line is a cross too.
+    let asked = &text[text.find("rm -rf build").unwrap()..];
+    assert!(!asked.contains('✓'), "{asked}");
+    assert!(
+        asked
+            .lines()
+            .any(|l| l.starts_with("  ✗ run_command  rm -rf build  (")),
+        "{asked}"
+    );
     fits_80(&screen);
     pty.leave();
 }

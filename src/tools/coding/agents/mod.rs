@@ -115,11 +115,12 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
         .subagent_log
         .clone()
         .unwrap_or_else(|| default_log(&working_dir));
-    // A child asks nobody, so in any mode but bypass what would ask is denied.
+    // A child asks nobody, so in any mode but bypass what would ask is denied. It gets the
+    // mode in effect now ("allow all file edits" chosen in this session counts).
     let mode = if spec.readonly {
         PermissionMode::Plan
     } else {
-        ctx.settings.permission_mode
+        ctx.permission_mode()
     };
     let mut command = Command::new(program);
     command
