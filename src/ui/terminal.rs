@@ -130,6 +130,8 @@ impl TerminalView {
 
     /// Shows a tool's question and returns what the person did.
     pub(crate) fn ask(&mut self, prompt: &crate::interact::Prompt) -> crate::interact::Response {
+        self.clear_transient();
+        self.settle_answer();
         self.answer.end_line();
         let (style, dumb) = (self.style, self.dumb);
         let out = self.side.as_mut().unwrap_or(&mut self.answer);
