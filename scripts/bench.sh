@@ -53,12 +53,14 @@ done
 # against 50 calls to a built-in tool (read_file) and against no call at all, so what one
 # tools/call through Marvin costs is ((mcp 50 - mcp 0) - (read 50 - read 0)) / 50. Then four
 # servers that each take 200 ms to start: started in parallel, they add about 200 ms, not 800.
-model_at() {  # NAME ARGS...: a scripted model (tool_round_server --call), its URL
+# Started here, not in a $(...) subshell: the trap must know every server's pid, or one left
+# running holds the pipe of `make bench | tail` open for ever.
+model_at() {  # NAME ARGS...: a scripted model (tool_round_server --call); model_url NAME: its URL
   target/release/examples/tool_round_server "${@:2}" >"$work/$1-env" &
   models+=($!)
   for _ in $(seq 100); do grep -q '^OPENAI_COMPAT_URL=' "$work/$1-env" 2>/dev/null && break; sleep 0.05; done
-  sed -n 's/^OPENAI_COMPAT_URL=//p' "$work/$1-env"
 }
+model_url() { sed -n 's/^OPENAI_COMPAT_URL=//p' "$work/$1-env"; }
 mcp_calls=50
 echo_server=$PWD/target/release/examples/mcp_echo_server
 mkdir -p "$work/mcp-home" "$work/mcp4-home" "$work/read-home" "$work/project"
@@ -66,9 +68,10 @@ echo "a small file" >"$work/project/note.txt"
 printf '{"mcpServers": {"bench": {"command": "%s"}}}' "$echo_server" >"$work/mcp-home/mcp.json"
 slow='{"command": "'"$echo_server"'", "args": ["--init-delay-ms", "200"]}'
 printf '{"mcpServers": {"a": %s, "b": %s, "c": %s, "d": %s}}' "$slow" "$slow" "$slow" "$slow" >"$work/mcp4-home/mcp.json"
-mcp_url=$(model_at mcp --call bench__echo '{"text":"hello"}' --rounds "$mcp_calls")
-read_url=$(model_at read --call read_file '{"path":"note.txt"}' --rounds "$mcp_calls")
-none_url=$(model_at none --call read_file '{}' --rounds 0)
+model_at mcp --call bench__echo '{"text":"hello"}' --rounds "$mcp_calls"
+model_at read --call read_file '{"path":"note.txt"}' --rounds "$mcp_calls"
+model_at none --call read_file '{}' --rounds 0
+mcp_url=$(model_url mcp) read_url=$(model_url read) none_url=$(model_url none)
 ask=(target/release/marvin --non-interactive --working-dir "$work/project" --prompt "Go.")
 target/release/examples/bench_measure "$runs" \
   --cmd mcp_calls -- env "MARVIN_HOME=$work/mcp-home" "OPENAI_COMPAT_URL=$mcp_url" "${ask[@]}" \

@@ -68,7 +68,7 @@ pub fn run(args: Args) -> ExitCode {
     single_shot(&config, &mut session, args.question.as_deref(), args.once)
 }
 
-/// How long `--once QUESTION` waits for piped text to begin.
+/// How long `--once QUESTION` (and `--non-interactive QUESTION`) waits for piped text to begin.
 const ONCE_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
 /// After this long with a question and a silent stdin, say what Marvin waits for.
 const QUIET_STDIN: std::time::Duration = std::time::Duration::from_secs(3);
@@ -180,13 +180,21 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
 }
 
 /// The prompt of a --non-interactive run: --prompt, else the words (with the text piped in, as
-/// `CMD | marvin QUESTION` has it), else stdin; or the exit code of why there is none.
+/// `CMD | marvin --once QUESTION` has it: text that has not begun to arrive within a moment is
+/// not waited for), else stdin; or the exit code of why there is none.
 fn batch_prompt(args: &Args) -> Result<String, u8> {
     if let Some(prompt) = &args.prompt {
         return Ok(prompt.clone());
     }
     let piped = match &args.question {
         Some(_) if !stdin::is_piped() => None,
+        // As with --once: a pipe that stays open and silent (ssh, a harness) is not waited for.
+        Some(_) if !stdin::ready_within(ONCE_GRACE) => {
+            warn(
+                "stdin is not read: nothing arrived on it within 0.3 s, and a prompt given as words does not wait",
+            );
+            None
+        }
         None if std::io::stdin().is_terminal() => {
             return Err(report(
                 "--non-interactive needs a prompt: as words, with --prompt TEXT or on stdin",

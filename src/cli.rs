@@ -302,8 +302,10 @@ fn check(args: &Args) -> Result<(), String> {
                 .into(),
         );
     }
-    if args.raw && args.json {
-        return Err("--raw and --json are two output formats: use one of them".into());
+    if args.raw && args.non_interactive {
+        return Err(
+            "--raw only applies on a terminal: --non-interactive output is always raw".into(),
+        );
     }
     if args.once && args.non_interactive {
         return Err("--once and --non-interactive both answer once: use one of them".into());
@@ -408,7 +410,7 @@ mod tests {
                 "unknown option --workdir; run `marvin --help`",
             ),
             (&["-x"], "invalid option '-x'"),
-            (&["--raw", "--non-interactive", "--json"], "use one of them"),
+            (&["--raw", "--non-interactive"], "output is always raw"),
             (&["--model"], "--model needs a value"),
             (&["--model", " "], "--model needs a non-empty value"),
             (&["--json"], "--json only applies with --non-interactive"),

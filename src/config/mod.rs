@@ -427,7 +427,8 @@ pub(crate) fn unicode_locale(env: &Env) -> bool {
     else {
         return true;
     };
-    let charset = locale.split_once('.').map_or("", |(_, rest)| rest);
+    // `en_GB.UTF-8`, `C.utf8@euro`, or a bare `UTF-8` (macOS's LC_CTYPE, forwarded by ssh).
+    let charset = locale.split_once('.').map_or(locale, |(_, rest)| rest);
     let charset = charset.split('@').next().unwrap_or("").to_ascii_lowercase();
     charset == "utf-8" || charset == "utf8"
 }
@@ -637,6 +638,8 @@ mod tests {
             (&[("LANG", "en_US.UTF-8"), ("LC_ALL", "C")], false),
             (&[("LANG", "C"), ("LC_CTYPE", "C.UTF-8")], true),
             (&[("LANG", "C"), ("LC_ALL", "")], false),
+            (&[("LC_CTYPE", "UTF-8")], true),
+            (&[("LC_CTYPE", "utf8")], true),
         ];
         for (pairs, unicode) in cases {
             assert_eq!(

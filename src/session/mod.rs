@@ -110,7 +110,7 @@ impl Session {
         let (provider_name, model) = (active.name().to_string(), active.model().to_string());
         let warnings = Warnings::default();
         let (messages, resumed) = Self::seeded(config.profile_dir().as_deref(), config.resume);
-        Self {
+        let session = Self {
             providers,
             registry,
             messages,
@@ -140,7 +140,12 @@ impl Session {
             budget: Arc::new(Mutex::new(Budget::new(config.context_budget))),
             timeout_override: config.timeout_override,
             warnings,
+        };
+        if !config.resume {
+            // A conversation apart from the last one: a later REPL resumes from here on.
+            session.record("system", store::chatlog::NEW_CONVERSATION);
         }
+        session
     }
 
     /// The profile's saved places as `/saved` lists them.

@@ -98,7 +98,7 @@ pub(crate) fn last_output(repl: &mut Repl<'_>) {
     let shown = match repl.view.last_output() {
         Some((command, output)) => format!(
             "{}\n{}",
-            style.dim(&format!("$ {command}")),
+            style.dim(&format!("$ {}", super::sanitize::sanitize(command))),
             super::sanitize::sanitize(output)
         ),
         None => style.dim("No command has run in this session yet."),

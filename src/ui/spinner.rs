@@ -42,8 +42,12 @@ impl Spinner {
         }
     }
 
+    /// Says what is waited for now; how far the former one was is dropped with it.
     pub(crate) fn relabel(&mut self, label: String) {
-        self.label = label;
+        if label != self.label {
+            self.label = label;
+            self.detail = None;
+        }
     }
 
     /// How far the call is; from now on the spinner is drawn without waiting.

@@ -48,29 +48,51 @@ pub(crate) struct TerminalView {
     transient_shown: bool,
     /// The last command run_command ran and all it printed, for `/last`.
     last_output: Option<(String, String)>,
+    /// A turn is under way (between `begin_turn` and `finish`).
+    in_turn: bool,
+    /// When the answer's text last arrived: a stream that falls silent after it (the model
+    /// writing a long tool call) gets its spinner back.
+    last_text: Option<Instant>,
     /// Renders the answer's Markdown as it streams: on a terminal, unless `--raw`.
     markdown: Option<Markdown>,
 }
 
-/// The calls of a tool round: (id, name, key argument), and which are still running.
+/// How long the answer's text may pause before the spinner comes back.
+const QUIET: Duration = Duration::from_secs(2);
+
+/// The calls of a tool round, and which are still running.
 struct Round {
     started: Instant,
-    calls: Vec<(String, String, String)>,
+    calls: Vec<RoundCall>,
     running: Vec<String>,
 }
 
+/// A call as the round shows it.
+struct RoundCall {
+    id: String,
+    name: String,
+    /// What the call is about, on one line (see [`calls::key_argument`]).
+    key: String,
+    /// run_command's whole command, for `/last`.
+    command: Option<String>,
+}
+
 impl Round {
+    fn call(&self, id: &str) -> Option<&RoundCall> {
+        self.calls.iter().find(|call| call.id == id)
+    }
+
     /// What the spinner says while the round runs: the one call, or how many and which.
     fn label(&self, room: usize, style: Style) -> String {
-        let running: Vec<&(String, String, String)> = self
+        let running: Vec<&RoundCall> = self
             .calls
             .iter()
-            .filter(|(id, ..)| self.running.contains(id))
+            .filter(|call| self.running.contains(&call.id))
             .collect();
         match running.as_slice() {
-            [(_, name, key)] => calls::running(name, key, room, style),
+            [call] => calls::running(&call.name, &call.key, room, style),
             many => {
-                let names: Vec<&str> = many.iter().map(|(_, name, _)| name.as_str()).collect();
+                let names: Vec<&str> = many.iter().map(|call| call.name.as_str()).collect();
                 format!("{} tools: {}", many.len(), sanitize(&names.join(", ")))
             }
         }
@@ -97,19 +119,29 @@ impl TerminalView {
             spinner: None,
             transient_shown: false,
             last_output: None,
+            in_turn: false,
+            last_text: None,
         }
     }
 
     /// A turn begins: the model is waited for.
     pub(crate) fn begin_turn(&mut self) {
         self.spinner = Some(Spinner::new("thinking".into()));
+        self.in_turn = true;
+        self.last_text = None;
     }
 
-    /// Draws the spinner's next frame, when one is due, on a terminal that can rewrite a line.
+    /// Draws the spinner's next frame, when one is due, on a terminal that can rewrite a line
+    /// (none when the answer goes to a pipe or a file, nor with TERM=dumb).
     pub(crate) fn tick(&mut self) {
         let (style, dumb) = (self.style, self.dumb);
-        if dumb || !self.side().is_terminal() {
+        if dumb || !self.answer.is_terminal() {
             return;
+        }
+        let silent = self.last_text.filter(|at| at.elapsed() >= QUIET);
+        if let (None, None, true, Some(since)) = (&self.spinner, &self.round, self.in_turn, silent)
+        {
+            self.spinner = Some(Spinner::since("thinking".into(), since));
         }
         let room = columns().min(calls::LINE);
         let frame = self
@@ -224,6 +256,7 @@ impl TerminalView {
     /// A warning from below the front-end (a store file moved aside), on a line of its own
     /// as the house writes them: `marvin: ...` on stderr.
     pub(crate) fn warning(&mut self, message: &str) {
+        self.clear_transient();
         self.settle_answer();
         self.answer.end_line();
         self.side().end_line();
@@ -236,6 +269,7 @@ impl TerminalView {
         match event {
             Event::Text { text } => {
                 self.spinner = None;
+                self.last_text = Some(Instant::now());
                 self.clear_transient();
                 match &mut self.markdown {
                     Some(markdown) => {
@@ -259,16 +293,18 @@ impl TerminalView {
                 message,
             } => self.warning(message),
             Event::ToolRound { calls, .. } => {
-                let calls: Vec<(String, String, String)> = calls
+                let calls: Vec<RoundCall> = calls
                     .iter()
-                    .map(|c| {
-                        let key = calls::key_argument(&c.name, &c.arguments, style);
-                        (c.id.clone(), c.name.clone(), key)
+                    .map(|c| RoundCall {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        key: calls::key_argument(&c.name, &c.arguments, style),
+                        command: c.arguments["command"].as_str().map(str::to_string),
                     })
                     .collect();
                 let round = Round {
                     started: Instant::now(),
-                    running: calls.iter().map(|(id, ..)| id.clone()).collect(),
+                    running: calls.iter().map(|call| call.id.clone()).collect(),
                     calls,
                 };
                 let label = round.label(calls::LINE, style);
@@ -306,12 +342,9 @@ impl TerminalView {
         output: &str,
     ) {
         let style = self.style;
-        let key = self
-            .round
-            .as_ref()
-            .and_then(|r| r.calls.iter().find(|(call, ..)| call == id))
-            .map(|(_, _, key)| key.clone())
-            .unwrap_or_default();
+        let call = self.round.as_ref().and_then(|round| round.call(id));
+        let key = call.map(|c| c.key.clone()).unwrap_or_default();
+        let command = call.and_then(|c| c.command.clone());
         let finished = Finished {
             name,
             key: &key,
@@ -321,8 +354,9 @@ impl TerminalView {
         };
         let lines = finished.lines(style).join("\n");
         self.side_line(&lines);
-        if name == "run_command" {
-            self.last_output = Some((key, output.to_string()));
+        // A command that ran: a refused, stopped or timed-out one leaves the last one's.
+        if let (Some(command), "run_command", false) = (command, name, is_error) {
+            self.last_output = Some((command, output.to_string()));
         }
         if let Some(round) = &mut self.round {
             round.running.retain(|call| call != id);
@@ -340,8 +374,7 @@ impl TerminalView {
         let Some(round) = &self.round else {
             return;
         };
-        let name = round.calls.iter().find(|(call, ..)| call == id);
-        let Some((_, name, _)) = name else {
+        let Some(RoundCall { name, .. }) = round.call(id) else {
             return;
         };
         let detail = match round.running.len() {
@@ -358,6 +391,7 @@ impl TerminalView {
     pub(crate) fn finish(&mut self, report: &TurnReport, status: &Status<'_>) {
         self.spinner = None;
         self.round = None;
+        self.in_turn = false;
         self.clear_transient();
         self.settle_answer();
         if self.answer.is_broken() {

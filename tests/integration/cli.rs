@@ -1145,6 +1145,35 @@ fn once_with_a_question_does_not_wait_for_a_pipe_that_never_closes() {
 }
 
 #[test]
+fn non_interactive_words_do_not_wait_for_a_pipe_that_never_closes() {
+    let home = TempDir::new("batch-open-pipe");
+    let server = ReplayServer::start(vec![Reply::text(&["Hi."])]);
+    // As `ssh host 'marvin --non-interactive "say hi"'`: stdin open, silent, never closed.
+    let mut child = against(&home, &server)
+        .args(["--non-interactive", "say", "hi"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let open_stdin = child.stdin.take();
+    let output = child.wait_with_output().unwrap();
+    drop(open_stdin);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Hi.\n");
+    assert!(
+        stderr(&output).contains("stdin is not read: nothing arrived on it within 0.3 s"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "say hi"
+    );
+}
+
+#[test]
 fn helper_programs_never_see_the_keys() {
     use std::os::unix::fs::PermissionsExt;
     let home = TempDir::new("helper-env");

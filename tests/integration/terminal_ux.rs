@@ -6,7 +6,7 @@ use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use crate::common::pty::Pty;
-use crate::common::{self, ReplayServer, Reply, TempDir, marvin};
+use crate::common::{self, ReplayServer, Reply, StallServer, TempDir, marvin};
 
 /// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
 fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
@@ -175,6 +175,8 @@ fn the_time_spent_on_an_approval_goes_into_the_call_line() {
     let server = ReplayServer::start(common::ticketed(vec![
         command_call("echo approved"),
         Reply::text(&["Done."]),
+        command_call("echo denied"),
+        Reply::text(&["Stopped."]),
     ]));
     let mut pty = coding_at_80(&home, &server, &[], "say it");
     pty.wait_for("Enter chooses");
@@ -188,6 +190,15 @@ fn the_time_spent_on_an_approval_goes_into_the_call_line() {
         "{text}"
     );
     assert!(text.lines().any(|l| l == "    │ approved"), "{text}");
+    // A denied command leaves /last to the one that ran.
+    pty.send("again\r");
+    pty.wait_for_nth("Enter chooses", 2);
+    pty.send("4\r");
+    pty.wait_for("What should Marvin do instead?");
+    pty.send("\r");
+    pty.wait_for("Stopped.");
+    pty.send("/last\r");
+    pty.wait_for("$ echo approved");
     // No line holds a time alone, as the old tool line left after a question.
     assert!(
         !text
@@ -207,6 +218,7 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
         Reply::text(&["Fresh answer."]),
         Reply::text(&["After new."]),
         Reply::text(&["Once answer."]),
+        Reply::text(&["Last answer."]),
     ]);
     let mut pty = at_80(&home, &server.url(), &[], &[]);
     pty.wait_for("› ");
@@ -259,6 +271,19 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
             "system prompt and the question: {messages:?}"
         );
     }
+
+    // A one-shot answer is a conversation of its own: the next REPL resumes it alone.
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("Resumed 2 messages from today ");
+    pty.send("go on\r");
+    pty.wait_for("Last answer.");
+    assert!(pty.leave().success());
+    let messages = server.requests()[5].body["messages"].clone();
+    let contents: Vec<&str> = messages.as_array().unwrap()[1..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["quick one", "Once answer.", "go on"]);
 }
 
 #[test]
@@ -351,4 +376,54 @@ fn markdown_is_rendered_on_a_terminal_and_raw_elsewhere() {
         .unwrap();
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stdout), MARKDOWN);
+}
+
+#[test]
+fn a_stream_that_falls_silent_after_text_gets_its_spinner_back() {
+    let home = TempDir::new("ux-silent");
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "I will look it up.\n"}}]});
+    // The text, then nothing: as a model writing a long tool call's arguments.
+    let server = StallServer::start(&format!("data: {chunk}\n\n"));
+    let mut pty = at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("› ");
+    pty.send("look it up\r");
+    pty.wait_for("I will look it up.");
+    pty.wait_for("thinking · 2s");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    let screen = pty.visible().text();
+    assert!(
+        !screen.contains("thinking"),
+        "erased when the turn ends: {screen}"
+    );
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn no_spinner_when_the_answer_goes_to_a_pipe() {
+    let home = TempDir::new("ux-piped");
+    let server = ReplayServer::answering(|_| {
+        // Long enough for a spinner to have been drawn, were there one.
+        std::thread::sleep(Duration::from_millis(600));
+        Reply::text(&["Piped."])
+    });
+    // stdout into a pipe (cat), stderr still the terminal.
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("TERM", "xterm")
+        .env("MARVIN", env!("CARGO_BIN_EXE_marvin"));
+    let mut shell = std::process::Command::new("sh");
+    shell.env_clear().current_dir(home.path());
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            shell.env(key, value);
+        }
+    }
+    shell.args(["-c", "\"$MARVIN\" --once quick | cat"]);
+    let mut pty = Pty::spawn_sized(shell, 80, 24);
+    pty.wait_for("Piped.");
+    pty.wait_exit();
+    assert!(!pty.screen().contains("thinking"), "{:?}", pty.screen());
 }
