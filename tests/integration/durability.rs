@@ -14,11 +14,17 @@ fn profile_file(home: &TempDir, name: &str) -> std::path::PathBuf {
 }
 
 /// Every line of the chat log, each of which must be whole JSON.
+/// The chat log's entries, but for the marks where a new conversation starts (each one-shot
+/// run writes one: the lines of the conversation are what these tests count).
 fn chat_log(home: &TempDir) -> Vec<Value> {
-    std::fs::read_to_string(profile_file(home, "chat_log.jsonl"))
+    let entries: Vec<Value> = std::fs::read_to_string(profile_file(home, "chat_log.jsonl"))
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line:?}")))
+        .collect();
+    entries
+        .into_iter()
+        .filter(|e| !(e["role"] == "system" && e["text"] == "a new conversation starts here"))
         .collect()
 }
 

@@ -155,8 +155,8 @@ fn an_editor_that_fails_or_is_missing_changes_nothing_and_says_so() {
             "The editor `false` failed (exit 1): what it left is not used;",
         ),
         (
-            "/nonexistent",
-            "The editor `/nonexistent` failed (exit 127): it was not found;",
+            "marvin-test-no-such-editor",
+            "The editor `marvin-test-no-such-editor` failed (exit 127): it was not found;",
         ),
         ("true", "Preferences unchanged."),
     ];
