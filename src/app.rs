@@ -154,16 +154,18 @@ fn non_interactive(args: &Args, env: &Env) -> ExitCode {
 }
 
 fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
-    let config = match build_config(args, env) {
+    let mut config = match build_config(args, env) {
         Ok(config) => config,
         Err(message) => return (report(&message), Tally::default()),
     };
+    // Questions reach the view (which fails the run or asks on stdin) unless they are denied.
+    config.has_ui = config.on_ask != config::OnAsk::Deny;
     let prompt = match batch_prompt(args) {
         Ok(prompt) => prompt,
         Err(code) => return (code, Tally::default()),
     };
     let mut session = new_session(&config);
-    let mut view = BatchView::new(args.json);
+    let mut view = BatchView::new(args.json, config.on_ask);
     notify(&config, &session, "started", &prompt);
     let report = session.submit(&prompt, &mut view);
     match &report.end {

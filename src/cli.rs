@@ -12,7 +12,7 @@ pub enum Command {
     /// `--completions SHELL`: the shell's completion script.
     Completions(String),
     ListProviders,
-    Run(Args),
+    Run(Box<Args>),
 }
 
 /// The flags and the question, exactly as given. No I/O happens while parsing.
@@ -38,6 +38,8 @@ pub struct Args {
     pub new: bool,
     /// `--raw`: the answer as the model wrote it (no Markdown rendering on a terminal).
     pub raw: bool,
+    /// `--on-ask MODE`: what a --non-interactive run does when a tool asks.
+    pub on_ask: Option<String>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -68,6 +70,9 @@ Options:
       --prompt TEXT        the prompt for --non-interactive (else QUESTION,
                            else stdin)
       --json               with --non-interactive: one JSON event per line
+      --on-ask MODE        with --non-interactive, when a tool asks: deny
+                           (default), fail (exit 3) or stdin (with --json:
+                           questions as events, answers as JSON lines)
       --new                start a fresh conversation (the prompt otherwise
                            resumes the last one of the profile's chat log)
       --raw                print the answer as the model wrote it, without
@@ -147,7 +152,8 @@ Environment:
                            ASCII instead of emoji and symbols
 ";
 
-const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 130 interrupted (Ctrl+C).\n";
+const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 3 a question ended it (--on-ask fail),
+130 interrupted (Ctrl+C).\n";
 
 /// One option of --help: its long name, its short letter, the value it takes (`NAME`), what it
 /// does (its description's lines joined).
@@ -231,6 +237,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("no-mcp") => parsed.no_mcp = true,
             Long("new") => parsed.new = true,
             Long("raw") => parsed.raw = true,
+            Long("on-ask") => parsed.on_ask = Some(text(&mut parser, "--on-ask")?),
             Long("non-interactive") => parsed.non_interactive = true,
             Long("once") => parsed.once = true,
             Long("json") => parsed.json = true,
@@ -251,7 +258,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
         parsed.question = Some(words.join(" "));
     }
     check(&parsed)?;
-    Ok(Command::Run(parsed))
+    Ok(Command::Run(Box::new(parsed)))
 }
 
 fn text(parser: &mut lexopt::Parser, flag: &str) -> Result<String, String> {
@@ -302,6 +309,22 @@ fn check(args: &Args) -> Result<(), String> {
                 .into(),
         );
     }
+    if args.on_ask.is_some() && !args.non_interactive {
+        return Err(
+            "--on-ask only applies with --non-interactive; the REPL asks you itself".into(),
+        );
+    }
+    if args.on_ask.as_deref() == Some("stdin") {
+        if !args.json {
+            return Err("--on-ask stdin needs --json: questions go out as JSON events".into());
+        }
+        if args.prompt.is_none() && args.question.is_none() {
+            return Err(
+                "--on-ask stdin reads answers on stdin: give the prompt with --prompt or as words"
+                    .into(),
+            );
+        }
+    }
     if args.raw && args.non_interactive {
         return Err(
             "--raw only applies on a terminal: --non-interactive output is always raw".into(),
@@ -329,7 +352,7 @@ mod tests {
 
     fn parsed(args: &[&str]) -> Args {
         match run(args) {
-            Ok(Command::Run(args)) => args,
+            Ok(Command::Run(args)) => *args,
             other => panic!("{args:?}: {other:?}"),
         }
     }
@@ -411,6 +434,18 @@ mod tests {
             ),
             (&["-x"], "invalid option '-x'"),
             (&["--raw", "--non-interactive"], "output is always raw"),
+            (
+                &["--on-ask", "fail", "hi"],
+                "--on-ask only applies with --non-interactive",
+            ),
+            (
+                &["--non-interactive", "--on-ask", "stdin", "hi"],
+                "--on-ask stdin needs --json",
+            ),
+            (
+                &["--non-interactive", "--json", "--on-ask", "stdin"],
+                "give the prompt with --prompt or as words",
+            ),
             (&["--model"], "--model needs a value"),
             (&["--model", " "], "--model needs a non-empty value"),
             (&["--json"], "--json only applies with --non-interactive"),
@@ -445,6 +480,7 @@ mod tests {
             "--json",
             "--new",
             "--raw",
+            "--on-ask",
             "--version",
             "--help",
             "--list-providers",

@@ -39,6 +39,7 @@ fn values(option: &OptionHelp) -> Option<Values> {
     Some(match option.long {
         "provider" => Values::Words(ProviderKind::ALL.iter().map(|k| k.name()).collect()),
         "permission-mode" => Values::Words(PermissionMode::NAMES.to_vec()),
+        "on-ask" => Values::Words(crate::config::OnAsk::NAMES.to_vec()),
         "completions" => Values::Words(SHELLS.to_vec()),
         "profile" => Values::Profiles,
         "working-dir" => Values::Directories,
@@ -206,10 +207,11 @@ mod tests {
                 args.push(match option.long {
                     "permission-mode" => "plan".into(),
                     "completions" => "bash".into(),
+                    "on-ask" => "fail".into(),
                     _ => "x".into(),
                 });
             }
-            if option.long == "json" || option.long == "prompt" || option.long == "ntfy" {
+            if ["json", "prompt", "ntfy", "on-ask"].contains(&option.long) {
                 args.push("--non-interactive".into());
             }
             let parsed = parse(args.iter().map(Into::into));

@@ -21,7 +21,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Ok(Command::Run(args)) => marvin::app::run(args),
+        Ok(Command::Run(args)) => marvin::app::run(*args),
         Err(message) => {
             marvin::app::report(&message);
             if owes_cost_line {

@@ -5,6 +5,7 @@
 mod browser;
 mod credential;
 mod mcp;
+mod on_ask;
 mod provider;
 mod resolve;
 mod url;
@@ -14,6 +15,7 @@ mod web;
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use mcp::{McpOrigin, McpServer, McpSettings, McpTransport};
+pub use on_ask::OnAsk;
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
 pub use voice::VoiceSettings;
@@ -240,6 +242,8 @@ pub struct Config {
     /// Someone can answer questions: not non-interactive (the app also checks that stdin is
     /// a terminal).
     pub has_ui: bool,
+    /// What a `--non-interactive` run does when a tool asks (`--on-ask`).
+    pub on_ask: OnAsk,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -407,6 +411,10 @@ impl Config {
                 None => 226_000,
             },
             permission_mode: permission_mode(args, env)?,
+            on_ask: match &args.on_ask {
+                Some(text) => OnAsk::parse(text).map_err(ConfigError::Invalid)?,
+                None => OnAsk::Deny,
+            },
             has_ui: !non_interactive,
             resume: !non_interactive && !args.once && !args.new,
             web: WebSettings::from_env(env)?,

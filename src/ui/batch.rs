@@ -1,12 +1,19 @@
 //! The non-interactive writer (seed 002 §6.5): raw answer tokens on stdout, `  🔧 a, b` before
-//! each tool round, or with --json one event object per line.
+//! each tool round, or with --json one event object per line; and what happens when a tool
+//! asks (`--on-ask`): nothing reaches this view (deny), the run ends (fail), or the question
+//! goes out as an event and its answer comes on stdin (see `batch_ask`).
 
 use serde_json::{Value, json};
 
+use super::batch_ask::StdinAnswers;
 use super::output::{Out, warn};
 use super::signal::{self, Watch};
+use crate::config::OnAsk;
 use crate::interact::Response;
-use crate::session::{Event, Interaction, Level, TurnEnd, TurnReport, TurnUi};
+use crate::session::{Event, Interaction, Level, TurnEnd, TurnReport, TurnUi, describe_request};
+
+/// The exit status of a run that ended on a question with `--on-ask fail`.
+pub(crate) const ASKED: u8 = 3;
 
 /// Characters of a tool result shown in a `tool_result` event.
 const PREVIEW_CHARS: usize = 200;
@@ -18,31 +25,63 @@ pub(crate) struct BatchView {
     /// Line breaks that ended the text so far, held back until more text follows: the answer
     /// keeps every newline inside it and ends with exactly one.
     held_breaks: String,
+    on_ask: OnAsk,
+    /// `--on-ask stdin`: the questions out and their answers in, once something was asked.
+    answers: Option<StdinAnswers>,
+    /// `--on-ask fail`: what was asked, which ends the run.
+    failed_on: Option<String>,
 }
 
 impl TurnUi for BatchView {
     fn event(&mut self, event: &Event) {
+        if let (Event::QuestionClosed { id, outcome }, Some(answers)) = (event, &mut self.answers) {
+            if let Some(closed) = answers.forget(*id, outcome) {
+                self.emit(closed);
+            }
+        }
         self.on_event(event);
     }
 
-    /// Tools here have no interactor, so nothing asks; were it to, nobody would answer.
     fn ask(&mut self, interaction: Interaction) {
-        interaction.reply.send(Response::TimedOut);
+        match self.on_ask {
+            // With `deny` tools have no interactor; were one to ask, nobody would answer.
+            OnAsk::Deny => interaction.reply.send(Response::TimedOut),
+            OnAsk::Fail => {
+                self.failed_on
+                    .get_or_insert_with(|| describe_request(&interaction.prompt.request));
+                interaction.reply.send(Response::Cancelled);
+            }
+            OnAsk::Stdin => {
+                let events = self
+                    .answers
+                    .get_or_insert_with(StdinAnswers::start)
+                    .ask(interaction);
+                events.into_iter().for_each(|event| self.emit(event));
+            }
+        }
     }
 
     fn interrupted(&mut self) -> bool {
-        self.watch.fired() || self.out.is_broken()
+        if let Some(answers) = &mut self.answers {
+            for event in answers.poll() {
+                self.emit(event);
+            }
+        }
+        self.watch.fired() || self.out.is_broken() || self.failed_on.is_some()
     }
 }
 
 impl BatchView {
     /// Flushes every event: the parent process reads the stream as it comes.
-    pub(crate) fn new(json: bool) -> Self {
+    pub(crate) fn new(json: bool, on_ask: OnAsk) -> Self {
         Self {
             out: Out::stdout(true),
             json,
             watch: Watch::new(),
             held_breaks: String::new(),
+            on_ask,
+            answers: None,
+            failed_on: None,
         }
     }
 
@@ -99,6 +138,9 @@ impl BatchView {
     /// Writes the end of the turn and returns the exit status: 0, 1, or 128 + the signal that
     /// stopped it (130 Ctrl+C, 143 SIGTERM, 129 SIGHUP).
     pub(crate) fn finish(&mut self, report: &TurnReport) -> u8 {
+        if let Some(asked) = self.failed_on.take() {
+            return self.finish_asked(report, &asked);
+        }
         let code = match &report.end {
             TurnEnd::Answered(_) => 0,
             TurnEnd::Failed(_) => 1,
@@ -120,6 +162,22 @@ impl BatchView {
         code
     }
 
+    /// `--on-ask fail`: the run ended on a question nobody could answer; exit status 3.
+    fn finish_asked(&mut self, report: &TurnReport, asked: &str) -> u8 {
+        let message = format!(
+            "a tool asked and --on-ask fail ends the run: {asked}; run it where someone can answer, or with --on-ask stdin"
+        );
+        if self.json {
+            self.emit(json!({"type": "error", "kind": "question", "message": message}));
+            self.emit_usage(report);
+        } else {
+            self.out.end_line();
+        }
+        warn(&message);
+        self.out.flush();
+        ASKED
+    }
+
     fn finish_json(&mut self, report: &TurnReport) {
         match &report.end {
             TurnEnd::Answered(message) => {
@@ -132,6 +190,10 @@ impl BatchView {
                 json!({"type": "error", "kind": error.kind.as_str(), "message": error.message}),
             ),
         }
+        self.emit_usage(report);
+    }
+
+    fn emit_usage(&mut self, report: &TurnReport) {
         let tally = &report.tally;
         let cost = if tally.model_cost.is_empty() {
             Value::Null

@@ -4,6 +4,7 @@ pub(crate) mod actions;
 pub(crate) mod ask;
 pub(crate) mod banner;
 pub(crate) mod batch;
+mod batch_ask;
 pub(crate) mod calls;
 pub(crate) mod complete;
 mod help;

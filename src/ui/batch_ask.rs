@@ -1,0 +1,368 @@
+//! The questions of a `--non-interactive --json --on-ask stdin` run: each question and approval
+//! goes out as a JSON event (`question`, `approval`, `form`), and its answer comes back as one
+//! JSON line on stdin (`{"id": 1, "answers": [...]}`, `{"id": 2, "approve": "once"}`). A line
+//! that is not a usable answer is reported as an `answer_error` event and the question stays
+//! open; when stdin ends, what is still open is denied.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+
+use serde_json::{Value, json};
+
+use crate::interact::{Answer, Approval, Question, Request, Response, Scope};
+use crate::session::Interaction;
+
+/// What a denial says to the model when stdin ended before an answer.
+const STDIN_ENDED: &str = "no answer: stdin was closed before the question was answered";
+
+pub(crate) struct StdinAnswers {
+    /// Lines of stdin from the reader thread; `None` once it ended.
+    lines: Receiver<Option<String>>,
+    /// The questions asked and not answered yet, by id.
+    open: BTreeMap<u64, Interaction>,
+    ended: bool,
+}
+
+impl StdinAnswers {
+    /// Starts reading stdin on a thread of its own (it is this run's only reader).
+    pub(crate) fn start() -> Self {
+        let (sender, lines) = mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("marvin-answers".into())
+            .spawn(move || {
+                for line in std::io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    if sender.send(Some(line)).is_err() {
+                        return;
+                    }
+                }
+                let _ = sender.send(None);
+            });
+        let ended = spawned.is_err();
+        Self {
+            lines,
+            open: BTreeMap::new(),
+            ended,
+        }
+    }
+
+    /// Takes a question: returns its event, or (stdin has ended) denies it at once and says so.
+    pub(crate) fn ask(&mut self, interaction: Interaction) -> Vec<Value> {
+        let event = question_event(&interaction);
+        if self.ended && !matches!(interaction.prompt.request, Request::Form(_)) {
+            interaction.reply.send(Response::Denied(STDIN_ENDED.into()));
+            return vec![event, closed_event(interaction.id, STDIN_ENDED)];
+        }
+        match interaction.prompt.request {
+            // Nothing to answer: the page has the questions.
+            Request::Form(_) => interaction.reply.send(Response::Shown),
+            _ => {
+                self.open.insert(interaction.id, interaction);
+            }
+        }
+        vec![event]
+    }
+
+    /// Question `id` closed (its tool stopped waiting, or the turn ended): it takes no answer
+    /// now. The event that says so, when it was still open.
+    pub(crate) fn forget(&mut self, id: u64, outcome: &str) -> Option<Value> {
+        self.open.remove(&id).map(|_| closed_event(id, outcome))
+    }
+
+    /// Answers what stdin brought since the last look; returns the events to write.
+    pub(crate) fn poll(&mut self) -> Vec<Value> {
+        let mut events = Vec::new();
+        while !self.ended {
+            match self.lines.try_recv() {
+                Ok(Some(line)) if line.trim().is_empty() => {}
+                Ok(Some(line)) => events.extend(self.answer(&line)),
+                Ok(None) | Err(TryRecvError::Disconnected) => {
+                    self.ended = true;
+                    for (id, open) in std::mem::take(&mut self.open) {
+                        open.reply.send(Response::Denied(STDIN_ENDED.into()));
+                        events.push(closed_event(id, STDIN_ENDED));
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        events
+    }
+
+    /// One line of stdin: the answer to an open question, or an `answer_error` event.
+    fn answer(&mut self, line: &str) -> Option<Value> {
+        let parsed: Value = match serde_json::from_str(line) {
+            Ok(value @ Value::Object(_)) => value,
+            _ => {
+                return Some(answer_error(
+                    None,
+                    "an answer is one JSON object per line, e.g. {\"id\": 1, \"answers\": [\"SQLite\"]}",
+                ));
+            }
+        };
+        let Some(id) = parsed["id"].as_u64() else {
+            return Some(answer_error(
+                None,
+                "the answer has no \"id\": give the id of the question it answers",
+            ));
+        };
+        let Some(open) = self.open.get(&id) else {
+            let ids: Vec<String> = self.open.keys().map(u64::to_string).collect();
+            let which = match ids.len() {
+                0 => "no question is open".to_string(),
+                _ => format!("the open ones are {}", ids.join(", ")),
+            };
+            return Some(answer_error(
+                Some(id),
+                &format!("no open question has id {id}: {which}"),
+            ));
+        };
+        let response = match &open.prompt.request {
+            Request::Approval(approval) => approval_response(approval, &parsed),
+            Request::Questions(questions) => questions_response(questions, &parsed),
+            Request::Form(_) => Err("a form is answered in its page".to_string()),
+        };
+        match response {
+            Ok(response) => {
+                if let Some(open) = self.open.remove(&id) {
+                    open.reply.send(response);
+                }
+                None
+            }
+            Err(why) => Some(answer_error(Some(id), &why)),
+        }
+    }
+}
+
+/// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval.
+fn approval_response(approval: &Approval, answer: &Value) -> Result<Response, String> {
+    let reason = answer["reason"].as_str().unwrap_or("").to_string();
+    match &answer["approve"] {
+        Value::String(scope) if scope == "once" => Ok(Response::Approved(Scope::Once)),
+        Value::String(scope) if scope == "session" => Ok(Response::Approved(Scope::Session)),
+        Value::String(scope) if scope == "all_edits" && approval.all_edits => {
+            Ok(Response::Approved(Scope::AllEdits))
+        }
+        Value::String(no) if no == "no" => Ok(Response::Denied(reason)),
+        Value::Bool(false) => Ok(Response::Denied(reason)),
+        _ => Err(format!(
+            "\"approve\" is one of \"once\", \"session\"{} or \"no\" (with a \"reason\")",
+            if approval.all_edits {
+                ", \"all_edits\""
+            } else {
+                ""
+            }
+        )),
+    }
+}
+
+/// `{"answers": [...]}`: for each question in order, a label or your own text; a list of
+/// labels where several may be chosen.
+fn questions_response(questions: &[Question], answer: &Value) -> Result<Response, String> {
+    let Some(given) = answer["answers"].as_array() else {
+        return Err("\"answers\" is a list with one answer per question, in order".into());
+    };
+    if given.len() != questions.len() {
+        return Err(format!(
+            "{} questions were asked and {} answers given",
+            questions.len(),
+            given.len()
+        ));
+    }
+    let answers = questions
+        .iter()
+        .zip(given)
+        .map(|(question, given)| one_answer(question, given))
+        .collect::<Result<Vec<Answer>, String>>()?;
+    Ok(Response::Answers(answers))
+}
+
+fn one_answer(question: &Question, given: &Value) -> Result<Answer, String> {
+    let is_label = |text: &str| question.options.iter().any(|o| o.label == text);
+    match given {
+        Value::String(text) if text.trim().is_empty() => Err(format!(
+            "the answer to {:?} is empty: give a label or your own words",
+            question.header
+        )),
+        Value::String(text) if is_label(text) && question.multi_select => {
+            Ok(Answer::Many(vec![text.clone()]))
+        }
+        Value::String(text) if is_label(text) => Ok(Answer::One(text.clone())),
+        Value::String(text) => Ok(Answer::Other(text.clone())),
+        Value::Array(items) if question.multi_select => {
+            let labels: Option<Vec<String>> = items
+                .iter()
+                .map(|item| item.as_str().filter(|t| is_label(t)).map(str::to_string))
+                .collect();
+            match labels {
+                Some(labels) if !labels.is_empty() => Ok(Answer::Many(labels)),
+                _ => Err(format!(
+                    "the answer to {:?} is a list of its labels ({}), or your own words as one string",
+                    question.header,
+                    labels_of(question)
+                )),
+            }
+        }
+        _ => Err(format!(
+            "the answer to {:?} is one of its labels ({}) or your own words",
+            question.header,
+            labels_of(question)
+        )),
+    }
+}
+
+fn labels_of(question: &Question) -> String {
+    let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();
+    labels.join(", ")
+}
+
+/// The event that asks: `question`, `approval`, or `form` (a page's address, nothing to
+/// answer here).
+pub(crate) fn question_event(interaction: &Interaction) -> Value {
+    let (id, error) = (interaction.id, &interaction.prompt.error);
+    let mut event = match &interaction.prompt.request {
+        Request::Approval(a) => json!({
+            "type": "approval", "id": id, "tool": a.tool, "summary": a.summary,
+            "detail": a.detail, "covers": a.covers,
+            "choices": if a.all_edits { json!(["once", "session", "all_edits", "no"]) } else { json!(["once", "session", "no"]) },
+        }),
+        Request::Questions(questions) => {
+            let questions: Vec<Value> = questions
+                .iter()
+                .map(|q| {
+                    json!({
+                        "header": q.header, "question": q.question, "multi_select": q.multi_select,
+                        "options": q.options,
+                    })
+                })
+                .collect();
+            json!({"type": "question", "id": id, "tool": "ask_user", "questions": questions})
+        }
+        Request::Form(form) => {
+            json!({"type": "form", "id": id, "title": form.title, "url": form.url})
+        }
+    };
+    if let Some(error) = error {
+        event["error"] = json!(error);
+    }
+    event
+}
+
+fn answer_error(id: Option<u64>, message: &str) -> Value {
+    json!({"type": "answer_error", "id": id, "message": message})
+}
+
+fn closed_event(id: u64, outcome: &str) -> Value {
+    json!({"type": "question_closed", "id": id, "outcome": outcome})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interact::Choice;
+
+    fn question(multi: bool) -> Question {
+        Question {
+            header: "Database".into(),
+            question: "Which database?".into(),
+            options: ["SQLite", "MySQL"]
+                .map(|label| Choice {
+                    label: label.into(),
+                    description: String::new(),
+                })
+                .to_vec(),
+            multi_select: multi,
+        }
+    }
+
+    /// Questions, the answers given, and what they become (or a part of why not).
+    type Case<'a> = (&'a [Question], Value, Result<Vec<Answer>, &'a str>);
+
+    #[test]
+    fn answers_are_labels_lists_or_own_words() {
+        let single = [question(false)];
+        let multi = [question(true)];
+        let cases: &[Case] = &[
+            (
+                &single,
+                json!(["SQLite"]),
+                Ok(vec![Answer::One("SQLite".into())]),
+            ),
+            (
+                &single,
+                json!(["Postgres"]),
+                Ok(vec![Answer::Other("Postgres".into())]),
+            ),
+            (
+                &multi,
+                json!([["SQLite", "MySQL"]]),
+                Ok(vec![Answer::Many(vec!["SQLite".into(), "MySQL".into()])]),
+            ),
+            (
+                &multi,
+                json!(["MySQL"]),
+                Ok(vec![Answer::Many(vec!["MySQL".into()])]),
+            ),
+            (&single, json!([""]), Err("is empty")),
+            (
+                &single,
+                json!([]),
+                Err("1 questions were asked and 0 answers given"),
+            ),
+            (
+                &single,
+                json!([["SQLite"]]),
+                Err("one of its labels (SQLite, MySQL)"),
+            ),
+            (&multi, json!([["Oracle"]]), Err("a list of its labels")),
+        ];
+        for (questions, answers, expected) in cases {
+            let got = questions_response(questions, &json!({"id": 1, "answers": answers}));
+            match (got, expected) {
+                (Ok(Response::Answers(got)), Ok(expected)) => {
+                    assert_eq!(&got, expected, "{answers}")
+                }
+                (Err(why), Err(expected)) => assert!(why.contains(expected), "{answers}: {why}"),
+                (got, expected) => panic!("{answers}: {got:?} vs {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn approvals_take_a_scope_or_a_no_with_its_reason() {
+        let approval = Approval {
+            tool: "run_command".into(),
+            summary: "run_command wants to run:".into(),
+            detail: "make".into(),
+            covers: "`make`".into(),
+            all_edits: false,
+        };
+        let answer = |value: Value| approval_response(&approval, &value);
+        assert_eq!(
+            answer(json!({"approve": "once"})),
+            Ok(Response::Approved(Scope::Once))
+        );
+        assert_eq!(
+            answer(json!({"approve": "session"})),
+            Ok(Response::Approved(Scope::Session))
+        );
+        assert_eq!(
+            answer(json!({"approve": "no", "reason": "use make test"})),
+            Ok(Response::Denied("use make test".into()))
+        );
+        assert_eq!(
+            answer(json!({"approve": false})),
+            Ok(Response::Denied(String::new()))
+        );
+        let refused = answer(json!({"approve": "always"})).unwrap_err();
+        assert!(
+            refused.contains("\"once\", \"session\" or \"no\""),
+            "{refused}"
+        );
+        assert!(
+            answer(json!({"approve": "all_edits"})).is_err(),
+            "only for file edits"
+        );
+    }
+}

@@ -1,0 +1,285 @@
+//! Questions in runs without a terminal (`--on-ask`): denied by default, the run ended with
+//! exit status 3 (`fail`), or asked on the --json stream and answered by a script on stdin
+//! (`stdin`), malformed answers reported and asked again.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{self, ReplayServer, Reply, TempDir, in_project, last_stderr_line, stderr};
+
+fn ask_user() -> Reply {
+    let questions = json!([
+        {"header": "Database", "question": "Which database?", "multiSelect": false, "options": [
+            {"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]},
+        {"header": "Extras", "question": "Which extras?", "multiSelect": true, "options": [
+            {"label": "Backups", "description": "nightly"}, {"label": "Metrics", "description": "graphs"}]}
+    ]);
+    Reply::tool_calls(&[(
+        "q1",
+        "ask_user",
+        &json!({"questions": questions}).to_string(),
+    )])
+}
+
+/// A run of `marvin --non-interactive --json --on-ask stdin` and its event stream.
+struct Script {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Value>,
+}
+
+impl Script {
+    fn start(home: &TempDir, server: &ReplayServer, extra: &[&str]) -> Self {
+        let mut command = in_project(home.path(), &server.url(), home.path());
+        command
+            .env("MARVIN_MODEL", "gpt-4o")
+            .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+            .args(extra)
+            .args(["--prompt", "set it up"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, events) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let event = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                if sender.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            events,
+        }
+    }
+
+    /// The next event of `kind`, the ones before it skipped.
+    fn next(&self, kind: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut skipped = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let event = self
+                .events
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
+            if event["type"] == kind {
+                return event;
+            }
+            skipped.push(event);
+        }
+    }
+
+    fn answer(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    fn finish(mut self) -> std::process::Output {
+        self.stdin = None;
+        self.child.wait_with_output().unwrap()
+    }
+}
+
+#[test]
+fn a_script_answers_questions_on_stdin_and_a_malformed_answer_is_asked_again() {
+    let home = TempDir::new("headless-stdin");
+    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Set up."])]);
+    let mut script = Script::start(&home, &server, &[]);
+    let question = script.next("question");
+    assert_eq!(question["tool"], "ask_user");
+    assert_eq!(question["questions"][0]["question"], "Which database?");
+    assert_eq!(
+        question["questions"][0]["options"][1]["label"],
+        "PostgreSQL"
+    );
+    assert_eq!(question["questions"][1]["multi_select"], true);
+    let id = question["id"].as_u64().unwrap();
+
+    script.answer("this is not json");
+    let error = script.next("answer_error");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("one JSON object per line"),
+        "{error}"
+    );
+    script.answer(&json!({"id": id + 7, "answers": ["SQLite", ["Backups"]]}).to_string());
+    let error = script.next("answer_error");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("the open ones are {id}")),
+        "{error}"
+    );
+    script.answer(&json!({"id": id, "answers": ["SQLite"]}).to_string());
+    let error = script.next("answer_error");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 questions were asked and 1 answers given"),
+        "{error}"
+    );
+
+    script
+        .answer(&json!({"id": id, "answers": ["Postgres 17", ["Backups", "Metrics"]]}).to_string());
+    assert_eq!(script.next("message")["text"], "Set up.");
+    let output = script.finish();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+    let result = server.requests()[1].last_tool_result();
+    let answers: Value = serde_json::from_str(result.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        answers["answers"],
+        json!({"Which database?": "Other: Postgres 17", "Which extras?": ["Backups", "Metrics"]}),
+        "{result}"
+    );
+}
+
+#[test]
+fn an_approval_is_asked_on_stdin_and_a_no_carries_its_reason() {
+    let home = TempDir::new("headless-approval");
+    let command = |c: &str| {
+        let arguments = json!({ "command": c }).to_string();
+        Reply::tool_calls(&[("c1", "run_command", &arguments)])
+    };
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("echo from-the-script > made.txt"),
+        Reply::text(&["Ran it."]),
+    ]));
+    let mut script = Script::start(&home, &server, &["--permission-mode", "default"]);
+    let approval = script.next("approval");
+    assert_eq!(approval["tool"], "run_command");
+    assert_eq!(approval["detail"], "echo from-the-script > made.txt");
+    assert_eq!(approval["choices"], json!(["once", "session", "no"]));
+    let id = approval["id"].as_u64().unwrap();
+    script.answer(&json!({"id": id, "approve": "always"}).to_string());
+    assert!(
+        script.next("answer_error")["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"once\"")
+    );
+    script.answer(&json!({"id": id, "approve": "once"}).to_string());
+    assert_eq!(script.next("message")["text"], "Ran it.");
+    let output = script.finish();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        "from-the-script\n"
+    );
+
+    // A no, with what to do instead, reaches the model.
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("rm -rf /"),
+        Reply::text(&["Did not."]),
+    ]));
+    let mut script = Script::start(&home, &server, &["--permission-mode", "default"]);
+    let approval = script.next("approval");
+    let id = approval["id"].as_u64().unwrap();
+    script.answer(&json!({"id": id, "approve": "no", "reason": "never that"}).to_string());
+    assert_eq!(script.next("message")["text"], "Did not.");
+    let output = script.finish();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result = server.requests().last().unwrap().last_tool_result();
+    assert!(result.contains("never that"), "{result}");
+}
+
+#[test]
+fn questions_open_when_stdin_ends_are_denied_and_the_run_goes_on() {
+    let home = TempDir::new("headless-eof");
+    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Without answers."])]);
+    let mut script = Script::start(&home, &server, &[]);
+    let question = script.next("question");
+    script.close_stdin();
+    let closed = script.next("question_closed");
+    assert_eq!(closed["id"], question["id"]);
+    assert!(
+        closed["outcome"]
+            .as_str()
+            .unwrap()
+            .contains("stdin was closed"),
+        "{closed}"
+    );
+    assert_eq!(script.next("message")["text"], "Without answers.");
+    assert_eq!(script.finish().status.code(), Some(0));
+    let result = server.requests()[1].last_tool_result();
+    assert!(result.contains("no answer"), "{result}");
+}
+
+#[test]
+fn fail_ends_the_run_with_status_3_and_names_the_question() {
+    let home = TempDir::new("headless-fail");
+    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["never sent"])]);
+    let mut command = in_project(home.path(), &server.url(), home.path());
+    command.args([
+        "--non-interactive",
+        "--on-ask",
+        "fail",
+        "--prompt",
+        "set it up",
+    ]);
+    let output = common::run_with_stdin(command, "");
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("marvin: a tool asked and --on-ask fail ends the run: ask_user asked: Which database? [SQLite | PostgreSQL]"),
+        "{err}"
+    );
+    assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
+    assert_eq!(server.requests().len(), 1, "the model is not asked again");
+
+    let mut command = in_project(home.path(), &server.url(), home.path());
+    command.args([
+        "--non-interactive",
+        "--json",
+        "--on-ask",
+        "fail",
+        "--prompt",
+        "again",
+    ]);
+    let server_b = ReplayServer::start(vec![ask_user()]);
+    command.env("OPENAI_COMPAT_URL", server_b.url());
+    let output = common::run_with_stdin(command, "");
+    assert_eq!(output.status.code(), Some(3));
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let error = events.iter().find(|e| e["type"] == "error").unwrap();
+    assert_eq!(error["kind"], "question");
+    assert_eq!(events.last().unwrap()["type"], "usage");
+}
+
+#[test]
+fn by_default_nobody_is_asked_and_the_model_is_told() {
+    let home = TempDir::new("headless-deny");
+    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Assumed SQLite."])]);
+    let mut command = in_project(home.path(), &server.url(), home.path());
+    command.args(["--non-interactive", "--prompt", "set it up"]);
+    let output = common::run_with_stdin(command, "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.contains("Nobody can answer questions here"),
+        "{result}"
+    );
+}
