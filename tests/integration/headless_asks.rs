@@ -283,3 +283,49 @@ fn by_default_nobody_is_asked_and_the_model_is_told() {
         "{result}"
     );
 }
+
+#[test]
+fn a_sub_agents_question_is_answered_in_the_parents_terminal() {
+    let home = TempDir::new("headless-subagent");
+    let server = ReplayServer::start(common::ticketed(vec![
+        Reply::tool_calls(&[(
+            "a1",
+            "launch_agent",
+            r#"{"ticket_id": "T-1", "prompt": "set up the database"}"#,
+        )]),
+        ask_user(),
+        Reply::text(&["child chose"]),
+        Reply::text(&["parent done"]),
+    ]));
+    let mut command = in_project(home.path(), &server.url(), home.path());
+    command.env("MARVIN_MODEL", "gpt-4o").env("TERM", "xterm");
+    let mut pty = crate::common::pty::Pty::spawn_sized(command, 80, 24);
+    pty.wait_for("› ");
+    pty.send("!code\r");
+    pty.wait_for("code› ");
+    pty.send("delegate it\r");
+    // The launch is approved here, then the child's question shows in this same terminal.
+    pty.wait_for("launch_agent wants to start a sub-agent");
+    pty.wait_for("Enter chooses");
+    pty.send("\r");
+    pty.wait_for("(sub-agent) Which database?");
+    pty.wait_for_nth("Enter chooses", 2);
+    pty.send("\r");
+    pty.wait_for("(sub-agent) Which extras?");
+    pty.wait_for("Enter confirms");
+    pty.send(" \r");
+    pty.wait_for("parent done");
+    assert!(pty.leave().success());
+    let requests = server.requests();
+    // The child's tool result holds the parent's person's answers.
+    let child_result = requests[3].last_tool_result();
+    assert!(
+        child_result.contains("\"Which database?\":\"SQLite\""),
+        "{child_result}"
+    );
+    let parent_result = requests[4].last_tool_result();
+    assert!(
+        parent_result.starts_with("Sub-agent (gpt-4o) finished:\n  🔧 ask_user\nchild chose"),
+        "{parent_result}"
+    );
+}

@@ -139,6 +139,13 @@ fn sub_agents_inherit_the_mode_and_a_grant_covers_only_its_task() {
     pty.wait_for("Yes, once");
     assert!(pty.screen().contains("task A"), "{}", pty.screen());
     pty.send("2\r"); // yes, for this session
+    // The child's own approval comes to this terminal (the parent's), and is denied here.
+    pty.wait_for("mark (sub-agent)");
+    // Drawn twice for task A (the cursor moved), once for mark: the whole chooser is shown.
+    pty.wait_for_nth("No, and tell Marvin", 3);
+    pty.send("4\r");
+    pty.wait_for("What should Marvin do instead?");
+    pty.send("not in a child\r");
     // The next task is asked about again (moving the cursor redrew the first prompt).
     pty.wait_for("task B");
     let screen = pty.screen();
@@ -158,7 +165,7 @@ fn sub_agents_inherit_the_mode_and_a_grant_covers_only_its_task() {
     let results = server.requests().last().unwrap().tool_results();
     assert!(
         results[0].contains(
-            "child heard: Error: no one to ask: denied. mark needs approval in permission mode default"
+            "child heard: Error: The user declined this mark call and said: not in a child"
         ),
         "{}",
         results[0]

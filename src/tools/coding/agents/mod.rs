@@ -1,9 +1,11 @@
 //! Sub-agents: `launch_agent` runs a child `marvin --non-interactive` and returns its answer;
 //! `review_codebase` starts a read-only reviewer in the background and `review_status`
 //! reports on it. Children get MARVIN_DEPTH+1 (refused past 5), their model, ticket, read-only
-//! flag, audit log and the parent's permission mode, and never GIT_DIR. Write agents of a
-//! session run one at a time. Their stdout is returned, never written to a file.
+//! flag, audit log and the parent's permission mode, and never GIT_DIR. Where someone can
+//! answer the parent, the child's questions are relayed to them (`conversation`). Write
+//! agents of a session run one at a time. Their answer is returned, never written to a file.
 
+mod conversation;
 mod jobs;
 
 use std::path::PathBuf;
@@ -151,16 +153,30 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
     Ok(command)
 }
 
-/// Runs a sub-agent to the end and describes the outcome for the model.
-fn run_agent(command: Command, spec: &Spec<'_>, cancel: &CancelToken) -> Result<String, String> {
+/// Runs a sub-agent to the end and describes the outcome for the model. Where someone can
+/// answer the parent, the child's questions are relayed to them; else the child asks nobody.
+fn run_agent(command: Command, spec: &Spec<'_>, ctx: &ToolContext) -> Result<String, String> {
+    let run = match &ctx.interactor {
+        Some(interactor) => conversation::run(command, ctx, interactor.as_ref(), AGENT_TIMEOUT),
+        None => run_plain(command, &ctx.cancel),
+    };
+    describe(run, spec)
+}
+
+/// The child's plain output, read to its end: nobody is there for its questions.
+fn run_plain(command: Command, cancel: &CancelToken) -> std::io::Result<process::RunOutput> {
     let limits = RunLimits {
         timeout: AGENT_TIMEOUT,
         output_cap: OUTPUT_CAP,
         cancel,
         input: None,
     };
-    let run = process::run(command, limits)
-        .map_err(|e| format!("Could not start the sub-agent: {e}."))?;
+    process::run(command, limits)
+}
+
+/// How the sub-agent's run ended, for the model.
+fn describe(run: std::io::Result<process::RunOutput>, spec: &Spec<'_>) -> Result<String, String> {
+    let run = run.map_err(|e| format!("Could not start the sub-agent: {e}."))?;
     let (answer, cost) = split_cost(&run.output);
     let who = format!(
         "Sub-agent ({}{})",
@@ -246,12 +262,12 @@ fn launch_agent(args: LaunchArgs, ctx: &ToolContext) -> Result<String, String> {
         detail,
     })?;
     if spec.readonly {
-        return run_agent(command, &spec, &ctx.cancel);
+        return run_agent(command, &spec, ctx);
     }
     let Some((_turn, waited)) = ctx.shared.jobs.writers.take(&ctx.cancel) else {
         return Err("The sub-agent was cancelled by the user (Ctrl+C) while it waited for another write sub-agent to finish.".into());
     };
-    let result = run_agent(command, &spec, &ctx.cancel);
+    let result = run_agent(command, &spec, ctx);
     let Some(waited) = waited else {
         return result;
     };
@@ -299,7 +315,7 @@ fn review_codebase(args: ReviewArgs, ctx: &ToolContext) -> Result<String, String
                 ticket: None,
                 readonly: true,
             };
-            run_agent(command, &spec, &cancel).unwrap_or_else(|error| error)
+            describe(run_plain(command, &cancel), &spec).unwrap_or_else(|error| error)
         });
     Ok(format!(
         "Started review job {id}. Check on it with review_status({{\"job_id\": \"{id}\"}})."
