@@ -71,8 +71,10 @@ Options:
                            else stdin)
       --json               with --non-interactive: one JSON event per line
       --on-ask MODE        with --non-interactive, when a tool asks: deny
-                           (default), fail (exit 3) or stdin (with --json:
-                           questions as events, answers as JSON lines)
+                           (default), fail (exit 3), stdin (with --json:
+                           questions as events, answers as JSON lines) or
+                           notify (to the --ntfy topic, answered from the
+                           phone)
       --new                start a fresh conversation (the prompt otherwise
                            resumes the last one of the profile's chat log)
       --raw                print the answer as the model wrote it, without
@@ -314,6 +316,9 @@ fn check(args: &Args) -> Result<(), String> {
             "--on-ask only applies with --non-interactive; the REPL asks you itself".into(),
         );
     }
+    if args.on_ask.as_deref() == Some("notify") && args.ntfy.is_none() {
+        return Err("--on-ask notify sends questions to the --ntfy TOPIC: give one".into());
+    }
     if args.on_ask.as_deref() == Some("stdin") {
         if !args.json {
             return Err("--on-ask stdin needs --json: questions go out as JSON events".into());
@@ -445,6 +450,10 @@ mod tests {
             (
                 &["--non-interactive", "--json", "--on-ask", "stdin"],
                 "give the prompt with --prompt or as words",
+            ),
+            (
+                &["--non-interactive", "--on-ask", "notify", "hi"],
+                "--on-ask notify sends questions to the --ntfy TOPIC",
             ),
             (&["--model"], "--model needs a value"),
             (&["--model", " "], "--model needs a non-empty value"),

@@ -11,10 +11,12 @@ pub enum OnAsk {
     /// Each question goes out as a `--json` event and its answer comes back as one JSON line
     /// on stdin.
     Stdin,
+    /// Each question goes to the `--ntfy` topic with buttons that answer it from the phone.
+    Notify,
 }
 
 impl OnAsk {
-    pub const NAMES: [&'static str; 3] = ["deny", "fail", "stdin"];
+    pub const NAMES: [&'static str; 4] = ["deny", "fail", "stdin", "notify"];
 
     /// The mode `--on-ask TEXT` names, or why there is none.
     pub fn parse(text: &str) -> Result<OnAsk, String> {
@@ -22,6 +24,7 @@ impl OnAsk {
             "deny" => Ok(OnAsk::Deny),
             "fail" => Ok(OnAsk::Fail),
             "stdin" => Ok(OnAsk::Stdin),
+            "notify" => Ok(OnAsk::Notify),
             other => Err(format!(
                 "--on-ask {other:?}: choose one of {}",
                 OnAsk::NAMES.join(", ")
@@ -39,9 +42,10 @@ mod tests {
         assert_eq!(OnAsk::parse("deny"), Ok(OnAsk::Deny));
         assert_eq!(OnAsk::parse("fail"), Ok(OnAsk::Fail));
         assert_eq!(OnAsk::parse("stdin"), Ok(OnAsk::Stdin));
+        assert_eq!(OnAsk::parse("notify"), Ok(OnAsk::Notify));
         assert_eq!(
             OnAsk::parse("ask"),
-            Err("--on-ask \"ask\": choose one of deny, fail, stdin".into())
+            Err("--on-ask \"ask\": choose one of deny, fail, stdin, notify".into())
         );
     }
 }

@@ -5,12 +5,13 @@
 
 use serde_json::{Value, json};
 
-use super::batch_ask::StdinAnswers;
+use super::batch_ask::Answers;
 use super::output::{Out, warn};
 use super::signal::{self, Watch};
 use crate::config::OnAsk;
 use crate::interact::Response;
 use crate::session::{Event, Interaction, Level, TurnEnd, TurnReport, TurnUi, describe_request};
+use crate::tools::everyday::ntfy::Ntfy;
 
 /// The exit status of a run that ended on a question with `--on-ask fail`.
 pub(crate) const ASKED: u8 = 3;
@@ -26,8 +27,11 @@ pub(crate) struct BatchView {
     /// keeps every newline inside it and ends with exactly one.
     held_breaks: String,
     on_ask: OnAsk,
-    /// `--on-ask stdin`: the questions out and their answers in, once something was asked.
-    answers: Option<StdinAnswers>,
+    /// `--on-ask stdin` or `notify`: the questions out and their answers in, once something
+    /// was asked.
+    answers: Option<Answers>,
+    /// `--on-ask notify`: the ntfy server and the run's topic.
+    phone: Option<(Ntfy, String)>,
     /// `--on-ask fail`: what was asked, which ends the run.
     failed_on: Option<String>,
 }
@@ -36,7 +40,7 @@ impl TurnUi for BatchView {
     fn event(&mut self, event: &Event) {
         if let (Event::QuestionClosed { id, outcome }, Some(answers)) = (event, &mut self.answers) {
             if let Some(closed) = answers.forget(*id, outcome) {
-                self.emit(closed);
+                self.asked(vec![closed]);
             }
         }
         self.on_event(event);
@@ -51,21 +55,20 @@ impl TurnUi for BatchView {
                     .get_or_insert_with(|| describe_request(&interaction.prompt.request));
                 interaction.reply.send(Response::Cancelled);
             }
-            OnAsk::Stdin => {
-                let events = self
-                    .answers
-                    .get_or_insert_with(StdinAnswers::start)
-                    .ask(interaction);
-                events.into_iter().for_each(|event| self.emit(event));
+            OnAsk::Stdin | OnAsk::Notify => {
+                let Some(answers) = self.answers() else {
+                    return interaction.reply.send(Response::TimedOut);
+                };
+                let events = answers.ask(interaction);
+                self.asked(events);
             }
         }
     }
 
     fn interrupted(&mut self) -> bool {
         if let Some(answers) = &mut self.answers {
-            for event in answers.poll() {
-                self.emit(event);
-            }
+            let events = answers.poll();
+            self.asked(events);
         }
         self.watch.fired() || self.out.is_broken() || self.failed_on.is_some()
     }
@@ -81,8 +84,47 @@ impl BatchView {
             held_breaks: String::new(),
             on_ask,
             answers: None,
+            phone: None,
             failed_on: None,
         }
+    }
+
+    /// Events of questions asked from outside: on the --json stream; without it (questions
+    /// sent to the phone) the plain answer stays clean and stderr says what was asked.
+    fn asked(&mut self, events: Vec<Value>) {
+        for event in events {
+            if self.json {
+                self.emit(event);
+            } else if event["type"] == "question" || event["type"] == "approval" {
+                warn("a question was sent to the phone by ntfy; the run waits for its answer");
+            } else if let Some(message) = event["message"].as_str().or(event["outcome"].as_str()) {
+                warn(message);
+            }
+        }
+    }
+
+    /// `--on-ask notify`: questions go to `topic` on `ntfy`.
+    pub(crate) fn with_phone(mut self, ntfy: Ntfy, topic: String) -> Self {
+        self.phone = Some((ntfy, topic));
+        self
+    }
+
+    /// Where answers come from, started at the first question; `None` (said on stderr) when
+    /// the phone cannot be reached that way.
+    fn answers(&mut self) -> Option<&mut Answers> {
+        if self.answers.is_none() {
+            self.answers = match self.phone.take() {
+                Some((ntfy, topic)) => match Answers::by_phone(ntfy, topic) {
+                    Ok(answers) => Some(answers),
+                    Err(why) => {
+                        warn(&format!("--on-ask notify: {why}"));
+                        None
+                    }
+                },
+                None => Some(Answers::start()),
+            };
+        }
+        self.answers.as_mut()
     }
 
     pub(crate) fn is_broken(&self) -> bool {

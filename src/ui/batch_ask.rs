@@ -1,8 +1,9 @@
-//! The questions of a `--non-interactive --json --on-ask stdin` run: each question and approval
-//! goes out as a JSON event (`question`, `approval`, `form`), and its answer comes back as one
-//! JSON line on stdin (`{"id": 1, "answers": [...]}`, `{"id": 2, "approve": "once"}`). A line
-//! that is not a usable answer is reported as an `answer_error` event and the question stays
-//! open; when stdin ends, what is still open is denied.
+//! The questions of a `--non-interactive` run answered from outside: each question and
+//! approval goes out as a JSON event (`question`, `approval`, `form`), and its answer comes back
+//! as one JSON line (`{"id": 1, "answers": [...]}`, `{"id": 2, "approve": "once"}`): on stdin
+//! (`--on-ask stdin`), or published from the phone by ntfy (`--on-ask notify`, see `phone`). A
+//! line that is not a usable answer is reported as an `answer_error` event and the question
+//! stays open; when stdin ends, what is still open is denied.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -10,21 +11,38 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use serde_json::{Value, json};
 
+use super::phone::Phone;
 use crate::interact::{Answer, Approval, Question, Request, Response, Scope};
 use crate::session::Interaction;
+use crate::tools::everyday::ntfy::Ntfy;
 
 /// What a denial says to the model when stdin ended before an answer.
 const STDIN_ENDED: &str = "no answer: stdin was closed before the question was answered";
 
-pub(crate) struct StdinAnswers {
-    /// Lines of stdin from the reader thread; `None` once it ended.
+pub(crate) struct Answers {
+    /// Answer lines from the reader thread (stdin, or the phone's reply topic); `None` once
+    /// stdin ended.
     lines: Receiver<Option<String>>,
     /// The questions asked and not answered yet, by id.
     open: BTreeMap<u64, Interaction>,
     ended: bool,
+    /// Where questions go by ntfy, and the secrets their answers must carry.
+    phone: Option<Phone>,
 }
 
-impl StdinAnswers {
+impl Answers {
+    /// Questions go to `topic` on `ntfy`; answers come from its reply topic.
+    pub(crate) fn by_phone(ntfy: Ntfy, topic: String) -> Result<Self, String> {
+        let (sender, lines) = mpsc::channel();
+        let phone = Phone::start(ntfy, topic, sender)?;
+        Ok(Self {
+            lines,
+            open: BTreeMap::new(),
+            ended: false,
+            phone: Some(phone),
+        })
+    }
+
     /// Starts reading stdin on a thread of its own (it is this run's only reader).
     pub(crate) fn start() -> Self {
         let (sender, lines) = mpsc::channel();
@@ -44,6 +62,7 @@ impl StdinAnswers {
             lines,
             open: BTreeMap::new(),
             ended,
+            phone: None,
         }
     }
 
@@ -54,13 +73,19 @@ impl StdinAnswers {
             interaction.reply.send(Response::Denied(STDIN_ENDED.into()));
             return vec![event, closed_event(interaction.id, STDIN_ENDED)];
         }
-        match interaction.prompt.request {
+        if let Request::Form(_) = interaction.prompt.request {
             // Nothing to answer: the page has the questions.
-            Request::Form(_) => interaction.reply.send(Response::Shown),
-            _ => {
-                self.open.insert(interaction.id, interaction);
+            interaction.reply.send(Response::Shown);
+            return vec![event];
+        }
+        if let Some(phone) = &mut self.phone {
+            if let Err(why) = phone.send(interaction.id, &interaction.prompt.request) {
+                let why = format!("the question could not be sent to the phone: {why}");
+                interaction.reply.send(Response::Denied(why.clone()));
+                return vec![event, closed_event(interaction.id, &why)];
             }
         }
+        self.open.insert(interaction.id, interaction);
         vec![event]
     }
 
@@ -118,6 +143,16 @@ impl StdinAnswers {
                 &format!("no open question has id {id}: {which}"),
             ));
         };
+        if self
+            .phone
+            .as_ref()
+            .is_some_and(|p| !p.vouches_for(id, &parsed))
+        {
+            return Some(answer_error(
+                Some(id),
+                "the answer does not carry its question's secret: it is ignored",
+            ));
+        }
         let response = match &open.prompt.request {
             Request::Approval(approval) => approval_response(approval, &parsed),
             Request::Questions(questions) => questions_response(questions, &parsed),

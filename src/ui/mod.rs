@@ -12,6 +12,7 @@ mod input;
 pub(crate) mod keys;
 pub(crate) mod markdown;
 pub(crate) mod output;
+mod phone;
 pub(crate) mod repl;
 pub(crate) mod sanitize;
 mod shell;

@@ -102,6 +102,62 @@ impl Ntfy {
         }
     }
 
+    /// Publishes a message given as ntfy's JSON (`topic`, `title`, `message`, `actions`), for
+    /// what the header form cannot carry well (buttons whose bodies hold JSON).
+    pub(crate) fn publish_json(
+        &self,
+        message: &Value,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<(), String> {
+        valid_topic(message["topic"].as_str().unwrap_or(""))?;
+        let url = format!("{}/", self.base);
+        let body = message.to_string();
+        let send = |agent: &ureq::Agent| {
+            agent
+                .post(&url)
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .header("Content-Type", "application/json")
+                .send(body.as_bytes())
+        };
+        let status = self
+            .client
+            .exchange(cancel, &url, None, send, |response| {
+                Ok::<_, String>(response.status().as_u16())
+            })
+            .map_err(|failure| self.unreachable(failure))?;
+        match status {
+            200..=299 => Ok(()),
+            status => Err(format!("ntfy refused the message (HTTP {status}).")),
+        }
+    }
+
+    /// The bodies of the new messages of one subscription, as published, moving its `since` on.
+    pub(crate) fn poll_bodies(
+        &self,
+        subscription: &mut Subscription,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<Vec<String>, String> {
+        let body = self.poll_body(subscription, timeout, cancel)?;
+        let mut bodies = Vec::new();
+        for event in body
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            if event["event"] != "message" {
+                continue;
+            }
+            if let Some(id) = event["id"].as_str() {
+                subscription.since = id.to_string();
+            }
+            bodies.push(event["message"].as_str().unwrap_or("").to_string());
+        }
+        Ok(bodies)
+    }
+
     /// New messages of one subscription (`title: message` lines) within `timeout` in all,
     /// moving its `since` on.
     pub fn poll(
@@ -110,6 +166,17 @@ impl Ntfy {
         timeout: Duration,
         cancel: &CancelToken,
     ) -> Result<Vec<String>, String> {
+        let body = self.poll_body(subscription, timeout, cancel)?;
+        Ok(messages(&body, subscription))
+    }
+
+    /// The raw answer of a poll of `subscription` (one JSON event a line).
+    fn poll_body(
+        &self,
+        subscription: &Subscription,
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<String, String> {
         let url = format!(
             "{}/{}/json?poll=1&since={}",
             self.base, subscription.topic, subscription.since
@@ -122,8 +189,7 @@ impl Ntfy {
                 .build()
                 .call()
         };
-        let body = self
-            .client
+        self.client
             .exchange(cancel, &url, None, send, |response| {
                 if !net::is_success(&response) {
                     return Err(format!("ntfy answered HTTP {}", response.status().as_u16()));
@@ -131,8 +197,7 @@ impl Ntfy {
                 net::read_start(response.into_body().into_reader(), MAX_POLL)
                     .map_err(|e| e.to_string())
             })
-            .map_err(|failure| self.unreachable(failure))?;
-        Ok(messages(&body, subscription))
+            .map_err(|failure| self.unreachable(failure))
     }
 
     /// Polls every subscription of the profile within `budget` in all; returns the new lines.

@@ -1,0 +1,241 @@
+//! Questions answered from the phone (`--on-ask notify`): each question goes to the run's ntfy
+//! topic as a notification with buttons that publish the answer to a reply topic of its own,
+//! which Marvin polls. No connection ever comes in to the machine Marvin runs on, so it works
+//! behind SSH and NAT. Every answer must carry its question's secret: a stray publish to the
+//! reply topic cannot approve anything.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cancel::CancelToken;
+use crate::interact::Request;
+use crate::store::ntfy::Subscription;
+use crate::tools::everyday::ntfy::Ntfy;
+
+/// How often the reply topic is looked at.
+const POLL_EVERY: Duration = Duration::from_secs(1);
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// ntfy shows at most three buttons.
+const MAX_BUTTONS: usize = 3;
+
+pub(crate) struct Phone {
+    ntfy: Ntfy,
+    topic: String,
+    /// Where answers are published: the topic, a dash and 16 random hex digits.
+    reply: String,
+    secrets: HashMap<u64, String>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Phone {
+    /// Questions go to `topic`; answers are read from a new reply topic on a thread that
+    /// sends each message's body to `lines`.
+    pub(crate) fn start(
+        ntfy: Ntfy,
+        topic: String,
+        lines: Sender<Option<String>>,
+    ) -> Result<Phone, String> {
+        let suffix =
+            crate::secret::random_hex(8).map_err(|e| format!("no secure randomness: {e}"))?;
+        let reply = format!("{topic}-{suffix}");
+        let stop = Arc::new(AtomicBool::new(false));
+        let (poller, flag, topic_polled) = (ntfy.clone(), Arc::clone(&stop), reply.clone());
+        std::thread::Builder::new()
+            .name("marvin-phone".into())
+            .spawn(move || poll(&poller, topic_polled, &lines, &flag))
+            .map_err(|e| format!("cannot start polling ntfy: {e}"))?;
+        Ok(Phone {
+            ntfy,
+            topic,
+            reply,
+            secrets: HashMap::new(),
+            stop,
+        })
+    }
+
+    /// Sends question `id` to the phone; its answer must carry the secret made for it.
+    pub(crate) fn send(&mut self, id: u64, request: &Request) -> Result<(), String> {
+        let secret =
+            crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
+        let message = notification(&self.topic, &self.reply_url(), id, &secret, request);
+        self.ntfy
+            .publish_json(&message, CALL_TIMEOUT, &CancelToken::new())?;
+        self.secrets.insert(id, secret);
+        Ok(())
+    }
+
+    /// Whether `answer` carries the secret of the question it names.
+    pub(crate) fn vouches_for(&self, id: u64, answer: &Value) -> bool {
+        let given = answer["secret"].as_str().unwrap_or("");
+        self.secrets
+            .get(&id)
+            .is_some_and(|secret| crate::secret::same(given.as_bytes(), secret.as_bytes()))
+    }
+
+    fn reply_url(&self) -> String {
+        format!("{}/{}", self.ntfy.base(), self.reply)
+    }
+}
+
+impl Drop for Phone {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Reads the reply topic until told to stop or nobody listens; a failed poll is tried again.
+fn poll(ntfy: &Ntfy, topic: String, lines: &Sender<Option<String>>, stop: &AtomicBool) {
+    let mut subscription = Subscription {
+        topic,
+        since: crate::clock::unix_now().to_string(),
+    };
+    let cancel = CancelToken::new();
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok(bodies) = ntfy.poll_bodies(&mut subscription, CALL_TIMEOUT, &cancel) {
+            for body in bodies {
+                if lines.send(Some(body)).is_err() {
+                    return;
+                }
+            }
+        }
+        std::thread::sleep(POLL_EVERY);
+    }
+}
+
+/// The notification for question `id`: what is asked, and buttons that publish the answer
+/// (with its secret) to `reply`; where buttons cannot hold every answer, how to reply by hand.
+fn notification(topic: &str, reply: &str, id: u64, secret: &str, request: &Request) -> Value {
+    let button = |label: &str, answer: Value| {
+        let mut body = answer;
+        body["id"] = json!(id);
+        body["secret"] = json!(secret);
+        json!({"action": "http", "label": label, "url": reply, "method": "POST",
+               "body": body.to_string(), "clear": true})
+    };
+    let (title, message, actions) = match request {
+        Request::Approval(a) => {
+            let detail: Vec<&str> = a.detail.lines().take(8).collect();
+            let actions = vec![
+                button("Allow once", json!({"approve": "once"})),
+                button(
+                    "Deny",
+                    json!({"approve": "no", "reason": "denied from the phone"}),
+                ),
+            ];
+            (
+                format!("Marvin asks: {}", a.tool),
+                format!("{}\n{}", a.summary, detail.join("\n")),
+                actions,
+            )
+        }
+        Request::Questions(questions) => {
+            let mut text = Vec::new();
+            for q in questions {
+                text.push(q.question.clone());
+                for (n, o) in q.options.iter().enumerate() {
+                    text.push(
+                        format!("{}. {} {}", n + 1, o.label, o.description)
+                            .trim_end()
+                            .to_string(),
+                    );
+                }
+            }
+            let single = questions.len() == 1 && !questions[0].multi_select;
+            let actions: Vec<Value> = match single {
+                true if questions[0].options.len() <= MAX_BUTTONS => questions[0]
+                    .options
+                    .iter()
+                    .map(|o| button(&o.label, json!({"answers": [o.label]})))
+                    .collect(),
+                _ => {
+                    text.push(format!(
+                        "Answer by publishing to {reply}: {{\"id\": {id}, \"secret\": \"{secret}\", \"answers\": [one per question]}}"
+                    ));
+                    Vec::new()
+                }
+            };
+            ("Marvin asks".to_string(), text.join("\n"), actions)
+        }
+        Request::Form(form) => (
+            format!("Marvin asks: {}", form.title),
+            "A form waits in the browser on the machine Marvin runs on.".to_string(),
+            Vec::new(),
+        ),
+    };
+    json!({"topic": topic, "title": title, "message": message, "actions": actions, "priority": 4})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interact::{Approval, Choice, Question};
+
+    #[test]
+    fn an_approval_has_allow_and_deny_buttons_carrying_the_secret() {
+        let request = Request::Approval(Approval {
+            tool: "run_command".into(),
+            summary: "run_command wants to run:".into(),
+            detail: "make deploy".into(),
+            covers: "`make deploy`".into(),
+            all_edits: false,
+        });
+        let message = notification("t", "https://ntfy.sh/t-r", 4, "s3cret", &request);
+        assert_eq!(message["topic"], "t");
+        assert_eq!(message["title"], "Marvin asks: run_command");
+        assert_eq!(message["message"], "run_command wants to run:\nmake deploy");
+        let actions = message["actions"].as_array().unwrap();
+        assert_eq!(actions.len(), 2);
+        assert_eq!(actions[0]["url"], "https://ntfy.sh/t-r");
+        let body: Value = serde_json::from_str(actions[0]["body"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({"approve": "once", "id": 4, "secret": "s3cret"})
+        );
+    }
+
+    #[test]
+    fn a_question_gets_a_button_per_option_or_how_to_reply() {
+        let question = |n: usize, multi| Question {
+            header: "Pick".into(),
+            question: "Which?".into(),
+            options: (0..n)
+                .map(|i| Choice {
+                    label: format!("o{i}"),
+                    description: String::new(),
+                })
+                .collect(),
+            multi_select: multi,
+        };
+        let few = notification(
+            "t",
+            "u",
+            1,
+            "s",
+            &Request::Questions(vec![question(3, false)]),
+        );
+        assert_eq!(few["actions"].as_array().unwrap().len(), 3);
+        let body: Value =
+            serde_json::from_str(few["actions"][2]["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body["answers"], json!(["o2"]));
+        let many = notification(
+            "t",
+            "u",
+            1,
+            "s",
+            &Request::Questions(vec![question(4, false)]),
+        );
+        assert!(many["actions"].as_array().unwrap().is_empty());
+        assert!(
+            many["message"]
+                .as_str()
+                .unwrap()
+                .contains("\"secret\": \"s\""),
+            "{many}"
+        );
+    }
+}
