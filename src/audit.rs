@@ -34,6 +34,24 @@ pub(crate) fn append(
         "result": cut(&outcome.content, 400),
         "elapsed_ms": elapsed.as_millis() as u64,
     });
+    append_entry(log, &entry)
+}
+
+/// Appends who asked and who answered a sub-agent's question that its parent relayed:
+/// `{ts, tool, event: "question_relayed", asked (≤ 200 chars), answered_by, answer (≤ 400)}`.
+pub(crate) fn relayed(log: &Path, tool: &str, asked: &str, answer: &str) -> io::Result<()> {
+    let entry = json!({
+        "ts": iso8601(SystemTime::now()),
+        "tool": tool,
+        "event": "question_relayed",
+        "asked": cut(asked, 200),
+        "answered_by": "the person who started the sub-agent",
+        "answer": cut(answer, 400),
+    });
+    append_entry(log, &entry)
+}
+
+fn append_entry(log: &Path, entry: &serde_json::Value) -> io::Result<()> {
     let mut line = entry.to_string();
     line.push('\n');
     let (Some(dir), Some(name)) = (log.parent(), log.file_name()) else {

@@ -324,6 +324,29 @@ fn a_sub_agents_question_is_answered_in_the_parents_terminal() {
         child_result.contains("\"Which database?\":\"SQLite\""),
         "{child_result}"
     );
+    // The audit log says who asked and who answered.
+    let log = std::fs::read_to_string(home.path().join(".marvin/logs/subagents.jsonl")).unwrap();
+    let relayed: Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["event"] == "question_relayed")
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(relayed["tool"], "ask_user");
+    assert_eq!(
+        relayed["answered_by"],
+        "the person who started the sub-agent"
+    );
+    assert!(
+        relayed["asked"]
+            .as_str()
+            .unwrap()
+            .contains("Which database?"),
+        "{relayed}"
+    );
+    assert!(
+        relayed["answer"].as_str().unwrap().contains("SQLite"),
+        "{relayed}"
+    );
     let parent_result = requests[4].last_tool_result();
     assert!(
         parent_result.starts_with("Sub-agent (gpt-4o) finished:\n  🔧 ask_user\nchild chose"),

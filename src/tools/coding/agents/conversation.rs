@@ -5,6 +5,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -34,6 +35,7 @@ pub(super) fn run(
     mut command: Command,
     ctx: &ToolContext,
     interactor: &dyn Interactor,
+    log: &Path,
     timeout: Duration,
 ) -> io::Result<RunOutput> {
     command
@@ -55,7 +57,10 @@ pub(super) fn run(
     std::thread::spawn(move || {
         let _ = sender.send(Line::Exited(child.wait()));
     });
-    let mut transcript = Transcript::default();
+    let mut transcript = Transcript {
+        log: log.to_path_buf(),
+        ..Transcript::default()
+    };
     let deadline = Instant::now() + timeout;
     let ending = loop {
         match lines.recv_timeout(POLL) {
@@ -130,6 +135,8 @@ fn answer_child(stdin: &mut Option<ChildStdin>, answer: &Value) {
 struct Transcript {
     text: String,
     stderr: String,
+    /// The audit log, where each relayed question is recorded with its answer.
+    log: PathBuf,
 }
 
 impl Transcript {
@@ -156,7 +163,18 @@ impl Transcript {
                 let message = event["message"].as_str().unwrap_or("");
                 self.stderr.push_str(&format!("marvin: {message}\n"));
             }
-            "question" | "approval" => return Some(relay(&event, interactor)),
+            "question" | "approval" => {
+                let answer = relay(&event, interactor);
+                let said = answer.as_ref().map_or("no answer".into(), Value::to_string);
+                let asked = match event["type"].as_str() {
+                    Some("approval") => format!("{} {}", event["summary"], event["detail"]),
+                    _ => event["questions"].to_string(),
+                };
+                let tool = event["tool"].as_str().unwrap_or("");
+                // The child logs its own call too; a log that cannot be written is its to say.
+                let _ = crate::audit::relayed(&self.log, tool, &asked, &said);
+                return Some(answer);
+            }
             "answer_error" => {
                 // The child could not use what was relayed: it goes on without an answer.
                 return Some(None);

@@ -112,11 +112,7 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
         .clone()
         .ok_or("Cannot find the marvin program to start a sub-agent with.")?;
     let working_dir = ctx.working_dir();
-    let log = ctx
-        .settings
-        .subagent_log
-        .clone()
-        .unwrap_or_else(|| default_log(&working_dir));
+    let log = audit_log(ctx);
     // A child asks nobody, so in any mode but bypass what would ask is denied. It gets the
     // mode in effect now ("allow all file edits" chosen in this session counts).
     let mode = if spec.readonly {
@@ -157,7 +153,10 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
 /// answer the parent, the child's questions are relayed to them; else the child asks nobody.
 fn run_agent(command: Command, spec: &Spec<'_>, ctx: &ToolContext) -> Result<String, String> {
     let run = match &ctx.interactor {
-        Some(interactor) => conversation::run(command, ctx, interactor.as_ref(), AGENT_TIMEOUT),
+        Some(interactor) => {
+            let log = audit_log(ctx);
+            conversation::run(command, ctx, interactor.as_ref(), &log, AGENT_TIMEOUT)
+        }
         None => run_plain(command, &ctx.cancel),
     };
     describe(run, spec)
@@ -332,6 +331,15 @@ fn review_status(args: StatusArgs, ctx: &ToolContext) -> Result<String, String> 
 }
 
 /// Where the audit log of a sub-agent goes when the parent sets none.
+/// The audit log children write to: MARVIN_SUBAGENT_LOG, else the project's default.
+fn audit_log(ctx: &ToolContext) -> PathBuf {
+    let working_dir = ctx.working_dir();
+    ctx.settings
+        .subagent_log
+        .clone()
+        .unwrap_or_else(|| default_log(&working_dir))
+}
+
 pub(crate) fn default_log(working_dir: &std::path::Path) -> PathBuf {
     working_dir.join(".marvin/logs/subagents.jsonl")
 }
