@@ -2,6 +2,9 @@
 //! at word boundaries, options in two aligned columns (labels, then descriptions) that wrap
 //! within their own column, and commands or diffs broken into rows without losing a character.
 
+use crate::ui::width::char_width as cells;
+pub(super) use crate::ui::width::width;
+
 /// The widest row of what the asker writes itself (titles, options, notes): the terminal's
 /// width up to 80, less one column, so that a full row never leaves the cursor in the margin
 /// and rows can be counted for erasing.
@@ -13,30 +16,6 @@ pub(super) fn columns() -> usize {
 /// terminal's whole width less one, so that it is broken no more than it must be.
 pub(super) fn full_columns() -> usize {
     crate::ui::keys::width() - 1
-}
-
-/// The cells `c` takes on a terminal: two for emoji and East Asian wide characters, none for
-/// combining marks and zero-width characters, else one.
-fn cells(c: char) -> usize {
-    match c as u32 {
-        0x300..=0x36f | 0x200b..=0x200f | 0xfe00..=0xfe0f => 0,
-        0x1100..=0x115f
-        | 0x2e80..=0xa4cf
-        | 0xac00..=0xd7a3
-        | 0xf900..=0xfaff
-        | 0xfe30..=0xfe4f
-        | 0xff00..=0xff60
-        | 0xffe0..=0xffe6
-        | 0x1f300..=0x1f64f
-        | 0x1f680..=0x1f6ff
-        | 0x1f900..=0x1f9ff => 2,
-        _ => 1,
-    }
-}
-
-/// The cells `text` takes (no tabs or escape sequences in it).
-pub(super) fn width(text: &str) -> usize {
-    text.chars().map(cells).sum()
 }
 
 /// `text` wrapped at word boundaries into rows of at most `room` cells; its own line breaks
