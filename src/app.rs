@@ -366,7 +366,7 @@ pub fn list_providers() -> ExitCode {
             "",
             &line,
             2,
-            crate::ui::calls::LINE,
+            crate::ui::width::line_width(),
         ));
         out.push('\n');
     }
@@ -411,7 +411,8 @@ fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str
             marker: in_use,
         });
     }
-    crate::ui::table::providers(&rows, config::unicode_locale(env))
+    let line = crate::ui::width::line_width();
+    crate::ui::table::providers(&rows, config::unicode_locale(env), line)
 }
 
 /// 0 answered (or nobody was reading any more), 1 failed, 128 + the signal when stopped.

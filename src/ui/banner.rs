@@ -6,13 +6,15 @@ use super::width::join_within;
 use crate::session::Resumed;
 use crate::tools::kit::when;
 
-/// The banner's lines, dim. `now` is the unix time, to say "today" or "yesterday".
+/// The banner's lines, dim, each within `width` columns. `now` is the unix time, to say
+/// "today" or "yesterday".
 pub(crate) fn lines(
     style: Style,
     provider: &str,
     model: &str,
     resumed: Option<&Resumed>,
     now: i64,
+    width: usize,
 ) -> Vec<String> {
     let dot = format!(" {} ", style.glyph("·", "|"));
     let who = [
@@ -25,16 +27,20 @@ pub(crate) fn lines(
         "Ctrl+C stops an answer".to_string(),
         "/help for more".to_string(),
     ];
-    let width = super::calls::LINE;
     let mut lines = join_within(&who, &dot, width, style.unicode);
     lines.extend(join_within(&keys, &dot, width, style.unicode));
     if let Some(resumed) = resumed {
         let dash = style.glyph("—", "-");
-        lines.push(format!(
+        let said = format!(
             "Resumed {} from {} {dash} /new starts fresh",
             messages(resumed.messages),
             when_said(&resumed.last, now)
-        ));
+        );
+        lines.extend(
+            super::width::wrap("", &said, 0, width)
+                .lines()
+                .map(String::from),
+        );
     }
     lines.into_iter().map(|line| style.dim(&line)).collect()
 }
@@ -73,7 +79,7 @@ mod tests {
     #[test]
     fn a_fresh_start_says_who_answers_and_how_to_leave() {
         assert_eq!(
-            lines(PLAIN, "openai-compat", "gpt-4o", None, 0),
+            lines(PLAIN, "openai-compat", "gpt-4o", None, 0, 79),
             [
                 "Marvin · openai-compat · gpt-4o",
                 "Ctrl+D or quit leaves · Ctrl+C stops an answer · /help for more"
@@ -92,7 +98,7 @@ mod tests {
             messages: 14,
             last: yesterday,
         };
-        let shown = lines(PLAIN, "groq", "llama", Some(&resumed), now);
+        let shown = lines(PLAIN, "groq", "llama", Some(&resumed), now, 79);
         assert_eq!(
             shown[2],
             "Resumed 14 messages from yesterday 18:02 — /new starts fresh"
@@ -101,7 +107,7 @@ mod tests {
             messages: 1,
             last: "2026-01-02T03:04:05Z".into(),
         };
-        let shown = lines(PLAIN, "groq", "llama", Some(&older), now);
+        let shown = lines(PLAIN, "groq", "llama", Some(&older), now, 79);
         assert!(
             shown[2].starts_with("Resumed 1 message from "),
             "{}",
@@ -113,7 +119,7 @@ mod tests {
     #[test]
     fn long_names_wrap_within_80_columns() {
         let model = "anthropic/claude-3.5-sonnet-20241022:beta-with-a-very-long-suffix";
-        for line in lines(PLAIN, "openrouter", model, None, 0) {
+        for line in lines(PLAIN, "openrouter", model, None, 0, 79) {
             assert!(super::super::width::width(&line) <= 79, "{line}");
         }
     }

@@ -8,10 +8,6 @@ use super::sanitize::sanitize;
 use super::style::Style;
 use super::width::{truncate, width};
 
-/// The widest line Marvin writes itself: one column short of 80, since a line that reaches
-/// the last column wraps on some terminals.
-pub(crate) const LINE: usize = 79;
-
 /// How many of a command's last output lines are shown under its line.
 pub(crate) const TAIL: usize = 8;
 
@@ -150,8 +146,8 @@ pub(crate) fn command_result(text: &str) -> Option<CommandResult<'_>> {
 
 impl Finished<'_> {
     /// The call's line, then what it adds: the first line of an error, or a command's exit
-    /// code on its line and its last lines of output under it.
-    pub(crate) fn lines(&self, style: Style) -> Vec<String> {
+    /// code on its line and its last lines of output under it; each within `line` columns.
+    pub(crate) fn lines(&self, style: Style, line: usize) -> Vec<String> {
         let command = (self.name == "run_command" && !self.is_error)
             .then(|| command_result(self.output))
             .flatten();
@@ -165,7 +161,7 @@ impl Finished<'_> {
             Some(command) => format!("({:.1}s, {})", self.seconds, command.ending),
             None => format!("({:.1}s)", self.seconds),
         };
-        let room = LINE.saturating_sub(4 + width(&took) + 2);
+        let room = line.saturating_sub(4 + width(&took) + 2);
         let head = running(self.name, self.key, room, style);
         let mut lines = vec![format!("  {mark} {head}  {}", style.dim(&took))];
         if self.is_error {
@@ -173,10 +169,10 @@ impl Finished<'_> {
             // The ✗ says it failed already: the model's "Error: " prefix is not repeated.
             let first = first.map(|l| l.trim_start().trim_start_matches("Error: "));
             let first = one_line(first.unwrap_or("(no message)"), style);
-            let shown = truncate(&first, LINE - 4, style.unicode);
+            let shown = truncate(&first, line.saturating_sub(4), style.unicode);
             lines.push(format!("    {}", style.red(&shown)));
         } else if let Some(command) = command {
-            lines.extend(tail(command.output, style));
+            lines.extend(tail(command.output, style, line));
         }
         lines
     }
@@ -184,7 +180,7 @@ impl Finished<'_> {
 
 /// The last [`TAIL`] lines of `output`, each on a dim `│ ` bar, after a line saying how many
 /// came before them and how to see them.
-fn tail(output: &str, style: Style) -> Vec<String> {
+fn tail(output: &str, style: Style, room: usize) -> Vec<String> {
     if output.trim().is_empty() {
         return Vec::new();
     }
@@ -195,12 +191,13 @@ fn tail(output: &str, style: Style) -> Vec<String> {
     if start > 0 {
         let dots = style.glyph("…", "...");
         let more = format!("{bar} {dots} {start} more lines above: /last shows them all");
+        let more = truncate(&more, room.saturating_sub(4), style.unicode);
         lines.push(format!("    {}", style.dim(&more)));
     }
     for line in &all[start..] {
         let shown = truncate(
             &sanitize(line).replace('\t', "    "),
-            LINE - 6,
+            room.saturating_sub(6),
             style.unicode,
         );
         lines.push(format!("    {}", style.dim(&format!("{bar} {shown}"))));
@@ -212,6 +209,8 @@ fn tail(output: &str, style: Style) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const LINE: usize = 79;
 
     const PLAIN: Style = Style {
         colour: false,
@@ -276,7 +275,10 @@ mod tests {
             is_error: false,
             output: "fn main() {}",
         };
-        assert_eq!(ok.lines(PLAIN), ["  ✓ read_file  src/main.rs:1-80  (0.0s)"]);
+        assert_eq!(
+            ok.lines(PLAIN, LINE),
+            ["  ✓ read_file  src/main.rs:1-80  (0.0s)"]
+        );
         let failed = Finished {
             name: "read_file",
             key: "nope.rs",
@@ -285,7 +287,7 @@ mod tests {
             output: "\nError: File not found: nope.rs. Check the path.\nmore",
         };
         assert_eq!(
-            failed.lines(PLAIN),
+            failed.lines(PLAIN, LINE),
             [
                 "  ✗ read_file  nope.rs  (0.0s)",
                 "    File not found: nope.rs. Check the path."
@@ -295,8 +297,8 @@ mod tests {
             colour: false,
             unicode: false,
         };
-        assert!(failed.lines(ascii)[0].starts_with("  x read_file"));
-        assert!(ok.lines(ascii)[0].starts_with("  + read_file"));
+        assert!(failed.lines(ascii, LINE)[0].starts_with("  x read_file"));
+        assert!(ok.lines(ascii, LINE)[0].starts_with("  + read_file"));
     }
 
     #[test]
@@ -310,7 +312,7 @@ mod tests {
             is_error: false,
             output: &output,
         };
-        let lines = call.lines(PLAIN);
+        let lines = call.lines(PLAIN, LINE);
         assert_eq!(lines[0], "  ✗ run_command  make  (2.0s, exit 3)");
         assert_eq!(lines[1], "    │ … 4 more lines above: /last shows them all");
         assert_eq!(lines[2], "    │ line 5");
@@ -321,7 +323,7 @@ mod tests {
             ..call
         };
         assert_eq!(
-            quiet.lines(PLAIN),
+            quiet.lines(PLAIN, LINE),
             ["  ✓ run_command  make  (2.0s, exit 0)"]
         );
         let killed = Finished {
@@ -329,7 +331,7 @@ mod tests {
             ..quiet
         };
         assert_eq!(
-            killed.lines(PLAIN)[0],
+            killed.lines(PLAIN, LINE)[0],
             "  ✗ run_command  make  (2.0s, signal 9)"
         );
     }
@@ -345,7 +347,7 @@ mod tests {
             is_error: false,
             output: &output,
         };
-        for line in call.lines(PLAIN) {
+        for line in call.lines(PLAIN, LINE) {
             assert!(width(&line) <= LINE, "{line}");
         }
         let failed = Finished {
@@ -353,7 +355,7 @@ mod tests {
             output: &long,
             ..call
         };
-        for line in failed.lines(PLAIN) {
+        for line in failed.lines(PLAIN, LINE) {
             assert!(width(&line) <= LINE, "{line}");
         }
     }

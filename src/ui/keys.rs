@@ -163,12 +163,5 @@ fn utf8(first: u8) -> Key {
 
 /// The terminal's width in columns (80 when unknown).
 pub(crate) fn width() -> usize {
-    // SAFETY: winsize is plain data filled by the ioctl on stdout, or left zeroed.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
-    if ok && size.ws_col >= 20 {
-        size.ws_col as usize
-    } else {
-        80
-    }
+    super::width::terminal_width()
 }

@@ -91,6 +91,7 @@ pub(crate) fn run(
         repl.session.model(),
         repl.session.resumed(),
         crate::clock::unix_now(),
+        super::width::line_width(),
     );
     repl.view.side_line(&banner.join("\n"));
     repl.show_warnings();
@@ -159,7 +160,18 @@ impl Repl<'_> {
             Command::Preferences => actions::preferences(self),
             Command::Profiles(None) => actions::list_profiles(self),
             Command::Profiles(Some(name)) => actions::switch_profile(self, &name),
-            Command::Usage => self.view.side_line(&self.session.usage_report()),
+            Command::Usage => {
+                let width = super::width::line_width();
+                let report = self.session.usage_report();
+                let lines: Vec<String> = report
+                    .lines()
+                    .map(|line| match super::width::width(line) <= width {
+                        true => line.to_string(),
+                        false => super::width::wrap("", line, 4, width),
+                    })
+                    .collect();
+                self.view.side_line(&lines.join("\n"));
+            }
             Command::Last => actions::last_output(self),
             Command::Saved => actions::saved(self),
             Command::Clear => {

@@ -1,7 +1,6 @@
 //! The provider table of `--list-providers` and `/provider`: aligned columns under a header,
 //! the last one wrapped so that every row fits 80 columns.
 
-use super::calls::LINE;
 use super::width::{truncate, width, wrap};
 
 /// One provider as the table shows it.
@@ -17,10 +16,13 @@ pub(crate) struct ProviderRow {
 
 /// The widest model column; a longer model name is cut.
 const MODEL_COLUMN: usize = 28;
+/// Below this much room for the last column, each provider's credentials go on lines of
+/// their own under it.
+const NARROWEST_ABOUT: usize = 24;
 
 /// The table, one line per row (more when the last column wraps), each ending in a newline;
 /// without `unicode`, no emoji and `<-` for the arrow.
-pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
+pub(crate) fn providers(rows: &[ProviderRow], unicode: bool, line: usize) -> String {
     let name_column = rows.iter().map(|r| width(r.name)).max().unwrap_or(0).max(8);
     let model_column = rows
         .iter()
@@ -30,6 +32,9 @@ pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
         .clamp(5, MODEL_COLUMN);
     // The emoji takes two columns and a space follows it.
     let about_at = 3 + name_column + 2 + model_column + 2;
+    if line < about_at + NARROWEST_ABOUT {
+        return stacked(rows, unicode, line, name_column);
+    }
     let indent = " ".repeat(about_at);
     let mut out = format!(
         "   {:<name_column$}  {:<model_column$}  CREDENTIALS\n",
@@ -42,7 +47,7 @@ pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
             true => row.marker.to_string(),
             false => row.marker.replace('←', "<-"),
         };
-        let room = LINE.saturating_sub(about_at);
+        let room = line.saturating_sub(about_at);
         let mut about: Vec<String> = wrap("", &row.about, 0, room)
             .lines()
             .map(String::from)
@@ -68,9 +73,31 @@ pub(crate) fn providers(rows: &[ProviderRow], unicode: bool) -> String {
     out
 }
 
+/// The table for a narrow terminal: the provider and its model on one line, where its
+/// credentials are (and whether it is in use) on the lines under it.
+fn stacked(rows: &[ProviderRow], unicode: bool, line: usize, name_column: usize) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let model_room = line.saturating_sub(3 + name_column + 2);
+        let model = truncate(&row.model, model_room, unicode);
+        let emoji = if unicode { row.emoji } else { "  " };
+        out.push_str(&format!("{emoji} {:<name_column$}  {model}\n", row.name));
+        let marker = match unicode {
+            true => row.marker.to_string(),
+            false => row.marker.replace('←', "<-"),
+        };
+        let about = format!("{} {marker}", row.about);
+        out.push_str(&wrap("   ", about.trim_end(), 3, line));
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LINE: usize = 79;
 
     #[test]
     fn rows_align_and_fit_80_columns() {
@@ -90,7 +117,7 @@ mod tests {
                 marker: "",
             },
         ];
-        let table = providers(&rows, true);
+        let table = providers(&rows, true, LINE);
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
@@ -105,7 +132,17 @@ mod tests {
         for line in &lines {
             assert!(width(line) <= LINE, "{line}");
         }
-        let ascii = providers(&rows, false);
+        let narrow = providers(&rows, true, 45);
+        for line in narrow.lines() {
+            assert!(width(line) <= 45, "{line}");
+        }
+        assert!(
+            narrow.starts_with(
+                "⚡ groq           llama-3.3-70b-versatile\n   GROQ_API_KEY ← in use\n"
+            ),
+            "{narrow}"
+        );
+        let ascii = providers(&rows, false, LINE);
         assert!(ascii.is_ascii(), "{ascii}");
         assert!(
             ascii.contains("   groq           llama-3.3-70b-versatile  GROQ_API_KEY <- in use"),

@@ -10,6 +10,7 @@ use super::output::{Out, warn};
 use super::sanitize::sanitize;
 use super::spinner::Spinner;
 use super::style::Style;
+use super::width::line_width;
 use crate::session::{Event, Level, TurnEnd, TurnReport};
 use crate::usage::format_cost;
 
@@ -111,7 +112,8 @@ impl TerminalView {
         };
         Self {
             side: (!terminal).then(Out::stderr),
-            markdown: (terminal && !config.raw).then(|| Markdown::new(style, columns())),
+            markdown: (terminal && !config.raw)
+                .then(|| Markdown::new(style, super::width::terminal_width() - 1)),
             style,
             answer,
             dumb: config.dumb_terminal,
@@ -143,7 +145,7 @@ impl TerminalView {
         {
             self.spinner = Some(Spinner::since("thinking".into(), since));
         }
-        let room = columns().min(calls::LINE);
+        let room = line_width();
         let frame = self
             .spinner
             .as_mut()
@@ -285,7 +287,7 @@ impl TerminalView {
             } => {
                 let sign = style.glyph("⚠", "!");
                 let first = format!("  {sign} ");
-                let text = super::width::wrap(&first, &sanitize(message), 4, calls::LINE);
+                let text = super::width::wrap(&first, &sanitize(message), 4, line_width());
                 self.side_line(&style.yellow(&text))
             }
             Event::Notice {
@@ -307,7 +309,7 @@ impl TerminalView {
                     running: calls.iter().map(|call| call.id.clone()).collect(),
                     calls,
                 };
-                let label = round.label(calls::LINE, style);
+                let label = round.label(line_width(), style);
                 self.spinner = Some(Spinner::since(label, round.started));
                 self.round = Some(round);
                 self.clear_transient();
@@ -352,7 +354,7 @@ impl TerminalView {
             is_error,
             output,
         };
-        let lines = finished.lines(style).join("\n");
+        let lines = finished.lines(style, line_width()).join("\n");
         self.side_line(&lines);
         // A command that ran: a refused, stopped or timed-out one leaves the last one's.
         if let (Some(command), "run_command", false) = (command, name, is_error) {
@@ -360,7 +362,7 @@ impl TerminalView {
         }
         if let Some(round) = &mut self.round {
             round.running.retain(|call| call != id);
-            let label = round.label(calls::LINE, style);
+            let label = round.label(line_width(), style);
             match (&mut self.spinner, round.running.is_empty()) {
                 (_, true) => self.spinner = None,
                 (Some(spinner), false) => spinner.relabel(label),
@@ -440,24 +442,12 @@ impl TerminalView {
         }
 
         let separator = format!(" {} ", style.glyph("·", "|"));
-        let lines = super::width::join_within(&parts, &separator, calls::LINE, style.unicode);
+        let lines = super::width::join_within(&parts, &separator, line_width(), style.unicode);
         for line in lines {
             self.side_line(&style.dim(&line));
         }
         self.answer.flush();
     }
-}
-
-/// The terminal's width in columns (80 when it cannot be told).
-fn columns() -> usize {
-    // SAFETY: TIOCGWINSZ fills the zeroed winsize we own, or fails and leaves it zero.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    for fd in [1, 2] {
-        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
-            return usize::from(size.ws_col).saturating_sub(1);
-        }
-    }
-    80
 }
 
 fn seconds(elapsed: Duration) -> String {

@@ -1,6 +1,25 @@
 //! How many terminal columns text takes, and fitting text into a number of them: cut with an
 //! ellipsis, or wrapped at word boundaries.
 
+/// The terminal's width in columns (stdout's, else stderr's); 80 when neither is a terminal
+/// or it says less than 20.
+pub(crate) fn terminal_width() -> usize {
+    // SAFETY: TIOCGWINSZ fills the zeroed winsize we own, or fails and leaves it zero.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    for fd in [1, 2] {
+        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col >= 20 {
+            return usize::from(size.ws_col);
+        }
+    }
+    80
+}
+
+/// The widest line Marvin writes itself: the terminal's width up to 80, less one column (a
+/// line that reaches the last column wraps on some terminals).
+pub(crate) fn line_width() -> usize {
+    terminal_width().min(80) - 1
+}
+
 /// The columns `c` takes on a terminal: two for East Asian wide characters and emoji, none
 /// for combining marks, zero-width characters and variation selectors, else one.
 pub(crate) fn char_width(c: char) -> usize {

@@ -10,6 +10,11 @@ use crate::common::{self, ReplayServer, Reply, StallServer, TempDir, marvin};
 
 /// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
 fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
+    at_width(80, home, url, env, args)
+}
+
+/// The same on a terminal `width` columns wide.
+fn at_width(width: u16, home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
     let mut command = marvin(home.path());
     command
         .env("OPENAI_COMPAT_URL", url)
@@ -17,7 +22,7 @@ fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty 
         .env("TERM", "xterm")
         .envs(env.iter().copied())
         .args(args);
-    Pty::spawn_sized(command, 80, 24)
+    Pty::spawn_sized(command, width, 24)
 }
 
 #[test]
@@ -288,12 +293,24 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
 
 #[test]
 fn marvins_own_lines_fit_80_columns() {
-    let home = TempDir::new("ux-80");
+    own_lines_fit(80);
+}
+
+#[test]
+fn marvins_own_lines_fit_a_narrow_terminal_too() {
+    own_lines_fit(50);
+}
+
+/// The banner, a tool line, the status line, `/provider` and `usage` on a terminal `width`
+/// columns wide, with long names: no row runs past the margin.
+fn own_lines_fit(width: u16) {
+    let home = TempDir::new(&format!("ux-{width}"));
     let server = ReplayServer::start(vec![
         Reply::tool_calls(&[("c1", "system_info", "{}")]),
         Reply::text(&["Fine."]),
     ]);
-    let mut pty = at_80(
+    let mut pty = at_width(
+        width,
         &home,
         &server.url(),
         &[(
