@@ -1,7 +1,7 @@
 //! The non-interactive writer (seed 002 §6.5): raw answer tokens on stdout, `  🔧 a, b` before
 //! each tool round, or with --json one event object per line; and what happens when a tool
 //! asks (`--on-ask`): nothing reaches this view (deny), the run ends (fail), or the question
-//! goes out as an event and its answer comes on stdin (see `batch_ask`).
+//! goes out as an event and its answer comes on stdin or from the phone (see `batch_ask`).
 
 use serde_json::{Value, json};
 
@@ -113,15 +113,17 @@ impl BatchView {
     /// the phone cannot be reached that way.
     fn answers(&mut self) -> Option<&mut Answers> {
         if self.answers.is_none() {
-            self.answers = match self.phone.take() {
-                Some((ntfy, topic)) => match Answers::by_phone(ntfy, topic) {
+            self.answers = match (self.on_ask, self.phone.take()) {
+                (OnAsk::Notify, Some((ntfy, topic))) => match Answers::by_phone(ntfy, topic) {
                     Ok(answers) => Some(answers),
                     Err(why) => {
                         warn(&format!("--on-ask notify: {why}"));
                         None
                     }
                 },
-                None => Some(Answers::start()),
+                // The phone could not be reached before: nothing else is asked either.
+                (OnAsk::Notify, None) => None,
+                _ => Some(Answers::start()),
             };
         }
         self.answers.as_mut()
