@@ -166,7 +166,9 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
     };
     let mut session = new_session(&config);
     let mut view = BatchView::new(args.json, config.on_ask);
-    if let (config::OnAsk::Notify, Some(topic)) = (config.on_ask, &config.ntfy) {
+    if let (config::OnAsk::Notify | config::OnAsk::Wait(_), Some(topic)) =
+        (config.on_ask, &config.ntfy)
+    {
         view = view.with_phone(session.ntfy().clone(), topic.clone());
     }
     notify(&config, &session, "started", &prompt);

@@ -72,9 +72,9 @@ Options:
       --json               with --non-interactive: one JSON event per line
       --on-ask MODE        with --non-interactive, when a tool asks: deny
                            (default), fail (exit 3), stdin (with --json:
-                           questions as events, answers as JSON lines) or
+                           questions as events, answers as JSON lines),
                            notify (to the --ntfy topic, answered from the
-                           phone)
+                           phone) or wait:SECONDS (both, then deny)
       --new                start a fresh conversation (the prompt otherwise
                            resumes the last one of the profile's chat log)
       --raw                print the answer as the model wrote it, without
@@ -319,16 +319,22 @@ fn check(args: &Args) -> Result<(), String> {
     if args.on_ask.as_deref() == Some("notify") && args.ntfy.is_none() {
         return Err("--on-ask notify sends questions to the --ntfy TOPIC: give one".into());
     }
-    if args.on_ask.as_deref() == Some("stdin") {
-        if !args.json {
-            return Err("--on-ask stdin needs --json: questions go out as JSON events".into());
-        }
-        if args.prompt.is_none() && args.question.is_none() {
-            return Err(
-                "--on-ask stdin reads answers on stdin: give the prompt with --prompt or as words"
-                    .into(),
-            );
-        }
+    let waits = args
+        .on_ask
+        .as_deref()
+        .is_some_and(|m| m.starts_with("wait:"));
+    if waits && !args.json && args.ntfy.is_none() {
+        return Err("--on-ask wait:SECONDS asks on the --json stream (answered on stdin) or on the --ntfy topic: give one of them".into());
+    }
+    if args.on_ask.as_deref() == Some("stdin") && !args.json {
+        return Err("--on-ask stdin needs --json: questions go out as JSON events".into());
+    }
+    let on_stdin = args.on_ask.as_deref() == Some("stdin") || (waits && args.json);
+    if on_stdin && args.prompt.is_none() && args.question.is_none() {
+        return Err(
+            "--on-ask reads answers on stdin here: give the prompt with --prompt or as words"
+                .into(),
+        );
     }
     if args.raw && args.non_interactive {
         return Err(
@@ -450,6 +456,10 @@ mod tests {
             (
                 &["--non-interactive", "--json", "--on-ask", "stdin"],
                 "give the prompt with --prompt or as words",
+            ),
+            (
+                &["--non-interactive", "--on-ask", "wait:60", "hi"],
+                "give one of them",
             ),
             (
                 &["--non-interactive", "--on-ask", "notify", "hi"],

@@ -13,6 +13,9 @@ pub enum OnAsk {
     Stdin,
     /// Each question goes to the `--ntfy` topic with buttons that answer it from the phone.
     Notify,
+    /// Each question goes to every surface the run has (stdin with `--json`, the phone with
+    /// `--ntfy`) and is denied after this many seconds without an answer.
+    Wait(u64),
 }
 
 impl OnAsk {
@@ -25,10 +28,16 @@ impl OnAsk {
             "fail" => Ok(OnAsk::Fail),
             "stdin" => Ok(OnAsk::Stdin),
             "notify" => Ok(OnAsk::Notify),
-            other => Err(format!(
-                "--on-ask {other:?}: choose one of {}",
-                OnAsk::NAMES.join(", ")
-            )),
+            other => match other.strip_prefix("wait:").map(str::parse::<u64>) {
+                Some(Ok(seconds @ 1..=86_400)) => Ok(OnAsk::Wait(seconds)),
+                Some(_) => Err(format!(
+                    "--on-ask {other:?}: wait:SECONDS takes 1 to 86400 seconds, e.g. wait:600"
+                )),
+                None => Err(format!(
+                    "--on-ask {other:?}: choose one of {} or wait:SECONDS",
+                    OnAsk::NAMES.join(", ")
+                )),
+            },
         }
     }
 }
@@ -43,9 +52,18 @@ mod tests {
         assert_eq!(OnAsk::parse("fail"), Ok(OnAsk::Fail));
         assert_eq!(OnAsk::parse("stdin"), Ok(OnAsk::Stdin));
         assert_eq!(OnAsk::parse("notify"), Ok(OnAsk::Notify));
+        assert_eq!(OnAsk::parse("wait:600"), Ok(OnAsk::Wait(600)));
         assert_eq!(
             OnAsk::parse("ask"),
-            Err("--on-ask \"ask\": choose one of deny, fail, stdin, notify".into())
+            Err("--on-ask \"ask\": choose one of deny, fail, stdin, notify or wait:SECONDS".into())
         );
+        for bad in ["wait:", "wait:0", "wait:ten", "wait:90000"] {
+            assert!(
+                OnAsk::parse(bad)
+                    .unwrap_err()
+                    .contains("1 to 86400 seconds"),
+                "{bad}"
+            );
+        }
     }
 }

@@ -5,7 +5,9 @@
 
 use serde_json::{Value, json};
 
-use super::batch_ask::Answers;
+use std::time::Duration;
+
+use super::batch_ask::{Answers, Surfaces};
 use super::output::{Out, warn};
 use super::signal::{self, Watch};
 use crate::config::OnAsk;
@@ -55,7 +57,7 @@ impl TurnUi for BatchView {
                     .get_or_insert_with(|| describe_request(&interaction.prompt.request));
                 interaction.reply.send(Response::Cancelled);
             }
-            OnAsk::Stdin | OnAsk::Notify => {
+            OnAsk::Stdin | OnAsk::Notify | OnAsk::Wait(_) => {
                 let Some(answers) = self.answers() else {
                     return interaction.reply.send(Response::TimedOut);
                 };
@@ -113,17 +115,34 @@ impl BatchView {
     /// the phone cannot be reached that way.
     fn answers(&mut self) -> Option<&mut Answers> {
         if self.answers.is_none() {
-            self.answers = match (self.on_ask, self.phone.take()) {
-                (OnAsk::Notify, Some((ntfy, topic))) => match Answers::by_phone(ntfy, topic) {
-                    Ok(answers) => Some(answers),
-                    Err(why) => {
-                        warn(&format!("--on-ask notify: {why}"));
-                        None
-                    }
+            let surfaces = match (self.on_ask, self.phone.take()) {
+                (OnAsk::Stdin, _) => Surfaces {
+                    stdin: true,
+                    phone: None,
+                    wait: None,
                 },
-                // The phone could not be reached before: nothing else is asked either.
-                (OnAsk::Notify, None) => None,
-                _ => Some(Answers::start()),
+                (OnAsk::Notify, phone) => Surfaces {
+                    stdin: false,
+                    phone,
+                    wait: None,
+                },
+                (OnAsk::Wait(seconds), phone) => Surfaces {
+                    stdin: self.json,
+                    phone,
+                    wait: Some(Duration::from_secs(seconds)),
+                },
+                (OnAsk::Deny | OnAsk::Fail, _) => return None,
+            };
+            // A phone that could not be reached before is not tried again: nothing is asked.
+            if !surfaces.stdin && surfaces.phone.is_none() {
+                return None;
+            }
+            self.answers = match Answers::start(surfaces) {
+                Ok(answers) => Some(answers),
+                Err(why) => {
+                    warn(&format!("--on-ask: {why}"));
+                    None
+                }
             };
         }
         self.answers.as_mut()

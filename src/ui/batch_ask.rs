@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -20,50 +21,53 @@ use crate::tools::everyday::ntfy::Ntfy;
 const STDIN_ENDED: &str = "no answer: stdin was closed before the question was answered";
 
 pub(crate) struct Answers {
-    /// Answer lines from the reader thread (stdin, or the phone's reply topic); `None` once
-    /// stdin ended.
-    lines: Receiver<Option<String>>,
-    /// The questions asked and not answered yet, by id.
-    open: BTreeMap<u64, Interaction>,
+    /// Lines of stdin from its reader thread, `None` once it ended; no receiver when stdin is
+    /// not a surface.
+    stdin: Option<Receiver<Option<String>>>,
+    /// The bodies published to the phone's reply topic.
+    phone_lines: Option<Receiver<Option<String>>>,
+    /// The questions asked and not answered yet, by id, with when they were asked.
+    open: BTreeMap<u64, (Interaction, Instant)>,
+    /// No surface is left to answer: what is asked now is denied at once.
     ended: bool,
     /// Where questions go by ntfy, and the secrets their answers must carry.
     phone: Option<Phone>,
+    /// `--on-ask wait:N`: how long a question waits before it is denied.
+    wait: Option<Duration>,
+}
+
+/// Where questions are asked.
+pub(crate) struct Surfaces {
+    /// On the --json stream, answered on stdin.
+    pub stdin: bool,
+    /// On the phone by ntfy: the server and the run's topic.
+    pub phone: Option<(Ntfy, String)>,
+    /// Denied after this long without an answer.
+    pub wait: Option<Duration>,
 }
 
 impl Answers {
-    /// Questions go to `topic` on `ntfy`; answers come from its reply topic.
-    pub(crate) fn by_phone(ntfy: Ntfy, topic: String) -> Result<Self, String> {
-        let (sender, lines) = mpsc::channel();
-        let phone = Phone::start(ntfy, topic, sender)?;
-        Ok(Self {
-            lines,
+    /// Starts the surfaces: reading stdin on a thread of its own (it is this run's only
+    /// reader), polling the phone's reply topic.
+    pub(crate) fn start(surfaces: Surfaces) -> Result<Self, String> {
+        let mut answers = Self {
+            stdin: None,
+            phone_lines: None,
             open: BTreeMap::new(),
             ended: false,
-            phone: Some(phone),
-        })
-    }
-
-    /// Starts reading stdin on a thread of its own (it is this run's only reader).
-    pub(crate) fn start() -> Self {
-        let (sender, lines) = mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("marvin-answers".into())
-            .spawn(move || {
-                for line in std::io::stdin().lock().lines() {
-                    let Ok(line) = line else { break };
-                    if sender.send(Some(line)).is_err() {
-                        return;
-                    }
-                }
-                let _ = sender.send(None);
-            });
-        let ended = spawned.is_err();
-        Self {
-            lines,
-            open: BTreeMap::new(),
-            ended,
             phone: None,
+            wait: surfaces.wait,
+        };
+        if let Some((ntfy, topic)) = surfaces.phone {
+            let (sender, lines) = mpsc::channel();
+            answers.phone = Some(Phone::start(ntfy, topic, sender)?);
+            answers.phone_lines = Some(lines);
         }
+        if surfaces.stdin {
+            answers.stdin = Some(read_stdin());
+        }
+        answers.ended = answers.stdin.is_none() && answers.phone.is_none();
+        Ok(answers)
     }
 
     /// Takes a question: returns its event, or (stdin has ended) denies it at once and says so.
@@ -85,7 +89,8 @@ impl Answers {
                 return vec![event, closed_event(interaction.id, &why)];
             }
         }
-        self.open.insert(interaction.id, interaction);
+        self.open
+            .insert(interaction.id, (interaction, Instant::now()));
         vec![event]
     }
 
@@ -95,28 +100,59 @@ impl Answers {
         self.open.remove(&id).map(|_| closed_event(id, outcome))
     }
 
-    /// Answers what stdin brought since the last look; returns the events to write.
+    /// Answers what stdin and the phone brought since the last look, and denies what waited
+    /// too long; returns the events to write.
     pub(crate) fn poll(&mut self) -> Vec<Value> {
         let mut events = Vec::new();
-        while !self.ended {
-            match self.lines.try_recv() {
+        while let Some(line) = self.phone_lines.as_ref().and_then(|l| l.try_recv().ok()) {
+            events.extend(line.and_then(|line| self.answer(&line, true)));
+        }
+        while let Some(stdin) = &self.stdin {
+            match stdin.try_recv() {
                 Ok(Some(line)) if line.trim().is_empty() => {}
-                Ok(Some(line)) => events.extend(self.answer(&line)),
+                Ok(Some(line)) => events.extend(self.answer(&line, false)),
                 Ok(None) | Err(TryRecvError::Disconnected) => {
-                    self.ended = true;
-                    for (id, open) in std::mem::take(&mut self.open) {
-                        open.reply.send(Response::Denied(STDIN_ENDED.into()));
-                        events.push(closed_event(id, STDIN_ENDED));
+                    self.stdin = None;
+                    if self.phone.is_none() {
+                        self.ended = true;
+                        events.extend(self.deny_open(STDIN_ENDED));
                     }
                 }
                 Err(TryRecvError::Empty) => break,
             }
         }
+        if let Some(wait) = self.wait {
+            let late: Vec<u64> = self
+                .open
+                .iter()
+                .filter(|(_, (_, asked))| asked.elapsed() >= wait)
+                .map(|(id, _)| *id)
+                .collect();
+            let why = format!("no answer within {} s (--on-ask wait)", wait.as_secs());
+            for id in late {
+                if let Some((open, _)) = self.open.remove(&id) {
+                    open.reply.send(Response::Denied(why.clone()));
+                    events.push(closed_event(id, &why));
+                }
+            }
+        }
         events
     }
 
-    /// One line of stdin: the answer to an open question, or an `answer_error` event.
-    fn answer(&mut self, line: &str) -> Option<Value> {
+    /// Denies every open question, saying `why`.
+    fn deny_open(&mut self, why: &str) -> Vec<Value> {
+        std::mem::take(&mut self.open)
+            .into_iter()
+            .map(|(id, (open, _))| {
+                open.reply.send(Response::Denied(why.into()));
+                closed_event(id, why)
+            })
+            .collect()
+    }
+
+    /// One line of an answer (from the phone: it must carry its question's secret): the
+    /// answer to an open question, or an `answer_error` event.
+    fn answer(&mut self, line: &str, from_phone: bool) -> Option<Value> {
         let parsed: Value = match serde_json::from_str(line) {
             Ok(value @ Value::Object(_)) => value,
             _ => {
@@ -143,24 +179,21 @@ impl Answers {
                 &format!("no open question has id {id}: {which}"),
             ));
         };
-        if self
-            .phone
-            .as_ref()
-            .is_some_and(|p| !p.vouches_for(id, &parsed))
-        {
+        let vouched = |phone: &Phone| phone.vouches_for(id, &parsed);
+        if from_phone && !self.phone.as_ref().is_some_and(vouched) {
             return Some(answer_error(
                 Some(id),
                 "the answer does not carry its question's secret: it is ignored",
             ));
         }
-        let response = match &open.prompt.request {
+        let response = match &open.0.prompt.request {
             Request::Approval(approval) => approval_response(approval, &parsed),
             Request::Questions(questions) => questions_response(questions, &parsed),
             Request::Form(_) => Err("a form is answered in its page".to_string()),
         };
         match response {
             Ok(response) => {
-                if let Some(open) = self.open.remove(&id) {
+                if let Some((open, _)) = self.open.remove(&id) {
                     open.reply.send(response);
                 }
                 None
@@ -168,6 +201,29 @@ impl Answers {
             Err(why) => Some(answer_error(Some(id), &why)),
         }
     }
+}
+
+/// Lines of stdin, read on a thread of their own; `None` at its end.
+fn read_stdin() -> Receiver<Option<String>> {
+    let (sender, lines) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("marvin-answers".into())
+        .spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                if sender.send(Some(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = sender.send(None);
+        });
+    if spawned.is_err() {
+        // No thread: stdin reads as ended at once.
+        let (sender, lines) = mpsc::channel();
+        let _ = sender.send(None);
+        return lines;
+    }
+    lines
 }
 
 /// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval.

@@ -35,10 +35,15 @@ struct Script {
 
 impl Script {
     fn start(home: &TempDir, server: &ReplayServer, extra: &[&str]) -> Self {
+        Self::start_asking(home, server, "stdin", extra)
+    }
+
+    /// The same with `--on-ask MODE`.
+    fn start_asking(home: &TempDir, server: &ReplayServer, mode: &str, extra: &[&str]) -> Self {
         let mut command = in_project(home.path(), &server.url(), home.path());
         command
             .env("MARVIN_MODEL", "gpt-4o")
-            .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+            .args(["--non-interactive", "--json", "--on-ask", mode])
             .args(extra)
             .args(["--prompt", "set it up"])
             .stdin(Stdio::piped())
@@ -224,6 +229,20 @@ fn questions_open_when_stdin_ends_are_denied_and_the_run_goes_on() {
     assert_eq!(script.finish().status.code(), Some(0));
     let result = server.requests()[1].last_tool_result();
     assert!(result.contains("no answer"), "{result}");
+}
+
+#[test]
+fn wait_denies_a_question_nobody_answered_in_time_and_the_run_goes_on() {
+    let home = TempDir::new("headless-wait");
+    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Went on."])]);
+    // stdin stays open and silent: only the wait ends the question.
+    let script = Script::start_asking(&home, &server, "wait:1", &[]);
+    let question = script.next("question");
+    let closed = script.next("question_closed");
+    assert_eq!(closed["id"], question["id"]);
+    assert_eq!(closed["outcome"], "no answer within 1 s (--on-ask wait)");
+    assert_eq!(script.next("message")["text"], "Went on.");
+    assert_eq!(script.finish().status.code(), Some(0));
 }
 
 #[test]
