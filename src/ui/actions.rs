@@ -64,7 +64,7 @@ pub(crate) fn show_model(repl: &mut Repl<'_>) {
 
 /// `text` word-wrapped to the terminal, 80 columns at most.
 fn fitted(text: &str) -> String {
-    wrap("", text, 0, super::keys::width().min(80))
+    wrap("", text, 0, super::width::terminal_width().min(80))
 }
 
 pub(crate) fn toggle_code(repl: &mut Repl<'_>) {

@@ -160,8 +160,3 @@ fn utf8(first: u8) -> Key {
         _ => Key::Char('\u{fffd}'),
     }
 }
-
-/// The terminal's width in columns (80 when unknown).
-pub(crate) fn width() -> usize {
-    super::width::terminal_width()
-}

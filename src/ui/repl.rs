@@ -206,7 +206,7 @@ impl Repl<'_> {
             // Tool definitions and grants come from files a repository may ship.
             Command::Help => self.view.side_line(&format!(
                 "{}\n{}",
-                super::help::text(super::keys::width()),
+                super::help::text(super::width::terminal_width()),
                 sanitize(&actions::tools_list(self.session))
             )),
             Command::Tools => self

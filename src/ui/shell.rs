@@ -37,7 +37,7 @@ pub(crate) fn run(repl: &mut Repl<'_>, command: &str) {
     }
     if let Some(dir) = ended_in {
         if let Err(why) = follow(repl.session.workspace(), &dir) {
-            let width = super::keys::width().min(80);
+            let width = super::width::terminal_width().min(80);
             let why = wrap("", &sanitize(&why), 0, width);
             repl.view.side_line(&style.yellow(&why));
         }

@@ -169,7 +169,8 @@ pub(crate) fn die_with_parent(command: &mut Command) {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn die_with_parent(_command: &mut Command) {}
 
-fn ending_of(status: ExitStatus) -> Ending {
+/// How a program ended, from its exit status.
+pub(crate) fn ending_of(status: ExitStatus) -> Ending {
     match (status.code(), status.signal()) {
         (Some(code), _) => Ending::Exited(code),
         (None, Some(signal)) => Ending::Signalled(signal),

@@ -9,13 +9,13 @@ pub(super) use crate::ui::width::width;
 /// width up to 80, less one column, so that a full row never leaves the cursor in the margin
 /// and rows can be counted for erasing.
 pub(super) fn columns() -> usize {
-    crate::ui::keys::width().min(80) - 1
+    crate::ui::width::line_width()
 }
 
 /// The widest row of what is shown exactly as it is (a command, a diff, an address): the
 /// terminal's whole width less one, so that it is broken no more than it must be.
 pub(super) fn full_columns() -> usize {
-    crate::ui::keys::width() - 1
+    crate::ui::width::terminal_width() - 1
 }
 
 /// `text` wrapped at word boundaries into rows of at most `room` cells; its own line breaks

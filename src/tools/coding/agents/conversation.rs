@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::interact::{Answer, Approval, Choice, Interactor, Prompt, Question, Request, Response};
 use crate::interact::{Scope, Unavailable};
 use crate::tools::ToolContext;
-use crate::tools::kit::process::{Ending, OUTPUT_CAP, RunOutput, kill_group};
+use crate::tools::kit::process::{Ending, OUTPUT_CAP, RunOutput, ending_of, kill_group};
 
 /// How long a relayed question may wait for the parent's person.
 const QUESTION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -110,15 +110,6 @@ fn forward(stream: impl Read + Send + 'static, to: mpsc::Sender<Line>, wrap: fn(
             }
         }
     });
-}
-
-fn ending_of(status: std::process::ExitStatus) -> Ending {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => Ending::Exited(code),
-        (None, Some(signal)) => Ending::Signalled(signal),
-        (None, None) => Ending::Exited(-1),
-    }
 }
 
 /// Writes one answer line to the child; a child that stopped reading is left to end.
