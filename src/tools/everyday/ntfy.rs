@@ -73,33 +73,8 @@ impl Ntfy {
     ) -> Result<(), String> {
         valid_topic(topic)?;
         let url = format!("{}/{topic}", self.base);
-        let send = |agent: &ureq::Agent| {
-            let mut call = agent
-                .post(&url)
-                .config()
-                .timeout_global(Some(timeout))
-                .build();
-            if let Some(title) = title {
-                call = call.header("Title", title);
-            }
-            call.send(message.as_bytes())
-        };
-        let status = self
-            .client
-            .exchange(cancel, &url, None, send, |response| {
-                Ok::<_, String>(response.status().as_u16())
-            })
-            .map_err(|failure| match failure {
-                Failure::Transport(Transport::Silent(_) | Transport::ConnectTimeout) => format!(
-                    "ntfy did not answer within {}s. Try again later.",
-                    timeout.as_secs()
-                ),
-                other => self.unreachable(other),
-            })?;
-        match status {
-            200..=299 => Ok(()),
-            status => Err(format!("ntfy refused the message (HTTP {status}).")),
-        }
+        let headers: Vec<(&str, &str)> = title.map(|t| ("Title", t)).into_iter().collect();
+        self.post(&url, &headers, message.as_bytes(), timeout, cancel)
     }
 
     /// Publishes a message given as ntfy's JSON (`topic`, `title`, `message`, `actions`), for
@@ -112,22 +87,44 @@ impl Ntfy {
     ) -> Result<(), String> {
         valid_topic(message["topic"].as_str().unwrap_or(""))?;
         let url = format!("{}/", self.base);
+        let headers = [("Content-Type", "application/json")];
         let body = message.to_string();
+        self.post(&url, &headers, body.as_bytes(), timeout, cancel)
+    }
+
+    /// POSTs `body` with `headers` to `url` within `timeout`: a 2xx is sent, anything else
+    /// says why not.
+    fn post(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        timeout: Duration,
+        cancel: &CancelToken,
+    ) -> Result<(), String> {
         let send = |agent: &ureq::Agent| {
-            agent
-                .post(&url)
+            let mut call = agent
+                .post(url)
                 .config()
                 .timeout_global(Some(timeout))
-                .build()
-                .header("Content-Type", "application/json")
-                .send(body.as_bytes())
+                .build();
+            for (name, value) in headers {
+                call = call.header(*name, *value);
+            }
+            call.send(body)
         };
         let status = self
             .client
-            .exchange(cancel, &url, None, send, |response| {
+            .exchange(cancel, url, None, send, |response| {
                 Ok::<_, String>(response.status().as_u16())
             })
-            .map_err(|failure| self.unreachable(failure))?;
+            .map_err(|failure| match failure {
+                Failure::Transport(Transport::Silent(_) | Transport::ConnectTimeout) => format!(
+                    "ntfy did not answer within {}s. Try again later.",
+                    timeout.as_secs()
+                ),
+                other => self.unreachable(other),
+            })?;
         match status {
             200..=299 => Ok(()),
             status => Err(format!("ntfy refused the message (HTTP {status}).")),
