@@ -4,31 +4,16 @@
 //! file edits" turns the rest of the session into accept-edits, and nothing runs past the
 //! margin.
 
-use crate::common::pty::Pty;
+use crate::common::pty::{Pty, at_80};
 use crate::common::screen::Screen;
-use crate::common::{ReplayServer, Reply, TempDir, marvin, ticket_round};
+use crate::common::{ReplayServer, Reply, TempDir, ticket_round};
 use serde_json::{Value, json};
-
-/// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
-fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
-    let mut command = marvin(home.path());
-    command
-        .env("OPENAI_COMPAT_URL", url)
-        .env("MARVIN_MODEL", "gpt-4o")
-        .env("TERM", "xterm")
-        .envs(env.iter().copied())
-        .args(args);
-    Pty::spawn_sized(command, 80, 24)
-}
 
 /// The REPL at 80 columns in coding mode, working in `project`, with `prompt` sent.
 fn coding_at_80(home: &TempDir, server: &ReplayServer, project: &TempDir, prompt: &str) -> Pty {
     let dir = project.path().to_str().unwrap();
     let mut pty = at_80(home, &server.url(), &[], &["--working-dir", dir]);
-    pty.wait_for("› ");
-    pty.send("!code\r");
-    pty.wait_for("code› ");
-    pty.send(&format!("{prompt}\r"));
+    pty.send_in_coding_mode(prompt);
     pty
 }
 

@@ -358,10 +358,7 @@ fn command_call(command: &str) -> Reply {
 /// The REPL in coding mode, `prompt` sent, the approval prompt on screen.
 fn coding_repl(home: &TempDir, server: &ReplayServer, args: &[&str], prompt: &str) -> Pty {
     let mut pty = start(home, server, args);
-    pty.wait_for("› ");
-    pty.send("!code\r");
-    pty.wait_for("code› ");
-    pty.send(&format!("{prompt}\r"));
+    pty.send_in_coding_mode(prompt);
     pty
 }
 

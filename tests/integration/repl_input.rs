@@ -5,20 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::pty::Pty;
-use crate::common::{ReplayServer, Reply, TempDir, marvin};
-
-/// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
-fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
-    let mut command = marvin(home.path());
-    command
-        .env("OPENAI_COMPAT_URL", url)
-        .env("MARVIN_MODEL", "gpt-4o")
-        .env("TERM", "xterm")
-        .envs(env.iter().copied())
-        .args(args);
-    Pty::spawn_sized(command, 80, 24)
-}
+use crate::common::pty::{Pty, at_80};
+use crate::common::{ReplayServer, Reply, TempDir};
 
 /// Types `keys` (ending in Enter) and waits until what it did is shown and a new prompt
 /// follows it.

@@ -5,25 +5,8 @@
 use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
-use crate::common::pty::Pty;
+use crate::common::pty::{Pty, at_80, repl_at};
 use crate::common::{self, ReplayServer, Reply, StallServer, TempDir, marvin};
-
-/// The REPL on an 80×24 terminal against `url`, with `env` besides the usual.
-fn at_80(home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
-    at_width(80, home, url, env, args)
-}
-
-/// The same on a terminal `width` columns wide.
-fn at_width(width: u16, home: &TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
-    let mut command = marvin(home.path());
-    command
-        .env("OPENAI_COMPAT_URL", url)
-        .env("MARVIN_MODEL", "gpt-4o")
-        .env("TERM", "xterm")
-        .envs(env.iter().copied())
-        .args(args);
-    Pty::spawn_sized(command, width, 24)
-}
 
 #[test]
 fn a_c_locale_gets_ascii_instead_of_symbols() {
@@ -69,10 +52,7 @@ fn command_call(command: &str) -> Reply {
 /// The REPL in coding mode at 80 columns, with `args`, after `prompt` was sent.
 fn coding_at_80(home: &TempDir, server: &ReplayServer, args: &[&str], prompt: &str) -> Pty {
     let mut pty = at_80(home, &server.url(), &[], args);
-    pty.wait_for("› ");
-    pty.send("!code\r");
-    pty.wait_for("code› ");
-    pty.send(&format!("{prompt}\r"));
+    pty.send_in_coding_mode(prompt);
     pty
 }
 
@@ -309,7 +289,7 @@ fn own_lines_fit(width: u16) {
         Reply::tool_calls(&[("c1", "system_info", "{}")]),
         Reply::text(&["Fine."]),
     ]);
-    let mut pty = at_width(
+    let mut pty = repl_at(
         width,
         &home,
         &server.url(),

@@ -167,3 +167,37 @@ impl Drop for Pty {
         let _ = self.child.wait();
     }
 }
+
+/// The REPL on a `width`×24 terminal against the model server at `url`, with `env` besides
+/// the clean environment of [`super::marvin`].
+pub fn repl_at(
+    width: u16,
+    home: &super::TempDir,
+    url: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Pty {
+    let mut command = super::marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", url)
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("TERM", "xterm")
+        .envs(env.iter().copied())
+        .args(args);
+    Pty::spawn_sized(command, width, 24)
+}
+
+/// [`repl_at`] an 80-column terminal.
+pub fn at_80(home: &super::TempDir, url: &str, env: &[(&str, &str)], args: &[&str]) -> Pty {
+    repl_at(80, home, url, env, args)
+}
+
+impl Pty {
+    /// At the prompt: turns coding mode on, then sends `prompt`.
+    pub fn send_in_coding_mode(&mut self, prompt: &str) {
+        self.wait_for("› ");
+        self.send("!code\r");
+        self.wait_for("code› ");
+        self.send(&format!("{prompt}\r"));
+    }
+}
