@@ -78,6 +78,10 @@ pub struct Session {
     messages: Vec<Message>,
     /// What `messages` began with from the chat log.
     resumed: Option<Resumed>,
+    /// A conversation apart from the last one (not resumed): its first chat-log line is
+    /// preceded by the new-conversation mark, so a later REPL resumes from there on. Written
+    /// with that line, not at start, so a run that logs nothing writes nothing.
+    mark_pending: std::sync::atomic::AtomicBool,
     workspace: Arc<Workspace>,
     settings: Arc<ToolSettings>,
     shared: Arc<SessionTools>,
@@ -110,7 +114,7 @@ impl Session {
         let (provider_name, model) = (active.name().to_string(), active.model().to_string());
         let warnings = Warnings::default();
         let (messages, resumed) = Self::seeded(config.profile_dir().as_deref(), config.resume);
-        let session = Self {
+        Self {
             providers,
             registry,
             messages,
@@ -140,12 +144,8 @@ impl Session {
             budget: Arc::new(Mutex::new(Budget::new(config.context_budget))),
             timeout_override: config.timeout_override,
             warnings,
-        };
-        if !config.resume {
-            // A conversation apart from the last one: a later REPL resumes from here on.
-            session.record("system", store::chatlog::NEW_CONVERSATION);
+            mark_pending: std::sync::atomic::AtomicBool::new(!config.resume),
         }
-        session
     }
 
     /// The profile's saved places as `/saved` lists them.
@@ -251,9 +251,17 @@ impl Session {
     /// A line of the conversation for the chat log, in interactive sessions (sub-agents and
     /// scripts do not write into the user's log).
     fn record(&self, role: &str, text: &str) {
-        if !self.non_interactive {
-            self.append_log(role, text);
+        if self.non_interactive {
+            return;
         }
+        if self
+            .mark_pending
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+            && text != store::chatlog::NEW_CONVERSATION
+        {
+            self.append_log("system", store::chatlog::NEW_CONVERSATION);
+        }
+        self.append_log(role, text);
     }
 
     fn append_log(&self, role: &str, text: &str) {
