@@ -129,11 +129,58 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         }
         // A round stopped by a cancel is kept with what each call said (finished, or stopped
         // part-way: a write may have happened), so the next turn knows what was attempted.
-        if cancel.is_cancelled() {
+        // A parked question stops the turn the same way, once the round's other calls are done.
+        if cancel.is_cancelled() || turn.ctx.shared.parked.any() {
             return Err(LlmError::cancelled());
         }
     }
     unreachable!("the loop returns at the latest after max_rounds + 1 calls")
+}
+
+/// Takes up a turn that was parked on a question: the calls `parked` of the last round are
+/// made again, one after the other (the first question asked gets the answer that came), and
+/// their new results take the place of the old; `run_turn` then goes on. Stops, as a cancel
+/// does, when a call parks again (the others are still made: each parks or finishes).
+pub fn resume_turn(
+    turn: &Turn<'_>,
+    messages: &mut [Message],
+    parked: &[String],
+) -> Result<(), LlmError> {
+    let calls: Vec<ToolCall> = messages
+        .iter()
+        .rev()
+        .find(|m| !m.tool_calls.is_empty())
+        .map(|m| {
+            m.tool_calls
+                .iter()
+                .filter(|c| parked.contains(&c.id))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    for call in &calls {
+        let result = run_round(turn, 1, std::slice::from_ref(call));
+        let content = result
+            .into_iter()
+            .next()
+            .and_then(|m| m.content)
+            .unwrap_or_default();
+        let fitted = lock(turn.budget).fit_round(messages, vec![content]);
+        let slot = messages
+            .iter_mut()
+            .rev()
+            .find(|m| m.tool_call_id.as_deref() == Some(call.id.as_str()));
+        if let Some(slot) = slot {
+            slot.content = fitted.into_iter().next();
+        }
+        if turn.ctx.cancel.is_cancelled() {
+            return Err(LlmError::cancelled());
+        }
+    }
+    if turn.ctx.shared.parked.any() {
+        return Err(LlmError::cancelled());
+    }
+    Ok(())
 }
 
 fn lock(budget: &Mutex<Budget>) -> std::sync::MutexGuard<'_, Budget> {

@@ -8,9 +8,12 @@ use std::sync::Arc;
 use crate::cli::Args;
 use crate::config;
 use crate::config::{Config, ConfigError, Env, SETUP_HELP};
+use crate::interact::approvals::PermissionMode;
 use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
 use crate::local;
+use crate::resume;
 use crate::session::{Session, TurnEnd};
+use crate::store::sessions::Meta;
 use crate::tools::custom::{self, Origin};
 use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
@@ -26,23 +29,45 @@ pub fn run(args: Args) -> ExitCode {
     tools::install_panic_hook();
     // A run that answers once ends on SIGTERM/SIGHUP like on Ctrl+C from its very start; the
     // REPL only during a turn (at its prompt they end Marvin at once).
-    let repl = !args.non_interactive && !args.once && std::io::stdin().is_terminal();
+    let repl = !args.non_interactive
+        && args.answer.is_none()
+        && !args.once
+        && std::io::stdin().is_terminal();
     if !repl {
         signal::arm();
     }
     signal::install();
     let env = Env::from_process();
-    if args.non_interactive {
+    // An answer to a parked run goes on as the run did: a --non-interactive run.
+    if args.non_interactive || args.answer.is_some() {
+        let args = Args {
+            non_interactive: true,
+            ..args
+        };
         return non_interactive(&args, &env);
     }
-    let mut config = match build_config(&args, &env) {
-        Ok(config) => config,
+    let (mut config, resumed) = match config_and_session(&args, &env) {
+        Ok(found) => found,
         Err(message) => return fail(&message),
     };
+    if args.pending || args.drop.is_some() {
+        return resume::store_command(&args, &config);
+    }
     config.has_ui = std::io::stdin().is_terminal();
-    // Only the REPL carries on the last conversation: a one-shot answer starts fresh.
-    config.resume &= config.has_ui;
+    // Only the REPL carries on the last session here: a one-shot answer starts fresh unless -c.
+    config.resume &= config.has_ui || args.continue_last;
     let mut session = new_session(&config);
+    if let Some(meta) = resumed {
+        let parked = meta.parked.is_some();
+        if let Err(message) = session.open_session(meta) {
+            return fail(&message);
+        }
+        let repl = config.has_ui && !args.once;
+        if parked && !repl {
+            let waiting = resume::answer(&args, session.stored());
+            return fail(&waiting.err().unwrap_or_default());
+        }
+    }
     if std::io::stdin().is_terminal() {
         let first = args.question.as_deref();
         if args.once {
@@ -66,6 +91,29 @@ pub fn run(args: Args) -> ExitCode {
         };
     }
     single_shot(&config, &mut session, args.question.as_deref(), args.once)
+}
+
+/// The configuration, and the stored session `--resume` names (the configuration is built in
+/// that session's directory, so a project's tools and MCP servers are that project's).
+fn config_and_session(args: &Args, env: &Env) -> Result<(Config, Option<Meta>), String> {
+    let config = build_config(args, env)?;
+    let Some(meta) = resume::chosen(args, &config)? else {
+        return Ok((config, None));
+    };
+    let mut config = match resume::working_dir(args, &meta, &config) {
+        Some(dir) => build_config_in(args, env, &dir)?,
+        None => config,
+    };
+    config.resume = false;
+    // A parked run goes on with the permissions it had: the answer to one question widens none.
+    let parked_mode = meta.parked.as_ref().map(|p| p.permission_mode.as_str());
+    if let (None, Some(mode)) = (
+        &args.permission_mode,
+        parked_mode.and_then(PermissionMode::parse),
+    ) {
+        config.permission_mode = mode;
+    }
+    Ok((config, Some(meta)))
 }
 
 /// How long `--once QUESTION` (and `--non-interactive QUESTION`) waits for piped text to begin.
@@ -154,36 +202,88 @@ fn non_interactive(args: &Args, env: &Env) -> ExitCode {
 }
 
 fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
-    let mut config = match build_config(args, env) {
-        Ok(config) => config,
+    let (mut config, resumed) = match config_and_session(args, env) {
+        Ok(found) => found,
         Err(message) => return (report(&message), Tally::default()),
     };
+    if args.pending || args.drop.is_some() {
+        let code = resume::store_command(args, &config);
+        return (u8::from(code != ExitCode::SUCCESS), Tally::default());
+    }
+    let answer = match resume::answer(args, resumed.as_ref()) {
+        Ok(answer) => answer,
+        Err(message) => return (report(&message), Tally::default()),
+    };
+    // A parked run taken up parks again on its next question, unless --on-ask says otherwise.
+    if answer.is_some() && args.on_ask.is_none() {
+        config.on_ask = config::OnAsk::Park;
+    }
     // Questions reach the view (which fails the run or asks on stdin) unless they are denied.
     config.has_ui = config.on_ask != config::OnAsk::Deny;
-    let prompt = match batch_prompt(args) {
-        Ok(prompt) => prompt,
-        Err(code) => return (code, Tally::default()),
+    let prompt = match answer {
+        Some(_) => None,
+        None => match batch_prompt(args) {
+            Ok(prompt) => Some(prompt),
+            Err(code) => return (code, Tally::default()),
+        },
     };
     let mut session = new_session(&config);
+    if let Some(meta) = resumed {
+        if let Err(message) = session.open_session(meta) {
+            return (report(&message), Tally::default());
+        }
+    }
     let mut view = BatchView::new(args.json, config.on_ask);
     if let (config::OnAsk::Notify | config::OnAsk::Wait(_), Some(topic)) =
         (config.on_ask, &config.ntfy)
     {
         view = view.with_phone(session.ntfy().clone(), topic.clone());
     }
-    notify(&config, &session, "started", &prompt);
-    let report = session.submit(&prompt, &mut view);
+    let report = match (prompt, answer) {
+        (Some(prompt), _) => {
+            notify(&config, &session, "started", &prompt);
+            session.submit(&prompt, &mut view)
+        }
+        (None, answer) => {
+            notify(
+                &config,
+                &session,
+                "resumed",
+                args.answer.as_deref().unwrap_or(""),
+            );
+            view = view.with_answer(answer.unwrap_or_default());
+            session.resume_parked(&mut view)
+        }
+    };
+    let code = end_batch_run(&config, &mut session, &mut view, &report);
+    (code, session.totals())
+}
+
+/// Tells --ntfy how the run ended, parks it when a question stopped it, and writes its end.
+fn end_batch_run(
+    config: &Config,
+    session: &mut Session,
+    view: &mut BatchView,
+    report: &crate::session::TurnReport,
+) -> u8 {
     match &report.end {
-        TurnEnd::Answered(answer) => notify(&config, &session, "finished", answer.text()),
-        TurnEnd::Failed(error) => notify(&config, &session, "failed", &error.message),
-        TurnEnd::Cancelled => notify(&config, &session, "cancelled", signal::stopped_by()),
+        TurnEnd::Answered(answer) => notify(config, session, "finished", answer.text()),
+        TurnEnd::Failed(error) => notify(config, session, "failed", &error.message),
+        TurnEnd::Cancelled => notify(config, session, "cancelled", signal::stopped_by()),
+        TurnEnd::Parked => {
+            let parked = session.park(view.take_parked(), config.park_for);
+            if let Ok(meta) = &parked {
+                let waits = crate::ui::park::how_to_answer(meta);
+                notify(config, session, "parked", &waits);
+            }
+            return view.finish_parked(report, parked);
+        }
     }
-    let code = if view.is_broken() {
+    if view.is_broken() {
         0
     } else {
-        view.finish(&report)
-    };
-    (code, session.totals())
+        view.finish(report)
+    }
 }
 
 /// The prompt of a --non-interactive run: --prompt, else the words (with the text piped in, as
@@ -241,6 +341,12 @@ fn notify(config: &Config, session: &Session, state: &str, text: &str) {
 
 fn build_config(args: &Args, env: &Env) -> Result<Config, String> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    build_config_in(args, env, &cwd)
+}
+
+/// The configuration of a run started in `cwd`.
+fn build_config_in(args: &Args, env: &Env, cwd: &std::path::Path) -> Result<Config, String> {
+    let cwd = cwd.to_path_buf();
     match Config::build(args, env, &cwd) {
         Ok(config) => Ok(config),
         Err(ConfigError::Invalid(message)) => Err(message),
@@ -426,6 +532,7 @@ fn exit_code(end: &TurnEnd, view: &TerminalView) -> ExitCode {
         TurnEnd::Answered(_) => ExitCode::SUCCESS,
         TurnEnd::Failed(_) => ExitCode::FAILURE,
         TurnEnd::Cancelled => ExitCode::from(signal::stopped_status()),
+        TurnEnd::Parked => ExitCode::from(crate::ui::batch::PARKED),
     }
 }
 

@@ -40,6 +40,16 @@ pub struct Args {
     pub raw: bool,
     /// `--on-ask MODE`: what a --non-interactive run does when a tool asks.
     pub on_ask: Option<String>,
+    /// `-c`, `--continue`: take up the last session here (one-shot runs start fresh otherwise).
+    pub continue_last: bool,
+    /// `--resume [NAME]`: take up a stored session; without a name, pick one from a list.
+    pub resume: Option<Option<String>>,
+    /// `--answer TEXT`: the answer to the question a parked session (`--resume`) waits for.
+    pub answer: Option<String>,
+    /// `--pending`: list the runs parked on a question.
+    pub pending: bool,
+    /// `--drop ID`: delete a stored session (a parked run nobody will answer).
+    pub drop: Option<String>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -74,9 +84,19 @@ Options:
                            (default), fail (exit 3), stdin (with --json:
                            questions as events, answers as JSON lines),
                            notify (to the --ntfy topic, answered from the
-                           phone) or wait:SECONDS (both, then deny)
+                           phone), wait:SECONDS (both, then deny) or park
+                           (save the run and exit 4; see --resume --answer)
+  -c, --continue           take up the last session here (this directory and
+                           profile); the prompt does so unless --new
+      --resume [NAME]      take up a stored session by name or id (a list to
+                           pick from when no name follows)
+      --answer TEXT        with --resume: answer the question a parked run
+                           waits for (a label, a number, once, session, no:
+                           REASON, or the JSON of --on-ask stdin) and go on
+      --pending            list the runs parked on a question
+      --drop ID            delete a stored session (a parked run too)
       --new                start a fresh conversation (the prompt otherwise
-                           resumes the last one of the profile's chat log)
+                           takes up the last session here)
       --raw                print the answer as the model wrote it, without
                            rendering its Markdown (always so when piped)
       --working-dir DIR    directory the file tools work in (default: cwd)
@@ -124,6 +144,7 @@ Environment:
   MARVIN_CODE_MODEL_HIGH   sub-agent models: opus (claude-opus-4.6) and
   MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the services below (never for loopback)
+  MARVIN_PARK_DAYS         days a parked run waits for its answer (default 7)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
                            are cut near it, older messages summarised)
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)
@@ -155,7 +176,7 @@ Environment:
 ";
 
 const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 3 a question ended it (--on-ask fail),
-130 interrupted (Ctrl+C).\n";
+4 parked on a question (--on-ask park), 130 interrupted (Ctrl+C).\n";
 
 /// One option of --help: its long name, its short letter, the value it takes (`NAME`), what it
 /// does (its description's lines joined).
@@ -238,6 +259,11 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
             Long("no-mcp") => parsed.no_mcp = true,
             Long("new") => parsed.new = true,
+            Short('c') | Long("continue") => parsed.continue_last = true,
+            Long("resume") => parsed.resume = Some(optional_word(&mut parser, "--resume")?),
+            Long("answer") => parsed.answer = Some(text(&mut parser, "--answer")?),
+            Long("pending") => parsed.pending = true,
+            Long("drop") => parsed.drop = Some(text(&mut parser, "--drop")?),
             Long("raw") => parsed.raw = true,
             Long("on-ask") => parsed.on_ask = Some(text(&mut parser, "--on-ask")?),
             Long("non-interactive") => parsed.non_interactive = true,
@@ -276,6 +302,28 @@ fn text(parser: &mut lexopt::Parser, flag: &str) -> Result<String, String> {
     Ok(value)
 }
 
+/// The value of a flag whose value may be left out: `--flag=VALUE`, or the next argument
+/// when it is not an option.
+fn optional_word(parser: &mut lexopt::Parser, flag: &str) -> Result<Option<String>, String> {
+    let utf8 = |value: OsString| {
+        value
+            .into_string()
+            .map_err(|_| format!("{flag}: value is not valid UTF-8"))
+    };
+    if let Some(value) = parser.optional_value() {
+        return utf8(value).map(Some);
+    }
+    let mut raw = parser.raw_args().map_err(describe)?;
+    match raw.peek().and_then(|next| next.to_str()) {
+        Some(next) if !next.starts_with('-') && !next.trim().is_empty() => {
+            let next = next.to_string();
+            raw.next();
+            Ok(Some(next))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// `--flag` is not one of ours: the closest one, or the pointer to --help.
 fn unknown_flag(flag: &str) -> String {
     let flag = flag.split_once('=').map_or(flag, |(name, _)| name);
@@ -299,6 +347,7 @@ fn describe(error: lexopt::Error) -> String {
 
 /// Combinations that cannot mean anything.
 fn check(args: &Args) -> Result<(), String> {
+    check_sessions(args)?;
     if args.json && !args.non_interactive {
         return Err("--json only applies with --non-interactive".into());
     }
@@ -351,6 +400,29 @@ fn check(args: &Args) -> Result<(), String> {
 /// the MARVIN_COST line is then still owed on stderr.
 pub fn mentions_non_interactive(args: &[OsString]) -> bool {
     args.iter().any(|a| a == "--non-interactive")
+}
+
+/// The session flags that cannot go together.
+fn check_sessions(args: &Args) -> Result<(), String> {
+    let resumes = args.continue_last || args.resume.is_some();
+    if args.new && resumes {
+        return Err("--new starts a fresh conversation: leave out -c/--resume, or --new".into());
+    }
+    if args.continue_last && args.resume.is_some() {
+        return Err(
+            "-c takes up the last session here and --resume a named one: give one of them".into(),
+        );
+    }
+    if args.answer.is_some() && !matches!(args.resume, Some(Some(_))) {
+        return Err("--answer answers a parked run: give its id with --resume ID --answer TEXT (marvin --pending lists them)".into());
+    }
+    let lists = args.pending || args.drop.is_some();
+    if lists && (resumes || args.question.is_some() || args.prompt.is_some()) {
+        return Err(
+            "--pending and --drop stand alone: run them without a question or --resume".into(),
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -518,6 +590,35 @@ mod tests {
         }
         for line in help.lines() {
             assert!(line.chars().count() <= 80, "too wide: {line}");
+        }
+    }
+
+    #[test]
+    fn session_flags_parse_and_clash_where_they_cannot_go_together() {
+        assert!(parsed(&["-c", "and", "then?"]).continue_last);
+        assert_eq!(parsed(&["--resume"]).resume, Some(None));
+        assert_eq!(
+            parsed(&["--resume", "parser-fix"]).resume,
+            Some(Some("parser-fix".into()))
+        );
+        let both = parsed(&["--resume", "ab12cd34", "what", "now"]);
+        assert_eq!(both.resume, Some(Some("ab12cd34".into())));
+        assert_eq!(both.question.as_deref(), Some("what now"));
+        assert_eq!(parsed(&["--resume=x y"]).resume, Some(Some("x y".into())));
+        let then_flag = parsed(&["--resume", "--raw"]);
+        assert_eq!((then_flag.resume, then_flag.raw), (Some(None), true));
+        let answered = parsed(&["--resume", "ab12cd34", "--answer", "once"]);
+        assert_eq!(answered.answer.as_deref(), Some("once"));
+        assert!(parsed(&["--pending"]).pending);
+        assert_eq!(parsed(&["--drop", "ab12"]).drop.as_deref(), Some("ab12"));
+        for (args, says) in [
+            (&["--new", "-c"][..], "--new starts a fresh conversation"),
+            (&["-c", "--resume", "x"][..], "give one of them"),
+            (&["--answer", "once"][..], "--resume ID --answer TEXT"),
+            (&["--pending", "hello"][..], "stand alone"),
+        ] {
+            let error = parse(args.iter().map(OsString::from)).unwrap_err();
+            assert!(error.contains(says), "{args:?}: {error}");
         }
     }
 }

@@ -36,6 +36,17 @@ pub(crate) enum Command {
     Clear,
     /// `new`: start a new conversation.
     New,
+    /// `sessions`: the stored sessions, the last updated first.
+    Sessions,
+    /// `/resume NAME`: take up a stored session by name or id.
+    Resume(String),
+    /// `/rename NAME`: name this session.
+    Rename(String),
+    /// `fork`: go on in a copy of this session; the old one stays as it was.
+    Fork,
+    /// `pending` lists the runs parked on a question; `/pending ID` takes one up here (its
+    /// question is asked now), `/pending drop ID` deletes it.
+    Pending(Option<PendingAction>),
     /// `provider`: the provider table.
     Providers,
     /// `/provider NAME`: answer with that provider from the next message on.
@@ -63,23 +74,35 @@ pub(crate) enum Command {
     Prompt(String),
 }
 
+/// What `/pending` does with one parked run.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum PendingAction {
+    Answer(String),
+    Drop(String),
+}
+
 /// Every command word, and how it is used (shown when it is given what it does not take).
 /// Each works with or without the slash; with arguments, see [`word`].
 pub(crate) const WORDS: &[(&str, &str)] = &[
     ("approvals", "/approvals [revoke N]"),
     ("clear", "/clear"),
     ("exit", "/exit"),
+    ("fork", "/fork"),
     ("help", "/help"),
     ("last", "/last"),
     ("mcp", "/mcp [restart NAME]"),
     ("model", "/model [NAME]"),
     ("new", "/new"),
+    ("pending", "/pending [ID | drop ID]"),
     ("preferences", "/preferences"),
     ("profiles", "/profiles [NAME]"),
     ("provider", "/provider [NAME]"),
     ("providers", "/providers"),
     ("quit", "/quit"),
+    ("rename", "/rename NAME"),
+    ("resume", "/resume NAME"),
     ("saved", "/saved"),
+    ("sessions", "/sessions"),
     ("tools", "/tools"),
     ("usage", "/usage"),
 ];
@@ -138,6 +161,16 @@ fn word(name: &str, args: &[&str], slash: bool, line: &str) -> Option<Command> {
         ("help", []) => Command::Help,
         ("new", []) => Command::New,
         ("clear", []) => Command::Clear,
+        ("sessions" | "resume", []) => Command::Sessions,
+        ("rename", []) => Command::Misused("/rename NAME"),
+        ("fork", []) => Command::Fork,
+        ("resume", [_, ..]) if slash => Command::Resume(after_words(line, 1)),
+        ("rename", [_, ..]) if slash => Command::Rename(after_words(line, 1)),
+        ("pending", []) => Command::Pending(None),
+        ("pending", ["drop", id]) if slash => {
+            Command::Pending(Some(PendingAction::Drop(id.to_string())))
+        }
+        ("pending", [id]) if slash => Command::Pending(Some(PendingAction::Answer(id.to_string()))),
         ("usage", []) => Command::Usage,
         ("last", []) => Command::Last,
         ("saved", []) => Command::Saved,
@@ -290,6 +323,25 @@ mod tests {
                 prompt("/etc/hosts looks odd, why?"),
             ),
             ("quit smoking tips", prompt("quit smoking tips")),
+            ("/sessions", Command::Sessions),
+            ("sessions", Command::Sessions),
+            ("/fork", Command::Fork),
+            ("/rename parser fix", Command::Rename("parser fix".into())),
+            (
+                "rename the file to x.txt",
+                prompt("rename the file to x.txt"),
+            ),
+            ("/resume ab12cd34", Command::Resume("ab12cd34".into())),
+            ("pending", Command::Pending(None)),
+            (
+                "/pending ab12cd34",
+                Command::Pending(Some(PendingAction::Answer("ab12cd34".into()))),
+            ),
+            (
+                "/pending drop ab12cd34",
+                Command::Pending(Some(PendingAction::Drop("ab12cd34".into()))),
+            ),
+            ("pending ab12cd34", prompt("pending ab12cd34")),
             ("what is 2+2", prompt("what is 2+2")),
         ];
         for (line, expected) in cases {
@@ -316,6 +368,11 @@ mod tests {
             ("model", Command::Model(None)),
             ("approvals", Command::ListApprovals),
             ("mcp", Command::Mcp(None)),
+            ("sessions", Command::Sessions),
+            ("resume", Command::Sessions),
+            ("rename", Command::Misused("/rename NAME")),
+            ("fork", Command::Fork),
+            ("pending", Command::Pending(None)),
         ];
         for (word, expected) in cases {
             for line in [

@@ -214,6 +214,9 @@ mod tests {
             if ["json", "prompt", "ntfy", "on-ask"].contains(&option.long) {
                 args.push("--non-interactive".into());
             }
+            if option.long == "answer" {
+                args.extend(["--resume".into(), "x".into()]);
+            }
             let parsed = parse(args.iter().map(Into::into));
             assert!(
                 matches!(

@@ -59,6 +59,7 @@ const OWN: &[&str] = &[
     "WHISPER_MODEL",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
+    "MARVIN_PARK_DAYS",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -214,8 +215,9 @@ pub struct Config {
     pub profile: String,
     pub working_dir: PathBuf,
     pub non_interactive: bool,
-    /// The conversation picks up the profile's chat log: the REPL without `--new` (one-shot
-    /// runs and scripts start fresh; the app turns it off when stdin is not a terminal).
+    /// The conversation takes up the last session here (this working dir and profile): with
+    /// `-c`, and in the REPL without `--new` (one-shot runs and scripts start fresh otherwise;
+    /// the app sees to that when stdin is not a terminal).
     pub resume: bool,
     pub coding_mode: bool,
     pub readonly: bool,
@@ -244,6 +246,8 @@ pub struct Config {
     pub has_ui: bool,
     /// What a `--non-interactive` run does when a tool asks (`--on-ask`).
     pub on_ask: OnAsk,
+    /// How long a parked run waits for its answer (MARVIN_PARK_DAYS, default 7 days).
+    pub park_for: Duration,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -415,11 +419,26 @@ impl Config {
                 Some(text) => OnAsk::parse(text).map_err(ConfigError::Invalid)?,
                 None => OnAsk::Deny,
             },
+            park_for: park_for(env)?,
             has_ui: !non_interactive,
-            resume: !non_interactive && !args.once && !args.new,
+            resume: args.continue_last || (!non_interactive && !args.once && !args.new),
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),
         })
+    }
+}
+
+/// MARVIN_PARK_DAYS: 1 to 90 days, default 7.
+fn park_for(env: &Env) -> Result<Duration, ConfigError> {
+    const DAY: u64 = 24 * 60 * 60;
+    match env.get("MARVIN_PARK_DAYS") {
+        None => Ok(Duration::from_secs(7 * DAY)),
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(days @ 1..=90) => Ok(Duration::from_secs(days * DAY)),
+            _ => Err(ConfigError::Invalid(format!(
+                "MARVIN_PARK_DAYS is how many days a parked run waits for its answer: 1 to 90, not {text:?}"
+            ))),
+        },
     }
 }
 

@@ -16,10 +16,13 @@ pub enum OnAsk {
     /// Each question goes to every surface the run has (stdin with `--json`, the phone with
     /// `--ntfy`) and is denied after this many seconds without an answer.
     Wait(u64),
+    /// The run is saved with the question and ends with exit status 4; `marvin --resume ID
+    /// --answer TEXT` goes on from there.
+    Park,
 }
 
 impl OnAsk {
-    pub const NAMES: [&'static str; 4] = ["deny", "fail", "stdin", "notify"];
+    pub const NAMES: [&'static str; 5] = ["deny", "fail", "stdin", "notify", "park"];
 
     /// The mode `--on-ask TEXT` names, or why there is none.
     pub fn parse(text: &str) -> Result<OnAsk, String> {
@@ -28,6 +31,7 @@ impl OnAsk {
             "fail" => Ok(OnAsk::Fail),
             "stdin" => Ok(OnAsk::Stdin),
             "notify" => Ok(OnAsk::Notify),
+            "park" => Ok(OnAsk::Park),
             other => match other.strip_prefix("wait:").map(str::parse::<u64>) {
                 Some(Ok(seconds @ 1..=86_400)) => Ok(OnAsk::Wait(seconds)),
                 Some(_) => Err(format!(
@@ -53,9 +57,13 @@ mod tests {
         assert_eq!(OnAsk::parse("stdin"), Ok(OnAsk::Stdin));
         assert_eq!(OnAsk::parse("notify"), Ok(OnAsk::Notify));
         assert_eq!(OnAsk::parse("wait:600"), Ok(OnAsk::Wait(600)));
+        assert_eq!(OnAsk::parse("park"), Ok(OnAsk::Park));
         assert_eq!(
             OnAsk::parse("ask"),
-            Err("--on-ask \"ask\": choose one of deny, fail, stdin, notify or wait:SECONDS".into())
+            Err(
+                "--on-ask \"ask\": choose one of deny, fail, stdin, notify, park or wait:SECONDS"
+                    .into()
+            )
         );
         for bad in ["wait:", "wait:0", "wait:ten", "wait:90000"] {
             assert!(

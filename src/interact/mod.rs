@@ -153,6 +153,9 @@ pub enum Response {
     Shown,
     /// The interview answered in the terminal.
     FormAnswers(Vec<form::questions::Reply>),
+    /// `--on-ask park`: nobody answers now; the run stops after this round and is saved, and
+    /// the call is made again when the answer comes (`marvin --resume ID --answer ...`).
+    Parked,
 }
 
 /// Why no answer could be had at all.
@@ -195,6 +198,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub const EMPTY_OTHER: &str =
     "Please type an answer after choosing Other, or pick one of the options.";
 
+/// The result of a call whose question parked the run: replaced when the run is resumed.
+pub const PARKED: &str = "The run was parked until the person answers this question; this call is made again with their answer.";
+
 pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
 
 /// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt. Without an
@@ -225,6 +231,7 @@ pub fn interact(
         };
         let outcome = match response {
             Response::Cancelled => return Err("The user cancelled the question (Ctrl+C).".into()),
+            Response::Parked => return Err(PARKED.into()),
             Response::TimedOut => on_timeout(),
             other => on_response(other),
         };

@@ -5,6 +5,7 @@
 mod event;
 mod pump;
 mod relay;
+mod saved;
 mod turn;
 
 pub use event::{CallShown, Event, Level};
@@ -33,6 +34,9 @@ pub enum TurnEnd {
     Answered(Message),
     Cancelled,
     Failed(LlmError),
+    /// A question parked the run (`--on-ask park`): the conversation is saved, and
+    /// `Session::park` keeps what was asked until the answer comes.
+    Parked,
 }
 
 /// The end of a turn and what it cost.
@@ -59,13 +63,15 @@ pub trait TurnUi {
     fn interrupted(&mut self) -> bool;
 }
 
-/// The earlier conversation a session picked up from the profile's chat log.
+/// The stored session a conversation took up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resumed {
     /// Messages taken (the person's and the model's).
     pub messages: usize,
-    /// When the last of them was written, as the chat log has it (ISO 8601, UTC).
+    /// When the session was last saved (ISO 8601, UTC).
     pub last: String,
+    /// The session's name.
+    pub name: String,
 }
 
 /// One conversation. Each piece of state has one home: the working directory in `workspace`
@@ -76,8 +82,12 @@ pub struct Session {
     providers: Arc<ProviderChain>,
     registry: Arc<Registry>,
     messages: Vec<Message>,
-    /// What `messages` began with from the chat log.
+    /// The stored session this conversation took up, if it did.
     resumed: Option<Resumed>,
+    /// The stored session the conversation is saved to (none before its first turn).
+    stored: Option<crate::store::sessions::Meta>,
+    /// The calls whose question parked the last turn, for `park`.
+    parked_calls: Vec<String>,
     /// A conversation apart from the last one (not resumed): its first chat-log line is
     /// preceded by the new-conversation mark, so a later REPL resumes from there on. Written
     /// with that line, not at start, so a run that logs nothing writes nothing.
@@ -113,12 +123,13 @@ impl Session {
         let active = providers.active();
         let (provider_name, model) = (active.name().to_string(), active.model().to_string());
         let warnings = Warnings::default();
-        let (messages, resumed) = Self::seeded(config.profile_dir().as_deref(), config.resume);
-        Self {
+        let mut session = Self {
             providers,
             registry,
-            messages,
-            resumed,
+            messages: vec![Message::system(String::new())],
+            resumed: None,
+            stored: None,
+            parked_calls: Vec::new(),
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
             shared: Arc::new(SessionTools {
@@ -145,6 +156,19 @@ impl Session {
             timeout_override: config.timeout_override,
             warnings,
             mark_pending: std::sync::atomic::AtomicBool::new(!config.resume),
+        };
+        if config.resume {
+            session.resume_latest_here();
+        }
+        session
+    }
+
+    /// Takes up the last session here (this working dir and profile), if there is one.
+    fn resume_latest_here(&mut self) {
+        if let Some(meta) = self.latest_here() {
+            if let Err(error) = self.open_session(meta) {
+                self.warnings.push(error);
+            }
         }
     }
 
@@ -305,34 +329,7 @@ impl Session {
         cap_messages(&mut self.messages, if self.coding_mode { 100 } else { 40 });
     }
 
-    /// The conversation seeded from the profile's chat log (the REPL's, see `Config::resume`),
-    /// and what was taken from it.
-    fn seeded(profile_dir: Option<&Path>, resume: bool) -> (Vec<Message>, Option<Resumed>) {
-        let mut messages = vec![Message::system(String::new())];
-        let mut last = None;
-        if let (true, Some(dir)) = (resume, profile_dir) {
-            for entry in store::chatlog::recent(dir, 20) {
-                match entry.role.as_str() {
-                    "you" => messages.push(Message::user(entry.text)),
-                    "assistant" => messages.push(Message::assistant(entry.text)),
-                    "system" if entry.text == store::chatlog::NEW_CONVERSATION => {
-                        messages.truncate(1);
-                        last = None;
-                        continue;
-                    }
-                    _ => continue,
-                }
-                last = Some(entry.time);
-            }
-        }
-        let resumed = last.map(|last| Resumed {
-            messages: messages.len() - 1,
-            last,
-        });
-        (messages, resumed)
-    }
-
-    /// What the conversation picked up from the chat log when it began, if anything.
+    /// The stored session the conversation took up, if it did.
     pub fn resumed(&self) -> Option<&Resumed> {
         self.resumed.as_ref()
     }
@@ -368,10 +365,11 @@ impl Session {
         &self.settings.ntfy
     }
 
-    /// Forgets the conversation (the chat log stays, marked so that the next REPL resumes
-    /// nothing from before).
+    /// Forgets the conversation: the next turn starts a new session (the old one stays stored,
+    /// and the chat log is marked where the new conversation starts).
     pub fn clear(&mut self) {
         self.messages.truncate(1);
+        self.leave_session();
         self.record("system", store::chatlog::NEW_CONVERSATION);
     }
 
@@ -386,12 +384,16 @@ impl Session {
         let dir =
             store::open(&home, name).map_err(|e| format!("cannot open profile {name}: {e}"))?;
         self.profile = name.to_string();
-        self.messages = Self::seeded(Some(&dir), !self.non_interactive).0;
         *self
             .shared
             .profile_dir
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(dir);
+        self.messages.truncate(1);
+        self.leave_session();
+        if !self.non_interactive {
+            self.resume_latest_here();
+        }
         Ok(())
     }
 

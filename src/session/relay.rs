@@ -162,6 +162,7 @@ pub fn describe_response(response: &Response) -> String {
         Response::TimedOut => "timed out".into(),
         Response::Cancelled => "cancelled".into(),
         Response::Shown => "shown".into(),
+        Response::Parked => "parked until the answer comes".into(),
         Response::FormAnswers(replies) => {
             let shown: Vec<String> = replies
                 .iter()

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::pump::Pump;
 use super::relay::{Finished, Relay, WorkerMessage};
 use super::{Event, Session, TurnEnd, TurnReport, TurnUi};
-use crate::agent::{AgentEvent, Turn, run_turn};
+use crate::agent::{AgentEvent, Turn, resume_turn, run_turn};
 use crate::cancel::CancelToken;
 use crate::interact::Interactor;
 use crate::interact::approvals::PermissionMode;
@@ -25,12 +25,29 @@ impl Session {
     /// when `ui.interrupted()` turns true the turn is cancelled, its partial text kept and
     /// marked `[Cancelled]`. Warnings raised meanwhile reach `ui` as notices.
     pub fn submit(&mut self, text: &str, ui: &mut dyn TurnUi) -> TurnReport {
+        self.run(Some(text), Vec::new(), ui)
+    }
+
+    /// Takes up the turn a question parked (see `park`): the calls that asked are made again,
+    /// the first question asked goes to `ui` first (which has the answer that came), and the
+    /// turn goes on as if it had never stopped.
+    pub fn resume_parked(&mut self, ui: &mut dyn TurnUi) -> TurnReport {
+        let parked = self.take_parked();
+        self.run(None, parked, ui)
+    }
+
+    /// Whether the stored session this conversation took up waits for an answer.
+    pub(crate) fn is_parked(&self) -> bool {
+        self.stored().is_some_and(|m| m.parked.is_some())
+    }
+
+    fn run(&mut self, text: Option<&str>, parked: Vec<String>, ui: &mut dyn TurnUi) -> TurnReport {
         let started = Instant::now();
         let cancel = CancelToken::new();
         let (sender, receiver) = mpsc::channel();
         let ctx = self.tool_context(cancel.clone(), &sender);
         self.prepare(text, &ctx);
-        let worker = self.spawn_worker(ctx, sender.clone());
+        let worker = self.spawn_worker(ctx, sender.clone(), parked);
         let pumped = Pump::new(self, ui, cancel.clone(), sender).run(&receiver, worker);
         let end = self.settle(pumped.outcome, cancel.is_cancelled(), &pumped.partial);
         self.finish(&end, &pumped.tally, &pumped.partial);
@@ -78,8 +95,9 @@ impl Session {
     }
 
     /// The conversation as the model will see it: a fresh system prompt, answers to earlier
-    /// questions, the cap, and the user's message (which goes to the chat log too).
-    fn prepare(&mut self, text: &str, ctx: &ToolContext) {
+    /// questions, the cap, and the user's message (which goes to the chat log too). A parked
+    /// turn taken up (no message) keeps the conversation as it stopped.
+    fn prepare(&mut self, text: Option<&str>, ctx: &ToolContext) {
         // Nobody to ask: a project's unapproved MCP servers are skipped (with a warning) and
         // the others waited for, so the first request offers their tools.
         if let (Some(hub), None) = (self.registry.mcp(), &ctx.interactor) {
@@ -88,6 +106,9 @@ impl Session {
         let names = self.registry.names(ctx);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         self.messages[0] = Message::system(self.system_prompt(&ctx.working_dir(), &names));
+        let Some(text) = text else {
+            return;
+        };
         for follow_up in std::mem::take(&mut self.follow_ups) {
             self.messages.push(Message::user(follow_up));
         }
@@ -102,6 +123,7 @@ impl Session {
         &self,
         ctx: ToolContext,
         sender: mpsc::Sender<WorkerMessage>,
+        parked: Vec<String>,
     ) -> Option<JoinHandle<()>> {
         let providers = Arc::clone(&self.providers);
         let budget = Arc::clone(&self.budget);
@@ -124,7 +146,12 @@ impl Session {
                     max_rounds,
                     emit: &emit,
                 };
-                let result = run_turn(&turn, &mut messages);
+                let result = if parked.is_empty() {
+                    run_turn(&turn, &mut messages)
+                } else {
+                    resume_turn(&turn, &mut messages, &parked)
+                        .and_then(|()| run_turn(&turn, &mut messages))
+                };
                 let _ = sender.send(WorkerMessage::Done(result, messages));
             });
         spawned
@@ -148,8 +175,13 @@ impl Session {
                 "the turn stopped unexpectedly (internal error)",
             )),
         };
+        let parked = self.shared.parked.take();
         match result {
             Ok(answer) => TurnEnd::Answered(answer),
+            Err(_) if !parked.is_empty() && !cancelled => {
+                self.parked_calls = parked;
+                TurnEnd::Parked
+            }
             Err(error) if error.kind == ErrorKind::Cancelled || cancelled => {
                 let kept = if partial.is_empty() {
                     "[Cancelled]".to_string()
@@ -170,6 +202,7 @@ impl Session {
             TurnEnd::Answered(answer) => self.record("assistant", answer.text()),
             TurnEnd::Cancelled => self.record("assistant", &format!("{partial} [Cancelled]")),
             TurnEnd::Failed(error) => self.record("system", &format!("error: {}", error.message)),
+            TurnEnd::Parked => self.record("system", "parked: waiting for an answer"),
         }
         self.shared
             .usage
@@ -184,6 +217,7 @@ impl Session {
                 ));
             }
         }
+        self.save_session(tally);
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod lock;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod preferences;
+pub(crate) mod sessions;
 pub(crate) mod tickets;
 pub(crate) mod tokens;
 mod warnings;

@@ -72,6 +72,36 @@ pub struct SessionTools {
     pub(crate) timers: super::everyday::timers::Timers,
     /// exit_app asks the front-end to end the session once this turn's answer is shown.
     pub(crate) exit_requested: std::sync::atomic::AtomicBool,
+    /// The calls whose question parked the run (`--on-ask park`): the loop stops after their
+    /// round.
+    pub(crate) parked: ParkedCalls,
+}
+
+/// The ids of the calls of this round whose question parked the run.
+#[derive(Default)]
+pub(crate) struct ParkedCalls(Mutex<Vec<String>>);
+
+impl ParkedCalls {
+    fn add(&self, call_id: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(call_id.to_string());
+    }
+
+    /// Whether a call of this round parked the run.
+    pub(crate) fn any(&self) -> bool {
+        !self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
+    /// The parked calls, in the order they asked; none are left.
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 /// Lines a call adds to its own result besides what its handler returns (an approval that
@@ -217,14 +247,18 @@ impl ToolContext {
         on_timeout: &mut dyn FnMut() -> Outcome,
         follow_up: Option<interact::FollowUp>,
     ) -> Result<String, String> {
-        interact::interact(
+        let result = interact::interact(
             self.interactor.as_deref(),
             request,
             timeout,
             on_response,
             on_timeout,
             follow_up,
-        )
+        );
+        if matches!(&result, Err(error) if error == interact::PARKED) {
+            self.shared.parked.add(&self.call_id);
+        }
+        result
     }
 
     /// The permission mode in effect: the session's, or `accept-edits` once the person

@@ -31,8 +31,12 @@ pub(crate) fn lines(
     lines.extend(join_within(&keys, &dot, width, style.unicode));
     if let Some(resumed) = resumed {
         let dash = style.glyph("—", "-");
+        let name = match resumed.name.as_str() {
+            "" => String::new(),
+            name => format!(" \"{}\":", super::sanitize::sanitize(name)),
+        };
         let said = format!(
-            "Resumed {} from {} {dash} /new starts fresh",
+            "Resumed{name} {} from {} {dash} /new starts fresh",
             messages(resumed.messages),
             when_said(&resumed.last, now)
         );
@@ -54,7 +58,7 @@ fn messages(count: usize) -> String {
 
 /// `today 18:02`, `yesterday 18:02`, or the day and time, local; the text as logged when it is
 /// not a time.
-fn when_said(logged: &str, now: i64) -> String {
+pub(crate) fn when_said(logged: &str, now: i64) -> String {
     let Ok(at) = when::parse(logged, now) else {
         return logged.to_string();
     };
@@ -97,15 +101,17 @@ mod tests {
         let resumed = Resumed {
             messages: 14,
             last: yesterday,
+            name: "parser fix".into(),
         };
         let shown = lines(PLAIN, "groq", "llama", Some(&resumed), now, 79);
         assert_eq!(
             shown[2],
-            "Resumed 14 messages from yesterday 18:02 — /new starts fresh"
+            "Resumed \"parser fix\": 14 messages from yesterday 18:02 — /new starts fresh"
         );
         let older = Resumed {
             messages: 1,
             last: "2026-01-02T03:04:05Z".into(),
+            name: String::new(),
         };
         let shown = lines(PLAIN, "groq", "llama", Some(&older), now, 79);
         assert!(

@@ -7,16 +7,20 @@ use serde_json::{Value, json};
 
 use std::time::Duration;
 
-use super::batch_ask::{Answers, Surfaces};
+use super::batch_ask::{Answers, Surfaces, question_event, response_to};
 use super::output::{Out, warn};
+use super::park;
 use super::signal::{self, Watch};
 use crate::config::OnAsk;
-use crate::interact::Response;
+use crate::interact::{Request, Response};
 use crate::session::{Event, Interaction, Level, TurnEnd, TurnReport, TurnUi, describe_request};
+use crate::store::sessions::Meta;
 use crate::tools::everyday::ntfy::Ntfy;
 
 /// The exit status of a run that ended on a question with `--on-ask fail`.
 pub(crate) const ASKED: u8 = 3;
+/// The exit status of a run parked on a question (`--on-ask park`).
+pub(crate) const PARKED: u8 = 4;
 
 /// Characters of a tool result shown in a `tool_result` event.
 const PREVIEW_CHARS: usize = 200;
@@ -36,6 +40,10 @@ pub(crate) struct BatchView {
     phone: Option<(Ntfy, String)>,
     /// `--on-ask fail`: what was asked, which ends the run.
     failed_on: Option<String>,
+    /// `--resume ID --answer TEXT`: the answer to the first question asked (a JSON answer).
+    preset: Option<Value>,
+    /// `--on-ask park`: the questions the run stopped on, as their events have them.
+    parked: Vec<Value>,
 }
 
 impl TurnUi for BatchView {
@@ -49,6 +57,12 @@ impl TurnUi for BatchView {
     }
 
     fn ask(&mut self, interaction: Interaction) {
+        if let Some(answer) = self.preset.take() {
+            match response_to(&interaction.prompt.request, &answer) {
+                Ok(response) => return interaction.reply.send(response),
+                Err(why) => warn(&format!("--answer does not fit the question asked: {why}")),
+            }
+        }
         match self.on_ask {
             // With `deny` tools have no interactor; were one to ask, nobody would answer.
             OnAsk::Deny => interaction.reply.send(Response::TimedOut),
@@ -57,6 +71,7 @@ impl TurnUi for BatchView {
                     .get_or_insert_with(|| describe_request(&interaction.prompt.request));
                 interaction.reply.send(Response::Cancelled);
             }
+            OnAsk::Park => self.park(interaction),
             OnAsk::Stdin | OnAsk::Notify | OnAsk::Wait(_) => {
                 let Some(answers) = self.answers() else {
                     return interaction.reply.send(Response::TimedOut);
@@ -88,7 +103,80 @@ impl BatchView {
             answers: None,
             phone: None,
             failed_on: None,
+            preset: None,
+            parked: Vec::new(),
         }
+    }
+
+    /// `--resume ID --answer TEXT`: `answer` (checked against the question the run waits for)
+    /// answers the first question asked.
+    pub(crate) fn with_answer(mut self, answer: Value) -> Self {
+        self.preset = Some(answer);
+        self
+    }
+
+    /// `--on-ask park`: the question is kept, and the run stops once the round is done. A page
+    /// to fill in (the interview) lives only as long as the run: it cannot wait.
+    fn park(&mut self, interaction: Interaction) {
+        if let Request::Form(form) = &interaction.prompt.request {
+            warn(&format!(
+                "{} cannot wait for a later answer (--on-ask park): it was not shown",
+                form.title
+            ));
+            return interaction.reply.send(Response::Cancelled);
+        }
+        let mut event = question_event(&interaction);
+        if let Some(fields) = event.as_object_mut() {
+            // The id names the question in this run only.
+            fields.remove("id");
+        }
+        self.parked.push(event);
+        interaction.reply.send(Response::Parked);
+    }
+
+    /// The questions the run parked on, for `Session::park`.
+    pub(crate) fn take_parked(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.parked)
+    }
+
+    /// The end of a parked run: how to go on (the `parked` event with --json), exit status 4;
+    /// or why it could not be parked (exit status 1).
+    pub(crate) fn finish_parked(
+        &mut self,
+        report: &TurnReport,
+        parked: Result<Meta, String>,
+    ) -> u8 {
+        self.out.end_line();
+        let meta = match parked {
+            Ok(meta) => meta,
+            Err(why) => {
+                let message =
+                    format!("the run stopped on a question and could not be parked: {why}");
+                if self.json {
+                    self.emit(json!({"type": "error", "kind": "park", "message": message}));
+                    self.emit_usage(report);
+                }
+                warn(&message);
+                self.out.flush();
+                return 1;
+            }
+        };
+        let expires = meta.parked.as_ref().map_or("", |p| p.expires_at.as_str());
+        let answer_with = park::how_to_answer(&meta);
+        if self.json {
+            let questions = meta.parked.as_ref().map(|p| p.questions.clone());
+            self.emit(json!({
+                "type": "parked", "session": meta.id, "questions": questions,
+                "answer_with": answer_with, "expires_at": expires,
+            }));
+            self.emit_usage(report);
+        }
+        warn(&format!(
+            "parked: the run waits for {}; go on with: {answer_with} (it waits until {expires})",
+            park::waits_for(&meta)
+        ));
+        self.out.flush();
+        PARKED
     }
 
     /// Events of questions asked from outside: on the --json stream; without it (questions
@@ -131,7 +219,7 @@ impl BatchView {
                     phone,
                     wait: Some(Duration::from_secs(seconds)),
                 },
-                (OnAsk::Deny | OnAsk::Fail, _) => return None,
+                (OnAsk::Deny | OnAsk::Fail | OnAsk::Park, _) => return None,
             };
             // A phone that could not be reached before is not tried again: nothing is asked.
             if !surfaces.stdin && surfaces.phone.is_none() {
@@ -206,7 +294,7 @@ impl BatchView {
         }
         let code = match &report.end {
             TurnEnd::Answered(_) => 0,
-            TurnEnd::Failed(_) => 1,
+            TurnEnd::Failed(_) | TurnEnd::Parked => 1,
             TurnEnd::Cancelled => signal::stopped_status(),
         };
         if self.json {
@@ -215,7 +303,7 @@ impl BatchView {
             match &report.end {
                 TurnEnd::Answered(_) => self.out.write("\n"),
                 TurnEnd::Cancelled => self.out.write("\n[Cancelled]\n"),
-                TurnEnd::Failed(_) => self.out.end_line(),
+                TurnEnd::Failed(_) | TurnEnd::Parked => self.out.end_line(),
             }
         }
         if let TurnEnd::Failed(error) = &report.end {
@@ -251,6 +339,9 @@ impl BatchView {
             ),
             TurnEnd::Failed(error) => self.emit(
                 json!({"type": "error", "kind": error.kind.as_str(), "message": error.message}),
+            ),
+            TurnEnd::Parked => self.emit(
+                json!({"type": "error", "kind": "park", "message": "the run stopped on a question"}),
             ),
         }
         self.emit_usage(report);

@@ -186,12 +186,7 @@ impl Answers {
                 "the answer does not carry its question's secret: it is ignored",
             ));
         }
-        let response = match &open.0.prompt.request {
-            Request::Approval(approval) => approval_response(approval, &parsed),
-            Request::Questions(questions) => questions_response(questions, &parsed),
-            Request::Form(_) => Err("a form is answered in its page".to_string()),
-        };
-        match response {
+        match response_to(&open.0.prompt.request, &parsed) {
             Ok(response) => {
                 if let Some((open, _)) = self.open.remove(&id) {
                     open.reply.send(response);
@@ -224,6 +219,16 @@ fn read_stdin() -> Receiver<Option<String>> {
         return lines;
     }
     lines
+}
+
+/// What the JSON answer `answer` (`{"answers": [...]}`, `{"approve": "once"}`) says to
+/// `request`, or why it does not fit.
+pub(crate) fn response_to(request: &Request, answer: &Value) -> Result<Response, String> {
+    match request {
+        Request::Approval(approval) => approval_response(approval, answer),
+        Request::Questions(questions) => questions_response(questions, answer),
+        Request::Form(_) => Err("a form is answered in its page".to_string()),
+    }
 }
 
 /// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval.

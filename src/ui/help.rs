@@ -12,11 +12,19 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         "Commands, with or without the slash (help or /help); a command with words after it \
          needs the slash (/model gpt-4o-mini):",
         &[
-            (
-                "/new",
-                "start afresh; the chat log keeps the old conversation",
-            ),
+            ("/new", "start a new session; the old one stays stored"),
             ("/clear", "forget the conversation (the chat log keeps it)"),
+            ("/sessions", "the stored sessions, the last updated first"),
+            ("/resume NAME", "take up a stored session by name or id"),
+            ("/rename NAME", "name this session"),
+            (
+                "/fork",
+                "go on in a copy of this session; the old one stays",
+            ),
+            (
+                "/pending [ID]",
+                "runs parked on a question; answer one here, or drop ID",
+            ),
             ("/usage", "tokens and cost, this session and all time"),
             (
                 "/last",
@@ -117,7 +125,9 @@ mod tests {
                 }
             }
         }
-        assert!(text(80).contains("\n  /new                  start afresh; the chat log keeps"));
+        assert!(
+            text(80).contains("\n  /new                  start a new session; the old one stays")
+        );
     }
 
     #[test]

@@ -40,6 +40,24 @@ pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) ->
     report
 }
 
+/// Takes up the turn the session was parked on: its question is asked here, and the turn
+/// goes on as if it had never stopped.
+pub(crate) fn resume_parked(session: &mut Session, view: &mut TerminalView) -> TurnReport {
+    let _armed = signal::arm_turn();
+    let mut ui = TerminalTurn::new(view);
+    let report = session.resume_parked(&mut ui);
+    ui.close();
+    let status = super::terminal::Status {
+        provider: session.provider_name(),
+        model: session.model(),
+        profile: session.profile(),
+        messages: session.messages().len().saturating_sub(1),
+        coding: session.coding_mode(),
+    };
+    view.finish(&report, &status);
+    report
+}
+
 /// Everything the loop works with.
 pub(crate) struct Repl<'a> {
     pub config: &'a Config,
@@ -95,6 +113,9 @@ pub(crate) fn run(
     );
     repl.view.side_line(&banner.join("\n"));
     repl.show_warnings();
+    if repl.session.is_parked() {
+        resume_parked(repl.session, &mut repl.view);
+    }
     if let Some(question) = first {
         if !repl.prompt(question) {
             return Ok(());
@@ -174,6 +195,11 @@ impl Repl<'_> {
             }
             Command::Last => actions::last_output(self),
             Command::Saved => actions::saved(self),
+            Command::Sessions => super::sessions::list(self),
+            Command::Resume(key) => super::sessions::resume(self, &key),
+            Command::Rename(name) => super::sessions::rename(self, &name),
+            Command::Fork => super::sessions::fork(self),
+            Command::Pending(action) => super::sessions::pending(self, action),
             Command::Clear => {
                 self.session.clear();
                 self.view.side_line(

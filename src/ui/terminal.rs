@@ -405,6 +405,8 @@ impl TerminalView {
                 self.side_line(&style.dim("(the model gave no answer)"));
             }
             TurnEnd::Answered(_) => {}
+            // The terminal asks itself: a turn here never parks.
+            TurnEnd::Parked => {}
             TurnEnd::Cancelled => {
                 self.answer.end_line();
                 self.answer.write(&style.yellow("[Cancelled]"));

@@ -36,6 +36,7 @@ mod interview_server;
 mod local_model;
 mod mcp;
 mod ntfy;
+mod parked;
 mod patch_scenarios;
 mod provider_security;
 mod provider_trust;

@@ -80,6 +80,18 @@ fn a_new_session_remembers_the_last_one() {
     pty.send("/clear\r");
     pty.wait_for("The conversation is cleared");
     pty.leave();
+    // The session is stored, named after its first message, private to the user.
+    let sessions = home.path().join("marvin-home").join("sessions");
+    let mode = std::fs::metadata(&sessions).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+    let stored: Vec<_> = std::fs::read_dir(&sessions).unwrap().collect();
+    assert_eq!(stored.len(), 1);
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(stored[0].as_ref().unwrap().path().join("meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["name"], "my name is Ada");
+    assert_eq!(meta["messages"], 4);
 }
 
 #[test]
@@ -337,5 +349,135 @@ fn project_instructions_reach_the_prompt_outside_coding_mode_too() {
     assert!(
         !system.contains("create_file"),
         "no coding rules outside coding mode"
+    );
+}
+
+/// The messages of request `index` after the system prompt, as text.
+fn said_to_model(server: &ReplayServer, index: usize) -> Vec<String> {
+    messages(server, index)[1..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn once(home: &TempDir, server: &ReplayServer, args: &[&str]) -> std::process::Output {
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    output
+}
+
+#[test]
+fn one_shot_runs_go_on_with_dash_c_and_resume_picks_a_session_by_name() {
+    let home = TempDir::new("sessions-continue");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Hello Ada."]),
+        Reply::text(&["You are Ada."]),
+        Reply::text(&["Who?"]),
+        Reply::text(&["Still Ada."]),
+    ]);
+    once(&home, &server, &["my name is Ada"]);
+    once(&home, &server, &["-c", "who am I?"]);
+    assert_eq!(
+        said_to_model(&server, 1),
+        ["my name is Ada", "Hello Ada.", "who am I?"]
+    );
+    // Without -c a one-shot run starts fresh.
+    once(&home, &server, &["who am I?"]);
+    assert_eq!(said_to_model(&server, 2), ["who am I?"]);
+    // By name (any case), from elsewhere: the session's own directory is where it works.
+    let elsewhere = home.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .current_dir(&elsewhere)
+        .args([
+            "--non-interactive",
+            "--resume",
+            "MY NAME IS ADA",
+            "and now?",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        said_to_model(&server, 3)[..4],
+        ["my name is Ada", "Hello Ada.", "who am I?", "You are Ada."]
+    );
+    let system = messages(&server, 3)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains(&format!("Working directory: {}\n", home.path().display())),
+        "{system}"
+    );
+    let missing = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["--resume", "nothing-like-it", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("`marvin --resume` lists them"),
+        "{}",
+        stderr(&missing)
+    );
+    // Without a terminal --resume alone cannot pick: it lists them.
+    let listed = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert_eq!(listed.status.code(), Some(1));
+    assert!(
+        stderr(&listed).contains("my name is Ada"),
+        "{}",
+        stderr(&listed)
+    );
+}
+
+#[test]
+fn sessions_are_listed_renamed_forked_and_taken_up_in_the_repl() {
+    let home = TempDir::new("sessions-repl");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Noted."]),
+        Reply::text(&["On the fork."]),
+        Reply::text(&["Back on the original."]),
+    ]);
+    let mut pty = repl(&home, &server, &[], &[]);
+    pty.wait_for("› ");
+    pty.send("the parser drops empty lists\r");
+    pty.wait_for("2 messages");
+    pty.send("/rename parser-fix\r");
+    pty.wait_for("This session is now called \"parser-fix\".");
+    pty.send("/fork\r");
+    pty.wait_for("Forked: this is now session");
+    pty.send("try the fork\r");
+    pty.wait_for("4 messages");
+    pty.send("/sessions\r");
+    pty.wait_for("Sessions (/resume NAME or ID takes one up");
+    pty.wait_for("parser-fix ·");
+    pty.wait_for_nth("parser-fix (fork)", 2);
+    pty.send("/resume parser-fix\r");
+    pty.wait_for("Took up session");
+    pty.send("and the original?\r");
+    pty.wait_for("Back on the original.");
+    pty.leave();
+    // The original did not get the fork's turn.
+    assert_eq!(
+        said_to_model(&server, 2),
+        [
+            "the parser drops empty lists",
+            "Noted.",
+            "and the original?"
+        ]
+    );
+    assert_eq!(
+        said_to_model(&server, 1),
+        ["the parser drops empty lists", "Noted.", "try the fork"]
     );
 }

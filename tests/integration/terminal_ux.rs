@@ -216,7 +216,7 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
     pty.wait_for("/new starts fresh");
     let screen = pty.visible().text();
     assert!(
-        screen.contains("Resumed 2 messages from today "),
+        screen.contains("Resumed \"remember the milk\": 2 messages from today "),
         "{screen}"
     );
     pty.send("what did I say?\r");
@@ -229,20 +229,15 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
     assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
     pty.send("anything?\r");
     pty.wait_for("Fresh answer.");
-    // /new starts afresh for good: the next REPL resumes nothing from before it.
+    // /new starts a new session: the model sees nothing from before it.
     pty.send("/new\r");
     pty.wait_for("A new conversation starts here");
+    pty.send("and now?\r");
+    pty.wait_for("After new.");
     assert!(pty.leave().success());
     let messages = &server.requests()[1].body["messages"];
     assert_eq!(messages[1]["content"], "remember the milk");
     assert_eq!(messages[2]["content"], "First answer.");
-
-    let mut pty = at_80(&home, &server.url(), &[], &[]);
-    pty.wait_for("› ");
-    pty.send("and now?\r");
-    pty.wait_for("After new.");
-    assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
-    assert!(pty.leave().success());
 
     let mut pty = at_80(&home, &server.url(), &[], &["--once", "quick one"]);
     pty.wait_for("Once answer.");
@@ -257,9 +252,9 @@ fn the_repl_says_what_it_resumed_and_new_or_once_start_fresh() {
         );
     }
 
-    // A one-shot answer is a conversation of its own: the next REPL resumes it alone.
+    // A one-shot answer is a session of its own: the next REPL here takes it up alone.
     let mut pty = at_80(&home, &server.url(), &[], &[]);
-    pty.wait_for("Resumed 2 messages from today ");
+    pty.wait_for("Resumed \"quick one\": 2 messages from today ");
     pty.send("go on\r");
     pty.wait_for("Last answer.");
     assert!(pty.leave().success());

@@ -39,6 +39,25 @@ impl TicketGate {
         gate
     }
 
+    /// A conversation taken up again (a stored session) that created a ticket: the gate is
+    /// open, as it was when the ticket was made.
+    pub(crate) fn open_if_created_in(&self, messages: &[crate::message::Message]) {
+        let created = messages.iter().flat_map(|m| &m.tool_calls).any(|call| {
+            call.function.name == "tk"
+                && serde_json::from_str::<serde_json::Value>(&call.function.arguments)
+                    .ok()
+                    .and_then(|a| {
+                        a["args"]
+                            .as_str()
+                            .map(|s| s.trim_start().starts_with("create"))
+                    })
+                    .unwrap_or(false)
+        });
+        if created {
+            self.with(|s| s.has_ticket = true);
+        }
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut GateState) -> T) -> T {
         f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }

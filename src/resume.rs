@@ -1,0 +1,168 @@
+//! Which stored session a run takes up (`--resume NAME`, or one picked from a list), the
+//! answer a parked run is given (`--answer`), and the flags that only look at the store
+//! (`--pending`, `--drop ID`).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use crate::cli::Args;
+use crate::config::Config;
+use crate::store::Warnings;
+use crate::store::sessions::{self, Meta};
+use crate::tools::kit::when;
+use crate::ui::output::warn;
+use crate::ui::style::Style;
+use crate::ui::{park, sessions as listing};
+
+/// The session `--resume` names, or the one picked from the list when no name follows (on a
+/// terminal; elsewhere the list is shown and the run ends). `None`: no `--resume`, or none
+/// was picked. A parked run past its time is dropped and said so.
+pub(crate) fn chosen(args: &Args, config: &Config) -> Result<Option<Meta>, String> {
+    let Some(key) = &args.resume else {
+        return Ok(None);
+    };
+    let home = config
+        .home
+        .as_deref()
+        .ok_or("sessions are kept in MARVIN_HOME, and there is none (set MARVIN_HOME or HOME)")?;
+    let warnings = Warnings::default();
+    let found = match key {
+        Some(key) => sessions::find(home, key, &warnings).map(Some),
+        None => pick(&sessions::list(home, &warnings), config),
+    };
+    for warning in warnings.take() {
+        warn(&warning);
+    }
+    let Some(meta) = found? else {
+        return Ok(None);
+    };
+    if let Some(expired) = expired_on(&meta) {
+        let _ = sessions::remove(home, &meta.id);
+        return Err(format!(
+            "the parked run {} expired at {expired} with nobody answering; it was dropped",
+            meta.id
+        ));
+    }
+    Ok(Some(meta))
+}
+
+fn pick(all: &[Meta], config: &Config) -> Result<Option<Meta>, String> {
+    let style = Style {
+        colour: false,
+        unicode: config.unicode,
+    };
+    if std::io::stdin().is_terminal() && !config.non_interactive {
+        return listing::pick(all, style);
+    }
+    let shown = listing::lines(all, None, style, crate::ui::width::line_width());
+    Err(format!(
+        "--resume needs a session's name or id here (nothing can be picked without a terminal); the sessions:\n{}",
+        shown.join("\n")
+    ))
+}
+
+/// When a parked run's time ran out, if it did.
+fn expired_on(meta: &Meta) -> Option<String> {
+    let parked = meta.parked.as_ref()?;
+    let now = crate::clock::unix_now();
+    match when::parse(&parked.expires_at, now) {
+        Ok(at) if at <= now => Some(parked.expires_at.clone()),
+        _ => None,
+    }
+}
+
+/// Where a run that takes up `meta` works: the session's directory, unless --working-dir says
+/// otherwise or the directory is gone (then here, said so).
+pub(crate) fn working_dir(args: &Args, meta: &Meta, config: &Config) -> Option<PathBuf> {
+    if args.working_dir.is_some() || meta.working_dir == config.working_dir {
+        return None;
+    }
+    if !meta.working_dir.is_dir() {
+        warn(&format!(
+            "session {} ran in {}, which is gone; the tools work in {}",
+            meta.id,
+            meta.working_dir.display(),
+            config.working_dir.display()
+        ));
+        return None;
+    }
+    Some(meta.working_dir.clone())
+}
+
+/// The answer `--answer` gives the parked run `meta`, checked against its question; `None`
+/// when the session does not wait for one. A run that waits and got no answer is an error that
+/// says how to give one.
+pub(crate) fn answer(args: &Args, meta: Option<&Meta>) -> Result<Option<Value>, String> {
+    let waiting = meta.filter(|m| m.parked.is_some());
+    match (waiting, &args.answer) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(format!(
+            "session {} does not wait for an answer: give it a prompt instead of --answer",
+            meta.map_or("", |m| m.id.as_str())
+        )),
+        (Some(meta), None) => Err(format!(
+            "session {} waits for {}; answer it: {}",
+            meta.id,
+            park::waits_for(meta),
+            park::how_to_answer(meta)
+        )),
+        (Some(meta), Some(text)) => {
+            let request = park::parked_request(meta).ok_or_else(|| {
+                format!(
+                    "session {}'s question cannot be read back; drop it with marvin --drop {}",
+                    meta.id, meta.id
+                )
+            })?;
+            park::answer_for(&request, text)
+                .map(Some)
+                .map_err(|why| format!("--answer {text:?}: {why}"))
+        }
+    }
+}
+
+/// `--pending` (the parked runs, expired ones dropped) and `--drop ID`.
+pub(crate) fn store_command(args: &Args, config: &Config) -> ExitCode {
+    let Some(home) = config.home.as_deref() else {
+        warn("sessions are kept in MARVIN_HOME, and there is none (set MARVIN_HOME or HOME)");
+        return ExitCode::FAILURE;
+    };
+    let warnings = Warnings::default();
+    let code = match &args.drop {
+        Some(key) => match sessions::find(home, key, &warnings) {
+            Ok(meta) => match sessions::remove(home, &meta.id) {
+                Ok(()) => {
+                    println!("Dropped session {} ({}).", meta.id, meta.name);
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    warn(&format!("cannot drop session {}: {error}", meta.id));
+                    ExitCode::FAILURE
+                }
+            },
+            Err(why) => {
+                warn(&why);
+                ExitCode::FAILURE
+            }
+        },
+        None => {
+            let style = Style {
+                colour: false,
+                unicode: config.unicode,
+            };
+            let all = sessions::list(home, &warnings);
+            let report = listing::pending_report(&all, style, crate::ui::width::line_width());
+            for id in &report.expired {
+                let _ = sessions::remove(home, id);
+            }
+            println!("{}", report.text);
+            ExitCode::SUCCESS
+        }
+    };
+    for warning in warnings.take() {
+        warn(&warning);
+    }
+    code
+}

@@ -1,0 +1,276 @@
+//! Parked runs (`--on-ask park`) from the person's side: the answer given with `--answer`
+//! (plain words or the JSON of `--on-ask stdin`) checked against the question the run waits
+//! for before anything runs, and parked runs described and listed (`--pending`, `/pending`).
+
+use serde_json::{Value, json};
+
+use super::batch_ask::response_to;
+use crate::interact::{Approval, Choice, Question, Request};
+use crate::store::sessions::Meta;
+
+/// The question a parked run waits for (the first it stopped on), from the event that asked it.
+pub(crate) fn parked_request(meta: &Meta) -> Option<Request> {
+    let event = meta.parked.as_ref()?.questions.first()?;
+    request_from_event(event)
+}
+
+/// The request a `question` or `approval` event describes.
+pub(crate) fn request_from_event(event: &Value) -> Option<Request> {
+    let text = |key: &str| event[key].as_str().unwrap_or("").to_string();
+    match event["type"].as_str()? {
+        "approval" => Some(Request::Approval(Approval {
+            tool: text("tool"),
+            summary: text("summary"),
+            detail: text("detail"),
+            covers: text("covers"),
+            all_edits: event["choices"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c == "all_edits")),
+        })),
+        "question" => {
+            let questions = event["questions"].as_array()?;
+            Some(Request::Questions(
+                questions.iter().map(question_from_event).collect(),
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn question_from_event(question: &Value) -> Question {
+    let text = |v: &Value, key: &str| v[key].as_str().unwrap_or("").to_string();
+    Question {
+        header: text(question, "header"),
+        question: text(question, "question"),
+        multi_select: question["multi_select"].as_bool().unwrap_or(false),
+        options: question["options"]
+            .as_array()
+            .map(|options| {
+                options
+                    .iter()
+                    .map(|o| Choice {
+                        label: text(o, "label"),
+                        description: text(o, "description"),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The JSON answer `text` gives to `request` (checked: it must fit), from plain words —
+/// `once`, `session`, `no`, `no: REASON` for an approval; a label, an option's number or your
+/// own words for one question; labels joined by commas where several may be chosen — or from
+/// the JSON `--on-ask stdin` reads (`{"answers": [...]}`, `{"approve": "once"}`, or just the
+/// list of answers).
+pub(crate) fn answer_for(request: &Request, text: &str) -> Result<Value, String> {
+    let answer = match serde_json::from_str::<Value>(text.trim()) {
+        Ok(object @ Value::Object(_)) => object,
+        Ok(Value::Array(answers)) => json!({ "answers": answers }),
+        _ => words_as_answer(request, text.trim())?,
+    };
+    response_to(request, &answer).map(|_| answer)
+}
+
+fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
+    match request {
+        Request::Approval(_) => {
+            let (word, reason) = match text.split_once(':') {
+                Some((word, reason)) => (word.trim(), reason.trim()),
+                None => (text, ""),
+            };
+            let approve = match word.to_ascii_lowercase().as_str() {
+                "once" | "yes" | "y" | "approve" => "once",
+                "session" => "session",
+                "all_edits" | "all edits" => "all_edits",
+                "no" | "n" | "deny" => "no",
+                _ => {
+                    return Err(format!(
+                        "{text:?} does not answer an approval: say once, session, no, or no: WHAT TO DO INSTEAD"
+                    ));
+                }
+            };
+            Ok(json!({"approve": approve, "reason": reason}))
+        }
+        Request::Questions(questions) => match questions.as_slice() {
+            [question] => Ok(json!({ "answers": [one_question(question, text)] })),
+            _ => Err(format!(
+                "{} questions wait for answers: give them as a JSON list in order, e.g. --answer '[\"SQLite\", \"yes\"]'",
+                questions.len()
+            )),
+        },
+        Request::Form(_) => Err("a form is answered in its page".into()),
+    }
+}
+
+/// One question's answer from words: an option's number stands for its label; several labels
+/// joined by commas where several may be chosen.
+fn one_question(question: &Question, text: &str) -> Value {
+    let label_of = |word: &str| -> Option<String> {
+        let word = word.trim();
+        match word.parse::<usize>() {
+            Ok(n) if (1..=question.options.len()).contains(&n) => {
+                Some(question.options[n - 1].label.clone())
+            }
+            _ => question
+                .options
+                .iter()
+                .find(|o| o.label.eq_ignore_ascii_case(word))
+                .map(|o| o.label.clone()),
+        }
+    };
+    if question.multi_select {
+        let labels: Option<Vec<String>> = text.split(',').map(label_of).collect();
+        if let Some(labels) = labels.filter(|l| !l.is_empty()) {
+            return json!(labels);
+        }
+    }
+    json!(label_of(text).unwrap_or_else(|| text.to_string()))
+}
+
+/// One line on what a parked run waits for: "approve run_command: cargo publish".
+pub(crate) fn waits_for(meta: &Meta) -> String {
+    match parked_request(meta) {
+        Some(Request::Approval(approval)) => {
+            let detail = approval.detail.lines().next().unwrap_or("");
+            format!("approve {}: {detail}", approval.tool)
+        }
+        Some(Request::Questions(questions)) => {
+            let asked: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
+            asked.join(" / ")
+        }
+        _ => "an answer".into(),
+    }
+}
+
+/// How to answer a parked run, as a command line.
+pub(crate) fn how_to_answer(meta: &Meta) -> String {
+    let example = match parked_request(meta) {
+        Some(Request::Approval(_)) => "once".to_string(),
+        Some(Request::Questions(questions)) if questions.len() == 1 => questions[0]
+            .options
+            .first()
+            .map_or("ANSWER".into(), |o| shell_word(&o.label)),
+        _ => "ANSWER".into(),
+    };
+    format!("marvin --resume {} --answer {example}", meta.id)
+}
+
+/// `text` as one shell word.
+fn shell_word(text: &str) -> String {
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.,/".contains(c))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question_event(multi: bool, count: usize) -> Value {
+        let question = json!({
+            "header": "Database", "question": "Which database?", "multi_select": multi,
+            "options": [{"label": "SQLite", "description": ""}, {"label": "Postgres", "description": "server"}],
+        });
+        json!({"type": "question", "id": 3, "tool": "ask_user", "questions": vec![question; count]})
+    }
+
+    fn approval_event() -> Value {
+        json!({
+            "type": "approval", "id": 1, "tool": "run_command", "summary": "run a command",
+            "detail": "cargo publish", "covers": "this exact command",
+            "choices": ["once", "session", "no"],
+        })
+    }
+
+    #[test]
+    fn words_become_answers_that_fit_the_question() {
+        let approval = request_from_event(&approval_event()).unwrap();
+        let single = request_from_event(&question_event(false, 1)).unwrap();
+        let multi = request_from_event(&question_event(true, 1)).unwrap();
+        let two = request_from_event(&question_event(false, 2)).unwrap();
+        let cases: &[(&Request, &str, Result<Value, &str>)] = &[
+            (
+                &approval,
+                "once",
+                Ok(json!({"approve": "once", "reason": ""})),
+            ),
+            (
+                &approval,
+                "Yes",
+                Ok(json!({"approve": "once", "reason": ""})),
+            ),
+            (
+                &approval,
+                "session",
+                Ok(json!({"approve": "session", "reason": ""})),
+            ),
+            (
+                &approval,
+                "no: publish to staging first",
+                Ok(json!({"approve": "no", "reason": "publish to staging first"})),
+            ),
+            (&approval, "all_edits", Err("\"approve\" is one of")),
+            (&approval, "maybe", Err("does not answer an approval")),
+            (&single, "2", Ok(json!({"answers": ["Postgres"]}))),
+            (&single, "sqlite", Ok(json!({"answers": ["SQLite"]}))),
+            (&single, "DuckDB", Ok(json!({"answers": ["DuckDB"]}))),
+            (&single, "9", Ok(json!({"answers": ["9"]}))),
+            (
+                &multi,
+                "1, Postgres",
+                Ok(json!({"answers": [["SQLite", "Postgres"]]})),
+            ),
+            (&two, "SQLite", Err("2 questions wait for answers")),
+            (
+                &two,
+                r#"["SQLite", "Postgres"]"#,
+                Ok(json!({"answers": ["SQLite", "Postgres"]})),
+            ),
+            (
+                &approval,
+                r#"{"approve": "no", "reason": "later"}"#,
+                Ok(json!({"approve": "no", "reason": "later"})),
+            ),
+            (&single, "", Err("is empty")),
+        ];
+        for (request, text, expected) in cases {
+            match (answer_for(request, text), expected) {
+                (Ok(got), Ok(expected)) => assert_eq!(&got, expected, "{text}"),
+                (Err(why), Err(expected)) => assert!(why.contains(expected), "{text}: {why}"),
+                (got, expected) => panic!("{text}: {got:?} vs {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_parked_run_says_what_it_waits_for_and_how_to_answer() {
+        let mut meta = Meta {
+            id: "ab12cd34".into(),
+            ..Meta::default()
+        };
+        meta.parked = Some(crate::store::sessions::Parked {
+            calls: vec!["call_1".into()],
+            questions: vec![approval_event()],
+            parked_at: String::new(),
+            expires_at: String::new(),
+            permission_mode: "default".into(),
+        });
+        assert_eq!(waits_for(&meta), "approve run_command: cargo publish");
+        assert_eq!(
+            how_to_answer(&meta),
+            "marvin --resume ab12cd34 --answer once"
+        );
+        meta.parked.as_mut().unwrap().questions = vec![question_event(false, 1)];
+        assert_eq!(waits_for(&meta), "Which database?");
+        assert_eq!(
+            how_to_answer(&meta),
+            "marvin --resume ab12cd34 --answer SQLite"
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! Runs parked on a question (`--on-ask park`) and answered later through the real binary:
+//! the run stops after its round and exits 4, `--pending` lists it, a wrong `--answer` is
+//! refused before anything runs, the right one makes the call again (its result is the
+//! answer) and the turn completes; an expired one is dropped.
+
+use serde_json::{Value, json};
+
+use crate::common::{self, ReplayServer, Reply, TempDir, in_project, marvin, stderr};
+
+fn command(c: &str) -> Reply {
+    let arguments = json!({ "command": c }).to_string();
+    Reply::tool_calls(&[("c1", "run_command", &arguments)])
+}
+
+fn events(output: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// `marvin --non-interactive --json --on-ask park` in `home` with `prompt`.
+fn parked_run(home: &TempDir, server: &ReplayServer, prompt: &str) -> std::process::Output {
+    in_project(home.path(), &server.url(), home.path())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .args(["--non-interactive", "--json", "--on-ask", "park"])
+        .args(["--permission-mode", "default", "--prompt", prompt])
+        .output()
+        .unwrap()
+}
+
+fn answering(
+    home: &TempDir,
+    server: &ReplayServer,
+    id: &str,
+    answer: &str,
+) -> std::process::Output {
+    marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .args(["--resume", id, "--answer", answer])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
+    let home = TempDir::new("parked-approval");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("echo parked-then-ran > made.txt"),
+        Reply::text(&["Ran it after all."]),
+    ]));
+    let output = parked_run(&home, &server, "make the file");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let parked = events(&output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .expect("a parked event");
+    let id = parked["session"].as_str().unwrap().to_string();
+    assert_eq!(parked["questions"][0]["type"], "approval");
+    assert_eq!(
+        parked["questions"][0]["detail"],
+        "echo parked-then-ran > made.txt"
+    );
+    let answer_with = format!("marvin --resume {id} --answer once");
+    assert_eq!(parked["answer_with"], answer_with.as_str());
+    assert!(
+        stderr(&output).contains(&answer_with),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !home.path().join("made.txt").exists(),
+        "nothing ran before the answer"
+    );
+    // Only the ticket round and the parked round reached the model.
+    assert_eq!(server.requests().len(), 2);
+
+    let pending = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .arg("--pending")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&pending.stdout).to_string();
+    assert!(listed.contains(&id), "{listed}");
+    assert!(
+        listed.contains("waits for: approve run_command: echo parked-then-ran"),
+        "{listed}"
+    );
+    assert!(listed.contains(&answer_with), "{listed}");
+
+    // An answer that does not fit is refused before anything runs.
+    let wrong = answering(&home, &server, &id, "maybe");
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(
+        stderr(&wrong).contains("does not answer an approval"),
+        "{}",
+        stderr(&wrong)
+    );
+    assert!(!home.path().join("made.txt").exists());
+    assert_eq!(server.requests().len(), 2);
+
+    let done = answering(&home, &server, &id, "once");
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    assert_eq!(
+        String::from_utf8_lossy(&done.stdout),
+        "  🔧 run_command\nRan it after all.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        "parked-then-ran\n"
+    );
+    // The model saw the round as if it had never stopped: its call, then the command's result.
+    let messages = server.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let result = messages
+        .iter()
+        .find(|m| m["tool_call_id"] == "c1")
+        .expect("the call's result");
+    let result = result["content"].as_str().unwrap();
+    assert!(!result.contains("parked"), "{result}");
+    assert!(messages.iter().any(|m| m["content"] == "make the file"));
+
+    let pending = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .arg("--pending")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&pending.stdout).contains("No run waits for an answer."));
+    let again = answering(&home, &server, &id, "once");
+    assert!(
+        stderr(&again).contains("does not wait for an answer"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
+    let home = TempDir::new("parked-question");
+    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
+        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+        Reply::text(&["PostgreSQL it is."]),
+    ]);
+    let output = parked_run(&home, &server, "pick a database");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let id = events(&output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        stderr(&output).contains(&format!("--resume {id} --answer SQLite")),
+        "{}",
+        stderr(&output)
+    );
+    let done = answering(&home, &server, &id, "2");
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let messages = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let result = messages.iter().find(|m| m["tool_call_id"] == "q1").unwrap();
+    assert!(
+        result["content"].as_str().unwrap().contains("PostgreSQL"),
+        "{result}"
+    );
+
+    // A run nobody answered in time is dropped when it is looked for.
+    let server = ReplayServer::start(vec![Reply::tool_calls(&[(
+        "q1",
+        "ask_user",
+        &json!({"questions": questions}).to_string(),
+    )])]);
+    let output = parked_run(&home, &server, "pick again");
+    let id = events(&output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let meta_file = home
+        .path()
+        .join("marvin-home/sessions")
+        .join(&id)
+        .join("meta.json");
+    let mut meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_file).unwrap()).unwrap();
+    meta["parked"]["expires_at"] = json!("2020-01-01T00:00:00Z");
+    std::fs::write(&meta_file, meta.to_string()).unwrap();
+    let late = answering(&home, &server, &id, "1");
+    assert_eq!(late.status.code(), Some(1));
+    assert!(stderr(&late).contains("expired"), "{}", stderr(&late));
+    assert!(!meta_file.exists(), "the expired run is dropped");
+}
