@@ -38,6 +38,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     signal::install();
     let env = Env::from_process();
+    if args.pending || args.drop.is_some() {
+        return resume::store_command(&args, &env);
+    }
     // An answer to a parked run goes on as the run did: a --non-interactive run.
     if args.non_interactive || args.answer.is_some() {
         let args = Args {
@@ -50,9 +53,6 @@ pub fn run(args: Args) -> ExitCode {
         Ok(found) => found,
         Err(message) => return fail(&message),
     };
-    if args.pending || args.drop.is_some() {
-        return resume::store_command(&args, &config);
-    }
     config.has_ui = std::io::stdin().is_terminal();
     // Only the REPL carries on the last session here: a one-shot answer starts fresh unless -c.
     config.resume &= config.has_ui || args.continue_last;
@@ -206,10 +206,6 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
         Ok(found) => found,
         Err(message) => return (report(&message), Tally::default()),
     };
-    if args.pending || args.drop.is_some() {
-        let code = resume::store_command(args, &config);
-        return (u8::from(code != ExitCode::SUCCESS), Tally::default());
-    }
     let answer = match resume::answer(args, resumed.as_ref()) {
         Ok(answer) => answer,
         Err(message) => return (report(&message), Tally::default()),

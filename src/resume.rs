@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use crate::cli::Args;
-use crate::config::Config;
+use crate::config::{Config, Env};
 use crate::store::Warnings;
 use crate::store::sessions::{self, Meta};
 use crate::tools::kit::when;
@@ -123,16 +123,18 @@ pub(crate) fn answer(args: &Args, meta: Option<&Meta>) -> Result<Option<Value>, 
     }
 }
 
-/// `--pending` (the parked runs, expired ones dropped) and `--drop ID`.
-pub(crate) fn store_command(args: &Args, config: &Config) -> ExitCode {
-    let Some(home) = config.home.as_deref() else {
+/// `--pending` (the parked runs, expired ones dropped) and `--drop ID`: they look at the
+/// store alone, so they work with no provider set up.
+pub(crate) fn store_command(args: &Args, env: &Env) -> ExitCode {
+    let unicode = crate::config::unicode_locale(env);
+    let Some(home) = crate::config::marvin_home(env) else {
         warn("sessions are kept in MARVIN_HOME, and there is none (set MARVIN_HOME or HOME)");
         return ExitCode::FAILURE;
     };
     let warnings = Warnings::default();
     let code = match &args.drop {
-        Some(key) => match sessions::find(home, key, &warnings) {
-            Ok(meta) => match sessions::remove(home, &meta.id) {
+        Some(key) => match sessions::find(&home, key, &warnings) {
+            Ok(meta) => match sessions::remove(&home, &meta.id) {
                 Ok(()) => {
                     println!("Dropped session {} ({}).", meta.id, meta.name);
                     ExitCode::SUCCESS
@@ -150,12 +152,12 @@ pub(crate) fn store_command(args: &Args, config: &Config) -> ExitCode {
         None => {
             let style = Style {
                 colour: false,
-                unicode: config.unicode,
+                unicode,
             };
-            let all = sessions::list(home, &warnings);
+            let all = sessions::list(&home, &warnings);
             let report = listing::pending_report(&all, style, crate::ui::width::line_width());
             for id in &report.expired {
-                let _ = sessions::remove(home, id);
+                let _ = sessions::remove(&home, id);
             }
             println!("{}", report.text);
             ExitCode::SUCCESS

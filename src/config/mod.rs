@@ -519,7 +519,8 @@ fn mcp_files(home: Option<&Path>, working_dir: &Path, args: &Args) -> Vec<(PathB
     files
 }
 
-fn marvin_home(env: &Env) -> Option<PathBuf> {
+/// MARVIN_HOME: the variable, else `$XDG_CONFIG_HOME/marvin`, else `~/.config/marvin`.
+pub fn marvin_home(env: &Env) -> Option<PathBuf> {
     if let Some(home) = env.get("MARVIN_HOME") {
         return Some(PathBuf::from(home));
     }

@@ -60,8 +60,11 @@ impl Session {
         });
         self.shared.tickets.open_if_created_in(&messages);
         self.messages = messages;
-        if meta.parked.is_none() {
-            self.cap_messages();
+        match &meta.parked {
+            // The calls to make again may be coding tools.
+            Some(parked) if parked.coding_mode => self.set_coding_mode(true),
+            Some(_) => {}
+            None => self.cap_messages(),
         }
         self.stored = Some(meta);
         Ok(())
@@ -154,6 +157,7 @@ impl Session {
             parked_at: iso8601(now),
             expires_at: iso8601(now + expires),
             permission_mode: self.settings.permission_mode.name().to_string(),
+            coding_mode: self.coding_mode,
         });
         sessions::save_meta(&home, meta)
             .map_err(|e| format!("cannot park the run in {}: {e}", home.display()))?;

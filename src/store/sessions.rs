@@ -68,6 +68,9 @@ pub(crate) struct Parked {
     /// The run's permission mode, which its answer does not widen.
     #[serde(default)]
     pub permission_mode: String,
+    /// The run was in coding mode (a --non-interactive run is): it goes on in coding mode.
+    #[serde(default)]
+    pub coding_mode: bool,
 }
 
 impl Meta {
@@ -203,7 +206,8 @@ pub(crate) fn find(home: &Path, key: &str, warnings: &Warnings) -> Result<Meta, 
     }
 }
 
-/// The session last updated in `working_dir` with `profile`, if any.
+/// The session last updated in `working_dir` with `profile`, if any; one parked on a question
+/// is not taken up unasked (`/pending` does that).
 pub(crate) fn latest_here(
     home: &Path,
     profile: &str,
@@ -212,7 +216,7 @@ pub(crate) fn latest_here(
 ) -> Option<Meta> {
     list(home, warnings)
         .into_iter()
-        .find(|m| m.profile == profile && m.working_dir == working_dir)
+        .find(|m| m.profile == profile && m.working_dir == working_dir && m.parked.is_none())
 }
 
 /// Deletes a session.
@@ -387,6 +391,7 @@ mod tests {
                     parked_at: m.updated.clone(),
                     expires_at: "2026-02-01T00:00:00Z".into(),
                     permission_mode: "default".into(),
+                    coding_mode: true,
                 });
             }
             save_meta(home.path(), &m).unwrap();

@@ -260,6 +260,7 @@ mod tests {
             parked_at: String::new(),
             expires_at: String::new(),
             permission_mode: "default".into(),
+            coding_mode: true,
         });
         assert_eq!(waits_for(&meta), "approve run_command: cargo publish");
         assert_eq!(

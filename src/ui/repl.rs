@@ -113,6 +113,7 @@ pub(crate) fn run(
     );
     repl.view.side_line(&banner.join("\n"));
     repl.show_warnings();
+    super::sessions::say_parked(&mut repl);
     if repl.session.is_parked() {
         resume_parked(repl.session, &mut repl.view);
     }

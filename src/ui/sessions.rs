@@ -96,6 +96,25 @@ pub(crate) fn list(repl: &mut Repl<'_>) {
     repl.view.side_line(&shown.join("\n"));
 }
 
+/// At the start of the REPL: how many runs wait for an answer, if any.
+pub(crate) fn say_parked(repl: &mut Repl<'_>) {
+    let current = repl.session.stored().map(|m| m.id.clone());
+    let waiting = repl
+        .session
+        .sessions()
+        .iter()
+        .filter(|m| m.parked.is_some() && Some(&m.id) != current.as_ref())
+        .count();
+    let said = match waiting {
+        0 => return,
+        1 => "1 run parked on a question waits for your answer: /pending shows it".to_string(),
+        n => format!("{n} runs parked on a question wait for your answer: /pending shows them"),
+    };
+    let style = repl.view.style();
+    let line = format!("{} {said}", style.glyph("⏸", "||"));
+    repl.view.side_line(&style.yellow(&line));
+}
+
 /// `/resume NAME`: the conversation becomes that session's.
 pub(crate) fn resume(repl: &mut Repl<'_>, key: &str) {
     let said = match repl.session.find_session(key) {

@@ -204,3 +204,43 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
     assert!(stderr(&late).contains("expired"), "{}", stderr(&late));
     assert!(!meta_file.exists(), "the expired run is dropped");
 }
+
+#[test]
+fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
+    let home = TempDir::new("parked-repl");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("echo answered-at-the-prompt > made.txt"),
+        Reply::text(&["Made it."]),
+    ]));
+    let output = parked_run(&home, &server, "make the file");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let id = events(&output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut pty = common::pty::at_80(&home, &server.url(), &[], &[]);
+    pty.wait_for("1 run parked on a question waits for your answer: /pending shows it");
+    pty.wait_for("› ");
+    assert!(!pty.screen().contains("Resumed"), "{}", pty.screen());
+    pty.send("/pending\r");
+    pty.wait_for("waits for: approve run_command: echo answered-at-the-prompt");
+    pty.send(&format!("/pending {id}\r"));
+    pty.wait_for("Enter chooses");
+    assert!(!home.path().join("made.txt").exists());
+    pty.send("\r");
+    pty.wait_for("Made it.");
+    assert!(pty.leave().success());
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        "answered-at-the-prompt\n"
+    );
+    let sessions = marvin(home.path()).arg("--pending").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&sessions.stdout).contains("No run waits"),
+        "{}",
+        stderr(&sessions)
+    );
+}
