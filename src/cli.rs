@@ -145,6 +145,10 @@ Environment:
   MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the services below (never for loopback)
   MARVIN_PARK_DAYS         days a parked run waits for its answer (default 7)
+  MARVIN_PHONE_TOPIC       ntfy topic where a question left unanswered at the
+                           prompt goes, with buttons that answer it
+  MARVIN_PHONE_AFTER       minutes a question waits at the prompt before it
+                           goes to the phone (default 10)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
                            are cut near it, older messages summarised)
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)

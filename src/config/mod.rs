@@ -60,6 +60,8 @@ const OWN: &[&str] = &[
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
     "MARVIN_PARK_DAYS",
+    "MARVIN_PHONE_TOPIC",
+    "MARVIN_PHONE_AFTER",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -248,6 +250,9 @@ pub struct Config {
     pub on_ask: OnAsk,
     /// How long a parked run waits for its answer (MARVIN_PARK_DAYS, default 7 days).
     pub park_for: Duration,
+    /// A question left unanswered at the REPL this long goes to the phone by ntfy
+    /// (MARVIN_PHONE_TOPIC, MARVIN_PHONE_AFTER minutes, default 10).
+    pub phone: Option<PhoneRelay>,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -420,12 +425,51 @@ impl Config {
                 None => OnAsk::Deny,
             },
             park_for: park_for(env)?,
+            phone: phone_relay(env)?,
             has_ui: !non_interactive,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),
         })
     }
+}
+
+/// Where the REPL's unanswered questions go, and after how long.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhoneRelay {
+    pub topic: String,
+    pub after: Duration,
+}
+
+/// MARVIN_PHONE_TOPIC (an ntfy topic; none: off) and MARVIN_PHONE_AFTER (0 to 1440 minutes,
+/// default 10).
+fn phone_relay(env: &Env) -> Result<Option<PhoneRelay>, ConfigError> {
+    let Some(topic) = env
+        .get("MARVIN_PHONE_TOPIC")
+        .filter(|t| !t.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    if !crate::store::is_plain_name(topic.trim(), 64) {
+        return Err(ConfigError::Invalid(format!(
+            "MARVIN_PHONE_TOPIC is an ntfy topic: 1-64 letters, digits, - or _, not {topic:?} (generate_ntfy_topic makes an unguessable one)"
+        )));
+    }
+    let minutes = match env.get("MARVIN_PHONE_AFTER") {
+        None => 10,
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(minutes @ 0..=1440) => minutes,
+            _ => {
+                return Err(ConfigError::Invalid(format!(
+                    "MARVIN_PHONE_AFTER is how many minutes a question waits at the terminal before it goes to the phone: 0 to 1440, not {text:?}"
+                )));
+            }
+        },
+    };
+    Ok(Some(PhoneRelay {
+        topic: topic.trim().to_string(),
+        after: Duration::from_secs(minutes * 60),
+    }))
 }
 
 /// MARVIN_PARK_DAYS: 1 to 90 days, default 7.
@@ -571,6 +615,50 @@ mod tests {
             ),
             (50, true, 900)
         );
+    }
+
+    #[test]
+    fn the_phone_relay_and_parked_days_are_read_and_checked() {
+        let key = ("OPENAI_API_KEY", "k");
+        let c = build(Args::default(), &[key]).unwrap();
+        assert_eq!((c.phone, c.park_for.as_secs()), (None, 7 * 86_400));
+        let c = build(
+            Args::default(),
+            &[
+                key,
+                ("MARVIN_PHONE_TOPIC", "my-phone"),
+                ("MARVIN_PARK_DAYS", "2"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            c.phone,
+            Some(PhoneRelay {
+                topic: "my-phone".into(),
+                after: Duration::from_secs(600)
+            })
+        );
+        assert_eq!(c.park_for.as_secs(), 2 * 86_400);
+        for (bad, says) in [
+            (("MARVIN_PHONE_TOPIC", "a/b"), "is an ntfy topic"),
+            (("MARVIN_PARK_DAYS", "0"), "1 to 90"),
+        ] {
+            let Err(ConfigError::Invalid(message)) = build(Args::default(), &[key, bad]) else {
+                panic!("{bad:?} was taken");
+            };
+            assert!(message.contains(says), "{message}");
+        }
+        let Err(ConfigError::Invalid(message)) = build(
+            Args::default(),
+            &[
+                key,
+                ("MARVIN_PHONE_TOPIC", "t"),
+                ("MARVIN_PHONE_AFTER", "soon"),
+            ],
+        ) else {
+            panic!("MARVIN_PHONE_AFTER=soon was taken");
+        };
+        assert!(message.contains("0 to 1440"), "{message}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod ask;
+mod away;
 pub(crate) mod banner;
 pub(crate) mod batch;
 mod batch_ask;

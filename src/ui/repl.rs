@@ -26,7 +26,10 @@ const LONG_INPUT: usize = 10_000;
 /// Runs one turn and shows it; returns how it ended.
 pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnReport {
     let _armed = signal::arm_turn();
-    let mut ui = TerminalTurn::new(view);
+    let away = view
+        .phone_relay()
+        .map(|relay| super::away::Away::new(session.ntfy().clone(), relay.clone()));
+    let mut ui = TerminalTurn::new(view, away);
     let report = session.submit(text, &mut ui);
     ui.close();
     let status = super::terminal::Status {
@@ -44,7 +47,10 @@ pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) ->
 /// goes on as if it had never stopped.
 pub(crate) fn resume_parked(session: &mut Session, view: &mut TerminalView) -> TurnReport {
     let _armed = signal::arm_turn();
-    let mut ui = TerminalTurn::new(view);
+    let away = view
+        .phone_relay()
+        .map(|relay| super::away::Away::new(session.ntfy().clone(), relay.clone()));
+    let mut ui = TerminalTurn::new(view, away);
     let report = session.resume_parked(&mut ui);
     ui.close();
     let status = super::terminal::Status {

@@ -56,6 +56,8 @@ pub(crate) struct TerminalView {
     last_text: Option<Instant>,
     /// Renders the answer's Markdown as it streams: on a terminal, unless `--raw`.
     markdown: Option<Markdown>,
+    /// Where a question left unanswered goes (MARVIN_PHONE_TOPIC), and after how long.
+    phone: Option<crate::config::PhoneRelay>,
 }
 
 /// How long the answer's text may pause before the spinner comes back.
@@ -123,7 +125,13 @@ impl TerminalView {
             last_output: None,
             in_turn: false,
             last_text: None,
+            phone: config.phone.clone(),
         }
+    }
+
+    /// Where questions left unanswered go, if anywhere.
+    pub(crate) fn phone_relay(&self) -> Option<&crate::config::PhoneRelay> {
+        self.phone.as_ref()
     }
 
     /// A turn begins: the model is waited for.

@@ -6,12 +6,14 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use super::ask::Asker;
+use super::away::Away;
 use super::output::Out;
 use super::signal::Watch;
 use super::terminal::{Handover, TerminalView};
-use crate::interact::Response;
+use crate::interact::{Request, Response};
 use crate::session::{Event, Interaction, Reply, TurnUi};
 
 pub(crate) struct TerminalTurn<'a> {
@@ -21,11 +23,16 @@ pub(crate) struct TerminalTurn<'a> {
     open: Option<Open>,
     /// What arrived while it was open.
     waiting: VecDeque<Waiting>,
+    /// Where a question left unanswered goes after a while (MARVIN_PHONE_TOPIC).
+    away: Option<Away>,
 }
 
 struct Open {
     id: u64,
     reply: Reply,
+    /// What is asked, and since when: for the phone, once it has waited long enough.
+    request: Request,
+    shown: Instant,
     /// Tells the asking thread to stop, and why: the question closed without its answer.
     withdrawn: Arc<OnceLock<String>>,
     thread: JoinHandle<()>,
@@ -60,7 +67,14 @@ impl TurnUi for TerminalTurn<'_> {
             self.end_question("cancelled");
             self.catch_up();
         }
+        if let Some(away) = &mut self.away {
+            if let Some(open) = &self.open {
+                away.tick(open.id, open.shown, &open.request, &open.reply);
+            }
+            away.poll();
+        }
         if self.open.is_none() {
+            self.show_problems();
             self.view.tick();
         }
         self.watch.fired() || self.view.is_broken()
@@ -68,13 +82,24 @@ impl TurnUi for TerminalTurn<'_> {
 }
 
 impl<'a> TerminalTurn<'a> {
-    pub(crate) fn new(view: &'a mut TerminalView) -> Self {
+    /// The turn on `view`; questions left unanswered go to the phone as `away` says.
+    pub(crate) fn new(view: &'a mut TerminalView, away: Option<Away>) -> Self {
         view.begin_turn();
         Self {
             view,
             watch: Watch::new(),
             open: None,
             waiting: VecDeque::new(),
+            away,
+        }
+    }
+
+    /// What went wrong sending questions to the phone, once the terminal is free.
+    fn show_problems(&mut self) {
+        if let Some(away) = &mut self.away {
+            for problem in away.take_problems() {
+                self.view.warning(&problem);
+            }
         }
     }
 
@@ -87,6 +112,9 @@ impl<'a> TerminalTurn<'a> {
     /// Question `id` is over (answered here or elsewhere, or given up): stop showing it, or
     /// forget it if it still waited.
     fn closed(&mut self, id: u64, outcome: &str) {
+        if let Some(away) = &mut self.away {
+            away.closed(id, outcome);
+        }
         if self.open.as_ref().is_some_and(|o| o.id == id) {
             let why = match outcome {
                 "cancelled" => outcome.to_string(),
@@ -106,6 +134,7 @@ impl<'a> TerminalTurn<'a> {
         let withdrawn = Arc::new(OnceLock::new());
         let Interaction { id, prompt, reply } = interaction;
         let (flag, answer, asked) = (Arc::clone(&withdrawn), reply.clone(), prompt.clone());
+        let request = prompt.request.clone();
         let spawned = std::thread::Builder::new()
             .name("marvin-ask".into())
             .spawn(move || {
@@ -117,6 +146,8 @@ impl<'a> TerminalTurn<'a> {
                 self.open = Some(Open {
                     id,
                     reply,
+                    request,
+                    shown: Instant::now(),
                     withdrawn,
                     thread,
                 })
@@ -152,6 +183,7 @@ impl<'a> TerminalTurn<'a> {
     /// Nothing is asked any more; the events that waited are shown.
     fn settle(&mut self) {
         self.end_question("cancelled");
+        self.show_problems();
         for waiting in std::mem::take(&mut self.waiting) {
             if let Waiting::Event(event) = waiting {
                 self.view.on_event(&event);

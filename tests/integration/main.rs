@@ -38,6 +38,7 @@ mod mcp;
 mod ntfy;
 mod parked;
 mod patch_scenarios;
+mod phone_repl;
 mod provider_security;
 mod provider_trust;
 mod providers;
