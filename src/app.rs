@@ -54,18 +54,22 @@ pub fn run(args: Args) -> ExitCode {
         Err(message) => return fail(&message),
     };
     config.has_ui = std::io::stdin().is_terminal();
+    // A parked run taken up without a prompt to ask its question on goes on as it ran: as a
+    // --non-interactive run (with the phone's answer, or saying how to give one).
+    let parked = resumed.as_ref().is_some_and(|m| m.parked.is_some());
+    if parked && (!config.has_ui || args.once) {
+        let args = Args {
+            non_interactive: true,
+            ..args
+        };
+        return non_interactive(&args, &env);
+    }
     // Only the REPL carries on the last session here: a one-shot answer starts fresh unless -c.
     config.resume &= config.has_ui || args.continue_last;
     let mut session = new_session(&config);
     if let Some(meta) = resumed {
-        let parked = meta.parked.is_some();
         if let Err(message) = session.open_session(meta) {
             return fail(&message);
-        }
-        let repl = config.has_ui && !args.once;
-        if parked && !repl {
-            let waiting = resume::answer(&args, session.stored());
-            return fail(&waiting.err().unwrap_or_default());
         }
     }
     if std::io::stdin().is_terminal() {
@@ -206,7 +210,7 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
         Ok(found) => found,
         Err(message) => return (report(&message), Tally::default()),
     };
-    let answer = match resume::answer(args, resumed.as_ref()) {
+    let answer = match resume::answer(args, resumed.as_ref(), &config) {
         Ok(answer) => answer,
         Err(message) => return (report(&message), Tally::default()),
     };
@@ -268,9 +272,8 @@ fn end_batch_run(
         TurnEnd::Cancelled => notify(config, session, "cancelled", signal::stopped_by()),
         TurnEnd::Parked => {
             let parked = session.park(view.take_parked(), config.park_for);
-            if let Ok(meta) = &parked {
-                let waits = crate::ui::park::how_to_answer(meta);
-                notify(config, session, "parked", &waits);
+            if let (Ok(meta), Some(topic)) = (&parked, &config.ntfy) {
+                ask_the_phone(config, session, meta, topic);
             }
             return view.finish_parked(report, parked);
         }
@@ -311,6 +314,28 @@ fn batch_prompt(args: &Args) -> Result<String, u8> {
         (Some(question), None) => Ok(question.clone()),
         (None, Some(text)) => Ok(text.trim().to_string()),
         (None, None) => Err(report("the prompt on stdin is empty")),
+    }
+}
+
+/// `--on-ask park --ntfy TOPIC`: the question the run waits for goes to the phone, whose
+/// answer `marvin --resume ID` picks up; a phone that cannot be reached is a warning.
+fn ask_the_phone(config: &Config, session: &mut Session, meta: &Meta, topic: &str) {
+    let Some(request) = crate::ui::park::parked_request(meta) else {
+        return;
+    };
+    let resume = format!("marvin --resume {}", meta.id);
+    let sent = crate::ui::phone::send_parked(session.ntfy(), topic, &request, &resume);
+    let noted = sent.and_then(|(reply_topic, secret)| {
+        session.park_phone(crate::store::sessions::ParkedPhone {
+            ntfy_url: config.ntfy_url.clone(),
+            reply_topic,
+            secret,
+        })
+    });
+    if let Err(why) = noted {
+        warn(&format!(
+            "--ntfy: the question could not be sent to the phone: {why}"
+        ));
     }
 }
 

@@ -12,6 +12,7 @@ use crate::cli::Args;
 use crate::config::{Config, Env};
 use crate::store::Warnings;
 use crate::store::sessions::{self, Meta};
+use crate::tools::everyday::ntfy::Ntfy;
 use crate::tools::kit::when;
 use crate::ui::output::warn;
 use crate::ui::style::Style;
@@ -95,18 +96,30 @@ pub(crate) fn working_dir(args: &Args, meta: &Meta, config: &Config) -> Option<P
 /// The answer `--answer` gives the parked run `meta`, checked against its question; `None`
 /// when the session does not wait for one. A run that waits and got no answer is an error that
 /// says how to give one.
-pub(crate) fn answer(args: &Args, meta: Option<&Meta>) -> Result<Option<Value>, String> {
+pub(crate) fn answer(
+    args: &Args,
+    meta: Option<&Meta>,
+    config: &Config,
+) -> Result<Option<Value>, String> {
     let waiting = meta.filter(|m| m.parked.is_some());
-    match (waiting, &args.answer) {
+    let from_phone = match (waiting, &args.answer) {
+        (Some(meta), None) => phone_answer(meta, config)?,
+        _ => None,
+    };
+    match (waiting, args.answer.as_ref().or(from_phone.as_ref())) {
         (None, None) => Ok(None),
         (None, Some(_)) => Err(format!(
             "session {} does not wait for an answer: give it a prompt instead of --answer",
             meta.map_or("", |m| m.id.as_str())
         )),
         (Some(meta), None) => Err(format!(
-            "session {} waits for {}; answer it: {}",
+            "session {} waits for {}{}; answer it: {}",
             meta.id,
             park::waits_for(meta),
+            match meta.parked.as_ref().and_then(|p| p.phone.as_ref()) {
+                Some(_) => " (the phone has not answered yet)",
+                None => "",
+            },
             park::how_to_answer(meta)
         )),
         (Some(meta), Some(text)) => {
@@ -121,6 +134,22 @@ pub(crate) fn answer(args: &Args, meta: Option<&Meta>) -> Result<Option<Value>, 
                 .map_err(|why| format!("--answer {text:?}: {why}"))
         }
     }
+}
+
+/// The answer the phone published for parked run `meta` (as JSON text), if its question went
+/// to the phone and was answered there.
+fn phone_answer(meta: &Meta, config: &Config) -> Result<Option<String>, String> {
+    let Some(parked) = &meta.parked else {
+        return Ok(None);
+    };
+    let Some(phone) = &parked.phone else {
+        return Ok(None);
+    };
+    let ntfy = Ntfy::new(&phone.ntfy_url, config.proxy.for_url(&phone.ntfy_url));
+    let since = when::parse(&parked.parked_at, crate::clock::unix_now()).unwrap_or(0);
+    let answer = crate::ui::phone::parked_answer(&ntfy, &phone.reply_topic, &phone.secret, since)
+        .map_err(|why| format!("the phone's answer could not be fetched: {why}"))?;
+    Ok(answer.map(|a| a.to_string()))
 }
 
 /// `--pending` (the parked runs, expired ones dropped) and `--drop ID`: they look at the

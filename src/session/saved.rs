@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Resumed, Session};
 use crate::clock::iso8601;
 use crate::message::{Message, Role};
-use crate::store::sessions::{self, Meta, Parked};
+use crate::store::sessions::{self, Meta, Parked, ParkedPhone};
 use crate::usage::Tally;
 
 impl Session {
@@ -158,10 +158,23 @@ impl Session {
             expires_at: iso8601(now + expires),
             permission_mode: self.settings.permission_mode.name().to_string(),
             coding_mode: self.coding_mode,
+            phone: None,
         });
         sessions::save_meta(&home, meta)
             .map_err(|e| format!("cannot park the run in {}: {e}", home.display()))?;
         Ok(meta.clone())
+    }
+
+    /// Notes where the phone publishes the answer to the parked question.
+    pub(crate) fn park_phone(&mut self, phone: ParkedPhone) -> Result<(), String> {
+        let home = self.sessions_home().ok_or(NO_HOME)?;
+        let Some(meta) = self.stored.as_mut() else {
+            return Ok(());
+        };
+        if let Some(parked) = meta.parked.as_mut() {
+            parked.phone = Some(phone);
+        }
+        sessions::save_meta(&home, meta).map_err(|e| format!("cannot save the session: {e}"))
     }
 
     /// The calls to make again when a parked session is taken up (none when it is not parked).

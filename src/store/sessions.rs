@@ -71,6 +71,17 @@ pub(crate) struct Parked {
     /// The run was in coding mode (a --non-interactive run is): it goes on in coding mode.
     #[serde(default)]
     pub coding_mode: bool,
+    /// The question went to the phone (`--ntfy`): where its answer is published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<ParkedPhone>,
+}
+
+/// Where the phone publishes the answer to a parked run's question, and the secret it carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ParkedPhone {
+    pub ntfy_url: String,
+    pub reply_topic: String,
+    pub secret: String,
 }
 
 impl Meta {
@@ -392,6 +403,7 @@ mod tests {
                     expires_at: "2026-02-01T00:00:00Z".into(),
                     permission_mode: "default".into(),
                     coding_mode: true,
+                    phone: None,
                 });
             }
             save_meta(home.path(), &m).unwrap();

@@ -14,7 +14,7 @@ pub(crate) mod keys;
 pub(crate) mod markdown;
 pub(crate) mod output;
 pub(crate) mod park;
-mod phone;
+pub(crate) mod phone;
 pub(crate) mod repl;
 pub(crate) mod sanitize;
 pub(crate) mod sessions;

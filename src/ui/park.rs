@@ -261,6 +261,7 @@ mod tests {
             expires_at: String::new(),
             permission_mode: "default".into(),
             coding_mode: true,
+            phone: None,
         });
         assert_eq!(waits_for(&meta), "approve run_command: cargo publish");
         assert_eq!(

@@ -82,6 +82,57 @@ impl Phone {
     }
 }
 
+/// Sends the question a parked run waits for (`--on-ask park` with `--ntfy`): nobody polls
+/// now, so the answer stays on its reply topic until `marvin --resume ID` looks. Returns the
+/// reply topic and the secret the answer must carry.
+pub(crate) fn send_parked(
+    ntfy: &Ntfy,
+    topic: &str,
+    request: &Request,
+    resume: &str,
+) -> Result<(String, String), String> {
+    let random =
+        |bytes| crate::secret::random_hex(bytes).map_err(|e| format!("no secure randomness: {e}"));
+    let reply = format!("{topic}-{}", random(8)?);
+    let secret = random(16)?;
+    let url = format!("{}/{reply}", ntfy.base());
+    let mut message = notification(topic, &url, PARKED_ID, &secret, request);
+    if let Some(text) = message["message"].as_str() {
+        message["message"] = json!(format!(
+            "{text}\nThe run waits; it goes on with the answer at: {resume}"
+        ));
+    }
+    ntfy.publish_json(&message, CALL_TIMEOUT, &CancelToken::new())?;
+    Ok((reply, secret))
+}
+
+/// The id a parked run's question has on the phone.
+const PARKED_ID: u64 = 1;
+
+/// The answer to a parked run's question published to `reply` since `since` (unix seconds)
+/// with its `secret`, if the phone answered; the latest one counts.
+pub(crate) fn parked_answer(
+    ntfy: &Ntfy,
+    reply: &str,
+    secret: &str,
+    since: i64,
+) -> Result<Option<Value>, String> {
+    let mut subscription = Subscription {
+        topic: reply.to_string(),
+        since: since.to_string(),
+    };
+    let bodies = ntfy.poll_bodies(&mut subscription, CALL_TIMEOUT, &CancelToken::new())?;
+    Ok(bodies
+        .iter()
+        .rev()
+        .filter_map(|body| serde_json::from_str::<Value>(body).ok())
+        .find(|answer| {
+            let given = answer["secret"].as_str().unwrap_or("");
+            answer["id"].as_u64() == Some(PARKED_ID)
+                && crate::secret::same(given.as_bytes(), secret.as_bytes())
+        }))
+}
+
 impl Drop for Phone {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);

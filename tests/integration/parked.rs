@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::common::ntfy::{NtfyServer, press};
 use crate::common::{self, ReplayServer, Reply, TempDir, in_project, marvin, stderr};
 
 fn command(c: &str) -> Reply {
@@ -242,5 +243,55 @@ fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
         String::from_utf8_lossy(&sessions.stdout).contains("No run waits"),
         "{}",
         stderr(&sessions)
+    );
+}
+
+#[test]
+fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume() {
+    let home = TempDir::new("parked-phone");
+    let ntfy = NtfyServer::start();
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("echo from-the-phone > phoned.txt"),
+        Reply::text(&["Done from the phone."]),
+    ]));
+    let output = in_project(home.path(), &server.url(), home.path())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("NTFY_URL", ntfy.root())
+        .args(["--non-interactive", "--on-ask", "park", "--ntfy", "my-runs"])
+        .args(["--permission-mode", "default", "--prompt", "make it"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let asked = ntfy.asked("my-runs");
+    let message = asked["message"].as_str().unwrap().to_string();
+    let id = message
+        .rsplit("marvin --resume ")
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(stderr(&output).contains(&format!("--resume {id} --answer once")));
+    let resume = || {
+        marvin(home.path())
+            .env("OPENAI_COMPAT_URL", server.url())
+            .env("MARVIN_MODEL", "gpt-4o")
+            .args(["--resume", &id])
+            .output()
+            .unwrap()
+    };
+    let early = resume();
+    assert_eq!(early.status.code(), Some(1));
+    assert!(
+        stderr(&early).contains("the phone has not answered yet"),
+        "{}",
+        stderr(&early)
+    );
+    press(&asked["actions"][0]);
+    let done = resume();
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    assert!(String::from_utf8_lossy(&done.stdout).ends_with("Done from the phone.\n"));
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("phoned.txt")).unwrap(),
+        "from-the-phone\n"
     );
 }
