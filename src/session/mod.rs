@@ -88,6 +88,8 @@ pub struct Session {
     stored: Option<crate::store::sessions::Meta>,
     /// The calls whose question parked the last turn, for `park`.
     parked_calls: Vec<String>,
+    /// This process's claim on the stored session: no other marvin writes it meanwhile.
+    claim: Option<crate::store::lock::Held>,
     /// A conversation apart from the last one (not resumed): its first chat-log line is
     /// preceded by the new-conversation mark, so a later REPL resumes from there on. Written
     /// with that line, not at start, so a run that logs nothing writes nothing.
@@ -130,6 +132,7 @@ impl Session {
             resumed: None,
             stored: None,
             parked_calls: Vec::new(),
+            claim: None,
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
             shared: Arc::new(SessionTools {
@@ -167,7 +170,8 @@ impl Session {
     fn resume_latest_here(&mut self) {
         if let Some(meta) = self.latest_here() {
             if let Err(error) = self.open_session(meta) {
-                self.warnings.push(error);
+                self.warnings
+                    .push(format!("{error}; this one starts a new session"));
             }
         }
     }

@@ -51,6 +51,17 @@ impl Session {
     /// saved to it from now on.
     pub(crate) fn open_session(&mut self, meta: Meta) -> Result<(), String> {
         let home = self.sessions_home().ok_or(NO_HOME)?;
+        let claim = match sessions::claim(&home, &meta.id) {
+            Ok(Some(claim)) => Some(claim),
+            Ok(None) => {
+                return Err(format!(
+                    "session {} (\"{}\") is open in another marvin right now",
+                    meta.id, meta.name
+                ));
+            }
+            // A store that cannot lock (a read-only disk) still lets the session be read.
+            Err(_) => None,
+        };
         let mut messages = vec![Message::system(String::new())];
         messages.extend(sessions::messages(&home, &meta.id)?);
         self.resumed = Some(Resumed {
@@ -67,6 +78,7 @@ impl Session {
             None => self.cap_messages(),
         }
         self.stored = Some(meta);
+        self.claim = claim;
         Ok(())
     }
 
@@ -97,6 +109,7 @@ impl Session {
                 home.display()
             ));
         } else if is_new {
+            self.claim = sessions::claim(&home, &meta.id).ok().flatten();
             sessions::prune(&home, &self.warnings);
         }
         self.stored = Some(meta);
@@ -128,6 +141,7 @@ impl Session {
         meta.forked_from = Some(old.id.clone());
         sessions::save(&home, &meta, &self.messages)
             .map_err(|e| format!("cannot save the fork in {}: {e}", home.display()))?;
+        self.claim = sessions::claim(&home, &meta.id).ok().flatten();
         self.stored = Some(meta.clone());
         Ok(meta)
     }
@@ -136,6 +150,7 @@ impl Session {
     pub(super) fn leave_session(&mut self) {
         self.stored = None;
         self.resumed = None;
+        self.claim = None;
     }
 
     /// Keeps the run parked on `questions` (as the `--json` events showed them) until

@@ -12,6 +12,15 @@ pub(crate) struct Held(#[allow(dead_code)] File);
 
 /// Waits for, then takes, the lock of `file`.
 pub(crate) fn hold(file: &Path) -> io::Result<Held> {
+    take(file, libc::LOCK_EX)?.ok_or_else(|| io::Error::other("the lock was not taken"))
+}
+
+/// Takes the lock of `file` if nobody holds it; `None` when somebody does.
+pub(crate) fn try_hold(file: &Path) -> io::Result<Option<Held>> {
+    take(file, libc::LOCK_EX | libc::LOCK_NB)
+}
+
+fn take(file: &Path, operation: libc::c_int) -> io::Result<Option<Held>> {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
     if let Some(dir) = file.parent() {
@@ -23,10 +32,14 @@ pub(crate) fn hold(file: &Path) -> io::Result<Held> {
         .write(true)
         .open(file.with_file_name(name))?;
     // SAFETY: flock on a file descriptor we own; the lock is released when it is closed.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(io::Error::last_os_error());
+    if unsafe { libc::flock(lock.as_raw_fd(), operation) } != 0 {
+        let error = io::Error::last_os_error();
+        return match error.kind() {
+            io::ErrorKind::WouldBlock => Ok(None),
+            _ => Err(error),
+        };
     }
-    Ok(Held(lock))
+    Ok(Some(Held(lock)))
 }
 
 #[cfg(test)]
@@ -55,5 +68,16 @@ mod tests {
         });
         assert_eq!(most.load(Ordering::SeqCst), 1);
         assert!(dir.path().join("list.json.lock").exists());
+    }
+
+    #[test]
+    fn a_held_lock_is_not_taken_twice_without_waiting() {
+        let dir = crate::test_support::TempDir::new("store-try-lock");
+        let file = dir.path().join("in-use");
+        let first = try_hold(&file).unwrap();
+        assert!(first.is_some());
+        assert!(try_hold(&file).unwrap().is_none());
+        drop(first);
+        assert!(try_hold(&file).unwrap().is_some());
     }
 }

@@ -230,6 +230,12 @@ pub(crate) fn latest_here(
         .find(|m| m.profile == profile && m.working_dir == working_dir && m.parked.is_none())
 }
 
+/// Claims session `id` for this process while the returned guard lives: `None` when another
+/// marvin has it open (two writers would each overwrite the other's turns).
+pub(crate) fn claim(home: &Path, id: &str) -> io::Result<Option<super::lock::Held>> {
+    super::lock::try_hold(&dir(home, id).join("in-use"))
+}
+
 /// Deletes a session.
 pub(crate) fn remove(home: &Path, id: &str) -> io::Result<()> {
     fs::remove_dir_all(dir(home, id))

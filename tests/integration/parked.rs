@@ -295,3 +295,33 @@ fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume(
         "from-the-phone\n"
     );
 }
+
+#[test]
+fn a_parked_run_can_be_dropped() {
+    let home = TempDir::new("parked-drop");
+    let server = ReplayServer::start(common::ticketed(vec![command("echo never > never.txt")]));
+    let output = parked_run(&home, &server, "make the file");
+    let id = events(&output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let dropped = marvin(home.path()).args(["--drop", &id]).output().unwrap();
+    assert_eq!(dropped.status.code(), Some(0), "{}", stderr(&dropped));
+    assert!(
+        String::from_utf8_lossy(&dropped.stdout)
+            .starts_with(&format!("Dropped session {id} (make the file).")),
+        "{}",
+        String::from_utf8_lossy(&dropped.stdout)
+    );
+    let late = answering(&home, &server, &id, "once");
+    assert_eq!(late.status.code(), Some(1));
+    assert!(
+        stderr(&late).contains("no session is called or numbered"),
+        "{}",
+        stderr(&late)
+    );
+    assert!(!home.path().join("never.txt").exists());
+}

@@ -481,3 +481,52 @@ fn sessions_are_listed_renamed_forked_and_taken_up_in_the_repl() {
         ["the parser drops empty lists", "Noted.", "try the fork"]
     );
 }
+
+#[test]
+fn a_session_open_in_one_marvin_is_not_taken_up_by_another_and_resume_picks_from_a_list() {
+    let home = TempDir::new("sessions-claimed");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["First."]),
+        Reply::text(&["Fresh, since the other one is busy."]),
+        Reply::text(&["Second session."]),
+        Reply::text(&["Picked."]),
+    ]);
+    let mut pty = repl(&home, &server, &[], &[]);
+    pty.wait_for("› ");
+    pty.send("the first session\r");
+    pty.wait_for("2 messages");
+    // While that REPL holds its session, -c here starts a new one rather than race it.
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["-c", "go on"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("is open in another marvin right now; this one starts a new session"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(said_to_model(&server, 1), ["go on"]);
+    pty.leave();
+
+    once(&home, &server, &["a second session"]);
+    // --resume alone on a terminal: the sessions, numbered, the last updated first.
+    let mut pty = repl(&home, &server, &["--resume"], &[]);
+    pty.wait_for("Session to take up (1-3, Enter for none): ");
+    assert!(
+        pty.screen().contains("a second session"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("3\r");
+    pty.wait_for("Resumed \"the first session\"");
+    pty.send("and?\r");
+    pty.wait_for("Picked.");
+    pty.leave();
+    assert_eq!(
+        said_to_model(&server, 3),
+        ["the first session", "First.", "and?"]
+    );
+}
