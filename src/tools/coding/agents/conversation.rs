@@ -215,6 +215,8 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
                 .collect();
             Some(json!({"id": id, "answers": answers}))
         }
+        (Request::Approval(_), Ok(Response::Parked)) => Some(json!({"id": id, "approve": "no",
+            "reason": "a run parked on its questions cannot wait for a sub-agent's: ask in plain text instead"})),
         (Request::Approval(_), response) => {
             let why = match response {
                 Err(Unavailable::Cancelled) | Ok(Response::Cancelled) => "cancelled it",
