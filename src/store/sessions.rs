@@ -176,8 +176,16 @@ pub(crate) fn list(home: &Path, warnings: &Warnings) -> Vec<Meta> {
     let mut all: Vec<Meta> = entries
         .filter_map(Result::ok)
         .filter(|e| e.path().join(META).is_file())
-        .map(|e| json::read::<Meta>(&e.path().join(META), warnings))
-        .filter(|meta| !meta.id.is_empty())
+        .map(|e| {
+            (
+                e.file_name(),
+                json::read::<Meta>(&e.path().join(META), warnings),
+            )
+        })
+        // The id names the directory: one that does not (an edited file) is not trusted as a
+        // path to write or delete.
+        .filter(|(name, meta)| super::is_plain_name(&meta.id, 32) && *name == *meta.id)
+        .map(|(_, meta)| meta)
         .collect();
     all.sort_by(|a, b| {
         (b.updated_ms, &b.updated)
@@ -373,6 +381,19 @@ mod tests {
         assert!(warnings.take()[0].contains("moved it to"));
         let error = messages(home.path(), "00000001").unwrap_err();
         assert!(error.contains("is damaged"), "{error}");
+    }
+
+    #[test]
+    fn a_meta_whose_id_is_not_its_directory_is_not_listed() {
+        let home = TempDir::new("sessions-forged");
+        let warnings = Warnings::default();
+        let forged = meta("../../elsewhere", "forged", "2026-11-20T10:00:00Z", "/x");
+        let path = dir(home.path(), "0000000f").join(META);
+        json::save(&path, &forged).unwrap();
+        let other = meta("00000010", "good", "2026-11-20T10:00:00Z", "/x");
+        json::save(&dir(home.path(), "00000011").join(META), &other).unwrap();
+        assert!(list(home.path(), &warnings).is_empty());
+        assert!(find(home.path(), "forged", &warnings).is_err());
     }
 
     #[test]
