@@ -25,33 +25,28 @@ const LONG_INPUT: usize = 10_000;
 
 /// Runs one turn and shows it; returns how it ended.
 pub(crate) fn ask(session: &mut Session, view: &mut TerminalView, text: &str) -> TurnReport {
-    let _armed = signal::arm_turn();
-    let away = view
-        .phone_relay()
-        .map(|relay| super::away::Away::new(session.ntfy().clone(), relay.clone()));
-    let mut ui = TerminalTurn::new(view, away);
-    let report = session.submit(text, &mut ui);
-    ui.close();
-    let status = super::terminal::Status {
-        provider: session.provider_name(),
-        model: session.model(),
-        profile: session.profile(),
-        messages: session.messages().len().saturating_sub(1),
-        coding: session.coding_mode(),
-    };
-    view.finish(&report, &status);
-    report
+    shown_turn(session, view, |session, ui| session.submit(text, ui))
 }
 
 /// Takes up the turn the session was parked on: its question is asked here, and the turn
 /// goes on as if it had never stopped.
 pub(crate) fn resume_parked(session: &mut Session, view: &mut TerminalView) -> TurnReport {
+    shown_turn(session, view, |session, ui| session.resume_parked(ui))
+}
+
+/// A turn `run` starts, on the terminal: questions left unanswered go to the phone when
+/// MARVIN_PHONE_TOPIC is set; the status line follows it.
+fn shown_turn(
+    session: &mut Session,
+    view: &mut TerminalView,
+    run: impl FnOnce(&mut Session, &mut TerminalTurn<'_>) -> TurnReport,
+) -> TurnReport {
     let _armed = signal::arm_turn();
     let away = view
         .phone_relay()
         .map(|relay| super::away::Away::new(session.ntfy().clone(), relay.clone()));
     let mut ui = TerminalTurn::new(view, away);
-    let report = session.resume_parked(&mut ui);
+    let report = run(session, &mut ui);
     ui.close();
     let status = super::terminal::Status {
         provider: session.provider_name(),

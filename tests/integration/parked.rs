@@ -20,6 +20,22 @@ fn events(output: &std::process::Output) -> Vec<Value> {
         .collect()
 }
 
+/// The `parked` event a `--json` run ended with.
+fn parked_event(output: &std::process::Output) -> Value {
+    events(output)
+        .into_iter()
+        .find(|e| e["type"] == "parked")
+        .expect("a parked event")
+}
+
+/// The id of the session a `--json` run parked.
+fn parked_id(output: &std::process::Output) -> String {
+    parked_event(output)["session"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// `marvin --non-interactive --json --on-ask park` in `home` with `prompt`.
 fn parked_run(home: &TempDir, server: &ReplayServer, prompt: &str) -> std::process::Output {
     in_project(home.path(), &server.url(), home.path())
@@ -53,10 +69,7 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
     ]));
     let output = parked_run(&home, &server, "make the file");
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
-    let parked = events(&output)
-        .into_iter()
-        .find(|e| e["type"] == "parked")
-        .expect("a parked event");
+    let parked = parked_event(&output);
     let id = parked["session"].as_str().unwrap().to_string();
     assert_eq!(parked["questions"][0]["type"], "approval");
     assert_eq!(
@@ -153,13 +166,7 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
     ]);
     let output = parked_run(&home, &server, "pick a database");
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
-    let id = events(&output)
-        .into_iter()
-        .find(|e| e["type"] == "parked")
-        .unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = parked_id(&output);
     assert!(
         stderr(&output).contains(&format!("--resume {id} --answer SQLite")),
         "{}",
@@ -184,13 +191,7 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
         &json!({"questions": questions}).to_string(),
     )])]);
     let output = parked_run(&home, &server, "pick again");
-    let id = events(&output)
-        .into_iter()
-        .find(|e| e["type"] == "parked")
-        .unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = parked_id(&output);
     let meta_file = home
         .path()
         .join("marvin-home/sessions")
@@ -215,13 +216,7 @@ fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
     ]));
     let output = parked_run(&home, &server, "make the file");
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
-    let id = events(&output)
-        .into_iter()
-        .find(|e| e["type"] == "parked")
-        .unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = parked_id(&output);
     let mut pty = common::pty::at_80(&home, &server.url(), &[], &[]);
     pty.wait_for("1 run parked on a question waits for your answer: /pending shows it");
     pty.wait_for("› ");
@@ -301,13 +296,7 @@ fn a_parked_run_can_be_dropped() {
     let home = TempDir::new("parked-drop");
     let server = ReplayServer::start(common::ticketed(vec![command("echo never > never.txt")]));
     let output = parked_run(&home, &server, "make the file");
-    let id = events(&output)
-        .into_iter()
-        .find(|e| e["type"] == "parked")
-        .unwrap()["session"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = parked_id(&output);
     let dropped = marvin(home.path()).args(["--drop", &id]).output().unwrap();
     assert_eq!(dropped.status.code(), Some(0), "{}", stderr(&dropped));
     assert!(

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::ntfy::{NtfyServer, press};
-use crate::common::pty::at_80;
+use crate::common::pty::{Pty, at_80};
 use crate::common::{ReplayServer, Reply, TempDir};
 
 fn database_question() -> Reply {
@@ -18,6 +18,21 @@ fn database_question() -> Reply {
         "ask_user",
         &json!({"questions": questions}).to_string(),
     )])
+}
+
+/// A REPL whose questions go to the phone at once, asked the database question.
+fn asking(home: &TempDir, ntfy: &NtfyServer, server: &ReplayServer) -> Pty {
+    let root = ntfy.root();
+    let env = [
+        ("NTFY_URL", root.as_str()),
+        ("MARVIN_PHONE_TOPIC", "my-phone"),
+        ("MARVIN_PHONE_AFTER", "0"),
+    ];
+    let mut pty = at_80(home, &server.url(), &env, &[]);
+    pty.wait_for("› ");
+    pty.send("set up the database\r");
+    pty.wait_for("Which database?");
+    pty
 }
 
 /// The result the model got for call `q1` in request `index`.
@@ -41,16 +56,7 @@ fn the_phone_answers_a_question_left_at_the_terminal() {
         database_question(),
         Reply::text(&["PostgreSQL then."]),
     ]);
-    let root = ntfy.root();
-    let env = [
-        ("NTFY_URL", root.as_str()),
-        ("MARVIN_PHONE_TOPIC", "my-phone"),
-        ("MARVIN_PHONE_AFTER", "0"),
-    ];
-    let mut pty = at_80(&home, &server.url(), &env, &[]);
-    pty.wait_for("› ");
-    pty.send("set up the database\r");
-    pty.wait_for("Which database?");
+    let mut pty = asking(&home, &ntfy, &server);
     let asked = ntfy.asked("my-phone");
     assert_eq!(asked["title"], "Marvin asks");
     let buttons = asked["actions"].as_array().unwrap();
@@ -80,16 +86,7 @@ fn an_answer_at_the_terminal_wins_and_the_phone_is_told() {
     let home = TempDir::new("phone-second");
     let ntfy = NtfyServer::start();
     let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite then."])]);
-    let root = ntfy.root();
-    let env = [
-        ("NTFY_URL", root.as_str()),
-        ("MARVIN_PHONE_TOPIC", "my-phone"),
-        ("MARVIN_PHONE_AFTER", "0"),
-    ];
-    let mut pty = at_80(&home, &server.url(), &env, &[]);
-    pty.wait_for("› ");
-    pty.send("set up the database\r");
-    pty.wait_for("Which database?");
+    let mut pty = asking(&home, &ntfy, &server);
     let asked = ntfy.asked("my-phone");
     pty.send("\r");
     pty.wait_for("SQLite then.");
