@@ -35,11 +35,15 @@ pub(crate) fn lines(
             " "
         };
         let dot = style.glyph("·", "|");
+        let cost = match meta.cost {
+            cost if cost > 0.0 => format!(" {dot} {}", crate::usage::dollars(cost)),
+            _ => String::new(),
+        };
         let line = format!(
-            "{mark}{:>3}  {}  {:<16} {} {dot} {} {dot} {}",
+            "{mark}{:>3}  {}  {:<16} {} {dot} {}{cost} {dot} {}",
             n + 1,
             meta.id,
-            when_said(&meta.updated, now),
+            when_short(&meta.updated, now),
             sanitize(&meta.name),
             messages(meta.messages),
             home_relative(&meta.working_dir),
@@ -54,6 +58,25 @@ pub(crate) fn lines(
         lines.push(style.dim(&format!("  … and {} older", sessions.len() - SHOWN)));
     }
     lines
+}
+
+/// `today 18:02`, `yesterday 18:02`, `2 Jan 18:02` this year, `2 Jan 2025` before: within 16
+/// columns, for the list.
+fn when_short(updated: &str, now: i64) -> String {
+    let Ok(at) = when::parse(updated, now) else {
+        return when_said(updated, now);
+    };
+    let (then, today) = (when::local(at), when::local(now));
+    if today.days() - then.days() <= 1 {
+        return when_said(updated, now);
+    }
+    let (_, month, day) = crate::clock::civil_from_days(then.days());
+    let month = when::MONTHS[month as usize - 1];
+    if then.year == today.year {
+        format!("{day} {month} {:02}:{:02}", then.hour, then.minute)
+    } else {
+        format!("{day} {month} {}", then.year)
+    }
 }
 
 fn messages(count: usize) -> String {
@@ -293,5 +316,77 @@ pub(crate) fn pick(sessions: &[Meta], style: Style) -> Result<Option<Meta>, Stri
                 }
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sessions::Parked;
+    use serde_json::json;
+
+    const PLAIN: Style = Style {
+        colour: false,
+        unicode: true,
+    };
+
+    fn meta(id: &str, name: &str, cost: f64) -> Meta {
+        Meta {
+            id: id.into(),
+            name: name.into(),
+            working_dir: "/srv/project".into(),
+            updated: "2026-01-02T03:04:05Z".into(),
+            messages: 4,
+            cost,
+            ..Meta::default()
+        }
+    }
+
+    #[test]
+    fn a_line_a_session_the_current_marked_a_parked_one_saying_what_it_waits_for() {
+        let mut parked = meta("0000000b", "nightly release", 0.0);
+        parked.parked = Some(Parked {
+            calls: vec!["c1".into()],
+            questions: vec![json!({"type": "approval", "tool": "run_command",
+                "detail": "cargo publish", "choices": ["once", "session", "no"]})],
+            parked_at: String::new(),
+            expires_at: String::new(),
+            permission_mode: "default".into(),
+            coding_mode: true,
+            phone: None,
+        });
+        let all = [meta("0000000a", "fix the parser", 0.031), parked];
+        let shown = lines(&all, Some("0000000a"), PLAIN, 100);
+        assert_eq!(shown.len(), 3);
+        assert!(shown[0].starts_with("*  1  0000000a  "), "{}", shown[0]);
+        assert!(
+            shown[0].contains("fix the parser · 4 messages · $0.03 · /srv/project"),
+            "{}",
+            shown[0]
+        );
+        assert!(shown[1].starts_with("   2  0000000b  "), "{}", shown[1]);
+        assert!(!shown[1].contains('$'), "{}", shown[1]);
+        assert_eq!(
+            shown[2],
+            "        waits for: approve run_command: cargo publish"
+        );
+        for line in lines(&all, None, PLAIN, 40) {
+            assert!(super::super::width::width(&line) <= 40, "{line}");
+        }
+    }
+
+    #[test]
+    fn when_is_short_today_yesterday_this_year_and_before() {
+        let days = crate::clock::days_from_civil(2026, 11, 24);
+        let now = when::from_local(days, 9, 30);
+        let at = |days_ago: i64, hour| {
+            let at = when::from_local(days - days_ago, hour, 5);
+            crate::clock::iso8601(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at as u64))
+        };
+        assert_eq!(when_short(&at(0, 8), now), "today 08:05");
+        assert_eq!(when_short(&at(1, 18), now), "yesterday 18:05");
+        assert_eq!(when_short(&at(10, 7), now), "14 Nov 07:05");
+        assert_eq!(when_short(&at(400, 7), now), "20 Oct 2025");
+        assert_eq!(when_short("not a time", now), "not a time");
     }
 }
