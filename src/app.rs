@@ -109,13 +109,16 @@ fn config_and_session(args: &Args, env: &Env) -> Result<(Config, Option<Meta>), 
         None => config,
     };
     config.resume = false;
-    // A parked run goes on with the permissions it had: the answer to one question widens none.
-    let parked_mode = meta.parked.as_ref().map(|p| p.permission_mode.as_str());
-    if let (None, Some(mode)) = (
-        &args.permission_mode,
-        parked_mode.and_then(PermissionMode::parse),
-    ) {
-        config.permission_mode = mode;
+    // A parked run goes on with the permissions it had (one that cannot be read: asking before
+    // anything is done); the answer to one question widens none, and MARVIN_READONLY stays.
+    let parked_mode = meta
+        .parked
+        .as_ref()
+        .map(|p| PermissionMode::parse(&p.permission_mode).unwrap_or(PermissionMode::Default));
+    if let (None, Some(mode)) = (&args.permission_mode, parked_mode) {
+        if config.permission_mode != PermissionMode::Plan {
+            config.permission_mode = mode;
+        }
     }
     Ok((config, Some(meta)))
 }
@@ -227,6 +230,12 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
             Err(code) => return (code, Tally::default()),
         },
     };
+    // The question the answer was checked against, as the run showed it.
+    let answered = resumed
+        .as_ref()
+        .and_then(|m| m.parked.as_ref())
+        .and_then(|p| p.questions.first().cloned())
+        .unwrap_or_default();
     let mut session = new_session(&config);
     if let Some(meta) = resumed {
         if let Err(message) = session.open_session(meta) {
@@ -251,7 +260,7 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
                 "resumed",
                 args.answer.as_deref().unwrap_or(""),
             );
-            view = view.with_answer(answer.unwrap_or_default());
+            view = view.with_answer(answer.unwrap_or_default(), answered);
             session.resume_parked(&mut view)
         }
     };

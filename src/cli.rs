@@ -89,7 +89,8 @@ Options:
   -c, --continue           take up the last session here (this directory and
                            profile); the prompt does so unless --new
       --resume [NAME]      take up a stored session by name or id (a list to
-                           pick from when no name follows)
+                           pick from when no name follows; quote a name of
+                           several words)
       --answer TEXT        with --resume: answer the question a parked run
                            waits for (a label, a number, once, session, no:
                            REASON, or the JSON of --on-ask stdin) and go on
@@ -420,6 +421,17 @@ fn check_sessions(args: &Args) -> Result<(), String> {
     if args.answer.is_some() && !matches!(args.resume, Some(Some(_))) {
         return Err("--answer answers a parked run: give its id with --resume ID --answer TEXT (marvin --pending lists them)".into());
     }
+    if args.answer.is_some() && (args.question.is_some() || args.prompt.is_some()) {
+        return Err("--answer goes on from the parked question: leave out the prompt (send it once the run has finished, with --resume ID)".into());
+    }
+    if args.answer.is_some() && args.on_ask.as_deref() == Some("deny") {
+        return Err(
+            "--on-ask deny would deny the very question --answer answers: leave it out".into(),
+        );
+    }
+    if args.pending && args.drop.is_some() {
+        return Err("--pending lists and --drop deletes: give one of them".into());
+    }
     let lists = args.pending || args.drop.is_some();
     if lists && (resumes || args.question.is_some() || args.prompt.is_some()) {
         return Err(
@@ -620,6 +632,23 @@ mod tests {
             (&["-c", "--resume", "x"][..], "give one of them"),
             (&["--answer", "once"][..], "--resume ID --answer TEXT"),
             (&["--pending", "hello"][..], "stand alone"),
+            (
+                &["--resume", "x", "--answer", "once", "more"][..],
+                "leave out the prompt",
+            ),
+            (
+                &[
+                    "--resume",
+                    "x",
+                    "--answer",
+                    "once",
+                    "--non-interactive",
+                    "--on-ask",
+                    "deny",
+                ][..],
+                "--on-ask deny",
+            ),
+            (&["--pending", "--drop", "x"][..], "give one of them"),
         ] {
             let error = parse(args.iter().map(OsString::from)).unwrap_err();
             assert!(error.contains(says), "{args:?}: {error}");

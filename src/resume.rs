@@ -40,17 +40,18 @@ pub(crate) fn chosen(args: &Args, config: &Config) -> Result<Option<Meta>, Strin
     let Some(meta) = found? else {
         return Ok(None);
     };
-    if let Some(expired) = expired_on(&meta) {
-        let _ = sessions::remove(home, &meta.id);
-        return Err(format!(
-            "the parked run {} expired at {expired} with nobody answering; it was dropped",
-            meta.id
-        ));
+    if let Some(said) = sessions::expire(home, &meta, crate::clock::unix_now()) {
+        return Err(said);
     }
     Ok(Some(meta))
 }
 
 fn pick(all: &[Meta], config: &Config) -> Result<Option<Meta>, String> {
+    if all.is_empty() {
+        return Err(
+            "no session is stored yet: each conversation is, after its first answer".into(),
+        );
+    }
     let style = Style {
         colour: false,
         unicode: config.unicode,
@@ -63,16 +64,6 @@ fn pick(all: &[Meta], config: &Config) -> Result<Option<Meta>, String> {
         "--resume needs a session's name or id here (nothing can be picked without a terminal); the sessions:\n{}",
         shown.join("\n")
     ))
-}
-
-/// When a parked run's time ran out, if it did.
-fn expired_on(meta: &Meta) -> Option<String> {
-    let parked = meta.parked.as_ref()?;
-    let now = crate::clock::unix_now();
-    match when::parse(&parked.expires_at, now) {
-        Ok(at) if at <= now => Some(parked.expires_at.clone()),
-        _ => None,
-    }
 }
 
 /// Where a run that takes up `meta` works: the session's directory, unless --working-dir says
@@ -185,8 +176,8 @@ pub(crate) fn store_command(args: &Args, env: &Env) -> ExitCode {
             };
             let all = sessions::list(&home, &warnings);
             let report = listing::pending_report(&all, style, crate::ui::width::line_width());
-            for id in &report.expired {
-                let _ = sessions::remove(&home, id);
+            for meta in &report.expired {
+                sessions::expire(&home, meta, crate::clock::unix_now());
             }
             println!("{}", report.text);
             ExitCode::SUCCESS

@@ -62,6 +62,12 @@ impl Session {
             // A store that cannot lock (a read-only disk) still lets the session be read.
             Err(_) => None,
         };
+        // What was read before the claim may be out of date: another marvin may have taken
+        // the session up meanwhile (and answered its parked question).
+        let fresh = sessions::meta(&home, &meta.id, &self.warnings)
+            .ok_or_else(|| format!("session {} is gone", meta.id))?;
+        still_waiting(&meta, &fresh)?;
+        let meta = fresh;
         let mut messages = vec![Message::system(String::new())];
         messages.extend(sessions::messages(&home, &meta.id)?);
         self.resumed = Some(Resumed {
@@ -200,6 +206,13 @@ impl Session {
         meta.parked.take().map(|p| p.calls).unwrap_or_default()
     }
 
+    /// Drops the question of parked run `meta`, whose time ran out (the conversation stays).
+    pub(crate) fn expire_parked(&self, meta: &Meta) {
+        if let Some(home) = self.sessions_home() {
+            sessions::expire(&home, meta, crate::clock::unix_now());
+        }
+    }
+
     /// Drops stored session `id` (a parked run nobody will answer).
     pub(crate) fn drop_session(&self, id: &str) -> Result<(), String> {
         let home = self.sessions_home().ok_or(NO_HOME)?;
@@ -209,6 +222,18 @@ impl Session {
 
 const NO_HOME: &str =
     "sessions are kept in MARVIN_HOME, and there is none (set MARVIN_HOME or HOME)";
+
+/// A parked run read as `seen` still waits for the same answer now that it is `fresh`: another
+/// marvin may have taken it up meanwhile, and its calls must not be made twice.
+fn still_waiting(seen: &Meta, fresh: &Meta) -> Result<(), String> {
+    if seen.parked.is_some() && fresh.parked != seen.parked {
+        return Err(format!(
+            "session {} was taken up by another marvin meanwhile: it no longer waits for this answer",
+            seen.id
+        ));
+    }
+    Ok(())
+}
 
 /// How many messages the person and the model said (tool rounds not counted).
 fn spoken(messages: &[Message]) -> usize {
@@ -238,6 +263,37 @@ fn fork_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parked_run_taken_up_meanwhile_is_not_taken_up_again() {
+        let parked = Meta {
+            id: "0000000a".into(),
+            parked: Some(Parked {
+                calls: vec!["c1".into()],
+                questions: Vec::new(),
+                parked_at: "2026-11-24T03:00:00Z".into(),
+                expires_at: "2026-12-01T03:00:00Z".into(),
+                permission_mode: "default".into(),
+                coding_mode: true,
+                phone: None,
+            }),
+            ..Meta::default()
+        };
+        assert_eq!(still_waiting(&parked, &parked), Ok(()));
+        let answered = Meta {
+            parked: None,
+            ..parked.clone()
+        };
+        let error = still_waiting(&parked, &answered).unwrap_err();
+        assert!(error.contains("no longer waits"), "{error}");
+        let mut parked_again = parked.clone();
+        if let Some(p) = parked_again.parked.as_mut() {
+            p.parked_at = "2026-11-24T04:00:00Z".into();
+        }
+        assert!(still_waiting(&parked, &parked_again).is_err());
+        // A session that was not parked is taken up as it is now.
+        assert_eq!(still_waiting(&answered, &parked), Ok(()));
+    }
 
     #[test]
     fn forks_are_numbered() {

@@ -203,8 +203,20 @@ pub(crate) fn find(home: &Path, key: &str, warnings: &Warnings) -> Result<Meta, 
     if let Some(meta) = all.iter().find(|m| m.id == key) {
         return Ok(meta.clone());
     }
-    if let Some(meta) = all.iter().find(|m| m.name.eq_ignore_ascii_case(key)) {
-        return Ok(meta.clone());
+    let named: Vec<&Meta> = all
+        .iter()
+        .filter(|m| m.name.eq_ignore_ascii_case(key))
+        .collect();
+    match named.as_slice() {
+        [one] => return Ok((*one).clone()),
+        [] => {}
+        many => {
+            let ids: Vec<&str> = many.iter().map(|m| m.id.as_str()).collect();
+            return Err(format!(
+                "several sessions are called {key:?} ({}): give the id of the one you mean",
+                ids.join(", ")
+            ));
+        }
     }
     let starting: Vec<&Meta> = all
         .iter()
@@ -244,19 +256,52 @@ pub(crate) fn claim(home: &Path, id: &str) -> io::Result<Option<super::lock::Hel
     super::lock::try_hold(&dir(home, id).join("in-use"))
 }
 
-/// Deletes a session.
+/// The meta of session `id` as it is on disk now.
+pub(crate) fn meta(home: &Path, id: &str, warnings: &Warnings) -> Option<Meta> {
+    let path = dir(home, id).join(META);
+    path.is_file()
+        .then(|| json::read::<Meta>(&path, warnings))
+        .filter(|meta| meta.id == id)
+}
+
+/// Deletes a session, unless a marvin has it open (its own turns would bring it back).
 pub(crate) fn remove(home: &Path, id: &str) -> io::Result<()> {
+    let Some(_claim) = claim(home, id)? else {
+        return Err(io::Error::other(
+            "a marvin has it open right now; close that one first",
+        ));
+    };
     fs::remove_dir_all(dir(home, id))
 }
 
-/// Keeps the newest `KEEP` sessions, and every parked one.
+/// Keeps the newest `KEEP` sessions, and every parked or named one.
 pub(crate) fn prune(home: &Path, warnings: &Warnings) {
     for old in list(home, warnings)
         .into_iter()
-        .filter(|m| m.parked.is_none())
+        .filter(|m| m.parked.is_none() && !m.named)
         .skip(KEEP)
     {
         let _ = remove(home, &old.id);
+    }
+}
+
+/// A parked run whose time ran out: its question is dropped, the conversation kept. Says what
+/// happened; none when it was not parked or not expired.
+pub(crate) fn expire(home: &Path, meta: &Meta, now: i64) -> Option<String> {
+    let parked = meta.parked.as_ref()?;
+    let at = crate::tools::kit::when::parse(&parked.expires_at, now).ok()?;
+    if at > now {
+        return None;
+    }
+    let mut kept = meta.clone();
+    kept.parked = None;
+    let said = format!(
+        "the parked run {} waited until {} with nobody answering: its question is dropped (the conversation is kept)",
+        meta.id, parked.expires_at
+    );
+    match save_meta(home, &kept) {
+        Ok(()) => Some(said),
+        Err(error) => Some(format!("{said}, but {error}")),
     }
 }
 
@@ -353,8 +398,19 @@ mod tests {
         assert_eq!(here.unwrap().id, "a1b2c3d4");
         assert!(latest_here(home.path(), "work", Path::new("/src/a"), &warnings).is_none());
 
+        let held = claim(home.path(), "a1b2c3d4").unwrap().unwrap();
+        let busy = remove(home.path(), "a1b2c3d4").unwrap_err();
+        assert!(busy.to_string().contains("has it open"), "{busy}");
+        drop(held);
         remove(home.path(), "a1b2c3d4").unwrap();
         assert_eq!(list(home.path(), &warnings).len(), 1);
+        let twin = meta("0000beef", "WEATHER", "2026-11-22T10:00:00Z", "/src/b");
+        save(home.path(), &twin, &messages).unwrap();
+        let ambiguous = find(home.path(), "weather", &warnings).unwrap_err();
+        assert!(
+            ambiguous.contains("several sessions are called"),
+            "{ambiguous}"
+        );
         assert!(warnings.take().is_empty());
     }
 
@@ -433,12 +489,22 @@ mod tests {
                     phone: None,
                 });
             }
+            m.named = i == 1;
             save_meta(home.path(), &m).unwrap();
         }
         prune(home.path(), &warnings);
         let left = list(home.path(), &warnings);
-        assert_eq!(left.len(), KEEP + 1);
+        assert_eq!(left.len(), KEEP + 2);
         assert!(left.iter().any(|m| m.id == "00000000"));
-        assert!(!left.iter().any(|m| m.id == "00000001"));
+        assert!(left.iter().any(|m| m.id == "00000001"));
+        assert!(!left.iter().any(|m| m.id == "00000002"));
+
+        // An expired question is dropped; the conversation stays.
+        let parked = left.iter().find(|m| m.id == "00000000").unwrap();
+        assert!(expire(home.path(), parked, 1_700_000_000).is_none());
+        let said = expire(home.path(), parked, 1_900_000_000).unwrap();
+        assert!(said.contains("its question is dropped"), "{said}");
+        let kept = super::meta(home.path(), "00000000", &warnings).unwrap();
+        assert!(kept.parked.is_none());
     }
 }

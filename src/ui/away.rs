@@ -4,7 +4,7 @@
 //! other is told: the terminal says it was answered elsewhere, the phone gets a notification
 //! that it was answered at the terminal.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use super::phone::Phone;
 use crate::cancel::CancelToken;
 use crate::config::PhoneRelay;
 use crate::interact::Request;
-use crate::session::Reply;
+use crate::session::{Reply, describe_response};
 use crate::tools::everyday::ntfy::Ntfy;
 
 pub(crate) struct Away {
@@ -27,8 +27,9 @@ pub(crate) struct Away {
     unreachable: bool,
     /// The questions on the phone, by id: what was asked and how to answer it.
     sent: HashMap<u64, (Request, Reply)>,
-    /// The questions the phone answered (it need not be told).
-    answered_there: HashSet<u64>,
+    /// The answers the phone sent, by question, in the words a closed question's outcome has:
+    /// when the question closes with that outcome, the phone's answer counted.
+    answered_there: HashMap<u64, String>,
     /// What went wrong, to show once the terminal is free.
     problems: Vec<String>,
 }
@@ -41,7 +42,7 @@ impl Away {
             phone: None,
             unreachable: false,
             sent: HashMap::new(),
-            answered_there: HashSet::new(),
+            answered_there: HashMap::new(),
             problems: Vec::new(),
         }
     }
@@ -110,7 +111,7 @@ impl Away {
             };
             match response_to(request, &answer) {
                 Ok(response) => {
-                    self.answered_there.insert(id);
+                    self.answered_there.insert(id, describe_response(&response));
                     reply.send(response);
                 }
                 Err(why) => self
@@ -123,11 +124,15 @@ impl Away {
     /// Question `id` is over with `outcome`: a phone that showed it and did not answer it is
     /// told, so nobody answers it twice.
     pub(crate) fn closed(&mut self, id: u64, outcome: &str) {
-        if self.sent.remove(&id).is_none() || self.answered_there.remove(&id) {
+        let phone_won = self.answered_there.remove(&id).as_deref() == Some(outcome);
+        if self.sent.remove(&id).is_none() || phone_won {
             return;
         }
         let (ntfy, topic) = (self.ntfy.clone(), self.relay.topic.clone());
-        let message = format!("Answered at the terminal: {outcome}");
+        let message = match outcome {
+            "cancelled" | "timed out" => format!("The question is over: {outcome}"),
+            answered => format!("Answered at the terminal: {answered}"),
+        };
         // On a thread of its own: the terminal must not wait for the phone.
         let _ = std::thread::Builder::new()
             .name("marvin-phone-told".into())

@@ -40,8 +40,9 @@ pub(crate) struct BatchView {
     phone: Option<(Ntfy, String)>,
     /// `--on-ask fail`: what was asked, which ends the run.
     failed_on: Option<String>,
-    /// `--resume ID --answer TEXT`: the answer to the first question asked (a JSON answer).
-    preset: Option<Value>,
+    /// `--resume ID --answer TEXT`: the answer (as JSON), and the question it answers as the
+    /// parked run showed it; it answers that question only, asked again.
+    preset: Option<(Value, Value)>,
     /// `--on-ask park`: the questions the run stopped on, as their events have them.
     parked: Vec<Value>,
 }
@@ -57,10 +58,16 @@ impl TurnUi for BatchView {
     }
 
     fn ask(&mut self, interaction: Interaction) {
-        if let Some(answer) = self.preset.take() {
-            match response_to(&interaction.prompt.request, &answer) {
-                Ok(response) => return interaction.reply.send(response),
-                Err(why) => warn(&format!("--answer does not fit the question asked: {why}")),
+        if let Some((answer, answered)) = self.preset.take() {
+            if as_parked(question_event(&interaction)) != answered {
+                // Something else is asked (the question changed, or another call asks first):
+                // the answer given was not to this.
+                self.preset = Some((answer, answered));
+            } else {
+                match response_to(&interaction.prompt.request, &answer) {
+                    Ok(response) => return interaction.reply.send(response),
+                    Err(why) => warn(&format!("--answer does not fit the question asked: {why}")),
+                }
             }
         }
         match self.on_ask {
@@ -108,10 +115,10 @@ impl BatchView {
         }
     }
 
-    /// `--resume ID --answer TEXT`: `answer` (checked against the question the run waits for)
-    /// answers the first question asked.
-    pub(crate) fn with_answer(mut self, answer: Value) -> Self {
-        self.preset = Some(answer);
+    /// `--resume ID --answer TEXT`: `answer` (checked against `question`, the one the run
+    /// waits for) answers that question when it is asked again, and nothing else.
+    pub(crate) fn with_answer(mut self, answer: Value, question: Value) -> Self {
+        self.preset = Some((answer, as_parked(question)));
         self
     }
 
@@ -125,12 +132,7 @@ impl BatchView {
             ));
             return interaction.reply.send(Response::Cancelled);
         }
-        let mut event = question_event(&interaction);
-        if let Some(fields) = event.as_object_mut() {
-            // The id names the question in this run only.
-            fields.remove("id");
-        }
-        self.parked.push(event);
+        self.parked.push(as_parked(question_event(&interaction)));
         interaction.reply.send(Response::Parked);
     }
 
@@ -362,6 +364,16 @@ impl BatchView {
             "cost_usd": cost,
         }));
     }
+}
+
+/// A question's event as a parked run keeps it: without its id (which names it in one run
+/// only) and a reprompt's error.
+fn as_parked(mut event: Value) -> Value {
+    if let Some(fields) = event.as_object_mut() {
+        fields.remove("id");
+        fields.remove("error");
+    }
+    event
 }
 
 /// The --json stream's line for an event (a contract of its own: see tests/integration/cli.rs).

@@ -140,7 +140,11 @@ pub(crate) fn say_parked(repl: &mut Repl<'_>) {
 
 /// `/resume NAME`: the conversation becomes that session's.
 pub(crate) fn resume(repl: &mut Repl<'_>, key: &str) {
+    let current = repl.session.stored().map(|m| m.id.clone());
     let said = match repl.session.find_session(key) {
+        Ok(meta) if Some(&meta.id) == current.as_ref() => {
+            format!("This is session {} already.", meta.id)
+        }
         Ok(meta) if meta.parked.is_some() => {
             format!(
                 "Session {} waits for an answer: /pending {} asks its question.",
@@ -198,8 +202,8 @@ pub(crate) fn pending(repl: &mut Repl<'_>, action: Option<PendingAction>) {
     match action {
         None => {
             let report = pending_report(&repl.session.sessions(), repl.view.style(), width);
-            for id in &report.expired {
-                let _ = repl.session.drop_session(id);
+            for meta in &report.expired {
+                repl.session.expire_parked(meta);
             }
             repl.view.side_line(&report.text);
         }
@@ -248,10 +252,11 @@ fn answer_here(repl: &mut Repl<'_>, key: &str) {
     super::repl::resume_parked(repl.session, &mut repl.view);
 }
 
-/// What `--pending` and `/pending` show, and the parked runs found expired (to drop).
+/// What `--pending` and `/pending` show, and the parked runs found expired (whose questions
+/// are to be dropped).
 pub(crate) struct PendingReport {
     pub text: String,
-    pub expired: Vec<String>,
+    pub expired: Vec<Meta>,
 }
 
 pub(crate) fn pending_report(sessions: &[Meta], style: Style, width: usize) -> PendingReport {
@@ -261,13 +266,17 @@ pub(crate) fn pending_report(sessions: &[Meta], style: Style, width: usize) -> P
     for meta in sessions.iter().filter(|m| m.parked.is_some()) {
         let expires = meta.parked.as_ref().map_or("", |p| p.expires_at.as_str());
         match when::parse(expires, now) {
-            Ok(at) if at <= now => expired.push(meta.id.clone()),
+            Ok(at) if at <= now => expired.push(meta.clone()),
             _ => waiting.push(meta.clone()),
         }
     }
     let mut lines = Vec::new();
-    for id in &expired {
-        lines.push(style.dim(&format!("Dropped {id}: nobody answered before it expired.")));
+    for meta in &expired {
+        let said = format!(
+            "Nobody answered {} before it expired: its question is dropped (the conversation is kept).",
+            meta.id
+        );
+        lines.push(style.dim(&said));
     }
     if waiting.is_empty() {
         lines.push("No run waits for an answer.".into());

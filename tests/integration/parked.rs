@@ -184,7 +184,8 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
         "{result}"
     );
 
-    // A run nobody answered in time is dropped when it is looked for.
+    // A run nobody answered in time loses its question when it is looked for; the
+    // conversation stays.
     let server = ReplayServer::start(vec![Reply::tool_calls(&[(
         "q1",
         "ask_user",
@@ -203,8 +204,13 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
     std::fs::write(&meta_file, meta.to_string()).unwrap();
     let late = answering(&home, &server, &id, "1");
     assert_eq!(late.status.code(), Some(1));
-    assert!(stderr(&late).contains("expired"), "{}", stderr(&late));
-    assert!(!meta_file.exists(), "the expired run is dropped");
+    assert!(
+        stderr(&late).contains("with nobody answering: its question is dropped"),
+        "{}",
+        stderr(&late)
+    );
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(&meta_file).unwrap()).unwrap();
+    assert!(meta.get("parked").is_none(), "{meta}");
 }
 
 #[test]
@@ -313,4 +319,35 @@ fn a_parked_run_can_be_dropped() {
         stderr(&late)
     );
     assert!(!home.path().join("never.txt").exists());
+}
+
+#[test]
+fn an_answer_is_for_the_question_shown_and_another_one_parks_the_run_again() {
+    let home = TempDir::new("parked-changed");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command("echo the-one-approved > made.txt"),
+        Reply::text(&["Should not get here."]),
+    ]));
+    let output = parked_run(&home, &server, "make the file");
+    let id = parked_id(&output);
+    // The call asks something else when it is made again.
+    let messages = home
+        .path()
+        .join("marvin-home/sessions")
+        .join(&id)
+        .join("messages.json");
+    let text = std::fs::read_to_string(&messages).unwrap();
+    std::fs::write(
+        &messages,
+        text.replace("the-one-approved", "something-else"),
+    )
+    .unwrap();
+    let again = answering(&home, &server, &id, "once");
+    assert_eq!(again.status.code(), Some(4), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("approve run_command: echo something-else > made.txt"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(!home.path().join("made.txt").exists());
 }
