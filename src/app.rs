@@ -49,7 +49,12 @@ pub fn run(args: Args) -> ExitCode {
         };
         return non_interactive(&args, &env);
     }
-    let (mut config, resumed) = match config_and_session(&args, &env) {
+    with_terminal_or_pipe(args, &env)
+}
+
+/// A run that is not --non-interactive: the REPL, `--once`, or a question about piped text.
+fn with_terminal_or_pipe(args: Args, env: &Env) -> ExitCode {
+    let (mut config, resumed) = match config_and_session(&args, env) {
         Ok(found) => found,
         Err(message) => return fail(&message),
     };
@@ -62,7 +67,7 @@ pub fn run(args: Args) -> ExitCode {
             non_interactive: true,
             ..args
         };
-        return non_interactive(&args, &env);
+        return non_interactive(&args, env);
     }
     // Only the REPL carries on the last session here: a one-shot answer starts fresh unless -c.
     config.resume &= config.has_ui || args.continue_last;
@@ -85,7 +90,7 @@ pub fn run(args: Args) -> ExitCode {
             return exit_code(&report.end, &view);
         }
         let providers = Desk {
-            env: &env,
+            env,
             config: &config,
         };
         return match repl::run(&config, &mut session, first, &providers) {

@@ -15,7 +15,8 @@ mod web;
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use mcp::{McpOrigin, McpServer, McpSettings, McpTransport};
-pub use on_ask::OnAsk;
+pub use on_ask::{OnAsk, PhoneRelay};
+use on_ask::{park_for, phone_relay};
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
 pub use voice::VoiceSettings;
@@ -431,58 +432,6 @@ impl Config {
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),
         })
-    }
-}
-
-/// Where the REPL's unanswered questions go, and after how long.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PhoneRelay {
-    pub topic: String,
-    pub after: Duration,
-}
-
-/// MARVIN_PHONE_TOPIC (an ntfy topic; none: off) and MARVIN_PHONE_AFTER (0 to 1440 minutes,
-/// default 10).
-fn phone_relay(env: &Env) -> Result<Option<PhoneRelay>, ConfigError> {
-    let Some(topic) = env
-        .get("MARVIN_PHONE_TOPIC")
-        .filter(|t| !t.trim().is_empty())
-    else {
-        return Ok(None);
-    };
-    if !crate::store::is_plain_name(topic.trim(), 64) {
-        return Err(ConfigError::Invalid(format!(
-            "MARVIN_PHONE_TOPIC is an ntfy topic: 1-64 letters, digits, - or _, not {topic:?} (generate_ntfy_topic makes an unguessable one)"
-        )));
-    }
-    let minutes = match env.get("MARVIN_PHONE_AFTER") {
-        None => 10,
-        Some(text) => match text.trim().parse::<u64>() {
-            Ok(minutes @ 0..=1440) => minutes,
-            _ => {
-                return Err(ConfigError::Invalid(format!(
-                    "MARVIN_PHONE_AFTER is how many minutes a question waits at the terminal before it goes to the phone: 0 to 1440, not {text:?}"
-                )));
-            }
-        },
-    };
-    Ok(Some(PhoneRelay {
-        topic: topic.trim().to_string(),
-        after: Duration::from_secs(minutes * 60),
-    }))
-}
-
-/// MARVIN_PARK_DAYS: 1 to 90 days, default 7.
-fn park_for(env: &Env) -> Result<Duration, ConfigError> {
-    const DAY: u64 = 24 * 60 * 60;
-    match env.get("MARVIN_PARK_DAYS") {
-        None => Ok(Duration::from_secs(7 * DAY)),
-        Some(text) => match text.trim().parse::<u64>() {
-            Ok(days @ 1..=90) => Ok(Duration::from_secs(days * DAY)),
-            _ => Err(ConfigError::Invalid(format!(
-                "MARVIN_PARK_DAYS is how many days a parked run waits for its answer: 1 to 90, not {text:?}"
-            ))),
-        },
     }
 }
 
