@@ -60,6 +60,8 @@
     }
     const box = el("fieldset", { class: "question", id, "data-id": q.id, "data-type": q.type });
     const legend = el("legend", {}, el("span", { class: "number", text: number + "." }), q.question);
+    if (q.optional) legend.append(el("span", { class: "optional", text: "optional" }));
+    else box.setAttribute("aria-required", "true");
     box.append(legend);
     if (q.context) box.append(el("p", { class: "context", text: q.context }));
     if (q.type === "single" || q.type === "multi") renderChoices(box, q);
@@ -187,6 +189,35 @@
     return { responses, images: uploads };
   }
 
+  // The required questions left unanswered, each with why: [{id, message}].
+  function unanswered(body) {
+    const missing = [];
+    for (const q of questions) {
+      if (q.type === "info" || q.optional) continue;
+      const reply = body.responses.find((r) => r.id === q.id);
+      const values = reply ? [].concat(reply.value) : [];
+      const given = values.some((v) => String(v).trim() !== "");
+      const uploaded = (images[q.id] || []).length > 0;
+      if (given || uploaded) continue;
+      const box = $("q-" + q.id);
+      const other = box.querySelector("input[data-other]");
+      const message = other && other.checked
+        ? "Type your answer after choosing Other, or pick one of the options."
+        : "Please answer this question.";
+      missing.push({ id: q.id, message });
+    }
+    return missing;
+  }
+
+  function showFieldErrors(errors) {
+    for (const error of errors) showFieldError(error.id, error.message);
+    const first = errors.length && $("q-" + errors[0].id);
+    if (first) {
+      first.scrollIntoView({ block: "center" });
+      focusCard(first);
+    }
+  }
+
   function showFieldError(id, message) {
     const box = $("q-" + id);
     const error = $("err-" + id);
@@ -228,9 +259,15 @@
   async function submit() {
     if (finished) return;
     clearErrors();
+    const body = collect();
+    const missing = unanswered(body);
+    if (missing.length) {
+      showFieldErrors(missing);
+      return;
+    }
     $("submit").disabled = true;
     try {
-      const { status, payload } = await post("/submit", collect());
+      const { status, payload } = await post("/submit", body);
       if (status === 200 && payload.ok) {
         clearDraft();
         end("Answers sent", "Marvin has your answers. You can close this tab.");
@@ -240,10 +277,9 @@
         end("Interview closed", payload.error || "This interview has ended.");
         return;
       }
-      const field = payload.field && payload.field.replace(/^images$/, "");
-      if (field && $("q-" + field)) {
-        showFieldError(field, payload.error);
-        $("q-" + field).scrollIntoView({ block: "center" });
+      const errors = (payload.errors || []).filter((e) => $("q-" + e.field));
+      if (errors.length) {
+        showFieldErrors(errors.map((e) => ({ id: e.field, message: e.message })));
       } else {
         showFieldError("", payload.error || "The answers could not be sent (HTTP " + status + ").");
       }

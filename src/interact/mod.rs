@@ -69,6 +69,8 @@ impl FormPurpose {
 #[derive(Debug, Clone)]
 pub struct TerminalForm {
     pub questions: Vec<form::questions::FormQuestion>,
+    /// What image paths typed in the terminal are relative to: the working directory.
+    pub working_dir: std::path::PathBuf,
     /// Set when the form was answered in the browser: the terminal stops asking.
     pub answered_elsewhere: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }

@@ -150,6 +150,46 @@ fn field_errors_from_the_server_show_at_the_field() {
     let home = TempDir::new("browser-errors");
     let server = example_server(&home, 600);
     browser.open(&server.url());
+    // An untouched form sends nothing: each required question says so at its field.
+    browser.find("#q-database input");
+    browser.click("#submit");
+    browser.wait_until(
+        "return !document.getElementById('err-database').hidden",
+        "the field errors show",
+    );
+    for id in ["database", "features", "name", "sketch"] {
+        assert_eq!(
+            browser.text(&format!("#err-{id}")),
+            "Please answer this question.",
+            "{id}"
+        );
+    }
+    let invalid = browser.script(
+        "return document.querySelectorAll('.question.invalid').length",
+        json!([]),
+    );
+    assert_eq!(invalid, json!(4), "the info item needs no answer");
+    assert!(server.wait(Duration::from_millis(300)).is_none());
+    browser.click("#q-database input[value=SQLite]");
+    browser.click("#q-features input[data-other]");
+    browser.click("#submit");
+    browser.wait_until(
+        "return document.getElementById('err-features').textContent.includes('after choosing Other')",
+        "Other without text is said",
+    );
+    browser.type_into("#q-features .other-text", "Audit log");
+    browser.type_into("#q-name textarea", "ledger");
+    // A typed path is checked by the server: a missing file is said at its question.
+    browser.type_into("#q-sketch .path-input", "no-such-sketch.png");
+    browser.click("#submit");
+    browser.wait_until(
+        "return document.getElementById('err-sketch').textContent.includes('no such file')",
+        "the typed path is refused at its field",
+    );
+    browser.script(
+        "document.querySelector('#q-sketch .path-input').value = ''",
+        json!([]),
+    );
     // SVG text claiming to be a PNG gets past the page but not the server's magic-byte
     // check, and the message lands under the image question.
     browser.script(PASTE_IMAGE, json!(["PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"]));

@@ -253,6 +253,9 @@ fn bad_questions_and_no_ui_are_told_to_the_model() {
 #[test]
 fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
     let home = TempDir::new("interview-terminal");
+    // A 1×1 PNG, and a text file that only claims to be one.
+    std::fs::write(home.path().join("logo.png"), PNG).unwrap();
+    std::fs::write(home.path().join("fake.png"), "<svg/>").unwrap();
     let server = ReplayServer::start(vec![
         interview_call(json!({"questions": {"title": "Setup", "questions": [
             {"id": "intro", "type": "info", "question": "Two quick ones."},
@@ -260,12 +263,14 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
              "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"},
             {"id": "extras", "type": "multi", "question": "Extras?", "options": ["auth", "search"]},
             {"id": "name", "type": "text", "question": "Name?"},
-            {"id": "logo", "type": "image", "question": "Logo?"}]}})),
+            {"id": "logo", "type": "image", "question": "Logo?"},
+            {"id": "notes", "type": "text", "question": "Notes?", "optional": true}]}})),
         Reply::text(&["Got it."]),
     ]);
     let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
     pty.wait_for("› ");
     pty.send("set it up\r");
+    pty.wait_for("Not opening a browser because MARVIN_NO_BROWSER is set.");
     pty.wait_for("Or answer here");
     pty.wait_for("recommended");
     pty.send("2\r");
@@ -275,17 +280,35 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
     pty.send("\x1b[B \r");
     pty.wait_for("✓ extras: auth, search");
     pty.wait_for("Your answer: ");
+    // A required question is asked again until it is answered.
+    pty.send("\r");
+    pty.wait_for("This question needs an answer.");
     pty.send("ledger\r");
-    pty.wait_for("Path of an image file");
+    pty.wait_for("Path of an image file: ");
+    // A typed path must name a readable picture.
+    pty.send("missing.png\r");
+    pty.wait_for("missing.png: no such file.");
+    pty.send("fake.png\r");
+    pty.wait_for("fake.png is not a PNG, JPEG, GIF or WebP image.");
     pty.send("logo.png\r");
+    pty.wait_for("Your answer (Enter to skip): ");
+    pty.send("\r");
+    pty.wait_for("✓ notes: (skipped)");
     pty.wait_for("Got it.");
     assert!(pty.leave().success());
     let result = server.requests()[1].last_tool_result();
+    let logo = std::fs::canonicalize(home.path().join("logo.png")).unwrap();
     assert!(
-        result.starts_with("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: logo.png"),
+        result.starts_with(&format!("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: {}", logo.display())),
         "{result}"
     );
 }
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0,
+    1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89,
+];
 
 /// An executable shell script `name` in `dir`, for BROWSER to name.
 fn browser_script(dir: &std::path::Path, name: &str, body: &str) -> String {

@@ -1,8 +1,9 @@
 //! The interview (seed 000): a browser form that gathers many answers at once. `questions`
-//! parses the questions file and checks the answers the form sends back; `uploads` checks and
-//! keeps the images sent with them;
-//! `server` serves the page and takes the answers.
+//! parses the questions file, `answers` checks the answers sent back; `uploads` checks and
+//! keeps the images sent with them and the image paths typed instead; `server` serves the
+//! page and takes the answers.
 
+pub mod answers;
 pub mod questions;
 pub mod server;
 pub mod uploads;

@@ -1,10 +1,10 @@
-//! The interview's questions (seed 000 Phase 4, schema.ts) and the answers the form sends back:
-//! parsing and checking both, with every error naming the question id and the field, and the
-//! summary the model reads.
+//! The interview's questions (seed 000 Phase 4, schema.ts): parsing and checking a questions
+//! file, every error naming the question id and the field.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use super::answers::{FieldError, Reply, ReplyValue, Status, check_replies, result_text};
 use crate::interact::Choice;
 
 /// A whole questions file.
@@ -73,6 +73,16 @@ pub struct FormQuestion {
     pub recommended: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// May be left unanswered (every question but `info` must be answered otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+}
+
+impl FormQuestion {
+    /// Whether the answers are refused without this one.
+    pub fn required(&self) -> bool {
+        self.kind != Kind::Info && !self.optional
+    }
 }
 
 /// Checks a questions file: an object with an optional title and description and a non-empty
@@ -160,6 +170,16 @@ fn parse_question(index: usize, value: &Value) -> Result<FormQuestion, String> {
         ));
     }
     let recommended = parse_recommended(object.get("recommended"), kind, &options, &at)?;
+    let optional = match object.get("optional") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(optional)) => *optional,
+        Some(other) => {
+            return Err(format!(
+                "{}: expected true or false, got {other}.",
+                at("optional")
+            ));
+        }
+    };
     Ok(FormQuestion {
         id,
         kind,
@@ -167,6 +187,7 @@ fn parse_question(index: usize, value: &Value) -> Result<FormQuestion, String> {
         options,
         recommended,
         context,
+        optional,
     })
 }
 
@@ -253,171 +274,6 @@ fn parse_recommended(
         }
     }
     Ok(picks.into_iter().map(str::to_string).collect())
-}
-
-/// One answer as the model receives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Reply {
-    pub id: String,
-    pub value: ReplyValue,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum ReplyValue {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl ReplyValue {
-    pub fn joined(&self) -> String {
-        match self {
-            Self::One(text) => text.clone(),
-            Self::Many(items) => items.join(", "),
-        }
-    }
-}
-
-/// An answer the form sent that does not fit its question: `field` is the question id (or
-/// the position in the list when there is no usable id), for the page to show at the field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    fn new(field: &str, message: String) -> Self {
-        Self {
-            field: field.to_string(),
-            message,
-        }
-    }
-}
-
-/// Checks the `responses` list of a submission against the questions: every id known and
-/// answered once, values shaped by the question type (a string; a list for multi; a string
-/// or list of paths for image), attachments a list of strings. Informational questions take
-/// no answer.
-pub fn check_replies(interview: &Interview, responses: &Value) -> Result<Vec<Reply>, FieldError> {
-    let list = match responses {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(list) => list,
-        other => {
-            return Err(FieldError::new(
-                "responses",
-                format!("responses: expected a list, got {other}."),
-            ));
-        }
-    };
-    let mut replies: Vec<Reply> = Vec::new();
-    for (index, item) in list.iter().enumerate() {
-        let position = format!("responses[{index}]");
-        let Some(id) = item.get("id").and_then(Value::as_str) else {
-            return Err(FieldError::new(
-                &position,
-                format!("{position}.id: expected the question id."),
-            ));
-        };
-        let Some(question) = interview.questions.iter().find(|q| q.id == id) else {
-            return Err(FieldError::new(
-                id,
-                format!("Unknown question id \"{id}\"."),
-            ));
-        };
-        if replies.iter().any(|r| r.id == id) {
-            return Err(FieldError::new(id, format!("\"{id}\" is answered twice.")));
-        }
-        let value = reply_value(question, item.get("value").unwrap_or(&Value::Null))
-            .map_err(|why| FieldError::new(id, format!("Invalid answer for \"{id}\": {why}")))?;
-        let attachments = match item.get("attachments") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(paths)) if paths.iter().all(Value::is_string) => paths
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
-            Some(_) => {
-                return Err(FieldError::new(
-                    id,
-                    format!("Invalid attachments for \"{id}\": expected a list of file paths."),
-                ));
-            }
-        };
-        replies.push(Reply {
-            id: id.to_string(),
-            value,
-            attachments,
-        });
-    }
-    Ok(replies)
-}
-
-fn reply_value(question: &FormQuestion, value: &Value) -> Result<ReplyValue, String> {
-    let strings = |list: &[Value]| -> Option<Vec<String>> {
-        list.iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect()
-    };
-    match (question.kind, value) {
-        (Kind::Info, _) => Err("this question only shows text and takes no answer.".into()),
-        (Kind::Single | Kind::Text, Value::String(text)) => Ok(ReplyValue::One(text.clone())),
-        (Kind::Single | Kind::Text, _) => Err("expected text.".into()),
-        (Kind::Multi, Value::Array(list)) => strings(list)
-            .map(ReplyValue::Many)
-            .ok_or_else(|| "expected a list of chosen options.".into()),
-        (Kind::Multi, _) => Err("expected a list of chosen options.".into()),
-        (Kind::Image, Value::String(path)) => Ok(ReplyValue::One(path.clone())),
-        (Kind::Image, Value::Array(list)) => strings(list)
-            .map(ReplyValue::Many)
-            .ok_or_else(|| "expected file paths.".into()),
-        (Kind::Image, Value::Null) => Ok(ReplyValue::Many(Vec::new())),
-        (Kind::Image, _) => Err("expected file paths.".into()),
-    }
-}
-
-/// How an interview ended, as the model is told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Completed,
-    Cancelled,
-    Timeout,
-    Aborted,
-}
-
-/// The tool's result: seed 000's summary lines, then the status and the answers as JSON.
-pub fn result_text(status: Status, replies: &[Reply], timeout_secs: u64) -> String {
-    let summary = match status {
-        Status::Completed => format!(
-            "User completed the interview form.\n\nResponses:\n{}",
-            summary_lines(replies)
-        ),
-        Status::Cancelled => "User cancelled the interview form.".to_string(),
-        Status::Timeout => format!("Interview form timed out after {timeout_secs} seconds."),
-        Status::Aborted => "Interview was aborted.".to_string(),
-    };
-    let details = serde_json::json!({ "status": status, "responses": replies });
-    format!("{summary}\n\n{details}")
-}
-
-fn summary_lines(replies: &[Reply]) -> String {
-    if replies.is_empty() {
-        return "(none)".into();
-    }
-    replies
-        .iter()
-        .map(|reply| {
-            let mut line = format!("- {}: {}", reply.id, reply.value.joined());
-            if !reply.attachments.is_empty() {
-                line.push_str(&format!(" [attachments: {}]", reply.attachments.join(", ")));
-            }
-            line
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]
@@ -530,82 +386,5 @@ mod tests {
             let error = parse(&data).unwrap_err();
             assert!(error.contains(expected), "{data}: {error}");
         }
-    }
-
-    #[test]
-    fn answers_are_checked_against_their_questions() {
-        let interview = example();
-        let replies = check_replies(
-            &interview,
-            &json!([
-                {"id": "db", "value": "PostgreSQL"},
-                {"id": "features", "value": ["auth", "a custom one"]},
-                {"id": "name", "value": "marvin", "attachments": ["/tmp/x/sketch.png"]},
-                {"id": "logo", "value": ["/tmp/x/logo.png"]}
-            ]),
-        )
-        .unwrap();
-        assert_eq!(
-            replies[1].value,
-            ReplyValue::Many(vec!["auth".into(), "a custom one".into()])
-        );
-        assert_eq!(replies[2].attachments, ["/tmp/x/sketch.png"]);
-        let bad = |responses: Value| check_replies(&interview, &responses).unwrap_err();
-        let error = bad(json!([{"id": "nope", "value": "x"}]));
-        assert_eq!(
-            (error.field.as_str(), error.message.as_str()),
-            ("nope", "Unknown question id \"nope\".")
-        );
-        let error = bad(json!([{"id": "features", "value": "auth"}]));
-        assert_eq!(error.field, "features");
-        assert!(
-            error.message.contains("expected a list"),
-            "{}",
-            error.message
-        );
-        assert_eq!(bad(json!([{"id": "db", "value": 3}])).field, "db");
-        assert_eq!(bad(json!([{"id": "intro", "value": "ok"}])).field, "intro");
-        assert_eq!(bad(json!([{"value": "x"}])).field, "responses[0]");
-        assert_eq!(
-            bad(json!([{"id": "db", "value": "a"}, {"id": "db", "value": "b"}])).field,
-            "db"
-        );
-        assert_eq!(
-            bad(json!([{"id": "name", "value": "x", "attachments": "y"}])).field,
-            "name"
-        );
-        assert_eq!(bad(json!({"db": "x"})).field, "responses");
-    }
-
-    #[test]
-    fn the_result_has_the_seed_summary_and_the_answers_as_json() {
-        let replies = vec![
-            Reply {
-                id: "db".into(),
-                value: ReplyValue::One("SQLite".into()),
-                attachments: vec![],
-            },
-            Reply {
-                id: "features".into(),
-                value: ReplyValue::Many(vec!["auth".into(), "search".into()]),
-                attachments: vec!["/tmp/a.png".into()],
-            },
-        ];
-        let text = result_text(Status::Completed, &replies, 600);
-        assert!(text.starts_with("User completed the interview form.\n\nResponses:\n- db: SQLite\n- features: auth, search [attachments: /tmp/a.png]\n\n"), "{text}");
-        let json: Value = serde_json::from_str(text.rsplit("\n\n").next().unwrap()).unwrap();
-        assert_eq!(json["status"], "completed");
-        assert_eq!(json["responses"][1]["value"][1], "search");
-        assert_eq!(json["responses"][0].get("attachments"), None);
-        assert!(
-            result_text(Status::Timeout, &[], 90)
-                .starts_with("Interview form timed out after 90 seconds.")
-        );
-        assert!(
-            result_text(Status::Cancelled, &[], 90)
-                .starts_with("User cancelled the interview form.")
-        );
-        assert!(result_text(Status::Aborted, &[], 90).contains("\"status\":\"aborted\""));
-        assert!(result_text(Status::Completed, &[], 90).contains("Responses:\n(none)"));
     }
 }

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
+use super::answers::{FieldError, unanswered};
 use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
-use super::uploads::{MAX_IMAGES, UploadDir};
+use super::uploads::{MAX_IMAGES, UploadDir, check_image_path};
 use crate::secret;
 use crate::web::{self, HttpResponse, asset, header, json_response, text, with_headers};
 
@@ -88,6 +89,8 @@ struct Shared {
     port: u16,
     timeout_secs: u64,
     uploads: UploadDir,
+    /// What image paths typed in the page are relative to: the working directory.
+    base_dir: PathBuf,
     state: Mutex<State>,
     last_heartbeat: Mutex<Option<Instant>>,
     events: Sender<FormEvent>,
@@ -103,14 +106,41 @@ pub struct FormServer {
     events: Receiver<FormEvent>,
 }
 
+/// How a form is served besides its questions and its page.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Where uploaded images go (created on the first one).
+    pub uploads: PathBuf,
+    pub timeout_secs: u64,
+    /// What image paths typed in the page are relative to.
+    pub base_dir: PathBuf,
+}
+
 impl FormServer {
-    /// Starts serving `interview`; images go to `uploads`.
+    /// Starts serving `interview`; images go to `uploads`, typed image paths are relative to
+    /// the current directory.
     pub fn start(
         interview: Interview,
         assets: Assets,
         uploads: PathBuf,
         timeout_secs: u64,
     ) -> Result<Self, String> {
+        let base_dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let setup = Setup {
+            uploads,
+            timeout_secs,
+            base_dir,
+        };
+        Self::start_with(interview, assets, setup)
+    }
+
+    /// Starts serving `interview` as `setup` says.
+    pub fn start_with(interview: Interview, assets: Assets, setup: Setup) -> Result<Self, String> {
+        let Setup {
+            uploads,
+            timeout_secs,
+            base_dir,
+        } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
         let server = tiny_http::Server::http("127.0.0.1:0")
@@ -131,6 +161,7 @@ impl FormServer {
             port,
             timeout_secs,
             uploads: UploadDir::new(uploads),
+            base_dir,
             state: Mutex::new(State::Open),
             last_heartbeat: Mutex::new(None),
             events: sender,
@@ -344,29 +375,90 @@ fn submit(shared: &Shared, body: &Value) -> Result<HttpResponse, HttpResponse> {
     if let Some(refusal) = refusal_if_closed(*lock(&shared.state)) {
         return Err(refusal);
     }
-    let field_error = |field: &str, message: String| {
-        json_response(400, &json!({"ok": false, "error": message, "field": field}))
-    };
+    let field_error = |e: FieldError| field_errors(&[e]);
     let mut replies = check_replies(
         &shared.interview,
         body.get("responses").unwrap_or(&Value::Null),
     )
-    .map_err(|e| field_error(&e.field, e.message))?;
+    .map_err(field_error)?;
     let images = match body.get("images") {
         None | Some(Value::Null) => &Vec::new(),
         Some(Value::Array(images)) => images,
-        Some(_) => return Err(field_error("images", "images: expected a list.".into())),
+        Some(_) => {
+            return Err(field_error(FieldError::new(
+                "images",
+                "images: expected a list.".into(),
+            )));
+        }
     };
     if images.len() > MAX_IMAGES {
-        return Err(field_error(
+        return Err(field_error(FieldError::new(
             "images",
             format!("Too many images: {} (at most {MAX_IMAGES}).", images.len()),
-        ));
+        )));
     }
+    let uploading: Vec<&str> = images
+        .iter()
+        .filter(|image| image.get("isAttachment").and_then(Value::as_bool) != Some(true))
+        .filter_map(|image| image.get("id").and_then(Value::as_str))
+        .collect();
+    let missing = unanswered(&shared.interview, &replies, &uploading);
+    if !missing.is_empty() {
+        return Err(field_errors(&missing));
+    }
+    check_typed_paths(shared, &mut replies).map_err(|errors| field_errors(&errors))?;
     for (index, image) in images.iter().enumerate() {
-        save_image(shared, image, index, &mut replies).map_err(|(f, m)| field_error(&f, m))?;
+        save_image(shared, image, index, &mut replies)
+            .map_err(|(f, m)| field_error(FieldError::new(&f, m)))?;
     }
     finish(shared, State::Submitted, FormEvent::Submitted(replies))
+}
+
+/// 400 with every field's error: `field` and `error` for the first, `errors` for all, so
+/// the page shows each at its question.
+fn field_errors(errors: &[FieldError]) -> HttpResponse {
+    let all: Vec<Value> = errors
+        .iter()
+        .map(|e| json!({"field": e.field, "message": e.message}))
+        .collect();
+    let first = errors.first();
+    json_response(
+        400,
+        &json!({"ok": false, "error": first.map(|e| e.message.as_str()),
+            "field": first.map(|e| e.field.as_str()), "errors": all}),
+    )
+}
+
+/// Image paths typed in the page: each must name a readable picture; they reach the model as
+/// absolute paths.
+fn check_typed_paths(shared: &Shared, replies: &mut [Reply]) -> Result<(), Vec<FieldError>> {
+    let mut errors = Vec::new();
+    for reply in replies.iter_mut() {
+        let is_image = shared
+            .interview
+            .questions
+            .iter()
+            .any(|q| q.id == reply.id && q.kind == Kind::Image);
+        if !is_image {
+            continue;
+        }
+        let typed = match &reply.value {
+            ReplyValue::One(one) => vec![one.clone()],
+            ReplyValue::Many(many) => many.clone(),
+        };
+        let mut checked = Vec::new();
+        for path in typed.iter().filter(|p| !p.trim().is_empty()) {
+            match check_image_path(path, &shared.base_dir) {
+                Ok(path) => checked.push(path.display().to_string()),
+                Err(why) => errors.push(FieldError::new(&reply.id, why)),
+            }
+        }
+        reply.value = ReplyValue::Many(checked);
+    }
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(errors),
+    }
 }
 
 /// Saves one image and adds its path to the answer of its question: as the value of an

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
-use crate::interact::form::server::{FormEvent, FormServer, State};
+use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
 };
@@ -102,7 +102,12 @@ pub(crate) fn ask_form(
         crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
     ));
     let asked = interview.questions.clone();
-    let server = FormServer::start(interview, PAGE, uploads, seconds)?;
+    let setup = Setup {
+        uploads,
+        timeout_secs: seconds,
+        base_dir: ctx.working_dir(),
+    };
+    let server = FormServer::start_with(interview, PAGE, setup)?;
     let surface = &ctx.settings.form_surface;
     let reach = match short {
         true => Some("Not opening a browser for so short a form.".to_string()),
@@ -113,6 +118,7 @@ pub(crate) fn ask_form(
     // Without a browser here the questions are offered in the terminal as well.
     let terminal = (!opened).then(|| TerminalForm {
         questions: asked,
+        working_dir: ctx.working_dir(),
         answered_elsewhere: answered_elsewhere.clone(),
     });
     let prompt = Prompt {

@@ -1,14 +1,20 @@
 //! The interview at the terminal: where the form is, and, when no browser was opened here,
 //! the same questions asked one by one (choices with the chooser, text and image paths typed)
-//! until they are answered here or in the browser, whichever comes first.
+//! until they are answered here or in the browser, whichever comes first. A required question
+//! is asked until it is answered, and a typed image path until it names a readable picture.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
 use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue};
-use crate::interact::{Choice, FormNotice, Response, TerminalForm};
+use crate::interact::form::uploads::check_image_path;
+use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
+
+/// Why a required question is asked again.
+const NEEDS_ANSWER: &str = "This question needs an answer.";
 
 impl Asker<'_> {
     /// Where the form is, then the questions here when they are offered.
@@ -79,12 +85,13 @@ impl Asker<'_> {
             let value = match question.kind {
                 Kind::Info => continue,
                 Kind::Single | Kind::Multi => self.form_choice(question, deadline)?,
-                Kind::Text => ReplyValue::One(self.text("  Your answer: ", deadline)?),
-                Kind::Image => {
-                    let path = self.text("  Path of an image file (Enter to skip): ", deadline)?;
-                    ReplyValue::Many(if path.is_empty() { vec![] } else { vec![path] })
-                }
+                Kind::Text => self.form_text(question, deadline)?,
+                Kind::Image => self.form_image(question, &terminal.working_dir, deadline)?,
             };
+            if value.is_empty() {
+                self.outcome(true, &format!("{}: (skipped)", sanitize(&question.id)));
+                continue;
+            }
             let shown = format!("{}: {}", sanitize(&question.id), sanitize(&value.joined()));
             self.outcome(true, &shown);
             replies.push(Reply {
@@ -96,7 +103,56 @@ impl Asker<'_> {
         Ok(Response::FormAnswers(replies))
     }
 
-    /// A choice question with the chooser: the options (recommended ones marked) and Other.
+    /// A line of text; asked again while it is empty and the question is required.
+    fn form_text(
+        &mut self,
+        question: &FormQuestion,
+        deadline: Instant,
+    ) -> Result<ReplyValue, Stop> {
+        let label = match question.required() {
+            true => "  Your answer: ",
+            false => "  Your answer (Enter to skip): ",
+        };
+        loop {
+            let text = self.text(label, deadline)?;
+            if text.is_empty() && question.required() {
+                self.failed(NEEDS_ANSWER);
+                continue;
+            }
+            return Ok(ReplyValue::One(text));
+        }
+    }
+
+    /// The path of a picture, checked (it exists, can be read, is an image) before it is
+    /// taken; asked again until it is, or skipped when the question is optional.
+    fn form_image(
+        &mut self,
+        question: &FormQuestion,
+        base: &Path,
+        deadline: Instant,
+    ) -> Result<ReplyValue, Stop> {
+        let label = match question.required() {
+            true => "  Path of an image file: ",
+            false => "  Path of an image file (Enter to skip): ",
+        };
+        loop {
+            let typed = self.text(label, deadline)?;
+            if typed.is_empty() {
+                if question.required() {
+                    self.failed(NEEDS_ANSWER);
+                    continue;
+                }
+                return Ok(ReplyValue::Many(Vec::new()));
+            }
+            match check_image_path(&typed, base) {
+                Ok(path) => return Ok(ReplyValue::Many(vec![path.display().to_string()])),
+                Err(why) => self.failed(&sanitize(&why)),
+            }
+        }
+    }
+
+    /// A choice question with the chooser: the options (recommended ones marked), Other, and
+    /// Skip when the question is optional. Other with nothing typed asks again.
     fn form_choice(
         &mut self,
         question: &FormQuestion,
@@ -122,21 +178,34 @@ impl Asker<'_> {
             description: "type your own answer".into(),
         });
         let other = items.len() - 1;
-        let picked = self.pick(&items, multi, deadline)?;
-        let mut values: Vec<String> = picked
-            .iter()
-            .filter(|i| **i != other)
-            .map(|i| items[*i].label.clone())
-            .collect();
-        if picked.contains(&other) {
-            let text = self.text("  Your answer: ", deadline)?;
-            if !text.is_empty() {
+        if !question.required() {
+            items.push(Choice {
+                label: "Skip".into(),
+                description: "leave this one unanswered".into(),
+            });
+        }
+        loop {
+            let picked = self.pick(&items, multi, deadline)?;
+            if picked.iter().any(|i| *i > other) {
+                return Ok(ReplyValue::Many(Vec::new()));
+            }
+            let mut values: Vec<String> = picked
+                .iter()
+                .filter(|i| **i != other)
+                .map(|i| items[*i].label.clone())
+                .collect();
+            if picked.contains(&other) {
+                let text = self.text("  Your answer: ", deadline)?;
+                if text.is_empty() {
+                    self.failed(EMPTY_OTHER);
+                    continue;
+                }
                 values.push(text);
             }
+            return Ok(match multi {
+                true => ReplyValue::Many(values),
+                false => ReplyValue::One(values.into_iter().next().unwrap_or_default()),
+            });
         }
-        Ok(match multi {
-            true => ReplyValue::Many(values),
-            false => ReplyValue::One(values.into_iter().next().unwrap_or_default()),
-        })
     }
 }
