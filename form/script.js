@@ -49,16 +49,18 @@
       if (q.type !== "info") number += 1;
       list.append(renderQuestion(q, number));
     }
+    for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
   }
 
   function renderQuestion(q, number) {
     const id = "q-" + q.id;
     if (q.type === "info") {
-      return el("section", { class: "question info", id, "data-id": q.id, tabindex: "-1" },
+      return el("section", { class: "question info" + (q.weight ? " " + q.weight : ""), id, "data-id": q.id, tabindex: "-1" },
         el("p", { class: "text", text: q.question }),
         q.context ? el("p", { class: "context", text: q.context }) : null);
     }
-    const box = el("fieldset", { class: "question", id, "data-id": q.id, "data-type": q.type });
+    const weight = q.weight ? " " + q.weight : "";
+    const box = el("fieldset", { class: "question" + weight, id, "data-id": q.id, "data-type": q.type });
     const legend = el("legend", {}, el("span", { class: "number", text: number + "." }), q.question);
     if (q.optional) legend.append(el("span", { class: "optional", text: "optional" }));
     else box.setAttribute("aria-required", "true");
@@ -78,7 +80,9 @@
     for (const option of q.options || []) {
       const label = typeof option === "string" ? option : option.label;
       const detail = typeof option === "string" ? "" : option.description;
+      // Recommended options start chosen, unless the model is only slightly sure.
       const input = el("input", { type: kind, name: q.id, value: label });
+      input.checked = picks.includes(label) && q.conviction !== "slight";
       const text = el("span", {}, el("span", { class: "label", text: label }));
       if (picks.includes(label)) text.append(el("span", { class: "badge", text: "Recommended" }));
       if (detail) text.append(el("span", { class: "detail", text: detail }));
@@ -189,22 +193,23 @@
     return { responses, images: uploads };
   }
 
-  // The required questions left unanswered, each with why: [{id, message}].
+  // What keeps the answers from being sent: required questions left unanswered, and "Other"
+  // chosen with nothing typed; [{id, message}].
   function unanswered(body) {
     const missing = [];
     for (const q of questions) {
-      if (q.type === "info" || q.optional) continue;
+      if (q.type === "info") continue;
+      const other = $("q-" + q.id).querySelector("input[data-other]");
+      if (other && other.checked && !$("q-" + q.id).querySelector("[data-other-text]").value.trim()) {
+        missing.push({ id: q.id, message: "Type your answer after choosing Other, or pick one of the options." });
+        continue;
+      }
+      if (q.optional) continue;
       const reply = body.responses.find((r) => r.id === q.id);
       const values = reply ? [].concat(reply.value) : [];
       const given = values.some((v) => String(v).trim() !== "");
       const uploaded = (images[q.id] || []).length > 0;
-      if (given || uploaded) continue;
-      const box = $("q-" + q.id);
-      const other = box.querySelector("input[data-other]");
-      const message = other && other.checked
-        ? "Type your answer after choosing Other, or pick one of the options."
-        : "Please answer this question.";
-      missing.push({ id: q.id, message });
+      if (!given && !uploaded) missing.push({ id: q.id, message: "Please answer this question." });
     }
     return missing;
   }

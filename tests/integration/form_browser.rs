@@ -150,14 +150,22 @@ fn field_errors_from_the_server_show_at_the_field() {
     let home = TempDir::new("browser-errors");
     let server = example_server(&home, 600);
     browser.open(&server.url());
-    // An untouched form sends nothing: each required question says so at its field.
+    // An untouched form sends nothing: each required question says so at its field (the
+    // database has its recommendation chosen already).
     browser.find("#q-database input");
+    assert_eq!(
+        browser.script(
+            "return document.querySelector('#q-database input:checked').value",
+            json!([])
+        ),
+        json!("SQLite")
+    );
     browser.click("#submit");
     browser.wait_until(
-        "return !document.getElementById('err-database').hidden",
+        "return !document.getElementById('err-features').hidden",
         "the field errors show",
     );
-    for id in ["database", "features", "name", "sketch"] {
+    for id in ["features", "name", "sketch"] {
         assert_eq!(
             browser.text(&format!("#err-{id}")),
             "Please answer this question.",
@@ -168,9 +176,8 @@ fn field_errors_from_the_server_show_at_the_field() {
         "return document.querySelectorAll('.question.invalid').length",
         json!([]),
     );
-    assert_eq!(invalid, json!(4), "the info item needs no answer");
+    assert_eq!(invalid, json!(3), "the info item needs no answer");
     assert!(server.wait(Duration::from_millis(300)).is_none());
-    browser.click("#q-database input[value=SQLite]");
     browser.click("#q-features input[data-other]");
     browser.click("#submit");
     browser.wait_until(

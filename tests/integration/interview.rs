@@ -406,3 +406,26 @@ fn when_the_browser_fails_to_open_the_questions_are_asked_in_the_terminal() {
         "{result}"
     );
 }
+
+#[test]
+fn a_questions_file_a_model_wrote_loosely_is_repaired_and_the_repair_is_said() {
+    let home = TempDir::new("interview-repair");
+    let written = "```json\n{\n  // what to build\n  \"title\": \"Setup\",\n  \"questions\": [\n    {\"id\": \"db\", \"type\": \"single\", \"question\": \"Which?\",\n     \"options\": [{\"label\": \"SQLite\", \"recommended\": true}, \"PostgreSQL\",],\n     \"codeBlock\": {\"code\": \"let db = open();\", \"lang\": \"rust\"}},\n  ],\n}\n```\n";
+    std::fs::write(home.path().join("questions.json"), written).unwrap();
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": "questions.json"})),
+        Reply::text(&["Understood."]),
+    ]);
+    let mut pty = start(&home, &server, &[]);
+    pty.wait_for("› ");
+    pty.send("ask me\r");
+    let (port, token) = address(&pty, 1);
+    assert_eq!(post(port, "/cancel", json!({"token": token})), 200);
+    pty.wait_for("Understood.");
+    assert!(pty.leave().success());
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.ends_with("\n\nNotes on the questions:\n- The questions were not valid JSON as written; Marvin removed the Markdown code fence around the JSON, removed a comment, removed 3 trailing commas before reading them.\n- Question \"db\": the legacy \"codeBlock\" was read as \"content\" (its \"code\" as \"source\"); write \"content\" next time."),
+        "{result}"
+    );
+}

@@ -1,10 +1,17 @@
-//! The interview (seed 000): a browser form that gathers many answers at once. `questions`
-//! parses the questions file, `answers` checks the answers sent back; `uploads` checks and
+//! The interview (seed 000): a browser form that gathers many answers at once. `repair`
+//! reads a questions file a model wrote, `questions` (with `content`, `media`, `recommend`)
+//! checks it, `answers` checks the answers sent back; `uploads` checks and
 //! keeps the images sent with them and the image paths typed instead; `server` serves the
 //! page and takes the answers.
 
 pub mod answers;
+pub mod content;
+pub mod media;
 pub mod questions;
+mod recommend;
+pub mod repair;
+#[cfg(test)]
+mod schema_tests;
 pub mod server;
 pub mod uploads;
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
+use crate::interact::form::repair;
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
@@ -37,7 +38,7 @@ const PARAMS: &[Param] = &[
         Kind::Any(Cow::Borrowed(
             r#"{"anyOf": [{"type": "string"}, {"type": "object"}]}"#,
         )),
-        "The questions: a path to a JSON file in the working directory, or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description}), recommended?, context?}]}",
+        "The questions: a path to a JSON file (relative to the working directory), or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description?, content?, recommended?: true}), recommended? (a label, or labels for multi), conviction? (strong|slight; slight shows the recommendation without choosing it), weight? (critical|minor), context?, content? ({source, lang?, file?, lines? \"10-12\", highlights? [line numbers from 1], title?}; lang md renders Markdown), media? (one or a list of {type: image {src: a path here or a data: URI, alt?} | table {table: {headers, rows, highlights?}} | chart {chart: {type: bar|line|pie|doughnut, data: {labels, datasets: [{label, data: [numbers]}]}}} | mermaid {mermaid} | html {html}, caption?, position?: above|below|side}), optional? (true lets the person skip it; every other question but info must be answered)}]}",
     ),
     Param::optional(
         "timeout",
@@ -73,11 +74,17 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     }
     let seconds = seconds as u64;
     let interview = load(&args.questions, ctx)?;
+    let notes = interview.notes.clone();
     if ctx.cancel.is_cancelled() {
         return Ok(questions::result_text(Status::Aborted, &[], seconds));
     }
     let (status, replies) = ask_form(interview, seconds, false, &*interactor, ctx)?;
-    Ok(questions::result_text(status, &replies, seconds))
+    let mut text = questions::result_text(status, &replies, seconds);
+    if !notes.is_empty() {
+        text.push_str("\n\nNotes on the questions:\n- ");
+        text.push_str(&notes.join("\n- "));
+    }
+    Ok(text)
 }
 
 /// Shows `interview` as a form (the browser when one opens here, else its address and the same
@@ -193,19 +200,36 @@ fn first_answer(
     })
 }
 
-/// The questions from an inline object, a JSON string, or a file in the working directory.
+/// The questions from an inline object, a JSON string, or a file in the working directory;
+/// JSON text is repaired as models need it (a code fence, comments, trailing commas), and
+/// what was repaired noted for the result.
 fn load(questions: &Value, ctx: &ToolContext) -> Result<Interview, String> {
-    let value = match questions {
-        Value::String(text) if text.trim_start().starts_with('{') => {
-            serde_json::from_str(text).map_err(|e| format!("questions: not valid JSON ({e})."))?
+    let (value, repairs) = match questions {
+        Value::String(text) if looks_like_json(text) => {
+            repair::read(text).map_err(|e| format!("questions: not valid JSON ({e})."))?
         }
         Value::String(path) => read_file(path, ctx)?,
-        other => other.clone(),
+        other => (other.clone(), Vec::new()),
     };
-    questions::parse(&value)
+    let mut interview = questions::parse(&value)?;
+    if !repairs.is_empty() {
+        interview.notes.insert(
+            0,
+            format!(
+                "The questions were not valid JSON as written; Marvin {} before reading them.",
+                repairs.join(", ")
+            ),
+        );
+    }
+    Ok(interview)
 }
 
-fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
+/// Inline JSON rather than a path: an object, or one in a code fence.
+fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '`'])
+}
+
+fn read_file(input: &str, ctx: &ToolContext) -> Result<(Value, Vec<String>), String> {
     let path = paths::resolve(&ctx.working_dir(), input)?;
     let shown = input.trim();
     let opened = confined::open(&ctx.working_dir(), &path);
@@ -221,5 +245,5 @@ fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
             "'{shown}' is larger than 1 MB; that is not a questions file."
         ));
     }
-    serde_json::from_str(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+    repair::read(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
 }

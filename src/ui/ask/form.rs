@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
-use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue};
+use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue, Weight};
 use crate::interact::form::uploads::check_image_path;
 use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
@@ -78,7 +78,11 @@ impl Asker<'_> {
             if terminal.answered_elsewhere.load(Ordering::SeqCst) {
                 return Err(Stop::Elsewhere);
             }
-            self.title(&question.id, &question.question);
+            let tag = match question.weight {
+                Some(Weight::Critical) => format!("{} · critical", question.id),
+                _ => question.id.clone(),
+            };
+            self.title(&tag, &question.question);
             if let Some(context) = &question.context {
                 self.note(&sanitize(context));
             }
@@ -160,11 +164,11 @@ impl Asker<'_> {
     ) -> Result<ReplyValue, Stop> {
         let multi = question.kind == Kind::Multi;
         let mut items: Vec<Choice> = question
-            .options
-            .iter()
+            .choices()
+            .into_iter()
             .map(|option| {
-                let mut choice = option.clone();
-                if question.recommended.contains(&option.label) {
+                let mut choice = option;
+                if question.recommended.contains(&choice.label) {
                     choice.description = match choice.description.is_empty() {
                         true => "recommended".into(),
                         false => format!("{} (recommended)", choice.description),
@@ -184,8 +188,14 @@ impl Asker<'_> {
                 description: "leave this one unanswered".into(),
             });
         }
+        let preset: Vec<usize> = match question.preselect() {
+            true => (0..question.options.len())
+                .filter(|i| question.recommended.contains(&question.options[*i].label))
+                .collect(),
+            false => Vec::new(),
+        };
         loop {
-            let picked = self.pick(&items, multi, deadline)?;
+            let picked = self.pick_from(&items, multi, &preset, deadline)?;
             if picked.iter().any(|i| *i > other) {
                 return Ok(ReplyValue::Many(Vec::new()));
             }
