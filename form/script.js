@@ -45,31 +45,44 @@
       $("description").hidden = false;
     }
     let number = 0;
-    for (const q of questions) {
+    questions.forEach((q, index) => {
       if (q.type !== "info") number += 1;
-      list.append(renderQuestion(q, number));
-    }
+      list.append(renderQuestion(q, number, index));
+    });
     for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
   }
 
-  function renderQuestion(q, number) {
+  // The question's media at `position` (above, below, side), and its content block.
+  function blocks(q, index, position) {
+    const nodes = (q.media || []).map((item, m) => [item, m])
+      .filter(([item]) => (item.position || "above") === position)
+      .map(([item, m]) => window.MarvinBlocks.media(item, index, m, token));
+    if (position === "above" && q.content) nodes.push(window.MarvinBlocks.content(q.content));
+    return nodes;
+  }
+
+  function renderQuestion(q, number, index) {
     const id = "q-" + q.id;
-    if (q.type === "info") {
-      return el("section", { class: "question info" + (q.weight ? " " + q.weight : ""), id, "data-id": q.id, tabindex: "-1" },
-        el("p", { class: "text", text: q.question }),
-        q.context ? el("p", { class: "context", text: q.context }) : null);
-    }
     const weight = q.weight ? " " + q.weight : "";
+    if (q.type === "info") {
+      return el("section", { class: "question info" + weight, id, "data-id": q.id, tabindex: "-1" },
+        ...blocks(q, index, "side"),
+        el("p", { class: "text", text: q.question }),
+        q.context ? el("p", { class: "context", text: q.context }) : null,
+        ...blocks(q, index, "above"), ...blocks(q, index, "below"));
+    }
     const box = el("fieldset", { class: "question" + weight, id, "data-id": q.id, "data-type": q.type });
     const legend = el("legend", {}, el("span", { class: "number", text: number + "." }), q.question);
     if (q.optional) legend.append(el("span", { class: "optional", text: "optional" }));
     else box.setAttribute("aria-required", "true");
-    box.append(legend);
+    box.append(legend, ...blocks(q, index, "side"));
     if (q.context) box.append(el("p", { class: "context", text: q.context }));
+    box.append(...blocks(q, index, "above"));
     if (q.type === "single" || q.type === "multi") renderChoices(box, q);
     else if (q.type === "text") {
       box.append(el("textarea", { name: q.id, "aria-label": q.question, rows: "4" }));
     } else if (q.type === "image") renderImage(box, q);
+    box.append(...blocks(q, index, "below"));
     box.append(el("p", { class: "error", id: "err-" + q.id, role: "alert", hidden: true }));
     return box;
   }
@@ -86,6 +99,7 @@
       const text = el("span", {}, el("span", { class: "label", text: label }));
       if (picks.includes(label)) text.append(el("span", { class: "badge", text: "Recommended" }));
       if (detail) text.append(el("span", { class: "detail", text: detail }));
+      if (typeof option !== "string" && option.content) text.append(window.MarvinBlocks.content(option.content));
       box.append(el("label", { class: "option" }, input, text));
     }
     const other = el("input", { type: kind, name: q.id, value: "__other__", "data-other": "1" });

@@ -1,7 +1,7 @@
 //! The interview page in real headless Chromium (Debian's chromium and chromedriver): every
 //! question type by mouse and by keyboard, a pasted image, a draft that survives a reload,
 //! submit, cancel, the deadline, an answer given elsewhere, and screenshots (light and dark,
-//! desktop and 320 px) saved to target/browser-artifacts/.
+//! desktop and 360 px) saved to target/browser-artifacts/.
 
 use std::time::Duration;
 
@@ -281,8 +281,8 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
 }
 
 #[test]
-fn screenshots_light_dark_desktop_and_320_px() {
-    for (width, name) in [(1280, "desktop"), (320, "320px")] {
+fn screenshots_light_dark_desktop_and_360_px() {
+    for (width, name) in [(1280, "desktop"), (360, "360px")] {
         let Some(browser) = Browser::start(width, 1600) else {
             return;
         };
@@ -298,7 +298,7 @@ fn screenshots_light_dark_desktop_and_320_px() {
             );
             let dark = background != json!("rgb(247, 247, 245)");
             assert_eq!(dark, scheme == "dark", "{scheme}: {background}");
-            // Nothing is wider than the window at 320 px.
+            // Nothing is wider than the window at 360 px.
             let overflow = browser.script(
                 "return document.documentElement.scrollWidth > window.innerWidth",
                 json!([]),

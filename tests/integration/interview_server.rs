@@ -18,6 +18,7 @@ const ASSETS: Assets = Assets {
     html: "<script type=\"application/json\" id=\"data\">/* __INTERVIEW_DATA_PLACEHOLDER__ */</script><link href=\"/styles.css?session=__SESSION_TOKEN__\">",
     css: "body { color: black }",
     js: "console.log('form')",
+    blocks: "console.log('blocks')",
 };
 
 fn start(home: &TempDir) -> FormServer {

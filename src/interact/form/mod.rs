@@ -7,6 +7,7 @@
 pub mod answers;
 pub mod content;
 pub mod media;
+pub mod pictures;
 pub mod questions;
 mod recommend;
 pub mod repair;
@@ -20,4 +21,5 @@ pub const PAGE: server::Assets = server::Assets {
     html: include_str!("../../../form/index.html"),
     css: include_str!("../../../form/styles.css"),
     js: include_str!("../../../form/script.js"),
+    blocks: include_str!("../../../form/blocks.js"),
 };

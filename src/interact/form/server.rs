@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
 use super::answers::{FieldError, unanswered};
+use super::pictures;
 use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
 use super::uploads::{MAX_IMAGES, UploadDir, check_image_path};
 use crate::secret;
@@ -40,6 +41,8 @@ pub struct Assets {
     pub html: &'static str,
     pub css: &'static str,
     pub js: &'static str,
+    /// What renders content blocks and media (blocks.js).
+    pub blocks: &'static str,
 }
 
 /// What the person did in the browser.
@@ -273,6 +276,7 @@ fn handle(shared: &Arc<Shared>, request: Request) {
             });
         }
         Ok(Route::Get(path)) => get(shared, path),
+        Ok(Route::Media(q, m)) => pictures::serve(&shared.interview, q, m),
         Err(response) => response,
     };
     shared.pool.refuse(request, response);
@@ -283,6 +287,10 @@ fn get(shared: &Shared, path: &str) -> HttpResponse {
         "/" => page(shared),
         "/styles.css" => asset(shared.assets.css, "text/css; charset=utf-8"),
         "/script.js" => asset(shared.assets.js, "application/javascript; charset=utf-8"),
+        "/blocks.js" => asset(
+            shared.assets.blocks,
+            "application/javascript; charset=utf-8",
+        ),
         _ => json_response(200, &status(shared)),
     }
 }
@@ -291,6 +299,8 @@ fn get(shared: &Shared, path: &str) -> HttpResponse {
 enum Route {
     Get(&'static str),
     Post(&'static str),
+    /// A picture the questions show: question and item number.
+    Media(usize, usize),
 }
 
 /// Everything that can be checked before a body is read: the Host, the Origin, the path, the
@@ -308,15 +318,20 @@ fn screen(shared: &Shared, request: &Request) -> Result<Route, HttpResponse> {
         (Method::Get, "/") => Route::Get("/"),
         (Method::Get, "/styles.css") => Route::Get("/styles.css"),
         (Method::Get, "/script.js") => Route::Get("/script.js"),
+        (Method::Get, "/blocks.js") => Route::Get("/blocks.js"),
         (Method::Get, "/health") => Route::Get("/health"),
         (Method::Post, "/heartbeat") => Route::Post("/heartbeat"),
         (Method::Post, "/cancel") => Route::Post("/cancel"),
         (Method::Post, "/submit") => Route::Post("/submit"),
+        (Method::Get, path) => match pictures::route(path) {
+            Some((q, m)) => Route::Media(q, m),
+            None => return Err(text(404, "Not found")),
+        },
         _ => return Err(text(404, "Not found")),
     };
     if !web::has_token(request, &shared.token, SESSION_HEADER) {
         return Err(match route {
-            Route::Get(_) => text(403, "Invalid session"),
+            Route::Get(_) | Route::Media(..) => text(403, "Invalid session"),
             Route::Post(_) => json_response(403, &json!({"ok": false, "error": "Invalid session"})),
         });
     }

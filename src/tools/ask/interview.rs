@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
-use crate::interact::form::repair;
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
+use crate::interact::form::{pictures, repair};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
 };
@@ -212,6 +212,7 @@ fn load(questions: &Value, ctx: &ToolContext) -> Result<Interview, String> {
         other => (other.clone(), Vec::new()),
     };
     let mut interview = questions::parse(&value)?;
+    pictures::resolve(&mut interview, &ctx.working_dir())?;
     if !repairs.is_empty() {
         interview.notes.insert(
             0,

@@ -86,6 +86,7 @@ impl Asker<'_> {
             if let Some(context) = &question.context {
                 self.note(&sanitize(context));
             }
+            self.blocks(question);
             let value = match question.kind {
                 Kind::Info => continue,
                 Kind::Single | Kind::Multi => self.form_choice(question, deadline)?,

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 mod approval;
+mod blocks;
 mod form;
 mod layout;
 mod questions;
