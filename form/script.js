@@ -388,7 +388,43 @@
     badge.classList.toggle("soon", left <= 120);
     badge.classList.toggle("urgent", left <= 30);
     badge.setAttribute("aria-live", left <= 30 ? "polite" : "off");
-    if (left === 0) end("Time is up", "The interview expired before the answers were sent.");
+    if (left === 0) expire();
+  }
+
+  // The deadline passed: Marvin stopped waiting. The page closes itself in 10 s unless the
+  // person stays (to read or copy what they typed, which the draft also keeps).
+  const CLOSE_AFTER = 10;
+
+  function expire() {
+    if (finished) return;
+    end("Time is up", "Marvin stopped waiting for these answers. What you typed stays in this browser's draft.");
+    let left = CLOSE_AFTER;
+    $("close-in").textContent = String(left);
+    $("overlay-countdown").hidden = false;
+    $("overlay-actions").hidden = false;
+    for (const button of $("overlay-actions").querySelectorAll("button")) button.disabled = false;
+    $("stay").focus();
+    timers.close = setInterval(() => {
+      left -= 1;
+      $("close-in").textContent = String(left);
+      if (left <= 0) closeTab();
+    }, 1000);
+  }
+
+  function stay() {
+    clearInterval(timers.close);
+    $("overlay").hidden = true;
+    $("form-error").textContent = "Time is up: Marvin stopped waiting, so these answers can no longer be sent. They stay here to read or copy.";
+    $("form-error").hidden = false;
+  }
+
+  function closeTab() {
+    clearInterval(timers.close);
+    $("overlay-countdown").hidden = true;
+    $("overlay-actions").hidden = true;
+    window.close();
+    // A tab the page did not open itself cannot be closed by it.
+    $("overlay-text").textContent = "You can close this tab now.";
   }
 
   async function heartbeat() {
@@ -494,6 +530,8 @@
   form.addEventListener("change", saveDraft);
   form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
   $("cancel").addEventListener("click", cancel);
+  $("stay").addEventListener("click", stay);
+  $("close").addEventListener("click", closeTab);
   tick();
   timers.countdown = setInterval(tick, 1000);
   timers.heartbeat = setInterval(heartbeat, 5000);

@@ -260,6 +260,51 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
         "return document.getElementById('overlay-title').textContent === 'Time is up'",
         "the page expires",
     );
+    // Its own countdown to closing the tab, and Stay / Close.
+    assert!(
+        browser
+            .text("#overlay-countdown")
+            .starts_with("Closing this tab in")
+    );
+    browser.wait_until(
+        "return Number(document.getElementById('close-in').textContent) < 10",
+        "the close countdown runs",
+    );
+    browser.click("#stay");
+    browser.wait_until(
+        "return document.getElementById('overlay').hidden",
+        "Stay keeps the page",
+    );
+    assert!(browser.text("#form-error").starts_with("Time is up"));
+    let still = browser.script(
+        "return document.getElementById('close-in').textContent",
+        json!([]),
+    );
+    assert_eq!(
+        browser.script(
+            "return document.getElementById('close-in').textContent",
+            json!([])
+        ),
+        still,
+        "the countdown stopped"
+    );
+    let late = example_server(&home, 1);
+    browser.open(&late.url());
+    browser.wait_until(
+        "return !document.getElementById('overlay-actions').hidden",
+        "the second page expires",
+    );
+    // The page may not close a tab it did not open: it says so instead.
+    browser.script(
+        "window.close = () => { window.__closed = true; }",
+        json!([]),
+    );
+    browser.click("#close");
+    assert_eq!(
+        browser.script("return window.__closed === true", json!([])),
+        json!(true)
+    );
+    assert_eq!(browser.text("#overlay-text"), "You can close this tab now.");
 
     let other = example_server(&home, 600);
     browser.open(&other.url());

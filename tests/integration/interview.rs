@@ -429,3 +429,50 @@ fn a_questions_file_a_model_wrote_loosely_is_repaired_and_the_repair_is_said() {
         "{result}"
     );
 }
+
+#[test]
+fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_verbose_lists_requests()
+ {
+    let home = TempDir::new("interview-absolute");
+    let elsewhere = TempDir::new("interview-absolute-elsewhere");
+    let file = elsewhere.path().join("questions.json");
+    std::fs::write(&file, questions().to_string()).unwrap();
+    let file = std::fs::canonicalize(&file).unwrap().display().to_string();
+    let inside = home.path().join("inside.json");
+    std::fs::write(&inside, questions().to_string()).unwrap();
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": file, "verbose": true})),
+        Reply::text(&["Fine."]),
+        interview_call(json!({"questions": inside.display().to_string()})),
+        Reply::text(&["Again."]),
+    ]);
+    let mut pty = start(&home, &server, &[]);
+    pty.wait_for("› ");
+    pty.send("ask me\r");
+    // The approval names the file, read only.
+    pty.wait_for("working directory (read only, to show them in the form):");
+    pty.wait_for(&file);
+    pty.wait_for("Yes, once");
+    pty.send("\r");
+    let (port, token) = address(&pty, 1);
+    assert_eq!(post(port, "/cancel", json!({"token": token})), 200);
+    pty.wait_for("Fine.");
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.starts_with("User cancelled the interview form."),
+        "{result}"
+    );
+    assert!(
+        result.ends_with("\n\nThe form's requests (verbose):\n- POST /cancel 200"),
+        "{result}"
+    );
+    assert!(!result.contains(&token), "{result}");
+    // An absolute path inside the working directory needs no approval.
+    pty.wait_for_nth("› ", 2);
+    pty.send("again\r");
+    let (port, token) = address(&pty, 2);
+    assert_eq!(post(port, "/cancel", json!({"token": token})), 200);
+    pty.wait_for("Again.");
+    assert_eq!(pty.screen().matches("Yes, once").count(), 1);
+    assert!(pty.leave().success());
+}

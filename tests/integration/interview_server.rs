@@ -358,6 +358,7 @@ fn an_untouched_form_sends_nothing_and_typed_image_paths_are_checked() {
         uploads: home.path().join("uploads"),
         timeout_secs: 600,
         base_dir: home.path().to_path_buf(),
+        verbose: true,
     };
     let server = FormServer::start_with(interview, ASSETS, setup).unwrap();
     let token = server.token().to_string();
@@ -409,6 +410,11 @@ fn an_untouched_form_sends_nothing_and_typed_image_paths_are_checked() {
     assert_eq!(
         replies[2].value,
         ReplyValue::Many(vec![logo.display().to_string()])
+    );
+    // verbose: every request, repeats counted, never the token.
+    assert_eq!(
+        server.trace(),
+        ["POST /submit 400 (×3)", "POST /submit 200"]
     );
 }
 

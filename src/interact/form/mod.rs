@@ -14,6 +14,7 @@ pub mod repair;
 #[cfg(test)]
 mod schema_tests;
 pub mod server;
+mod trace;
 pub mod uploads;
 
 /// The page in `form/`, built into the binary: no CDN, no build step, works offline.

@@ -18,6 +18,7 @@ use tiny_http::{Method, Request, Response};
 use super::answers::{FieldError, unanswered};
 use super::pictures;
 use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
+use super::trace::Trace;
 use super::uploads::{MAX_IMAGES, UploadDir, check_image_path};
 use crate::secret;
 use crate::web::{self, HttpResponse, asset, header, json_response, text, with_headers};
@@ -94,6 +95,7 @@ struct Shared {
     uploads: UploadDir,
     /// What image paths typed in the page are relative to: the working directory.
     base_dir: PathBuf,
+    trace: Trace,
     state: Mutex<State>,
     last_heartbeat: Mutex<Option<Instant>>,
     events: Sender<FormEvent>,
@@ -117,6 +119,8 @@ pub struct Setup {
     pub timeout_secs: u64,
     /// What image paths typed in the page are relative to.
     pub base_dir: PathBuf,
+    /// Keep a line for each request, for [`FormServer::trace`].
+    pub verbose: bool,
 }
 
 impl FormServer {
@@ -133,6 +137,7 @@ impl FormServer {
             uploads,
             timeout_secs,
             base_dir,
+            verbose: false,
         };
         Self::start_with(interview, assets, setup)
     }
@@ -143,6 +148,7 @@ impl FormServer {
             uploads,
             timeout_secs,
             base_dir,
+            verbose,
         } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
@@ -165,6 +171,7 @@ impl FormServer {
             timeout_secs,
             uploads: UploadDir::new(uploads),
             base_dir,
+            trace: Trace::new(verbose),
             state: Mutex::new(State::Open),
             last_heartbeat: Mutex::new(None),
             events: sender,
@@ -221,6 +228,11 @@ impl FormServer {
         }
     }
 
+    /// The requests served, one line each, when `verbose` was set.
+    pub fn trace(&self) -> Vec<String> {
+        self.shared.trace.lines()
+    }
+
     /// When the page last said it was open.
     pub fn last_heartbeat(&self) -> Option<Instant> {
         *lock(&self.shared.last_heartbeat)
@@ -260,25 +272,31 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Serves a request: a GET without a body here; anything with a body through the pool, so a
 /// body that trickles in holds up nothing else (see [`web::Pool`]).
 fn handle(shared: &Arc<Shared>, request: Request) {
+    let method = request.method().as_str().to_string();
+    let path = web::path_and_query(&request).0.to_string();
     let response = match screen(shared, &request) {
-        Ok(Route::Post(path)) => {
+        Ok(Route::Post(route)) => {
             let owned = Arc::clone(shared);
             return shared.pool.accept(request, move |mut request| {
                 let deadline = Instant::now() + BODY_DEADLINE;
                 let response =
                     match web::read_json_body(&mut request, MAX_BODY_BYTES, deadline, too_large) {
-                        Ok(body) => match answer_post(&owned, path, &body) {
+                        Ok(body) => match answer_post(&owned, route, &body) {
                             Ok(response) | Err(response) => response,
                         },
                         Err(response) => response,
                     };
+                owned.trace.record(&method, &path, response.status_code().0);
                 let _ = request.respond(response);
             });
         }
-        Ok(Route::Get(path)) => get(shared, path),
+        Ok(Route::Get(route)) => get(shared, route),
         Ok(Route::Media(q, m)) => pictures::serve(&shared.interview, q, m),
         Err(response) => response,
     };
+    shared
+        .trace
+        .record(&method, &path, response.status_code().0);
     shared.pool.refuse(request, response);
 }
 

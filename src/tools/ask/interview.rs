@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::interact::approvals::{Action, ActionKind};
 use crate::interact::form::PAGE;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
@@ -38,12 +40,17 @@ const PARAMS: &[Param] = &[
         Kind::Any(Cow::Borrowed(
             r#"{"anyOf": [{"type": "string"}, {"type": "object"}]}"#,
         )),
-        "The questions: a path to a JSON file (relative to the working directory), or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description?, content?, recommended?: true}), recommended? (a label, or labels for multi), conviction? (strong|slight; slight shows the recommendation without choosing it), weight? (critical|minor), context?, content? ({source, lang?, file?, lines? \"10-12\", highlights? [line numbers from 1], title?}; lang md renders Markdown), media? (one or a list of {type: image {src: a path here or a data: URI, alt?} | table {table: {headers, rows, highlights?}} | chart {chart: {type: bar|line|pie|doughnut, data: {labels, datasets: [{label, data: [numbers]}]}}} | mermaid {mermaid} | html {html}, caption?, position?: above|below|side}), optional? (true lets the person skip it; every other question but info must be answered)}]}",
+        "The questions: a path to a JSON file (relative to the working directory, or absolute: a file outside it is read after the user approves), or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description?, content?, recommended?: true}), recommended? (a label, or labels for multi), conviction? (strong|slight; slight shows the recommendation without choosing it), weight? (critical|minor), context?, content? ({source, lang?, file?, lines? \"10-12\", highlights? [line numbers from 1], title?}; lang md renders Markdown), media? (one or a list of {type: image {src: a path here or a data: URI, alt?} | table {table: {headers, rows, highlights?}} | chart {chart: {type: bar|line|pie|doughnut, data: {labels, datasets: [{label, data: [numbers]}]}}} | mermaid {mermaid} | html {html}, caption?, position?: above|below|side}), optional? (true lets the person skip it; every other question but info must be answered)}]}",
     ),
     Param::optional(
         "timeout",
         Kind::Integer,
         "Seconds to wait for the answers (default 600)",
+    ),
+    Param::optional(
+        "verbose",
+        Kind::Boolean,
+        "true: the result also lists the requests the form's page made (for when the form misbehaves)",
     ),
 ];
 
@@ -60,6 +67,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 struct Args {
     questions: Value,
     timeout: Option<i64>,
+    verbose: Option<bool>,
 }
 
 fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
@@ -78,13 +86,39 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     if ctx.cancel.is_cancelled() {
         return Ok(questions::result_text(Status::Aborted, &[], seconds));
     }
-    let (status, replies) = ask_form(interview, seconds, false, &*interactor, ctx)?;
-    let mut text = questions::result_text(status, &replies, seconds);
+    let how = How {
+        seconds,
+        short: false,
+        verbose: args.verbose.unwrap_or(false),
+    };
+    let asked = ask(interview, how, &*interactor, ctx)?;
+    let mut text = questions::result_text(asked.status, &asked.replies, seconds);
     if !notes.is_empty() {
         text.push_str("\n\nNotes on the questions:\n- ");
         text.push_str(&notes.join("\n- "));
     }
+    if how.verbose {
+        text.push_str("\n\nThe form's requests (verbose):\n- ");
+        text.push_str(&asked.trace.join("\n- "));
+    }
     Ok(text)
+}
+
+/// How a form is asked.
+#[derive(Clone, Copy)]
+struct How {
+    seconds: u64,
+    /// Asked in the terminal without opening a browser.
+    short: bool,
+    /// The form's requests are kept for the result.
+    verbose: bool,
+}
+
+/// How a form ended: its answers, and the requests it served when `verbose`.
+struct Asked {
+    status: Status,
+    replies: Vec<Reply>,
+    trace: Vec<String>,
 }
 
 /// Shows `interview` as a form (the browser when one opens here, else its address and the same
@@ -100,6 +134,24 @@ pub(crate) fn ask_form(
     interactor: &dyn Interactor,
     ctx: &ToolContext,
 ) -> Result<(Status, Vec<Reply>), String> {
+    let how = How {
+        seconds,
+        short,
+        verbose: false,
+    };
+    ask(interview, how, interactor, ctx).map(|asked| (asked.status, asked.replies))
+}
+
+fn ask(
+    interview: Interview,
+    How {
+        seconds,
+        short,
+        verbose,
+    }: How,
+    interactor: &dyn Interactor,
+    ctx: &ToolContext,
+) -> Result<Asked, String> {
     let title = interview
         .title
         .clone()
@@ -113,6 +165,7 @@ pub(crate) fn ask_form(
         uploads,
         timeout_secs: seconds,
         base_dir: ctx.working_dir(),
+        verbose,
     };
     let server = FormServer::start_with(interview, PAGE, setup)?;
     let surface = &ctx.settings.form_surface;
@@ -141,14 +194,19 @@ pub(crate) fn ask_form(
         timeout: Duration::from_secs(seconds),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    Ok(first_answer(
+    let (status, replies) = first_answer(
         &server,
         interactor,
         &prompt,
         deadline,
         ctx,
         &answered_elsewhere,
-    ))
+    );
+    Ok(Asked {
+        status,
+        replies,
+        trace: server.trace(),
+    })
 }
 
 /// Waits for the first of: answers or a cancel from the browser, answers from the terminal,
@@ -230,21 +288,57 @@ fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with(['{', '`'])
 }
 
+/// A questions file: relative to the working directory, or absolute. An absolute path
+/// outside the working directory is read only after the person approves it (the approval
+/// names the file); it is only read, never written.
 fn read_file(input: &str, ctx: &ToolContext) -> Result<(Value, Vec<String>), String> {
-    let path = paths::resolve(&ctx.working_dir(), input)?;
     let shown = input.trim();
+    let text = match Path::new(shown).is_absolute() {
+        true => read_absolute(shown, ctx)?,
+        false => read_relative(shown, ctx)?,
+    };
+    repair::read(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+}
+
+fn read_relative(shown: &str, ctx: &ToolContext) -> Result<String, String> {
+    let path = paths::resolve(&ctx.working_dir(), shown)?;
     let opened = confined::open(&ctx.working_dir(), &path);
     let file = opened.map(|opened| opened.file).map_err(|e| {
         format!("Cannot read the questions file '{shown}': {e}. Give a path inside the working directory, or the questions object itself.")
     })?;
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("Cannot read '{shown}': {e}."))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
+    text_of(bytes, shown)
+}
+
+fn read_absolute(shown: &str, ctx: &ToolContext) -> Result<String, String> {
+    let working = ctx.working_dir();
+    let root = std::fs::canonicalize(&working).unwrap_or(working);
+    let real = std::fs::canonicalize(shown)
+        .map_err(|e| format!("Cannot read the questions file '{shown}': {e}."))?;
+    if let Ok(inside) = real.strip_prefix(&root) {
+        return read_relative(&inside.to_string_lossy(), ctx);
+    }
+    ctx.approve_in_every_mode(Action {
+        tool: "interview".into(),
+        kind: ActionKind::Act,
+        key: format!("interview:read {}", real.display()),
+        scope: None,
+        summary: "interview wants to read its questions from a file outside the working directory (read only, to show them in the form):".into(),
+        detail: real.display().to_string(),
+    })?;
+    let (bytes, _) = confined::read_any(&real, MAX_FILE_BYTES + 1)
+        .map_err(|e| format!("Cannot read the questions file '{shown}': {e}."))?;
+    text_of(bytes, shown)
+}
+
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!(
             "'{shown}' is larger than 1 MB; that is not a questions file."
         ));
     }
-    repair::read(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+    String::from_utf8(bytes).map_err(|_| format!("'{shown}' is not UTF-8 text."))
 }
