@@ -263,13 +263,18 @@
     $("form-error").hidden = true;
   }
 
-  async function post(path, body) {
+  // `patience`: milliseconds before a request that got no answer counts as failed (a
+  // connection the browser kept open to a server that is gone never answers).
+  async function post(path, body, patience) {
+    const abort = new AbortController();
+    const timer = patience ? setTimeout(() => abort.abort(), patience) : null;
     const response = await fetch(path, {
       method: "POST",
       // The token goes in a header, checked before the server reads the body.
       headers: { "Content-Type": "application/json", "X-Marvin-Session": token },
       body: JSON.stringify(body),
-    });
+      signal: abort.signal,
+    }).finally(() => clearTimeout(timer));
     let payload = {};
     try { payload = await response.json(); } catch (_) { /* not JSON */ }
     return { status: response.status, payload };
@@ -338,36 +343,67 @@
 
   const draftKey = "marvin-interview-" + hash(JSON.stringify(questions));
 
-  // The draft key of a control, or null for controls not kept (file pickers).
-  function keyOf(control) {
-    if (control.type === "radio" || control.type === "checkbox") return "pick|" + control.name + "|" + control.value;
-    if (control.tagName === "TEXTAREA") return "text|" + control.name;
-    if (control.dataset.otherText) return "other|" + control.dataset.otherText;
-    if (control.dataset.path) return "path|" + control.dataset.path;
-    return null;
-  }
-
-  function saveDraft() {
-    if (finished) return;
-    const draft = {};
-    for (const control of form.querySelectorAll("input, textarea")) {
-      const key = keyOf(control);
-      if (key) draft[key] = key.startsWith("pick|") ? control.checked : control.value;
+  // The answers in progress, question by question: {id: {picks, other} | {text} | {paths}}.
+  function currentAnswers() {
+    const answers = {};
+    for (const q of questions) {
+      const box = $("q-" + q.id);
+      if (q.type === "single" || q.type === "multi") {
+        const picks = [...box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']:checked")]
+          .filter((input) => !input.dataset.other).map((input) => input.value);
+        const other = box.querySelector("input[data-other]").checked
+          ? box.querySelector("[data-other-text]").value : null;
+        answers[q.id] = { picks, other };
+      } else if (q.type === "text") {
+        answers[q.id] = { text: box.querySelector("textarea").value };
+      } else if (q.type === "image") {
+        const typed = box.querySelector("[data-path]").value;
+        answers[q.id] = { paths: typed ? [typed] : [] };
+      }
     }
-    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (_) { /* storage full or off */ }
+    return answers;
   }
 
-  function restoreDraft() {
-    let draft;
-    try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (_) { draft = null; }
-    if (!draft) return;
-    for (const control of form.querySelectorAll("input, textarea")) {
-      const key = keyOf(control);
-      if (!key || !(key in draft)) continue;
-      if (key.startsWith("pick|")) control.checked = Boolean(draft[key]);
-      else control.value = String(draft[key]);
+  function applyAnswers(answers) {
+    for (const q of questions) {
+      const entry = answers[q.id];
+      const box = $("q-" + q.id);
+      if (!entry || !box) continue;
+      if (entry.picks) {
+        for (const input of box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']")) {
+          input.checked = input.dataset.other ? entry.other !== null && entry.other !== undefined
+            : entry.picks.includes(input.value);
+        }
+        box.querySelector("[data-other-text]").value = entry.other || "";
+      } else if (typeof entry.text === "string" && q.type === "text") {
+        box.querySelector("textarea").value = entry.text;
+      } else if (entry.paths && q.type === "image") {
+        box.querySelector("[data-path]").value = entry.paths[0] || "";
+      }
     }
     for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
+  }
+
+  // Kept in this browser, and sent to Marvin (a moment after the last change) so that the
+  // terminal, or this page opened again elsewhere, continues from it.
+  function saveDraft() {
+    if (finished) return;
+    const draft = { at: Date.now(), answers: currentAnswers() };
+    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (_) { /* storage full or off */ }
+    clearTimeout(timers.draft);
+    timers.draft = setTimeout(() => { post("/draft", draft).catch(() => {}); }, 400);
+  }
+
+  // The newer of this browser's draft and the one Marvin keeps (the terminal's answers, or
+  // another page's).
+  function restoreDraft() {
+    let local = null;
+    try { local = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (_) { local = null; }
+    const kept = data.draft;
+    const candidates = [local, kept].filter((d) => d && d.answers && typeof d.at === "number");
+    if (!candidates.length) return;
+    candidates.sort((a, b) => b.at - a.at);
+    applyAnswers(candidates[0].answers);
   }
 
   function clearDraft() {
@@ -429,7 +465,7 @@
 
   async function heartbeat() {
     try {
-      const { payload } = await post("/heartbeat", {});
+      const { payload } = await post("/heartbeat", {}, 4000);
       if (payload.state && payload.state !== "open" && !finished) {
         end("Interview closed", payload.message || "This interview has ended.");
       }

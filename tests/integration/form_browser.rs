@@ -12,13 +12,17 @@ use marvin::interact::form::questions::{self, ReplyValue, Status};
 use marvin::interact::form::server::{FormEvent, FormServer, State};
 use serde_json::{Value, json};
 
-fn example_server(home: &TempDir, timeout_secs: u64) -> FormServer {
+fn example_questions() -> questions::Interview {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/form/example-questions.json"
     ))
     .unwrap();
-    let interview = questions::parse(&serde_json::from_str(&text).unwrap()).unwrap();
+    questions::parse(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+fn example_server(home: &TempDir, timeout_secs: u64) -> FormServer {
+    let interview = example_questions();
     FormServer::start(interview, PAGE, home.path().join("uploads"), timeout_secs).unwrap()
 }
 
@@ -124,9 +128,14 @@ fn every_type_by_mouse_and_keyboard_survives_a_reload_and_reaches_the_tool() {
         panic!("no image path")
     };
     assert!(paths[0].ends_with("/pasted.png"), "{paths:?}");
-    let result = questions::result_text(Status::Completed, &replies, 600);
+    let asked = example_questions().questions;
+    let result = questions::result_text(Status::Completed, None, &asked, &replies, 600);
     assert!(
-        result.contains("- features: Sign-in, Search, Audit log"),
+        result.contains("- features: Sign-in, Search, Other: \"Audit log\"\n"),
+        "{result}"
+    );
+    assert!(
+        result.contains("\"features\":[\"Sign-in\",\"Search\",{\"other\":\"Audit log\"}]"),
         "{result}"
     );
     browser.wait_until(
@@ -352,4 +361,35 @@ fn screenshots_light_dark_desktop_and_360_px() {
             browser.screenshot(&format!("form-{name}-{scheme}"));
         }
     }
+}
+
+#[test]
+fn a_page_opened_again_elsewhere_continues_from_the_draft_marvin_keeps() {
+    let Some(browser) = Browser::start(1000, 1200) else {
+        return;
+    };
+    let home = TempDir::new("browser-draft");
+    let server = example_server(&home, 600);
+    browser.open(&server.url());
+    browser.find("#q-database input");
+    browser.click("#q-database input[value=PostgreSQL]");
+    browser.type_into("#q-name textarea", "ledger");
+    // The page sends its draft a moment after the last change.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while server.draft()["answers"]["name"]["text"] != json!("ledger") {
+        assert!(std::time::Instant::now() < deadline, "{}", server.draft());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        server.draft()["answers"]["database"],
+        json!({"picks": ["PostgreSQL"], "other": null})
+    );
+    // Another browser (nothing in its storage) opens the same form.
+    browser.script("localStorage.clear()", json!([]));
+    browser.refresh();
+    browser.wait_until(
+        "return document.querySelector('#q-name textarea').value === 'ledger' \
+         && document.querySelector('#q-database input[value=PostgreSQL]').checked",
+        "the page starts from Marvin's draft",
+    );
 }

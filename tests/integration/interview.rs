@@ -122,10 +122,25 @@ fn answers_from_the_form_reach_the_model() {
             .join("marvin-home/profiles/default/chat_log.jsonl"),
     )
     .unwrap();
-    assert!(
-        log.contains("interview form opened: Project setup at http://127.0.0.1:"),
-        "{log}"
-    );
+    // The chat log keeps the questions and the browser's answers, readable, never the
+    // address.
+    let texts: Vec<String> = log
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for expected in [
+        "interview \"Project setup\" asked: db (single: SQLite | PostgreSQL) Which database?; name (text) Name?",
+        "interview answered in the browser: db: PostgreSQL; name: ledger",
+    ] {
+        assert!(texts.iter().any(|t| t == expected), "{expected}\n{log}");
+    }
+    assert!(!log.contains("127.0.0.1"), "{log}");
+    assert!(result.contains(r#""answered_in":"browser""#), "{result}");
     assert_eq!(files_containing(home.path(), &token), Vec::<String>::new());
 }
 
@@ -299,7 +314,7 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
     let result = server.requests()[1].last_tool_result();
     let logo = std::fs::canonicalize(home.path().join("logo.png")).unwrap();
     assert!(
-        result.starts_with(&format!("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: {}", logo.display())),
+        result.starts_with(&format!("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: image files: {}\n- notes: (skipped)\n\n", logo.display())),
         "{result}"
     );
 }
@@ -475,4 +490,68 @@ fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_ver
     pty.wait_for("Again.");
     assert_eq!(pty.screen().matches("Yes, once").count(), 1);
     assert!(pty.leave().success());
+}
+
+/// A GET of the page as a browser sends it; the body.
+fn get_page(port: u16, token: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /?session={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+fn the_terminal_continues_from_the_pages_draft_and_the_page_from_the_terminals() {
+    let home = TempDir::new("interview-draft");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"questions": [
+            {"id": "first", "type": "text", "question": "First?"},
+            {"id": "db", "type": "single", "question": "Which database?",
+             "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"},
+            {"id": "name", "type": "text", "question": "Name?"}]}})),
+        Reply::text(&["Got it."]),
+    ]);
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    let (port, token) = address(&pty, 1);
+    pty.wait_for("Your answer: ");
+    // The page typed some answers and went away.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let draft = json!({"token": token, "at": now, "answers": {
+        "db": {"picks": [], "other": "MariaDB"}, "name": {"text": "ledger"}}});
+    assert_eq!(post(port, "/draft", draft), 200);
+    pty.send("hello\r");
+    pty.wait_for("✓ first: hello");
+    // The page opened again starts from the terminal's answer too.
+    let page = get_page(port, &token);
+    assert!(page.contains(r#""first":{"text":"hello"}"#), "{page}");
+    assert!(page.contains(r#""other":"MariaDB""#), "{page}");
+    // The chooser starts on Other, the draft's text kept with Enter.
+    pty.wait_for("Enter chooses");
+    pty.send("\r");
+    pty.wait_for("From the draft: MariaDB");
+    pty.send("\r");
+    pty.wait_for("✓ db: MariaDB");
+    pty.wait_for("From the draft: ledger");
+    pty.send("\r");
+    pty.wait_for("Got it.");
+    assert!(pty.leave().success());
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.starts_with("User completed the interview form.\n\nResponses:\n- first: hello\n- db: Other: \"MariaDB\"\n- name: ledger\n\n"),
+        "{result}"
+    );
+    assert!(result.contains(r#""db":{"other":"MariaDB"}"#), "{result}");
 }

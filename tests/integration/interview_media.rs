@@ -184,7 +184,7 @@ fn the_terminal_shows_every_block_as_text_within_80_columns() {
     let result = server.requests()[1].last_tool_result();
     assert!(
         result.starts_with(
-            "User completed the interview form.\n\nResponses:\n- storage: Disk\n- patch: Apply\n\n"
+            "User completed the interview form.\n\nResponses:\n- storage: Disk\n- patch: Apply\n- notes: (skipped)\n\n"
         ),
         "{result}"
     );

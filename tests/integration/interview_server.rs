@@ -359,6 +359,7 @@ fn an_untouched_form_sends_nothing_and_typed_image_paths_are_checked() {
         timeout_secs: 600,
         base_dir: home.path().to_path_buf(),
         verbose: true,
+        draft: Default::default(),
     };
     let server = FormServer::start_with(interview, ASSETS, setup).unwrap();
     let token = server.token().to_string();

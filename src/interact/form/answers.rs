@@ -166,36 +166,138 @@ pub enum Status {
     Aborted,
 }
 
-/// The tool's result: seed 000's summary lines, then the status and the answers as JSON.
-pub fn result_text(status: Status, replies: &[Reply], timeout_secs: u64) -> String {
+/// The tool's result: seed 000's first line, one line per question (`- id: answer`, text
+/// typed under "Other" and picture paths marked as such, `(skipped)` for an optional question
+/// left unanswered), then the status and the answers as JSON, by question id: a chosen label
+/// or the text typed as a string, several as a list, Other as `{"other": text}`, pictures as
+/// `{"images": [paths]}`, pictures attached to an answer as `{"answer": …, "attached": [paths]}`,
+/// a skipped question as `null`.
+///
+/// `answered_in` says where the answers were given (`browser`, `terminal`), when known.
+pub fn result_text(
+    status: Status,
+    answered_in: Option<&str>,
+    questions: &[FormQuestion],
+    replies: &[Reply],
+    timeout_secs: u64,
+) -> String {
     let summary = match status {
         Status::Completed => format!(
             "User completed the interview form.\n\nResponses:\n{}",
-            summary_lines(replies)
+            summary_lines(questions, replies)
         ),
         Status::Cancelled => "User cancelled the interview form.".to_string(),
         Status::Timeout => format!("Interview form timed out after {timeout_secs} seconds."),
         Status::Aborted => "Interview was aborted.".to_string(),
     };
-    let details = serde_json::json!({ "status": status, "responses": replies });
+    let mut answers = serde_json::Map::new();
+    if status == Status::Completed {
+        for question in questions.iter().filter(|q| q.kind != Kind::Info) {
+            let reply = replies.iter().find(|r| r.id == question.id);
+            answers.insert(question.id.clone(), answer_json(question, reply));
+        }
+    }
+    let mut details = serde_json::json!({ "status": status, "answers": answers });
+    if let Some(surface) = answered_in {
+        details["answered_in"] = serde_json::json!(surface);
+    }
     format!("{summary}\n\n{details}")
 }
 
-fn summary_lines(replies: &[Reply]) -> String {
-    if replies.is_empty() {
-        return "(none)".into();
-    }
-    replies
+/// One line per question answered or skipped, in the form's order.
+fn summary_lines(questions: &[FormQuestion], replies: &[Reply]) -> String {
+    let lines: Vec<String> = questions
         .iter()
-        .map(|reply| {
-            let mut line = format!("- {}: {}", reply.id, reply.value.joined());
-            if !reply.attachments.is_empty() {
-                line.push_str(&format!(" [attachments: {}]", reply.attachments.join(", ")));
-            }
-            line
+        .filter(|q| q.kind != Kind::Info)
+        .map(|question| {
+            let reply = replies.iter().find(|r| r.id == question.id);
+            format!("- {}: {}", question.id, answer_line(question, reply))
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    match lines.is_empty() {
+        true => "(none)".into(),
+        false => lines.join("\n"),
+    }
+}
+
+/// The parts of an answer: each chosen option, or the text typed under Other.
+enum Part<'a> {
+    Chosen(&'a str),
+    Other(&'a str),
+}
+
+fn parts<'a>(question: &FormQuestion, reply: &'a Reply) -> Vec<Part<'a>> {
+    let values: Vec<&str> = match &reply.value {
+        ReplyValue::One(one) => vec![one.as_str()],
+        ReplyValue::Many(many) => many.iter().map(String::as_str).collect(),
+    };
+    values
+        .into_iter()
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| match question.options.iter().any(|o| o.label == v) {
+            true => Part::Chosen(v),
+            false => Part::Other(v),
+        })
+        .collect()
+}
+
+/// An answer as one line (a text's own line breaks indented under it).
+pub fn answer_line(question: &FormQuestion, reply: Option<&Reply>) -> String {
+    let Some(reply) = reply.filter(|r| !r.value.is_empty() || !r.attachments.is_empty()) else {
+        return "(skipped)".into();
+    };
+    let mut line = match question.kind {
+        Kind::Single | Kind::Multi => parts(question, reply)
+            .iter()
+            .map(|part| match part {
+                Part::Chosen(label) => label.to_string(),
+                Part::Other(text) => format!("Other: {}", serde_json::json!(text)),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Kind::Image => format!("image files: {}", reply.value.joined()),
+        Kind::Text | Kind::Info => reply.value.joined().replace('\n', "\n  "),
+    };
+    if !reply.attachments.is_empty() {
+        line.push_str(&format!(
+            " [attached images: {}]",
+            reply.attachments.join(", ")
+        ));
+    }
+    line
+}
+
+fn answer_json(question: &FormQuestion, reply: Option<&Reply>) -> Value {
+    let Some(reply) = reply.filter(|r| !r.value.is_empty() || !r.attachments.is_empty()) else {
+        return Value::Null;
+    };
+    let part = |part: &Part| match part {
+        Part::Chosen(label) => serde_json::json!(label),
+        Part::Other(text) => serde_json::json!({ "other": text }),
+    };
+    let answer = match question.kind {
+        Kind::Single => parts(question, reply).first().map_or(Value::Null, part),
+        Kind::Multi => Value::Array(parts(question, reply).iter().map(part).collect()),
+        Kind::Image => serde_json::json!({ "images": reply.value_list() }),
+        Kind::Text | Kind::Info => serde_json::json!(reply.value.joined()),
+    };
+    match reply.attachments.is_empty() {
+        true => answer,
+        false => serde_json::json!({ "answer": answer, "attached": reply.attachments }),
+    }
+}
+
+impl Reply {
+    /// The values as a list, blanks left out.
+    fn value_list(&self) -> Vec<&str> {
+        match &self.value {
+            ReplyValue::One(one) => vec![one.as_str()],
+            ReplyValue::Many(many) => many.iter().map(String::as_str).collect(),
+        }
+        .into_iter()
+        .filter(|v| !v.trim().is_empty())
+        .collect()
+    }
 }
 
 #[cfg(test)]
@@ -291,34 +393,67 @@ mod tests {
     }
 
     #[test]
-    fn the_result_has_the_seed_summary_and_the_answers_as_json() {
+    fn the_result_marks_other_text_and_pictures_and_keeps_the_form_order() {
+        let interview = example();
+        let reply = |id: &str, value: ReplyValue, attachments: &[&str]| Reply {
+            id: id.into(),
+            value,
+            attachments: attachments.iter().map(|a| a.to_string()).collect(),
+        };
+        let one = |text: &str| ReplyValue::One(text.into());
+        let many = |items: &[&str]| ReplyValue::Many(items.iter().map(|i| i.to_string()).collect());
         let replies = vec![
-            Reply {
-                id: "db".into(),
-                value: ReplyValue::One("SQLite".into()),
-                attachments: vec![],
-            },
-            Reply {
-                id: "features".into(),
-                value: ReplyValue::Many(vec!["auth".into(), "search".into()]),
-                attachments: vec!["/tmp/a.png".into()],
-            },
+            reply("features", many(&["auth", "audit \"log\""]), &[]),
+            reply("db", one("MariaDB"), &[]),
+            reply("name", one("ledger\nsecond line"), &["/tmp/a.png"]),
+            reply("logo", many(&["/tmp/x/logo.png"]), &[]),
         ];
-        let text = result_text(Status::Completed, &replies, 600);
-        assert!(text.starts_with("User completed the interview form.\n\nResponses:\n- db: SQLite\n- features: auth, search [attachments: /tmp/a.png]\n\n"), "{text}");
-        let json: Value = serde_json::from_str(text.rsplit("\n\n").next().unwrap()).unwrap();
-        assert_eq!(json["status"], "completed");
-        assert_eq!(json["responses"][1]["value"][1], "search");
-        assert_eq!(json["responses"][0].get("attachments"), None);
-        assert!(
-            result_text(Status::Timeout, &[], 90)
-                .starts_with("Interview form timed out after 90 seconds.")
+        let text = result_text(
+            Status::Completed,
+            Some("browser"),
+            &interview.questions,
+            &replies,
+            600,
+        );
+        let (summary, json) = text.rsplit_once("\n\n").unwrap();
+        assert_eq!(
+            summary,
+            "User completed the interview form.\n\nResponses:\n\
+             - db: Other: \"MariaDB\"\n\
+             - features: auth, Other: \"audit \\\"log\\\"\"\n\
+             - name: ledger\n  second line [attached images: /tmp/a.png]\n\
+             - logo: image files: /tmp/x/logo.png\n\
+             - notes: (skipped)"
+        );
+        let json: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            json,
+            json!({"status": "completed", "answered_in": "browser", "answers": {
+                "db": {"other": "MariaDB"},
+                "features": ["auth", {"other": "audit \"log\""}],
+                "name": {"answer": "ledger\nsecond line", "attached": ["/tmp/a.png"]},
+                "logo": {"images": ["/tmp/x/logo.png"]},
+                "notes": null}})
+        );
+        let chosen = vec![reply("db", one("SQLite"), &[])];
+        let text = result_text(
+            Status::Completed,
+            None,
+            &interview.questions[..2],
+            &chosen,
+            600,
         );
         assert!(
-            result_text(Status::Cancelled, &[], 90)
-                .starts_with("User cancelled the interview form.")
+            text.ends_with(
+                "- db: SQLite\n\n{\"answers\":{\"db\":\"SQLite\"},\"status\":\"completed\"}"
+            ),
+            "{text}"
         );
-        assert!(result_text(Status::Aborted, &[], 90).contains("\"status\":\"aborted\""));
-        assert!(result_text(Status::Completed, &[], 90).contains("Responses:\n(none)"));
+        let ended = |status| result_text(status, None, &interview.questions, &[], 90);
+        assert!(
+            ended(Status::Timeout).starts_with("Interview form timed out after 90 seconds.\n\n")
+        );
+        assert!(ended(Status::Cancelled).starts_with("User cancelled the interview form."));
+        assert!(ended(Status::Aborted).ends_with("{\"answers\":{},\"status\":\"aborted\"}"));
     }
 }

@@ -6,10 +6,12 @@
 
 pub mod answers;
 pub mod content;
+pub mod draft;
 pub mod media;
 pub mod pictures;
 pub mod questions;
 mod recommend;
+pub mod record;
 pub mod repair;
 #[cfg(test)]
 mod schema_tests;

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
 use super::answers::{FieldError, unanswered};
+use super::draft::{Draft, MAX_DRAFT_BYTES};
 use super::pictures;
 use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
 use super::trace::Trace;
@@ -96,6 +97,7 @@ struct Shared {
     /// What image paths typed in the page are relative to: the working directory.
     base_dir: PathBuf,
     trace: Trace,
+    draft: Draft,
     state: Mutex<State>,
     last_heartbeat: Mutex<Option<Instant>>,
     events: Sender<FormEvent>,
@@ -121,6 +123,8 @@ pub struct Setup {
     pub base_dir: PathBuf,
     /// Keep a line for each request, for [`FormServer::trace`].
     pub verbose: bool,
+    /// The answers in progress, shared with the terminal.
+    pub draft: Draft,
 }
 
 impl FormServer {
@@ -138,6 +142,7 @@ impl FormServer {
             timeout_secs,
             base_dir,
             verbose: false,
+            draft: Draft::default(),
         };
         Self::start_with(interview, assets, setup)
     }
@@ -149,6 +154,7 @@ impl FormServer {
             timeout_secs,
             base_dir,
             verbose,
+            draft,
         } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
@@ -172,6 +178,7 @@ impl FormServer {
             uploads: UploadDir::new(uploads),
             base_dir,
             trace: Trace::new(verbose),
+            draft,
             state: Mutex::new(State::Open),
             last_heartbeat: Mutex::new(None),
             events: sender,
@@ -226,6 +233,11 @@ impl FormServer {
         if *current == State::Open {
             *current = state;
         }
+    }
+
+    /// The answers in progress, as the page gets them: `{at, answers}`, or null.
+    pub fn draft(&self) -> Value {
+        self.shared.draft.snapshot()
     }
 
     /// The requests served, one line each, when `verbose` was set.
@@ -341,6 +353,7 @@ fn screen(shared: &Shared, request: &Request) -> Result<Route, HttpResponse> {
         (Method::Post, "/heartbeat") => Route::Post("/heartbeat"),
         (Method::Post, "/cancel") => Route::Post("/cancel"),
         (Method::Post, "/submit") => Route::Post("/submit"),
+        (Method::Post, "/draft") => Route::Post("/draft"),
         (Method::Get, path) => match pictures::route(path) {
             Some((q, m)) => Route::Media(q, m),
             None => return Err(text(404, "Not found")),
@@ -367,7 +380,28 @@ fn answer_post(shared: &Shared, path: &str, body: &Value) -> Result<HttpResponse
             Ok(json_response(200, &status(shared)))
         }
         "/cancel" => finish(shared, State::Cancelled, FormEvent::Cancelled),
+        "/draft" => keep_draft(shared, body),
         _ => submit(shared, body),
+    }
+}
+
+/// The page's draft, kept for another surface (or the page opened again).
+fn keep_draft(shared: &Shared, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    if body.to_string().len() > MAX_DRAFT_BYTES {
+        return Err(json_response(
+            413,
+            &json!({"ok": false, "error": "The draft is too large to keep."}),
+        ));
+    }
+    let ids: Vec<&str> = shared
+        .interview
+        .questions
+        .iter()
+        .map(|q| q.id.as_str())
+        .collect();
+    match shared.draft.replace(body, &ids) {
+        Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
+        Err(why) => Err(json_response(400, &json!({"ok": false, "error": why}))),
     }
 }
 
@@ -561,6 +595,7 @@ fn page(shared: &Shared) -> HttpResponse {
         "questions": shared.interview.questions,
         "sessionToken": shared.token,
         "timeout": shared.timeout_secs,
+        "draft": shared.draft.snapshot(),
     });
     let html = shared
         .assets

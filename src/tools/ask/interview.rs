@@ -17,9 +17,10 @@ use serde_json::Value;
 
 use crate::interact::approvals::{Action, ActionKind};
 use crate::interact::form::PAGE;
+use crate::interact::form::draft::Draft;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
-use crate::interact::form::{pictures, repair};
+use crate::interact::form::{pictures, record, repair};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
 };
@@ -56,7 +57,7 @@ const PARAMS: &[Param] = &[
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("interview")
-        .describe("Present an interactive form in the browser to gather many answers at once. Supports single-select, multi-select, text input, image upload and info-only items. Image responses are returned as file paths - use read_file or tools that take paths to look at them.")
+        .describe("Present an interactive form in the browser to gather many answers at once. Supports single-select, multi-select, text input, image upload and info-only items. The result has one line per question id, then JSON {status, answers: {id: answer}}: text typed under \"Other\" comes as {\"other\": text}, pictures as {\"images\": [file paths]} - use read_file or tools that take paths to look at them.")
         .offered(Offered::Everywhere)
         .params(PARAMS)
         .example(r#"{"questions": {"title": "New project", "questions": [{"id": "db", "type": "single", "question": "Which database?", "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"}, {"id": "name", "type": "text", "question": "Project name?"}]}}"#)
@@ -83,8 +84,15 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     let seconds = seconds as u64;
     let interview = load(&args.questions, ctx)?;
     let notes = interview.notes.clone();
+    let asked_questions = interview.questions.clone();
     if ctx.cancel.is_cancelled() {
-        return Ok(questions::result_text(Status::Aborted, &[], seconds));
+        return Ok(questions::result_text(
+            Status::Aborted,
+            None,
+            &[],
+            &[],
+            seconds,
+        ));
     }
     let how = How {
         seconds,
@@ -92,7 +100,13 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
         verbose: args.verbose.unwrap_or(false),
     };
     let asked = ask(interview, how, &*interactor, ctx)?;
-    let mut text = questions::result_text(asked.status, &asked.replies, seconds);
+    let mut text = questions::result_text(
+        asked.status,
+        asked.answered_in,
+        &asked_questions,
+        &asked.replies,
+        seconds,
+    );
     if !notes.is_empty() {
         text.push_str("\n\nNotes on the questions:\n- ");
         text.push_str(&notes.join("\n- "));
@@ -117,6 +131,8 @@ struct How {
 /// How a form ended: its answers, and the requests it served when `verbose`.
 struct Asked {
     status: Status,
+    /// Where: `browser` or `terminal`, when one of them ended it.
+    answered_in: Option<&'static str>,
     replies: Vec<Reply>,
     trace: Vec<String>,
 }
@@ -161,11 +177,14 @@ fn ask(
         crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
     ));
     let asked = interview.questions.clone();
+    let asked_record = record::asked(&interview);
+    let draft = Draft::default();
     let setup = Setup {
         uploads,
         timeout_secs: seconds,
         base_dir: ctx.working_dir(),
         verbose,
+        draft: draft.clone(),
     };
     let server = FormServer::start_with(interview, PAGE, setup)?;
     let surface = &ctx.settings.form_surface;
@@ -179,6 +198,7 @@ fn ask(
     let terminal = (!opened).then(|| TerminalForm {
         questions: asked,
         working_dir: ctx.working_dir(),
+        draft,
         answered_elsewhere: answered_elsewhere.clone(),
     });
     let prompt = Prompt {
@@ -189,12 +209,13 @@ fn ask(
             opened,
             reach,
             terminal,
+            record: Some(asked_record),
         }),
         error: None,
         timeout: Duration::from_secs(seconds),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    let (status, replies) = first_answer(
+    let (status, answered_in, replies) = first_answer(
         &server,
         interactor,
         &prompt,
@@ -204,6 +225,7 @@ fn ask(
     );
     Ok(Asked {
         status,
+        answered_in,
         replies,
         trace: server.trace(),
     })
@@ -219,7 +241,7 @@ fn first_answer(
     deadline: Instant,
     ctx: &ToolContext,
     answered_elsewhere: &AtomicBool,
-) -> (Status, Vec<Reply>) {
+) -> (Status, Option<&'static str>, Vec<Reply>) {
     std::thread::scope(|scope| {
         let mut asking = Some(scope.spawn(|| interactor.ask(prompt)));
         let outcome = loop {
@@ -227,25 +249,29 @@ fn first_answer(
                 match done.join() {
                     Ok(Ok(Response::FormAnswers(replies))) => {
                         server.close(State::AnsweredInTerminal);
-                        break (Status::Completed, replies);
+                        break (Status::Completed, Some("terminal"), replies);
                     }
                     // The notice was shown: the answers come from the browser.
                     Ok(Ok(Response::Shown)) => {}
-                    Ok(Ok(Response::TimedOut)) => break (Status::Timeout, Vec::new()),
-                    Ok(Ok(_)) => break (Status::Cancelled, Vec::new()),
-                    Ok(Err(_)) | Err(_) => break (Status::Aborted, Vec::new()),
+                    Ok(Ok(Response::TimedOut)) => break (Status::Timeout, None, Vec::new()),
+                    Ok(Ok(_)) => break (Status::Cancelled, Some("terminal"), Vec::new()),
+                    Ok(Err(_)) | Err(_) => break (Status::Aborted, None, Vec::new()),
                 }
             }
             if ctx.cancel.is_cancelled() {
-                break (Status::Aborted, Vec::new());
+                break (Status::Aborted, None, Vec::new());
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                break (Status::Timeout, Vec::new());
+                break (Status::Timeout, None, Vec::new());
             }
             match server.wait(left.min(Duration::from_millis(100))) {
-                Some(FormEvent::Submitted(replies)) => break (Status::Completed, replies),
-                Some(FormEvent::Cancelled) => break (Status::Cancelled, Vec::new()),
+                Some(FormEvent::Submitted(replies)) => {
+                    break (Status::Completed, Some("browser"), replies);
+                }
+                Some(FormEvent::Cancelled) => {
+                    break (Status::Cancelled, Some("browser"), Vec::new());
+                }
                 None => {}
             }
         };

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
+use crate::interact::form::draft::Entry;
 use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue, Weight};
 use crate::interact::form::uploads::check_image_path;
 use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
@@ -87,12 +88,17 @@ impl Asker<'_> {
                 self.note(&sanitize(context));
             }
             self.blocks(question);
+            // Where the page (or an earlier try here) left this question.
+            let kept = terminal.draft.entry(&question.id);
             let value = match question.kind {
                 Kind::Info => continue,
-                Kind::Single | Kind::Multi => self.form_choice(question, deadline)?,
-                Kind::Text => self.form_text(question, deadline)?,
-                Kind::Image => self.form_image(question, &terminal.working_dir, deadline)?,
+                Kind::Single | Kind::Multi => self.form_choice(question, kept, deadline)?,
+                Kind::Text => self.form_text(question, kept, deadline)?,
+                Kind::Image => self.form_image(question, kept, &terminal.working_dir, deadline)?,
             };
+            terminal
+                .draft
+                .set(&question.id, &entry_of(question, &value));
             if value.is_empty() {
                 self.outcome(true, &format!("{}: (skipped)", sanitize(&question.id)));
                 continue;
@@ -112,14 +118,26 @@ impl Asker<'_> {
     fn form_text(
         &mut self,
         question: &FormQuestion,
+        kept: Option<Entry>,
         deadline: Instant,
     ) -> Result<ReplyValue, Stop> {
-        let label = match question.required() {
-            true => "  Your answer: ",
-            false => "  Your answer (Enter to skip): ",
+        let kept = match kept {
+            Some(Entry::Text(text)) if !text.trim().is_empty() => Some(text),
+            _ => None,
         };
+        let label = match (&kept, question.required()) {
+            (Some(_), _) => "  Your answer (Enter keeps the draft's): ",
+            (None, true) => "  Your answer: ",
+            (None, false) => "  Your answer (Enter to skip): ",
+        };
+        if let Some(text) = &kept {
+            self.note(&format!("From the draft: {}", sanitize(text)));
+        }
         loop {
-            let text = self.text(label, deadline)?;
+            let text = match (self.text(label, deadline)?, &kept) {
+                (typed, Some(text)) if typed.is_empty() => text.clone(),
+                (typed, _) => typed,
+            };
             if text.is_empty() && question.required() {
                 self.failed(NEEDS_ANSWER);
                 continue;
@@ -133,15 +151,27 @@ impl Asker<'_> {
     fn form_image(
         &mut self,
         question: &FormQuestion,
+        kept: Option<Entry>,
         base: &Path,
         deadline: Instant,
     ) -> Result<ReplyValue, Stop> {
-        let label = match question.required() {
-            true => "  Path of an image file: ",
-            false => "  Path of an image file (Enter to skip): ",
+        let kept = match kept {
+            Some(Entry::Paths(paths)) => paths.into_iter().find(|p| !p.trim().is_empty()),
+            _ => None,
         };
+        let label = match (&kept, question.required()) {
+            (Some(_), _) => "  Path of an image file (Enter keeps the draft's): ",
+            (None, true) => "  Path of an image file: ",
+            (None, false) => "  Path of an image file (Enter to skip): ",
+        };
+        if let Some(path) = &kept {
+            self.note(&format!("From the draft: {}", sanitize(path)));
+        }
         loop {
-            let typed = self.text(label, deadline)?;
+            let typed = match (self.text(label, deadline)?, &kept) {
+                (typed, Some(path)) if typed.is_empty() => path.clone(),
+                (typed, _) => typed,
+            };
             if typed.is_empty() {
                 if question.required() {
                     self.failed(NEEDS_ANSWER);
@@ -161,6 +191,7 @@ impl Asker<'_> {
     fn form_choice(
         &mut self,
         question: &FormQuestion,
+        kept: Option<Entry>,
         deadline: Instant,
     ) -> Result<ReplyValue, Stop> {
         let multi = question.kind == Kind::Multi;
@@ -189,11 +220,21 @@ impl Asker<'_> {
                 description: "leave this one unanswered".into(),
             });
         }
-        let preset: Vec<usize> = match question.preselect() {
-            true => (0..question.options.len())
-                .filter(|i| question.recommended.contains(&question.options[*i].label))
-                .collect(),
-            false => Vec::new(),
+        let chosen = |label: &String| match &kept {
+            Some(Entry::Choice { picks, .. }) => picks.contains(label),
+            _ => question.preselect() && question.recommended.contains(label),
+        };
+        let mut preset: Vec<usize> = (0..question.options.len())
+            .filter(|i| chosen(&question.options[*i].label))
+            .collect();
+        let kept_other = match kept {
+            Some(Entry::Choice {
+                other: Some(text), ..
+            }) => {
+                preset.push(other);
+                Some(text)
+            }
+            _ => None,
         };
         loop {
             let picked = self.pick_from(&items, multi, &preset, deadline)?;
@@ -206,7 +247,17 @@ impl Asker<'_> {
                 .map(|i| items[*i].label.clone())
                 .collect();
             if picked.contains(&other) {
-                let text = self.text("  Your answer: ", deadline)?;
+                let label = match kept_other.as_deref().filter(|t| !t.trim().is_empty()) {
+                    Some(text) => {
+                        self.note(&format!("From the draft: {}", sanitize(text)));
+                        "  Your answer (Enter keeps the draft's): "
+                    }
+                    None => "  Your answer: ",
+                };
+                let text = match self.text(label, deadline)? {
+                    typed if typed.is_empty() => kept_other.clone().unwrap_or_default(),
+                    typed => typed,
+                };
                 if text.is_empty() {
                     self.failed(EMPTY_OTHER);
                     continue;
@@ -218,5 +269,25 @@ impl Asker<'_> {
                 false => ReplyValue::One(values.into_iter().next().unwrap_or_default()),
             });
         }
+    }
+}
+
+/// What the draft keeps of an answer taken here.
+fn entry_of(question: &FormQuestion, value: &ReplyValue) -> Entry {
+    let values: Vec<String> = match value {
+        ReplyValue::One(one) if one.is_empty() => Vec::new(),
+        ReplyValue::One(one) => vec![one.clone()],
+        ReplyValue::Many(many) => many.clone(),
+    };
+    match question.kind {
+        Kind::Single | Kind::Multi => {
+            let is_option = |v: &String| question.options.iter().any(|o| &o.label == v);
+            Entry::Choice {
+                picks: values.iter().filter(|v| is_option(v)).cloned().collect(),
+                other: values.into_iter().find(|v| !is_option(v)),
+            }
+        }
+        Kind::Image => Entry::Paths(values),
+        Kind::Text | Kind::Info => Entry::Text(values.join("")),
     }
 }
