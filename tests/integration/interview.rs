@@ -279,7 +279,9 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
             {"id": "extras", "type": "multi", "question": "Extras?", "options": ["auth", "search"]},
             {"id": "name", "type": "text", "question": "Name?"},
             {"id": "logo", "type": "image", "question": "Logo?"},
-            {"id": "notes", "type": "text", "question": "Notes?", "optional": true}]}})),
+            {"id": "notes", "type": "text", "question": "Notes?", "optional": true},
+            {"id": "color", "type": "single", "question": "Colour?", "options": ["red", "blue"],
+             "optional": true}]}})),
         Reply::text(&["Got it."]),
     ]);
     let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
@@ -309,12 +311,16 @@ fn without_a_browser_the_questions_can_be_answered_in_the_terminal() {
     pty.wait_for("Your answer (Enter to skip): ");
     pty.send("\r");
     pty.wait_for("✓ notes: (skipped)");
+    // An optional choice offers Skip after Other.
+    pty.wait_for("leave this one unanswered");
+    pty.send("4\r");
+    pty.wait_for("✓ color: (skipped)");
     pty.wait_for("Got it.");
     assert!(pty.leave().success());
     let result = server.requests()[1].last_tool_result();
     let logo = std::fs::canonicalize(home.path().join("logo.png")).unwrap();
     assert!(
-        result.starts_with(&format!("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: image files: {}\n- notes: (skipped)\n\n", logo.display())),
+        result.starts_with(&format!("User completed the interview form.\n\nResponses:\n- db: PostgreSQL\n- extras: auth, search\n- name: ledger\n- logo: image files: {}\n- notes: (skipped)\n- color: (skipped)\n\n", logo.display())),
         "{result}"
     );
 }
