@@ -19,6 +19,7 @@ fn main() {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
     let interview = questions::parse(&value).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let asked = interview.questions.clone();
     let uploads = std::env::temp_dir().join(format!("marvin-form-preview-{}", std::process::id()));
     let server = FormServer::start(interview, PAGE, uploads, timeout).expect("the form server");
     println!("{}", server.url());
@@ -27,5 +28,6 @@ fn main() {
         Some(FormEvent::Cancelled) => (Status::Cancelled, Vec::new()),
         None => (Status::Timeout, Vec::new()),
     };
-    println!("{}", questions::result_text(status, &replies, timeout));
+    let text = questions::result_text(status, Some("browser"), &asked, &replies, timeout);
+    println!("{text}");
 }

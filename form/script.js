@@ -45,27 +45,44 @@
       $("description").hidden = false;
     }
     let number = 0;
-    for (const q of questions) {
+    questions.forEach((q, index) => {
       if (q.type !== "info") number += 1;
-      list.append(renderQuestion(q, number));
-    }
+      list.append(renderQuestion(q, number, index));
+    });
+    for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
   }
 
-  function renderQuestion(q, number) {
+  // The question's media at `position` (above, below, side), and its content block.
+  function blocks(q, index, position) {
+    const nodes = (q.media || []).map((item, m) => [item, m])
+      .filter(([item]) => (item.position || "above") === position)
+      .map(([item, m]) => window.MarvinBlocks.media(item, index, m, token));
+    if (position === "above" && q.content) nodes.push(window.MarvinBlocks.content(q.content));
+    return nodes;
+  }
+
+  function renderQuestion(q, number, index) {
     const id = "q-" + q.id;
+    const weight = q.weight ? " " + q.weight : "";
     if (q.type === "info") {
-      return el("section", { class: "question info", id, "data-id": q.id, tabindex: "-1" },
+      return el("section", { class: "question info" + weight, id, "data-id": q.id, tabindex: "-1" },
+        ...blocks(q, index, "side"),
         el("p", { class: "text", text: q.question }),
-        q.context ? el("p", { class: "context", text: q.context }) : null);
+        q.context ? el("p", { class: "context", text: q.context }) : null,
+        ...blocks(q, index, "above"), ...blocks(q, index, "below"));
     }
-    const box = el("fieldset", { class: "question", id, "data-id": q.id, "data-type": q.type });
+    const box = el("fieldset", { class: "question" + weight, id, "data-id": q.id, "data-type": q.type });
     const legend = el("legend", {}, el("span", { class: "number", text: number + "." }), q.question);
-    box.append(legend);
+    if (q.optional) legend.append(el("span", { class: "optional", text: "optional" }));
+    else box.setAttribute("aria-required", "true");
+    box.append(legend, ...blocks(q, index, "side"));
     if (q.context) box.append(el("p", { class: "context", text: q.context }));
+    box.append(...blocks(q, index, "above"));
     if (q.type === "single" || q.type === "multi") renderChoices(box, q);
     else if (q.type === "text") {
       box.append(el("textarea", { name: q.id, "aria-label": q.question, rows: "4" }));
     } else if (q.type === "image") renderImage(box, q);
+    box.append(...blocks(q, index, "below"));
     box.append(el("p", { class: "error", id: "err-" + q.id, role: "alert", hidden: true }));
     return box;
   }
@@ -76,10 +93,13 @@
     for (const option of q.options || []) {
       const label = typeof option === "string" ? option : option.label;
       const detail = typeof option === "string" ? "" : option.description;
+      // Recommended options start chosen, unless the model is only slightly sure.
       const input = el("input", { type: kind, name: q.id, value: label });
+      input.checked = picks.includes(label) && q.conviction !== "slight";
       const text = el("span", {}, el("span", { class: "label", text: label }));
       if (picks.includes(label)) text.append(el("span", { class: "badge", text: "Recommended" }));
       if (detail) text.append(el("span", { class: "detail", text: detail }));
+      if (typeof option !== "string" && option.content) text.append(window.MarvinBlocks.content(option.content));
       box.append(el("label", { class: "option" }, input, text));
     }
     const other = el("input", { type: kind, name: q.id, value: "__other__", "data-other": "1" });
@@ -187,6 +207,36 @@
     return { responses, images: uploads };
   }
 
+  // What keeps the answers from being sent: required questions left unanswered, and "Other"
+  // chosen with nothing typed; [{id, message}].
+  function unanswered(body) {
+    const missing = [];
+    for (const q of questions) {
+      if (q.type === "info") continue;
+      const other = $("q-" + q.id).querySelector("input[data-other]");
+      if (other && other.checked && !$("q-" + q.id).querySelector("[data-other-text]").value.trim()) {
+        missing.push({ id: q.id, message: "Type your answer after choosing Other, or pick one of the options." });
+        continue;
+      }
+      if (q.optional) continue;
+      const reply = body.responses.find((r) => r.id === q.id);
+      const values = reply ? [].concat(reply.value) : [];
+      const given = values.some((v) => String(v).trim() !== "");
+      const uploaded = (images[q.id] || []).length > 0;
+      if (!given && !uploaded) missing.push({ id: q.id, message: "Please answer this question." });
+    }
+    return missing;
+  }
+
+  function showFieldErrors(errors) {
+    for (const error of errors) showFieldError(error.id, error.message);
+    const first = errors.length && $("q-" + errors[0].id);
+    if (first) {
+      first.scrollIntoView({ block: "center" });
+      focusCard(first);
+    }
+  }
+
   function showFieldError(id, message) {
     const box = $("q-" + id);
     const error = $("err-" + id);
@@ -213,13 +263,18 @@
     $("form-error").hidden = true;
   }
 
-  async function post(path, body) {
+  // `patience`: milliseconds before a request that got no answer counts as failed (a
+  // connection the browser kept open to a server that is gone never answers).
+  async function post(path, body, patience) {
+    const abort = new AbortController();
+    const timer = patience ? setTimeout(() => abort.abort(), patience) : null;
     const response = await fetch(path, {
       method: "POST",
       // The token goes in a header, checked before the server reads the body.
       headers: { "Content-Type": "application/json", "X-Marvin-Session": token },
       body: JSON.stringify(body),
-    });
+      signal: abort.signal,
+    }).finally(() => clearTimeout(timer));
     let payload = {};
     try { payload = await response.json(); } catch (_) { /* not JSON */ }
     return { status: response.status, payload };
@@ -228,9 +283,15 @@
   async function submit() {
     if (finished) return;
     clearErrors();
+    const body = collect();
+    const missing = unanswered(body);
+    if (missing.length) {
+      showFieldErrors(missing);
+      return;
+    }
     $("submit").disabled = true;
     try {
-      const { status, payload } = await post("/submit", collect());
+      const { status, payload } = await post("/submit", body);
       if (status === 200 && payload.ok) {
         clearDraft();
         end("Answers sent", "Marvin has your answers. You can close this tab.");
@@ -240,10 +301,9 @@
         end("Interview closed", payload.error || "This interview has ended.");
         return;
       }
-      const field = payload.field && payload.field.replace(/^images$/, "");
-      if (field && $("q-" + field)) {
-        showFieldError(field, payload.error);
-        $("q-" + field).scrollIntoView({ block: "center" });
+      const errors = (payload.errors || []).filter((e) => $("q-" + e.field));
+      if (errors.length) {
+        showFieldErrors(errors.map((e) => ({ id: e.field, message: e.message })));
       } else {
         showFieldError("", payload.error || "The answers could not be sent (HTTP " + status + ").");
       }
@@ -283,36 +343,67 @@
 
   const draftKey = "marvin-interview-" + hash(JSON.stringify(questions));
 
-  // The draft key of a control, or null for controls not kept (file pickers).
-  function keyOf(control) {
-    if (control.type === "radio" || control.type === "checkbox") return "pick|" + control.name + "|" + control.value;
-    if (control.tagName === "TEXTAREA") return "text|" + control.name;
-    if (control.dataset.otherText) return "other|" + control.dataset.otherText;
-    if (control.dataset.path) return "path|" + control.dataset.path;
-    return null;
-  }
-
-  function saveDraft() {
-    if (finished) return;
-    const draft = {};
-    for (const control of form.querySelectorAll("input, textarea")) {
-      const key = keyOf(control);
-      if (key) draft[key] = key.startsWith("pick|") ? control.checked : control.value;
+  // The answers in progress, question by question: {id: {picks, other} | {text} | {paths}}.
+  function currentAnswers() {
+    const answers = {};
+    for (const q of questions) {
+      const box = $("q-" + q.id);
+      if (q.type === "single" || q.type === "multi") {
+        const picks = [...box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']:checked")]
+          .filter((input) => !input.dataset.other).map((input) => input.value);
+        const other = box.querySelector("input[data-other]").checked
+          ? box.querySelector("[data-other-text]").value : null;
+        answers[q.id] = { picks, other };
+      } else if (q.type === "text") {
+        answers[q.id] = { text: box.querySelector("textarea").value };
+      } else if (q.type === "image") {
+        const typed = box.querySelector("[data-path]").value;
+        answers[q.id] = { paths: typed ? [typed] : [] };
+      }
     }
-    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (_) { /* storage full or off */ }
+    return answers;
   }
 
-  function restoreDraft() {
-    let draft;
-    try { draft = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (_) { draft = null; }
-    if (!draft) return;
-    for (const control of form.querySelectorAll("input, textarea")) {
-      const key = keyOf(control);
-      if (!key || !(key in draft)) continue;
-      if (key.startsWith("pick|")) control.checked = Boolean(draft[key]);
-      else control.value = String(draft[key]);
+  function applyAnswers(answers) {
+    for (const q of questions) {
+      const entry = answers[q.id];
+      const box = $("q-" + q.id);
+      if (!entry || !box) continue;
+      if (entry.picks) {
+        for (const input of box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']")) {
+          input.checked = input.dataset.other ? entry.other !== null && entry.other !== undefined
+            : entry.picks.includes(input.value);
+        }
+        box.querySelector("[data-other-text]").value = entry.other || "";
+      } else if (typeof entry.text === "string" && q.type === "text") {
+        box.querySelector("textarea").value = entry.text;
+      } else if (entry.paths && q.type === "image") {
+        box.querySelector("[data-path]").value = entry.paths[0] || "";
+      }
     }
     for (const box of list.querySelectorAll("fieldset")) box.dispatchEvent(new Event("change"));
+  }
+
+  // Kept in this browser, and sent to Marvin (a moment after the last change) so that the
+  // terminal, or this page opened again elsewhere, continues from it.
+  function saveDraft() {
+    if (finished) return;
+    const draft = { at: Date.now(), answers: currentAnswers() };
+    try { localStorage.setItem(draftKey, JSON.stringify(draft)); } catch (_) { /* storage full or off */ }
+    clearTimeout(timers.draft);
+    timers.draft = setTimeout(() => { post("/draft", draft).catch(() => {}); }, 400);
+  }
+
+  // The newer of this browser's draft and the one Marvin keeps (the terminal's answers, or
+  // another page's).
+  function restoreDraft() {
+    let local = null;
+    try { local = JSON.parse(localStorage.getItem(draftKey) || "null"); } catch (_) { local = null; }
+    const kept = data.draft;
+    const candidates = [local, kept].filter((d) => d && d.answers && typeof d.at === "number");
+    if (!candidates.length) return;
+    candidates.sort((a, b) => b.at - a.at);
+    applyAnswers(candidates[0].answers);
   }
 
   function clearDraft() {
@@ -333,12 +424,48 @@
     badge.classList.toggle("soon", left <= 120);
     badge.classList.toggle("urgent", left <= 30);
     badge.setAttribute("aria-live", left <= 30 ? "polite" : "off");
-    if (left === 0) end("Time is up", "The interview expired before the answers were sent.");
+    if (left === 0) expire();
+  }
+
+  // The deadline passed: Marvin stopped waiting. The page closes itself in 10 s unless the
+  // person stays (to read or copy what they typed, which the draft also keeps).
+  const CLOSE_AFTER = 10;
+
+  function expire() {
+    if (finished) return;
+    end("Time is up", "Marvin stopped waiting for these answers. What you typed stays in this browser's draft.");
+    let left = CLOSE_AFTER;
+    $("close-in").textContent = String(left);
+    $("overlay-countdown").hidden = false;
+    $("overlay-actions").hidden = false;
+    for (const button of $("overlay-actions").querySelectorAll("button")) button.disabled = false;
+    $("stay").focus();
+    timers.close = setInterval(() => {
+      left -= 1;
+      $("close-in").textContent = String(left);
+      if (left <= 0) closeTab();
+    }, 1000);
+  }
+
+  function stay() {
+    clearInterval(timers.close);
+    $("overlay").hidden = true;
+    $("form-error").textContent = "Time is up: Marvin stopped waiting, so these answers can no longer be sent. They stay here to read or copy.";
+    $("form-error").hidden = false;
+  }
+
+  function closeTab() {
+    clearInterval(timers.close);
+    $("overlay-countdown").hidden = true;
+    $("overlay-actions").hidden = true;
+    window.close();
+    // A tab the page did not open itself cannot be closed by it.
+    $("overlay-text").textContent = "You can close this tab now.";
   }
 
   async function heartbeat() {
     try {
-      const { payload } = await post("/heartbeat", {});
+      const { payload } = await post("/heartbeat", {}, 4000);
       if (payload.state && payload.state !== "open" && !finished) {
         end("Interview closed", payload.message || "This interview has ended.");
       }
@@ -439,6 +566,8 @@
   form.addEventListener("change", saveDraft);
   form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
   $("cancel").addEventListener("click", cancel);
+  $("stay").addEventListener("click", stay);
+  $("close").addEventListener("click", closeTab);
   tick();
   timers.countdown = setInterval(tick, 1000);
   timers.heartbeat = setInterval(heartbeat, 5000);

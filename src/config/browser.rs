@@ -36,12 +36,13 @@ impl FormSurface {
             || env.get("DISPLAY").is_some()
             || env.get("WAYLAND_DISPLAY").is_some()
             || Launcher::has_browser_variable(browser);
-        let disabled = no_browser_flag
-            || env
-                .get("MARVIN_NO_BROWSER")
-                .is_some_and(|v| !matches!(v, "0" | "false" | "no"));
-        let why_not = if disabled {
-            Some("--no-browser or MARVIN_NO_BROWSER asks so".to_string())
+        let variable = env
+            .get("MARVIN_NO_BROWSER")
+            .is_some_and(|v| !matches!(v, "0" | "false" | "no"));
+        let why_not = if no_browser_flag {
+            Some("--no-browser was given".to_string())
+        } else if variable {
+            Some("MARVIN_NO_BROWSER is set".to_string())
         } else if ssh {
             Some("Marvin runs over SSH".to_string())
         } else if !display {
@@ -152,7 +153,13 @@ mod tests {
         assert!(!over_ssh.open_browser);
         assert_eq!(
             surface(&[], true).show("http://127.0.0.1:1/", 1).unwrap(),
-            "Not opening a browser because --no-browser or MARVIN_NO_BROWSER asks so."
+            "Not opening a browser because --no-browser was given."
+        );
+        assert_eq!(
+            surface(&[("MARVIN_NO_BROWSER", "1")], false)
+                .reach(1)
+                .unwrap(),
+            "Not opening a browser because MARVIN_NO_BROWSER is set."
         );
     }
 

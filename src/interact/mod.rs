@@ -35,6 +35,9 @@ pub struct FormNotice {
     /// The same questions to answer in the terminal instead (when no browser was opened);
     /// answered with `FormAnswers`, or `Shown` once the browser answered first.
     pub terminal: Option<TerminalForm>,
+    /// What the chat log keeps of the page instead of its address (the interview's
+    /// questions); `None` for a page without questions.
+    pub record: Option<String>,
 }
 
 /// What a page opened for the person is for; the front-ends name it and say what they wait for.
@@ -69,6 +72,11 @@ impl FormPurpose {
 #[derive(Debug, Clone)]
 pub struct TerminalForm {
     pub questions: Vec<form::questions::FormQuestion>,
+    /// What image paths typed in the terminal are relative to: the working directory.
+    pub working_dir: std::path::PathBuf,
+    /// The answers in progress, shared with the page: the terminal starts from it and adds
+    /// each answer it takes.
+    pub draft: form::draft::Draft,
     /// Set when the form was answered in the browser: the terminal stops asking.
     pub answered_elsewhere: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
@@ -76,6 +84,7 @@ pub struct TerminalForm {
 impl PartialEq for TerminalForm {
     fn eq(&self, other: &Self) -> bool {
         self.questions == other.questions
+            && self.draft == other.draft
             && std::sync::Arc::ptr_eq(&self.answered_elsewhere, &other.answered_elsewhere)
     }
 }

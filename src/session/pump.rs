@@ -13,7 +13,7 @@ use super::{Deferred, Event, Session, TurnUi, describe_request, describe_respons
 use crate::agent::AgentEvent;
 use crate::audit;
 use crate::cancel::CancelToken;
-use crate::interact::{Prompt, Response};
+use crate::interact::{Prompt, Response, form};
 use crate::usage::Tally;
 
 /// How long a cancelled turn may take to wind down before the session stops waiting for it.
@@ -148,6 +148,10 @@ impl<'a> Pump<'a> {
                 outcome,
                 ..
             } => {
+                // An interview answered in the browser: its answers, readable, in the chat log.
+                if let Some(line) = form::record::of_result(&call.function.name, &outcome.content) {
+                    self.session.log(&line);
+                }
                 if let Some(log) = &self.session.settings.subagent_log {
                     if let Err(error) = audit::append(log, call, outcome, *elapsed) {
                         self.session.warnings.push(format!(

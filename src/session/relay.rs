@@ -125,13 +125,15 @@ pub fn describe_request(request: &Request) -> String {
             format!("ask_user asked: {}", asked.join("; "))
         }
         Request::Form(form) => {
-            // The URL's query carries the form's session token, which no file may keep.
+            // The URL's query carries the form's session token, which no file may keep; an
+            // interview is logged as its questions, never its address.
             let address = form.url.split('?').next().unwrap_or_default();
-            match form.purpose {
-                FormPurpose::Interview => {
-                    format!("interview form opened: {} at {address}", form.title)
+            match (form.purpose, &form.record) {
+                (_, Some(record)) => record.clone(),
+                (FormPurpose::Interview, None) => format!("interview form opened: {}", form.title),
+                (FormPurpose::SignIn, None) => {
+                    format!("sign-in page shown: {} at {address}", form.title)
                 }
-                FormPurpose::SignIn => format!("sign-in page shown: {} at {address}", form.title),
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The interview page in real headless Chromium (Debian's chromium and chromedriver): every
 //! question type by mouse and by keyboard, a pasted image, a draft that survives a reload,
 //! submit, cancel, the deadline, an answer given elsewhere, and screenshots (light and dark,
-//! desktop and 320 px) saved to target/browser-artifacts/.
+//! desktop and 360 px) saved to target/browser-artifacts/.
 
 use std::time::Duration;
 
@@ -12,13 +12,17 @@ use marvin::interact::form::questions::{self, ReplyValue, Status};
 use marvin::interact::form::server::{FormEvent, FormServer, State};
 use serde_json::{Value, json};
 
-fn example_server(home: &TempDir, timeout_secs: u64) -> FormServer {
+fn example_questions() -> questions::Interview {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/form/example-questions.json"
     ))
     .unwrap();
-    let interview = questions::parse(&serde_json::from_str(&text).unwrap()).unwrap();
+    questions::parse(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+fn example_server(home: &TempDir, timeout_secs: u64) -> FormServer {
+    let interview = example_questions();
     FormServer::start(interview, PAGE, home.path().join("uploads"), timeout_secs).unwrap()
 }
 
@@ -124,9 +128,14 @@ fn every_type_by_mouse_and_keyboard_survives_a_reload_and_reaches_the_tool() {
         panic!("no image path")
     };
     assert!(paths[0].ends_with("/pasted.png"), "{paths:?}");
-    let result = questions::result_text(Status::Completed, &replies, 600);
+    let asked = example_questions().questions;
+    let result = questions::result_text(Status::Completed, None, &asked, &replies, 600);
     assert!(
-        result.contains("- features: Sign-in, Search, Audit log"),
+        result.contains("- features: Sign-in, Search, Other: \"Audit log\"\n"),
+        "{result}"
+    );
+    assert!(
+        result.contains("\"features\":[\"Sign-in\",\"Search\",{\"other\":\"Audit log\"}]"),
         "{result}"
     );
     browser.wait_until(
@@ -150,6 +159,53 @@ fn field_errors_from_the_server_show_at_the_field() {
     let home = TempDir::new("browser-errors");
     let server = example_server(&home, 600);
     browser.open(&server.url());
+    // An untouched form sends nothing: each required question says so at its field (the
+    // database has its recommendation chosen already).
+    browser.find("#q-database input");
+    assert_eq!(
+        browser.script(
+            "return document.querySelector('#q-database input:checked').value",
+            json!([])
+        ),
+        json!("SQLite")
+    );
+    browser.click("#submit");
+    browser.wait_until(
+        "return !document.getElementById('err-features').hidden",
+        "the field errors show",
+    );
+    for id in ["features", "name", "sketch"] {
+        assert_eq!(
+            browser.text(&format!("#err-{id}")),
+            "Please answer this question.",
+            "{id}"
+        );
+    }
+    let invalid = browser.script(
+        "return document.querySelectorAll('.question.invalid').length",
+        json!([]),
+    );
+    assert_eq!(invalid, json!(3), "the info item needs no answer");
+    assert!(server.wait(Duration::from_millis(300)).is_none());
+    browser.click("#q-features input[data-other]");
+    browser.click("#submit");
+    browser.wait_until(
+        "return document.getElementById('err-features').textContent.includes('after choosing Other')",
+        "Other without text is said",
+    );
+    browser.type_into("#q-features .other-text", "Audit log");
+    browser.type_into("#q-name textarea", "ledger");
+    // A typed path is checked by the server: a missing file is said at its question.
+    browser.type_into("#q-sketch .path-input", "no-such-sketch.png");
+    browser.click("#submit");
+    browser.wait_until(
+        "return document.getElementById('err-sketch').textContent.includes('no such file')",
+        "the typed path is refused at its field",
+    );
+    browser.script(
+        "document.querySelector('#q-sketch .path-input').value = ''",
+        json!([]),
+    );
     // SVG text claiming to be a PNG gets past the page but not the server's magic-byte
     // check, and the message lands under the image question.
     browser.script(PASTE_IMAGE, json!(["PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"]));
@@ -213,6 +269,51 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
         "return document.getElementById('overlay-title').textContent === 'Time is up'",
         "the page expires",
     );
+    // Its own countdown to closing the tab, and Stay / Close.
+    assert!(
+        browser
+            .text("#overlay-countdown")
+            .starts_with("Closing this tab in")
+    );
+    browser.wait_until(
+        "return Number(document.getElementById('close-in').textContent) < 10",
+        "the close countdown runs",
+    );
+    browser.click("#stay");
+    browser.wait_until(
+        "return document.getElementById('overlay').hidden",
+        "Stay keeps the page",
+    );
+    assert!(browser.text("#form-error").starts_with("Time is up"));
+    let still = browser.script(
+        "return document.getElementById('close-in').textContent",
+        json!([]),
+    );
+    assert_eq!(
+        browser.script(
+            "return document.getElementById('close-in').textContent",
+            json!([])
+        ),
+        still,
+        "the countdown stopped"
+    );
+    let late = example_server(&home, 1);
+    browser.open(&late.url());
+    browser.wait_until(
+        "return !document.getElementById('overlay-actions').hidden",
+        "the second page expires",
+    );
+    // The page may not close a tab it did not open: it says so instead.
+    browser.script(
+        "window.close = () => { window.__closed = true; }",
+        json!([]),
+    );
+    browser.click("#close");
+    assert_eq!(
+        browser.script("return window.__closed === true", json!([])),
+        json!(true)
+    );
+    assert_eq!(browser.text("#overlay-text"), "You can close this tab now.");
 
     let other = example_server(&home, 600);
     browser.open(&other.url());
@@ -234,8 +335,8 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
 }
 
 #[test]
-fn screenshots_light_dark_desktop_and_320_px() {
-    for (width, name) in [(1280, "desktop"), (320, "320px")] {
+fn screenshots_light_dark_desktop_and_360_px() {
+    for (width, name) in [(1280, "desktop"), (360, "360px")] {
         let Some(browser) = Browser::start(width, 1600) else {
             return;
         };
@@ -251,7 +352,7 @@ fn screenshots_light_dark_desktop_and_320_px() {
             );
             let dark = background != json!("rgb(247, 247, 245)");
             assert_eq!(dark, scheme == "dark", "{scheme}: {background}");
-            // Nothing is wider than the window at 320 px.
+            // Nothing is wider than the window at 360 px.
             let overflow = browser.script(
                 "return document.documentElement.scrollWidth > window.innerWidth",
                 json!([]),
@@ -260,4 +361,35 @@ fn screenshots_light_dark_desktop_and_320_px() {
             browser.screenshot(&format!("form-{name}-{scheme}"));
         }
     }
+}
+
+#[test]
+fn a_page_opened_again_elsewhere_continues_from_the_draft_marvin_keeps() {
+    let Some(browser) = Browser::start(1000, 1200) else {
+        return;
+    };
+    let home = TempDir::new("browser-draft");
+    let server = example_server(&home, 600);
+    browser.open(&server.url());
+    browser.find("#q-database input");
+    browser.click("#q-database input[value=PostgreSQL]");
+    browser.type_into("#q-name textarea", "ledger");
+    // The page sends its draft a moment after the last change.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while server.draft()["answers"]["name"]["text"] != json!("ledger") {
+        assert!(std::time::Instant::now() < deadline, "{}", server.draft());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        server.draft()["answers"]["database"],
+        json!({"picks": ["PostgreSQL"], "other": null})
+    );
+    // Another browser (nothing in its storage) opens the same form.
+    browser.script("localStorage.clear()", json!([]));
+    browser.refresh();
+    browser.wait_until(
+        "return document.querySelector('#q-name textarea').value === 'ledger' \
+         && document.querySelector('#q-database input[value=PostgreSQL]').checked",
+        "the page starts from Marvin's draft",
+    );
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::common::TempDir;
 use marvin::interact::form::questions::{self, Reply, ReplyValue};
-use marvin::interact::form::server::{Assets, FormEvent, FormServer, MAX_BODY_BYTES, State};
+use marvin::interact::form::server::{Assets, FormEvent, FormServer, MAX_BODY_BYTES, Setup, State};
 use marvin::interact::form::uploads::encode_base64;
 use serde_json::{Value, json};
 
@@ -18,6 +18,7 @@ const ASSETS: Assets = Assets {
     html: "<script type=\"application/json\" id=\"data\">/* __INTERVIEW_DATA_PLACEHOLDER__ */</script><link href=\"/styles.css?session=__SESSION_TOKEN__\">",
     css: "body { color: black }",
     js: "console.log('form')",
+    blocks: "console.log('blocks')",
 };
 
 fn start(home: &TempDir) -> FormServer {
@@ -26,12 +27,17 @@ fn start(home: &TempDir) -> FormServer {
         "questions": [
             {"id": "db", "type": "single", "question": "Which database?", "options": ["SQLite", "PostgreSQL"]},
             {"id": "features", "type": "multi", "question": "Which?", "options": ["auth", "search"]},
-            {"id": "notes", "type": "text", "question": "Anything else?"},
-            {"id": "logo", "type": "image", "question": "A logo?"}
+            {"id": "notes", "type": "text", "question": "Anything else?", "optional": true},
+            {"id": "logo", "type": "image", "question": "A logo?", "optional": true}
         ]
     }))
     .unwrap();
     FormServer::start(interview, ASSETS, home.path().join("uploads"), 600).unwrap()
+}
+
+/// Answers to the two required questions of [`start`]'s form.
+fn required_answers() -> Value {
+    json!([{"id": "db", "value": "SQLite"}, {"id": "features", "value": ["auth"]}])
 }
 
 struct Answer {
@@ -254,7 +260,7 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
     let not_an_image = post(
         &server,
         "/submit",
-        json!({"token": token, "images": [
+        json!({"token": token, "responses": required_answers(), "images": [
         {"id": "logo", "filename": "x.png", "mimeType": "image/png", "data": encode_base64(b"<svg/>")}]}),
     );
     assert_eq!(not_an_image.status, 400);
@@ -267,7 +273,7 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
     let image_for_text = post(
         &server,
         "/submit",
-        json!({"token": token, "images": [
+        json!({"token": token, "responses": required_answers(), "images": [
         {"id": "notes", "filename": "x.png", "data": encode_base64(PNG)}]}),
     );
     assert_eq!(
@@ -337,6 +343,83 @@ fn answers_are_checked_saved_and_handed_to_the_tool_once() {
 }
 
 #[test]
+fn an_untouched_form_sends_nothing_and_typed_image_paths_are_checked() {
+    let home = TempDir::new("form-required");
+    let interview = questions::parse(&json!({"questions": [
+        {"id": "intro", "type": "info", "question": "Read me."},
+        {"id": "db", "type": "single", "question": "Which?", "options": ["SQLite", "PostgreSQL"]},
+        {"id": "name", "type": "text", "question": "Name?"},
+        {"id": "logo", "type": "image", "question": "A logo?"},
+        {"id": "notes", "type": "text", "question": "Notes?", "optional": true}]}))
+    .unwrap();
+    std::fs::write(home.path().join("logo file.png"), PNG).unwrap();
+    std::fs::write(home.path().join("fake.png"), "<svg/>").unwrap();
+    let setup = Setup {
+        uploads: home.path().join("uploads"),
+        timeout_secs: 600,
+        base_dir: home.path().to_path_buf(),
+        verbose: true,
+        draft: Default::default(),
+    };
+    let server = FormServer::start_with(interview, ASSETS, setup).unwrap();
+    let token = server.token().to_string();
+    // Untouched: every required question is named, each for its own field.
+    let untouched = post(&server, "/submit", json!({"token": token, "responses": []}));
+    assert_eq!(untouched.status, 400);
+    let errors = untouched.json()["errors"].clone();
+    assert_eq!(
+        errors,
+        json!([
+            {"field": "db", "message": "\"db\" needs an answer."},
+            {"field": "name", "message": "\"name\" needs an answer."},
+            {"field": "logo", "message": "\"logo\" needs an answer."}
+        ])
+    );
+    assert_eq!(untouched.json()["field"], "db");
+    // Blank answers are no answers.
+    let blank = post(
+        &server,
+        "/submit",
+        json!({"token": token, "responses": [{"id": "db", "value": ""},
+            {"id": "name", "value": "  "}, {"id": "logo", "value": []}]}),
+    );
+    assert_eq!(blank.json()["errors"].as_array().unwrap().len(), 3);
+    // Typed paths must name readable pictures; every bad one is said at its field.
+    let answers = |logo: Value| {
+        json!({"token": token, "responses": [{"id": "db", "value": "SQLite"},
+            {"id": "name", "value": "ledger"}, {"id": "logo", "value": logo}]})
+    };
+    let bad = post(
+        &server,
+        "/submit",
+        answers(json!(["missing.png", "fake.png"])),
+    );
+    assert_eq!(
+        bad.json()["errors"],
+        json!([
+            {"field": "logo", "message": "missing.png: no such file."},
+            {"field": "logo", "message": "fake.png is not a PNG, JPEG, GIF or WebP image."}
+        ])
+    );
+    assert!(server.wait(Duration::ZERO).is_none());
+    let ok = post(&server, "/submit", answers(json!("'logo file.png'")));
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let Some(FormEvent::Submitted(replies)) = server.wait(Duration::from_secs(5)) else {
+        panic!("no answers reached the tool");
+    };
+    let logo = std::fs::canonicalize(home.path().join("logo file.png")).unwrap();
+    assert_eq!(
+        replies[2].value,
+        ReplyValue::Many(vec![logo.display().to_string()])
+    );
+    // verbose: every request, repeats counted, never the token.
+    assert_eq!(
+        server.trace(),
+        ["POST /submit 400 (×3)", "POST /submit 200"]
+    );
+}
+
+#[test]
 fn bodies_over_15_mb_are_refused() {
     let home = TempDir::new("form-limit");
     let server = start(&home);
@@ -399,7 +482,7 @@ fn every_way_out_stops_the_server_and_joins_its_thread() {
         post(
             &server,
             "/submit",
-            json!({"token": server.token(), "responses": []}),
+            json!({"token": server.token(), "responses": required_answers()}),
         );
         assert!(server.wait(Duration::from_secs(5)).is_some());
         server.port()

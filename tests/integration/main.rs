@@ -32,6 +32,7 @@ mod git_security;
 mod headless_asks;
 mod interactive;
 mod interview;
+mod interview_media;
 mod interview_server;
 mod local_model;
 mod mcp;

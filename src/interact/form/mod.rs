@@ -1,10 +1,22 @@
-//! The interview (seed 000): a browser form that gathers many answers at once. `questions`
-//! parses the questions file and checks the answers the form sends back; `uploads` checks and
-//! keeps the images sent with them;
-//! `server` serves the page and takes the answers.
+//! The interview (seed 000): a browser form that gathers many answers at once. `repair`
+//! reads a questions file a model wrote, `questions` (with `content`, `media`, `recommend`)
+//! checks it, `answers` checks the answers sent back; `uploads` checks and
+//! keeps the images sent with them and the image paths typed instead; `server` serves the
+//! page and takes the answers.
 
+pub mod answers;
+pub mod content;
+pub mod draft;
+pub mod media;
+pub mod pictures;
 pub mod questions;
+mod recommend;
+pub mod record;
+pub mod repair;
+#[cfg(test)]
+mod schema_tests;
 pub mod server;
+mod trace;
 pub mod uploads;
 
 /// The page in `form/`, built into the binary: no CDN, no build step, works offline.
@@ -12,4 +24,5 @@ pub const PAGE: server::Assets = server::Assets {
     html: include_str!("../../../form/index.html"),
     css: include_str!("../../../form/styles.css"),
     js: include_str!("../../../form/script.js"),
+    blocks: include_str!("../../../form/blocks.js"),
 };

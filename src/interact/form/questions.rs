@@ -1,10 +1,16 @@
-//! The interview's questions (seed 000 Phase 4, schema.ts) and the answers the form sends back:
-//! parsing and checking both, with every error naming the question id and the field, and the
-//! summary the model reads.
+//! The interview's questions (seed 000, and pi-interview-tool's current schema): parsing and
+//! checking a questions file, every error naming the question id and the field. Forms the
+//! reference reads differently are normalised here: option-level `recommended` flags become
+//! the question's list, a one-element list on a single choice its one label, a legacy
+//! `codeBlock` a `content` block (noted for the model).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use super::answers::{FieldError, Reply, ReplyValue, Status, check_replies, result_text};
+use super::content::{self, Content};
+use super::media::{self, Media};
+use super::recommend;
 use crate::interact::Choice;
 
 /// A whole questions file.
@@ -15,6 +21,10 @@ pub struct Interview {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     pub questions: Vec<FormQuestion>,
+    /// What was read differently from how it was written (a legacy field, a repaired file),
+    /// for the tool's result.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,7 +55,7 @@ impl Kind {
         })
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Single => "single",
             Self::Multi => "multi",
@@ -60,6 +70,32 @@ impl Kind {
     }
 }
 
+/// How sure the model is of its recommendation: `slight` shows it without choosing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Conviction {
+    Strong,
+    Slight,
+}
+
+/// How much a question matters: `critical` stands out, `minor` is compact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Weight {
+    Critical,
+    Minor,
+}
+
+/// One option of a choice: its label, an optional description and content block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormOption {
+    pub label: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Content>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FormQuestion {
     pub id: String,
@@ -67,29 +103,74 @@ pub struct FormQuestion {
     pub kind: Kind,
     pub question: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub options: Vec<Choice>,
+    pub options: Vec<FormOption>,
     /// The options Marvin suggests (one for `single`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recommended: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub conviction: Option<Conviction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<Weight>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Content>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<Media>,
+    /// May be left unanswered (every question but `info` must be answered otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+}
+
+impl FormQuestion {
+    /// Whether the answers are refused without this one.
+    pub fn required(&self) -> bool {
+        self.kind != Kind::Info && !self.optional
+    }
+
+    /// Whether the recommended options start chosen (unless the model is only slightly sure).
+    pub fn preselect(&self) -> bool {
+        self.conviction != Some(Conviction::Slight)
+    }
+
+    /// The options as the terminal's chooser shows them.
+    pub fn choices(&self) -> Vec<Choice> {
+        self.options
+            .iter()
+            .map(|option| Choice {
+                label: option.label.clone(),
+                description: option.description.clone(),
+            })
+            .collect()
+    }
 }
 
 /// Checks a questions file: an object with an optional title and description and a non-empty
 /// list of questions with unique ids.
 pub fn parse(data: &Value) -> Result<Interview, String> {
-    let object = data
-        .as_object()
-        .ok_or("The questions must be a JSON object with a \"questions\" list.")?;
+    let object = match data {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err("The questions must be a JSON object with a \"questions\" list, not an array: wrap the list as {\"questions\": [...]}.".into());
+        }
+        _ => return Err("The questions must be a JSON object with a \"questions\" list.".into()),
+    };
     let title = optional_text(object, "title", "title")?;
     let description = optional_text(object, "description", "description")?;
     let list = match object.get("questions") {
         Some(Value::Array(list)) if !list.is_empty() => list,
+        None if object.contains_key("question") || object.contains_key("label") => {
+            return Err(
+                "questions: missing. Did you mean to wrap this question in {\"questions\": [...]}?"
+                    .into(),
+            );
+        }
         _ => return Err("questions: must be a non-empty list of questions.".into()),
     };
+    let mut notes = Vec::new();
     let mut questions: Vec<FormQuestion> = Vec::new();
     for (index, value) in list.iter().enumerate() {
-        let question = parse_question(index, value)?;
+        let question = parse_question(index, value, &mut notes)?;
         if questions.iter().any(|q| q.id == question.id) {
             return Err(format!(
                 "questions[{index}].id: \"{}\" is used twice; every question needs its own id.",
@@ -102,6 +183,7 @@ pub fn parse(data: &Value) -> Result<Interview, String> {
         title,
         description,
         questions,
+        notes,
     })
 }
 
@@ -117,7 +199,11 @@ fn optional_text(
     }
 }
 
-fn parse_question(index: usize, value: &Value) -> Result<FormQuestion, String> {
+fn parse_question(
+    index: usize,
+    value: &Value,
+    notes: &mut Vec<String>,
+) -> Result<FormQuestion, String> {
     let object = value
         .as_object()
         .ok_or_else(|| format!("questions[{index}]: expected an object, got {value}."))?;
@@ -130,294 +216,182 @@ fn parse_question(index: usize, value: &Value) -> Result<FormQuestion, String> {
         }
     };
     let at = |field: &str| format!("Question \"{id}\": {field}");
-    let kind = match object.get("type") {
-        Some(Value::String(name)) => Kind::parse(name),
-        _ => None,
-    }
-    .ok_or_else(|| format!("{}: must be one of {}.", at("type"), Kind::NAMES))?;
+    let kind = parse_kind(object, &at)?;
     let question = match object.get("question") {
         Some(Value::String(text)) if !text.trim().is_empty() => text.trim().to_string(),
+        _ if object.get("label").is_some_and(Value::is_string) => {
+            return Err(format!(
+                "{}: missing; use \"question\" for the question's text, not \"label\".",
+                at("question")
+            ));
+        }
         _ => return Err(format!("{}: the question text is missing.", at("question"))),
     };
-    let context = optional_text(object, "context", &at("context"))?;
-    let options = match object.get("options") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(list)) => parse_options(list, &at("options"))?,
-        Some(other) => return Err(format!("{}: expected a list, got {other}.", at("options"))),
-    };
-    if kind.has_options() && options.is_empty() {
-        return Err(format!(
-            "{}: required for type \"{}\".",
-            at("options"),
-            kind.name()
-        ));
-    }
-    if !kind.has_options() && !options.is_empty() {
-        return Err(format!(
-            "{}: not allowed for type \"{}\".",
-            at("options"),
-            kind.name()
-        ));
-    }
-    let recommended = parse_recommended(object.get("recommended"), kind, &options, &at)?;
+    let (options, flags) = parse_options(object.get("options"), kind, &at("options"))?;
+    let (recommended, conviction) = recommend::resolve(object, kind, &options, &flags, &at)?;
     Ok(FormQuestion {
-        id,
+        id: id.clone(),
         kind,
         question,
         options,
         recommended,
-        context,
+        conviction,
+        weight: parse_weight(object.get("weight"), &at)?,
+        context: optional_text(object, "context", &at("context"))?,
+        content: parse_content(object, &id, notes)?,
+        media: media::parse_all(object.get("media").unwrap_or(&Value::Null), &at("media"))?,
+        optional: match object.get("optional") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(optional)) => *optional,
+            Some(other) => {
+                return Err(format!(
+                    "{}: expected true or false, got {other}.",
+                    at("optional")
+                ));
+            }
+        },
     })
 }
 
-/// Options as strings or `{label, description}` objects; labels unique.
-fn parse_options(list: &[Value], field: &str) -> Result<Vec<Choice>, String> {
-    let mut choices: Vec<Choice> = Vec::new();
-    for (j, option) in list.iter().enumerate() {
-        let (label, description) = match option {
-            Value::String(label) => (label.trim(), ""),
-            Value::Object(object) => (
-                object
-                    .get("label")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .trim(),
-                object
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .trim(),
-            ),
-            other => {
-                return Err(format!(
-                    "{field}[{j}]: expected a string or {{label, description}}, got {other}."
-                ));
-            }
+fn parse_kind(object: &Map<String, Value>, at: &dyn Fn(&str) -> String) -> Result<Kind, String> {
+    let name = object.get("type").and_then(Value::as_str).unwrap_or("");
+    Kind::parse(name).ok_or_else(|| {
+        let hint = match name {
+            "select" | "radio" | "choice" | "dropdown" => " (use \"single\" for one choice)",
+            "checkbox" | "checkboxes" | "multiselect" => " (use \"multi\" for several choices)",
+            "textarea" | "input" | "string" => " (use \"text\" for typed answers)",
+            _ => "",
         };
-        if label.is_empty() {
-            return Err(format!("{field}[{j}]: the label is empty."));
-        }
-        if choices.iter().any(|c| c.label == label) {
-            return Err(format!("{field}[{j}]: \"{label}\" appears twice."));
-        }
-        choices.push(Choice {
-            label: label.to_string(),
-            description: description.to_string(),
-        });
-    }
-    Ok(choices)
+        format!("{}: must be one of {}{hint}.", at("type"), Kind::NAMES)
+    })
 }
 
-fn parse_recommended(
+fn parse_weight(
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<Option<Weight>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(w)) if w == "critical" => Ok(Some(Weight::Critical)),
+        Some(Value::String(w)) if w == "minor" => Ok(Some(Weight::Minor)),
+        Some(_) => Err(format!(
+            "{}: must be \"critical\" or \"minor\".",
+            at("weight")
+        )),
+    }
+}
+
+/// `content`, or the legacy `codeBlock` read as one (and said in `notes`); not both.
+fn parse_content(
+    object: &Map<String, Value>,
+    id: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<Content>, String> {
+    let at = |field: &str| format!("Question \"{id}\": {field}");
+    match (object.get("content"), object.get("codeBlock")) {
+        (Some(_), Some(_)) => Err(format!(
+            "{}: give \"content\" or the legacy \"codeBlock\", not both.",
+            at("codeBlock")
+        )),
+        (Some(value), None) if !value.is_null() => {
+            content::parse(value, &at("content"), false).map(Some)
+        }
+        (None, Some(value)) if !value.is_null() => {
+            notes.push(format!(
+                "Question \"{id}\": the legacy \"codeBlock\" was read as \"content\" (its \"code\" as \"source\"); write \"content\" next time."
+            ));
+            content::parse(value, &at("codeBlock"), true).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Options as strings or `{label, description?, content?, recommended?, conviction?}`
+/// objects, labels unique; with each option's own recommendation flags (for
+/// [`recommend::resolve`]).
+fn parse_options(
     value: Option<&Value>,
     kind: Kind,
-    options: &[Choice],
-    at: &dyn Fn(&str) -> String,
-) -> Result<Vec<String>, String> {
-    let picks: Vec<&str> = match (value, kind) {
-        (None | Some(Value::Null), _) => return Ok(Vec::new()),
-        (Some(_), Kind::Text | Kind::Image | Kind::Info) => {
-            return Err(format!(
-                "{}: not allowed for type \"{}\".",
-                at("recommended"),
-                kind.name()
-            ));
-        }
-        (Some(Value::String(one)), _) => vec![one.as_str()],
-        (Some(Value::Array(many)), Kind::Multi) => many
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .ok_or_else(|| format!("{}: expected option labels.", at("recommended")))
-            })
-            .collect::<Result<_, _>>()?,
-        (Some(_), Kind::Single) => {
-            return Err(format!(
-                "{}: must be one option label for single-select.",
-                at("recommended")
-            ));
-        }
-        (Some(other), _) => {
-            return Err(format!(
-                "{}: expected option labels, got {other}.",
-                at("recommended")
-            ));
-        }
+    field: &str,
+) -> Result<(Vec<FormOption>, Vec<recommend::Flag>), String> {
+    let list = match value {
+        None | Some(Value::Null) => &Vec::new(),
+        Some(Value::Array(list)) => list,
+        Some(other) => return Err(format!("{field}: expected a list, got {other}.")),
     };
-    for pick in &picks {
-        if !options.iter().any(|o| o.label == *pick) {
-            return Err(format!(
-                "{}: \"{pick}\" is not one of the options.",
-                at("recommended")
-            ));
-        }
+    if kind.has_options() && list.is_empty() {
+        return Err(format!(
+            "{field}: required for type \"{}\", as a non-empty list.",
+            kind.name()
+        ));
     }
-    Ok(picks.into_iter().map(str::to_string).collect())
-}
-
-/// One answer as the model receives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Reply {
-    pub id: String,
-    pub value: ReplyValue,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum ReplyValue {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl ReplyValue {
-    pub fn joined(&self) -> String {
-        match self {
-            Self::One(text) => text.clone(),
-            Self::Many(items) => items.join(", "),
-        }
+    if !kind.has_options() && !list.is_empty() {
+        return Err(format!(
+            "{field}: not allowed for type \"{}\".",
+            kind.name()
+        ));
     }
-}
-
-/// An answer the form sent that does not fit its question: `field` is the question id (or
-/// the position in the list when there is no usable id), for the page to show at the field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    fn new(field: &str, message: String) -> Self {
-        Self {
-            field: field.to_string(),
-            message,
-        }
-    }
-}
-
-/// Checks the `responses` list of a submission against the questions: every id known and
-/// answered once, values shaped by the question type (a string; a list for multi; a string
-/// or list of paths for image), attachments a list of strings. Informational questions take
-/// no answer.
-pub fn check_replies(interview: &Interview, responses: &Value) -> Result<Vec<Reply>, FieldError> {
-    let list = match responses {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(list) => list,
-        other => {
-            return Err(FieldError::new(
-                "responses",
-                format!("responses: expected a list, got {other}."),
-            ));
-        }
-    };
-    let mut replies: Vec<Reply> = Vec::new();
-    for (index, item) in list.iter().enumerate() {
-        let position = format!("responses[{index}]");
-        let Some(id) = item.get("id").and_then(Value::as_str) else {
-            return Err(FieldError::new(
-                &position,
-                format!("{position}.id: expected the question id."),
-            ));
-        };
-        let Some(question) = interview.questions.iter().find(|q| q.id == id) else {
-            return Err(FieldError::new(
-                id,
-                format!("Unknown question id \"{id}\"."),
-            ));
-        };
-        if replies.iter().any(|r| r.id == id) {
-            return Err(FieldError::new(id, format!("\"{id}\" is answered twice.")));
-        }
-        let value = reply_value(question, item.get("value").unwrap_or(&Value::Null))
-            .map_err(|why| FieldError::new(id, format!("Invalid answer for \"{id}\": {why}")))?;
-        let attachments = match item.get("attachments") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(paths)) if paths.iter().all(Value::is_string) => paths
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
-            Some(_) => {
-                return Err(FieldError::new(
-                    id,
-                    format!("Invalid attachments for \"{id}\": expected a list of file paths."),
+    let mut options: Vec<FormOption> = Vec::new();
+    let mut flags = Vec::new();
+    for (j, option) in list.iter().enumerate() {
+        let at = format!("{field}[{j}]");
+        let (parsed, flag) = match option {
+            Value::String(label) => (plain(label.trim()), recommend::Flag::default()),
+            Value::Object(object) => parse_rich_option(object, &at)?,
+            other => {
+                return Err(format!(
+                    "{at}: expected a string or {{label, description}}, got {other}."
                 ));
             }
         };
-        replies.push(Reply {
-            id: id.to_string(),
-            value,
-            attachments,
-        });
+        if parsed.label.is_empty() {
+            return Err(format!("{at}: the label is empty."));
+        }
+        if options.iter().any(|o| o.label == parsed.label) {
+            return Err(format!("{at}: \"{}\" appears twice.", parsed.label));
+        }
+        options.push(parsed);
+        flags.push(flag);
     }
-    Ok(replies)
+    Ok((options, flags))
 }
 
-fn reply_value(question: &FormQuestion, value: &Value) -> Result<ReplyValue, String> {
-    let strings = |list: &[Value]| -> Option<Vec<String>> {
-        list.iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect()
+fn plain(label: &str) -> FormOption {
+    FormOption {
+        label: label.to_string(),
+        description: String::new(),
+        content: None,
+    }
+}
+
+fn parse_rich_option(
+    object: &Map<String, Value>,
+    at: &str,
+) -> Result<(FormOption, recommend::Flag), String> {
+    let Some(Value::String(label)) = object.get("label") else {
+        return Err(format!("{at}: must have a \"label\" string."));
     };
-    match (question.kind, value) {
-        (Kind::Info, _) => Err("this question only shows text and takes no answer.".into()),
-        (Kind::Single | Kind::Text, Value::String(text)) => Ok(ReplyValue::One(text.clone())),
-        (Kind::Single | Kind::Text, _) => Err("expected text.".into()),
-        (Kind::Multi, Value::Array(list)) => strings(list)
-            .map(ReplyValue::Many)
-            .ok_or_else(|| "expected a list of chosen options.".into()),
-        (Kind::Multi, _) => Err("expected a list of chosen options.".into()),
-        (Kind::Image, Value::String(path)) => Ok(ReplyValue::One(path.clone())),
-        (Kind::Image, Value::Array(list)) => strings(list)
-            .map(ReplyValue::Many)
-            .ok_or_else(|| "expected file paths.".into()),
-        (Kind::Image, Value::Null) => Ok(ReplyValue::Many(Vec::new())),
-        (Kind::Image, _) => Err("expected file paths.".into()),
-    }
-}
-
-/// How an interview ended, as the model is told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Completed,
-    Cancelled,
-    Timeout,
-    Aborted,
-}
-
-/// The tool's result: seed 000's summary lines, then the status and the answers as JSON.
-pub fn result_text(status: Status, replies: &[Reply], timeout_secs: u64) -> String {
-    let summary = match status {
-        Status::Completed => format!(
-            "User completed the interview form.\n\nResponses:\n{}",
-            summary_lines(replies)
-        ),
-        Status::Cancelled => "User cancelled the interview form.".to_string(),
-        Status::Timeout => format!("Interview form timed out after {timeout_secs} seconds."),
-        Status::Aborted => "Interview was aborted.".to_string(),
+    let description = match object.get("description") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.trim().to_string(),
+        Some(other) => return Err(format!("{at}.description: expected a string, got {other}.")),
     };
-    let details = serde_json::json!({ "status": status, "responses": replies });
-    format!("{summary}\n\n{details}")
-}
-
-fn summary_lines(replies: &[Reply]) -> String {
-    if replies.is_empty() {
-        return "(none)".into();
-    }
-    replies
-        .iter()
-        .map(|reply| {
-            let mut line = format!("- {}: {}", reply.id, reply.value.joined());
-            if !reply.attachments.is_empty() {
-                line.push_str(&format!(" [attachments: {}]", reply.attachments.join(", ")));
-            }
-            line
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let content = match (object.get("content"), object.get("code")) {
+        (Some(value), _) if !value.is_null() => {
+            Some(content::parse(value, &format!("{at}.content"), false)?)
+        }
+        (_, Some(value)) if !value.is_null() => {
+            Some(content::parse(value, &format!("{at}.code"), true)?)
+        }
+        _ => None,
+    };
+    let flag = recommend::Flag::parse(object, at)?;
+    let option = FormOption {
+        label: label.trim().to_string(),
+        description,
+        content,
+    };
+    Ok((option, flag))
 }
 
 #[cfg(test)]
@@ -425,8 +399,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn example() -> Interview {
-        parse(&json!({
+    #[test]
+    fn a_good_file_parses_with_both_option_shapes() {
+        let interview = parse(&json!({
             "title": "New project",
             "description": "A few choices before I start.",
             "questions": [
@@ -435,17 +410,10 @@ mod tests {
                  "options": ["SQLite", {"label": "PostgreSQL", "description": "a server"}],
                  "recommended": "SQLite", "context": "SQLite is one file."},
                 {"id": "features", "type": "multi", "question": "Which features?",
-                 "options": ["auth", "search", "export"], "recommended": ["auth", "search"]},
-                {"id": "name", "type": "text", "question": "Project name?"},
-                {"id": "logo", "type": "image", "question": "A logo?"}
+                 "options": ["auth", "search", "export"], "recommended": ["auth", "search"]}
             ]
         }))
-        .unwrap()
-    }
-
-    #[test]
-    fn a_good_file_parses_with_both_option_shapes() {
-        let interview = example();
+        .unwrap();
         assert_eq!(interview.title.as_deref(), Some("New project"));
         let db = &interview.questions[1];
         assert_eq!(db.kind, Kind::Single);
@@ -456,156 +424,6 @@ mod tests {
         let sent = serde_json::to_value(&interview).unwrap();
         assert_eq!(sent["questions"][1]["type"], "single");
         assert_eq!(sent["questions"][1]["options"][0]["label"], "SQLite");
-    }
-
-    #[test]
-    fn every_mistake_names_the_question_and_the_field() {
-        let q = |question: Value| json!({"questions": [question]});
-        let cases = [
-            (json!([]), "must be a JSON object"),
-            (
-                json!({"questions": []}),
-                "questions: must be a non-empty list",
-            ),
-            (
-                json!({"title": 3, "questions": []}),
-                "title: expected a string",
-            ),
-            (
-                q(json!({"type": "text", "question": "?"})),
-                "questions[0].id: missing",
-            ),
-            (
-                q(json!({"id": "a", "type": "radio", "question": "?"})),
-                "Question \"a\": type: must be one of single, multi, text, image, info",
-            ),
-            (
-                q(json!({"id": "a", "type": "text"})),
-                "Question \"a\": question: the question text is missing",
-            ),
-            (
-                q(json!({"id": "a", "type": "single", "question": "?"})),
-                "Question \"a\": options: required for type \"single\"",
-            ),
-            (
-                q(json!({"id": "a", "type": "text", "question": "?", "options": ["x"]})),
-                "Question \"a\": options: not allowed for type \"text\"",
-            ),
-            (
-                q(json!({"id": "a", "type": "multi", "question": "?", "options": ["x", 2]})),
-                "Question \"a\": options[1]: expected a string or {label, description}",
-            ),
-            (
-                q(json!({"id": "a", "type": "multi", "question": "?", "options": ["x", "x"]})),
-                "Question \"a\": options[1]: \"x\" appears twice",
-            ),
-            (
-                q(
-                    json!({"id": "a", "type": "single", "question": "?", "options": ["x"], "recommended": "y"}),
-                ),
-                "Question \"a\": recommended: \"y\" is not one of the options",
-            ),
-            (
-                q(
-                    json!({"id": "a", "type": "single", "question": "?", "options": ["x"], "recommended": ["x"]}),
-                ),
-                "must be one option label for single-select",
-            ),
-            (
-                q(json!({"id": "a", "type": "image", "question": "?", "recommended": "x"})),
-                "Question \"a\": recommended: not allowed for type \"image\"",
-            ),
-            (
-                q(json!({"id": "a", "type": "text", "question": "?", "context": 1})),
-                "Question \"a\": context: expected a string",
-            ),
-            (
-                json!({"questions": [
-                {"id": "a", "type": "text", "question": "?"},
-                {"id": "a", "type": "text", "question": "?"}]}),
-                "questions[1].id: \"a\" is used twice",
-            ),
-        ];
-        for (data, expected) in cases {
-            let error = parse(&data).unwrap_err();
-            assert!(error.contains(expected), "{data}: {error}");
-        }
-    }
-
-    #[test]
-    fn answers_are_checked_against_their_questions() {
-        let interview = example();
-        let replies = check_replies(
-            &interview,
-            &json!([
-                {"id": "db", "value": "PostgreSQL"},
-                {"id": "features", "value": ["auth", "a custom one"]},
-                {"id": "name", "value": "marvin", "attachments": ["/tmp/x/sketch.png"]},
-                {"id": "logo", "value": ["/tmp/x/logo.png"]}
-            ]),
-        )
-        .unwrap();
-        assert_eq!(
-            replies[1].value,
-            ReplyValue::Many(vec!["auth".into(), "a custom one".into()])
-        );
-        assert_eq!(replies[2].attachments, ["/tmp/x/sketch.png"]);
-        let bad = |responses: Value| check_replies(&interview, &responses).unwrap_err();
-        let error = bad(json!([{"id": "nope", "value": "x"}]));
-        assert_eq!(
-            (error.field.as_str(), error.message.as_str()),
-            ("nope", "Unknown question id \"nope\".")
-        );
-        let error = bad(json!([{"id": "features", "value": "auth"}]));
-        assert_eq!(error.field, "features");
-        assert!(
-            error.message.contains("expected a list"),
-            "{}",
-            error.message
-        );
-        assert_eq!(bad(json!([{"id": "db", "value": 3}])).field, "db");
-        assert_eq!(bad(json!([{"id": "intro", "value": "ok"}])).field, "intro");
-        assert_eq!(bad(json!([{"value": "x"}])).field, "responses[0]");
-        assert_eq!(
-            bad(json!([{"id": "db", "value": "a"}, {"id": "db", "value": "b"}])).field,
-            "db"
-        );
-        assert_eq!(
-            bad(json!([{"id": "name", "value": "x", "attachments": "y"}])).field,
-            "name"
-        );
-        assert_eq!(bad(json!({"db": "x"})).field, "responses");
-    }
-
-    #[test]
-    fn the_result_has_the_seed_summary_and_the_answers_as_json() {
-        let replies = vec![
-            Reply {
-                id: "db".into(),
-                value: ReplyValue::One("SQLite".into()),
-                attachments: vec![],
-            },
-            Reply {
-                id: "features".into(),
-                value: ReplyValue::Many(vec!["auth".into(), "search".into()]),
-                attachments: vec!["/tmp/a.png".into()],
-            },
-        ];
-        let text = result_text(Status::Completed, &replies, 600);
-        assert!(text.starts_with("User completed the interview form.\n\nResponses:\n- db: SQLite\n- features: auth, search [attachments: /tmp/a.png]\n\n"), "{text}");
-        let json: Value = serde_json::from_str(text.rsplit("\n\n").next().unwrap()).unwrap();
-        assert_eq!(json["status"], "completed");
-        assert_eq!(json["responses"][1]["value"][1], "search");
-        assert_eq!(json["responses"][0].get("attachments"), None);
-        assert!(
-            result_text(Status::Timeout, &[], 90)
-                .starts_with("Interview form timed out after 90 seconds.")
-        );
-        assert!(
-            result_text(Status::Cancelled, &[], 90)
-                .starts_with("User cancelled the interview form.")
-        );
-        assert!(result_text(Status::Aborted, &[], 90).contains("\"status\":\"aborted\""));
-        assert!(result_text(Status::Completed, &[], 90).contains("Responses:\n(none)"));
+        assert_eq!(sent.get("notes"), None);
     }
 }

@@ -15,10 +15,15 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
-use super::questions::{Interview, Kind, Reply, ReplyValue, check_replies};
-use super::uploads::{MAX_IMAGES, UploadDir};
+use super::draft::{Draft, MAX_DRAFT_BYTES};
+use super::pictures;
+use super::questions::{Interview, Reply};
+use super::trace::Trace;
+use super::uploads::UploadDir;
 use crate::secret;
 use crate::web::{self, HttpResponse, asset, header, json_response, text, with_headers};
+
+mod submit;
 
 /// The largest request body taken (images come base64 inside the JSON).
 pub const MAX_BODY_BYTES: usize = 15 * 1024 * 1024;
@@ -39,6 +44,8 @@ pub struct Assets {
     pub html: &'static str,
     pub css: &'static str,
     pub js: &'static str,
+    /// What renders content blocks and media (blocks.js).
+    pub blocks: &'static str,
 }
 
 /// What the person did in the browser.
@@ -88,6 +95,10 @@ struct Shared {
     port: u16,
     timeout_secs: u64,
     uploads: UploadDir,
+    /// What image paths typed in the page are relative to: the working directory.
+    base_dir: PathBuf,
+    trace: Trace,
+    draft: Draft,
     state: Mutex<State>,
     last_heartbeat: Mutex<Option<Instant>>,
     events: Sender<FormEvent>,
@@ -103,14 +114,49 @@ pub struct FormServer {
     events: Receiver<FormEvent>,
 }
 
+/// How a form is served besides its questions and its page.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Where uploaded images go (created on the first one).
+    pub uploads: PathBuf,
+    pub timeout_secs: u64,
+    /// What image paths typed in the page are relative to.
+    pub base_dir: PathBuf,
+    /// Keep a line for each request, for [`FormServer::trace`].
+    pub verbose: bool,
+    /// The answers in progress, shared with the terminal.
+    pub draft: Draft,
+}
+
 impl FormServer {
-    /// Starts serving `interview`; images go to `uploads`.
+    /// Starts serving `interview`; images go to `uploads`, typed image paths are relative to
+    /// the current directory.
     pub fn start(
         interview: Interview,
         assets: Assets,
         uploads: PathBuf,
         timeout_secs: u64,
     ) -> Result<Self, String> {
+        let base_dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let setup = Setup {
+            uploads,
+            timeout_secs,
+            base_dir,
+            verbose: false,
+            draft: Draft::default(),
+        };
+        Self::start_with(interview, assets, setup)
+    }
+
+    /// Starts serving `interview` as `setup` says.
+    pub fn start_with(interview: Interview, assets: Assets, setup: Setup) -> Result<Self, String> {
+        let Setup {
+            uploads,
+            timeout_secs,
+            base_dir,
+            verbose,
+            draft,
+        } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
         let server = tiny_http::Server::http("127.0.0.1:0")
@@ -131,6 +177,9 @@ impl FormServer {
             port,
             timeout_secs,
             uploads: UploadDir::new(uploads),
+            base_dir,
+            trace: Trace::new(verbose),
+            draft,
             state: Mutex::new(State::Open),
             last_heartbeat: Mutex::new(None),
             events: sender,
@@ -187,6 +236,16 @@ impl FormServer {
         }
     }
 
+    /// The answers in progress, as the page gets them: `{at, answers}`, or null.
+    pub fn draft(&self) -> Value {
+        self.shared.draft.snapshot()
+    }
+
+    /// The requests served, one line each, when `verbose` was set.
+    pub fn trace(&self) -> Vec<String> {
+        self.shared.trace.lines()
+    }
+
     /// When the page last said it was open.
     pub fn last_heartbeat(&self) -> Option<Instant> {
         *lock(&self.shared.last_heartbeat)
@@ -226,24 +285,31 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Serves a request: a GET without a body here; anything with a body through the pool, so a
 /// body that trickles in holds up nothing else (see [`web::Pool`]).
 fn handle(shared: &Arc<Shared>, request: Request) {
+    let method = request.method().as_str().to_string();
+    let path = web::path_and_query(&request).0.to_string();
     let response = match screen(shared, &request) {
-        Ok(Route::Post(path)) => {
+        Ok(Route::Post(route)) => {
             let owned = Arc::clone(shared);
             return shared.pool.accept(request, move |mut request| {
                 let deadline = Instant::now() + BODY_DEADLINE;
                 let response =
                     match web::read_json_body(&mut request, MAX_BODY_BYTES, deadline, too_large) {
-                        Ok(body) => match answer_post(&owned, path, &body) {
+                        Ok(body) => match answer_post(&owned, route, &body) {
                             Ok(response) | Err(response) => response,
                         },
                         Err(response) => response,
                     };
+                owned.trace.record(&method, &path, response.status_code().0);
                 let _ = request.respond(response);
             });
         }
-        Ok(Route::Get(path)) => get(shared, path),
+        Ok(Route::Get(route)) => get(shared, route),
+        Ok(Route::Media(q, m)) => pictures::serve(&shared.interview, q, m),
         Err(response) => response,
     };
+    shared
+        .trace
+        .record(&method, &path, response.status_code().0);
     shared.pool.refuse(request, response);
 }
 
@@ -252,6 +318,10 @@ fn get(shared: &Shared, path: &str) -> HttpResponse {
         "/" => page(shared),
         "/styles.css" => asset(shared.assets.css, "text/css; charset=utf-8"),
         "/script.js" => asset(shared.assets.js, "application/javascript; charset=utf-8"),
+        "/blocks.js" => asset(
+            shared.assets.blocks,
+            "application/javascript; charset=utf-8",
+        ),
         _ => json_response(200, &status(shared)),
     }
 }
@@ -260,6 +330,8 @@ fn get(shared: &Shared, path: &str) -> HttpResponse {
 enum Route {
     Get(&'static str),
     Post(&'static str),
+    /// A picture the questions show: question and item number.
+    Media(usize, usize),
 }
 
 /// Everything that can be checked before a body is read: the Host, the Origin, the path, the
@@ -277,15 +349,21 @@ fn screen(shared: &Shared, request: &Request) -> Result<Route, HttpResponse> {
         (Method::Get, "/") => Route::Get("/"),
         (Method::Get, "/styles.css") => Route::Get("/styles.css"),
         (Method::Get, "/script.js") => Route::Get("/script.js"),
+        (Method::Get, "/blocks.js") => Route::Get("/blocks.js"),
         (Method::Get, "/health") => Route::Get("/health"),
         (Method::Post, "/heartbeat") => Route::Post("/heartbeat"),
         (Method::Post, "/cancel") => Route::Post("/cancel"),
         (Method::Post, "/submit") => Route::Post("/submit"),
+        (Method::Post, "/draft") => Route::Post("/draft"),
+        (Method::Get, path) => match pictures::route(path) {
+            Some((q, m)) => Route::Media(q, m),
+            None => return Err(text(404, "Not found")),
+        },
         _ => return Err(text(404, "Not found")),
     };
     if !web::has_token(request, &shared.token, SESSION_HEADER) {
         return Err(match route {
-            Route::Get(_) => text(403, "Invalid session"),
+            Route::Get(_) | Route::Media(..) => text(403, "Invalid session"),
             Route::Post(_) => json_response(403, &json!({"ok": false, "error": "Invalid session"})),
         });
     }
@@ -303,7 +381,28 @@ fn answer_post(shared: &Shared, path: &str, body: &Value) -> Result<HttpResponse
             Ok(json_response(200, &status(shared)))
         }
         "/cancel" => finish(shared, State::Cancelled, FormEvent::Cancelled),
-        _ => submit(shared, body),
+        "/draft" => keep_draft(shared, body),
+        _ => submit::submit(shared, body),
+    }
+}
+
+/// The page's draft, kept for another surface (or the page opened again).
+fn keep_draft(shared: &Shared, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    if body.to_string().len() > MAX_DRAFT_BYTES {
+        return Err(json_response(
+            413,
+            &json!({"ok": false, "error": "The draft is too large to keep."}),
+        ));
+    }
+    let ids: Vec<&str> = shared
+        .interview
+        .questions
+        .iter()
+        .map(|q| q.id.as_str())
+        .collect();
+    match shared.draft.replace(body, &ids) {
+        Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
+        Err(why) => Err(json_response(400, &json!({"ok": false, "error": why}))),
     }
 }
 
@@ -340,95 +439,6 @@ fn refusal_if_closed(state: State) -> Option<HttpResponse> {
     })
 }
 
-fn submit(shared: &Shared, body: &Value) -> Result<HttpResponse, HttpResponse> {
-    if let Some(refusal) = refusal_if_closed(*lock(&shared.state)) {
-        return Err(refusal);
-    }
-    let field_error = |field: &str, message: String| {
-        json_response(400, &json!({"ok": false, "error": message, "field": field}))
-    };
-    let mut replies = check_replies(
-        &shared.interview,
-        body.get("responses").unwrap_or(&Value::Null),
-    )
-    .map_err(|e| field_error(&e.field, e.message))?;
-    let images = match body.get("images") {
-        None | Some(Value::Null) => &Vec::new(),
-        Some(Value::Array(images)) => images,
-        Some(_) => return Err(field_error("images", "images: expected a list.".into())),
-    };
-    if images.len() > MAX_IMAGES {
-        return Err(field_error(
-            "images",
-            format!("Too many images: {} (at most {MAX_IMAGES}).", images.len()),
-        ));
-    }
-    for (index, image) in images.iter().enumerate() {
-        save_image(shared, image, index, &mut replies).map_err(|(f, m)| field_error(&f, m))?;
-    }
-    finish(shared, State::Submitted, FormEvent::Submitted(replies))
-}
-
-/// Saves one image and adds its path to the answer of its question: as the value of an
-/// image question, or as an attachment of any question when `isAttachment` is set.
-fn save_image(
-    shared: &Shared,
-    image: &Value,
-    index: usize,
-    replies: &mut Vec<Reply>,
-) -> Result<(), (String, String)> {
-    let Some(id) = image.get("id").and_then(Value::as_str) else {
-        let field = format!("images[{index}]");
-        return Err((
-            field.clone(),
-            format!("{field}.id: expected the question id."),
-        ));
-    };
-    let Some(question) = shared.interview.questions.iter().find(|q| q.id == id) else {
-        return Err((id.into(), format!("Unknown question id \"{id}\".")));
-    };
-    let attachment = image.get("isAttachment").and_then(Value::as_bool) == Some(true);
-    if !attachment && question.kind != Kind::Image {
-        return Err((id.into(), format!("\"{id}\" does not take an image.")));
-    }
-    let (Some(filename), Some(data)) = (
-        image.get("filename").and_then(Value::as_str),
-        image.get("data").and_then(Value::as_str),
-    ) else {
-        return Err((
-            id.into(),
-            "Invalid image payload: filename and data are needed.".into(),
-        ));
-    };
-    let path = shared
-        .uploads
-        .save(filename, data)
-        .map_err(|m| (id.to_string(), m))?;
-    let path = path.display().to_string();
-    let index = match replies.iter().position(|r| r.id == id) {
-        Some(index) => index,
-        None => {
-            replies.push(Reply {
-                id: id.to_string(),
-                value: ReplyValue::Many(Vec::new()),
-                attachments: Vec::new(),
-            });
-            replies.len() - 1
-        }
-    };
-    let reply = &mut replies[index];
-    if attachment {
-        reply.attachments.push(path);
-    } else {
-        match &mut reply.value {
-            ReplyValue::Many(paths) => paths.push(path),
-            ReplyValue::One(one) if one.is_empty() => reply.value = ReplyValue::Many(vec![path]),
-            ReplyValue::One(one) => reply.value = ReplyValue::Many(vec![one.clone(), path]),
-        }
-    }
-    Ok(())
-}
-
 fn page(shared: &Shared) -> HttpResponse {
     let data = json!({
         "title": shared.interview.title,
@@ -436,6 +446,7 @@ fn page(shared: &Shared) -> HttpResponse {
         "questions": shared.interview.questions,
         "sessionToken": shared.token,
         "timeout": shared.timeout_secs,
+        "draft": shared.draft.snapshot(),
     });
     let html = shared
         .assets

@@ -1,9 +1,10 @@
 //! Images sent with the form: base64 in the JSON body, at most 5 MB each, PNG, JPEG, GIF or
 //! WebP as their first bytes say (whatever the browser claimed), saved readable by the user
-//! alone in a private directory under a sanitised name.
+//! alone in a private directory under a sanitised name. Paths typed instead of an upload (in
+//! the page or the terminal) are checked the same way before the answers are taken.
 
 use std::fs::{self, DirBuilder, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -95,6 +96,73 @@ pub fn encode_base64(bytes: &[u8]) -> String {
                 true => ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char,
                 false => '=',
             });
+        }
+    }
+    out
+}
+
+/// Checks a path typed for an image (in the page or the terminal): relative to `base`, with
+/// surrounding quotes and shell escapes (`\ `) as a terminal's drag and drop writes them; it
+/// must name a readable PNG, JPEG, GIF or WebP file. Returns the absolute path, or why not in
+/// a sentence that names the path.
+pub fn check_image_path(typed: &str, base: &Path) -> Result<PathBuf, String> {
+    let trimmed = typed.trim();
+    let unquoted = match trimmed.as_bytes() {
+        [b'\'', .., b'\''] | [b'"', .., b'"'] if trimmed.len() >= 2 => {
+            &trimmed[1..trimmed.len() - 1]
+        }
+        _ => trimmed,
+    };
+    let clean = unescape_shell(unquoted);
+    if clean.is_empty() {
+        return Err("The image path is empty.".into());
+    }
+    if clean.starts_with('~') {
+        return Err(format!(
+            "{clean}: write the whole path (from /) instead of ~."
+        ));
+    }
+    let path = base.join(&clean);
+    let meta = fs::metadata(&path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => format!("{clean}: no such file."),
+        _ => format!("{clean} cannot be read: {e}."),
+    })?;
+    if !meta.is_file() {
+        return Err(format!("{clean} is not a file."));
+    }
+    let mut head = [0u8; 16];
+    let read = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(&path)
+        .and_then(|mut file| read_head(&mut file, &mut head))
+        .map_err(|e| format!("{clean} cannot be read: {e}."))?;
+    if ImageKind::sniff(&head[..read]).is_none() {
+        return Err(format!("{clean} is not a PNG, JPEG, GIF or WebP image."));
+    }
+    Ok(fs::canonicalize(&path).unwrap_or(path))
+}
+
+/// As many of the first bytes of `file` as `buffer` holds (fewer when it is shorter).
+fn read_head(file: &mut fs::File, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// `a\ b` as a shell would read it: a backslash keeps the character after it.
+fn unescape_shell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
         }
     }
     out
@@ -229,6 +297,46 @@ mod tests {
         assert_eq!(safe_name(".hidden.gif", ImageKind::Png), "hidden.png");
         assert_eq!(safe_name("", ImageKind::Webp), "image.webp");
         assert_eq!(safe_name("résumé.png", ImageKind::Png), "r_sum_.png");
+    }
+
+    #[test]
+    fn typed_paths_must_name_a_readable_image() {
+        let temp = crate::test_support::TempDir::new("typed-paths");
+        let base = temp.path();
+        fs::write(base.join("my logo.png"), PNG).unwrap();
+        fs::write(base.join("notes.txt"), "not a picture").unwrap();
+        fs::create_dir(base.join("dir")).unwrap();
+        let real = fs::canonicalize(base.join("my logo.png")).unwrap();
+        for typed in [
+            "my logo.png",
+            "  'my logo.png' ",
+            "\"my logo.png\"",
+            "my\\ logo.png",
+        ] {
+            assert_eq!(check_image_path(typed, base).unwrap(), real, "{typed}");
+        }
+        let absolute = real.display().to_string();
+        assert_eq!(check_image_path(&absolute, Path::new("/")).unwrap(), real);
+        let cases = [
+            ("missing.png", "missing.png: no such file."),
+            (
+                "notes.txt",
+                "notes.txt is not a PNG, JPEG, GIF or WebP image.",
+            ),
+            ("dir", "dir is not a file."),
+            (
+                "~/logo.png",
+                "~/logo.png: write the whole path (from /) instead of ~.",
+            ),
+            ("  ", "The image path is empty."),
+        ];
+        for (typed, expected) in cases {
+            assert_eq!(
+                check_image_path(typed, base).unwrap_err(),
+                expected,
+                "{typed}"
+            );
+        }
     }
 
     #[test]

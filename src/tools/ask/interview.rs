@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,9 +15,12 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::interact::approvals::{Action, ActionKind};
 use crate::interact::form::PAGE;
+use crate::interact::form::draft::Draft;
 use crate::interact::form::questions::{self, Interview, Reply, Status};
-use crate::interact::form::server::{FormEvent, FormServer, State};
+use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
+use crate::interact::form::{pictures, record, repair};
 use crate::interact::{
     FormNotice, FormPurpose, Interactor, Prompt, Request, Response, TerminalForm,
 };
@@ -37,18 +41,23 @@ const PARAMS: &[Param] = &[
         Kind::Any(Cow::Borrowed(
             r#"{"anyOf": [{"type": "string"}, {"type": "object"}]}"#,
         )),
-        "The questions: a path to a JSON file in the working directory, or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description}), recommended?, context?}]}",
+        "The questions: a path to a JSON file (relative to the working directory, or absolute: a file outside it is read after the user approves), or the object itself: {title?, description?, questions: [{id, type: single|multi|text|image|info, question, options? (strings or {label, description?, content?, recommended?: true}), recommended? (a label, or labels for multi), conviction? (strong|slight; slight shows the recommendation without choosing it), weight? (critical|minor), context?, content? ({source, lang?, file?, lines? \"10-12\", highlights? [line numbers from 1], title?}; lang md renders Markdown), media? (one or a list of {type: image {src: a path here or a data: URI, alt?} | table {table: {headers, rows, highlights?}} | chart {chart: {type: bar|line|pie|doughnut, data: {labels, datasets: [{label, data: [numbers]}]}}} | mermaid {mermaid} | html {html}, caption?, position?: above|below|side}), optional? (true lets the person skip it; every other question but info must be answered)}]}",
     ),
     Param::optional(
         "timeout",
         Kind::Integer,
         "Seconds to wait for the answers (default 600)",
     ),
+    Param::optional(
+        "verbose",
+        Kind::Boolean,
+        "true: the result also lists the requests the form's page made (for when the form misbehaves)",
+    ),
 ];
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("interview")
-        .describe("Present an interactive form in the browser to gather many answers at once. Supports single-select, multi-select, text input, image upload and info-only items. Image responses are returned as file paths - use read_file or tools that take paths to look at them.")
+        .describe("Present an interactive form in the browser to gather many answers at once. Supports single-select, multi-select, text input, image upload and info-only items. The result has one line per question id, then JSON {status, answers: {id: answer}}: text typed under \"Other\" comes as {\"other\": text}, pictures as {\"images\": [file paths]} - use read_file or tools that take paths to look at them.")
         .offered(Offered::Everywhere)
         .params(PARAMS)
         .example(r#"{"questions": {"title": "New project", "questions": [{"id": "db", "type": "single", "question": "Which database?", "options": ["SQLite", "PostgreSQL"], "recommended": "SQLite"}, {"id": "name", "type": "text", "question": "Project name?"}]}}"#)
@@ -59,6 +68,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 struct Args {
     questions: Value,
     timeout: Option<i64>,
+    verbose: Option<bool>,
 }
 
 fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
@@ -73,11 +83,58 @@ fn interview(args: Args, ctx: &ToolContext) -> Result<String, String> {
     }
     let seconds = seconds as u64;
     let interview = load(&args.questions, ctx)?;
+    let notes = interview.notes.clone();
+    let asked_questions = interview.questions.clone();
     if ctx.cancel.is_cancelled() {
-        return Ok(questions::result_text(Status::Aborted, &[], seconds));
+        return Ok(questions::result_text(
+            Status::Aborted,
+            None,
+            &[],
+            &[],
+            seconds,
+        ));
     }
-    let (status, replies) = ask_form(interview, seconds, false, &*interactor, ctx)?;
-    Ok(questions::result_text(status, &replies, seconds))
+    let how = How {
+        seconds,
+        short: false,
+        verbose: args.verbose.unwrap_or(false),
+    };
+    let asked = ask(interview, how, &*interactor, ctx)?;
+    let mut text = questions::result_text(
+        asked.status,
+        asked.answered_in,
+        &asked_questions,
+        &asked.replies,
+        seconds,
+    );
+    if !notes.is_empty() {
+        text.push_str("\n\nNotes on the questions:\n- ");
+        text.push_str(&notes.join("\n- "));
+    }
+    if how.verbose {
+        text.push_str("\n\nThe form's requests (verbose):\n- ");
+        text.push_str(&asked.trace.join("\n- "));
+    }
+    Ok(text)
+}
+
+/// How a form is asked.
+#[derive(Clone, Copy)]
+struct How {
+    seconds: u64,
+    /// Asked in the terminal without opening a browser.
+    short: bool,
+    /// The form's requests are kept for the result.
+    verbose: bool,
+}
+
+/// How a form ended: its answers, and the requests it served when `verbose`.
+struct Asked {
+    status: Status,
+    /// Where: `browser` or `terminal`, when one of them ended it.
+    answered_in: Option<&'static str>,
+    replies: Vec<Reply>,
+    trace: Vec<String>,
 }
 
 /// Shows `interview` as a form (the browser when one opens here, else its address and the same
@@ -93,6 +150,24 @@ pub(crate) fn ask_form(
     interactor: &dyn Interactor,
     ctx: &ToolContext,
 ) -> Result<(Status, Vec<Reply>), String> {
+    let how = How {
+        seconds,
+        short,
+        verbose: false,
+    };
+    ask(interview, how, interactor, ctx).map(|asked| (asked.status, asked.replies))
+}
+
+fn ask(
+    interview: Interview,
+    How {
+        seconds,
+        short,
+        verbose,
+    }: How,
+    interactor: &dyn Interactor,
+    ctx: &ToolContext,
+) -> Result<Asked, String> {
     let title = interview
         .title
         .clone()
@@ -102,7 +177,16 @@ pub(crate) fn ask_form(
         crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
     ));
     let asked = interview.questions.clone();
-    let server = FormServer::start(interview, PAGE, uploads, seconds)?;
+    let asked_record = record::asked(&interview);
+    let draft = Draft::default();
+    let setup = Setup {
+        uploads,
+        timeout_secs: seconds,
+        base_dir: ctx.working_dir(),
+        verbose,
+        draft: draft.clone(),
+    };
+    let server = FormServer::start_with(interview, PAGE, setup)?;
     let surface = &ctx.settings.form_surface;
     let reach = match short {
         true => Some("Not opening a browser for so short a form.".to_string()),
@@ -113,6 +197,8 @@ pub(crate) fn ask_form(
     // Without a browser here the questions are offered in the terminal as well.
     let terminal = (!opened).then(|| TerminalForm {
         questions: asked,
+        working_dir: ctx.working_dir(),
+        draft,
         answered_elsewhere: answered_elsewhere.clone(),
     });
     let prompt = Prompt {
@@ -123,19 +209,26 @@ pub(crate) fn ask_form(
             opened,
             reach,
             terminal,
+            record: Some(asked_record),
         }),
         error: None,
         timeout: Duration::from_secs(seconds),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    Ok(first_answer(
+    let (status, answered_in, replies) = first_answer(
         &server,
         interactor,
         &prompt,
         deadline,
         ctx,
         &answered_elsewhere,
-    ))
+    );
+    Ok(Asked {
+        status,
+        answered_in,
+        replies,
+        trace: server.trace(),
+    })
 }
 
 /// Waits for the first of: answers or a cancel from the browser, answers from the terminal,
@@ -148,7 +241,7 @@ fn first_answer(
     deadline: Instant,
     ctx: &ToolContext,
     answered_elsewhere: &AtomicBool,
-) -> (Status, Vec<Reply>) {
+) -> (Status, Option<&'static str>, Vec<Reply>) {
     std::thread::scope(|scope| {
         let mut asking = Some(scope.spawn(|| interactor.ask(prompt)));
         let outcome = loop {
@@ -156,25 +249,29 @@ fn first_answer(
                 match done.join() {
                     Ok(Ok(Response::FormAnswers(replies))) => {
                         server.close(State::AnsweredInTerminal);
-                        break (Status::Completed, replies);
+                        break (Status::Completed, Some("terminal"), replies);
                     }
                     // The notice was shown: the answers come from the browser.
                     Ok(Ok(Response::Shown)) => {}
-                    Ok(Ok(Response::TimedOut)) => break (Status::Timeout, Vec::new()),
-                    Ok(Ok(_)) => break (Status::Cancelled, Vec::new()),
-                    Ok(Err(_)) | Err(_) => break (Status::Aborted, Vec::new()),
+                    Ok(Ok(Response::TimedOut)) => break (Status::Timeout, None, Vec::new()),
+                    Ok(Ok(_)) => break (Status::Cancelled, Some("terminal"), Vec::new()),
+                    Ok(Err(_)) | Err(_) => break (Status::Aborted, None, Vec::new()),
                 }
             }
             if ctx.cancel.is_cancelled() {
-                break (Status::Aborted, Vec::new());
+                break (Status::Aborted, None, Vec::new());
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                break (Status::Timeout, Vec::new());
+                break (Status::Timeout, None, Vec::new());
             }
             match server.wait(left.min(Duration::from_millis(100))) {
-                Some(FormEvent::Submitted(replies)) => break (Status::Completed, replies),
-                Some(FormEvent::Cancelled) => break (Status::Cancelled, Vec::new()),
+                Some(FormEvent::Submitted(replies)) => {
+                    break (Status::Completed, Some("browser"), replies);
+                }
+                Some(FormEvent::Cancelled) => {
+                    break (Status::Cancelled, Some("browser"), Vec::new());
+                }
                 None => {}
             }
         };
@@ -187,33 +284,87 @@ fn first_answer(
     })
 }
 
-/// The questions from an inline object, a JSON string, or a file in the working directory.
+/// The questions from an inline object, a JSON string, or a file in the working directory;
+/// JSON text is repaired as models need it (a code fence, comments, trailing commas), and
+/// what was repaired noted for the result.
 fn load(questions: &Value, ctx: &ToolContext) -> Result<Interview, String> {
-    let value = match questions {
-        Value::String(text) if text.trim_start().starts_with('{') => {
-            serde_json::from_str(text).map_err(|e| format!("questions: not valid JSON ({e})."))?
+    let (value, repairs) = match questions {
+        Value::String(text) if looks_like_json(text) => {
+            repair::read(text).map_err(|e| format!("questions: not valid JSON ({e})."))?
         }
         Value::String(path) => read_file(path, ctx)?,
-        other => other.clone(),
+        other => (other.clone(), Vec::new()),
     };
-    questions::parse(&value)
+    let mut interview = questions::parse(&value)?;
+    pictures::resolve(&mut interview, &ctx.working_dir())?;
+    if !repairs.is_empty() {
+        interview.notes.insert(
+            0,
+            format!(
+                "The questions were not valid JSON as written; Marvin {} before reading them.",
+                repairs.join(", ")
+            ),
+        );
+    }
+    Ok(interview)
 }
 
-fn read_file(input: &str, ctx: &ToolContext) -> Result<Value, String> {
-    let path = paths::resolve(&ctx.working_dir(), input)?;
+/// Inline JSON rather than a path: an object, or one in a code fence.
+fn looks_like_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '`'])
+}
+
+/// A questions file: relative to the working directory, or absolute. An absolute path
+/// outside the working directory is read only after the person approves it (the approval
+/// names the file); it is only read, never written.
+fn read_file(input: &str, ctx: &ToolContext) -> Result<(Value, Vec<String>), String> {
     let shown = input.trim();
+    let text = match Path::new(shown).is_absolute() {
+        true => read_absolute(shown, ctx)?,
+        false => read_relative(shown, ctx)?,
+    };
+    repair::read(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+}
+
+fn read_relative(shown: &str, ctx: &ToolContext) -> Result<String, String> {
+    let path = paths::resolve(&ctx.working_dir(), shown)?;
     let opened = confined::open(&ctx.working_dir(), &path);
     let file = opened.map(|opened| opened.file).map_err(|e| {
         format!("Cannot read the questions file '{shown}': {e}. Give a path inside the working directory, or the questions object itself.")
     })?;
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("Cannot read '{shown}': {e}."))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
+    text_of(bytes, shown)
+}
+
+fn read_absolute(shown: &str, ctx: &ToolContext) -> Result<String, String> {
+    let working = ctx.working_dir();
+    let root = std::fs::canonicalize(&working).unwrap_or(working);
+    let real = std::fs::canonicalize(shown)
+        .map_err(|e| format!("Cannot read the questions file '{shown}': {e}."))?;
+    if let Ok(inside) = real.strip_prefix(&root) {
+        return read_relative(&inside.to_string_lossy(), ctx);
+    }
+    ctx.approve_in_every_mode(Action {
+        tool: "interview".into(),
+        kind: ActionKind::Act,
+        key: format!("interview:read {}", real.display()),
+        scope: None,
+        summary: "interview wants to read its questions from a file outside the working directory (read only, to show them in the form):".into(),
+        detail: real.display().to_string(),
+    })?;
+    let (bytes, _) = confined::read_any(&real, MAX_FILE_BYTES + 1)
+        .map_err(|e| format!("Cannot read the questions file '{shown}': {e}."))?;
+    text_of(bytes, shown)
+}
+
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!(
             "'{shown}' is larger than 1 MB; that is not a questions file."
         ));
     }
-    serde_json::from_str(&text).map_err(|e| format!("'{shown}' is not valid JSON: {e}."))
+    String::from_utf8(bytes).map_err(|_| format!("'{shown}' is not UTF-8 text."))
 }

@@ -268,6 +268,7 @@ fn form(server: &str, message: &str, fields: &[Field], problem: Option<&str>) ->
         let mut label = field.label.clone();
         if !field.required {
             label.push_str(" (optional)");
+            question.insert("optional".into(), json!(true));
         }
         question.insert("question".into(), json!(label));
         let default = field.schema.get("default");

@@ -1,14 +1,21 @@
 //! The interview at the terminal: where the form is, and, when no browser was opened here,
 //! the same questions asked one by one (choices with the chooser, text and image paths typed)
-//! until they are answered here or in the browser, whichever comes first.
+//! until they are answered here or in the browser, whichever comes first. A required question
+//! is asked until it is answered, and a typed image path until it names a readable picture.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
-use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue};
-use crate::interact::{Choice, FormNotice, Response, TerminalForm};
+use crate::interact::form::draft::Entry;
+use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue, Weight};
+use crate::interact::form::uploads::check_image_path;
+use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
+
+/// Why a required question is asked again.
+const NEEDS_ANSWER: &str = "This question needs an answer.";
 
 impl Asker<'_> {
     /// Where the form is, then the questions here when they are offered.
@@ -72,19 +79,30 @@ impl Asker<'_> {
             if terminal.answered_elsewhere.load(Ordering::SeqCst) {
                 return Err(Stop::Elsewhere);
             }
-            self.title(&question.id, &question.question);
+            let tag = match question.weight {
+                Some(Weight::Critical) => format!("{} · critical", question.id),
+                _ => question.id.clone(),
+            };
+            self.title(&tag, &question.question);
             if let Some(context) = &question.context {
                 self.note(&sanitize(context));
             }
+            self.blocks(question);
+            // Where the page (or an earlier try here) left this question.
+            let kept = terminal.draft.entry(&question.id);
             let value = match question.kind {
                 Kind::Info => continue,
-                Kind::Single | Kind::Multi => self.form_choice(question, deadline)?,
-                Kind::Text => ReplyValue::One(self.text("  Your answer: ", deadline)?),
-                Kind::Image => {
-                    let path = self.text("  Path of an image file (Enter to skip): ", deadline)?;
-                    ReplyValue::Many(if path.is_empty() { vec![] } else { vec![path] })
-                }
+                Kind::Single | Kind::Multi => self.form_choice(question, kept, deadline)?,
+                Kind::Text => self.form_text(question, kept, deadline)?,
+                Kind::Image => self.form_image(question, kept, &terminal.working_dir, deadline)?,
             };
+            terminal
+                .draft
+                .set(&question.id, &entry_of(question, &value));
+            if value.is_empty() {
+                self.outcome(true, &format!("{}: (skipped)", sanitize(&question.id)));
+                continue;
+            }
             let shown = format!("{}: {}", sanitize(&question.id), sanitize(&value.joined()));
             self.outcome(true, &shown);
             replies.push(Reply {
@@ -96,19 +114,93 @@ impl Asker<'_> {
         Ok(Response::FormAnswers(replies))
     }
 
-    /// A choice question with the chooser: the options (recommended ones marked) and Other.
+    /// A line of text; asked again while it is empty and the question is required.
+    fn form_text(
+        &mut self,
+        question: &FormQuestion,
+        kept: Option<Entry>,
+        deadline: Instant,
+    ) -> Result<ReplyValue, Stop> {
+        let kept = match kept {
+            Some(Entry::Text(text)) if !text.trim().is_empty() => Some(text),
+            _ => None,
+        };
+        let label = match (&kept, question.required()) {
+            (Some(_), _) => "  Your answer (Enter keeps the draft's): ",
+            (None, true) => "  Your answer: ",
+            (None, false) => "  Your answer (Enter to skip): ",
+        };
+        if let Some(text) = &kept {
+            self.note(&format!("From the draft: {}", sanitize(text)));
+        }
+        loop {
+            let text = match (self.text(label, deadline)?, &kept) {
+                (typed, Some(text)) if typed.is_empty() => text.clone(),
+                (typed, _) => typed,
+            };
+            if text.is_empty() && question.required() {
+                self.failed(NEEDS_ANSWER);
+                continue;
+            }
+            return Ok(ReplyValue::One(text));
+        }
+    }
+
+    /// The path of a picture, checked (it exists, can be read, is an image) before it is
+    /// taken; asked again until it is, or skipped when the question is optional.
+    fn form_image(
+        &mut self,
+        question: &FormQuestion,
+        kept: Option<Entry>,
+        base: &Path,
+        deadline: Instant,
+    ) -> Result<ReplyValue, Stop> {
+        let kept = match kept {
+            Some(Entry::Paths(paths)) => paths.into_iter().find(|p| !p.trim().is_empty()),
+            _ => None,
+        };
+        let label = match (&kept, question.required()) {
+            (Some(_), _) => "  Path of an image file (Enter keeps the draft's): ",
+            (None, true) => "  Path of an image file: ",
+            (None, false) => "  Path of an image file (Enter to skip): ",
+        };
+        if let Some(path) = &kept {
+            self.note(&format!("From the draft: {}", sanitize(path)));
+        }
+        loop {
+            let typed = match (self.text(label, deadline)?, &kept) {
+                (typed, Some(path)) if typed.is_empty() => path.clone(),
+                (typed, _) => typed,
+            };
+            if typed.is_empty() {
+                if question.required() {
+                    self.failed(NEEDS_ANSWER);
+                    continue;
+                }
+                return Ok(ReplyValue::Many(Vec::new()));
+            }
+            match check_image_path(&typed, base) {
+                Ok(path) => return Ok(ReplyValue::Many(vec![path.display().to_string()])),
+                Err(why) => self.failed(&sanitize(&why)),
+            }
+        }
+    }
+
+    /// A choice question with the chooser: the options (recommended ones marked), Other, and
+    /// Skip when the question is optional. Other with nothing typed asks again.
     fn form_choice(
         &mut self,
         question: &FormQuestion,
+        kept: Option<Entry>,
         deadline: Instant,
     ) -> Result<ReplyValue, Stop> {
         let multi = question.kind == Kind::Multi;
         let mut items: Vec<Choice> = question
-            .options
-            .iter()
+            .choices()
+            .into_iter()
             .map(|option| {
-                let mut choice = option.clone();
-                if question.recommended.contains(&option.label) {
+                let mut choice = option;
+                if question.recommended.contains(&choice.label) {
                     choice.description = match choice.description.is_empty() {
                         true => "recommended".into(),
                         false => format!("{} (recommended)", choice.description),
@@ -122,21 +214,80 @@ impl Asker<'_> {
             description: "type your own answer".into(),
         });
         let other = items.len() - 1;
-        let picked = self.pick(&items, multi, deadline)?;
-        let mut values: Vec<String> = picked
-            .iter()
-            .filter(|i| **i != other)
-            .map(|i| items[*i].label.clone())
+        if !question.required() {
+            items.push(Choice {
+                label: "Skip".into(),
+                description: "leave this one unanswered".into(),
+            });
+        }
+        let chosen = |label: &String| match &kept {
+            Some(Entry::Choice { picks, .. }) => picks.contains(label),
+            _ => question.preselect() && question.recommended.contains(label),
+        };
+        let mut preset: Vec<usize> = (0..question.options.len())
+            .filter(|i| chosen(&question.options[*i].label))
             .collect();
-        if picked.contains(&other) {
-            let text = self.text("  Your answer: ", deadline)?;
-            if !text.is_empty() {
+        let kept_other = match kept {
+            Some(Entry::Choice {
+                other: Some(text), ..
+            }) => {
+                preset.push(other);
+                Some(text)
+            }
+            _ => None,
+        };
+        loop {
+            let picked = self.pick_from(&items, multi, &preset, deadline)?;
+            if picked.iter().any(|i| *i > other) {
+                return Ok(ReplyValue::Many(Vec::new()));
+            }
+            let mut values: Vec<String> = picked
+                .iter()
+                .filter(|i| **i != other)
+                .map(|i| items[*i].label.clone())
+                .collect();
+            if picked.contains(&other) {
+                let label = match kept_other.as_deref().filter(|t| !t.trim().is_empty()) {
+                    Some(text) => {
+                        self.note(&format!("From the draft: {}", sanitize(text)));
+                        "  Your answer (Enter keeps the draft's): "
+                    }
+                    None => "  Your answer: ",
+                };
+                let text = match self.text(label, deadline)? {
+                    typed if typed.is_empty() => kept_other.clone().unwrap_or_default(),
+                    typed => typed,
+                };
+                if text.is_empty() {
+                    self.failed(EMPTY_OTHER);
+                    continue;
+                }
                 values.push(text);
             }
+            return Ok(match multi {
+                true => ReplyValue::Many(values),
+                false => ReplyValue::One(values.into_iter().next().unwrap_or_default()),
+            });
         }
-        Ok(match multi {
-            true => ReplyValue::Many(values),
-            false => ReplyValue::One(values.into_iter().next().unwrap_or_default()),
-        })
+    }
+}
+
+/// What the draft keeps of an answer taken here.
+fn entry_of(question: &FormQuestion, value: &ReplyValue) -> Entry {
+    let values: Vec<String> = match value {
+        ReplyValue::One(one) if one.is_empty() => Vec::new(),
+        ReplyValue::One(one) => vec![one.clone()],
+        ReplyValue::Many(many) => many.clone(),
+    };
+    match question.kind {
+        Kind::Single | Kind::Multi => {
+            let is_option = |v: &String| question.options.iter().any(|o| &o.label == v);
+            Entry::Choice {
+                picks: values.iter().filter(|v| is_option(v)).cloned().collect(),
+                other: values.into_iter().find(|v| !is_option(v)),
+            }
+        }
+        Kind::Image => Entry::Paths(values),
+        Kind::Text | Kind::Info => Entry::Text(values.join("")),
     }
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 mod approval;
+mod blocks;
 mod form;
 mod layout;
 mod questions;
@@ -142,14 +143,27 @@ impl Asker<'_> {
         multi: bool,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
+        self.pick_from(items, multi, &[], deadline)
+    }
+
+    /// [`Self::pick`] with `preset` chosen to start with (the cursor on the first of them).
+    fn pick_from(
+        &mut self,
+        items: &[Choice],
+        multi: bool,
+        preset: &[usize],
+        deadline: Instant,
+    ) -> Result<Vec<usize>, Stop> {
         if self.dumb {
             return self.pick_typed(items, multi, deadline);
         }
         let Some(_raw) = RawMode::enable() else {
             return self.pick_typed(items, multi, deadline);
         };
-        let mut cursor = 0;
-        let mut chosen = vec![false; items.len()];
+        let mut cursor = preset.first().copied().unwrap_or(0);
+        let mut chosen: Vec<bool> = (0..items.len())
+            .map(|i| multi && preset.contains(&i))
+            .collect();
         let mut drawn = 0;
         loop {
             drawn = self.draw(items, cursor, &chosen, multi, drawn);

@@ -82,6 +82,7 @@ fn notice(ctx: &ToolContext, url: &str, port: u16) -> Prompt {
             opened,
             reach,
             terminal: None,
+            record: None,
         }),
         error: None,
         timeout: WAIT,
