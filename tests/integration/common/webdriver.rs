@@ -88,6 +88,13 @@ impl Browser {
             .unwrap_or_else(|| panic!("no WebDriver session: {session}"))
             .to_string();
         browser.base = format!("{}/session/{id}", browser.base);
+        // Headless Chromium keeps its window at least 500 px wide: the page is laid out at the
+        // width asked for all the same, as a phone's would be.
+        browser.command(
+            "/goog/cdp/execute",
+            json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}}),
+        );
         Some(browser)
     }
 
