@@ -38,6 +38,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     signal::install();
     let env = Env::from_process();
+    if args.serve {
+        return serve(&args, &env);
+    }
     if args.pending || args.drop.is_some() {
         return resume::store_command(&args, &env);
     }
@@ -100,6 +103,36 @@ fn with_terminal_or_pipe(args: Args, env: &Env) -> ExitCode {
         };
     }
     single_shot(&config, &mut session, args.question.as_deref(), args.once)
+}
+
+/// `marvin serve`: sessions served over HTTP until Ctrl+C, SIGTERM or SIGHUP. The address, with
+/// its token, is the first line on stdout.
+fn serve(args: &Args, env: &Env) -> ExitCode {
+    signal::arm();
+    let mut config = match build_config(args, env) {
+        Ok(config) => config,
+        Err(message) => return fail(&message),
+    };
+    // The clients answer questions; a session is made or taken up through the API.
+    config.has_ui = true;
+    config.resume = false;
+    let (registry, loaded) = tool_registry(&config);
+    let home = config.home.clone();
+    let new_session: crate::gateway::NewSession =
+        Box::new(move || session_with(&config, Arc::clone(&registry), loaded.clone()));
+    let started = |address: &str| {
+        println!("{address}");
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        warn(
+            "serving sessions on that address (the token in it is needed for every request); Ctrl+C stops",
+        );
+    };
+    let mut watch = signal::Watch::new();
+    let stop = move || watch.fired() || signal::stop_signal().is_some();
+    match crate::gateway::serve(args.port.unwrap_or(0), home, new_session, started, stop) {
+        Ok(()) => ExitCode::from(signal::stopped_status()),
+        Err(message) => fail(&message),
+    }
 }
 
 /// The configuration, and the stored session `--resume` names (the configuration is built in

@@ -50,6 +50,10 @@ pub struct Args {
     pub pending: bool,
     /// `--drop ID`: delete a stored session (a parked run nobody will answer).
     pub drop: Option<String>,
+    /// `marvin serve`: the gateway.
+    pub serve: bool,
+    /// `--port N`: where `marvin serve` listens (default: a free port).
+    pub port: Option<u16>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -69,6 +73,7 @@ Usage:
   marvin --once QUESTION...    answer and exit
   CMD | marvin QUESTION...     answer about the piped text and exit
   marvin --non-interactive QUESTION...     for scripts, cron and sub-agents
+  marvin serve [--port N]      serve sessions over HTTP on 127.0.0.1
 
 Options:
       --provider NAME      copilot, openai, gemini, groq, ollama or
@@ -96,6 +101,8 @@ Options:
                            REASON, or the JSON of --on-ask stdin) and go on
       --pending            list the runs parked on a question
       --drop ID            delete a stored session (a parked run too)
+      --port N             with serve: the port to listen on (default: any
+                           free one)
       --new                start a fresh conversation (the prompt otherwise
                            takes up the last session here)
       --raw                print the answer as the model wrote it, without
@@ -269,6 +276,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("answer") => parsed.answer = Some(text(&mut parser, "--answer")?),
             Long("pending") => parsed.pending = true,
             Long("drop") => parsed.drop = Some(text(&mut parser, "--drop")?),
+            Long("port") => {
+                let port = text(&mut parser, "--port")?;
+                parsed.port = Some(port.parse().map_err(|_| {
+                    format!("--port takes a port number from 1 to 65535, not {port:?}")
+                })?);
+            }
             Long("raw") => parsed.raw = true,
             Long("on-ask") => parsed.on_ask = Some(text(&mut parser, "--on-ask")?),
             Long("non-interactive") => parsed.non_interactive = true,
@@ -287,7 +300,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
         }
     }
-    if !words.is_empty() {
+    if words == ["serve"] {
+        parsed.serve = true;
+    } else if !words.is_empty() {
         parsed.question = Some(words.join(" "));
     }
     check(&parsed)?;
@@ -409,6 +424,21 @@ pub fn mentions_non_interactive(args: &[OsString]) -> bool {
 
 /// The session flags that cannot go together.
 fn check_sessions(args: &Args) -> Result<(), String> {
+    if args.port.is_some() && !args.serve {
+        return Err("--port is where `marvin serve` listens: marvin serve --port N".into());
+    }
+    let alone = !(args.non_interactive
+        || args.once
+        || args.json
+        || args.prompt.is_some()
+        || args.resume.is_some()
+        || args.continue_last
+        || args.answer.is_some()
+        || args.pending
+        || args.drop.is_some());
+    if args.serve && !alone {
+        return Err("marvin serve takes --port, --profile and the provider's flags; sessions are made and taken up through its API".into());
+    }
     let resumes = args.continue_last || args.resume.is_some();
     if args.new && resumes {
         return Err("--new starts a fresh conversation: leave out -c/--resume, or --new".into());
@@ -626,6 +656,16 @@ mod tests {
         let answered = parsed(&["--resume", "ab12cd34", "--answer", "once"]);
         assert_eq!(answered.answer.as_deref(), Some("once"));
         assert!(parsed(&["--pending"]).pending);
+        let serve = parsed(&["serve", "--port", "8765"]);
+        assert_eq!(
+            (serve.serve, serve.port, serve.question),
+            (true, Some(8765), None)
+        );
+        let question = parsed(&["serve", "me", "coffee"]);
+        assert_eq!(
+            (question.serve, question.question.as_deref()),
+            (false, Some("serve me coffee"))
+        );
         assert_eq!(parsed(&["--drop", "ab12"]).drop.as_deref(), Some("ab12"));
         for (args, says) in [
             (&["--new", "-c"][..], "--new starts a fresh conversation"),
@@ -649,6 +689,9 @@ mod tests {
                 "--on-ask deny",
             ),
             (&["--pending", "--drop", "x"][..], "give one of them"),
+            (&["--port", "80"][..], "marvin serve --port N"),
+            (&["serve", "--once"][..], "marvin serve takes --port"),
+            (&["serve", "--port", "http"][..], "a port number"),
         ] {
             let error = parse(args.iter().map(OsString::from)).unwrap_err();
             assert!(error.contains(says), "{args:?}: {error}");

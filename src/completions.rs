@@ -208,6 +208,7 @@ mod tests {
                     "permission-mode" => "plan".into(),
                     "completions" => "bash".into(),
                     "on-ask" => "fail".into(),
+                    "port" => "8765".into(),
                     _ => "x".into(),
                 });
             }
@@ -216,6 +217,9 @@ mod tests {
             }
             if option.long == "answer" {
                 args.extend(["--resume".into(), "x".into()]);
+            }
+            if option.long == "port" {
+                args.push("serve".into());
             }
             let parsed = parse(args.iter().map(Into::into));
             assert!(

@@ -88,6 +88,20 @@ impl Session {
         Ok(())
     }
 
+    /// Gives the conversation its stored session's id now, before its first turn is saved (the
+    /// gateway names a session as it creates it); `None` without MARVIN_HOME.
+    pub(crate) fn begin_session(&mut self) -> Option<String> {
+        if let Some(meta) = &self.stored {
+            return Some(meta.id.clone());
+        }
+        let home = self.sessions_home()?;
+        let meta = Meta::new(sessions::new_id(), &self.working_dir(), &self.profile);
+        self.claim = sessions::claim(&home, &meta.id).ok().flatten();
+        let id = meta.id.clone();
+        self.stored = Some(meta);
+        Some(id)
+    }
+
     /// Saves the conversation after a turn: a new session on its first turn (named after its
     /// first message), with this turn's usage added to its totals.
     pub(super) fn save_session(&mut self, tally: &Tally) {

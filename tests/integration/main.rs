@@ -28,6 +28,7 @@ mod everyday_utils;
 mod everyday_web;
 mod fixtures;
 mod form_browser;
+mod gateway;
 mod git_security;
 mod headless_asks;
 mod interactive;

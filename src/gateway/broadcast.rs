@@ -1,0 +1,183 @@
+//! One served session's events: numbered in order, kept (in memory, and appended to a JSON-lines
+//! log in the profile so a reload after a restart can replay them), and fanned out to every
+//! client listening. Each client has a bounded channel of its own: one that stops reading is
+//! dropped when its channel is full, never allowed to hold up the turn.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::{Value, json};
+
+/// Events a client may fall behind by before it is dropped.
+const BACKLOG: usize = 4096;
+
+pub(crate) struct Broadcaster {
+    state: Mutex<State>,
+    /// Where the events are appended (none: kept in memory only).
+    log: Option<PathBuf>,
+}
+
+#[derive(Default)]
+struct State {
+    events: Vec<Value>,
+    clients: Vec<SyncSender<Value>>,
+    /// Writing the log failed once: said once, not on every event.
+    log_failed: bool,
+}
+
+impl Broadcaster {
+    pub(crate) fn new(log: Option<PathBuf>) -> Self {
+        Self {
+            state: Mutex::new(State::default()),
+            log,
+        }
+    }
+
+    /// A broadcaster that goes on from the events `log` has kept (a session served before):
+    /// a client that connects replays them; lines cut by a crash are skipped.
+    pub(crate) fn open(log: Option<PathBuf>) -> Self {
+        let kept: Vec<Value> = log
+            .as_ref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .map(|text| {
+                text.lines()
+                    .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let broadcaster = Self::new(log);
+        // Numbered again in order, so a line that was skipped leaves no gap.
+        for mut event in kept {
+            let seq = broadcaster.len() + 1;
+            event["seq"] = json!(seq);
+            broadcaster
+                .state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .events
+                .push(event);
+        }
+        broadcaster
+    }
+
+    /// Numbers `event` (`seq`, from 1), keeps it and sends it to every client; returns why the
+    /// log could not be written, the first time it cannot.
+    pub(crate) fn publish(&self, kind: &str, mut event: Value) -> Option<String> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let seq = state.events.len() + 1;
+        event["type"] = json!(kind);
+        event["seq"] = json!(seq);
+        state.events.push(event.clone());
+        state
+            .clients
+            .retain(|client| match client.try_send(event.clone()) {
+                Ok(()) => true,
+                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
+            });
+        let failed = self.append(&event).err()?;
+        if std::mem::replace(&mut state.log_failed, true) {
+            return None;
+        }
+        Some(failed)
+    }
+
+    fn append(&self, event: &Value) -> Result<(), String> {
+        let Some(path) = &self.log else {
+            return Ok(());
+        };
+        let mut line = event.to_string();
+        line.push('\n');
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| OpenOptions::new().create(true).append(true).open(path))
+            .and_then(|mut file| file.write_all(line.as_bytes()));
+        written.map_err(|e| format!("cannot write the event log {}: {e}", path.display()))
+    }
+
+    /// The events after `since`, and a channel that brings every later one, in order with them.
+    pub(crate) fn subscribe(&self, since: usize) -> (Vec<Value>, Receiver<Value>) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (sender, receiver) = mpsc::sync_channel(BACKLOG);
+        let backlog = state.events.iter().skip(since).cloned().collect();
+        state.clients.push(sender);
+        (backlog, receiver)
+    }
+
+    /// How many events there are.
+    pub(crate) fn len(&self) -> usize {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .events
+            .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_numbered_replayed_from_since_and_logged() {
+        let dir = crate::test_support::TempDir::new("gateway-broadcast");
+        let log = dir.path().join("events.jsonl");
+        let hub = Broadcaster::new(Some(log.clone()));
+        assert!(hub.publish("text_delta", json!({"text": "a"})).is_none());
+        let (backlog, live) = hub.subscribe(0);
+        assert_eq!(backlog[0]["seq"], 1);
+        hub.publish("text_delta", json!({"text": "b"}));
+        assert_eq!(live.recv().unwrap()["text"], "b");
+        let (late, _) = hub.subscribe(1);
+        assert_eq!(late.len(), 1);
+        assert_eq!(late[0]["seq"], 2);
+        let lines = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(lines.lines().count(), 2);
+        assert!(lines.contains("\"type\":\"text_delta\""));
+    }
+
+    #[test]
+    fn a_session_served_again_replays_what_its_log_kept() {
+        let dir = crate::test_support::TempDir::new("gateway-broadcast-open");
+        let log = dir.path().join("events.jsonl");
+        let first = Broadcaster::open(Some(log.clone()));
+        first.publish("user_message", json!({"content": "hi"}));
+        first.publish("done", json!({"answer": "hello"}));
+        drop(first);
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        text.push_str("{\"type\": \"cut by a cr");
+        std::fs::write(&log, text).unwrap();
+        let again = Broadcaster::open(Some(log));
+        assert_eq!(again.len(), 2);
+        again.publish("user_message", json!({"content": "again"}));
+        let (all, _) = again.subscribe(0);
+        let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_client_that_stops_reading_is_dropped_and_the_others_still_get_everything() {
+        let hub = Broadcaster::new(None);
+        let (_, stalled) = hub.subscribe(0);
+        let (_, reading) = hub.subscribe(0);
+        for n in 0..BACKLOG + 10 {
+            hub.publish("text_delta", json!({"text": n.to_string()}));
+            assert_eq!(reading.recv().unwrap()["seq"], n + 1);
+        }
+        assert_eq!(stalled.try_iter().count(), BACKLOG);
+        assert_eq!(hub.state.lock().unwrap().clients.len(), 1);
+        assert_eq!(hub.len(), BACKLOG + 10);
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_written_is_said_once() {
+        let dir = crate::test_support::TempDir::new("gateway-broadcast-ro");
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let hub = Broadcaster::new(Some(dir.path().join("file").join("events.jsonl")));
+        assert!(hub.publish("done", json!({})).is_some());
+        assert!(hub.publish("done", json!({})).is_none());
+    }
+}

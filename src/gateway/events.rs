@@ -1,0 +1,216 @@
+//! The gateway's events in the shape of seeds 001/004: what a session says during a turn
+//! (`text_delta`, `tool_call_start`, `tool_result`, `tool_call_end`, `session_status`,
+//! `interaction_response`, …) and the questions its tools ask (`question_prompt`,
+//! `approval_required`), each a JSON object the broadcaster numbers; and the answers clients
+//! send back, turned into the session's responses.
+
+use serde_json::{Value, json};
+
+use crate::interact::{Answer, Question, Request, Response, Scope};
+use crate::session::{Event, Interaction};
+
+/// The events a session's `event` becomes (a round's start names all its calls at once).
+pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
+    let Ok(mut value) = serde_json::to_value(event) else {
+        return Vec::new();
+    };
+    if let Some(fields) = value.as_object_mut() {
+        fields.remove("type");
+    }
+    let kind = match event {
+        Event::Text { .. } => "text_delta",
+        Event::Notice { .. } => "notice",
+        Event::ModelCall { .. } => "session_status",
+        Event::ToolRound { .. } => "tool_call_start",
+        Event::ToolResult { .. } => "tool_result",
+        Event::ToolProgress { .. } => "tool_progress",
+        Event::ToolRoundFinished { .. } => "tool_call_end",
+        Event::QuestionClosed { .. } => "interaction_response",
+    };
+    vec![(kind, value)]
+}
+
+/// The event that asks `interaction`'s question; its `toolCallId` is what an answer names.
+pub(crate) fn question(interaction: &Interaction) -> (&'static str, Value) {
+    let id = interaction.id.to_string();
+    let error = &interaction.prompt.error;
+    let (kind, mut value) = match &interaction.prompt.request {
+        Request::Approval(a) => {
+            let mut scopes = vec!["once", "session", "always"];
+            if a.all_edits {
+                scopes.push("all_edits");
+            }
+            (
+                "approval_required",
+                json!({"toolCallId": id, "tool": a.tool, "summary": a.summary,
+                       "detail": a.detail, "covers": a.covers, "scopes": scopes}),
+            )
+        }
+        Request::Questions(questions) => (
+            "question_prompt",
+            json!({"toolCallId": id, "questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
+        ),
+        Request::Form(form) => (
+            "form_opened",
+            json!({"toolCallId": id, "title": form.title, "url": form.url}),
+        ),
+    };
+    if let Some(error) = error {
+        value["error"] = json!(error);
+    }
+    (kind, value)
+}
+
+fn question_json(question: &Question) -> Value {
+    json!({"header": question.header, "question": question.question,
+           "multiSelect": question.multi_select, "options": question.options})
+}
+
+/// `submit-answers`: `answers` maps each question's text to the label chosen (labels joined by
+/// ", " where several may be chosen) or the person's own words.
+pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Response, String> {
+    let Request::Questions(questions) = request else {
+        return Err("that is not a question: approve or deny it".into());
+    };
+    let Some(answers) = answers.as_object() else {
+        return Err("\"answers\" maps each question's text to its answer".into());
+    };
+    let mut chosen = Vec::new();
+    for question in questions {
+        let Some(text) = answers
+            .get(&question.question)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            return Err(format!(
+                "no answer for the question {:?}",
+                question.question
+            ));
+        };
+        chosen.push(answer_to(question, text));
+    }
+    Ok(Response::Answers(chosen))
+}
+
+fn answer_to(question: &Question, text: &str) -> Answer {
+    let label = |t: &str| question.options.iter().any(|o| o.label == t);
+    if question.multi_select {
+        let picked: Vec<String> = text.split(", ").map(str::to_string).collect();
+        if picked.iter().all(|p| label(p)) {
+            return Answer::Many(picked);
+        }
+    } else if label(text) {
+        return Answer::One(text.to_string());
+    }
+    Answer::Other(text.to_string())
+}
+
+/// `approve`: `scope` is once, session, always, or all_edits where offered.
+pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Response, String> {
+    let Request::Approval(approval) = request else {
+        return Err("that is a question, not an approval: submit answers to it".into());
+    };
+    let scope = match scope.as_str().unwrap_or("once") {
+        "once" => Scope::Once,
+        "session" => Scope::Session,
+        "always" => Scope::Always,
+        "all_edits" if approval.all_edits => Scope::AllEdits,
+        other => {
+            return Err(format!(
+                "\"scope\" is once, session or always, not {other:?}"
+            ));
+        }
+    };
+    Ok(Response::Approved(scope))
+}
+
+/// `deny`: with what to do instead.
+pub(crate) fn denial_response(request: &Request, reason: &Value) -> Result<Response, String> {
+    if !matches!(request, Request::Approval(_)) {
+        return Err("only an approval is denied; a question is answered".into());
+    }
+    Ok(Response::Denied(reason.as_str().unwrap_or("").to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interact::{Approval, Choice};
+
+    fn questions(multi: bool) -> Request {
+        Request::Questions(vec![Question {
+            header: "Database".into(),
+            question: "Which database?".into(),
+            options: ["SQLite", "MySQL"]
+                .map(|l| Choice {
+                    label: l.into(),
+                    description: String::new(),
+                })
+                .to_vec(),
+            multi_select: multi,
+        }])
+    }
+
+    #[test]
+    fn answers_map_question_texts_to_labels_or_own_words() {
+        let cases: &[(Request, Value, Result<Response, &str>)] = &[
+            (
+                questions(false),
+                json!({"Which database?": "MySQL"}),
+                Ok(Response::Answers(vec![Answer::One("MySQL".into())])),
+            ),
+            (
+                questions(false),
+                json!({"Which database?": "DuckDB"}),
+                Ok(Response::Answers(vec![Answer::Other("DuckDB".into())])),
+            ),
+            (
+                questions(true),
+                json!({"Which database?": "SQLite, MySQL"}),
+                Ok(Response::Answers(vec![Answer::Many(vec![
+                    "SQLite".into(),
+                    "MySQL".into(),
+                ])])),
+            ),
+            (
+                questions(false),
+                json!({"Other?": "x"}),
+                Err("no answer for"),
+            ),
+            (
+                questions(false),
+                json!(["MySQL"]),
+                Err("maps each question"),
+            ),
+        ];
+        for (request, answers, expected) in cases {
+            match (answers_response(request, answers), expected) {
+                (Ok(got), Ok(expected)) => assert_eq!(&got, expected),
+                (Err(why), Err(part)) => assert!(why.contains(part), "{why}"),
+                (got, expected) => panic!("{answers}: {got:?} vs {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn approvals_take_a_scope_or_a_reason() {
+        let approval = Request::Approval(Approval {
+            tool: "run_command".into(),
+            summary: String::new(),
+            detail: "make".into(),
+            covers: String::new(),
+            all_edits: false,
+        });
+        assert_eq!(
+            approval_response(&approval, &json!("session")),
+            Ok(Response::Approved(Scope::Session))
+        );
+        assert!(approval_response(&approval, &json!("all_edits")).is_err());
+        assert!(approval_response(&questions(false), &json!("once")).is_err());
+        assert_eq!(
+            denial_response(&approval, &json!("not now")),
+            Ok(Response::Denied("not now".into()))
+        );
+    }
+}

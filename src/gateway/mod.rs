@@ -1,0 +1,155 @@
+//! `marvin serve`: the gateway, a second front-end beside the REPL. Sessions are served over
+//! HTTP on 127.0.0.1 (JSON in, events out as server-sent events), so several clients can follow
+//! one session and answer its questions; the first answer counts. Every request carries the
+//! token printed at start (`Authorization: Bearer TOKEN` or `?token=TOKEN`, compared in
+//! constant time), a loopback `Host` with this port, and no foreign `Origin`.
+
+mod broadcast;
+mod events;
+mod routes;
+mod served;
+mod sse;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tiny_http::{Request, Server};
+
+use crate::session::Session;
+use crate::web;
+
+pub(crate) use served::Served;
+
+/// Requests handled at once; more are told the gateway is busy (503). Each event stream holds
+/// one for as long as it is open.
+const MAX_REQUESTS: usize = 64;
+
+/// Makes a new session for the gateway to serve.
+pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;
+
+/// What the request threads share.
+pub(crate) struct Gateway {
+    pub port: u16,
+    token: String,
+    pub sessions: Mutex<BTreeMap<String, Arc<Served>>>,
+    pub new_session: NewSession,
+    /// MARVIN_HOME, where stored sessions are listed from and event logs kept.
+    pub home: Option<std::path::PathBuf>,
+    busy: AtomicUsize,
+}
+
+/// Serves until `stop()` says so (the front-end's Ctrl+C, SIGTERM or SIGHUP): tells `started`
+/// the address with its token, then answers requests, each on a thread of its own.
+pub(crate) fn serve(
+    port: u16,
+    home: Option<std::path::PathBuf>,
+    new_session: NewSession,
+    started: impl FnOnce(&str),
+    mut stop: impl FnMut() -> bool,
+) -> Result<(), String> {
+    let server = Server::http(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let port = server
+        .server_addr()
+        .to_ip()
+        .map_or(port, |address| address.port());
+    let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
+    started(&format!("http://127.0.0.1:{port}/api?token={token}"));
+    let gateway = Arc::new(Gateway {
+        port,
+        token,
+        sessions: Mutex::new(BTreeMap::new()),
+        new_session,
+        home,
+        busy: AtomicUsize::new(0),
+    });
+    while !stop() {
+        match server.recv_timeout(Duration::from_millis(200)) {
+            Ok(Some(request)) => gateway.take(request),
+            Ok(None) => {}
+            Err(error) => return Err(format!("the gateway stopped: {error}")),
+        }
+    }
+    for served in gateway.served() {
+        served.cancel();
+    }
+    Ok(())
+}
+
+impl Gateway {
+    /// Checks the request, then answers it on a thread of its own.
+    fn take(self: &Arc<Self>, request: Request) {
+        if let Err(response) = self.admit(&request) {
+            let _ = request.respond(response);
+            return;
+        }
+        if self.busy.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
+            self.busy.fetch_sub(1, Ordering::SeqCst);
+            let busy = serde_json::json!({"error": "the gateway is busy; try again"});
+            let _ = request.respond(web::json_response(503, &busy));
+            return;
+        }
+        let gateway = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("gateway-request".into())
+            .spawn(move || {
+                routes::answer(&gateway, request);
+                gateway.busy.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            self.busy.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The Host, the Origin and the token, before anything else is read.
+    fn admit(&self, request: &Request) -> Result<(), web::HttpResponse> {
+        let refuse = |status, error: &str| {
+            Err(web::json_response(
+                status,
+                &serde_json::json!({ "error": error }),
+            ))
+        };
+        if !web::host_allowed(request, self.port) {
+            return refuse(403, "the Host is not this gateway's loopback address");
+        }
+        if !web::origin_allowed(request, self.port) {
+            return refuse(403, "requests from another site are refused");
+        }
+        if !self.has_token(request) {
+            return refuse(
+                401,
+                "the token is missing or wrong: use the address marvin serve printed",
+            );
+        }
+        Ok(())
+    }
+
+    fn has_token(&self, request: &Request) -> bool {
+        let (_, query) = web::path_and_query(request);
+        let given = web::header_value(request, "Authorization")
+            .and_then(|h| h.strip_prefix("Bearer ").map(str::to_string))
+            .or_else(|| web::query_param(query, "token"))
+            .unwrap_or_default();
+        crate::secret::same(given.as_bytes(), self.token.as_bytes())
+    }
+
+    /// The sessions served now.
+    pub(crate) fn served(&self) -> Vec<Arc<Served>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    pub(crate) fn find(&self, id: &str) -> Option<Arc<Served>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+}

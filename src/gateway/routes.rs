@@ -1,0 +1,202 @@
+//! The gateway's API (the shape of seeds 001/004): sessions listed and created, a message sent
+//! (409 while a turn runs), the events streamed from a sequence number, a turn cancelled, and
+//! questions answered (400 for an answer that does not fit, 404 for no such question, 409 for
+//! one already answered).
+
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tiny_http::{Method, Request, Response};
+
+use super::broadcast::Broadcaster;
+use super::served::NotTaken;
+use super::{Gateway, Served, events, sse};
+use crate::interact::{Request as Asked, Response as Answered};
+use crate::web::{self, HttpResponse, json_response};
+
+/// The largest body taken: a message, or an answer.
+const MAX_BODY: usize = 1024 * 1024;
+const BODY_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Answers one admitted request.
+pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
+    let (path, query) = web::path_and_query(&request);
+    let (path, query) = (path.to_string(), query.to_string());
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let method = request.method().clone();
+    let response = match (&method, parts.as_slice()) {
+        (Method::Get, ["api"]) => Ok(index()),
+        (Method::Get, ["api", "sessions"]) => Ok(list(gateway)),
+        (Method::Post, ["api", "sessions"]) => {
+            body(&mut request).and_then(|body| create(gateway, &body))
+        }
+        (Method::Get, ["api", "sessions", id, "events"]) => {
+            return stream(gateway, request, id, &query);
+        }
+        (Method::Post, ["api", "sessions", id, action]) => served(gateway, id)
+            .and_then(|served| Ok((served, body(&mut request)?)))
+            .and_then(|(served, body)| act(&served, action, &body)),
+        _ => Err(error(404, "no such route: GET /api lists them")),
+    };
+    let _ = request.respond(response.unwrap_or_else(|refused| refused));
+}
+
+fn error(status: u16, message: &str) -> HttpResponse {
+    json_response(status, &json!({ "error": message }))
+}
+
+fn body(request: &mut Request) -> Result<Value, HttpResponse> {
+    let deadline = Instant::now() + BODY_DEADLINE;
+    web::read_json_body(request, MAX_BODY, deadline, || {
+        error(413, "the body is larger than 1 MB")
+    })
+}
+
+fn served(gateway: &Gateway, id: &str) -> Result<Arc<Served>, HttpResponse> {
+    gateway
+        .find(id)
+        .ok_or_else(|| error(404, "no session with that id is served: POST /api/sessions"))
+}
+
+fn index() -> HttpResponse {
+    json_response(
+        200,
+        &json!({"routes": [
+            "GET /api/sessions", "POST /api/sessions {resume?}",
+            "POST /api/sessions/:id/messages {content}", "GET /api/sessions/:id/events?since=N",
+            "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers}",
+            "POST /api/sessions/:id/approve {toolCallId, scope}", "POST /api/sessions/:id/deny {toolCallId, reason}",
+        ]}),
+    )
+}
+
+/// The sessions served now, then the stored ones (the profile's history) not served.
+fn list(gateway: &Gateway) -> HttpResponse {
+    let served = gateway.served();
+    let mut listed: Vec<Value> = served
+        .iter()
+        .map(|s| json!({"id": s.id, "served": true, "running": s.is_running(), "events": s.events.len()}))
+        .collect();
+    if let Some(home) = &gateway.home {
+        let warnings = crate::store::Warnings::default();
+        for meta in crate::store::sessions::list(home, &warnings) {
+            if served.iter().any(|s| s.id == meta.id) {
+                continue;
+            }
+            listed.push(json!({
+                "id": meta.id, "name": meta.name, "served": false, "updated": meta.updated,
+                "working_dir": meta.working_dir, "messages": meta.messages, "cost_usd": meta.cost,
+                "parked": meta.parked.is_some(),
+            }));
+        }
+    }
+    json_response(200, &json!({ "sessions": listed }))
+}
+
+/// A new session, or a stored one taken up (`{"resume": "ID or name"}`).
+fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    let mut session = (gateway.new_session)();
+    let id = match body["resume"].as_str() {
+        Some(key) => {
+            let meta = session.find_session(key).map_err(|why| error(404, &why))?;
+            if let Some(served) = gateway.find(&meta.id) {
+                return Ok(json_response(
+                    200,
+                    &json!({"id": served.id, "resumed": true}),
+                ));
+            }
+            let id = meta.id.clone();
+            session.open_session(meta).map_err(|why| error(409, &why))?;
+            id
+        }
+        None => session
+            .begin_session()
+            .unwrap_or_else(crate::store::sessions::new_id),
+    };
+    let log = gateway
+        .home
+        .as_ref()
+        .map(|home| home.join("sessions").join(&id).join("events.jsonl"));
+    let served = Arc::new(Served::new(id.clone(), session, Broadcaster::open(log)));
+    gateway
+        .sessions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id.clone(), served);
+    Ok(json_response(201, &json!({ "id": id })))
+}
+
+/// `POST /api/sessions/:id/ACTION`.
+fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    match action {
+        "messages" => {
+            let content = body["content"]
+                .as_str()
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| error(400, "\"content\" is the message: a non-empty string"))?;
+            served
+                .start_turn(content.to_string())
+                .map_err(|why| error(409, &why))?;
+            Ok(json_response(202, &json!({"ok": true})))
+        }
+        "cancel" => Ok(json_response(200, &json!({"running": served.cancel()}))),
+        "submit-answers" => answer_with(served, body, |asked| {
+            events::answers_response(asked, &body["answers"])
+        }),
+        "approve" => answer_with(served, body, |asked| {
+            events::approval_response(asked, &body["scope"])
+        }),
+        "deny" => answer_with(served, body, |asked| {
+            events::denial_response(asked, &body["reason"])
+        }),
+        _ => Err(error(404, "no such action: GET /api lists them")),
+    }
+}
+
+fn answer_with(
+    served: &Served,
+    body: &Value,
+    answer: impl FnOnce(&Asked) -> Result<Answered, String>,
+) -> Result<HttpResponse, HttpResponse> {
+    let id = body["toolCallId"]
+        .as_str()
+        .and_then(|id| id.parse::<u64>().ok())
+        .ok_or_else(|| {
+            error(
+                400,
+                "\"toolCallId\" names the question: its event's toolCallId",
+            )
+        })?;
+    match served.answer(id, answer) {
+        Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
+        Err(NotTaken::Unknown) => Err(error(404, "no question with that toolCallId is pending")),
+        Err(NotTaken::Closed) => Err(error(409, "that question was answered already")),
+        Err(NotTaken::Invalid(why)) => Err(error(400, &why)),
+    }
+}
+
+/// `GET /api/sessions/:id/events?since=N`: the stream, on this thread until it ends.
+fn stream(gateway: &Gateway, request: Request, id: &str, query: &str) {
+    let served = match served(gateway, id) {
+        Ok(served) => served,
+        Err(refused) => {
+            let _ = request.respond(refused);
+            return;
+        }
+    };
+    let since = web::query_param(query, "since")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let (backlog, live) = served.events.subscribe(since);
+    drop(served);
+    // tiny_http would hold a streamed body back in 8 KB chunks: the connection is taken over
+    // once the headers are sent, and each event written to it as it comes.
+    let headers = Response::empty(200)
+        .with_header(web::header("Content-Type", "text/event-stream"))
+        .with_header(web::header("Cache-Control", "no-store"))
+        .with_header(web::header("X-Content-Type-Options", "nosniff"));
+    let mut client = request.upgrade("server-sent-events", headers);
+    sse::pump(&mut client, backlog, &live);
+}

@@ -1,0 +1,188 @@
+//! A session served to clients over HTTP: the `Session` behind a lock, each turn on a thread of
+//! its own, everything it says broadcast as numbered events, and the questions its tools ask
+//! held until a client answers. The first answer counts; a later one is told it came second.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Value, json};
+
+use super::broadcast::Broadcaster;
+use super::events;
+use crate::interact::{Request, Response};
+use crate::session::{Event, Interaction, Session, TurnEnd, TurnReport, TurnUi};
+
+pub(crate) struct Served {
+    pub id: String,
+    session: Mutex<Session>,
+    pub events: Broadcaster,
+    /// A turn is under way: one prompt at a time (seed 002 §1.5).
+    running: AtomicBool,
+    /// A client asked to stop the turn.
+    cancel: AtomicBool,
+    questions: Mutex<Questions>,
+}
+
+#[derive(Default)]
+struct Questions {
+    open: BTreeMap<u64, Interaction>,
+    /// Answered or given up: a late answer gets 409, not 404.
+    closed: HashSet<u64>,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, PartialEq)]
+pub(crate) enum NotTaken {
+    /// No question with that id was ever asked (404).
+    Unknown,
+    /// It was answered already, or given up (409).
+    Closed,
+    /// The answer does not fit the question (400).
+    Invalid(String),
+}
+
+impl Served {
+    pub(crate) fn new(id: String, session: Session, events: Broadcaster) -> Self {
+        Self {
+            id,
+            session: Mutex::new(session),
+            events,
+            running: AtomicBool::new(false),
+            cancel: AtomicBool::new(false),
+            questions: Mutex::new(Questions::default()),
+        }
+    }
+
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    /// Starts a turn for `text` on a thread of its own; false when one is under way already.
+    pub(crate) fn start_turn(self: &Arc<Self>, text: String) -> Result<(), String> {
+        if self.running.swap(true, Ordering::SeqCst) {
+            return Err("a turn is under way: wait for its done event, or cancel it".into());
+        }
+        self.cancel.store(false, Ordering::SeqCst);
+        self.publish("user_message", json!({ "content": text }));
+        let served = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("gateway-turn".into())
+            .spawn(move || served.run_turn(&text));
+        spawned.map(|_| ()).map_err(|error| {
+            self.running.store(false, Ordering::SeqCst);
+            format!("cannot start the turn: {error}")
+        })
+    }
+
+    fn run_turn(self: Arc<Self>, text: &str) {
+        let report = {
+            let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut ui = Clients {
+                served: Arc::clone(&self),
+            };
+            session.submit(text, &mut ui)
+        };
+        self.finish(&report);
+        self.running.store(false, Ordering::SeqCst);
+    }
+
+    fn finish(&self, report: &TurnReport) {
+        let tally = &report.tally;
+        let usage = json!({
+            "input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
+            "llm_turns": tally.llm_turns, "cost_usd": tally.cost,
+            "elapsed_ms": report.elapsed.as_millis() as u64,
+        });
+        match &report.end {
+            TurnEnd::Answered(answer) => {
+                self.publish("done", json!({"answer": answer.text(), "usage": usage}))
+            }
+            TurnEnd::Cancelled => self.publish(
+                "error",
+                json!({"kind": "cancelled", "message": "the turn was cancelled", "usage": usage}),
+            ),
+            TurnEnd::Failed(error) => self.publish(
+                "error",
+                json!({"kind": error.kind.as_str(), "message": error.message, "usage": usage}),
+            ),
+            // Clients ask themselves: a served turn never parks.
+            TurnEnd::Parked => {}
+        }
+    }
+
+    /// Asks the turn under way to stop; false when none is.
+    pub(crate) fn cancel(&self) -> bool {
+        self.cancel.store(true, Ordering::SeqCst);
+        self.is_running()
+    }
+
+    fn publish(&self, kind: &str, event: Value) {
+        if let Some(problem) = self.events.publish(kind, event) {
+            // The clients hear of it; the session goes on without its log.
+            self.events
+                .publish("notice", json!({"level": "warning", "message": problem}));
+        }
+    }
+
+    /// Answers question `id` with what `answer` builds from its request.
+    pub(crate) fn answer(
+        &self,
+        id: u64,
+        answer: impl FnOnce(&Request) -> Result<Response, String>,
+    ) -> Result<(), NotTaken> {
+        let mut questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(open) = questions.open.get(&id) else {
+            return Err(match questions.closed.contains(&id) {
+                true => NotTaken::Closed,
+                false => NotTaken::Unknown,
+            });
+        };
+        let response = answer(&open.prompt.request).map_err(NotTaken::Invalid)?;
+        if let Some(open) = questions.open.remove(&id) {
+            open.reply.send(response);
+        }
+        questions.closed.insert(id);
+        Ok(())
+    }
+}
+
+/// The served session's clients, as the turn's front-end.
+struct Clients {
+    served: Arc<Served>,
+}
+
+impl TurnUi for Clients {
+    fn event(&mut self, event: &Event) {
+        if let Event::QuestionClosed { id, .. } = event {
+            let mut questions = self
+                .served
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            questions.open.remove(id);
+            questions.closed.insert(*id);
+        }
+        for (kind, value) in events::from_event(event) {
+            self.served.publish(kind, value);
+        }
+    }
+
+    fn ask(&mut self, interaction: Interaction) {
+        let (kind, value) = events::question(&interaction);
+        self.served
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open
+            .insert(interaction.id, interaction);
+        self.served.publish(kind, value);
+    }
+
+    fn interrupted(&mut self) -> bool {
+        self.served.cancel.load(Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,240 @@
+//! `marvin serve` through real HTTP against the built binary: the token, Host and Origin
+//! checks; a session made, a turn streamed as server-sent events and resumed with `since`; a
+//! question answered through the API (400 for an answer that does not fit, 404 for no such
+//! question, 409 for one answered already) and a message refused while a turn runs.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{ReplayServer, Reply, TempDir, marvin};
+
+/// A running `marvin serve` and the address it printed.
+struct Gateway {
+    child: Child,
+    port: u16,
+    token: String,
+}
+
+impl Gateway {
+    fn start(home: &TempDir, provider: &str) -> Self {
+        let mut child = marvin(home.path())
+            .env("OPENAI_COMPAT_URL", provider)
+            .env("MARVIN_MODEL", "gpt-4o")
+            .arg("serve")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let rest = first
+            .trim()
+            .strip_prefix("http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("no address first on stdout: {first:?}"));
+        let (port, token) = rest.split_once("/api?token=").unwrap();
+        Self {
+            child,
+            port: port.parse().unwrap(),
+            token: token.to_string(),
+        }
+    }
+
+    /// One request with the token, the right Host and no Origin; its status and JSON.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let auth = format!("Authorization: Bearer {}\r\n", self.token);
+        self.raw(method, path, &auth, body)
+    }
+
+    /// One request with the headers given (besides Host, set right).
+    fn raw(&self, method: &str, path: &str, headers: &str, body: Option<Value>) -> (u16, Value) {
+        let host = format!("Host: 127.0.0.1:{}\r\n", self.port);
+        self.raw_with_host(method, path, &format!("{host}{headers}"), body)
+    }
+
+    fn raw_with_host(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        let status = reply[9..12].parse().unwrap();
+        let json = reply
+            .split_once("\r\n\r\n")
+            .and_then(|(_, body)| serde_json::from_str(body).ok())
+            .unwrap_or(Value::Null);
+        (status, json)
+    }
+
+    /// The session's events from `since` on, read until one of type `until` (included).
+    fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(
+            stream,
+            "GET /api/sessions/{id}/events?since={since}&token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.token, self.port
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut events = Vec::new();
+        for line in BufReader::new(stream).lines() {
+            assert!(Instant::now() < deadline, "no {until} event: {events:?}");
+            let line = line.unwrap();
+            if let Some(data) = line.strip_prefix("data: ") {
+                let event: Value = serde_json::from_str(data).unwrap();
+                let done = event["type"] == until;
+                events.push(event);
+                if done {
+                    return events;
+                }
+            }
+        }
+        panic!("the stream ended before {until}: {events:?}");
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn only_the_token_holder_on_this_host_and_no_other_site_gets_in() {
+    let home = TempDir::new("gateway-auth");
+    // No model is called: a provider address nothing answers on will do.
+    let gateway = Gateway::start(&home, "http://127.0.0.1:9/v1");
+    assert_eq!(gateway.call("GET", "/api", None).0, 200);
+    assert_eq!(gateway.raw("GET", "/api", "", None).0, 401);
+    let wrong = "Authorization: Bearer 0123456789abcdef0123456789abcdef\r\n";
+    assert_eq!(gateway.raw("GET", "/api", wrong, None).0, 401);
+    let by_query = format!("/api/sessions?token={}", gateway.token);
+    assert_eq!(gateway.raw("GET", &by_query, "", None).0, 200);
+    let auth = format!("Authorization: Bearer {}\r\n", gateway.token);
+    let rebound = format!("Host: attacker.example:{}\r\n{auth}", gateway.port);
+    assert_eq!(gateway.raw_with_host("GET", "/api", &rebound, None).0, 403);
+    let foreign = format!("{auth}Origin: http://attacker.example\r\n");
+    let (status, refused) = gateway.raw("POST", "/api/sessions", &foreign, Some(json!({})));
+    assert_eq!(status, 403, "{refused}");
+    assert_eq!(gateway.call("GET", "/api/nothing", None).0, 404);
+    // SIGTERM stops it the way it stops a run.
+    let mut gateway = gateway;
+    unsafe { libc::kill(gateway.child.id() as i32, libc::SIGTERM) };
+    assert_eq!(gateway.child.wait().unwrap().code(), Some(143));
+}
+
+#[test]
+fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() {
+    let home = TempDir::new("gateway-turn");
+    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
+        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+        Reply::text(&["SQLite ", "it is."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (status, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().unwrap().to_string();
+    let send = |content: &str| {
+        gateway.call(
+            "POST",
+            &format!("/api/sessions/{id}/messages"),
+            Some(json!({ "content": content })),
+        )
+    };
+    assert_eq!(send("  ").0, 400);
+    assert_eq!(send("set up the database").0, 202);
+    let asked = gateway.events_until(&id, 0, "question_prompt");
+    let kinds: Vec<&str> = asked.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds[0], "user_message");
+    assert!(kinds.contains(&"tool_call_start"), "{kinds:?}");
+    let prompt = asked.last().unwrap();
+    assert_eq!(prompt["questions"][0]["question"], "Which database?");
+    // One prompt at a time: the turn waits for the answer.
+    assert_eq!(send("and another thing").0, 409);
+
+    let answer = |body: Value| {
+        gateway.call(
+            "POST",
+            &format!("/api/sessions/{id}/submit-answers"),
+            Some(body),
+        )
+    };
+    let call_id = prompt["toolCallId"].clone();
+    assert_eq!(answer(json!({"toolCallId": call_id, "answers": {}})).0, 400);
+    assert_eq!(
+        answer(json!({"toolCallId": "999", "answers": {"Which database?": "SQLite"}})).0,
+        404
+    );
+    let good = json!({"toolCallId": call_id, "answers": {"Which database?": "SQLite"}});
+    assert_eq!(answer(good.clone()).0, 200);
+    assert_eq!(answer(good).0, 409);
+
+    let all = gateway.events_until(&id, 0, "done");
+    let done = all.last().unwrap();
+    assert_eq!(done["answer"], "SQLite it is.");
+    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    let texts: Vec<&str> = all
+        .iter()
+        .filter(|e| e["type"] == "text_delta")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts.concat(), "SQLite it is.");
+    assert!(all.iter().any(|e| e["type"] == "interaction_response"));
+    // A client that reconnects with since gets only what came after.
+    let since = seqs[seqs.len() - 2];
+    let tail = gateway.events_until(&id, since, "done");
+    assert_eq!(tail.len(), 1);
+    // The model got the answer as the tool's result.
+    let messages = server.requests()[1].body["messages"].clone();
+    let result = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["tool_call_id"] == "q1")
+        .cloned()
+        .unwrap();
+    assert!(
+        result["content"].as_str().unwrap().contains("SQLite"),
+        "{result}"
+    );
+    // The session is stored, with its events, and listed.
+    let (_, listed) = gateway.call("GET", "/api/sessions", None);
+    assert_eq!(listed["sessions"][0]["id"], id.as_str());
+    let log = home
+        .path()
+        .join("marvin-home/sessions")
+        .join(&id)
+        .join("events.jsonl");
+    assert!(
+        std::fs::read_to_string(log)
+            .unwrap()
+            .contains("\"type\":\"done\"")
+    );
+}
