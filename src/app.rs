@@ -117,7 +117,7 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     config.has_ui = true;
     config.resume = false;
     let (registry, loaded) = tool_registry(&config);
-    let home = config.home.clone();
+    let (home, question_timeout) = (config.home.clone(), config.question_timeout);
     let new_session: crate::gateway::NewSession =
         Box::new(move || session_with(&config, Arc::clone(&registry), loaded.clone()));
     let started = |address: &str| {
@@ -129,7 +129,8 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     };
     let mut watch = signal::Watch::new();
     let stop = move || watch.fired() || signal::stop_signal().is_some();
-    match crate::gateway::serve(args.port.unwrap_or(0), home, new_session, started, stop) {
+    let port = args.port.unwrap_or(0);
+    match crate::gateway::serve(port, home, question_timeout, new_session, started, stop) {
         Ok(()) => ExitCode::from(signal::stopped_status()),
         Err(message) => fail(&message),
     }

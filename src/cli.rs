@@ -157,6 +157,8 @@ Environment:
                            prompt goes, with buttons that answer it
   MARVIN_PHONE_AFTER       minutes a question waits at the prompt before it
                            goes to the phone (default 10)
+  MARVIN_QUESTION_TIMEOUT  seconds a question of marvin serve waits for a
+                           client (default: the tool's own, 10 minutes)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
                            are cut near it, older messages summarised)
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)

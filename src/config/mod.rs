@@ -16,7 +16,7 @@ pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use mcp::{McpOrigin, McpServer, McpSettings, McpTransport};
 pub use on_ask::{OnAsk, PhoneRelay};
-use on_ask::{park_for, phone_relay};
+use on_ask::{park_for, phone_relay, question_timeout};
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
 pub use voice::VoiceSettings;
@@ -63,6 +63,7 @@ const OWN: &[&str] = &[
     "MARVIN_PARK_DAYS",
     "MARVIN_PHONE_TOPIC",
     "MARVIN_PHONE_AFTER",
+    "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
     "MARVIN_READONLY",
@@ -254,6 +255,8 @@ pub struct Config {
     /// A question left unanswered at the REPL this long goes to the phone by ntfy
     /// (MARVIN_PHONE_TOPIC, MARVIN_PHONE_AFTER minutes, default 10).
     pub phone: Option<PhoneRelay>,
+    /// How long a question of `marvin serve` waits for a client (MARVIN_QUESTION_TIMEOUT).
+    pub question_timeout: Option<Duration>,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -427,6 +430,7 @@ impl Config {
             },
             park_for: park_for(env)?,
             phone: phone_relay(env)?,
+            question_timeout: question_timeout(env)?,
             has_ui: !non_interactive,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
             web: WebSettings::from_env(env)?,
@@ -608,6 +612,9 @@ mod tests {
             panic!("MARVIN_PHONE_AFTER=soon was taken");
         };
         assert!(message.contains("0 to 1440"), "{message}");
+        let c = build(Args::default(), &[key, ("MARVIN_QUESTION_TIMEOUT", "30")]).unwrap();
+        assert_eq!(c.question_timeout, Some(Duration::from_secs(30)));
+        assert!(build(Args::default(), &[key, ("MARVIN_QUESTION_TIMEOUT", "0")]).is_err());
     }
 
     #[test]

@@ -104,6 +104,20 @@ pub(super) fn park_for(env: &Env) -> Result<Duration, ConfigError> {
     }
 }
 
+/// MARVIN_QUESTION_TIMEOUT: seconds a question of `marvin serve` waits for a client (1 to
+/// 86400); none: the tool's own time (ten minutes for most).
+pub(super) fn question_timeout(env: &Env) -> Result<Option<Duration>, ConfigError> {
+    let Some(text) = env.get("MARVIN_QUESTION_TIMEOUT") else {
+        return Ok(None);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(seconds @ 1..=86_400) => Ok(Some(Duration::from_secs(seconds))),
+        _ => Err(ConfigError::Invalid(format!(
+            "MARVIN_QUESTION_TIMEOUT is how many seconds a served session's question waits for an answer: 1 to 86400, not {text:?}"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,8 @@ pub(crate) struct Gateway {
     pub new_session: NewSession,
     /// MARVIN_HOME, where stored sessions are listed from and event logs kept.
     pub home: Option<std::path::PathBuf>,
+    /// How long a question waits for a client, when not the tool's own time.
+    pub question_timeout: Option<Duration>,
     busy: AtomicUsize,
 }
 
@@ -45,6 +47,7 @@ pub(crate) struct Gateway {
 pub(crate) fn serve(
     port: u16,
     home: Option<std::path::PathBuf>,
+    question_timeout: Option<Duration>,
     new_session: NewSession,
     started: impl FnOnce(&str),
     mut stop: impl FnMut() -> bool,
@@ -63,6 +66,7 @@ pub(crate) fn serve(
         sessions: Mutex::new(BTreeMap::new()),
         new_session,
         home,
+        question_timeout,
         busy: AtomicUsize::new(0),
     });
     while !stop() {

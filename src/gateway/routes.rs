@@ -118,7 +118,13 @@ fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse>
         .home
         .as_ref()
         .map(|home| home.join("sessions").join(&id).join("events.jsonl"));
-    let served = Arc::new(Served::new(id.clone(), session, Broadcaster::open(log)));
+    let events = Broadcaster::open(log);
+    let served = Arc::new(Served::new(
+        id.clone(),
+        session,
+        events,
+        gateway.question_timeout,
+    ));
     gateway
         .sessions
         .lock()

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -19,14 +20,20 @@ pub(crate) struct Served {
     pub events: Broadcaster,
     /// A turn is under way: one prompt at a time (seed 002 §1.5).
     running: AtomicBool,
+    /// Held while a turn starts or ends, so a client that saw `done` and sends at once finds
+    /// the turn over, and no turn's first event comes before the last one's `done`.
+    turn_gate: Mutex<()>,
     /// A client asked to stop the turn.
     cancel: AtomicBool,
     questions: Mutex<Questions>,
+    /// How long a question waits for a client (MARVIN_QUESTION_TIMEOUT), else the tool's own.
+    question_timeout: Option<Duration>,
 }
 
 #[derive(Default)]
 struct Questions {
-    open: BTreeMap<u64, Interaction>,
+    /// Each with when it was asked.
+    open: BTreeMap<u64, (Interaction, Instant)>,
     /// Answered or given up: a late answer gets 409, not 404.
     closed: HashSet<u64>,
 }
@@ -43,14 +50,21 @@ pub(crate) enum NotTaken {
 }
 
 impl Served {
-    pub(crate) fn new(id: String, session: Session, events: Broadcaster) -> Self {
+    pub(crate) fn new(
+        id: String,
+        session: Session,
+        events: Broadcaster,
+        question_timeout: Option<Duration>,
+    ) -> Self {
         Self {
             id,
             session: Mutex::new(session),
             events,
             running: AtomicBool::new(false),
+            turn_gate: Mutex::new(()),
             cancel: AtomicBool::new(false),
             questions: Mutex::new(Questions::default()),
+            question_timeout,
         }
     }
 
@@ -60,6 +74,10 @@ impl Served {
 
     /// Starts a turn for `text` on a thread of its own; false when one is under way already.
     pub(crate) fn start_turn(self: &Arc<Self>, text: String) -> Result<(), String> {
+        let _gate = self
+            .turn_gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if self.running.swap(true, Ordering::SeqCst) {
             return Err("a turn is under way: wait for its done event, or cancel it".into());
         }
@@ -83,6 +101,10 @@ impl Served {
             };
             session.submit(text, &mut ui)
         };
+        let _gate = self
+            .turn_gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         self.finish(&report);
         self.running.store(false, Ordering::SeqCst);
     }
@@ -135,18 +157,42 @@ impl Served {
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let Some(open) = questions.open.get(&id) else {
+        let Some((open, _)) = questions.open.get(&id) else {
             return Err(match questions.closed.contains(&id) {
                 true => NotTaken::Closed,
                 false => NotTaken::Unknown,
             });
         };
         let response = answer(&open.prompt.request).map_err(NotTaken::Invalid)?;
-        if let Some(open) = questions.open.remove(&id) {
+        if let Some((open, _)) = questions.open.remove(&id) {
             open.reply.send(response);
         }
         questions.closed.insert(id);
         Ok(())
+    }
+}
+
+impl Served {
+    /// Questions nobody answered in time end as not answered; the tool says so to the model.
+    fn time_out_questions(&self) {
+        let mut questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let late: Vec<u64> = questions
+            .open
+            .iter()
+            .filter(|(_, (open, asked))| {
+                asked.elapsed() >= self.question_timeout.unwrap_or(open.prompt.timeout)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in late {
+            if let Some((open, _)) = questions.open.remove(&id) {
+                open.reply.send(Response::TimedOut);
+                questions.closed.insert(id);
+            }
+        }
     }
 }
 
@@ -178,11 +224,12 @@ impl TurnUi for Clients {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .open
-            .insert(interaction.id, interaction);
+            .insert(interaction.id, (interaction, Instant::now()));
         self.served.publish(kind, value);
     }
 
     fn interrupted(&mut self) -> bool {
+        self.served.time_out_questions();
         self.served.cancel.load(Ordering::SeqCst)
     }
 }

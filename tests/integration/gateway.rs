@@ -21,8 +21,13 @@ struct Gateway {
 
 impl Gateway {
     fn start(home: &TempDir, provider: &str) -> Self {
+        Self::start_with(home, provider, &[])
+    }
+
+    fn start_with(home: &TempDir, provider: &str, env: &[(&str, &str)]) -> Self {
         let mut child = marvin(home.path())
             .env("OPENAI_COMPAT_URL", provider)
+            .envs(env.iter().copied())
             .env("MARVIN_MODEL", "gpt-4o")
             .arg("serve")
             .stdout(Stdio::piped())
@@ -237,4 +242,127 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
             .unwrap()
             .contains("\"type\":\"done\"")
     );
+}
+
+/// A session made on `gateway`, with `content` sent to it.
+fn session_with_message(gateway: &Gateway, content: &str) -> String {
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({ "content": content })))
+            .0,
+        202
+    );
+    id
+}
+
+#[test]
+fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_times_out() {
+    let home = TempDir::new("gateway-approval");
+    let code = |c: &str| {
+        Reply::tool_calls(&[(
+            "b1",
+            "blender_execute_code",
+            &json!({"code": c}).to_string(),
+        )])
+    };
+    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
+        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
+    let server = ReplayServer::start(vec![
+        code("print('approved')"),
+        Reply::text(&["Tried."]),
+        code("print('denied')"),
+        Reply::text(&["Understood."]),
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+        Reply::text(&["Going on without."]),
+    ]);
+    let gateway = Gateway::start_with(
+        &home,
+        &server.url(),
+        &[("BLENDER_MCP_PORT", "9"), ("MARVIN_QUESTION_TIMEOUT", "1")],
+    );
+    let id = session_with_message(&gateway, "run some code");
+    let asked = gateway.events_until(&id, 0, "approval_required");
+    let approval = asked.last().unwrap();
+    assert_eq!(approval["tool"], "blender_execute_code");
+    assert!(
+        approval["detail"]
+            .as_str()
+            .unwrap()
+            .contains("print('approved')")
+    );
+    let act = |action: &str, body: Value| {
+        gateway.call("POST", &format!("/api/sessions/{id}/{action}"), Some(body))
+    };
+    let call_id = approval["toolCallId"].clone();
+    assert_eq!(
+        act(
+            "approve",
+            json!({"toolCallId": call_id, "scope": "forever"})
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        act(
+            "submit-answers",
+            json!({"toolCallId": call_id, "answers": {}})
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        act("approve", json!({"toolCallId": call_id, "scope": "once"})).0,
+        200
+    );
+    let first = gateway.events_until(&id, 0, "done");
+    // Approved: the code went to Blender, which is not running here.
+    let result = first.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert!(
+        !result["output"].as_str().unwrap().contains("declined"),
+        "{result}"
+    );
+
+    let since = first.len() as u64;
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "again"})))
+            .0,
+        202
+    );
+    let asked = gateway.events_until(&id, since, "approval_required");
+    let call_id = asked.last().unwrap()["toolCallId"].clone();
+    assert_eq!(
+        act("deny", json!({"toolCallId": call_id, "reason": "not now"})).0,
+        200
+    );
+    let second = gateway.events_until(&id, since, "done");
+    let result = second.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert!(
+        result["output"].as_str().unwrap().contains("not now"),
+        "{result}"
+    );
+
+    // Nobody answers: after MARVIN_QUESTION_TIMEOUT the question ends and the turn goes on.
+    let since = since + second.len() as u64;
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "ask me"})))
+            .0,
+        202
+    );
+    let third = gateway.events_until(&id, since, "done");
+    let closed = third
+        .iter()
+        .find(|e| e["type"] == "interaction_response")
+        .unwrap();
+    assert_eq!(closed["outcome"], "timed out");
+    assert_eq!(third.last().unwrap()["answer"], "Going on without.");
 }
