@@ -118,14 +118,18 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     config.resume = false;
     let (registry, loaded) = tool_registry(&config);
     let (home, question_timeout) = (config.home.clone(), config.question_timeout);
+    let surface = config.form_surface.clone();
     let new_session: crate::gateway::NewSession =
         Box::new(move || session_with(&config, Arc::clone(&registry), loaded.clone()));
-    let started = |address: &str| {
+    let started = move |address: &str, port: u16| {
         println!("{address}");
         let _ = std::io::Write::flush(&mut std::io::stdout());
         warn(
-            "serving sessions on that address (the token in it is needed for every request); Ctrl+C stops",
+            "serving sessions at that address (its token is needed for every request); Ctrl+C stops",
         );
+        if let Some(why) = surface.show(address, port) {
+            warn(&why);
+        }
     };
     let mut watch = signal::Watch::new();
     let stop = move || watch.fired() || signal::stop_signal().is_some();

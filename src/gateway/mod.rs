@@ -26,6 +26,11 @@ pub(crate) use served::Served;
 /// one for as long as it is open.
 const MAX_REQUESTS: usize = 64;
 
+/// The page and its assets, embedded.
+const PAGE: &str = include_str!("../../form/gateway/index.html");
+pub(crate) const CSS: &str = include_str!("../../form/gateway/gateway.css");
+pub(crate) const JS: &str = include_str!("../../form/gateway/gateway.js");
+
 /// Makes a new session for the gateway to serve.
 pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;
 
@@ -49,7 +54,7 @@ pub(crate) fn serve(
     home: Option<std::path::PathBuf>,
     question_timeout: Option<Duration>,
     new_session: NewSession,
-    started: impl FnOnce(&str),
+    started: impl FnOnce(&str, u16),
     mut stop: impl FnMut() -> bool,
 ) -> Result<(), String> {
     let server = Server::http(("127.0.0.1", port))
@@ -59,7 +64,7 @@ pub(crate) fn serve(
         .to_ip()
         .map_or(port, |address| address.port());
     let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
-    started(&format!("http://127.0.0.1:{port}/api?token={token}"));
+    started(&format!("http://127.0.0.1:{port}/?token={token}"), port);
     let gateway = Arc::new(Gateway {
         port,
         token,
@@ -147,6 +152,11 @@ impl Gateway {
             .values()
             .cloned()
             .collect()
+    }
+
+    /// The page, its links carrying the token (the assets are asked for with it too).
+    pub(crate) fn page(&self) -> String {
+        PAGE.replace("__TOKEN__", &self.token)
     }
 
     pub(crate) fn find(&self, id: &str) -> Option<Arc<Served>> {

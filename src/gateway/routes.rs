@@ -26,6 +26,11 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let method = request.method().clone();
     let response = match (&method, parts.as_slice()) {
+        (Method::Get, [""]) => Ok(page(gateway)),
+        (Method::Get, ["gateway.css"]) => Ok(web::asset(super::CSS, "text/css; charset=utf-8")),
+        (Method::Get, ["gateway.js"]) => {
+            Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
+        }
         (Method::Get, ["api"]) => Ok(index()),
         (Method::Get, ["api", "sessions"]) => Ok(list(gateway)),
         (Method::Post, ["api", "sessions"]) => {
@@ -57,6 +62,17 @@ fn served(gateway: &Gateway, id: &str) -> Result<Arc<Served>, HttpResponse> {
     gateway
         .find(id)
         .ok_or_else(|| error(404, "no session with that id is served: POST /api/sessions"))
+}
+
+/// The page: only its own scripts, styles and requests, never framed.
+fn page(gateway: &Gateway) -> HttpResponse {
+    let policy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+                  img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    web::with_headers(
+        Response::from_string(gateway.page()),
+        "text/html; charset=utf-8",
+    )
+    .with_header(web::header("Content-Security-Policy", policy))
 }
 
 fn index() -> HttpResponse {

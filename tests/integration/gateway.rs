@@ -13,18 +13,18 @@ use serde_json::{Value, json};
 use crate::common::{ReplayServer, Reply, TempDir, marvin};
 
 /// A running `marvin serve` and the address it printed.
-struct Gateway {
+pub(crate) struct Gateway {
     child: Child,
-    port: u16,
-    token: String,
+    pub port: u16,
+    pub token: String,
 }
 
 impl Gateway {
-    fn start(home: &TempDir, provider: &str) -> Self {
+    pub fn start(home: &TempDir, provider: &str) -> Self {
         Self::start_with(home, provider, &[])
     }
 
-    fn start_with(home: &TempDir, provider: &str, env: &[(&str, &str)]) -> Self {
+    pub fn start_with(home: &TempDir, provider: &str, env: &[(&str, &str)]) -> Self {
         let mut child = marvin(home.path())
             .env("OPENAI_COMPAT_URL", provider)
             .envs(env.iter().copied())
@@ -42,7 +42,7 @@ impl Gateway {
             .trim()
             .strip_prefix("http://127.0.0.1:")
             .unwrap_or_else(|| panic!("no address first on stdout: {first:?}"));
-        let (port, token) = rest.split_once("/api?token=").unwrap();
+        let (port, token) = rest.split_once("/?token=").unwrap();
         Self {
             child,
             port: port.parse().unwrap(),
@@ -50,8 +50,13 @@ impl Gateway {
         }
     }
 
+    /// The page's address, token included, as `marvin serve` printed it.
+    pub fn page(&self) -> String {
+        format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
+    }
+
     /// One request with the token, the right Host and no Origin; its status and JSON.
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let auth = format!("Authorization: Bearer {}\r\n", self.token);
         self.raw(method, path, &auth, body)
     }

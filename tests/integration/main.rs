@@ -29,6 +29,7 @@ mod everyday_web;
 mod fixtures;
 mod form_browser;
 mod gateway;
+mod gateway_browser;
 mod git_security;
 mod headless_asks;
 mod interactive;

@@ -23,6 +23,7 @@ pub mod key {
     pub const RIGHT: &str = "\u{E014}";
     pub const DOWN: &str = "\u{E015}";
     pub const CONTROL: &str = "\u{E009}";
+    pub const TAB: &str = "\u{E004}";
 }
 
 fn find_program(names: &[&str]) -> Option<String> {

@@ -1,0 +1,307 @@
+// The gateway's page: the sessions, one session as a chat, and its tools' questions and
+// approvals as cards. Plain DOM, no framework; every text is set as text, never as HTML.
+(() => {
+  'use strict';
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const $ = (id) => document.getElementById(id);
+  const TYPES = ['user_message', 'text_delta', 'notice', 'session_status', 'tool_call_start',
+    'tool_result', 'tool_progress', 'tool_call_end', 'question_prompt', 'approval_required',
+    'form_opened', 'interaction_response', 'done', 'error'];
+  let state = fresh(null);
+
+  function fresh(id) {
+    return { id, source: null, lastSeq: 0, bubble: null, tools: new Map(), cards: new Map(),
+      mine: new Set(), running: false };
+  }
+
+  async function api(method, path, body) {
+    const options = { method, headers: { Authorization: 'Bearer ' + token } };
+    if (body !== undefined) {
+      options.headers['Content-Type'] = 'application/json';
+      options.body = JSON.stringify(body);
+    }
+    try {
+      const response = await fetch(path, options);
+      let data = {};
+      try { data = await response.json(); } catch (_) { /* no body */ }
+      return { status: response.status, data };
+    } catch (error) {
+      return { status: 0, data: { error: 'Marvin cannot be reached: ' + error.message } };
+    }
+  }
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    Object.entries(props || {}).forEach(([key, value]) => {
+      if (key === 'text') node.textContent = value;
+      else if (key === 'class') node.className = value;
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+      else if (value === true) node.setAttribute(key, '');
+      else if (value !== false && value !== undefined) node.setAttribute(key, value);
+    });
+    children.flat().forEach((child) => { if (child) node.append(child); });
+    return node;
+  }
+
+  function scrollDown() {
+    const log = $('log');
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ---- sessions ---------------------------------------------------------------------------
+
+  async function loadSessions() {
+    const { data } = await api('GET', '/api/sessions');
+    const list = $('session-list');
+    list.replaceChildren();
+    (data.sessions || []).forEach((session) => {
+      const when = session.served ? (session.running ? 'answering…' : 'open') : (session.updated || '');
+      const name = session.name || (session.served ? 'Session ' + session.id : session.id);
+      const button = el('button', { type: 'button', 'data-id': session.id,
+        'aria-current': String(session.id === state.id),
+        onclick: () => openSession(session) },
+      el('span', { text: name }), el('span', { class: 'meta', text: session.id + ' · ' + when }));
+      list.append(el('li', {}, button));
+    });
+  }
+
+  async function newSession() {
+    const { status, data } = await api('POST', '/api/sessions', {});
+    if (status !== 201) return showError(data.error || 'Cannot start a session.');
+    connect(data.id, 'New session');
+    loadSessions();
+  }
+
+  async function openSession(session) {
+    if (session.served) return connect(session.id, session.name || 'Session ' + session.id);
+    const { status, data } = await api('POST', '/api/sessions', { resume: session.id });
+    if (status !== 200 && status !== 201) return showError(data.error || 'Cannot take it up.');
+    connect(data.id, session.name || session.id);
+    loadSessions();
+  }
+
+  function connect(id, title) {
+    if (state.source) state.source.close();
+    state = fresh(id);
+    $('session-title').textContent = title;
+    $('log').replaceChildren();
+    $('composer').hidden = false;
+    setRunning(false);
+    const url = '/api/sessions/' + encodeURIComponent(id) + '/events?since=0&token=' + encodeURIComponent(token);
+    const source = new EventSource(url);
+    TYPES.forEach((type) => source.addEventListener(type, (message) => {
+      const event = JSON.parse(message.data);
+      // A reconnect replays from the start: what was shown is not shown twice.
+      if (event.seq <= state.lastSeq) return;
+      state.lastSeq = event.seq;
+      handle(event);
+    }));
+    state.source = source;
+    document.querySelectorAll('#session-list button').forEach((b) =>
+      b.setAttribute('aria-current', String(b.dataset.id === id)));
+  }
+
+  // ---- events -----------------------------------------------------------------------------
+
+  function handle(event) {
+    const handlers = {
+      user_message: () => { addBubble('user', event.content); state.bubble = null; setRunning(true); },
+      text_delta: () => appendText(event.text),
+      notice: () => addBubble('notice', event.message),
+      session_status: () => status(event),
+      tool_call_start: () => (event.calls || []).forEach(startTool),
+      tool_result: () => endTool(event),
+      question_prompt: () => questionCard(event),
+      approval_required: () => approvalCard(event),
+      form_opened: () => addBubble('notice', 'A form is open for the interview: ' + event.title + ' (' + event.url + ')'),
+      interaction_response: () => closeCard(event),
+      done: () => { state.bubble = null; setRunning(false); usage(event.usage); },
+      error: () => { addBubble('error', event.message); state.bubble = null; setRunning(false); },
+    };
+    (handlers[event.type] || (() => {}))();
+    scrollDown();
+  }
+
+  function addBubble(kind, text) {
+    const bubble = el('div', { class: 'bubble ' + kind, text });
+    $('log').append(bubble);
+    return bubble;
+  }
+
+  function appendText(text) {
+    if (!state.bubble) state.bubble = addBubble('assistant', '');
+    state.bubble.textContent += text;
+  }
+
+  function startTool(call) {
+    state.bubble = null;
+    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments, null, 2);
+    const summary = el('summary', { text: '… ' + call.name });
+    const block = el('details', { class: 'tool' }, summary, el('pre', { text: args }));
+    state.tools.set(call.id, { block, summary, name: call.name });
+    $('log').append(block);
+  }
+
+  function endTool(event) {
+    const tool = state.tools.get(event.id);
+    if (!tool) return;
+    const seconds = (event.elapsed_ms / 1000).toFixed(1);
+    tool.summary.textContent = (event.is_error ? '✗ ' : '✓ ') + tool.name + ' · ' + seconds + ' s';
+    if (event.is_error) tool.block.classList.add('failed');
+    const output = event.output.length > 8000 ? event.output.slice(0, 8000) + '\n…' : event.output;
+    tool.block.append(el('pre', { class: 'result', text: output }));
+  }
+
+  function status(event) {
+    const usage = event.usage || {};
+    const tokens = usage.input_tokens !== undefined ? ' · ' + usage.input_tokens + ' in / ' + usage.output_tokens + ' out' : '';
+    $('status').textContent = event.model + tokens;
+  }
+
+  function usage(u) {
+    if (!u) return;
+    const cost = u.cost_usd ? ' · $' + u.cost_usd.toFixed(4) : '';
+    $('status').textContent = u.input_tokens + ' in / ' + u.output_tokens + ' out' + cost + ' · ' + (u.elapsed_ms / 1000).toFixed(1) + ' s';
+  }
+
+  function setRunning(running) {
+    state.running = running;
+    $('send').disabled = running;
+    $('cancel').hidden = !running;
+  }
+
+  // ---- cards ------------------------------------------------------------------------------
+
+  function questionCard(event) {
+    const form = el('form', { class: 'card', 'data-call': event.toolCallId });
+    const submit = el('button', { type: 'submit', disabled: true, text: 'Submit' });
+    const fields = event.questions.map((question, q) => questionField(question, q, () => {
+      submit.disabled = !fields.every((f) => f.value() !== '');
+    }));
+    fields.forEach((f) => form.append(f.node));
+    const error = el('p', { class: 'error', role: 'alert', hidden: !event.error, text: event.error || '' });
+    form.append(error, el('div', { class: 'actions' }, submit));
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const answers = {};
+      fields.forEach((f) => { answers[f.question] = f.value(); });
+      submit.disabled = true;
+      state.mine.add(event.toolCallId);
+      const { status, data } = await api('POST', '/api/sessions/' + state.id + '/submit-answers',
+        { toolCallId: event.toolCallId, answers });
+      if (status === 200) return;
+      state.mine.delete(event.toolCallId);
+      if (status === 409) return markDone(form, 'Answered on another device.');
+      error.hidden = false;
+      error.textContent = data.error || 'The answer was not taken.';
+      submit.disabled = false;
+    });
+    state.cards.set(String(event.toolCallId), form);
+    $('log').append(form);
+    const first = form.querySelector('input');
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  function questionField(question, q, changed) {
+    const multi = question.multiSelect;
+    const name = 'q' + q + '-' + Math.random().toString(36).slice(2);
+    const set = el('fieldset', {}, el('span', { class: 'chip', text: question.header }),
+      el('legend', { text: question.question }));
+    const inputs = question.options.map((option) => {
+      const input = el('input', { type: multi ? 'checkbox' : 'radio', name, value: option.label, onchange: changed });
+      set.append(el('label', { class: 'option' }, input,
+        el('span', {}, el('span', { text: option.label }),
+          option.description ? el('span', { class: 'description', text: option.description }) : null)));
+      return input;
+    });
+    const other = el('input', { type: multi ? 'checkbox' : 'radio', name, value: '', onchange: changed });
+    const otherText = el('input', { type: 'text', 'aria-label': 'Your own answer', placeholder: 'Other: your own answer',
+      oninput: () => { other.checked = otherText.value.trim() !== ''; changed(); } });
+    set.append(el('label', { class: 'option' }, other, otherText));
+    const value = () => {
+      if (other.checked && otherText.value.trim() !== '') return otherText.value.trim();
+      return inputs.filter((i) => i.checked).map((i) => i.value).join(', ');
+    };
+    return { node: set, question: question.question, value };
+  }
+
+  function approvalCard(event) {
+    const card = el('div', { class: 'card', 'data-call': event.toolCallId });
+    const reason = el('input', { type: 'text', 'aria-label': 'What to do instead', placeholder: 'What to do instead (optional)' });
+    const error = el('p', { class: 'error', role: 'alert', hidden: true });
+    const send = async (action, body) => {
+      state.mine.add(event.toolCallId);
+      card.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+      const { status, data } = await api('POST', '/api/sessions/' + state.id + '/' + action,
+        Object.assign({ toolCallId: event.toolCallId }, body));
+      if (status === 200) return;
+      state.mine.delete(event.toolCallId);
+      if (status === 409) return markDone(card, 'Answered on another device.');
+      error.hidden = false;
+      error.textContent = data.error || 'The answer was not taken.';
+      card.querySelectorAll('button').forEach((b) => { b.disabled = false; });
+    };
+    const scopes = event.scopes || ['once', 'session', 'always'];
+    const labels = { once: 'Approve once', session: 'For this session', always: 'Always here',
+      all_edits: 'All file edits this session' };
+    card.append(el('span', { class: 'chip', text: event.tool }), el('p', { text: event.summary }),
+      el('pre', { text: event.detail }),
+      event.covers ? el('p', { class: 'description', text: 'A session or always grant covers ' + event.covers + '.' }) : null,
+      el('div', { class: 'actions' },
+        scopes.map((scope) => el('button', { type: 'button', 'data-scope': scope, text: labels[scope] || scope,
+          onclick: () => send('approve', { scope }) })),
+        reason,
+        el('button', { type: 'button', class: 'secondary', 'data-deny': true, text: 'Deny',
+          onclick: () => send('deny', { reason: reason.value }) })),
+      error);
+    if (event.error) { error.hidden = false; error.textContent = event.error; }
+    state.cards.set(String(event.toolCallId), card);
+    $('log').append(card);
+  }
+
+  function closeCard(event) {
+    const card = state.cards.get(String(event.id));
+    if (!card) return;
+    const mine = state.mine.has(String(event.id));
+    const said = event.outcome === 'timed out' ? 'Nobody answered in time.'
+      : (mine ? 'Answered: ' : 'Answered on another device: ') + event.outcome;
+    markDone(card, said);
+  }
+
+  function markDone(card, text) {
+    card.classList.add('done');
+    card.querySelectorAll('input, button, textarea').forEach((node) => { node.disabled = true; });
+    if (!card.querySelector('.summary')) card.append(el('p', { class: 'summary', text }));
+  }
+
+  // ---- composer ---------------------------------------------------------------------------
+
+  function showError(text) {
+    const error = $('composer-error');
+    error.hidden = !text;
+    error.textContent = text || '';
+  }
+
+  async function send(e) {
+    e.preventDefault();
+    const text = $('message').value.trim();
+    if (!text || !state.id || state.running) return;
+    const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
+    if (status === 202) {
+      $('message').value = '';
+      showError('');
+    } else {
+      showError(data.error || 'The message was not sent.');
+    }
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    $('new-session').addEventListener('click', newSession);
+    $('composer').addEventListener('submit', send);
+    $('message').addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);
+    });
+    $('cancel').addEventListener('click', () => api('POST', '/api/sessions/' + state.id + '/cancel', {}));
+    loadSessions();
+  });
+})();

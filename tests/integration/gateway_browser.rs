@@ -1,0 +1,122 @@
+//! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
+//! answered by keyboard while a second page on the same session turns read-only ("answered on
+//! another device"), an approval card denied by mouse with a reason, and screenshots light and
+//! dark at desktop and 360 px.
+
+use serde_json::json;
+
+use crate::common::webdriver::{Browser, key};
+use crate::common::{ReplayServer, Reply, TempDir};
+use crate::gateway::Gateway;
+
+fn database_question() -> Reply {
+    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
+        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
+    Reply::tool_calls(&[(
+        "q1",
+        "ask_user",
+        &json!({"questions": questions}).to_string(),
+    )])
+}
+
+/// Starts a session in the page and sends `message`.
+fn chat(browser: &Browser, page: &str, message: &str) {
+    browser.open(page);
+    browser.click("#new-session");
+    browser.find("#composer:not([hidden]) #message");
+    browser.type_into("#message", message);
+    browser.press(&[key::CONTROL, key::ENTER]);
+}
+
+#[test]
+fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
+    let Some(first) = Browser::start(1280, 900) else {
+        return;
+    };
+    let Some(second) = Browser::start(1280, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite it is."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&first, &gateway.page(), "set up the database");
+    first.find("form.card input[type=radio]");
+    // A second page follows the same session, picked from the list.
+    second.open(&gateway.page());
+    second.click("#session-list button");
+    second.find("form.card input[type=radio]");
+    assert_eq!(
+        first.script(
+            "return document.querySelector('form.card button[type=submit]').disabled",
+            json!([])
+        ),
+        json!(true),
+        "Submit waits for an answer"
+    );
+    // The card takes the focus: Space picks SQLite, Tab past "Other", Enter on Submit.
+    first.press(&[key::SPACE]);
+    first.press(&[key::TAB]);
+    first.press(&[key::TAB]);
+    first.press(&[key::ENTER]);
+    first.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'SQLite it is.')",
+        "the answer arrives in the first page",
+    );
+    first.wait_until(
+        "return document.querySelector('form.card .summary').textContent === 'Answered: answered: SQLite'",
+        "the first page's card turns into its summary",
+    );
+    second.wait_until(
+        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: answered: SQLite'",
+        "the second page's card turns read-only",
+    );
+    assert_eq!(
+        second.script(
+            "return document.querySelector('form.card input').disabled",
+            json!([])
+        ),
+        json!(true)
+    );
+    let messages = server.requests()[1].body["messages"].clone();
+    assert!(messages.to_string().contains("SQLite"), "{messages}");
+}
+
+#[test]
+fn an_approval_is_denied_by_mouse_and_the_page_fits_light_dark_desktop_and_360_px() {
+    for (width, name) in [(1280, "desktop"), (360, "360px")] {
+        let Some(browser) = Browser::start(width, 900) else {
+            return;
+        };
+        let home = TempDir::new("gateway-page-approval");
+        let code = json!({"code": "print('hello from Blender')"}).to_string();
+        let server = ReplayServer::start(vec![
+            Reply::tool_calls(&[("b1", "blender_execute_code", &code)]),
+            Reply::text(&["Not run, then."]),
+        ]);
+        let gateway = Gateway::start_with(&home, &server.url(), &[("BLENDER_MCP_PORT", "9")]);
+        chat(&browser, &gateway.page(), "run some code");
+        browser.find(".card button[data-deny]");
+        for scheme in ["light", "dark"] {
+            browser.colour_scheme(scheme);
+            let overflow = browser.script(
+                "return document.documentElement.scrollWidth > window.innerWidth",
+                json!([]),
+            );
+            assert_eq!(overflow, json!(false), "{name} {scheme} scrolls sideways");
+            browser.screenshot(&format!("gateway-{name}-{scheme}"));
+        }
+        assert!(
+            browser
+                .text(".card pre")
+                .contains("print('hello from Blender')")
+        );
+        browser.type_into(".card input[type=text]", "not on this machine");
+        browser.click(".card button[data-deny]");
+        browser.wait_until(
+            "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Not run, then.')",
+            "the turn goes on after the denial",
+        );
+        let result = server.requests()[1].body["messages"].to_string();
+        assert!(result.contains("not on this machine"), "{result}");
+    }
+}
