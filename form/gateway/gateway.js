@@ -4,6 +4,9 @@
   'use strict';
   const token = new URLSearchParams(location.search).get('token') || '';
   const $ = (id) => document.getElementById(id);
+  // This page, as the gateway tells its clients apart (interactive mode is per client).
+  const client = 'page-' + Math.random().toString(36).slice(2, 12);
+  const OFF_HINT = 'Questions are not answered in this page: tick "Answer questions in this page" to answer.';
   const TYPES = ['user_message', 'text_delta', 'notice', 'session_status', 'tool_call_start',
     'tool_result', 'tool_progress', 'tool_call_end', 'question_prompt', 'approval_required',
     'form_opened', 'interaction_response', 'done', 'error'];
@@ -87,7 +90,8 @@
     $('log').replaceChildren();
     $('composer').hidden = false;
     setRunning(false);
-    const url = '/api/sessions/' + encodeURIComponent(id) + '/events?since=0&token=' + encodeURIComponent(token);
+    const url = '/api/sessions/' + encodeURIComponent(id) + '/events?since=0&token=' +
+      encodeURIComponent(token) + '&client=' + client;
     const source = new EventSource(url);
     TYPES.forEach((type) => source.addEventListener(type, (message) => {
       const event = JSON.parse(message.data);
@@ -97,6 +101,7 @@
       handle(event);
     }));
     state.source = source;
+    if (!$('interactive').checked) setInteractive();
     document.querySelectorAll('#session-list button').forEach((b) =>
       b.setAttribute('aria-current', String(b.dataset.id === id)));
   }
@@ -176,7 +181,9 @@
     const form = el('form', { class: 'card', 'data-call': event.toolCallId });
     const submit = el('button', { type: 'submit', disabled: true, text: 'Submit' });
     const fields = event.questions.map((question, q) => questionField(question, q, () => {
-      submit.disabled = !fields.every((f) => f.value() !== '');
+      const ready = fields.every((f) => f.value() !== '');
+      submit.dataset.ready = String(ready);
+      submit.disabled = !ready;
     }));
     fields.forEach((f) => form.append(f.node));
     const error = el('p', { class: 'error', role: 'alert', hidden: !event.error, text: event.error || '' });
@@ -198,6 +205,7 @@
     });
     state.cards.set(String(event.toolCallId), form);
     $('log').append(form);
+    if (!$('interactive').checked) return readOnly(form, true);
     const first = form.querySelector('input');
     if (first) first.focus({ preventScroll: true });
   }
@@ -257,6 +265,26 @@
     if (event.error) { error.hidden = false; error.textContent = event.error; }
     state.cards.set(String(event.toolCallId), card);
     $('log').append(card);
+    if (!$('interactive').checked) readOnly(card, true);
+  }
+
+  // Interactive mode off: the cards stay in view, read-only, with a hint.
+  function readOnly(card, off) {
+    if (card.classList.contains('done')) return;
+    card.querySelectorAll('input, button, textarea').forEach((node) => {
+      node.disabled = off || (node.type === 'submit' && node.dataset.ready !== 'true');
+    });
+    let hint = card.querySelector('.hint');
+    if (off && !hint) card.append(el('p', { class: 'hint', text: OFF_HINT }));
+    if (!off && hint) hint.remove();
+  }
+
+  async function setInteractive() {
+    const on = $('interactive').checked;
+    state.cards.forEach((card) => readOnly(card, !on));
+    if (state.id) {
+      await api('POST', '/api/sessions/' + state.id + '/interaction-mode', { client, enabled: on });
+    }
   }
 
   function closeCard(event) {
@@ -297,6 +325,7 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     $('new-session').addEventListener('click', newSession);
+    $('interactive').addEventListener('change', setInteractive);
     $('composer').addEventListener('submit', send);
     $('message').addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);

@@ -83,6 +83,7 @@ fn index() -> HttpResponse {
             "POST /api/sessions/:id/messages {content}", "GET /api/sessions/:id/events?since=N",
             "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers}",
             "POST /api/sessions/:id/approve {toolCallId, scope}", "POST /api/sessions/:id/deny {toolCallId, reason}",
+            "POST /api/sessions/:id/interaction-mode {client, enabled}",
         ]}),
     )
 }
@@ -164,6 +165,20 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
             Ok(json_response(202, &json!({"ok": true})))
         }
         "cancel" => Ok(json_response(200, &json!({"running": served.cancel()}))),
+        "interaction-mode" => {
+            let client = body["client"]
+                .as_str()
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| error(400, "\"client\" is the id the client's event stream gave"))?;
+            let on = body["enabled"]
+                .as_bool()
+                .ok_or_else(|| error(400, "\"enabled\" is true or false"))?;
+            let answering = served.set_interactive(client, on);
+            Ok(json_response(
+                200,
+                &json!({"enabled": on, "answering_clients": answering}),
+            ))
+        }
         "submit-answers" => answer_with(served, body, |asked| {
             events::answers_response(asked, &body["answers"])
         }),
@@ -211,8 +226,11 @@ fn stream(gateway: &Gateway, request: Request, id: &str, query: &str) {
     let since = web::query_param(query, "since")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    let client = web::query_param(query, "client")
+        .filter(|c| !c.is_empty() && c.len() <= 64)
+        .unwrap_or_else(|| format!("anonymous-{}", crate::store::sessions::new_id()));
     let (backlog, live) = served.events.subscribe(since);
-    drop(served);
+    let _following = served.follow(&client);
     // tiny_http would hold a streamed body back in 8 KB chunks: the connection is taken over
     // once the headers are sent, and each event written to it as it comes.
     let headers = Response::empty(200)

@@ -2,7 +2,7 @@
 //! its own, everything it says broadcast as numbered events, and the questions its tools ask
 //! held until a client answers. The first answer counts; a later one is told it came second.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -28,6 +28,38 @@ pub(crate) struct Served {
     questions: Mutex<Questions>,
     /// How long a question waits for a client (MARVIN_QUESTION_TIMEOUT), else the tool's own.
     question_timeout: Option<Duration>,
+    /// The clients following the session, by the id each gives.
+    clients: Mutex<HashMap<String, Client>>,
+}
+
+/// A client: its open event streams, and whether it answers questions (seed 003's
+/// interactive mode; on unless switched off).
+#[derive(Clone, Copy)]
+struct Client {
+    streams: usize,
+    interactive: bool,
+}
+
+/// How long a question waits for a client that answers questions to connect, when none is.
+const NOBODY_GRACE: Duration = Duration::from_secs(2);
+
+/// Holds a client's place while its event stream is open.
+pub(crate) struct Following<'a> {
+    served: &'a Served,
+    client: String,
+}
+
+impl Drop for Following<'_> {
+    fn drop(&mut self) {
+        let mut clients = self
+            .served
+            .clients
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(client) = clients.get_mut(&self.client) {
+            client.streams = client.streams.saturating_sub(1);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -65,7 +97,40 @@ impl Served {
             cancel: AtomicBool::new(false),
             questions: Mutex::new(Questions::default()),
             question_timeout,
+            clients: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Client `id` follows the session while the returned guard lives.
+    pub(crate) fn follow(&self, id: &str) -> Following<'_> {
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        let client = clients.entry(id.to_string()).or_insert(Client {
+            streams: 0,
+            interactive: true,
+        });
+        client.streams += 1;
+        Following {
+            served: self,
+            client: id.to_string(),
+        }
+    }
+
+    /// Switches client `id`'s interactive mode; says how many connected clients answer now.
+    pub(crate) fn set_interactive(&self, id: &str, on: bool) -> usize {
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        clients
+            .entry(id.to_string())
+            .or_insert(Client {
+                streams: 0,
+                interactive: on,
+            })
+            .interactive = on;
+        answering(&clients)
+    }
+
+    /// Whether a connected client answers questions.
+    fn anyone_answers(&self) -> bool {
+        answering(&self.clients.lock().unwrap_or_else(PoisonError::into_inner)) > 0
     }
 
     pub(crate) fn is_running(&self) -> bool {
@@ -173,27 +238,43 @@ impl Served {
 }
 
 impl Served {
-    /// Questions nobody answered in time end as not answered; the tool says so to the model.
+    /// Questions nobody answered in time end as not answered, and questions no client can
+    /// answer (none connected answers questions) end as unavailable; the tool tells the model.
     fn time_out_questions(&self) {
+        let nobody = !self.anyone_answers();
         let mut questions = self
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let late: Vec<u64> = questions
+        let ended: Vec<(u64, Response)> = questions
             .open
             .iter()
-            .filter(|(_, (open, asked))| {
-                asked.elapsed() >= self.question_timeout.unwrap_or(open.prompt.timeout)
+            .filter_map(|(id, (open, asked))| {
+                let waited = asked.elapsed();
+                if waited >= self.question_timeout.unwrap_or(open.prompt.timeout) {
+                    Some((*id, Response::TimedOut))
+                } else if nobody && waited >= NOBODY_GRACE {
+                    Some((*id, Response::Unavailable))
+                } else {
+                    None
+                }
             })
-            .map(|(id, _)| *id)
             .collect();
-        for id in late {
+        for (id, response) in ended {
             if let Some((open, _)) = questions.open.remove(&id) {
-                open.reply.send(Response::TimedOut);
+                open.reply.send(response);
                 questions.closed.insert(id);
             }
         }
     }
+}
+
+/// How many connected clients answer questions.
+fn answering(clients: &HashMap<String, Client>) -> usize {
+    clients
+        .values()
+        .filter(|c| c.streams > 0 && c.interactive)
+        .count()
 }
 
 /// The served session's clients, as the turn's front-end.

@@ -165,6 +165,9 @@ pub enum Response {
     /// `--on-ask park`: nobody answers now; the run stops after this round and is saved, and
     /// the call is made again when the answer comes (`marvin --resume ID --answer ...`).
     Parked,
+    /// No surface that answers questions is there (every client of `marvin serve` switched
+    /// interactive mode off, or none is connected): as without a UI.
+    Unavailable,
 }
 
 /// Why no answer could be had at all.
@@ -241,6 +244,7 @@ pub fn interact(
         let outcome = match response {
             Response::Cancelled => return Err("The user cancelled the question (Ctrl+C).".into()),
             Response::Parked => return Err(PARKED.into()),
+            Response::Unavailable => return Err(NO_UI.into()),
             Response::TimedOut => on_timeout(),
             other => on_response(other),
         };

@@ -165,6 +165,7 @@ pub fn describe_response(response: &Response) -> String {
         Response::Cancelled => "cancelled".into(),
         Response::Shown => "shown".into(),
         Response::Parked => "parked until the answer comes".into(),
+        Response::Unavailable => "nobody there to answer".into(),
         Response::FormAnswers(replies) => {
             let shown: Vec<String> = replies
                 .iter()

@@ -94,13 +94,18 @@ impl Gateway {
 
     /// The session's events from `since` on, read until one of type `until` (included).
     fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
+        self.events_as("a-test", id, since, until)
+    }
+
+    /// The same, following the session as client `client`.
+    fn events_as(&self, client: &str, id: &str, since: u64, until: &str) -> Vec<Value> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         write!(
             stream,
-            "GET /api/sessions/{id}/events?since={since}&token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            "GET /api/sessions/{id}/events?since={since}&client={client}&token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
             self.token, self.port
         )
         .unwrap();
@@ -370,4 +375,66 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_tim
         .unwrap();
     assert_eq!(closed["outcome"], "timed out");
     assert_eq!(third.last().unwrap()["answer"], "Going on without.");
+}
+
+#[test]
+fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
+    let home = TempDir::new("gateway-opt-out");
+    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
+        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+        Reply::text(&["I will assume blue."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    // The only client watches with interactive mode off.
+    let mode = format!("/api/sessions/{id}/interaction-mode");
+    let (status, set) = gateway.call(
+        "POST",
+        &mode,
+        Some(json!({"client": "watcher", "enabled": false})),
+    );
+    assert_eq!(
+        (status, &set["answering_clients"]),
+        (200, &json!(0)),
+        "{set}"
+    );
+    assert_eq!(
+        gateway
+            .call("POST", &mode, Some(json!({"enabled": false})))
+            .0,
+        400
+    );
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "pick"})))
+            .0,
+        202
+    );
+    let events = gateway.events_as("watcher", &id, 0, "done");
+    assert!(
+        events.iter().any(|e| e["type"] == "question_prompt"),
+        "the card is still shown"
+    );
+    let closed = events
+        .iter()
+        .find(|e| e["type"] == "interaction_response")
+        .unwrap();
+    assert_eq!(closed["outcome"], "nobody there to answer");
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert!(
+        result["output"]
+            .as_str()
+            .unwrap()
+            .contains("Nobody can answer questions here"),
+        "{result}"
+    );
+    assert_eq!(events.last().unwrap()["answer"], "I will assume blue.");
 }

@@ -45,6 +45,12 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
     second.open(&gateway.page());
     second.click("#session-list button");
     second.find("form.card input[type=radio]");
+    // The second page stops answering questions: its card stays, read-only, with a hint.
+    second.click("#interactive");
+    second.wait_until(
+        "return !!document.querySelector('form.card .hint') && document.querySelector('form.card input').disabled",
+        "the card turns read-only in the page that does not answer",
+    );
     assert_eq!(
         first.script(
             "return document.querySelector('form.card button[type=submit]').disabled",
