@@ -134,7 +134,21 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     let mut watch = signal::Watch::new();
     let stop = move || watch.fired() || signal::stop_signal().is_some();
     let port = args.port.unwrap_or(0);
-    match crate::gateway::serve(port, home, question_timeout, new_session, started, stop) {
+    if let Some(address) = args.listen {
+        warn(&format!(
+            "--listen {address}: the gateway is reachable from the network; whoever gets its address with the token uses Marvin with your keys and files (prefer 127.0.0.1 and ssh -L)"
+        ));
+    }
+    let listen = args.listen;
+    match crate::gateway::serve(
+        listen,
+        port,
+        home,
+        question_timeout,
+        new_session,
+        started,
+        stop,
+    ) {
         Ok(()) => ExitCode::from(signal::stopped_status()),
         Err(message) => fail(&message),
     }

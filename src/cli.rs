@@ -54,6 +54,8 @@ pub struct Args {
     pub serve: bool,
     /// `--port N`: where `marvin serve` listens (default: a free port).
     pub port: Option<u16>,
+    /// `--listen ADDR`: the address `marvin serve` listens on instead of 127.0.0.1.
+    pub listen: Option<std::net::IpAddr>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -103,6 +105,8 @@ Options:
       --drop ID            delete a stored session (a parked run too)
       --port N             with serve: the port to listen on (default: any
                            free one)
+      --listen ADDR        with serve: listen on this address of the machine
+                           instead of 127.0.0.1 (reachable from the network)
       --new                start a fresh conversation (the prompt otherwise
                            takes up the last session here)
       --raw                print the answer as the model wrote it, without
@@ -278,6 +282,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("answer") => parsed.answer = Some(text(&mut parser, "--answer")?),
             Long("pending") => parsed.pending = true,
             Long("drop") => parsed.drop = Some(text(&mut parser, "--drop")?),
+            Long("listen") => {
+                let address = text(&mut parser, "--listen")?;
+                parsed.listen = Some(listen_address(&address)?);
+            }
             Long("port") => {
                 let port = text(&mut parser, "--port")?;
                 parsed.port = Some(port.parse().map_err(|_| {
@@ -424,10 +432,26 @@ pub fn mentions_non_interactive(args: &[OsString]) -> bool {
     args.iter().any(|a| a == "--non-interactive")
 }
 
+/// `--listen ADDR`: one address of this machine; not "every address" (0.0.0.0, ::), which
+/// would leave the gateway nothing to check a request's Host against.
+fn listen_address(text: &str) -> Result<std::net::IpAddr, String> {
+    match text.parse::<std::net::IpAddr>() {
+        Ok(address) if address.is_unspecified() => Err(format!(
+            "--listen {text}: give the one address of this machine to listen on (e.g. 192.168.1.5), so that requests naming another are refused"
+        )),
+        Ok(address) => Ok(address),
+        Err(_) => Err(format!(
+            "--listen takes an IP address of this machine, e.g. 192.168.1.5, not {text:?}"
+        )),
+    }
+}
+
 /// The session flags that cannot go together.
 fn check_sessions(args: &Args) -> Result<(), String> {
-    if args.port.is_some() && !args.serve {
-        return Err("--port is where `marvin serve` listens: marvin serve --port N".into());
+    if (args.port.is_some() || args.listen.is_some()) && !args.serve {
+        return Err(
+            "--port and --listen are where `marvin serve` listens: marvin serve --port N".into(),
+        );
     }
     let alone = !(args.non_interactive
         || args.once
@@ -663,6 +687,8 @@ mod tests {
             (serve.serve, serve.port, serve.question),
             (true, Some(8765), None)
         );
+        let lan = parsed(&["serve", "--listen", "192.168.1.5"]);
+        assert_eq!(lan.listen, Some("192.168.1.5".parse().unwrap()));
         let question = parsed(&["serve", "me", "coffee"]);
         assert_eq!(
             (question.serve, question.question.as_deref()),
@@ -694,6 +720,11 @@ mod tests {
             (&["--port", "80"][..], "marvin serve --port N"),
             (&["serve", "--once"][..], "marvin serve takes --port"),
             (&["serve", "--port", "http"][..], "a port number"),
+            (&["serve", "--listen", "0.0.0.0"][..], "the one address"),
+            (
+                &["serve", "--listen", "my-laptop"][..],
+                "takes an IP address",
+            ),
         ] {
             let error = parse(args.iter().map(OsString::from)).unwrap_err();
             assert!(error.contains(says), "{args:?}: {error}");

@@ -209,6 +209,7 @@ mod tests {
                     "completions" => "bash".into(),
                     "on-ask" => "fail".into(),
                     "port" => "8765".into(),
+                    "listen" => "127.0.0.2".into(),
                     _ => "x".into(),
                 });
             }
@@ -218,7 +219,7 @@ mod tests {
             if option.long == "answer" {
                 args.extend(["--resume".into(), "x".into()]);
             }
-            if option.long == "port" {
+            if option.long == "port" || option.long == "listen" {
                 args.push("serve".into());
             }
             let parsed = parse(args.iter().map(Into::into));

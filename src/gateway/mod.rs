@@ -11,6 +11,7 @@ mod served;
 mod sse;
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -26,6 +27,14 @@ pub(crate) use served::Served;
 /// one for as long as it is open.
 const MAX_REQUESTS: usize = 64;
 
+/// `address:port` as a Host header and a URL have it (an IPv6 address in brackets).
+fn host_and_port(address: IpAddr, port: u16) -> String {
+    match address {
+        IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+        IpAddr::V4(v4) => format!("{v4}:{port}"),
+    }
+}
+
 /// The page and its assets, embedded.
 const PAGE: &str = include_str!("../../form/gateway/index.html");
 pub(crate) const CSS: &str = include_str!("../../form/gateway/gateway.css");
@@ -37,6 +46,8 @@ pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;
 /// What the request threads share.
 pub(crate) struct Gateway {
     pub port: u16,
+    /// The address listened on besides the loopback names, with `--listen`.
+    listen: Option<IpAddr>,
     token: String,
     pub sessions: Mutex<BTreeMap<String, Arc<Served>>>,
     pub new_session: NewSession,
@@ -50,6 +61,7 @@ pub(crate) struct Gateway {
 /// Serves until `stop()` says so (the front-end's Ctrl+C, SIGTERM or SIGHUP): tells `started`
 /// the address with its token, then answers requests, each on a thread of its own.
 pub(crate) fn serve(
+    listen: Option<IpAddr>,
     port: u16,
     home: Option<std::path::PathBuf>,
     question_timeout: Option<Duration>,
@@ -57,16 +69,21 @@ pub(crate) fn serve(
     started: impl FnOnce(&str, u16),
     mut stop: impl FnMut() -> bool,
 ) -> Result<(), String> {
-    let server = Server::http(("127.0.0.1", port))
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let address = listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    let server = Server::http((address, port))
+        .map_err(|e| format!("cannot listen on {address}:{port}: {e}"))?;
     let port = server
         .server_addr()
         .to_ip()
         .map_or(port, |address| address.port());
     let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
-    started(&format!("http://127.0.0.1:{port}/?token={token}"), port);
+    started(
+        &format!("http://{}/?token={token}", host_and_port(address, port)),
+        port,
+    );
     let gateway = Arc::new(Gateway {
         port,
+        listen,
         token,
         sessions: Mutex::new(BTreeMap::new()),
         new_session,
@@ -120,10 +137,12 @@ impl Gateway {
                 &serde_json::json!({ "error": error }),
             ))
         };
-        if !web::host_allowed(request, self.port) {
-            return refuse(403, "the Host is not this gateway's loopback address");
+        if !web::host_allowed(request, self.port) && !self.names_listen_address(request, "Host") {
+            return refuse(403, "the Host is not this gateway's address");
         }
-        if !web::origin_allowed(request, self.port) {
+        let foreign_origin = web::header_value(request, "Origin").is_some()
+            && !self.names_listen_address(request, "Origin");
+        if !web::origin_allowed(request, self.port) && foreign_origin {
             return refuse(403, "requests from another site are refused");
         }
         if !self.has_token(request) {
@@ -133,6 +152,20 @@ impl Gateway {
             );
         }
         Ok(())
+    }
+
+    /// Whether header `name` (Host, or Origin without its scheme) is the `--listen` address
+    /// with this port.
+    fn names_listen_address(&self, request: &Request, name: &'static str) -> bool {
+        let Some(address) = self.listen else {
+            return false;
+        };
+        let expected = host_and_port(address, self.port);
+        web::header_value(request, name).is_some_and(|value| {
+            value
+                .trim_start_matches("http://")
+                .eq_ignore_ascii_case(&expected)
+        })
     }
 
     fn has_token(&self, request: &Request) -> bool {

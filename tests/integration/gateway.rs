@@ -438,3 +438,41 @@ fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
     );
     assert_eq!(events.last().unwrap()["answer"], "I will assume blue.");
 }
+
+#[test]
+fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_it() {
+    let home = TempDir::new("gateway-listen");
+    let mut child = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", "http://127.0.0.1:9/v1")
+        .args(["serve", "--listen", "127.0.0.2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let rest = first.trim().strip_prefix("http://127.0.0.2:").unwrap();
+    let (port, token) = rest.split_once("/?token=").unwrap();
+    let ask = |host: &str| {
+        let mut stream = TcpStream::connect(("127.0.0.2", port.parse::<u16>().unwrap())).unwrap();
+        write!(
+            stream,
+            "GET /api?token={token} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply[9..12].to_string()
+    };
+    assert_eq!(ask(&format!("127.0.0.2:{port}")), "200");
+    assert_eq!(ask(&format!("attacker.example:{port}")), "403");
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--listen 127.0.0.2: the gateway is reachable from the network"),
+        "{stderr}"
+    );
+}
