@@ -101,6 +101,8 @@
       handle(event);
     }));
     state.source = source;
+    // A reload comes back to this session.
+    history.replaceState(null, '', location.pathname + location.search + '#' + encodeURIComponent(id));
     if (!$('interactive').checked) setInteractive();
     document.querySelectorAll('#session-list button').forEach((b) =>
       b.setAttribute('aria-current', String(b.dataset.id === id)));
@@ -331,6 +333,12 @@
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);
     });
     $('cancel').addEventListener('click', () => api('POST', '/api/sessions/' + state.id + '/cancel', {}));
-    loadSessions();
+    loadSessions().then(() => {
+      const id = decodeURIComponent(location.hash.slice(1));
+      if (!id) return;
+      const listed = document.querySelector('#session-list button[data-id="' + CSS.escape(id) + '"]');
+      const title = listed ? listed.firstChild.textContent : 'Session ' + id;
+      connect(id, title);
+    });
   });
 })();

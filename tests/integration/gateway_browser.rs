@@ -19,6 +19,20 @@ fn database_question() -> Reply {
     )])
 }
 
+/// What the model got back for call `id`, in the last request.
+fn result_of(server: &ReplayServer, id: &str) -> String {
+    let requests = server.requests();
+    let messages = requests.last().unwrap().body["messages"].clone();
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["tool_call_id"] == id)
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_else(|| panic!("no result for {id}: {messages}"))
+        .to_string()
+}
+
 /// Starts a session in the page and sends `message`.
 fn chat(browser: &Browser, page: &str, message: &str) {
     browser.open(page);
@@ -83,8 +97,7 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
         ),
         json!(true)
     );
-    let messages = server.requests()[1].body["messages"].clone();
-    assert!(messages.to_string().contains("SQLite"), "{messages}");
+    assert!(result_of(&server, "q1").contains("SQLite"));
 }
 
 #[test]
@@ -122,7 +135,36 @@ fn an_approval_is_denied_by_mouse_and_the_page_fits_light_dark_desktop_and_360_p
             "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Not run, then.')",
             "the turn goes on after the denial",
         );
-        let result = server.requests()[1].body["messages"].to_string();
-        assert!(result.contains("not on this machine"), "{result}");
+        assert!(result_of(&server, "b1").contains("not on this machine"));
     }
+}
+
+#[test]
+fn a_reload_mid_question_replays_the_session_and_the_question_is_still_answerable() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-reload");
+    let server = ReplayServer::start(vec![
+        database_question(),
+        Reply::text(&["PostgreSQL then."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "set up the database");
+    browser.find("form.card input[type=radio]");
+    browser.refresh();
+    // The same session, replayed: the message, the tool block, the card, answerable.
+    browser.find(".bubble.user");
+    assert_eq!(browser.text(".bubble.user"), "set up the database");
+    browser.click("form.card label.option:nth-of-type(2) input");
+    browser.click("form.card button[type=submit]");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'PostgreSQL then.')",
+        "the turn goes on after the reload",
+    );
+    let result = result_of(&server, "q1");
+    assert!(
+        result.contains("PostgreSQL") && !result.contains("SQLite"),
+        "{result}"
+    );
 }
