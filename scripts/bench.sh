@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-30}
 cargo build --release --locked --quiet
 cargo build --release --locked --quiet --example stream_server --example bench_measure \
-  --example tool_round_server --example mcp_echo_server
+  --example tool_round_server --example mcp_echo_server --example gateway_bench
 command -v curl >/dev/null || { echo "bench: curl is needed for the comparison" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -81,11 +81,19 @@ target/release/examples/bench_measure "$runs" \
   --cmd mcp_four -- env "MARVIN_HOME=$work/mcp4-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
   >>"$work/results"
 
+# The gateway: one session, a 1,000-token answer, to 1 client and to 50 (plus one that never
+# reads): when the last client has `done`, the turn's own time, the gateway's peak memory.
+for _ in $(seq 5); do
+  for clients in 1 50; do
+    target/release/examples/gateway_bench target/release/marvin "$url" "$clients" --stalled >>"$work/gateway"
+  done
+done
+
 size=$(stat -c %s target/release/marvin)
 # The shared libraries every start loads (one more, libm say, costs every start time).
 libs=$(readelf -d target/release/marvin 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | paste -sd ' ' -)
 crates=$(cargo tree -e normal --prefix none --locked 2>/dev/null | sed 's/ (\*)//' | sort -u | grep -vc '^marvin ')
-python3 - "$work/results" "$size" "$crates" "$work/round-events" "$libs" "$mcp_calls" <<'PY'
+python3 - "$work/results" "$size" "$crates" "$work/round-events" "$libs" "$mcp_calls" "$work/gateway" <<'PY'
 import json, statistics, sys
 slowest, errors = [], 0  # per round: its slowest call; calls that failed
 for line in open(sys.argv[4]):
@@ -121,6 +129,20 @@ rows += [
     ("one MCP tools/call (stdio)", f"{per_call:+.3f} ms", f"vs read_file, {calls} calls", "target ≤ 1 ms"),
     ("four MCP servers, 200 ms start", f'+{ms("mcp_four") - ms("read_none"):.0f} ms', "vs none", "in parallel: ≈ 200"),
 ]
+runs = {}
+for line in open(sys.argv[7]):
+    clients, delivered, turn, every, rss, events = line.split()
+    runs.setdefault(clients, []).append((float(delivered), float(turn), every == "true", int(rss) / 1024))
+for clients in ("1", "50"):
+    got = runs.get(clients, [])
+    if not got:
+        continue
+    delivered = statistics.median(g[0] for g in got)
+    turn = statistics.median(g[1] for g in got)
+    rss = max(g[3] for g in got)
+    every = "every event" if all(g[2] for g in got) else "EVENTS MISSING"
+    rows.append((f"serve, {clients} SSE client(s) + 1 stalled", f"{delivered:.1f} ms to last done",
+                 f"turn {turn:.0f} ms, {rss:.1f} MB", every))
 for name, a, b, t in rows:
     print(f"{name:32} {a:>18} {b:>18}   {t}")
 PY

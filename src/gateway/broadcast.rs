@@ -1,18 +1,32 @@
 //! One served session's events: numbered in order, kept (in memory, and appended to a JSON-lines
 //! log in the profile so a reload after a restart can replay them), and fanned out to every
-//! client listening. Each client has a bounded channel of its own: one that stops reading is
-//! dropped when its channel is full, never allowed to hold up the turn.
+//! client listening. Each event is written out once (its JSON and its server-sent-event frame)
+//! and shared by every client. Each client has a bounded channel of its own: one that stops
+//! reading is dropped when its channel is full, never allowed to hold up the turn.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
 /// Events a client may fall behind by before it is dropped.
 const BACKLOG: usize = 4096;
+
+/// An event as published: its JSON, and the frame the event streams send.
+pub(crate) struct Published {
+    pub value: Value,
+    pub frame: String,
+}
+
+impl Published {
+    fn new(value: Value) -> Arc<Self> {
+        let frame = super::sse::frame(&value);
+        Arc::new(Self { value, frame })
+    }
+}
 
 pub(crate) struct Broadcaster {
     state: Mutex<State>,
@@ -22,8 +36,10 @@ pub(crate) struct Broadcaster {
 
 #[derive(Default)]
 struct State {
-    events: Vec<Value>,
-    clients: Vec<SyncSender<Value>>,
+    events: Vec<Arc<Published>>,
+    clients: Vec<SyncSender<Arc<Published>>>,
+    /// The log, open for appending once the first event is written.
+    file: Option<File>,
     /// Writing the log failed once: said once, not on every event.
     log_failed: bool,
 }
@@ -49,58 +65,70 @@ impl Broadcaster {
             })
             .unwrap_or_default();
         let broadcaster = Self::new(log);
-        // Numbered again in order, so a line that was skipped leaves no gap.
-        for mut event in kept {
-            let seq = broadcaster.len() + 1;
-            event["seq"] = json!(seq);
-            broadcaster
-                .state
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .events
-                .push(event);
+        {
+            let mut state = broadcaster.lock();
+            // Numbered again in order, so a line that was skipped leaves no gap.
+            for (n, mut event) in kept.into_iter().enumerate() {
+                event["seq"] = json!(n + 1);
+                state.events.push(Published::new(event));
+            }
         }
         broadcaster
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Numbers `event` (`seq`, from 1), keeps it and sends it to every client; returns why the
     /// log could not be written, the first time it cannot.
     pub(crate) fn publish(&self, kind: &str, mut event: Value) -> Option<String> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let seq = state.events.len() + 1;
+        let mut state = self.lock();
         event["type"] = json!(kind);
-        event["seq"] = json!(seq);
-        state.events.push(event.clone());
+        event["seq"] = json!(state.events.len() + 1);
+        let published = Published::new(event);
+        state.events.push(Arc::clone(&published));
         state
             .clients
-            .retain(|client| match client.try_send(event.clone()) {
+            .retain(|client| match client.try_send(Arc::clone(&published)) {
                 Ok(()) => true,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
             });
-        let failed = self.append(&event).err()?;
+        let failed = self.append(&mut state, &published.value).err()?;
         if std::mem::replace(&mut state.log_failed, true) {
             return None;
         }
         Some(failed)
     }
 
-    fn append(&self, event: &Value) -> Result<(), String> {
+    fn append(&self, state: &mut State, event: &Value) -> Result<(), String> {
         let Some(path) = &self.log else {
             return Ok(());
         };
+        let failed =
+            |e: std::io::Error| format!("cannot write the event log {}: {e}", path.display());
+        if state.file.is_none() {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(failed)?;
+            }
+            let file = OpenOptions::new().create(true).append(true).open(path);
+            state.file = Some(file.map_err(failed)?);
+        }
         let mut line = event.to_string();
         line.push('\n');
-        let written = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| OpenOptions::new().create(true).append(true).open(path))
-            .and_then(|mut file| file.write_all(line.as_bytes()));
-        written.map_err(|e| format!("cannot write the event log {}: {e}", path.display()))
+        match &mut state.file {
+            // One write a line, in append mode: a crash cuts at most the last line.
+            Some(file) => file.write_all(line.as_bytes()).map_err(failed),
+            None => Ok(()),
+        }
     }
 
     /// The events after `since`, and a channel that brings every later one, in order with them.
-    pub(crate) fn subscribe(&self, since: usize) -> (Vec<Value>, Receiver<Value>) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+    pub(crate) fn subscribe(
+        &self,
+        since: usize,
+    ) -> (Vec<Arc<Published>>, Receiver<Arc<Published>>) {
+        let mut state = self.lock();
         let (sender, receiver) = mpsc::sync_channel(BACKLOG);
         let backlog = state.events.iter().skip(since).cloned().collect();
         state.clients.push(sender);
@@ -109,11 +137,7 @@ impl Broadcaster {
 
     /// How many events there are.
     pub(crate) fn len(&self) -> usize {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .events
-            .len()
+        self.lock().events.len()
     }
 }
 
@@ -128,12 +152,14 @@ mod tests {
         let hub = Broadcaster::new(Some(log.clone()));
         assert!(hub.publish("text_delta", json!({"text": "a"})).is_none());
         let (backlog, live) = hub.subscribe(0);
-        assert_eq!(backlog[0]["seq"], 1);
+        assert_eq!(backlog[0].value["seq"], 1);
         hub.publish("text_delta", json!({"text": "b"}));
-        assert_eq!(live.recv().unwrap()["text"], "b");
+        let next = live.recv().unwrap();
+        assert_eq!(next.value["text"], "b");
+        assert!(next.frame.starts_with("id: 2\nevent: text_delta\ndata: {"));
         let (late, _) = hub.subscribe(1);
         assert_eq!(late.len(), 1);
-        assert_eq!(late[0]["seq"], 2);
+        assert_eq!(late[0].value["seq"], 2);
         let lines = std::fs::read_to_string(&log).unwrap();
         assert_eq!(lines.lines().count(), 2);
         assert!(lines.contains("\"type\":\"text_delta\""));
@@ -154,7 +180,10 @@ mod tests {
         assert_eq!(again.len(), 2);
         again.publish("user_message", json!({"content": "again"}));
         let (all, _) = again.subscribe(0);
-        let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+        let seqs: Vec<u64> = all
+            .iter()
+            .map(|e| e.value["seq"].as_u64().unwrap())
+            .collect();
         assert_eq!(seqs, [1, 2, 3]);
     }
 
@@ -165,10 +194,10 @@ mod tests {
         let (_, reading) = hub.subscribe(0);
         for n in 0..BACKLOG + 10 {
             hub.publish("text_delta", json!({"text": n.to_string()}));
-            assert_eq!(reading.recv().unwrap()["seq"], n + 1);
+            assert_eq!(reading.recv().unwrap().value["seq"], n + 1);
         }
         assert_eq!(stalled.try_iter().count(), BACKLOG);
-        assert_eq!(hub.state.lock().unwrap().clients.len(), 1);
+        assert_eq!(hub.lock().clients.len(), 1);
         assert_eq!(hub.len(), BACKLOG + 10);
     }
 

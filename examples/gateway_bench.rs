@@ -1,0 +1,147 @@
+//! For `make bench`: `marvin serve` with N event-stream clients on one session while a turn
+//! streams an answer, plus optionally one client that connects and never reads. Prints one
+//! line: `clients delivered_ms turn_ms every_event peak_rss_kb events` — the time from sending
+//! the message to the last client's `done`, the turn's own time as the gateway measured it,
+//! whether every client got every event, the gateway's peak memory, and the events per client.
+//!
+//! Usage: gateway_bench MARVIN_BINARY PROVIDER_URL CLIENTS [--stalled]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (binary, provider) = (&args[1], &args[2]);
+    let clients: usize = args[3].parse().expect("a number of clients");
+    let stalled = args.iter().any(|a| a == "--stalled");
+    let home = std::env::temp_dir().join(format!("gateway-bench-{}", std::process::id()));
+    let mut child = Command::new(binary)
+        .arg("serve")
+        .env("OPENAI_COMPAT_URL", provider)
+        .env("OPENAI_COMPAT_API_KEY", "bench")
+        .env("MARVIN_MODEL", "bench-model")
+        .env("MARVIN_HOME", &home)
+        .env("MARVIN_NO_BROWSER", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("marvin serve starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let rest = first.trim().trim_start_matches("http://127.0.0.1:");
+    let (port, token) = rest.split_once("/?token=").expect("the address");
+    let port: u16 = port.parse().unwrap();
+    let created = request(port, token, "POST", "/api/sessions", "{}");
+    let id = created
+        .split("\"id\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a session id")
+        .to_string();
+
+    let (done, finished) = mpsc::channel();
+    let (ready, connected) = mpsc::channel();
+    for _ in 0..clients {
+        let (id, token, done, ready) = (id.clone(), token.to_string(), done.clone(), ready.clone());
+        std::thread::spawn(move || {
+            let stream = events(port, &token, &id);
+            ready.send(()).unwrap();
+            let mut count = 0usize;
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                if line.starts_with("data: ") {
+                    count += 1;
+                    if line.contains("\"type\":\"done\"") {
+                        let turn_ms: f64 = line
+                            .split("\"elapsed_ms\":")
+                            .nth(1)
+                            .and_then(|rest| rest.split([',', '}']).next())
+                            .and_then(|n| n.parse().ok())
+                            .unwrap_or(f64::NAN);
+                        done.send((Instant::now(), count, turn_ms)).unwrap();
+                        return;
+                    }
+                }
+            }
+        });
+    }
+    // Connected, and never read from: the gateway must drop it, not hold the turn or grow.
+    let _stalled = stalled.then(|| events(port, token, &id));
+    for _ in 0..clients {
+        connected.recv().unwrap();
+    }
+    let started = Instant::now();
+    request(
+        port,
+        token,
+        "POST",
+        &format!("/api/sessions/{id}/messages"),
+        r#"{"content": "Count to one thousand."}"#,
+    );
+    let mut last = started;
+    let mut counts = Vec::new();
+    let mut turn_ms = f64::NAN;
+    for _ in 0..clients {
+        let (at, count, turn) = finished.recv().unwrap();
+        last = last.max(at);
+        counts.push(count);
+        turn_ms = turn;
+    }
+    let every = counts.iter().all(|c| *c == counts[0]);
+    let rss = peak_rss_kb(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&home);
+    println!(
+        "{clients} {:.1} {turn_ms:.0} {every} {rss} {}",
+        (last - started).as_secs_f64() * 1000.0,
+        counts[0]
+    );
+}
+
+/// One request; the response's body.
+fn request(port: u16, token: &str, method: &str, path: &str, body: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    reply
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+/// An open event stream of session `id`, its headers read.
+fn events(port: u16, token: &str, id: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET /api/sessions/{id}/events?since=0&token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    )
+    .unwrap();
+    stream
+}
+
+/// The process's peak resident memory (VmHWM), in KB.
+fn peak_rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+        })
+        .and_then(|kb| kb.parse().ok())
+        .unwrap_or(0)
+}
