@@ -41,6 +41,12 @@ pub fn run(args: Args) -> ExitCode {
     if args.serve {
         return serve(&args, &env);
     }
+    if let Some(url) = &args.attach {
+        return match crate::ui::attach::run(url) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => fail(&message),
+        };
+    }
     if args.pending || args.drop.is_some() {
         return resume::store_command(&args, &env);
     }

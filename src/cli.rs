@@ -56,6 +56,8 @@ pub struct Args {
     pub port: Option<u16>,
     /// `--listen ADDR`: the address `marvin serve` listens on instead of 127.0.0.1.
     pub listen: Option<std::net::IpAddr>,
+    /// `--attach URL`: the terminal as a client of a session `marvin serve` serves.
+    pub attach: Option<String>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -107,6 +109,8 @@ Options:
                            free one)
       --listen ADDR        with serve: listen on this address of the machine
                            instead of 127.0.0.1 (reachable from the network)
+      --attach URL         follow and answer a session marvin serve serves, from
+                           this terminal (URL as it printed, #SESSION added)
       --new                start a fresh conversation (the prompt otherwise
                            takes up the last session here)
       --raw                print the answer as the model wrote it, without
@@ -282,6 +286,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("answer") => parsed.answer = Some(text(&mut parser, "--answer")?),
             Long("pending") => parsed.pending = true,
             Long("drop") => parsed.drop = Some(text(&mut parser, "--drop")?),
+            Long("attach") => parsed.attach = Some(text(&mut parser, "--attach")?),
             Long("listen") => {
                 let address = text(&mut parser, "--listen")?;
                 parsed.listen = Some(listen_address(&address)?);
@@ -462,6 +467,11 @@ fn check_sessions(args: &Args) -> Result<(), String> {
         || args.answer.is_some()
         || args.pending
         || args.drop.is_some());
+    if args.attach.is_some() && (args.serve || !alone || args.question.is_some()) {
+        return Err(
+            "--attach stands alone: marvin --attach URL (the address marvin serve printed)".into(),
+        );
+    }
     if args.serve && !alone {
         return Err("marvin serve takes --port, --profile and the provider's flags; sessions are made and taken up through its API".into());
     }

@@ -210,6 +210,7 @@ mod tests {
                     "on-ask" => "fail".into(),
                     "port" => "8765".into(),
                     "listen" => "127.0.0.2".into(),
+                    "attach" => "http://127.0.0.1:9/?token=x".into(),
                     _ => "x".into(),
                 });
             }

@@ -101,6 +101,9 @@
       handle(event);
     }));
     state.source = source;
+    const hint = $('attach-hint');
+    hint.hidden = false;
+    hint.textContent = "In a terminal: marvin --attach '" + location.origin + '/?token=' + token + '#' + id + "'";
     // A reload comes back to this session.
     history.replaceState(null, '', location.pathname + location.search + '#' + encodeURIComponent(id));
     if (!$('interactive').checked) setInteractive();

@@ -2,6 +2,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod ask;
+pub(crate) mod attach;
 mod away;
 pub(crate) mod banner;
 pub(crate) mod batch;

@@ -476,3 +476,65 @@ fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_
         "{stderr}"
     );
 }
+
+#[test]
+fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer_is_refused() {
+    let home = TempDir::new("gateway-attach");
+    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
+        "options": [{"label": "SQLite", "description": ""}, {"label": "PostgreSQL", "description": ""}]}]);
+    let ask = || {
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )])
+    };
+    let server = ReplayServer::start(vec![
+        ask(),
+        Reply::text(&["PostgreSQL then."]),
+        ask(),
+        Reply::text(&["SQLite, as the page said."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    let mut command = marvin(home.path());
+    command
+        .env("TERM", "xterm")
+        .args(["--attach", &format!("{}#{id}", gateway.page())]);
+    let mut pty = crate::common::pty::Pty::spawn(command);
+    pty.wait_for(&format!("Attached to session {id}"));
+    pty.wait_for("attached› ");
+    pty.send("set up the database\r");
+    pty.wait_for("[Database] Which database?");
+    pty.wait_for("2. PostgreSQL");
+    let screen = pty.screen();
+    let call_id = screen
+        .split("  /answer ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .to_string();
+    pty.send(&format!("/answer {call_id} 2\r"));
+    pty.wait_for("PostgreSQL then.");
+
+    // The page answers the next question first: the terminal's answer is refused.
+    pty.send("again\r");
+    pty.wait_for_nth("[Database] Which database?", 2);
+    let events = gateway.events_until(&id, 0, "question_prompt");
+    let second = events
+        .iter()
+        .rfind(|e| e["type"] == "question_prompt")
+        .unwrap()["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/sessions/{id}/submit-answers");
+    let body = json!({"toolCallId": second, "answers": {"Which database?": "SQLite"}});
+    assert_eq!(gateway.call("POST", &path, Some(body)).0, 200);
+    pty.wait_for("SQLite, as the page said.");
+    pty.send(&format!("/answer {second} 2\r"));
+    pty.wait_for("That question was answered already");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
