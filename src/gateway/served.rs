@@ -166,12 +166,14 @@ impl Served {
             };
             session.submit(text, &mut ui)
         };
+        // Over before `done` is told: a client that saw it finds the turn over everywhere,
+        // and one that sends at once waits at the gate until `done` has gone out.
         let _gate = self
             .turn_gate
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        self.finish(&report);
         self.running.store(false, Ordering::SeqCst);
+        self.finish(&report);
     }
 
     fn finish(&self, report: &TurnReport) {

@@ -538,3 +538,59 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }
+
+#[test]
+fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled() {
+    let home = TempDir::new("gateway-order");
+    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
+        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "system_info", "{}"), ("c2", "get_usage", "{}")]),
+        Reply::text(&["Both done."]),
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "look around");
+    let events = gateway.events_until(&id, 0, "done");
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let at = |kind: &str| kinds.iter().position(|k| *k == kind).unwrap();
+    let results: Vec<usize> = kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| **k == "tool_result")
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(results.len(), 2, "{kinds:?}");
+    assert!(
+        at("tool_call_start") < results[0] && results[1] < at("tool_call_end"),
+        "{kinds:?}"
+    );
+    assert!(at("tool_call_end") < at("text_delta"), "{kinds:?}");
+    let started = &events[at("tool_call_start")]["calls"];
+    assert_eq!(
+        (started[0]["id"].as_str(), started[1]["id"].as_str()),
+        (Some("c1"), Some("c2"))
+    );
+
+    let since = events.len() as u64;
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "ask"})))
+            .0,
+        202
+    );
+    gateway.events_until(&id, since, "question_prompt");
+    let cancel = format!("/api/sessions/{id}/cancel");
+    let (status, cancelled) = gateway.call("POST", &cancel, Some(json!({})));
+    assert_eq!((status, &cancelled["running"]), (200, &json!(true)));
+    let end = gateway.events_until(&id, since, "error");
+    assert_eq!(end.last().unwrap()["kind"], "cancelled");
+    // Nothing runs any more: a new message is taken.
+    let (_, listed) = gateway.call("GET", "/api/sessions", None);
+    assert_eq!(listed["sessions"][0]["running"], false);
+}
