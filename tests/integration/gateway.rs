@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{ReplayServer, Reply, TempDir, marvin};
+use crate::common::{ReplayServer, Reply, TempDir, ask_one, database_question, marvin};
 
 /// A running `marvin serve` and the address it printed.
 pub(crate) struct Gateway {
@@ -161,14 +161,8 @@ fn only_the_token_holder_on_this_host_and_no_other_site_gets_in() {
 #[test]
 fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() {
     let home = TempDir::new("gateway-turn");
-    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
-        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
     let server = ReplayServer::start(vec![
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )]),
+        database_question(),
         Reply::text(&["SQLite ", "it is."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
@@ -278,18 +272,12 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_tim
             &json!({"code": c}).to_string(),
         )])
     };
-    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
-        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
     let server = ReplayServer::start(vec![
         code("print('approved')"),
         Reply::text(&["Tried."]),
         code("print('denied')"),
         Reply::text(&["Understood."]),
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )]),
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
         Reply::text(&["Going on without."]),
     ]);
     let gateway = Gateway::start_with(
@@ -380,14 +368,8 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_tim
 #[test]
 fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
     let home = TempDir::new("gateway-opt-out");
-    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
-        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
     let server = ReplayServer::start(vec![
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )]),
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
         Reply::text(&["I will assume blue."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
@@ -480,15 +462,7 @@ fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_
 #[test]
 fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer_is_refused() {
     let home = TempDir::new("gateway-attach");
-    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
-        "options": [{"label": "SQLite", "description": ""}, {"label": "PostgreSQL", "description": ""}]}]);
-    let ask = || {
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )])
-    };
+    let ask = database_question;
     let server = ReplayServer::start(vec![
         ask(),
         Reply::text(&["PostgreSQL then."]),
@@ -542,16 +516,10 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
 #[test]
 fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled() {
     let home = TempDir::new("gateway-order");
-    let questions = json!([{"header": "Colour", "question": "Which colour?", "multiSelect": false,
-        "options": [{"label": "Red", "description": ""}, {"label": "Blue", "description": ""}]}]);
     let server = ReplayServer::start(vec![
         Reply::tool_calls(&[("c1", "system_info", "{}"), ("c2", "get_usage", "{}")]),
         Reply::text(&["Both done."]),
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )]),
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
     let id = session_with_message(&gateway, "look around");

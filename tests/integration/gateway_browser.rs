@@ -6,18 +6,8 @@
 use serde_json::json;
 
 use crate::common::webdriver::{Browser, key};
-use crate::common::{ReplayServer, Reply, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir, database_question};
 use crate::gateway::Gateway;
-
-fn database_question() -> Reply {
-    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
-        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
-    Reply::tool_calls(&[(
-        "q1",
-        "ask_user",
-        &json!({"questions": questions}).to_string(),
-    )])
-}
 
 /// What the model got back for call `id`, in the last request.
 fn result_of(server: &ReplayServer, id: &str) -> String {

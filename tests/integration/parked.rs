@@ -6,7 +6,9 @@
 use serde_json::{Value, json};
 
 use crate::common::ntfy::{NtfyServer, press};
-use crate::common::{self, ReplayServer, Reply, TempDir, in_project, marvin, stderr};
+use crate::common::{
+    self, ReplayServer, Reply, TempDir, database_question, in_project, marvin, stderr,
+};
 
 fn command(c: &str) -> Reply {
     let arguments = json!({ "command": c }).to_string();
@@ -154,14 +156,8 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
 #[test]
 fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
     let home = TempDir::new("parked-question");
-    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
-        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
     let server = ReplayServer::start(vec![
-        Reply::tool_calls(&[(
-            "q1",
-            "ask_user",
-            &json!({"questions": questions}).to_string(),
-        )]),
+        database_question(),
         Reply::text(&["PostgreSQL it is."]),
     ]);
     let output = parked_run(&home, &server, "pick a database");
@@ -186,11 +182,7 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
 
     // A run nobody answered in time loses its question when it is looked for; the
     // conversation stays.
-    let server = ReplayServer::start(vec![Reply::tool_calls(&[(
-        "q1",
-        "ask_user",
-        &json!({"questions": questions}).to_string(),
-    )])]);
+    let server = ReplayServer::start(vec![database_question()]);
     let output = parked_run(&home, &server, "pick again");
     let id = parked_id(&output);
     let meta_file = home

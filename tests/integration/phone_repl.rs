@@ -4,21 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::ntfy::{NtfyServer, press};
 use crate::common::pty::{Pty, at_80};
-use crate::common::{ReplayServer, Reply, TempDir};
-
-fn database_question() -> Reply {
-    let questions = json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
-        "options": [{"label": "SQLite", "description": "one file"}, {"label": "PostgreSQL", "description": "a server"}]}]);
-    Reply::tool_calls(&[(
-        "q1",
-        "ask_user",
-        &json!({"questions": questions}).to_string(),
-    )])
-}
+use crate::common::{ReplayServer, Reply, TempDir, database_question};
 
 /// A REPL whose questions go to the phone at once, asked the database question.
 fn asking(home: &TempDir, ntfy: &NtfyServer, server: &ReplayServer) -> Pty {

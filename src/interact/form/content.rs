@@ -78,7 +78,9 @@ pub fn parse(value: &Value, field: &str, legacy: bool) -> Result<Content, String
     Ok(content)
 }
 
-fn optional_string(
+/// `object[key]` when it is a string; none when it is missing or null; else an error naming
+/// `field.key`.
+pub(super) fn optional_string(
     object: &Map<String, Value>,
     key: &str,
     field: &str,

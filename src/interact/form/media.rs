@@ -6,6 +6,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::content::optional_string;
+
 /// One item of `media`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Media {
@@ -142,18 +144,6 @@ fn parse(value: &Value, field: &str) -> Result<Media, String> {
         caption: text("caption")?,
         position,
     })
-}
-
-fn optional_string(
-    object: &Map<String, Value>,
-    key: &str,
-    field: &str,
-) -> Result<Option<String>, String> {
-    match object.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(other) => Err(format!("{field}.{key}: must be a string, got {other}.")),
-    }
 }
 
 fn required_string(object: &Map<String, Value>, key: &str, field: &str) -> Result<String, String> {

@@ -106,6 +106,29 @@ pub fn ticket_round() -> Reply {
     Reply::tool_calls(&[("tk-1", "tk", create), ("tk-2", "tk", create)])
 }
 
+/// The model's call `id` of ask_user with one single-choice question whose options are
+/// `labels` (each with an empty description).
+pub fn ask_one(id: &str, header: &str, question: &str, labels: &[&str]) -> Reply {
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|label| serde_json::json!({"label": label, "description": ""}))
+        .collect();
+    let questions = serde_json::json!([{"header": header, "question": question,
+        "multiSelect": false, "options": options}]);
+    let arguments = serde_json::json!({ "questions": questions }).to_string();
+    Reply::tool_calls(&[(id, "ask_user", &arguments)])
+}
+
+/// The database question the tests of questions ask: SQLite or PostgreSQL, as call `q1`.
+pub fn database_question() -> Reply {
+    ask_one(
+        "q1",
+        "Database",
+        "Which database?",
+        &["SQLite", "PostgreSQL"],
+    )
+}
+
 /// `replies` after [`ticket_round`].
 pub fn ticketed(replies: Vec<Reply>) -> Vec<Reply> {
     std::iter::once(ticket_round()).chain(replies).collect()
