@@ -124,30 +124,58 @@ fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse>
                 ));
             }
             let id = meta.id.clone();
+            let parked = meta.parked.is_some();
+            if parked && meta.working_dir != session.working_dir() {
+                let why = format!(
+                    "run {id} was parked in {}: serve from there, or take it up with marvin --resume {id}",
+                    meta.working_dir.display()
+                );
+                return Err(error(409, &why));
+            }
             session.open_session(meta).map_err(|why| error(409, &why))?;
+            if parked {
+                return serve_parked(gateway, id, session);
+            }
             id
         }
         None => session
             .begin_session()
             .unwrap_or_else(crate::store::sessions::new_id),
     };
+    serve(gateway, id.clone(), session);
+    Ok(json_response(201, &json!({ "id": id })))
+}
+
+/// A parked run taken up: served like any session, and its turn goes on at once, its
+/// question going to the clients.
+fn serve_parked(
+    gateway: &Gateway,
+    id: String,
+    session: crate::session::Session,
+) -> Result<HttpResponse, HttpResponse> {
+    let served = serve(gateway, id.clone(), session);
+    served.resume_parked().map_err(|why| error(409, &why))?;
+    Ok(json_response(201, &json!({ "id": id, "parked": true })))
+}
+
+/// Serves `session` as `id`, its events going on from what its log kept.
+fn serve(gateway: &Gateway, id: String, session: crate::session::Session) -> Arc<Served> {
     let log = gateway
         .home
         .as_ref()
         .map(|home| home.join("sessions").join(&id).join("events.jsonl"));
-    let events = Broadcaster::open(log);
     let served = Arc::new(Served::new(
         id.clone(),
         session,
-        events,
+        Broadcaster::open(log),
         gateway.question_timeout,
     ));
     gateway
         .sessions
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(id.clone(), served);
-    Ok(json_response(201, &json!({ "id": id })))
+        .insert(id, Arc::clone(&served));
+    served
 }
 
 /// `POST /api/sessions/:id/ACTION`.

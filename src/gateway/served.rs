@@ -139,6 +139,16 @@ impl Served {
 
     /// Starts a turn for `text` on a thread of its own; false when one is under way already.
     pub(crate) fn start_turn(self: &Arc<Self>, text: String) -> Result<(), String> {
+        self.start(Some(text))
+    }
+
+    /// Takes up the turn a parked run stopped on (`--on-ask park`): its question goes to the
+    /// clients, and the turn goes on with the first answer.
+    pub(crate) fn resume_parked(self: &Arc<Self>) -> Result<(), String> {
+        self.start(None)
+    }
+
+    fn start(self: &Arc<Self>, text: Option<String>) -> Result<(), String> {
         let _gate = self
             .turn_gate
             .lock()
@@ -147,24 +157,29 @@ impl Served {
             return Err("a turn is under way: wait for its done event, or cancel it".into());
         }
         self.cancel.store(false, Ordering::SeqCst);
-        self.publish("user_message", json!({ "content": text }));
+        if let Some(text) = &text {
+            self.publish("user_message", json!({ "content": text }));
+        }
         let served = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("gateway-turn".into())
-            .spawn(move || served.run_turn(&text));
+            .spawn(move || served.run_turn(text.as_deref()));
         spawned.map(|_| ()).map_err(|error| {
             self.running.store(false, Ordering::SeqCst);
             format!("cannot start the turn: {error}")
         })
     }
 
-    fn run_turn(self: Arc<Self>, text: &str) {
+    fn run_turn(self: Arc<Self>, text: Option<&str>) {
         let report = {
             let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
             let mut ui = Clients {
                 served: Arc::clone(&self),
             };
-            session.submit(text, &mut ui)
+            match text {
+                Some(text) => session.submit(text, &mut ui),
+                None => session.resume_parked(&mut ui),
+            }
         };
         // Over before `done` is told: a client that saw it finds the turn over everywhere,
         // and one that sends at once waits at the gate until `done` has gone out.

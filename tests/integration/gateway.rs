@@ -562,3 +562,45 @@ fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled(
     let (_, listed) = gateway.call("GET", "/api/sessions", None);
     assert_eq!(listed["sessions"][0]["running"], false);
 }
+
+#[test]
+fn a_parked_run_taken_up_by_the_gateway_asks_its_clients_and_goes_on() {
+    let home = TempDir::new("gateway-parked");
+    let command = json!({"command": "echo answered-in-the-page > made.txt"}).to_string();
+    let server = ReplayServer::start(crate::common::ticketed(vec![
+        Reply::tool_calls(&[("c1", "run_command", &command)]),
+        Reply::text(&["Made it."]),
+    ]));
+    let parked = crate::common::in_project(home.path(), &server.url(), home.path())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .args(["--non-interactive", "--json", "--on-ask", "park"])
+        .args(["--permission-mode", "default", "--prompt", "make the file"])
+        .output()
+        .unwrap();
+    assert_eq!(parked.status.code(), Some(4));
+    let id = String::from_utf8_lossy(&parked.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "parked")
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, listed) = gateway.call("GET", "/api/sessions", None);
+    assert_eq!(listed["sessions"][0]["parked"], true);
+    let (status, taken) = gateway.call("POST", "/api/sessions", Some(json!({"resume": id})));
+    assert_eq!((status, &taken["parked"]), (201, &json!(true)), "{taken}");
+    let asked = gateway.events_until(&id, 0, "approval_required");
+    let approval = asked.last().unwrap();
+    assert!(!home.path().join("made.txt").exists());
+    let path = format!("/api/sessions/{id}/approve");
+    let body = json!({"toolCallId": approval["toolCallId"], "scope": "once"});
+    assert_eq!(gateway.call("POST", &path, Some(body)).0, 200);
+    let done = gateway.events_until(&id, 0, "done");
+    assert_eq!(done.last().unwrap()["answer"], "Made it.");
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        "answered-in-the-page\n"
+    );
+}
