@@ -11,7 +11,6 @@ use crate::config::{Config, ConfigError, Env, SETUP_HELP};
 use crate::interact::approvals::PermissionMode;
 use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
 use crate::local;
-use crate::resume;
 use crate::session::{Session, TurnEnd};
 use crate::store::sessions::Meta;
 use crate::tools::custom::{self, Origin};
@@ -21,7 +20,7 @@ use crate::ui::output::warn;
 use crate::ui::signal;
 use crate::ui::table::ProviderRow;
 use crate::ui::terminal::TerminalView;
-use crate::ui::{repl, stdin};
+use crate::ui::{repl, resume, stdin};
 use crate::usage::Tally;
 
 /// Runs Marvin with parsed arguments.

@@ -20,7 +20,6 @@ pub mod message;
 pub(crate) mod net;
 pub(crate) mod programs;
 pub(crate) mod prompt;
-pub(crate) mod resume;
 pub(crate) mod secret;
 pub(crate) mod services;
 pub mod session;

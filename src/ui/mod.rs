@@ -17,6 +17,7 @@ pub(crate) mod output;
 pub(crate) mod park;
 pub(crate) mod phone;
 pub(crate) mod repl;
+pub(crate) mod resume;
 pub(crate) mod sanitize;
 pub(crate) mod sessions;
 mod shell;

@@ -8,15 +8,15 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::output::warn;
+use super::style::Style;
+use super::{park, sessions as listing};
 use crate::cli::Args;
 use crate::config::{Config, Env};
 use crate::store::Warnings;
 use crate::store::sessions::{self, Meta};
 use crate::tools::everyday::ntfy::Ntfy;
 use crate::tools::kit::when;
-use crate::ui::output::warn;
-use crate::ui::style::Style;
-use crate::ui::{park, sessions as listing};
 
 /// The session `--resume` names, or the one picked from the list when no name follows (on a
 /// terminal; elsewhere the list is shown and the run ends). `None`: no `--resume`, or none
@@ -59,7 +59,7 @@ fn pick(all: &[Meta], config: &Config) -> Result<Option<Meta>, String> {
     if std::io::stdin().is_terminal() && !config.non_interactive {
         return listing::pick(all, style);
     }
-    let shown = listing::lines(all, None, style, crate::ui::width::line_width());
+    let shown = listing::lines(all, None, style, super::width::line_width());
     Err(format!(
         "--resume needs a session's name or id here (nothing can be picked without a terminal); the sessions:\n{}",
         shown.join("\n")
@@ -138,7 +138,7 @@ fn phone_answer(meta: &Meta, config: &Config) -> Result<Option<String>, String> 
     };
     let ntfy = Ntfy::new(&phone.ntfy_url, config.proxy.for_url(&phone.ntfy_url));
     let since = when::parse(&parked.parked_at, crate::clock::unix_now()).unwrap_or(0);
-    let answer = crate::ui::phone::parked_answer(&ntfy, &phone.reply_topic, &phone.secret, since)
+    let answer = super::phone::parked_answer(&ntfy, &phone.reply_topic, &phone.secret, since)
         .map_err(|why| format!("the phone's answer could not be fetched: {why}"))?;
     Ok(answer.map(|a| a.to_string()))
 }
@@ -175,7 +175,7 @@ pub(crate) fn store_command(args: &Args, env: &Env) -> ExitCode {
                 unicode,
             };
             let all = sessions::list(&home, &warnings);
-            let report = listing::pending_report(&all, style, crate::ui::width::line_width());
+            let report = listing::pending_report(&all, style, super::width::line_width());
             for meta in &report.expired {
                 sessions::expire(&home, meta, crate::clock::unix_now());
             }
