@@ -90,6 +90,8 @@ pub struct Session {
     parked_calls: Vec<String>,
     /// This process's claim on the stored session: no other marvin writes it meanwhile.
     claim: Option<crate::store::lock::Held>,
+    /// How many runs waited for an answer when the store was last looked at (at start).
+    parked_seen: Option<usize>,
     /// A conversation apart from the last one (not resumed): its first chat-log line is
     /// preceded by the new-conversation mark, so a later REPL resumes from there on. Written
     /// with that line, not at start, so a run that logs nothing writes nothing.
@@ -133,6 +135,7 @@ impl Session {
             stored: None,
             parked_calls: Vec::new(),
             claim: None,
+            parked_seen: None,
             workspace: Arc::new(Workspace::new(config.working_dir.clone())),
             settings: Arc::new(tool_settings(config, provider_name, model)),
             shared: Arc::new(SessionTools {
@@ -166,9 +169,13 @@ impl Session {
         session
     }
 
-    /// Takes up the last session here (this working dir and profile), if there is one.
+    /// Takes up the last session here (this working dir and profile), if there is one; the
+    /// same look at the store counts the runs parked on a question.
     fn resume_latest_here(&mut self) {
-        if let Some(meta) = self.latest_here() {
+        let all = self.sessions();
+        self.parked_seen = Some(all.iter().filter(|m| m.parked.is_some()).count());
+        let here = store::sessions::latest_here(&all, &self.profile, &self.working_dir());
+        if let Some(meta) = here.cloned() {
             if let Err(error) = self.open_session(meta) {
                 self.warnings
                     .push(format!("{error}; this one starts a new session"));

@@ -41,10 +41,17 @@ impl Session {
         sessions::find(&home, key, &self.warnings)
     }
 
-    /// The last session here (this working dir and profile), if there is one.
-    pub(super) fn latest_here(&self) -> Option<Meta> {
-        let home = self.sessions_home()?;
-        sessions::latest_here(&home, &self.profile, &self.working_dir(), &self.warnings)
+    /// How many runs parked on a question wait for an answer, this conversation's own left out:
+    /// as counted when the last session here was taken up, else from the store now.
+    pub(crate) fn parked_waiting(&self) -> usize {
+        if let Some(seen) = self.parked_seen {
+            return seen;
+        }
+        let current = self.stored.as_ref().map(|m| m.id.as_str());
+        self.sessions()
+            .iter()
+            .filter(|m| m.parked.is_some() && Some(m.id.as_str()) != current)
+            .count()
     }
 
     /// Takes up a stored session: its messages replace the conversation, and its turns are

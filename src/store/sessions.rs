@@ -237,16 +237,15 @@ pub(crate) fn find(home: &Path, key: &str, warnings: &Warnings) -> Result<Meta, 
     }
 }
 
-/// The session last updated in `working_dir` with `profile`, if any; one parked on a question
-/// is not taken up unasked (`/pending` does that).
-pub(crate) fn latest_here(
-    home: &Path,
+/// Of `sessions` (as `list` gives them), the one last updated in `working_dir` with `profile`,
+/// if any; one parked on a question is not taken up unasked (`/pending` does that).
+pub(crate) fn latest_here<'a>(
+    sessions: &'a [Meta],
     profile: &str,
     working_dir: &Path,
-    warnings: &Warnings,
-) -> Option<Meta> {
-    list(home, warnings)
-        .into_iter()
+) -> Option<&'a Meta> {
+    sessions
+        .iter()
         .find(|m| m.profile == profile && m.working_dir == working_dir && m.parked.is_none())
 }
 
@@ -274,8 +273,13 @@ pub(crate) fn remove(home: &Path, id: &str) -> io::Result<()> {
     fs::remove_dir_all(dir(home, id))
 }
 
-/// Keeps the newest `KEEP` sessions, and every parked or named one.
+/// Keeps the newest `KEEP` sessions, and every parked or named one. The folders are counted
+/// first: a run reads every session's meta only when there may be some to drop.
 pub(crate) fn prune(home: &Path, warnings: &Warnings) {
+    let count = fs::read_dir(root(home)).map_or(0, Iterator::count);
+    if count <= KEEP {
+        return;
+    }
     for old in list(home, warnings)
         .into_iter()
         .filter(|m| m.parked.is_none() && !m.named)
@@ -394,9 +398,10 @@ mod tests {
         let none = find(home.path(), "nothing", &warnings).unwrap_err();
         assert!(none.contains("`marvin --resume` lists them"), "{none}");
 
-        let here = latest_here(home.path(), "default", Path::new("/src/a"), &warnings);
+        let all = list(home.path(), &warnings);
+        let here = latest_here(&all, "default", Path::new("/src/a"));
         assert_eq!(here.unwrap().id, "a1b2c3d4");
-        assert!(latest_here(home.path(), "work", Path::new("/src/a"), &warnings).is_none());
+        assert!(latest_here(&all, "work", Path::new("/src/a")).is_none());
 
         let held = claim(home.path(), "a1b2c3d4").unwrap().unwrap();
         let busy = remove(home.path(), "a1b2c3d4").unwrap_err();

@@ -121,14 +121,7 @@ pub(crate) fn list(repl: &mut Repl<'_>) {
 
 /// At the start of the REPL: how many runs wait for an answer, if any.
 pub(crate) fn say_parked(repl: &mut Repl<'_>) {
-    let current = repl.session.stored().map(|m| m.id.clone());
-    let waiting = repl
-        .session
-        .sessions()
-        .iter()
-        .filter(|m| m.parked.is_some() && Some(&m.id) != current.as_ref())
-        .count();
-    let said = match waiting {
+    let said = match repl.session.parked_waiting() {
         0 => return,
         1 => "1 run parked on a question waits for your answer: /pending shows it".to_string(),
         n => format!("{n} runs parked on a question wait for your answer: /pending shows them"),
