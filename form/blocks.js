@@ -343,5 +343,5 @@ window.MarvinBlocks = (function () {
     }
   }
 
-  return { content, media };
+  return { content, media, el };
 })();

@@ -18,17 +18,8 @@
 
   // ---- rendering -------------------------------------------------------------------------
 
-  function el(tag, attributes, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attributes || {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === "class") node.className = value;
-      else if (key === "text") node.textContent = value;
-      else node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
+  // One element builder for the page and its blocks (blocks.js is loaded first).
+  const el = window.MarvinBlocks.el;
 
   function recommended(q) {
     if (q.recommended === undefined || q.recommended === null) return [];
