@@ -25,29 +25,9 @@ impl Gateway {
     }
 
     pub fn start_with(home: &TempDir, provider: &str, env: &[(&str, &str)]) -> Self {
-        let mut child = marvin(home.path())
-            .env("OPENAI_COMPAT_URL", provider)
-            .envs(env.iter().copied())
-            .env("MARVIN_MODEL", "gpt-4o")
-            .arg("serve")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let rest = first
-            .trim()
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("no address first on stdout: {first:?}"));
-        let (port, token) = rest.split_once("/?token=").unwrap();
-        Self {
-            child,
-            port: port.parse().unwrap(),
-            token: token.to_string(),
-        }
+        let (child, host, port, token) = serve(home, provider, env, &[], Stdio::null());
+        assert_eq!(host, "127.0.0.1");
+        Self { child, port, token }
     }
 
     /// The page's address, token included, as `marvin serve` printed it.
@@ -125,6 +105,39 @@ impl Gateway {
         }
         panic!("the stream ended before {until}: {events:?}");
     }
+}
+
+/// `marvin serve ARGS` in `home` against `provider`, and the address it printed first on
+/// stdout: the host, the port and the token.
+fn serve(
+    home: &TempDir,
+    provider: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stderr: Stdio,
+) -> (Child, String, u16, String) {
+    let mut child = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", provider)
+        .envs(env.iter().copied())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let address = first
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once("/?token="))
+        .unwrap_or_else(|| panic!("no address first on stdout: {first:?}"));
+    let (host, port) = address.0.rsplit_once(':').unwrap();
+    let token = address.1.to_string();
+    (child, host.to_string(), port.parse().unwrap(), token)
 }
 
 impl Drop for Gateway {
@@ -424,21 +437,12 @@ fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
 #[test]
 fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_it() {
     let home = TempDir::new("gateway-listen");
-    let mut child = marvin(home.path())
-        .env("OPENAI_COMPAT_URL", "http://127.0.0.1:9/v1")
-        .args(["serve", "--listen", "127.0.0.2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let rest = first.trim().strip_prefix("http://127.0.0.2:").unwrap();
-    let (port, token) = rest.split_once("/?token=").unwrap();
+    let args = ["--listen", "127.0.0.2"];
+    let provider = "http://127.0.0.1:9/v1";
+    let (child, host, port, token) = serve(&home, provider, &[], &args, Stdio::piped());
+    assert_eq!(host, "127.0.0.2");
     let ask = |host: &str| {
-        let mut stream = TcpStream::connect(("127.0.0.2", port.parse::<u16>().unwrap())).unwrap();
+        let mut stream = TcpStream::connect(("127.0.0.2", port)).unwrap();
         write!(
             stream,
             "GET /api?token={token} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
