@@ -2,7 +2,7 @@
 //! streams an answer, plus optionally one client that connects and never reads. Prints one
 //! line: `clients delivered_ms turn_ms every_event peak_rss_kb events` — the time from sending
 //! the message to the last client's `done`, the turn's own time as the gateway measured it,
-//! whether every client got every event, the gateway's peak memory, and the events per client.
+//! whether every client got the same events, the gateway's peak memory, and the events per client.
 //!
 //! Usage: gateway_bench MARVIN_BINARY PROVIDER_URL CLIENTS [--stalled]
 
@@ -72,7 +72,13 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .unwrap_or(f64::NAN);
                 let count = occurrences(&all, b"\ndata: ");
-                done.send((Instant::now(), count, turn_ms)).unwrap();
+                // What every client must have received alike: the events, without keep-alives.
+                let events: Vec<u8> = String::from_utf8_lossy(&all[..end])
+                    .split("\n\n")
+                    .filter(|frame| frame.starts_with("id: "))
+                    .flat_map(|frame| frame.bytes())
+                    .collect();
+                done.send((Instant::now(), count, turn_ms, events)).unwrap();
                 return;
             }
         });
@@ -92,20 +98,22 @@ fn main() {
     );
     let mut last = started;
     let mut counts = Vec::new();
+    let mut streams = Vec::new();
     let mut turn_ms = f64::NAN;
     for _ in 0..clients {
-        let (at, count, turn) = finished.recv().unwrap();
+        let (at, count, turn, events) = finished.recv().unwrap();
         last = last.max(at);
         counts.push(count);
+        streams.push(events);
         turn_ms = turn;
     }
-    let every = counts.iter().all(|c| *c == counts[0]);
+    let every = streams.iter().all(|s| *s == streams[0]);
     let rss = peak_rss_kb(child.id());
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&home);
     println!(
-        "{clients} {:.1} {turn_ms:.0} {every} {rss} {}",
+        "{clients} {:.1} {turn_ms:.1} {every} {rss} {}",
         (last - started).as_secs_f64() * 1000.0,
         counts[0]
     );

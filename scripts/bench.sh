@@ -82,10 +82,21 @@ target/release/examples/bench_measure "$runs" \
   >>"$work/results"
 
 # The gateway: one session, a 1,000-token answer, to 1 client and to 50 (plus one that never
-# reads): when the last client has `done`, the turn's own time, the gateway's peak memory.
+# reads), sent at once and paced at 1,000 tokens a second as a fast model sends them: when the
+# last client has `done`, the turn's own time, the gateway's peak memory.
+target/release/examples/stream_server --tokens 1000 --per-second 1000 >"$work/paced-url" &
+models+=($!)
+for _ in $(seq 100); do [ -s "$work/paced-url" ] && break; sleep 0.05; done
 for _ in $(seq 5); do
   for clients in 1 50; do
+    printf 'burst ' >>"$work/gateway"
     target/release/examples/gateway_bench target/release/marvin "$url" "$clients" --stalled >>"$work/gateway"
+  done
+done
+for _ in $(seq 3); do
+  for clients in 1 50; do
+    printf 'paced ' >>"$work/gateway"
+    target/release/examples/gateway_bench target/release/marvin "$(cat "$work/paced-url")" "$clients" --stalled >>"$work/gateway"
   done
 done
 
@@ -131,18 +142,20 @@ rows += [
 ]
 runs = {}
 for line in open(sys.argv[7]):
-    clients, delivered, turn, every, rss, events = line.split()
-    runs.setdefault(clients, []).append((float(delivered), float(turn), every == "true", int(rss) / 1024))
-for clients in ("1", "50"):
-    got = runs.get(clients, [])
-    if not got:
-        continue
-    delivered = statistics.median(g[0] for g in got)
-    turn = statistics.median(g[1] for g in got)
-    rss = max(g[3] for g in got)
-    every = "every event" if all(g[2] for g in got) else "EVENTS MISSING"
-    rows.append((f"serve, {clients} SSE client(s) + 1 stalled", f"{delivered:.1f} ms to last done",
-                 f"turn {turn:.0f} ms, {rss:.1f} MB", every))
+    mode, clients, delivered, turn, every, rss, events = line.split()
+    runs.setdefault((mode, clients), []).append(
+        (float(delivered), float(turn), every == "true", int(rss) / 1024, int(events)))
+for mode in ("burst", "paced"):
+    for clients in ("1", "50"):
+        got = runs.get((mode, clients), [])
+        if not got:
+            continue
+        delivered = statistics.median(g[0] for g in got)
+        turn = statistics.median(g[1] for g in got)
+        rss = max(g[3] for g in got)
+        every = f"{got[0][4]} events alike" if all(g[2] for g in got) else "EVENTS DIFFER"
+        rows.append((f"serve {mode}, {clients} client(s) + 1 stalled",
+                     f"{delivered:.1f} ms to last done", f"turn {turn:.1f} ms, {rss:.1f} MB", every))
 for name, a, b, t in rows:
     print(f"{name:32} {a:>18} {b:>18}   {t}")
 PY

@@ -42,6 +42,11 @@ struct Client {
 
 /// How long a question waits for a client that answers questions to connect, when none is.
 const NOBODY_GRACE: Duration = Duration::from_secs(2);
+/// How often streamed text goes out: the tokens of this long join one `text_delta`. Fifty
+/// clients then get a few frames a second instead of one per token (each 80 bytes of framing
+/// around a few letters), and the event log a line per frame. The turn's front-end is asked
+/// `interrupted()` at least every 50 ms, so text waits no longer than that when the model pauses.
+const TEXT_EVERY: Duration = Duration::from_millis(16);
 
 /// Holds a client's place while its event stream is open.
 pub(crate) struct Following<'a> {
@@ -173,13 +178,13 @@ impl Served {
     fn run_turn(self: Arc<Self>, text: Option<&str>) {
         let report = {
             let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-            let mut ui = Clients {
-                served: Arc::clone(&self),
-            };
-            match text {
+            let mut ui = Clients::new(Arc::clone(&self));
+            let report = match text {
                 Some(text) => session.submit(text, &mut ui),
                 None => session.resume_parked(&mut ui),
-            }
+            };
+            ui.send_text();
+            report
         };
         // Over before `done` is told: a client that saw it finds the turn over everywhere,
         // and one that sends at once waits at the gate until `done` has gone out.
@@ -196,7 +201,7 @@ impl Served {
         let usage = json!({
             "input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
             "llm_turns": tally.llm_turns, "cost_usd": tally.cost,
-            "elapsed_ms": report.elapsed.as_millis() as u64,
+            "elapsed_ms": (report.elapsed.as_secs_f64() * 1e4).round() / 10.0,
         });
         match &report.end {
             TurnEnd::Answered(answer) => {
@@ -297,10 +302,67 @@ fn answering(clients: &HashMap<String, Client>) -> usize {
 /// The served session's clients, as the turn's front-end.
 struct Clients {
     served: Arc<Served>,
+    text: Waiting,
+}
+
+impl Clients {
+    fn new(served: Arc<Served>) -> Self {
+        Self {
+            served,
+            text: Waiting::default(),
+        }
+    }
+
+    /// Sends the text that waits as one `text_delta`.
+    fn send_text(&mut self) {
+        if let Some(text) = self.text.take() {
+            self.publish(&Event::Text { text });
+        }
+    }
+
+    fn publish(&self, event: &Event) {
+        for (kind, value) in events::from_event(event) {
+            self.served.publish(kind, value);
+        }
+    }
+}
+
+/// Streamed text not sent yet, and since when it waits.
+#[derive(Default)]
+struct Waiting {
+    text: String,
+    since: Option<Instant>,
+}
+
+impl Waiting {
+    /// Adds `text` at `now`; says whether what waits is due to go out.
+    fn push(&mut self, text: &str, now: Instant) -> bool {
+        self.text.push_str(text);
+        self.since.get_or_insert(now);
+        self.due(now)
+    }
+
+    fn due(&self, now: Instant) -> bool {
+        self.since
+            .is_some_and(|since| now.duration_since(since) >= TEXT_EVERY)
+    }
+
+    fn take(&mut self) -> Option<String> {
+        self.since = None;
+        Some(std::mem::take(&mut self.text)).filter(|text| !text.is_empty())
+    }
 }
 
 impl TurnUi for Clients {
     fn event(&mut self, event: &Event) {
+        if let Event::Text { text } = event {
+            if self.text.push(text, Instant::now()) {
+                self.send_text();
+            }
+            return;
+        }
+        // Whatever comes next comes after the text before it.
+        self.send_text();
         if let Event::QuestionClosed { id, .. } = event {
             let mut questions = self
                 .served
@@ -310,12 +372,11 @@ impl TurnUi for Clients {
             questions.open.remove(id);
             questions.closed.insert(*id);
         }
-        for (kind, value) in events::from_event(event) {
-            self.served.publish(kind, value);
-        }
+        self.publish(event);
     }
 
     fn ask(&mut self, interaction: Interaction) {
+        self.send_text();
         let (kind, value) = events::question(&interaction);
         self.served
             .questions
@@ -327,7 +388,32 @@ impl TurnUi for Clients {
     }
 
     fn interrupted(&mut self) -> bool {
+        if self.text.due(Instant::now()) {
+            self.send_text();
+        }
         self.served.time_out_questions();
         self.served.cancel.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_text_waits_a_moment_and_goes_out_joined() {
+        let start = Instant::now();
+        let mut waiting = Waiting::default();
+        assert!(!waiting.due(start + TEXT_EVERY), "nothing waits");
+        assert!(!waiting.push(" one", start + TEXT_EVERY * 2));
+        let start = start + TEXT_EVERY * 2;
+        assert!(!waiting.push(" two", start + TEXT_EVERY / 2));
+        assert!(waiting.push(" three", start + TEXT_EVERY));
+        assert_eq!(waiting.take().as_deref(), Some(" one two three"));
+        assert_eq!(waiting.take(), None);
+        // The clock starts again with the next text, not at the last send.
+        let later = start + TEXT_EVERY * 10;
+        assert!(!waiting.push(" four", later));
+        assert!(waiting.due(later + TEXT_EVERY));
     }
 }
