@@ -149,6 +149,7 @@ mod tests {
                 })
                 .to_vec(),
             multi_select: multi,
+            initial: None,
         }])
     }
 

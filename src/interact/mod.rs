@@ -105,13 +105,16 @@ pub struct Approval {
     pub all_edits: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Question {
     /// A short tag (≤ 12 characters).
     pub header: String,
     pub question: String,
     pub options: Vec<Choice>,
     pub multi_select: bool,
+    /// What the person entered last time, shown chosen again: a reprompt keeps their input
+    /// (seed 003's `initialValues`).
+    pub initial: Option<Answer>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -127,6 +130,9 @@ pub struct Prompt {
     /// Why the last answer was not accepted (a reprompt).
     pub error: Option<String>,
     pub timeout: Duration,
+    /// The model's tool call that asks (empty when not known): a reprompt has the same one, so
+    /// a front-end shows it where the first prompt was.
+    pub call_id: String,
 }
 
 /// How far an approval reaches.
@@ -232,6 +238,7 @@ pub fn interact(
         request,
         error: None,
         timeout,
+        call_id: String::new(),
     };
     for _ in 0..=MAX_REPROMPTS {
         let response = match interactor.ask(&prompt) {
@@ -255,6 +262,7 @@ pub fn interact(
                     request,
                     error: Some(error),
                     timeout,
+                    call_id: prompt.call_id,
                 }
             }
             Outcome::Pending(message) => {
@@ -336,6 +344,7 @@ mod tests {
                 },
             ],
             multi_select: false,
+            initial: None,
         }])
     }
 

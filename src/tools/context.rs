@@ -189,6 +189,26 @@ pub struct ToolContext {
     pub progress: Progress,
 }
 
+/// Asks for one call: each prompt names the call, so a front-end can show a reprompt where the
+/// first prompt was and a client can answer "the question of call X".
+struct CallInteractor {
+    inner: Arc<dyn Interactor>,
+    call_id: String,
+}
+
+impl Interactor for CallInteractor {
+    fn ask(&self, prompt: &interact::Prompt) -> Result<Response, interact::Unavailable> {
+        let mut prompt = prompt.clone();
+        prompt.call_id.clone_from(&self.call_id);
+        self.inner.ask(&prompt)
+    }
+
+    fn defer(&self, mut prompt: interact::Prompt, render: interact::FollowUp) {
+        prompt.call_id.clone_from(&self.call_id);
+        self.inner.defer(prompt, render);
+    }
+}
+
 /// Where a long call says how far it is (a download's bytes so far): the session passes it to
 /// the front-end, which shows it in place; nothing happens when nobody watches.
 #[derive(Clone, Default)]
@@ -228,6 +248,22 @@ impl ToolContext {
             interactor: None,
             call_id: String::new(),
             progress: Progress::default(),
+        }
+    }
+
+    /// This context for call `call_id`: the questions it asks name the call (the outermost
+    /// call's id stays when a call runs others).
+    pub fn for_call(&self, call_id: &str) -> Self {
+        let interactor = self.interactor.clone().map(|inner| {
+            Arc::new(CallInteractor {
+                inner,
+                call_id: call_id.to_string(),
+            }) as Arc<dyn Interactor>
+        });
+        Self {
+            call_id: call_id.to_string(),
+            interactor,
+            ..self.clone()
         }
     }
 

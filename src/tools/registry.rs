@@ -151,10 +151,7 @@ impl Registry {
     /// Runs one call. Always returns a result for the model, with any notes the call left
     /// (see `CallNotes`) on lines of their own at the end.
     pub fn execute(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
-        let ctx = &ToolContext {
-            call_id: call.id.clone(),
-            ..ctx.clone()
-        };
+        let ctx = &ctx.for_call(&call.id);
         let mut outcome = self.run(call, ctx);
         for note in ctx.shared.notes.take(&ctx.call_id) {
             outcome.content.push('\n');

@@ -369,6 +369,7 @@ mod tests {
                 })
                 .to_vec(),
             multi_select: multi,
+            initial: None,
         }
     }
 

@@ -43,6 +43,7 @@ fn question_from_event(question: &Value) -> Question {
         header: text(question, "header"),
         question: text(question, "question"),
         multi_select: question["multi_select"].as_bool().unwrap_or(false),
+        initial: None,
         options: question["options"]
             .as_array()
             .map(|options| {

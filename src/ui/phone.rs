@@ -261,6 +261,7 @@ mod tests {
                 })
                 .collect(),
             multi_select: multi,
+            initial: None,
         };
         let few = notification(
             "t",

@@ -104,17 +104,23 @@ impl Kept {
     }
 
     /// Takes the answers to the questions still open, in their order; asks again what is
-    /// still not answered, or completes with every answer.
+    /// still not answered (with what was entered chosen again), or completes with every
+    /// answer.
     fn take(&mut self, answers: Vec<Answer>) -> Outcome {
+        let mut entered = vec![None; self.questions.len()];
         let open = (0..self.questions.len()).filter(|i| self.answers[*i].is_none());
         for (i, answer) in open.collect::<Vec<_>>().into_iter().zip(answers) {
-            if !empty_other(&answer) {
-                self.answers[i] = Some(answer);
+            match empty_other(&answer) {
+                true => entered[i] = Some(answer),
+                false => self.answers[i] = Some(answer),
             }
         }
         let again: Vec<Question> = (0..self.questions.len())
             .filter(|i| self.answers[*i].is_none())
-            .map(|i| self.questions[i].clone())
+            .map(|i| Question {
+                initial: entered[i].take(),
+                ..self.questions[i].clone()
+            })
             .collect();
         if !again.is_empty() {
             return Outcome::Reprompt(
@@ -216,6 +222,7 @@ fn parse_question(i: usize, value: &Value) -> Result<Question, String> {
         question,
         options: choices,
         multi_select,
+        initial: None,
     })
 }
 
@@ -348,7 +355,10 @@ mod tests {
         let asked_again = |outcome: Outcome| match outcome {
             Outcome::Reprompt(Request::Questions(again), error) => {
                 assert!(error.starts_with("Please type an answer after choosing Other"));
-                again.into_iter().map(|q| q.header).collect::<Vec<_>>()
+                again
+                    .into_iter()
+                    .map(|q| (q.header, q.initial))
+                    .collect::<Vec<_>>()
             }
             _ => panic!("expected the question again"),
         };
@@ -357,12 +367,25 @@ mod tests {
             Answer::Other("  ".into()),
             Answer::Many(vec!["A".into(), "Other:".into()]),
         ]);
-        assert_eq!(asked_again(first), ["Name", "Tests"]);
+        // Asked again with what was chosen, so the person only types the missing words.
+        assert_eq!(
+            asked_again(first),
+            [
+                ("Name".to_string(), Some(Answer::Other("  ".into()))),
+                (
+                    "Tests".to_string(),
+                    Some(Answer::Many(vec!["A".into(), "Other:".into()]))
+                ),
+            ]
+        );
         let second = kept.take(vec![
             Answer::Other(String::new()),
             Answer::Many(vec!["A".into()]),
         ]);
-        assert_eq!(asked_again(second), ["Name"]);
+        assert_eq!(
+            asked_again(second),
+            [("Name".to_string(), Some(Answer::Other(String::new())))]
+        );
         let Outcome::Complete(Ok(text)) = kept.take(vec![Answer::Other("Zed".into())]) else {
             panic!("expected every answer");
         };

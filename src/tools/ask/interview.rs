@@ -213,6 +213,7 @@ fn ask(
         }),
         error: None,
         timeout: Duration::from_secs(seconds),
+        call_id: ctx.call_id.clone(),
     };
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let (status, answered_in, replies) = first_answer(

@@ -190,6 +190,8 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
         request: request.clone(),
         error: event["error"].as_str().map(str::to_string),
         timeout: QUESTION_TIMEOUT,
+        // The call that started the sub-agent; its interactor names it.
+        call_id: String::new(),
     };
     let response = interactor.ask(&prompt);
     match (request, response) {
@@ -252,6 +254,7 @@ fn request_of(event: &Value) -> Option<Request> {
                 header: q["header"].as_str()?.to_string(),
                 question: format!("(sub-agent) {}", q["question"].as_str()?),
                 multi_select: q["multi_select"].as_bool().unwrap_or(false),
+                initial: None,
                 options: options
                     .iter()
                     .map(|o| {

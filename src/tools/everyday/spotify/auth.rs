@@ -86,6 +86,7 @@ fn notice(ctx: &ToolContext, url: &str, port: u16) -> Prompt {
         }),
         error: None,
         timeout: WAIT,
+        call_id: ctx.call_id.clone(),
     }
 }
 
