@@ -41,7 +41,11 @@ pub fn run(args: Args) -> ExitCode {
         return serve(&args, &env);
     }
     if let Some(url) = &args.attach {
-        return match crate::ui::attach::run(url) {
+        let style = crate::ui::style::Style {
+            colour: crate::config::colour_allowed(&env) && std::io::stdout().is_terminal(),
+            unicode: crate::config::unicode_locale(&env),
+        };
+        return match crate::ui::attach::run(url, style, args.raw) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => fail(&message),
         };

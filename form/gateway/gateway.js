@@ -182,6 +182,21 @@
 
   // ---- cards ------------------------------------------------------------------------------
 
+  // A card is found by its prompt's interactionId; a reprompt (same toolCallId) takes the place
+  // of the card before it, with the error and what was entered.
+  function placeCard(card, event) {
+    const id = String(event.interactionId);
+    const before = [...document.querySelectorAll('#log .card')].reverse()
+      .find((c) => c.dataset.call === String(event.toolCallId));
+    if (before) before.replaceWith(card); else $('log').append(card);
+    state.cards.set(id, card);
+  }
+
+  function answered(event, action, body) {
+    return api('POST', '/api/sessions/' + state.id + '/' + action,
+      Object.assign({ interactionId: String(event.interactionId), toolCallId: event.toolCallId }, body));
+  }
+
   function questionCard(event) {
     const form = el('form', { class: 'card', 'data-call': event.toolCallId });
     const submit = el('button', { type: 'submit', disabled: true, text: 'Submit' });
@@ -198,20 +213,19 @@
       const answers = {};
       fields.forEach((f) => { answers[f.question] = f.value(); });
       submit.disabled = true;
-      state.mine.add(event.toolCallId);
-      const { status, data } = await api('POST', '/api/sessions/' + state.id + '/submit-answers',
-        { toolCallId: event.toolCallId, answers });
+      state.mine.add(String(event.interactionId));
+      const { status, data } = await answered(event, 'submit-answers', { answers });
       if (status === 200) return;
-      state.mine.delete(event.toolCallId);
+      state.mine.delete(String(event.interactionId));
       if (status === 409) return markDone(form, 'Answered on another device.');
       error.hidden = false;
       error.textContent = data.error || 'The answer was not taken.';
       submit.disabled = false;
     });
-    state.cards.set(String(event.toolCallId), form);
-    $('log').append(form);
+    placeCard(form, event);
+    fields.forEach((f) => f.restore());
     if (!$('interactive').checked) return readOnly(form, true);
-    const first = form.querySelector('input');
+    const first = fields.map((f) => f.focusable()).find(Boolean) || form.querySelector('input');
     if (first) first.focus({ preventScroll: true });
   }
 
@@ -232,10 +246,25 @@
       oninput: () => { other.checked = otherText.value.trim() !== ''; changed(); } });
     set.append(el('label', { class: 'option' }, other, otherText));
     const value = () => {
-      if (other.checked && otherText.value.trim() !== '') return otherText.value.trim();
-      return inputs.filter((i) => i.checked).map((i) => i.value).join(', ');
+      const own = other.checked ? otherText.value.trim() : '';
+      const labels = inputs.filter((i) => i.checked).map((i) => i.value);
+      if (!multi) return own || labels.join(', ');
+      return labels.concat(own ? [own] : []).join(', ');
     };
-    return { node: set, question: question.question, value };
+    // A reprompt: what was entered is chosen again (seed 003's initialValues).
+    const initial = question.initial;
+    const restore = () => {
+      if (!initial) return;
+      inputs.forEach((i) => { i.checked = (initial.chosen || []).includes(i.value); });
+      if (initial.other !== null && initial.other !== undefined) {
+        other.checked = true;
+        otherText.value = initial.other;
+      }
+      changed();
+    };
+    // Where the person goes on: the empty "Other" they left.
+    const focusable = () => (initial && other.checked && otherText.value.trim() === '' ? otherText : null);
+    return { node: set, question: question.question, value, restore, focusable };
   }
 
   function approvalCard(event) {
@@ -243,12 +272,11 @@
     const reason = el('input', { type: 'text', 'aria-label': 'What to do instead', placeholder: 'What to do instead (optional)' });
     const error = el('p', { class: 'error', role: 'alert', hidden: true });
     const send = async (action, body) => {
-      state.mine.add(event.toolCallId);
+      state.mine.add(String(event.interactionId));
       card.querySelectorAll('button').forEach((b) => { b.disabled = true; });
-      const { status, data } = await api('POST', '/api/sessions/' + state.id + '/' + action,
-        Object.assign({ toolCallId: event.toolCallId }, body));
+      const { status, data } = await answered(event, action, body);
       if (status === 200) return;
-      state.mine.delete(event.toolCallId);
+      state.mine.delete(String(event.interactionId));
       if (status === 409) return markDone(card, 'Answered on another device.');
       error.hidden = false;
       error.textContent = data.error || 'The answer was not taken.';
@@ -268,8 +296,7 @@
           onclick: () => send('deny', { reason: reason.value }) })),
       error);
     if (event.error) { error.hidden = false; error.textContent = event.error; }
-    state.cards.set(String(event.toolCallId), card);
-    $('log').append(card);
+    placeCard(card, event);
     if (!$('interactive').checked) readOnly(card, true);
   }
 

@@ -407,7 +407,7 @@ impl Config {
                 .get("MARVIN_CODE_MODEL_LOW")
                 .unwrap_or("gpt-5.3-codex")
                 .to_string(),
-            colour_allowed: env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
+            colour_allowed: colour_allowed(env),
             dumb_terminal: env.get("TERM") == Some("dumb"),
             unicode: unicode_locale(env),
             raw: args.raw,
@@ -439,7 +439,11 @@ impl Config {
     }
 }
 
-/// --permission-mode, else plan for MARVIN_READONLY, else default (bypass without a UI).
+/// Colour unless NO_COLOR is set or the terminal is dumb (and stdout must still be one).
+pub(crate) fn colour_allowed(env: &Env) -> bool {
+    env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb")
+}
+
 /// Whether the locale's character set is UTF-8, as the C library decides it: the first of
 /// LC_ALL, LC_CTYPE and LANG that is set and not empty names it. No locale at all is taken as
 /// UTF-8 (cron and many containers set none, and their terminals show UTF-8 well); `C`,
@@ -457,6 +461,7 @@ pub(crate) fn unicode_locale(env: &Env) -> bool {
     charset == "utf-8" || charset == "utf8"
 }
 
+/// --permission-mode, else plan for MARVIN_READONLY, else default (bypass without a UI).
 fn permission_mode(args: &Args, env: &Env) -> Result<PermissionMode, ConfigError> {
     if let Some(name) = &args.permission_mode {
         return PermissionMode::parse(name).ok_or_else(|| {

@@ -30,9 +30,10 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
     vec![(kind, value)]
 }
 
-/// The event that asks `interaction`'s question; its `toolCallId` is what an answer names.
+/// The event that asks `interaction`'s question. An answer names it by `interactionId` (this
+/// prompt), or by `toolCallId` (the model's call asking: the prompt open for it now, a reprompt
+/// included).
 pub(crate) fn question(interaction: &Interaction) -> (&'static str, Value) {
-    let id = interaction.id.to_string();
     let error = &interaction.prompt.error;
     let (kind, mut value) = match &interaction.prompt.request {
         Request::Approval(a) => {
@@ -42,32 +43,61 @@ pub(crate) fn question(interaction: &Interaction) -> (&'static str, Value) {
             }
             (
                 "approval_required",
-                json!({"toolCallId": id, "tool": a.tool, "summary": a.summary,
-                       "detail": a.detail, "covers": a.covers, "scopes": scopes}),
+                json!({"tool": a.tool, "summary": a.summary, "detail": a.detail,
+                       "covers": a.covers, "scopes": scopes}),
             )
         }
         Request::Questions(questions) => (
             "question_prompt",
-            json!({"toolCallId": id, "questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
+            json!({"questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
         ),
-        Request::Form(form) => (
-            "form_opened",
-            json!({"toolCallId": id, "title": form.title, "url": form.url}),
-        ),
+        Request::Form(form) => ("form_opened", json!({"title": form.title, "url": form.url})),
     };
+    value["interactionId"] = json!(interaction.id.to_string());
+    value["toolCallId"] = json!(call_of(interaction));
     if let Some(error) = error {
         value["error"] = json!(error);
     }
     (kind, value)
 }
 
+/// The model's tool call that asks; a question asked outside one goes by its own id.
+pub(crate) fn call_of(interaction: &Interaction) -> String {
+    match interaction.prompt.call_id.is_empty() {
+        true => format!("interaction-{}", interaction.id),
+        false => interaction.prompt.call_id.clone(),
+    }
+}
+
 fn question_json(question: &Question) -> Value {
-    json!({"header": question.header, "question": question.question,
-           "multiSelect": question.multi_select, "options": question.options})
+    let mut value = json!({"header": question.header, "question": question.question,
+           "multiSelect": question.multi_select, "options": question.options});
+    if let Some(initial) = &question.initial {
+        value["initial"] = initial_json(initial);
+    }
+    value
+}
+
+/// What was entered before, for a reprompt to show chosen again (seed 003's
+/// `initialValues`): the labels chosen, and the text of "Other" when it was chosen.
+fn initial_json(answer: &Answer) -> Value {
+    let (chosen, other): (Vec<&str>, Option<&str>) = match answer {
+        Answer::One(label) => (vec![label], None),
+        Answer::Other(text) => (Vec::new(), Some(text.trim())),
+        Answer::Many(labels) => {
+            let other = labels
+                .iter()
+                .find_map(|l| l.strip_prefix("Other:").map(str::trim));
+            let chosen = labels.iter().filter(|l| !l.starts_with("Other:"));
+            (chosen.map(String::as_str).collect(), other)
+        }
+    };
+    json!({"chosen": chosen, "other": other})
 }
 
 /// `submit-answers`: `answers` maps each question's text to the label chosen (labels joined by
-/// ", " where several may be chosen) or the person's own words.
+/// ", " where several may be chosen) or the person's own words. A question left out is refused
+/// here; an empty answer is "Other" with nothing typed, which the tool itself asks again.
 pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Response, String> {
     let Request::Questions(questions) = request else {
         return Err("that is not a question: approve or deny it".into());
@@ -81,7 +111,6 @@ pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Res
             .get(&question.question)
             .and_then(Value::as_str)
             .map(str::trim)
-            .filter(|t| !t.is_empty())
         else {
             return Err(format!(
                 "no answer for the question {:?}",
@@ -93,17 +122,22 @@ pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Res
     Ok(Response::Answers(chosen))
 }
 
+/// Where several may be chosen, the labels among `text`'s parts are chosen and the other parts
+/// are the person's own words ("Other: …").
 fn answer_to(question: &Question, text: &str) -> Answer {
     let label = |t: &str| question.options.iter().any(|o| o.label == t);
-    if question.multi_select {
-        let picked: Vec<String> = text.split(", ").map(str::to_string).collect();
-        if picked.iter().all(|p| label(p)) {
-            return Answer::Many(picked);
-        }
-    } else if label(text) {
-        return Answer::One(text.to_string());
+    if !question.multi_select || text.is_empty() {
+        return match label(text) {
+            true => Answer::One(text.to_string()),
+            false => Answer::Other(text.to_string()),
+        };
     }
-    Answer::Other(text.to_string())
+    let (mut chosen, own): (Vec<&str>, Vec<&str>) = text.split(", ").partition(|p| label(p));
+    let mut chosen: Vec<String> = chosen.drain(..).map(str::to_string).collect();
+    if !own.is_empty() {
+        chosen.push(format!("Other: {}", own.join(", ")));
+    }
+    Answer::Many(chosen)
 }
 
 /// `approve`: `scope` is once, session, always, or all_edits where offered.
@@ -175,6 +209,20 @@ mod tests {
                 ])])),
             ),
             (
+                questions(true),
+                json!({"Which database?": "MySQL, DuckDB, in memory"}),
+                Ok(Response::Answers(vec![Answer::Many(vec![
+                    "MySQL".into(),
+                    "Other: DuckDB, in memory".into(),
+                ])])),
+            ),
+            // Left empty: "Other" with nothing typed, which ask_user asks again.
+            (
+                questions(true),
+                json!({"Which database?": " "}),
+                Ok(Response::Answers(vec![Answer::Other(String::new())])),
+            ),
+            (
                 questions(false),
                 json!({"Other?": "x"}),
                 Err("no answer for"),
@@ -192,6 +240,34 @@ mod tests {
                 (got, expected) => panic!("{answers}: {got:?} vs {expected:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_reprompt_shows_what_was_entered_and_names_the_call() {
+        let mut question = match questions(true) {
+            Request::Questions(q) => q,
+            _ => unreachable!(),
+        };
+        question[0].initial = Some(Answer::Many(vec!["MySQL".into(), "Other:".into()]));
+        let interaction = Interaction {
+            id: 7,
+            prompt: crate::interact::Prompt {
+                request: Request::Questions(question),
+                error: Some("Please type an answer".into()),
+                timeout: std::time::Duration::from_secs(1),
+                call_id: "call_abc".into(),
+            },
+            reply: crate::session::Reply::detached(7),
+        };
+        let (kind, value) = super::question(&interaction);
+        assert_eq!(kind, "question_prompt");
+        assert_eq!(value["toolCallId"], "call_abc");
+        assert_eq!(value["interactionId"], "7");
+        assert_eq!(value["error"], "Please type an answer");
+        assert_eq!(
+            value["questions"][0]["initial"],
+            json!({"chosen": ["MySQL"], "other": ""})
+        );
     }
 
     #[test]

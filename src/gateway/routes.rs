@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
 use super::broadcast::Broadcaster;
-use super::served::NotTaken;
+use super::served::{NotTaken, Which};
 use super::{Gateway, Served, events, sse};
 use crate::interact::{Request as Asked, Response as Answered};
 use crate::web::{self, HttpResponse, json_response};
@@ -225,18 +225,26 @@ fn answer_with(
     body: &Value,
     answer: impl FnOnce(&Asked) -> Result<Answered, String>,
 ) -> Result<HttpResponse, HttpResponse> {
-    let id = body["toolCallId"]
-        .as_str()
-        .and_then(|id| id.parse::<u64>().ok())
-        .ok_or_else(|| {
+    let prompt = body["interactionId"].as_str().filter(|id| !id.is_empty());
+    let call = body["toolCallId"].as_str().filter(|id| !id.is_empty());
+    let which = match (prompt, call) {
+        (Some(id), _) => Which::Prompt(id.parse().map_err(|_| {
             error(
                 400,
-                "\"toolCallId\" names the question: its event's toolCallId",
+                "\"interactionId\" is the question event's interactionId",
             )
-        })?;
-    match served.answer(id, answer) {
+        })?),
+        (None, Some(call)) => Which::Call(call.to_string()),
+        (None, None) => {
+            return Err(error(
+                400,
+                "name the question: \"toolCallId\" (or \"interactionId\") from its event",
+            ));
+        }
+    };
+    match served.answer(&which, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
-        Err(NotTaken::Unknown) => Err(error(404, "no question with that toolCallId is pending")),
+        Err(NotTaken::Unknown) => Err(error(404, "no question for that toolCallId is pending")),
         Err(NotTaken::Closed) => Err(error(409, "that question was answered already")),
         Err(NotTaken::Invalid(why)) => Err(error(400, &why)),
     }

@@ -2,7 +2,7 @@
 //! its own, everything it says broadcast as numbered events, and the questions its tools ask
 //! held until a client answers. The first answer counts; a later one is told it came second.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -71,8 +71,45 @@ impl Drop for Following<'_> {
 struct Questions {
     /// Each with when it was asked.
     open: BTreeMap<u64, (Interaction, Instant)>,
-    /// Answered or given up: a late answer gets 409, not 404.
-    closed: HashSet<u64>,
+    /// Answered or given up, with the call that asked: a late answer gets 409, not 404.
+    closed: HashMap<u64, String>,
+}
+
+impl Questions {
+    /// Closes prompt `id`: its reply, if it is still open.
+    fn close(&mut self, id: u64) -> Option<crate::session::Reply> {
+        let (open, _) = self.open.remove(&id)?;
+        self.closed.insert(id, events::call_of(&open));
+        Some(open.reply)
+    }
+
+    /// The prompt `which` names, or why there is none open.
+    fn find(&self, which: &Which) -> Result<u64, NotTaken> {
+        let (found, closed) = match which {
+            Which::Prompt(id) => (
+                self.open.contains_key(id).then_some(*id),
+                self.closed.contains_key(id),
+            ),
+            Which::Call(call) => (
+                self.open
+                    .iter()
+                    .find(|(_, (open, _))| events::call_of(open) == *call)
+                    .map(|(id, _)| *id),
+                self.closed.values().any(|closed| closed == call),
+            ),
+        };
+        found.ok_or(match closed {
+            true => NotTaken::Closed,
+            false => NotTaken::Unknown,
+        })
+    }
+}
+
+/// What an answer names: one prompt (`interactionId`), or the model's call that asks
+/// (`toolCallId`: whichever prompt is open for it, a reprompt included).
+pub(crate) enum Which {
+    Prompt(u64),
+    Call(String),
 }
 
 /// Why an answer was not taken.
@@ -234,27 +271,22 @@ impl Served {
         }
     }
 
-    /// Answers question `id` with what `answer` builds from its request.
+    /// Answers the question `which` names with what `answer` builds from its request.
     pub(crate) fn answer(
         &self,
-        id: u64,
+        which: &Which,
         answer: impl FnOnce(&Request) -> Result<Response, String>,
     ) -> Result<(), NotTaken> {
         let mut questions = self
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let Some((open, _)) = questions.open.get(&id) else {
-            return Err(match questions.closed.contains(&id) {
-                true => NotTaken::Closed,
-                false => NotTaken::Unknown,
-            });
-        };
-        let response = answer(&open.prompt.request).map_err(NotTaken::Invalid)?;
-        if let Some((open, _)) = questions.open.remove(&id) {
-            open.reply.send(response);
+        let id = questions.find(which)?;
+        let request = &questions.open[&id].0.prompt.request;
+        let response = answer(request).map_err(NotTaken::Invalid)?;
+        if let Some(reply) = questions.close(id) {
+            reply.send(response);
         }
-        questions.closed.insert(id);
         Ok(())
     }
 }
@@ -283,9 +315,8 @@ impl Served {
             })
             .collect();
         for (id, response) in ended {
-            if let Some((open, _)) = questions.open.remove(&id) {
-                open.reply.send(response);
-                questions.closed.insert(id);
+            if let Some(reply) = questions.close(id) {
+                reply.send(response);
             }
         }
     }
@@ -364,13 +395,24 @@ impl TurnUi for Clients {
         // Whatever comes next comes after the text before it.
         self.send_text();
         if let Event::QuestionClosed { id, .. } = event {
-            let mut questions = self
-                .served
-                .questions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            questions.open.remove(id);
-            questions.closed.insert(*id);
+            let call = {
+                let mut questions = self
+                    .served
+                    .questions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                questions.close(*id);
+                questions.closed.get(id).cloned()
+            };
+            // Named as the prompt was, so a client finds its card either way.
+            for (kind, mut value) in events::from_event(event) {
+                value["interactionId"] = json!(id.to_string());
+                if let Some(call) = &call {
+                    value["toolCallId"] = json!(call);
+                }
+                self.served.publish(kind, value);
+            }
+            return;
         }
         self.publish(event);
     }

@@ -207,8 +207,15 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
             Some(body),
         )
     };
+    // Named by the model's call, and by the prompt itself.
+    assert_eq!(prompt["toolCallId"], "q1");
+    assert!(prompt["interactionId"].as_str().is_some(), "{prompt}");
     let call_id = prompt["toolCallId"].clone();
     assert_eq!(answer(json!({"toolCallId": call_id, "answers": {}})).0, 400);
+    assert_eq!(
+        answer(json!({"answers": {"Which database?": "SQLite"}})).0,
+        400
+    );
     assert_eq!(
         answer(json!({"toolCallId": "999", "answers": {"Which database?": "SQLite"}})).0,
         404
@@ -464,6 +471,52 @@ fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_
 }
 
 #[test]
+fn a_question_asked_again_comes_with_its_error_and_what_was_entered_under_the_same_call() {
+    let home = TempDir::new("gateway-reprompt");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["DuckDB, noted."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "set up the database");
+    let first = gateway.events_until(&id, 0, "question_prompt");
+    let first = first.last().unwrap().clone();
+    let path = format!("/api/sessions/{id}/submit-answers");
+    // "Other" with nothing typed: the tool asks again, as in the terminal.
+    let empty = json!({"toolCallId": "q1", "answers": {"Which database?": ""}});
+    assert_eq!(gateway.call("POST", &path, Some(empty)).0, 200);
+    let since = first["seq"].as_u64().unwrap();
+    let again = gateway.events_until(&id, since, "question_prompt");
+    let closed = again
+        .iter()
+        .find(|e| e["type"] == "interaction_response")
+        .unwrap();
+    assert_eq!(closed["toolCallId"], "q1");
+    assert_eq!(closed["interactionId"], first["interactionId"]);
+    let again = again.last().unwrap();
+    assert_eq!(again["toolCallId"], "q1");
+    assert_ne!(again["interactionId"], first["interactionId"]);
+    assert!(
+        again["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Please type an answer after choosing Other"),
+        "{again}"
+    );
+    assert_eq!(
+        again["questions"][0]["initial"],
+        json!({"chosen": [], "other": ""})
+    );
+    // The first prompt is over; the call's prompt now is the second one.
+    let late =
+        json!({"interactionId": first["interactionId"], "answers": {"Which database?": "SQLite"}});
+    assert_eq!(gateway.call("POST", &path, Some(late)).0, 409);
+    let typed = json!({"toolCallId": "q1", "answers": {"Which database?": "DuckDB"}});
+    assert_eq!(gateway.call("POST", &path, Some(typed.clone())).0, 200);
+    assert_eq!(gateway.call("POST", &path, Some(typed)).0, 409);
+    gateway.events_until(&id, since, "done");
+    let answered = server.requests()[1].last_message()["content"].to_string();
+    assert!(answered.contains("DuckDB"), "{answered}");
+}
+
+#[test]
 fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer_is_refused() {
     let home = TempDir::new("gateway-attach");
     let ask = database_question;
@@ -486,14 +539,8 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     pty.send("set up the database\r");
     pty.wait_for("[Database] Which database?");
     pty.wait_for("2. PostgreSQL");
-    let screen = pty.screen();
-    let call_id = screen
-        .split("  /answer ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap()
-        .to_string();
-    pty.send(&format!("/answer {call_id} 2\r"));
+    // The only question waiting needs no number.
+    pty.send("/answer 2\r");
     pty.wait_for("PostgreSQL then.");
 
     // The page answers the next question first: the terminal's answer is refused.
@@ -503,16 +550,15 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     let second = events
         .iter()
         .rfind(|e| e["type"] == "question_prompt")
-        .unwrap()["toolCallId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+        .unwrap();
     let path = format!("/api/sessions/{id}/submit-answers");
-    let body = json!({"toolCallId": second, "answers": {"Which database?": "SQLite"}});
+    let body =
+        json!({"toolCallId": second["toolCallId"], "answers": {"Which database?": "SQLite"}});
     assert_eq!(gateway.call("POST", &path, Some(body)).0, 200);
     pty.wait_for("SQLite, as the page said.");
-    pty.send(&format!("/answer {second} 2\r"));
-    pty.wait_for("That question was answered already");
+    let number = second["interactionId"].as_str().unwrap();
+    pty.send(&format!("/answer {number} 2\r"));
+    pty.wait_for(&format!("Question {number} is over (answered: SQLite)."));
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }

@@ -158,3 +158,43 @@ fn a_reload_mid_question_replays_the_session_and_the_question_is_still_answerabl
         "{result}"
     );
 }
+
+#[test]
+fn a_question_asked_again_takes_its_card_s_place_with_the_error_and_what_was_entered() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-reprompt");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["DuckDB, noted."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "set up the database");
+    browser.find("form.card input[type=radio]");
+    // Another client chose "Other" and typed nothing: ask_user asks again.
+    let id = browser.script("return location.hash.slice(1)", json!([]));
+    let path = format!("/api/sessions/{}/submit-answers", id.as_str().unwrap());
+    let empty = json!({"toolCallId": "q1", "answers": {"Which database?": ""}});
+    assert_eq!(gateway.call("POST", &path, Some(empty)).0, 200);
+    browser.wait_until(
+        "const cards = document.querySelectorAll('#log .card'); const error = cards[0] && cards[0].querySelector('.error');
+         return cards.length === 1 && error && !error.hidden && error.textContent.startsWith('Please type an answer')",
+        "the question comes again in the same card, with its error",
+    );
+    let kept = browser.script(
+        "const other = document.querySelector('form.card input[type=radio][value=\"\"]');
+         return [other.checked, document.activeElement === document.querySelector('form.card input[type=text]'),
+                 document.querySelector('form.card button[type=submit]').disabled]",
+        json!([]),
+    );
+    assert_eq!(
+        kept,
+        json!([true, true, true]),
+        "Other chosen, its text focused"
+    );
+    browser.type_into("form.card input[type=text]", "DuckDB");
+    browser.click("form.card button[type=submit]");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'DuckDB, noted.')",
+        "the turn goes on with the typed answer",
+    );
+    assert!(result_of(&server, "q1").contains("DuckDB"));
+}

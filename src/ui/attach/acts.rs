@@ -1,0 +1,202 @@
+//! What a line typed in an attached terminal does: a message for the session, or an answer to a
+//! question or approval the session waits on (`/answer`, `/approve`, `/deny`), or `/cancel`.
+//! The question's number may be left out when only one waits.
+
+use serde_json::{Value, json};
+
+use super::Target;
+use super::shown::Open;
+
+const COMMANDS: &str = "Commands: /answer [ID] N, /approve [ID] [once|session|always], /deny [ID] [what instead], /cancel; quit leaves.";
+
+/// Carries out a typed line; what to say.
+pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> String {
+    let (command, rest) = match line.split_once(' ') {
+        Some((command, rest)) => (command, rest.trim()),
+        None => (line, ""),
+    };
+    let (action, body) = match command {
+        "/answer" => match answer(open, rest) {
+            Ok(body) => ("submit-answers", body),
+            Err(why) => return why,
+        },
+        "/approve" => match pick(open, rest, "approval_required") {
+            Ok((id, scope)) => {
+                let scope = if scope.is_empty() { "once" } else { scope };
+                ("approve", json!({"interactionId": id, "scope": scope}))
+            }
+            Err(why) => return why,
+        },
+        "/deny" => match pick(open, rest, "approval_required") {
+            Ok((id, reason)) => ("deny", json!({"interactionId": id, "reason": reason})),
+            Err(why) => return why,
+        },
+        "/cancel" => ("cancel", json!({})),
+        _ if command.starts_with('/') => return COMMANDS.into(),
+        _ => ("messages", json!({ "content": line })),
+    };
+    let path = format!("/api/sessions/{session}/{action}");
+    match target.call("POST", &path, Some(&body)) {
+        Ok((200 | 202, _)) => String::new(),
+        Ok((409, _)) if action == "messages" => {
+            "A turn is under way: wait for it to end, or /cancel it.".into()
+        }
+        Ok((409, _)) => "That question was answered already (elsewhere, perhaps).".into(),
+        Ok((_, reply)) => format!(
+            "Not taken: {}",
+            reply["error"].as_str().unwrap_or("the gateway refused it")
+        ),
+        Err(why) => why,
+    }
+}
+
+/// The waiting `kind` (`question_prompt`, `approval_required`) that `rest` names by its number
+/// first, or the only one waiting; with the rest of the line.
+fn pick<'a>(open: &Open, rest: &'a str, kind: &str) -> Result<(String, &'a str), String> {
+    let open = open
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let waiting: Vec<&String> = open
+        .iter()
+        .filter(|(_, event)| event["type"] == kind && event["over"].is_null())
+        .map(|(id, _)| id)
+        .collect();
+    let (first, after) = rest.split_once(' ').unwrap_or((rest, ""));
+    if waiting.iter().any(|id| *id == first) {
+        return Ok((first.to_string(), after.trim()));
+    }
+    if let Some(over) = open.get(first).and_then(|event| event["over"].as_str()) {
+        return Err(format!("Question {first} is over ({over})."));
+    }
+    let what = match kind {
+        "question_prompt" => "question",
+        _ => "approval",
+    };
+    match waiting.as_slice() {
+        [only] => Ok(((*only).clone(), rest)),
+        [] => Err(format!("No {what} waits here.")),
+        many => Err(format!(
+            "Several wait ({}): name one, e.g. /{} {} …",
+            many.iter()
+                .map(|id| id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if what == "question" {
+                "answer"
+            } else {
+                "approve"
+            },
+            many[0]
+        )),
+    }
+}
+
+/// `/answer [ID] …`: each question's answer (`;` between them), an option's number standing
+/// for its label; keyed by the question's text as the API wants it.
+fn answer(open: &Open, rest: &str) -> Result<Value, String> {
+    let (id, typed) = pick(open, rest, "question_prompt")?;
+    if typed.is_empty() {
+        return Err(format!("Say the answer too: /answer {id} N"));
+    }
+    let open = open
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let questions = open
+        .get(&id)
+        .and_then(|event| event["questions"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    let given: Vec<&str> = typed.split(';').map(str::trim).collect();
+    if given.len() != questions.len() {
+        return Err(format!(
+            "{} questions, {} answers: put ; between them",
+            questions.len(),
+            given.len()
+        ));
+    }
+    let mut answers = serde_json::Map::new();
+    for (question, answer) in questions.iter().zip(given) {
+        let options = question["options"].as_array().cloned().unwrap_or_default();
+        let label = |word: &str| match word.parse::<usize>() {
+            Ok(n) if (1..=options.len()).contains(&n) => {
+                options[n - 1]["label"].as_str().unwrap_or(word).to_string()
+            }
+            _ => word.to_string(),
+        };
+        let chosen: Vec<String> = answer.split(',').map(|w| label(w.trim())).collect();
+        let text = question["question"].as_str().unwrap_or("").to_string();
+        answers.insert(text, json!(chosen.join(", ")));
+    }
+    Ok(json!({"interactionId": id, "answers": answers}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn waiting(events: &[Value]) -> Open {
+        let open: Open = Arc::default();
+        for event in events {
+            let id = event["interactionId"].as_str().unwrap().to_string();
+            open.lock().unwrap().insert(id, event.clone());
+        }
+        open
+    }
+
+    fn question(id: &str) -> Value {
+        json!({"type": "question_prompt", "interactionId": id, "questions": [{"question": "Which database?",
+            "options": [{"label": "SQLite"}, {"label": "Postgres"}]}]})
+    }
+
+    #[test]
+    fn typed_answers_become_the_api_s_with_or_without_the_question_s_number() {
+        let open = waiting(&[question("4")]);
+        let body = |answers: Value| json!({"interactionId": "4", "answers": answers});
+        assert_eq!(
+            answer(&open, "4 2").unwrap(),
+            body(json!({"Which database?": "Postgres"}))
+        );
+        assert_eq!(
+            answer(&open, "2").unwrap(),
+            body(json!({"Which database?": "Postgres"}))
+        );
+        assert_eq!(
+            answer(&open, "DuckDB in memory").unwrap(),
+            body(json!({"Which database?": "DuckDB in memory"}))
+        );
+        assert!(answer(&open, "1; 2").unwrap_err().contains("put ; between"));
+        assert_eq!(
+            answer(&waiting(&[]), "1").unwrap_err(),
+            "No question waits here."
+        );
+        let two = waiting(&[question("4"), question("5")]);
+        assert!(
+            answer(&two, "1")
+                .unwrap_err()
+                .starts_with("Several wait (4, 5)")
+        );
+        assert_eq!(answer(&two, "5 1").unwrap()["interactionId"], "5");
+        two.lock().unwrap().get_mut("5").unwrap()["over"] = json!("answered: SQLite");
+        assert_eq!(answer(&two, "1").unwrap()["interactionId"], "4");
+        assert_eq!(
+            answer(&two, "5 1").unwrap_err(),
+            "Question 5 is over (answered: SQLite)."
+        );
+    }
+
+    #[test]
+    fn an_approval_is_named_or_the_only_one() {
+        let approval = json!({"type": "approval_required", "interactionId": "7"});
+        let open = waiting(&[approval, question("4")]);
+        assert_eq!(pick(&open, "", "approval_required"), Ok(("7".into(), "")));
+        assert_eq!(
+            pick(&open, "7 session", "approval_required"),
+            Ok(("7".into(), "session"))
+        );
+        assert_eq!(
+            pick(&open, "use make instead", "approval_required"),
+            Ok(("7".into(), "use make instead"))
+        );
+    }
+}

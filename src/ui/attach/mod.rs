@@ -1,0 +1,234 @@
+//! `marvin --attach URL`: the terminal as one more client of a session `marvin serve` serves.
+//! It shows the session's events as they come (printed above the prompt, which stays usable;
+//! `shown`), sends what is typed as messages, and answers the same questions the browsers see
+//! (`acts`). The first answer from any client counts; a late one is told so.
+
+mod acts;
+mod shown;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustyline::ExternalPrinter;
+use rustyline::error::ReadlineError;
+use serde_json::Value;
+
+use super::style::Style;
+use shown::{Open, Shown};
+
+/// Where the served session is: the gateway's address, its token, the session.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Target {
+    pub host: String,
+    pub token: String,
+    pub session: Option<String>,
+}
+
+impl Target {
+    /// `http://HOST:PORT/?token=TOKEN`, with the session as `&session=ID` or `#ID`.
+    pub(crate) fn parse(url: &str) -> Result<Target, String> {
+        let wrong = || {
+            format!(
+                "--attach takes the address marvin serve printed, e.g. http://127.0.0.1:8765/?token=…#SESSION, not {url:?}"
+            )
+        };
+        let rest = url.trim().strip_prefix("http://").ok_or_else(wrong)?;
+        let (rest, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+        let (host, query) = rest.split_once("/?").ok_or_else(wrong)?;
+        let param = |name: &str| {
+            query
+                .split('&')
+                .filter_map(|pair| pair.split_once('='))
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        };
+        let token = param("token").filter(|t| !t.is_empty()).ok_or_else(wrong)?;
+        let session = param("session").or((!fragment.is_empty()).then(|| fragment.to_string()));
+        if host.is_empty() || host.contains('/') {
+            return Err(wrong());
+        }
+        Ok(Target {
+            host: host.to_string(),
+            token,
+            session,
+        })
+    }
+
+    /// One request; its status and JSON body.
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Result<(u16, Value), String> {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut stream = self.connect()?;
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.host,
+            self.token,
+            body.len()
+        )
+        .map_err(|e| format!("cannot reach the gateway at {}: {e}", self.host))?;
+        let mut reply = String::new();
+        stream
+            .read_to_string(&mut reply)
+            .map_err(|e| format!("the gateway at {} did not answer: {e}", self.host))?;
+        let status = reply
+            .get(9..12)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("the gateway at {} answered oddly", self.host))?;
+        let json = reply
+            .split_once("\r\n\r\n")
+            .and_then(|(_, body)| serde_json::from_str(body).ok())
+            .unwrap_or(Value::Null);
+        Ok((status, json))
+    }
+
+    fn connect(&self) -> Result<TcpStream, String> {
+        let stream = TcpStream::connect(&self.host)
+            .map_err(|e| format!("cannot reach the gateway at {}: {e}", self.host))?;
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
+        Ok(stream)
+    }
+}
+
+/// Attaches the terminal until Ctrl+D or `quit`; the answer is shown in `style`, as Markdown
+/// unless `raw`.
+pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
+    let target = Arc::new(Target::parse(url)?);
+    let session = match &target.session {
+        Some(id) => id.clone(),
+        None => only_served(&target)?,
+    };
+    let mut editor = rustyline::DefaultEditor::new().map_err(|e| format!("the prompt: {e}"))?;
+    let printer = editor
+        .create_external_printer()
+        .map_err(|e| format!("the prompt: {e}"))?;
+    let open: Open = Arc::default();
+    let events = events(&target, &session)?;
+    let waiting = Arc::clone(&open);
+    let shown = Shown::new(style, super::width::terminal_width() - 1, raw);
+    std::thread::Builder::new()
+        .name("attach-events".into())
+        .spawn(move || show_events(events, printer, shown, &waiting))
+        .map_err(|e| format!("cannot follow the session: {e}"))?;
+    println!(
+        "Attached to session {session}: type to send, /answer N, /approve, /deny WHY, /cancel; Ctrl+D leaves."
+    );
+    loop {
+        let line = match editor.readline("attached› ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(_) => return Ok(()),
+        };
+        let line = line.trim();
+        if line == "quit" || line == "exit" {
+            return Ok(());
+        }
+        if !line.is_empty() {
+            let _ = editor.add_history_entry(line);
+            let said = acts::act(&target, &session, line, &open);
+            if !said.is_empty() {
+                println!("{said}");
+            }
+        }
+    }
+}
+
+/// The one session served now, or why there is not exactly one.
+fn only_served(target: &Target) -> Result<String, String> {
+    let (_, listed) = target.call("GET", "/api/sessions", None)?;
+    let served: Vec<String> = listed["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["served"] == true)
+        .filter_map(|s| s["id"].as_str().map(str::to_string))
+        .collect();
+    match served.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err("no session is served there yet: open one in the page first".into()),
+        many => Err(format!(
+            "several sessions are served ({}): add #ID to the address",
+            many.join(", ")
+        )),
+    }
+}
+
+/// The session's event stream, its headers read.
+fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String> {
+    let mut stream = target.connect()?;
+    let client = format!("terminal-{}", std::process::id());
+    write!(
+        stream,
+        "GET /api/sessions/{session}/events?since=0&client={client} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\r\n",
+        target.host, target.token
+    )
+    .map_err(|e| format!("cannot follow the session: {e}"))?;
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader
+        .read_line(&mut status)
+        .map_err(|e| format!("cannot follow the session: {e}"))?;
+    if !status.contains(" 200 ") {
+        return Err(format!(
+            "the gateway refused to show session {session}: {}",
+            status.trim()
+        ));
+    }
+    Ok(reader)
+}
+
+/// Prints each event above the prompt.
+fn show_events(
+    events: BufReader<TcpStream>,
+    mut printer: impl ExternalPrinter,
+    mut shown: Shown,
+    open: &Open,
+) {
+    for line in events.lines() {
+        let Ok(line) = line else { break };
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let Ok(event) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        let lines = shown.event(&event, open);
+        if !lines.is_empty() {
+            let _ = printer.print(lines);
+        }
+    }
+    let _ = printer.print("The gateway closed the session's stream.".into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_address_names_the_gateway_the_token_and_the_session() {
+        assert_eq!(
+            Target::parse("http://127.0.0.1:8765/?token=abc#s1").unwrap(),
+            Target {
+                host: "127.0.0.1:8765".into(),
+                token: "abc".into(),
+                session: Some("s1".into())
+            }
+        );
+        let by_query = Target::parse("http://127.0.0.1:8765/?token=abc&session=s2").unwrap();
+        assert_eq!(by_query.session.as_deref(), Some("s2"));
+        assert_eq!(
+            Target::parse("http://127.0.0.1:8765/?token=abc")
+                .unwrap()
+                .session,
+            None
+        );
+        for wrong in [
+            "127.0.0.1:8765",
+            "http://127.0.0.1:8765/",
+            "https://x/?token=a",
+        ] {
+            assert!(Target::parse(wrong).is_err(), "{wrong}");
+        }
+    }
+}
