@@ -1,7 +1,8 @@
 //! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
 //! answered by keyboard while a second page on the same session turns read-only ("answered on
-//! another device"), an approval card denied by mouse with a reason, and screenshots light and
-//! dark at desktop and 360 px.
+//! another device"), an approval card given and denied by mouse, a question asked again in its
+//! card's place with what was entered, a reload mid-question, and screenshots light and dark at
+//! desktop and 360 px.
 
 use serde_json::json;
 
@@ -91,7 +92,7 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
 }
 
 #[test]
-fn an_approval_is_denied_by_mouse_and_the_page_fits_light_dark_desktop_and_360_px() {
+fn an_approval_is_given_or_denied_by_mouse_and_the_page_fits_light_dark_desktop_and_360_px() {
     for (width, name) in [(1280, "desktop"), (360, "360px")] {
         let Some(browser) = Browser::start(width, 900) else {
             return;
@@ -119,6 +120,18 @@ fn an_approval_is_denied_by_mouse_and_the_page_fits_light_dark_desktop_and_360_p
                 .text(".card pre")
                 .contains("print('hello from Blender')")
         );
+        if name == "desktop" {
+            // Approved for the session: the tool runs (and finds no Blender on port 9).
+            browser.click(".card button[data-scope=session]");
+            browser.wait_until(
+                "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Not run, then.')",
+                "the turn goes on after the approval",
+            );
+            assert!(browser.text(".card").contains("approved for this session"));
+            let result = result_of(&server, "b1");
+            assert!(!result.contains("denied"), "{result}");
+            continue;
+        }
         browser.type_into(".card input[type=text]", "not on this machine");
         browser.click(".card button[data-deny]");
         browser.wait_until(
