@@ -127,7 +127,8 @@ fn an_empty_other_is_asked_again_with_the_reason() {
     pty.send("\r");
     pty.wait_for("Please type an answer after choosing Other");
     pty.wait_for_nth("Enter chooses", 2);
-    pty.send("\r");
+    // "Other" is still chosen; the person picks an option instead.
+    pty.send("1\r");
     pty.wait_for("ok");
     assert_eq!(
         answers(
