@@ -1,8 +1,9 @@
 //! For `make bench`: `marvin serve` with N event-stream clients on one session while a turn
 //! streams an answer, plus optionally one client that connects and never reads. Prints one
-//! line: `clients delivered_ms turn_ms every_event peak_rss_kb events` — the time from sending
-//! the message to the last client's `done`, the turn's own time as the gateway measured it,
-//! whether every client got the same events, the gateway's peak memory, and the events per client.
+//! line: `clients delivered_ms turn_ms every_event peak_rss_kb events cpu_ms` — the time from
+//! sending the message to the last client's `done`, the turn's own time as the gateway measured
+//! it, whether every client got the same events, the gateway's peak memory, the events per
+//! client, and the CPU time the gateway spent on the turn (in 10 ms ticks).
 //!
 //! Usage: gateway_bench MARVIN_BINARY PROVIDER_URL CLIENTS [--stalled]
 
@@ -88,6 +89,7 @@ fn main() {
     for _ in 0..clients {
         connected.recv().unwrap();
     }
+    let cpu_before = cpu_ms(child.id());
     let started = Instant::now();
     request(
         port,
@@ -109,11 +111,12 @@ fn main() {
     }
     let every = streams.iter().all(|s| *s == streams[0]);
     let rss = peak_rss_kb(child.id());
+    let cpu = cpu_ms(child.id()) - cpu_before;
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&home);
     println!(
-        "{clients} {:.1} {turn_ms:.1} {every} {rss} {}",
+        "{clients} {:.1} {turn_ms:.1} {every} {rss} {} {cpu:.0}",
         (last - started).as_secs_f64() * 1000.0,
         counts[0]
     );
@@ -163,6 +166,20 @@ fn occurrences(haystack: &[u8], needle: &[u8]) -> usize {
 }
 
 /// The process's peak resident memory (VmHWM), in KB.
+/// The CPU time process `pid` has used, user and system, in milliseconds.
+fn cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: f64 = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|n| n.parse::<f64>().ok())
+        .sum();
+    ticks * 1000.0 / 100.0
+}
+
 fn peak_rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()

@@ -142,9 +142,9 @@ rows += [
 ]
 runs = {}
 for line in open(sys.argv[7]):
-    mode, clients, delivered, turn, every, rss, events = line.split()
+    mode, clients, delivered, turn, every, rss, events, cpu = line.split()
     runs.setdefault((mode, clients), []).append(
-        (float(delivered), float(turn), every == "true", int(rss) / 1024, int(events)))
+        (float(delivered), float(turn), every == "true", int(rss) / 1024, int(events), float(cpu)))
 for mode in ("burst", "paced"):
     for clients in ("1", "50"):
         got = runs.get((mode, clients), [])
@@ -153,9 +153,11 @@ for mode in ("burst", "paced"):
         delivered = statistics.median(g[0] for g in got)
         turn = statistics.median(g[1] for g in got)
         rss = max(g[3] for g in got)
+        cpu = statistics.median(g[5] for g in got)
         every = f"{got[0][4]} events alike" if all(g[2] for g in got) else "EVENTS DIFFER"
         rows.append((f"serve {mode}, {clients} client(s) + 1 stalled",
-                     f"{delivered:.1f} ms to last done", f"turn {turn:.1f} ms, {rss:.1f} MB", every))
+                     f"{delivered:.1f} ms to last done", f"turn {turn:.1f} ms, {rss:.1f} MB",
+                     f"{every}, gateway CPU {cpu:.0f} ms"))
 for name, a, b, t in rows:
     print(f"{name:32} {a:>18} {b:>18}   {t}")
 PY
