@@ -135,6 +135,17 @@ impl Broadcaster {
         (backlog, receiver)
     }
 
+    /// The highest `interactionId` among the events: a session served again numbers its
+    /// questions after it.
+    pub(crate) fn last_interaction(&self) -> u64 {
+        self.lock()
+            .events
+            .iter()
+            .filter_map(|e| e.value["interactionId"].as_str()?.parse().ok())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// How many events there are.
     pub(crate) fn len(&self) -> usize {
         self.lock().events.len()

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::interact::{Answer, Question, Request, Response, Scope};
-use crate::session::{Event, Interaction};
+use crate::interact::{Answer, Prompt, Question, Request, Response, Scope};
+use crate::session::Event;
 
 /// The events a session's `event` becomes (a round's start names all its calls at once).
 pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
@@ -33,9 +33,8 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
 /// The event that asks `interaction`'s question. An answer names it by `interactionId` (this
 /// prompt), or by `toolCallId` (the model's call asking: the prompt open for it now, a reprompt
 /// included).
-pub(crate) fn question(interaction: &Interaction) -> (&'static str, Value) {
-    let error = &interaction.prompt.error;
-    let (kind, mut value) = match &interaction.prompt.request {
+pub(crate) fn question(id: u64, prompt: &Prompt) -> (&'static str, Value) {
+    let (kind, mut value) = match &prompt.request {
         Request::Approval(a) => {
             let mut scopes = vec!["once", "session", "always"];
             if a.all_edits {
@@ -53,19 +52,19 @@ pub(crate) fn question(interaction: &Interaction) -> (&'static str, Value) {
         ),
         Request::Form(form) => ("form_opened", json!({"title": form.title, "url": form.url})),
     };
-    value["interactionId"] = json!(interaction.id.to_string());
-    value["toolCallId"] = json!(call_of(interaction));
-    if let Some(error) = error {
+    value["interactionId"] = json!(id.to_string());
+    value["toolCallId"] = json!(call_of(id, prompt));
+    if let Some(error) = &prompt.error {
         value["error"] = json!(error);
     }
     (kind, value)
 }
 
 /// The model's tool call that asks; a question asked outside one goes by its own id.
-pub(crate) fn call_of(interaction: &Interaction) -> String {
-    match interaction.prompt.call_id.is_empty() {
-        true => format!("interaction-{}", interaction.id),
-        false => interaction.prompt.call_id.clone(),
+pub(crate) fn call_of(id: u64, prompt: &Prompt) -> String {
+    match prompt.call_id.is_empty() {
+        true => format!("interaction-{id}"),
+        false => prompt.call_id.clone(),
     }
 }
 
@@ -249,17 +248,13 @@ mod tests {
             _ => unreachable!(),
         };
         question[0].initial = Some(Answer::Many(vec!["MySQL".into(), "Other:".into()]));
-        let interaction = Interaction {
-            id: 7,
-            prompt: crate::interact::Prompt {
-                request: Request::Questions(question),
-                error: Some("Please type an answer".into()),
-                timeout: std::time::Duration::from_secs(1),
-                call_id: "call_abc".into(),
-            },
-            reply: crate::session::Reply::detached(7),
+        let prompt = Prompt {
+            request: Request::Questions(question),
+            error: Some("Please type an answer".into()),
+            timeout: std::time::Duration::from_secs(1),
+            call_id: "call_abc".into(),
         };
-        let (kind, value) = super::question(&interaction);
+        let (kind, value) = super::question(7, &prompt);
         assert_eq!(kind, "question_prompt");
         assert_eq!(value["toolCallId"], "call_abc");
         assert_eq!(value["interactionId"], "7");

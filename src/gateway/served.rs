@@ -1,6 +1,8 @@
 //! A session served to clients over HTTP: the `Session` behind a lock, each turn on a thread of
 //! its own, everything it says broadcast as numbered events, and the questions its tools ask
 //! held until a client answers. The first answer counts; a later one is told it came second.
+//! A question its tool left open ("pending", seed 003) is asked again after the turn and kept
+//! until someone answers it; that late answer reaches the model with the next message.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +14,7 @@ use serde_json::{Value, json};
 use super::broadcast::Broadcaster;
 use super::events;
 use crate::interact::{Request, Response};
-use crate::session::{Event, Interaction, Session, TurnEnd, TurnReport, TurnUi};
+use crate::session::{Deferred, Event, Interaction, Session, TurnEnd, TurnReport, TurnUi};
 
 pub(crate) struct Served {
     pub id: String,
@@ -73,13 +75,17 @@ struct Questions {
     open: BTreeMap<u64, (Interaction, Instant)>,
     /// Answered or given up, with the call that asked: a late answer gets 409, not 404.
     closed: HashMap<u64, String>,
+    /// Left open by tools that went on without the answer, asked after their turn.
+    late: BTreeMap<u64, Deferred>,
+    /// Their answers, for the model at the start of the next turn.
+    late_answers: Vec<(Deferred, Response)>,
 }
 
 impl Questions {
     /// Closes prompt `id`: its reply, if it is still open.
     fn close(&mut self, id: u64) -> Option<crate::session::Reply> {
         let (open, _) = self.open.remove(&id)?;
-        self.closed.insert(id, events::call_of(&open));
+        self.closed.insert(id, events::call_of(id, &open.prompt));
         Some(open.reply)
     }
 
@@ -87,16 +93,20 @@ impl Questions {
     fn find(&self, which: &Which) -> Result<u64, NotTaken> {
         let (found, closed) = match which {
             Which::Prompt(id) => (
-                self.open.contains_key(id).then_some(*id),
+                (self.open.contains_key(id) || self.late.contains_key(id)).then_some(*id),
                 self.closed.contains_key(id),
             ),
-            Which::Call(call) => (
-                self.open
-                    .iter()
-                    .find(|(_, (open, _))| events::call_of(open) == *call)
-                    .map(|(id, _)| *id),
-                self.closed.values().any(|closed| closed == call),
-            ),
+            Which::Call(call) => {
+                let asked = self.open.iter().map(|(id, (open, _))| (id, &open.prompt));
+                let left = self.late.iter().map(|(id, late)| (id, &late.prompt));
+                (
+                    asked
+                        .chain(left)
+                        .find(|(id, prompt)| events::call_of(**id, prompt) == *call)
+                        .map(|(id, _)| *id),
+                    self.closed.values().any(|closed| closed == call),
+                )
+            }
         };
         found.ok_or(match closed {
             true => NotTaken::Closed,
@@ -126,10 +136,11 @@ pub(crate) enum NotTaken {
 impl Served {
     pub(crate) fn new(
         id: String,
-        session: Session,
+        mut session: Session,
         events: Broadcaster,
         question_timeout: Option<Duration>,
     ) -> Self {
+        session.number_questions_after(events.last_interaction());
         Self {
             id,
             session: Mutex::new(session),
@@ -213,15 +224,30 @@ impl Served {
     }
 
     fn run_turn(self: Arc<Self>, text: Option<&str>) {
-        let report = {
+        let (report, late) = {
             let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+            let answered = std::mem::take(
+                &mut self
+                    .questions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .late_answers,
+            );
+            for (deferred, response) in answered {
+                session.answer_later(deferred, &response);
+            }
             let mut ui = Clients::new(Arc::clone(&self));
             let report = match text {
                 Some(text) => session.submit(text, &mut ui),
                 None => session.resume_parked(&mut ui),
             };
             ui.send_text();
-            report
+            let late: Vec<(u64, Deferred)> = session
+                .take_deferred()
+                .into_iter()
+                .map(|deferred| (session.next_question_id(), deferred))
+                .collect();
+            (report, late)
         };
         // Over before `done` is told: a client that saw it finds the turn over everywhere,
         // and one that sends at once waits at the gate until `done` has gone out.
@@ -231,6 +257,7 @@ impl Served {
             .unwrap_or_else(PoisonError::into_inner);
         self.running.store(false, Ordering::SeqCst);
         self.finish(&report);
+        self.ask_late(late);
     }
 
     fn finish(&self, report: &TurnReport) {
@@ -282,12 +309,49 @@ impl Served {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let id = questions.find(which)?;
-        let request = &questions.open[&id].0.prompt.request;
-        let response = answer(request).map_err(NotTaken::Invalid)?;
-        if let Some(reply) = questions.close(id) {
-            reply.send(response);
+        if let Some((open, _)) = questions.open.get(&id) {
+            let response = answer(&open.prompt.request).map_err(NotTaken::Invalid)?;
+            if let Some(reply) = questions.close(id) {
+                reply.send(response);
+            }
+            return Ok(());
         }
+        let Some(late) = questions.late.get(&id) else {
+            return Err(NotTaken::Unknown);
+        };
+        let response = answer(&late.prompt.request).map_err(NotTaken::Invalid)?;
+        let Some(late) = questions.late.remove(&id) else {
+            return Err(NotTaken::Unknown);
+        };
+        let call = events::call_of(id, &late.prompt);
+        let outcome = crate::session::describe_response(&response);
+        questions.closed.insert(id, call.clone());
+        questions.late_answers.push((late, response));
+        drop(questions);
+        self.publish(
+            "interaction_response",
+            json!({"id": id, "interactionId": id.to_string(), "toolCallId": call, "outcome": outcome}),
+        );
+        self.publish(
+            "notice",
+            json!({"level": "info", "message": "The answer reaches the model with your next message."}),
+        );
         Ok(())
+    }
+
+    /// Asks again, after the turn, the questions its tools left open; each keeps its place
+    /// until someone answers it.
+    fn ask_late(&self, late: Vec<(u64, Deferred)>) {
+        for (id, mut deferred) in late {
+            deferred.prompt.error = Some(crate::interact::STILL_OPEN.into());
+            let (kind, value) = events::question(id, &deferred.prompt);
+            self.questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .late
+                .insert(id, deferred);
+            self.publish(kind, value);
+        }
     }
 }
 
@@ -419,7 +483,7 @@ impl TurnUi for Clients {
 
     fn ask(&mut self, interaction: Interaction) {
         self.send_text();
-        let (kind, value) = events::question(&interaction);
+        let (kind, value) = events::question(interaction.id, &interaction.prompt);
         self.served
             .questions
             .lock()

@@ -219,6 +219,10 @@ pub const EMPTY_OTHER: &str =
 /// The result of a call whose question parked the run: replaced when the run is resumed.
 pub const PARKED: &str = "The run was parked until the person answers this question; this call is made again with their answer.";
 
+/// Shown above a question its tool left open ("pending") when it is asked after the turn.
+pub const STILL_OPEN: &str =
+    "An earlier question is still open (its tool went on without the answer):";
+
 pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
 
 /// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt. Without an

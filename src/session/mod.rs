@@ -110,6 +110,8 @@ pub struct Session {
     user_home: Option<PathBuf>,
     /// Questions left open by tools that finished "pending".
     deferred: Vec<Deferred>,
+    /// The last question's id: ids are unique in the session, across turns.
+    last_question: u64,
     /// Late answers, sent to the model at the start of the next turn.
     follow_ups: Vec<String>,
     /// The user's own tools, for `/tools`.
@@ -156,6 +158,7 @@ impl Session {
             profile: config.profile.clone(),
             user_home: config.user_home.clone(),
             deferred: Vec::new(),
+            last_question: 0,
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
             budget: Arc::new(Mutex::new(Budget::new(config.context_budget))),
@@ -259,6 +262,18 @@ impl Session {
     /// The approvals given in this session and project.
     pub fn grants(&self) -> &Grants {
         &self.shared.grants
+    }
+
+    /// A new question's id, unique in this session.
+    pub fn next_question_id(&mut self) -> u64 {
+        self.last_question += 1;
+        self.last_question
+    }
+
+    /// Goes on numbering questions after `id`: a session served again, whose clients may still
+    /// show the questions of its earlier life, never reuses their ids.
+    pub fn number_questions_after(&mut self, id: u64) {
+        self.last_question = self.last_question.max(id);
     }
 
     /// Questions left open by tools, to be asked now that the turn is over.

@@ -30,7 +30,6 @@ pub(super) struct Pump<'a> {
     answers: mpsc::Sender<WorkerMessage>,
     /// Questions shown and not yet answered, by id: the asking tool waits on the sender.
     open: HashMap<u64, SyncSender<Response>>,
-    next_id: u64,
     tally: Tally,
     /// The answer's text since the last model call, kept if the turn is cancelled.
     partial: String,
@@ -62,7 +61,6 @@ impl<'a> Pump<'a> {
             cancel,
             answers,
             open: HashMap::new(),
-            next_id: 1,
             tally: Tally::default(),
             partial: String::new(),
             cancelled_at: None,
@@ -173,8 +171,7 @@ impl<'a> Pump<'a> {
     /// A tool's question: logged, then handed to the front-end with its own reply handle. The
     /// pump goes on while it is open.
     fn ask(&mut self, prompt: Prompt, reply: SyncSender<Response>) {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.session.next_question_id();
         self.session.log(&describe_request(&prompt.request));
         self.open.insert(id, reply);
         if self.cancel.is_cancelled() {

@@ -51,12 +51,6 @@ impl Reply {
         Self { id, sender }
     }
 
-    /// A reply that reaches nobody, for tests of front-ends.
-    #[cfg(test)]
-    pub(crate) fn detached(id: u64) -> Self {
-        Self::new(id, mpsc::channel().0)
-    }
-
     pub fn send(&self, response: Response) {
         // After the turn nobody listens: a late answer has nowhere to go.
         let _ = self.sender.send(WorkerMessage::Answer(self.id, response));

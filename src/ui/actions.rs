@@ -221,8 +221,7 @@ pub(crate) fn saved(repl: &mut Repl<'_>) {
 /// Questions tools left open: asked now that the turn is over; answers go to the next turn.
 pub(crate) fn ask_deferred(session: &mut Session, view: &mut TerminalView) {
     for mut deferred in session.take_deferred() {
-        deferred.prompt.error =
-            Some("An earlier question is still open (its tool went on without the answer):".into());
+        deferred.prompt.error = Some(crate::interact::STILL_OPEN.into());
         deferred.prompt.timeout = crate::interact::DEFAULT_TIMEOUT;
         let response = view.ask(&deferred.prompt);
         session.answer_later(deferred, &response);

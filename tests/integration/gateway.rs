@@ -283,7 +283,7 @@ fn session_with_message(gateway: &Gateway, content: &str) -> String {
 }
 
 #[test]
-fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_times_out() {
+fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_answered_late() {
     let home = TempDir::new("gateway-approval");
     let code = |c: &str| {
         Reply::tool_calls(&[(
@@ -299,6 +299,7 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_tim
         Reply::text(&["Understood."]),
         ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
         Reply::text(&["Going on without."]),
+        Reply::text(&["Blue it is."]),
     ]);
     let gateway = Gateway::start_with(
         &home,
@@ -383,6 +384,57 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_tim
         .unwrap();
     assert_eq!(closed["outcome"], "timed out");
     assert_eq!(third.last().unwrap()["answer"], "Going on without.");
+
+    // ask_user left its question open: it is asked again after the turn, and kept.
+    let since = since + third.len() as u64;
+    let late = gateway.events_until(&id, since, "question_prompt");
+    let late = late.last().unwrap();
+    assert_eq!(late["toolCallId"], "q1");
+    assert_ne!(late["interactionId"], closed["interactionId"]);
+    assert!(
+        late["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("An earlier question is still open"),
+        "{late}"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let (status, _) = act(
+        "submit-answers",
+        json!({"toolCallId": "q1", "answers": {"Which colour?": "Blue"}}),
+    );
+    assert_eq!(status, 200, "a late question does not time out");
+    let answered = gateway.events_until(&id, since, "notice");
+    let over = answered
+        .iter()
+        .rfind(|e| e["type"] == "interaction_response")
+        .unwrap();
+    assert_eq!(over["interactionId"], late["interactionId"]);
+    assert_eq!(over["outcome"], "answered: Blue");
+    assert_eq!(
+        act(
+            "submit-answers",
+            json!({"toolCallId": "q1", "answers": {"Which colour?": "Red"}})
+        )
+        .0,
+        409
+    );
+    // The answer reaches the model with the next message.
+    let since = since + answered.len() as u64;
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "so?"})))
+            .0,
+        202
+    );
+    let fourth = gateway.events_until(&id, since, "done");
+    assert_eq!(fourth.last().unwrap()["answer"], "Blue it is.");
+    let sent = server.requests().last().unwrap().body["messages"].to_string();
+    assert!(
+        sent.contains("Late answer to your earlier ask_user question"),
+        "{sent}"
+    );
+    assert!(sent.contains("Blue"), "{sent}");
 }
 
 #[test]
