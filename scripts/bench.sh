@@ -158,6 +158,7 @@ for mode in ("burst", "paced"):
         rows.append((f"serve {mode}, {clients} client(s) + 1 stalled",
                      f"{delivered:.1f} ms to last done", f"turn {turn:.1f} ms, {rss:.1f} MB",
                      f"{every}, gateway CPU {cpu:.0f} ms"))
+width = max(len(row[0]) for row in rows)
 for name, a, b, t in rows:
-    print(f"{name:32} {a:>18} {b:>18}   {t}")
+    print(f"{name:{width}} {a:>18} {b:>18}   {t}")
 PY

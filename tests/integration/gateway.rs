@@ -55,6 +55,16 @@ impl Gateway {
         body: Option<Value>,
     ) -> (u16, Value) {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
+        self.send_text(method, path, headers, &body)
+    }
+
+    /// One request whose body is `body` as it is (JSON or not), with Host set right.
+    fn raw_body(&self, method: &str, path: &str, headers: &str, body: &str) -> (u16, Value) {
+        let host = format!("Host: 127.0.0.1:{}\r\n", self.port);
+        self.send_text(method, path, &format!("{host}{headers}"), body)
+    }
+
+    fn send_text(&self, method: &str, path: &str, headers: &str, body: &str) -> (u16, Value) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         write!(
             stream,
@@ -169,6 +179,89 @@ fn only_the_token_holder_on_this_host_and_no_other_site_gets_in() {
     let mut gateway = gateway;
     unsafe { libc::kill(gateway.child.id() as i32, libc::SIGTERM) };
     assert_eq!(gateway.child.wait().unwrap().code(), Some(143));
+}
+
+#[test]
+fn every_route_refuses_what_it_cannot_do_with_a_status_that_says_why() {
+    let home = TempDir::new("gateway-routes");
+    // No model is called: a provider address nothing answers on will do.
+    let gateway = Gateway::start(&home, "http://127.0.0.1:9/v1");
+    let (status, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().unwrap().to_string();
+    let on = |action: &str| format!("/api/sessions/{id}/{action}");
+    let cases: &[(&str, String, Option<Value>, u16)] = &[
+        ("GET", "/api/sessions".into(), None, 200),
+        (
+            "POST",
+            "/api/sessions".into(),
+            Some(json!({"resume": "no such session"})),
+            404,
+        ),
+        (
+            "POST",
+            "/api/sessions/nope/messages".into(),
+            Some(json!({"content": "hi"})),
+            404,
+        ),
+        ("GET", "/api/sessions/nope/events".into(), None, 404),
+        ("POST", on("frobnicate"), Some(json!({})), 404),
+        ("POST", on("messages"), Some(json!({"content": 3})), 400),
+        ("POST", on("cancel"), Some(json!({})), 200),
+        (
+            "POST",
+            on("interaction-mode"),
+            Some(json!({"client": "a"})),
+            400,
+        ),
+        (
+            "POST",
+            on("interaction-mode"),
+            Some(json!({"client": "a", "enabled": false})),
+            200,
+        ),
+        ("POST", on("approve"), Some(json!({"scope": "once"})), 400),
+        (
+            "POST",
+            on("approve"),
+            Some(json!({"toolCallId": "c9", "scope": "once"})),
+            404,
+        ),
+        (
+            "POST",
+            on("deny"),
+            Some(json!({"interactionId": "not a number"})),
+            400,
+        ),
+        (
+            "POST",
+            on("deny"),
+            Some(json!({"interactionId": "42", "reason": ""})),
+            404,
+        ),
+        (
+            "POST",
+            on("submit-answers"),
+            Some(json!({"toolCallId": "c9", "answers": {}})),
+            404,
+        ),
+    ];
+    for (method, path, body, expected) in cases {
+        let (status, reply) = gateway.call(method, path, body.clone());
+        assert_eq!(status, *expected, "{method} {path} {body:?}: {reply}");
+        if status >= 400 {
+            assert!(
+                reply["error"].as_str().is_some_and(|e| !e.is_empty()),
+                "{reply}"
+            );
+        }
+    }
+    let (_, cancelled) = gateway.call("POST", &on("cancel"), Some(json!({})));
+    assert_eq!(cancelled["running"], false);
+    // A body that is not JSON.
+    let auth = format!("Authorization: Bearer {}\r\n", gateway.token);
+    let (status, _) = gateway.raw_body("POST", &on("messages"), &auth, "{not json");
+    assert_eq!(status, 400);
 }
 
 #[test]
