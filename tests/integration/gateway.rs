@@ -689,9 +689,10 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     pty.wait_for("PostgreSQL then.");
 
     // The page answers the next question first: the terminal's answer is refused.
+    let since = gateway.events_until(&id, 0, "done").len() as u64;
     pty.send("again\r");
     pty.wait_for_nth("[Database] Which database?", 2);
-    let events = gateway.events_until(&id, 0, "question_prompt");
+    let events = gateway.events_until(&id, since, "question_prompt");
     let second = events
         .iter()
         .rfind(|e| e["type"] == "question_prompt")
