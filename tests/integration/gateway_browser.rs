@@ -113,6 +113,15 @@ fn an_approval_is_given_or_denied_by_mouse_and_the_page_fits_light_dark_desktop_
                 json!([]),
             );
             assert_eq!(overflow, json!(false), "{name} {scheme} scrolls sideways");
+            let clipped = browser.script(
+                "const hint = document.getElementById('attach-hint'); return hint.scrollWidth > hint.clientWidth",
+                json!([]),
+            );
+            assert_eq!(
+                clipped,
+                json!(false),
+                "{name}: the --attach line is cut off"
+            );
             browser.screenshot(&format!("gateway-{name}-{scheme}"));
         }
         assert!(
