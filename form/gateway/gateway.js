@@ -226,7 +226,9 @@
     fields.forEach((f) => f.restore());
     if (!$('interactive').checked) return readOnly(form, true);
     const first = fields.map((f) => f.focusable()).find(Boolean) || form.querySelector('input');
-    if (first) first.focus({ preventScroll: true });
+    // Never taken from someone typing a message: their next Enter would answer the card.
+    const typing = document.activeElement === $('message') && $('message').value !== '';
+    if (first && !typing) first.focus({ preventScroll: true });
   }
 
   function questionField(question, q, changed) {

@@ -220,3 +220,28 @@ fn a_question_asked_again_takes_its_card_s_place_with_the_error_and_what_was_ent
     );
     assert!(result_of(&server, "q1").contains("DuckDB"));
 }
+
+#[test]
+fn a_card_that_comes_while_a_message_is_being_typed_leaves_the_focus_where_it_is() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-focus");
+    let (go, asked) = std::sync::mpsc::channel::<()>();
+    let server = ReplayServer::answering(move |_| {
+        // The question comes only once the person is typing their next message.
+        let _ = asked.recv_timeout(std::time::Duration::from_secs(20));
+        database_question()
+    });
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "set up the database");
+    browser.find(".bubble.user");
+    browser.type_into("#message", "and then");
+    go.send(()).unwrap();
+    browser.find("form.card input[type=radio]");
+    let focus = browser.script(
+        "return [document.activeElement.id, document.getElementById('message').value]",
+        json!([]),
+    );
+    assert_eq!(focus, json!(["message", "and then"]));
+}
