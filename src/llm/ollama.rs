@@ -180,7 +180,8 @@ impl Answer {
                 .and_then(Value::as_str)
                 .filter(|id| !id.is_empty())
                 .map(str::to_string);
-            let id = id.unwrap_or_else(|| format!("call_{}", self.calls.len() + 1));
+            // Unique in the session, as other providers' ids are: a front-end tells calls apart by it.
+            let id = id.unwrap_or_else(super::stream::invent_call_id);
             self.calls.push(ToolCall::new(id, name, arguments));
         }
         if line.get("done").and_then(Value::as_bool) != Some(true) {
@@ -305,6 +306,19 @@ impl Provider for Ollama {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_without_ids_get_ids_no_other_answer_has() {
+        let line = json!({"message": {"tool_calls": [{"function": {"name": "read_file", "arguments": {}}}]}});
+        let id = || {
+            let mut answer = Answer::default();
+            answer.push(&line, &mut |_| {});
+            answer.calls[0].id.clone()
+        };
+        let (first, second) = (id(), id());
+        assert!(first.starts_with("call_"), "{first}");
+        assert_ne!(first, second);
+    }
 
     #[test]
     fn messages_translate_to_ollama_shapes() {

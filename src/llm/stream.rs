@@ -227,7 +227,7 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
     })
 }
 
-fn invent_call_id() -> String {
+pub(crate) fn invent_call_id() -> String {
     let suffix: String = std::iter::repeat_with(fastrand::alphanumeric)
         .take(24)
         .collect();
