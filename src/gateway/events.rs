@@ -139,6 +139,11 @@ fn answer_to(question: &Question, text: &str) -> Answer {
     Answer::Many(chosen)
 }
 
+/// Whether `response` chose "Other" somewhere and typed nothing.
+pub(crate) fn leaves_other_empty(response: &Response) -> bool {
+    matches!(response, Response::Answers(answers) if answers.iter().any(Answer::leaves_other_empty))
+}
+
 /// `approve`: `scope` is once, session, always, or all_edits where offered.
 pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Response, String> {
     let Request::Approval(approval) = request else {

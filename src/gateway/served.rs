@@ -316,12 +316,20 @@ impl Served {
             }
             return Ok(());
         }
-        let Some(late) = questions.late.get(&id) else {
-            return Err(NotTaken::Unknown);
-        };
-        let response = answer(&late.prompt.request).map_err(NotTaken::Invalid)?;
+        // Left open by a finished tool: nothing will ask again, so the answer must be whole.
         let Some(late) = questions.late.remove(&id) else {
             return Err(NotTaken::Unknown);
+        };
+        let response = match answer(&late.prompt.request) {
+            Ok(response) if !events::leaves_other_empty(&response) => response,
+            refused => {
+                questions.late.insert(id, late);
+                return Err(NotTaken::Invalid(
+                    refused
+                        .err()
+                        .unwrap_or_else(|| crate::interact::EMPTY_OTHER.to_string()),
+                ));
+            }
         };
         let call = events::call_of(id, &late.prompt);
         let outcome = crate::session::describe_response(&response);

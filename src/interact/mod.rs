@@ -153,6 +153,17 @@ pub enum Answer {
     Other(String),
 }
 
+impl Answer {
+    /// "Other" chosen with no text typed.
+    pub fn leaves_other_empty(&self) -> bool {
+        match self {
+            Answer::Other(text) => text.trim().is_empty(),
+            Answer::Many(labels) => labels.iter().any(|label| label.trim() == "Other:"),
+            Answer::One(_) => false,
+        }
+    }
+}
+
 /// What the person did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {

@@ -492,6 +492,12 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         "{late}"
     );
     std::thread::sleep(Duration::from_millis(1500));
+    // Nothing would ask it again: an empty answer is refused here.
+    let (status, refused) = act(
+        "submit-answers",
+        json!({"toolCallId": "q1", "answers": {"Which colour?": ""}}),
+    );
+    assert_eq!(status, 400, "{refused}");
     let (status, _) = act(
         "submit-answers",
         json!({"toolCallId": "q1", "answers": {"Which colour?": "Blue"}}),

@@ -3,6 +3,7 @@
 //! back as JSON plus a one-line summary; a question left unanswered stays open and its late
 //! answer reaches the model at the start of a later turn.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -58,9 +59,13 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
     }
     let timeout = Duration::from_secs(seconds as u64);
     let request = Request::Questions(questions.clone());
-    let mut kept = Kept::new(&questions);
+    // Shared with the late answer: a question asked again alone is answered late in its place.
+    let kept = Arc::new(Mutex::new(Kept::new(&questions)));
     let mut on_response = |response: Response| match response {
-        Response::Answers(answers) => kept.take(answers),
+        Response::Answers(answers) => kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(answers),
         _ => Outcome::Complete(Err("The user gave no answer.".into())),
     };
     let mut on_timeout = || {
@@ -68,12 +73,14 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "The user has not answered yet (waited {seconds}s). The question stays open: their answer will reach you as a message at the start of a later turn. Carry on with what does not depend on it, or end your turn."
         ))
     };
-    let late = questions.clone();
+    let late = Arc::clone(&kept);
     let follow_up: crate::interact::FollowUp =
         Box::new(move |response: &Response| match response {
             Response::Answers(answers) => format!(
                 "(Late answer to your earlier ask_user question)\n{}",
-                render(&late, answers)
+                late.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .late(answers.clone())
             ),
             _ => {
                 "(The user dismissed your earlier ask_user question without answering.)".to_string()
@@ -110,7 +117,7 @@ impl Kept {
         let mut entered = vec![None; self.questions.len()];
         let open = (0..self.questions.len()).filter(|i| self.answers[*i].is_none());
         for (i, answer) in open.collect::<Vec<_>>().into_iter().zip(answers) {
-            match empty_other(&answer) {
+            match answer.leaves_other_empty() {
                 true => entered[i] = Some(answer),
                 false => self.answers[i] = Some(answer),
             }
@@ -133,12 +140,29 @@ impl Kept {
     }
 }
 
-/// "Other" chosen with no text typed.
-fn empty_other(answer: &Answer) -> bool {
-    match answer {
-        Answer::Other(text) => text.trim().is_empty(),
-        Answer::Many(labels) => labels.iter().any(|label| label.trim() == "Other:"),
-        Answer::One(_) => false,
+impl Kept {
+    /// A late answer to the questions still open, rendered with those answered before; the
+    /// ones still without an answer are named.
+    fn late(&mut self, answers: Vec<Answer>) -> String {
+        let _ = self.take(answers);
+        let (questions, answers): (Vec<Question>, Vec<Answer>) = self
+            .questions
+            .iter()
+            .zip(&self.answers)
+            .filter_map(|(q, a)| Some((q.clone(), a.clone()?)))
+            .unzip();
+        let mut text = render(&questions, &answers);
+        let missing: Vec<&str> = self
+            .questions
+            .iter()
+            .zip(&self.answers)
+            .filter(|(_, a)| a.is_none())
+            .map(|(q, _)| q.header.as_str())
+            .collect();
+        if !missing.is_empty() {
+            text.push_str(&format!("\nNot answered: {}", missing.join(", ")));
+        }
+        text
     }
 }
 
@@ -341,6 +365,26 @@ mod tests {
             json!({"answers": {"Which database?": "Other: DuckDB", "Which tests?": ["A", "B"]}})
         );
         assert_eq!(summary, "The user answered: Db: Other: DuckDB; Tests: A, B");
+    }
+
+    #[test]
+    fn a_late_answer_to_a_question_asked_again_goes_to_that_question_with_the_others_kept() {
+        let questions = parse_questions(&[
+            json!({"header": "Db", "question": "Which database?", "options": two_options(), "multiSelect": false}),
+            json!({"header": "Name", "question": "Which name?", "options": two_options(), "multiSelect": false}),
+        ])
+        .unwrap();
+        let mut kept = Kept::new(&questions);
+        let _ = kept.take(vec![Answer::One("B".into()), Answer::Other(String::new())]);
+        // The question asked again alone timed out; its answer comes late, alone.
+        let late = kept.late(vec![Answer::Other("gamma".into())]);
+        assert!(
+            late.starts_with(r#"{"answers":{"Which database?":"B","Which name?":"Other: gamma"}}"#),
+            "{late}"
+        );
+        let mut unanswered = Kept::new(&questions);
+        let late = unanswered.late(vec![Answer::One("A".into()), Answer::Other(" ".into())]);
+        assert!(late.ends_with("\nNot answered: Name"), "{late}");
     }
 
     #[test]
