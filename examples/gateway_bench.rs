@@ -67,11 +67,11 @@ fn main() {
                 let end = find(&all[at..], b"\n").map_or(all.len(), |e| at + e);
                 let line = String::from_utf8_lossy(&all[at..end]).into_owned();
                 let turn_ms: f64 = line
-                    .split("\"elapsed_ms\":")
+                    .split("\"elapsed_us\":")
                     .nth(1)
                     .and_then(|rest| rest.split([',', '}']).next())
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(f64::NAN);
+                    .and_then(|n| n.parse::<f64>().ok())
+                    .map_or(f64::NAN, |us| us / 1000.0);
                 let count = occurrences(&all, b"\ndata: ");
                 // What every client must have received alike: the events, without keep-alives.
                 let events: Vec<u8> = String::from_utf8_lossy(&all[..end])
@@ -165,7 +165,6 @@ fn occurrences(haystack: &[u8], needle: &[u8]) -> usize {
         .count()
 }
 
-/// The process's peak resident memory (VmHWM), in KB.
 /// The CPU time process `pid` has used, user and system, in milliseconds.
 fn cpu_ms(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -180,6 +179,7 @@ fn cpu_ms(pid: u32) -> f64 {
     ticks * 1000.0 / 100.0
 }
 
+/// The process's peak resident memory (VmHWM), in KB.
 fn peak_rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()

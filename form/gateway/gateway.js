@@ -182,11 +182,12 @@
 
   // ---- cards ------------------------------------------------------------------------------
 
-  // A card is found by its prompt's interactionId; a reprompt (same toolCallId) takes the place
-  // of the card before it, with the error and what was entered.
+  // A card is found by its prompt's interactionId. A question asked again (a reprompt, or one
+  // left open by its tool: both say why in `error`) takes the place of the call's card before it,
+  // with what was entered; other prompts of one call (a sub-agent's) each get a card.
   function placeCard(card, event) {
     const id = String(event.interactionId);
-    const before = [...document.querySelectorAll('#log .card')].reverse()
+    const before = event.error && [...document.querySelectorAll('#log .card')].reverse()
       .find((c) => c.dataset.call === String(event.toolCallId));
     if (before) before.replaceWith(card); else $('log').append(card);
     state.cards.set(id, card);

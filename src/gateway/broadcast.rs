@@ -146,6 +146,35 @@ impl Broadcaster {
             .unwrap_or(0)
     }
 
+    /// The questions and approvals asked and never closed: the prompts of a session's earlier
+    /// life, which nobody can answer now.
+    pub(crate) fn unanswered(&self) -> Vec<Value> {
+        let state = self.lock();
+        let id_of = |event: &Value| match &event["interactionId"] {
+            Value::String(id) => Some(id.clone()),
+            _ => event["id"].as_u64().map(|n| n.to_string()),
+        };
+        let closed: std::collections::HashSet<String> = state
+            .events
+            .iter()
+            .filter(|e| e.value["type"] == "interaction_response")
+            .filter_map(|e| id_of(&e.value))
+            .collect();
+        state
+            .events
+            .iter()
+            .filter(|e| {
+                let kind = e.value["type"].as_str().unwrap_or("");
+                matches!(
+                    kind,
+                    "question_prompt" | "approval_required" | "form_opened"
+                )
+            })
+            .filter(|e| id_of(&e.value).is_some_and(|id| !closed.contains(&id)))
+            .map(|e| e.value.clone())
+            .collect()
+    }
+
     /// How many events there are.
     pub(crate) fn len(&self) -> usize {
         self.lock().events.len()
@@ -196,6 +225,35 @@ mod tests {
             .map(|e| e.value["seq"].as_u64().unwrap())
             .collect();
         assert_eq!(seqs, [1, 2, 3]);
+    }
+
+    #[test]
+    fn prompts_never_closed_are_found_and_the_last_question_numbered() {
+        let hub = Broadcaster::new(None);
+        hub.publish(
+            "question_prompt",
+            json!({"interactionId": "1", "toolCallId": "a"}),
+        );
+        hub.publish(
+            "interaction_response",
+            json!({"id": 1, "outcome": "answered"}),
+        );
+        hub.publish(
+            "approval_required",
+            json!({"interactionId": "2", "toolCallId": "b"}),
+        );
+        hub.publish(
+            "question_prompt",
+            json!({"interactionId": "3", "toolCallId": "c"}),
+        );
+        hub.publish(
+            "interaction_response",
+            json!({"id": 3, "interactionId": "3"}),
+        );
+        let open: Vec<Value> = hub.unanswered();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0]["toolCallId"], "b");
+        assert_eq!(hub.last_interaction(), 3);
     }
 
     #[test]

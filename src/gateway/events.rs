@@ -30,9 +30,8 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
     vec![(kind, value)]
 }
 
-/// The event that asks `interaction`'s question. An answer names it by `interactionId` (this
-/// prompt), or by `toolCallId` (the model's call asking: the prompt open for it now, a reprompt
-/// included).
+/// The event that asks prompt `id`. An answer names it by `interactionId` (this prompt), or by
+/// `toolCallId` (the model's call asking: the prompt open for it now, a reprompt included).
 pub(crate) fn question(id: u64, prompt: &Prompt) -> (&'static str, Value) {
     let (kind, mut value) = match &prompt.request {
         Request::Approval(a) => {

@@ -225,7 +225,12 @@ fn answer_with(
     body: &Value,
     answer: impl FnOnce(&Asked) -> Result<Answered, String>,
 ) -> Result<HttpResponse, HttpResponse> {
-    let prompt = body["interactionId"].as_str().filter(|id| !id.is_empty());
+    let prompt = match &body["interactionId"] {
+        Value::Null => None,
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(id) => Some(id.clone()),
+        _ => Some(String::new()),
+    };
     let call = body["toolCallId"].as_str().filter(|id| !id.is_empty());
     let which = match (prompt, call) {
         (Some(id), _) => Which::Prompt(id.parse().map_err(|_| {
@@ -244,7 +249,7 @@ fn answer_with(
     };
     match served.answer(&which, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
-        Err(NotTaken::Unknown) => Err(error(404, "no question for that toolCallId is pending")),
+        Err(NotTaken::Unknown) => Err(error(404, "no question is pending under that id")),
         Err(NotTaken::Closed) => Err(error(409, "that question was answered already")),
         Err(NotTaken::Invalid(why)) => Err(error(400, &why)),
     }

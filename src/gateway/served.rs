@@ -45,9 +45,10 @@ struct Client {
 /// How long a question waits for a client that answers questions to connect, when none is.
 const NOBODY_GRACE: Duration = Duration::from_secs(2);
 /// How often streamed text goes out: the tokens of this long join one `text_delta`. Fifty
-/// clients then get a few frames a second instead of one per token (each 80 bytes of framing
-/// around a few letters), and the event log a line per frame. The turn's front-end is asked
-/// `interrupted()` at least every 50 ms, so text waits no longer than that when the model pauses.
+/// clients then get at most about sixty frames a second instead of one per token (each 80 bytes
+/// of framing around a few letters), and the event log a line per frame. Text goes out with the
+/// next token or the next `interrupted()` look, at least every 50 ms: when the model pauses, it
+/// waits no longer than that.
 const TEXT_EVERY: Duration = Duration::from_millis(16);
 
 /// Holds a client's place while its event stream is open.
@@ -141,6 +142,16 @@ impl Served {
         question_timeout: Option<Duration>,
     ) -> Self {
         session.number_questions_after(events.last_interaction());
+        // Asked in the session's earlier life and never answered: nobody waits on them now.
+        for asked in events.unanswered() {
+            let id = asked["interactionId"].as_str().unwrap_or_default();
+            events.publish(
+                "interaction_response",
+                json!({"id": id.parse::<u64>().unwrap_or(0), "interactionId": id,
+                       "toolCallId": asked["toolCallId"],
+                       "outcome": "no longer open: the gateway stopped before it was answered"}),
+            );
+        }
         Self {
             id,
             session: Mutex::new(session),
@@ -265,7 +276,8 @@ impl Served {
         let usage = json!({
             "input_tokens": tally.input_tokens, "output_tokens": tally.output_tokens,
             "llm_turns": tally.llm_turns, "cost_usd": tally.cost,
-            "elapsed_ms": (report.elapsed.as_secs_f64() * 1e4).round() / 10.0,
+            "elapsed_ms": report.elapsed.as_millis() as u64,
+            "elapsed_us": report.elapsed.as_micros() as u64,
         });
         match &report.end {
             TurnEnd::Answered(answer) => {

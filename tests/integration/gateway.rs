@@ -806,3 +806,40 @@ fn a_parked_run_taken_up_by_the_gateway_asks_its_clients_and_goes_on() {
         "answered-in-the-page\n"
     );
 }
+
+#[test]
+fn a_question_left_open_when_the_gateway_stopped_is_closed_when_its_session_is_served_again() {
+    let home = TempDir::new("gateway-restart");
+    let server = ReplayServer::start(vec![Reply::text(&["Hello."]), database_question()]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "hi");
+    gateway.events_until(&id, 0, "done");
+    let path = format!("/api/sessions/{id}/messages");
+    let sent = gateway.call(
+        "POST",
+        &path,
+        Some(json!({"content": "set up the database"})),
+    );
+    assert_eq!(sent.0, 202);
+    let asked = gateway.events_until(&id, 0, "question_prompt");
+    let asked = asked.last().unwrap().clone();
+    drop(gateway);
+
+    let again = Gateway::start(&home, &server.url());
+    let (status, taken) = again.call("POST", "/api/sessions", Some(json!({"resume": id})));
+    assert_eq!(status, 201, "{taken}");
+    let replayed = again.events_until(&id, 0, "interaction_response");
+    let closed = replayed.last().unwrap();
+    assert_eq!(closed["interactionId"], asked["interactionId"]);
+    assert!(
+        closed["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("no longer open"),
+        "{closed}"
+    );
+    let late =
+        json!({"interactionId": asked["interactionId"], "answers": {"Which database?": "SQLite"}});
+    let path = format!("/api/sessions/{id}/submit-answers");
+    assert_eq!(again.call("POST", &path, Some(late)).0, 404);
+}

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::Target;
 use super::shown::Open;
+use crate::ui::sanitize::sanitize;
 
 const COMMANDS: &str = "Commands: /answer [ID] N, /approve [ID] [once|session|always], /deny [ID] [what instead], /cancel; quit leaves.";
 
@@ -20,14 +21,14 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> St
             Ok(body) => ("submit-answers", body),
             Err(why) => return why,
         },
-        "/approve" => match pick(open, rest, "approval_required") {
+        "/approve" => match pick(open, rest, "approval_required", true) {
             Ok((id, scope)) => {
                 let scope = if scope.is_empty() { "once" } else { scope };
                 ("approve", json!({"interactionId": id, "scope": scope}))
             }
             Err(why) => return why,
         },
-        "/deny" => match pick(open, rest, "approval_required") {
+        "/deny" => match pick(open, rest, "approval_required", true) {
             Ok((id, reason)) => ("deny", json!({"interactionId": id, "reason": reason})),
             Err(why) => return why,
         },
@@ -44,15 +45,21 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> St
         Ok((409, _)) => "That question was answered already (elsewhere, perhaps).".into(),
         Ok((_, reply)) => format!(
             "Not taken: {}",
-            reply["error"].as_str().unwrap_or("the gateway refused it")
+            sanitize(reply["error"].as_str().unwrap_or("the gateway refused it"))
         ),
         Err(why) => why,
     }
 }
 
 /// The waiting `kind` (`question_prompt`, `approval_required`) that `rest` names by its number
-/// first, or the only one waiting; with the rest of the line.
-fn pick<'a>(open: &Open, rest: &'a str, kind: &str) -> Result<(String, &'a str), String> {
+/// first, or the only one waiting; with the rest of the line. A first word is a number when
+/// more words follow, or when `alone` (an approval's scope is never a number; an answer may be).
+fn pick<'a>(
+    open: &Open,
+    rest: &'a str,
+    kind: &str,
+    alone: bool,
+) -> Result<(String, &'a str), String> {
     let open = open
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -61,12 +68,17 @@ fn pick<'a>(open: &Open, rest: &'a str, kind: &str) -> Result<(String, &'a str),
         .filter(|(_, event)| event["type"] == kind && event["over"].is_null())
         .map(|(id, _)| id)
         .collect();
-    let (first, after) = rest.split_once(' ').unwrap_or((rest, ""));
-    if waiting.iter().any(|id| *id == first) {
-        return Ok((first.to_string(), after.trim()));
-    }
-    if let Some(over) = open.get(first).and_then(|event| event["over"].as_str()) {
-        return Err(format!("Question {first} is over ({over})."));
+    let (first, after) = rest
+        .split_once(' ')
+        .map_or((rest, ""), |(first, after)| (first, after.trim()));
+    if !first.is_empty() && (alone || !after.is_empty()) {
+        if waiting.iter().any(|id| *id == first) {
+            return Ok((first.to_string(), after));
+        }
+        let named = open.get(first).filter(|event| event["type"] == kind);
+        if let Some(over) = named.and_then(|event| event["over"].as_str()) {
+            return Err(format!("Question {first} is over ({over})."));
+        }
     }
     let what = match kind {
         "question_prompt" => "question",
@@ -94,9 +106,9 @@ fn pick<'a>(open: &Open, rest: &'a str, kind: &str) -> Result<(String, &'a str),
 /// `/answer [ID] …`: each question's answer (`;` between them), an option's number standing
 /// for its label; keyed by the question's text as the API wants it.
 fn answer(open: &Open, rest: &str) -> Result<Value, String> {
-    let (id, typed) = pick(open, rest, "question_prompt")?;
+    let (id, typed) = pick(open, rest, "question_prompt", false)?;
     if typed.is_empty() {
-        return Err(format!("Say the answer too: /answer {id} N"));
+        return Err(format!("Say the answer: /answer {id} N"));
     }
     let open = open
         .lock()
@@ -183,19 +195,24 @@ mod tests {
             answer(&two, "5 1").unwrap_err(),
             "Question 5 is over (answered: SQLite)."
         );
+        // A number alone is the answer, even where it is also a question's number.
+        let only_two = waiting(&[question("2")]);
+        assert_eq!(
+            answer(&only_two, "2").unwrap(),
+            json!({"interactionId": "2", "answers": {"Which database?": "Postgres"}})
+        );
     }
 
     #[test]
     fn an_approval_is_named_or_the_only_one() {
         let approval = json!({"type": "approval_required", "interactionId": "7"});
         let open = waiting(&[approval, question("4")]);
-        assert_eq!(pick(&open, "", "approval_required"), Ok(("7".into(), "")));
+        let approval = |rest| pick(&open, rest, "approval_required", true);
+        assert_eq!(approval(""), Ok(("7".into(), "")));
+        assert_eq!(approval("7"), Ok(("7".into(), "")));
+        assert_eq!(approval("7 session"), Ok(("7".into(), "session")));
         assert_eq!(
-            pick(&open, "7 session", "approval_required"),
-            Ok(("7".into(), "session"))
-        );
-        assert_eq!(
-            pick(&open, "use make instead", "approval_required"),
+            approval("use make instead"),
             Ok(("7".into(), "use make instead"))
         );
     }

@@ -114,7 +114,7 @@ fn describe(event: &Value, open: &Open) -> String {
         "interaction_response" => {
             let id = event["id"].to_string();
             if let Some(shown) = lock().get_mut(&id) {
-                shown["over"] = event["outcome"].clone();
+                shown["over"] = Value::String(field("outcome"));
             }
             format!("  (question {id} is over: {})", field("outcome"))
         }
