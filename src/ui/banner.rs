@@ -75,10 +75,7 @@ pub(crate) fn when_said(logged: &str, now: i64) -> String {
 mod tests {
     use super::*;
 
-    const PLAIN: Style = Style {
-        colour: false,
-        unicode: true,
-    };
+    const PLAIN: Style = Style::PLAIN;
 
     #[test]
     fn a_fresh_start_says_who_answers_and_how_to_leave() {

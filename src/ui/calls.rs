@@ -212,10 +212,7 @@ mod tests {
 
     const LINE: usize = 79;
 
-    const PLAIN: Style = Style {
-        colour: false,
-        unicode: true,
-    };
+    const PLAIN: Style = Style::PLAIN;
 
     #[test]
     fn the_key_argument_says_what_the_call_is_about() {

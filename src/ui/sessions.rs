@@ -327,10 +327,7 @@ mod tests {
     use crate::store::sessions::Parked;
     use serde_json::json;
 
-    const PLAIN: Style = Style {
-        colour: false,
-        unicode: true,
-    };
+    const PLAIN: Style = Style::PLAIN;
 
     fn meta(id: &str, name: &str, cost: f64) -> Meta {
         Meta {

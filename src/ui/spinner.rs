@@ -107,10 +107,7 @@ impl Spinner {
 mod tests {
     use super::*;
 
-    const PLAIN: Style = Style {
-        colour: false,
-        unicode: true,
-    };
+    const PLAIN: Style = Style::PLAIN;
 
     #[test]
     fn nothing_is_drawn_at_first_then_the_seconds_count() {

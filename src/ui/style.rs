@@ -10,6 +10,13 @@ pub(crate) struct Style {
 }
 
 impl Style {
+    /// No colour, symbols beyond ASCII: what tests compare against.
+    #[cfg(test)]
+    pub(crate) const PLAIN: Style = Style {
+        colour: false,
+        unicode: true,
+    };
+
     /// `symbol` where the locale shows it, else `ascii`.
     pub(crate) fn glyph(self, symbol: &'static str, ascii: &'static str) -> &'static str {
         if self.unicode { symbol } else { ascii }

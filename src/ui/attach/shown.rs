@@ -175,10 +175,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const PLAIN: Style = Style {
-        colour: false,
-        unicode: true,
-    };
+    const PLAIN: Style = Style::PLAIN;
 
     #[test]
     fn text_comes_a_line_at_a_time_and_other_events_end_it() {
