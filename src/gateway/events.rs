@@ -105,15 +105,20 @@ pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Res
     };
     let mut chosen = Vec::new();
     for question in questions {
-        let Some(text) = answers
-            .get(&question.question)
-            .and_then(Value::as_str)
-            .map(str::trim)
-        else {
-            return Err(format!(
-                "no answer for the question {:?}",
-                question.question
-            ));
+        let text = match answers.get(&question.question) {
+            Some(Value::String(text)) => text.trim(),
+            Some(_) => {
+                return Err(format!(
+                    "the answer to {:?} is a string: a label, labels joined by \", \", or your own words",
+                    question.question
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "no answer for the question {:?}",
+                    question.question
+                ));
+            }
         };
         chosen.push(answer_to(question, text));
     }
@@ -234,6 +239,11 @@ mod tests {
                 questions(false),
                 json!(["MySQL"]),
                 Err("maps each question"),
+            ),
+            (
+                questions(false),
+                json!({"Which database?": 1}),
+                Err("is a string: a label"),
             ),
         ];
         for (request, answers, expected) in cases {

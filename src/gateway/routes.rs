@@ -51,11 +51,28 @@ fn error(status: u16, message: &str) -> HttpResponse {
     json_response(status, &json!({ "error": message }))
 }
 
+/// The body's JSON object; no body at all is `{}` (`cancel` needs nothing).
 fn body(request: &mut Request) -> Result<Value, HttpResponse> {
     let deadline = Instant::now() + BODY_DEADLINE;
-    web::read_json_body(request, MAX_BODY, deadline, || {
+    let bytes = web::read_body(request, MAX_BODY, deadline, || {
         error(413, "the body is larger than 1 MB")
-    })
+    })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(json!({}));
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err(error(
+            400,
+            "the body is a JSON object, such as {\"content\": \"hello\"}: GET /api lists each route's fields",
+        )),
+        Err(why) => Err(error(
+            400,
+            &format!(
+                "the body is not JSON ({why}): send an object, such as {{\"content\": \"hello\"}}"
+            ),
+        )),
+    }
 }
 
 fn served(gateway: &Gateway, id: &str) -> Result<Arc<Served>, HttpResponse> {
@@ -113,8 +130,28 @@ fn list(gateway: &Gateway) -> HttpResponse {
 
 /// A new session, or a stored one taken up (`{"resume": "ID or name"}`).
 fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse> {
+    let fields = body
+        .as_object()
+        .map(|o| o.keys().collect::<Vec<_>>())
+        .unwrap_or_default();
+    if let Some(other) = fields.iter().find(|key| key.as_str() != "resume") {
+        return Err(error(
+            400,
+            &format!(
+                "unknown field {other:?}: send {{}} for a new session, or {{\"resume\": \"ID or name\"}}"
+            ),
+        ));
+    }
+    let resume = match &body["resume"] {
+        Value::Null if !fields.is_empty() => {
+            return Err(error(400, "\"resume\" is a session's id or name, a string"));
+        }
+        Value::Null => None,
+        Value::String(key) if !key.trim().is_empty() => Some(key.trim()),
+        _ => return Err(error(400, "\"resume\" is a session's id or name, a string")),
+    };
     let mut session = (gateway.new_session)();
-    let id = match body["resume"].as_str() {
+    let id = match resume {
         Some(key) => {
             let meta = session.find_session(key).map_err(|why| error(404, &why))?;
             if let Some(served) = gateway.find(&meta.id) {
@@ -250,7 +287,10 @@ fn answer_with(
     match served.answer(&which, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
         Err(NotTaken::Unknown) => Err(error(404, "no question is pending under that id")),
-        Err(NotTaken::Closed) => Err(error(409, "that question was answered already")),
+        Err(NotTaken::Closed) => Err(error(
+            409,
+            "that question is over: answered already (perhaps by another client), timed out or cancelled",
+        )),
         Err(NotTaken::Invalid(why)) => Err(error(400, &why)),
     }
 }

@@ -260,11 +260,13 @@ pub fn interact(
             Ok(response) => response,
             Err(Unavailable::NoUi) => return Err(NO_UI.to_string()),
             Err(Unavailable::Cancelled) => {
-                return Err("The question was cancelled (Ctrl+C).".into());
+                return Err("The question was cancelled with the turn.".into());
             }
         };
         let outcome = match response {
-            Response::Cancelled => return Err("The user cancelled the question (Ctrl+C).".into()),
+            Response::Cancelled => {
+                return Err("The user cancelled the question, and the turn with it.".into());
+            }
             Response::Parked => return Err(PARKED.into()),
             Response::Unavailable => return Err(NO_UI.into()),
             Response::TimedOut => on_timeout(),

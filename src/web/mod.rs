@@ -90,6 +90,23 @@ pub(crate) fn read_json_body(
     deadline: Instant,
     too_big: impl Fn() -> HttpResponse,
 ) -> Result<Value, HttpResponse> {
+    let bytes = read_body(request, cap, deadline, too_big)?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(value) if value.is_object() => Ok(value),
+        _ => Err(json_response(
+            400,
+            &json!({"ok": false, "error": "Invalid request body"}),
+        )),
+    }
+}
+
+/// The request's body, at most `cap` bytes, read until `deadline` (as [`read_json_body`]).
+pub(crate) fn read_body(
+    request: &mut Request,
+    cap: usize,
+    deadline: Instant,
+    too_big: impl Fn() -> HttpResponse,
+) -> Result<Vec<u8>, HttpResponse> {
     let mut bytes = Vec::new();
     let mut piece = [0u8; 64 * 1024];
     let reader = request.as_reader();
@@ -116,11 +133,5 @@ pub(crate) fn read_json_body(
         }
         bytes.extend_from_slice(&piece[..n]);
     }
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value) if value.is_object() => Ok(value),
-        _ => Err(json_response(
-            400,
-            &json!({"ok": false, "error": "Invalid request body"}),
-        )),
-    }
+    Ok(bytes)
 }

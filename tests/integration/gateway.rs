@@ -208,6 +208,20 @@ fn every_route_refuses_what_it_cannot_do_with_a_status_that_says_why() {
         ("POST", on("frobnicate"), Some(json!({})), 404),
         ("POST", on("messages"), Some(json!({"content": 3})), 400),
         ("POST", on("cancel"), Some(json!({})), 200),
+        // No body at all is {}: cancel needs nothing.
+        ("POST", on("cancel"), None, 200),
+        (
+            "POST",
+            "/api/sessions".into(),
+            Some(json!({"resum": "x"})),
+            400,
+        ),
+        (
+            "POST",
+            "/api/sessions".into(),
+            Some(json!({"resume": 5})),
+            400,
+        ),
         (
             "POST",
             on("interaction-mode"),
@@ -260,8 +274,15 @@ fn every_route_refuses_what_it_cannot_do_with_a_status_that_says_why() {
     assert_eq!(cancelled["running"], false);
     // A body that is not JSON.
     let auth = format!("Authorization: Bearer {}\r\n", gateway.token);
-    let (status, _) = gateway.raw_body("POST", &on("messages"), &auth, "{not json");
+    let (status, refused) = gateway.raw_body("POST", &on("messages"), &auth, "{not json");
     assert_eq!(status, 400);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the body is not JSON"),
+        "{refused}"
+    );
 }
 
 #[test]

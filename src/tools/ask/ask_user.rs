@@ -68,9 +68,13 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
             .take(answers),
         _ => Outcome::Complete(Err("The user gave no answer.".into())),
     };
+    // The front-end may wait less or more than asked (marvin serve's MARVIN_QUESTION_TIMEOUT):
+    // the model is told how long it really waited.
+    let asked = std::time::Instant::now();
     let mut on_timeout = || {
+        let waited = asked.elapsed().as_secs().max(1);
         Outcome::Pending(format!(
-            "The user has not answered yet (waited {seconds}s). The question stays open: their answer will reach you as a message at the start of a later turn. Carry on with what does not depend on it, or end your turn."
+            "The user has not answered yet (waited {waited}s). The question stays open: their answer will reach you as a message at the start of a later turn. Carry on with what does not depend on it, or end your turn."
         ))
     };
     let late = Arc::clone(&kept);

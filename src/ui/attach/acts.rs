@@ -42,7 +42,10 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> St
         Ok((409, _)) if action == "messages" => {
             "A turn is under way: wait for it to end, or /cancel it.".into()
         }
-        Ok((409, _)) => "That question was answered already (elsewhere, perhaps).".into(),
+        Ok((409, _)) => {
+            "That question is over: answered already (elsewhere, perhaps), timed out or cancelled."
+                .into()
+        }
         Ok((_, reply)) => format!(
             "Not taken: {}",
             sanitize(reply["error"].as_str().unwrap_or("the gateway refused it"))
@@ -78,6 +81,17 @@ fn pick<'a>(
         let named = open.get(first).filter(|event| event["type"] == kind);
         if let Some(over) = named.and_then(|event| event["over"].as_str()) {
             return Err(format!("Question {first} is over ({over})."));
+        }
+        if !after.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+            let list: Vec<&str> = waiting.iter().map(|id| id.as_str()).collect();
+            return Err(format!(
+                "No question {first} waits here (waiting: {}). To answer in your own words starting with a number, write Other: {rest}",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
         }
     }
     let what = match kind {
@@ -129,14 +143,26 @@ fn answer(open: &Open, rest: &str) -> Result<Value, String> {
     let mut answers = serde_json::Map::new();
     for (question, answer) in questions.iter().zip(given) {
         let options = question["options"].as_array().cloned().unwrap_or_default();
+        let text = question["question"].as_str().unwrap_or("").to_string();
+        // "Other: …" is the person's own words as they are, a number included.
+        if let Some(own) = answer.strip_prefix("Other:") {
+            answers.insert(text, json!(own.trim()));
+            continue;
+        }
         let label = |word: &str| match word.parse::<usize>() {
             Ok(n) if (1..=options.len()).contains(&n) => {
-                options[n - 1]["label"].as_str().unwrap_or(word).to_string()
+                Ok(options[n - 1]["label"].as_str().unwrap_or(word).to_string())
             }
-            _ => word.to_string(),
+            Ok(n) => Err(format!(
+                "There is no option {n} (1–{}). To answer the number itself, write Other: {n}",
+                options.len()
+            )),
+            Err(_) => Ok(word.to_string()),
         };
-        let chosen: Vec<String> = answer.split(',').map(|w| label(w.trim())).collect();
-        let text = question["question"].as_str().unwrap_or("").to_string();
+        let chosen: Vec<String> = answer
+            .split(',')
+            .map(|w| label(w.trim()))
+            .collect::<Result<_, _>>()?;
         answers.insert(text, json!(chosen.join(", ")));
     }
     Ok(json!({"interactionId": id, "answers": answers}))
@@ -194,6 +220,21 @@ mod tests {
         assert_eq!(
             answer(&two, "5 1").unwrap_err(),
             "Question 5 is over (answered: SQLite)."
+        );
+        // A mistyped number is not sent as the person's own words.
+        assert!(
+            answer(&open, "3")
+                .unwrap_err()
+                .starts_with("There is no option 3 (1–2)")
+        );
+        assert_eq!(
+            answer(&open, "Other: 3").unwrap(),
+            body(json!({"Which database?": "3"}))
+        );
+        assert!(
+            answer(&open, "9 1")
+                .unwrap_err()
+                .starts_with("No question 9 waits here (waiting: 4)")
         );
         // A number alone is the answer, even where it is also a question's number.
         let only_two = waiting(&[question("2")]);
