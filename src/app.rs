@@ -130,12 +130,20 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     let surface = config.form_surface.clone();
     let new_session: crate::gateway::NewSession =
         Box::new(move || session_with(&config, Arc::clone(&registry), loaded.clone()));
+    let listen = args.listen;
     let started = move |address: &str, port: u16| {
         println!("{address}");
         let _ = std::io::Write::flush(&mut std::io::stdout());
         warn(
             "serving sessions at that address (its token is needed for every request); Ctrl+C stops",
         );
+        // Said once it listens (an address it cannot take gets its error alone); a loopback
+        // address other than 127.0.0.1 is still this machine only.
+        if let Some(ip) = listen.filter(|ip| !ip.is_loopback()) {
+            warn(&format!(
+                "--listen {ip}: the gateway is reachable from the network; whoever gets its address with the token uses Marvin with your keys and files (prefer 127.0.0.1 and ssh -L)"
+            ));
+        }
         if let Some(why) = surface.show(address, port) {
             warn(&why);
         }
@@ -143,14 +151,8 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     let mut watch = signal::Watch::new();
     let stop = move || watch.fired() || signal::stop_signal().is_some();
     let port = args.port.unwrap_or(0);
-    if let Some(address) = args.listen {
-        warn(&format!(
-            "--listen {address}: the gateway is reachable from the network; whoever gets its address with the token uses Marvin with your keys and files (prefer 127.0.0.1 and ssh -L)"
-        ));
-    }
-    let listen = args.listen;
     match crate::gateway::serve(
-        listen,
+        args.listen,
         port,
         home,
         question_timeout,

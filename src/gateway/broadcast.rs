@@ -175,6 +175,21 @@ impl Broadcaster {
             .collect()
     }
 
+    /// The last turn began (a `user_message`) and never ended (`done` or `error`): the
+    /// gateway stopped during it.
+    pub(crate) fn turn_unfinished(&self) -> bool {
+        let state = self.lock();
+        let kinds = state.events.iter().rev().map(|e| e.value["type"].as_str());
+        for kind in kinds {
+            match kind {
+                Some("done" | "error") => return false,
+                Some("user_message") => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// How many events there are.
     pub(crate) fn len(&self) -> usize {
         self.lock().events.len()
@@ -254,6 +269,12 @@ mod tests {
         assert_eq!(open.len(), 1);
         assert_eq!(open[0]["toolCallId"], "b");
         assert_eq!(hub.last_interaction(), 3);
+        assert!(!hub.turn_unfinished());
+        hub.publish("user_message", json!({"content": "hi"}));
+        hub.publish("text_delta", json!({"text": "he"}));
+        assert!(hub.turn_unfinished());
+        hub.publish("error", json!({"kind": "interrupted"}));
+        assert!(!hub.turn_unfinished());
     }
 
     #[test]

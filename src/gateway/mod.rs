@@ -70,8 +70,25 @@ pub(crate) fn serve(
     mut stop: impl FnMut() -> bool,
 ) -> Result<(), String> {
     let address = listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    let server = Server::http((address, port))
-        .map_err(|e| format!("cannot listen on {address}:{port}: {e}"))?;
+    let server = Server::http((address, port)).map_err(|e| {
+        let on = match port {
+            0 => format!("{address}"),
+            _ => format!("{address}:{port}"),
+        };
+        let hint = match e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) {
+            Some(std::io::ErrorKind::AddrInUse) => {
+                ": another program has that port; leave out --port to take a free one"
+            }
+            Some(std::io::ErrorKind::PermissionDenied) => {
+                ": ports below 1024 need root; pick one above, or leave out --port"
+            }
+            Some(std::io::ErrorKind::AddrNotAvailable) => {
+                ": --listen takes an address of this machine (ip addr lists them)"
+            }
+            _ => "",
+        };
+        format!("cannot listen on {on}: {e}{hint}")
+    })?;
     let port = server
         .server_addr()
         .to_ip()

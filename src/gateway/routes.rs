@@ -78,7 +78,12 @@ fn body(request: &mut Request) -> Result<Value, HttpResponse> {
 fn served(gateway: &Gateway, id: &str) -> Result<Arc<Served>, HttpResponse> {
     gateway
         .find(id)
-        .ok_or_else(|| error(404, "no session with that id is served: POST /api/sessions"))
+        .ok_or_else(|| {
+            error(
+                404,
+                "no session with that id is served: take it up with POST /api/sessions {\"resume\": ID} (or in the page)",
+            )
+        })
 }
 
 /// The page: only its own scripts, styles and requests, never framed.

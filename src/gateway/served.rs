@@ -152,6 +152,13 @@ impl Served {
                        "outcome": "no longer open: the gateway stopped before it was answered"}),
             );
         }
+        if events.turn_unfinished() {
+            events.publish(
+                "error",
+                json!({"kind": "interrupted",
+                       "message": "the gateway stopped during this turn, before it was saved: the model never saw this message; send it again"}),
+            );
+        }
         Self {
             id,
             session: Mutex::new(session),

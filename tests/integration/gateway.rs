@@ -274,6 +274,25 @@ fn every_route_refuses_what_it_cannot_do_with_a_status_that_says_why() {
     assert_eq!(cancelled["running"], false);
     // A body that is not JSON.
     let auth = format!("Authorization: Bearer {}\r\n", gateway.token);
+    // --attach says what the gateway said, before it needs a terminal.
+    let attach = |address: String| {
+        let out = marvin(home.path())
+            .args(["--attach", &address])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = attach(format!("{}#nope", gateway.page()));
+    assert!(said.contains("no session with that id is served"), "{said}");
+    let wrong = format!(
+        "http://127.0.0.1:{}/?token=0123456789abcdef#{id}",
+        gateway.port
+    );
+    assert!(attach(wrong).contains("token"), "wrong token");
+    let said = attach(format!("{}#{id}", gateway.page()));
+    assert!(said.contains("needs a terminal"), "{said}");
     let (status, refused) = gateway.raw_body("POST", &on("messages"), &auth, "{not json");
     assert_eq!(status, 400);
     assert!(
@@ -636,9 +655,24 @@ fn listen_puts_the_gateway_on_one_address_said_on_stderr_and_requests_must_name_
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // 127.0.0.2 is this machine only: no warning that the network reaches it.
     assert!(
-        stderr.contains("--listen 127.0.0.2: the gateway is reachable from the network"),
+        stderr.contains("serving sessions at that address"),
         "{stderr}"
+    );
+    assert!(!stderr.contains("reachable from the network"), "{stderr}");
+    // An address that is not this machine's gets its error, and no warning before it.
+    let refused = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", provider)
+        .env("MARVIN_MODEL", "gpt-4o")
+        .args(["serve", "--listen", "192.0.2.99"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        said.starts_with("marvin: cannot listen on 192.0.2.99: ") && said.contains("ip addr"),
+        "{said}"
     );
 }
 
@@ -859,6 +893,11 @@ fn a_question_left_open_when_the_gateway_stopped_is_closed_when_its_session_is_s
             .starts_with("no longer open"),
         "{closed}"
     );
+    // The turn it was in never ended: the clients are told, and what to do.
+    let ended = again.events_until(&id, 0, "error");
+    let ended = ended.last().unwrap();
+    assert_eq!(ended["kind"], "interrupted");
+    assert!(ended["message"].as_str().unwrap().contains("send it again"));
     let late =
         json!({"interactionId": asked["interactionId"], "answers": {"Which database?": "SQLite"}});
     let path = format!("/api/sessions/{id}/submit-answers");

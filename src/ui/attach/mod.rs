@@ -6,7 +6,7 @@
 mod acts;
 mod shown;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +15,7 @@ use rustyline::ExternalPrinter;
 use rustyline::error::ReadlineError;
 use serde_json::Value;
 
+use super::sanitize::sanitize;
 use super::style::Style;
 use shown::{Open, Shown};
 
@@ -99,12 +100,15 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         Some(id) => id.clone(),
         None => only_served(&target)?,
     };
+    let events = events(&target, &session)?;
+    if !std::io::stdin().is_terminal() {
+        return Err("--attach needs a terminal to type in: stdin is not one".into());
+    }
     let mut editor = rustyline::DefaultEditor::new().map_err(|e| format!("the prompt: {e}"))?;
     let printer = editor
         .create_external_printer()
         .map_err(|e| format!("the prompt: {e}"))?;
     let open: Open = Arc::default();
-    let events = events(&target, &session)?;
     let waiting = Arc::clone(&open);
     let shown = Shown::new(style, super::width::terminal_width() - 1, raw);
     std::thread::Builder::new()
@@ -154,6 +158,31 @@ fn only_served(target: &Target) -> Result<String, String> {
     }
 }
 
+/// The `error` a refusal's JSON body gives, its headers read first.
+fn refusal(reader: &mut BufReader<TcpStream>) -> Option<String> {
+    let _ = reader
+        .get_ref()
+        .set_read_timeout(Some(Duration::from_secs(5)));
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).ok()?;
+        let line = line.trim();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length.min(64 * 1024)];
+    reader.read_exact(&mut body).ok()?;
+    let json: Value = serde_json::from_slice(&body).ok()?;
+    json["error"].as_str().map(|e| sanitize(e).into_owned())
+}
+
 /// The session's event stream, its headers read.
 fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String> {
     let mut stream = target.connect()?;
@@ -170,9 +199,9 @@ fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String
         .read_line(&mut status)
         .map_err(|e| format!("cannot follow the session: {e}"))?;
     if !status.contains(" 200 ") {
+        let why = refusal(&mut reader).unwrap_or_else(|| status.trim().to_string());
         return Err(format!(
-            "the gateway refused to show session {session}: {}",
-            status.trim()
+            "the gateway refused to show session {session}: {why}"
         ));
     }
     Ok(reader)
