@@ -766,6 +766,10 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     let number = second["interactionId"].as_str().unwrap();
     pty.send(&format!("/answer {number} 2\r"));
     pty.wait_for(&format!("Question {number} is over (answered: SQLite)."));
+    pty.send("/cancel\r");
+    pty.wait_for("No turn is under way.");
+    pty.send("/frob\r");
+    pty.wait_for("There is no /frob here. Commands:");
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }

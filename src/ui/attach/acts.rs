@@ -33,11 +33,16 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> St
             Err(why) => return why,
         },
         "/cancel" => ("cancel", json!({})),
-        _ if command.starts_with('/') => return COMMANDS.into(),
+        _ if command.starts_with('/') => {
+            return format!("There is no {} here. {COMMANDS}", sanitize(command));
+        }
         _ => ("messages", json!({ "content": line })),
     };
     let path = format!("/api/sessions/{session}/{action}");
     match target.call("POST", &path, Some(&body)) {
+        Ok((200, reply)) if action == "cancel" && reply["running"] == false => {
+            "No turn is under way.".into()
+        }
         Ok((200 | 202, _)) => String::new(),
         Ok((409, _)) if action == "messages" => {
             "A turn is under way: wait for it to end, or /cancel it.".into()
