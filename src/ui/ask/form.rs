@@ -125,25 +125,11 @@ impl Asker<'_> {
             Some(Entry::Text(text)) if !text.trim().is_empty() => Some(text),
             _ => None,
         };
-        let label = match (&kept, question.required()) {
-            (Some(_), _) => "  Your answer (Enter keeps the draft's): ",
-            (None, true) => "  Your answer: ",
-            (None, false) => "  Your answer (Enter to skip): ",
-        };
         if let Some(text) = &kept {
             self.note(&format!("From the draft: {}", sanitize(text)));
         }
-        loop {
-            let text = match (self.text(label, deadline)?, &kept) {
-                (typed, Some(text)) if typed.is_empty() => text.clone(),
-                (typed, _) => typed,
-            };
-            if text.is_empty() && question.required() {
-                self.failed(NEEDS_ANSWER);
-                continue;
-            }
-            return Ok(ReplyValue::One(text));
-        }
+        let text = self.typed_or_kept("Your answer", &kept, question.required(), deadline)?;
+        Ok(ReplyValue::One(text))
     }
 
     /// The path of a picture, checked (it exists, can be read, is an image) before it is
@@ -159,30 +145,46 @@ impl Asker<'_> {
             Some(Entry::Paths(paths)) => paths.into_iter().find(|p| !p.trim().is_empty()),
             _ => None,
         };
-        let label = match (&kept, question.required()) {
-            (Some(_), _) => "  Path of an image file (Enter keeps the draft's): ",
-            (None, true) => "  Path of an image file: ",
-            (None, false) => "  Path of an image file (Enter to skip): ",
-        };
         if let Some(path) = &kept {
             self.note(&format!("From the draft: {}", sanitize(path)));
         }
         loop {
-            let typed = match (self.text(label, deadline)?, &kept) {
-                (typed, Some(path)) if typed.is_empty() => path.clone(),
-                (typed, _) => typed,
-            };
+            let prompt = "Path of an image file";
+            let typed = self.typed_or_kept(prompt, &kept, question.required(), deadline)?;
             if typed.is_empty() {
-                if question.required() {
-                    self.failed(NEEDS_ANSWER);
-                    continue;
-                }
                 return Ok(ReplyValue::Many(Vec::new()));
             }
             match check_image_path(&typed, base) {
                 Ok(path) => return Ok(ReplyValue::Many(vec![path.display().to_string()])),
                 Err(why) => self.failed(&sanitize(&why)),
             }
+        }
+    }
+
+    /// A line typed after `prompt`: Enter keeps `kept` (the draft's), or skips a question that
+    /// is not `required`; a required one is asked until it gets an answer.
+    fn typed_or_kept(
+        &mut self,
+        prompt: &str,
+        kept: &Option<String>,
+        required: bool,
+        deadline: Instant,
+    ) -> Result<String, Stop> {
+        let label = match (kept, required) {
+            (Some(_), _) => format!("  {prompt} (Enter keeps the draft's): "),
+            (None, true) => format!("  {prompt}: "),
+            (None, false) => format!("  {prompt} (Enter to skip): "),
+        };
+        loop {
+            let text = match (self.text(&label, deadline)?, kept) {
+                (typed, Some(text)) if typed.is_empty() => text.clone(),
+                (typed, _) => typed,
+            };
+            if text.is_empty() && required {
+                self.failed(NEEDS_ANSWER);
+                continue;
+            }
+            return Ok(text);
         }
     }
 
