@@ -352,17 +352,14 @@ fn screenshots_light_dark_desktop_and_360_px() {
             );
             let dark = background != json!("rgb(247, 247, 245)");
             assert_eq!(dark, scheme == "dark", "{scheme}: {background}");
-            let inner = browser.script("return window.innerWidth", json!([]));
+            let inner = browser.inner_width();
             assert_eq!(
                 inner,
                 json!(width),
                 "{name}: the page is laid out {inner} px wide"
             );
             // Nothing is wider than the window at 360 px.
-            let overflow = browser.script(
-                "return document.documentElement.scrollWidth > window.innerWidth",
-                json!([]),
-            );
+            let overflow = browser.scrolls_sideways();
             assert_eq!(overflow, json!(false), "{name} {scheme} scrolls sideways");
             browser.screenshot(&format!("form-{name}-{scheme}"));
         }

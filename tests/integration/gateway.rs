@@ -374,18 +374,8 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
     let tail = gateway.events_until(&id, since, "done");
     assert_eq!(tail.len(), 1);
     // The model got the answer as the tool's result.
-    let messages = server.requests()[1].body["messages"].clone();
-    let result = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["tool_call_id"] == "q1")
-        .cloned()
-        .unwrap();
-    assert!(
-        result["content"].as_str().unwrap().contains("SQLite"),
-        "{result}"
-    );
+    let result = server.requests()[1].result_of("q1");
+    assert!(result.contains("SQLite"), "{result}");
     // The session is stored, with its events, and listed.
     let (_, listed) = gateway.call("GET", "/api/sessions", None);
     assert_eq!(listed["sessions"][0]["id"], id.as_str());

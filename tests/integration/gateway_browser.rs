@@ -12,16 +12,7 @@ use crate::gateway::Gateway;
 
 /// What the model got back for call `id`, in the last request.
 fn result_of(server: &ReplayServer, id: &str) -> String {
-    let requests = server.requests();
-    let messages = requests.last().unwrap().body["messages"].clone();
-    messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["tool_call_id"] == id)
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_else(|| panic!("no result for {id}: {messages}"))
-        .to_string()
+    server.requests().last().unwrap().result_of(id)
 }
 
 /// Starts a session in the page and sends `message`.
@@ -108,10 +99,7 @@ fn an_approval_is_given_or_denied_by_mouse_and_the_page_fits_light_dark_desktop_
         browser.find(".card button[data-deny]");
         for scheme in ["light", "dark"] {
             browser.colour_scheme(scheme);
-            let overflow = browser.script(
-                "return document.documentElement.scrollWidth > window.innerWidth",
-                json!([]),
-            );
+            let overflow = browser.scrolls_sideways();
             assert_eq!(overflow, json!(false), "{name} {scheme} scrolls sideways");
             let clipped = browser.script(
                 "const hint = document.getElementById('attach-hint'); return hint.scrollWidth > hint.clientWidth",

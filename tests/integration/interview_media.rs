@@ -302,16 +302,13 @@ fn screenshots_of_every_kind_light_dark_desktop_and_360_px() {
             browser.colour_scheme(scheme);
             browser.open(&server.url());
             browser.find("#q-storage input");
-            let inner = browser.script("return window.innerWidth", json!([]));
+            let inner = browser.inner_width();
             assert_eq!(
                 inner,
                 json!(width),
                 "{name}: the page is laid out {inner} px wide"
             );
-            let overflow = browser.script(
-                "return document.documentElement.scrollWidth > window.innerWidth",
-                json!([]),
-            );
+            let overflow = browser.scrolls_sideways();
             assert_eq!(overflow, json!(false), "{name} {scheme} scrolls sideways");
             browser.screenshot(&format!("form-media-{name}-{scheme}"));
         }

@@ -127,16 +127,10 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
         "parked-then-ran\n"
     );
     // The model saw the round as if it had never stopped: its call, then the command's result.
-    let messages = server.requests()[2].body["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let result = messages
-        .iter()
-        .find(|m| m["tool_call_id"] == "c1")
-        .expect("the call's result");
-    let result = result["content"].as_str().unwrap();
+    let sent = &server.requests()[2];
+    let result = sent.result_of("c1");
     assert!(!result.contains("parked"), "{result}");
+    let messages = sent.body["messages"].as_array().unwrap();
     assert!(messages.iter().any(|m| m["content"] == "make the file"));
 
     let pending = marvin(home.path())
@@ -170,15 +164,8 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
     );
     let done = answering(&home, &server, &id, "2");
     assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
-    let messages = server.requests()[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let result = messages.iter().find(|m| m["tool_call_id"] == "q1").unwrap();
-    assert!(
-        result["content"].as_str().unwrap().contains("PostgreSQL"),
-        "{result}"
-    );
+    let result = server.requests()[1].result_of("q1");
+    assert!(result.contains("PostgreSQL"), "{result}");
 
     // A run nobody answered in time loses its question when it is looked for; the
     // conversation stays.

@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::common::ntfy::{NtfyServer, press};
 use crate::common::pty::{Pty, at_80};
 use crate::common::{ReplayServer, Reply, TempDir, database_question};
@@ -27,15 +25,7 @@ fn asking(home: &TempDir, ntfy: &NtfyServer, server: &ReplayServer) -> Pty {
 
 /// The result the model got for call `q1` in request `index`.
 fn result_of_q1(server: &ReplayServer, index: usize) -> String {
-    let messages = server.requests()[index].body["messages"].clone();
-    let result = messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["tool_call_id"] == "q1")
-        .cloned()
-        .unwrap_or(Value::Null);
-    result["content"].as_str().unwrap_or("").to_string()
+    server.requests()[index].result_of("q1")
 }
 
 #[test]

@@ -178,6 +178,16 @@ impl Recorded {
         results(&messages[round..])
     }
 
+    /// The result the model got for call `id`.
+    pub fn result_of(&self, id: &str) -> String {
+        self.messages()
+            .iter()
+            .find(|m| m["tool_call_id"] == id)
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_else(|| panic!("no result for {id}: {:?}", self.messages()))
+            .to_string()
+    }
+
     /// The result of the last tool call in the conversation sent.
     pub fn last_tool_result(&self) -> String {
         self.tool_results().pop().expect("a tool result was sent")

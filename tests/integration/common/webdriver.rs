@@ -196,6 +196,19 @@ impl Browser {
         }
     }
 
+    /// Whether the page is wider than the window (it scrolls sideways).
+    pub fn scrolls_sideways(&self) -> Value {
+        self.script(
+            "return document.documentElement.scrollWidth > window.innerWidth",
+            json!([]),
+        )
+    }
+
+    /// The width the page is laid out at, in CSS pixels.
+    pub fn inner_width(&self) -> Value {
+        self.script("return window.innerWidth", json!([]))
+    }
+
     /// Light or dark, as the system would say.
     pub fn colour_scheme(&self, scheme: &str) {
         self.command(
