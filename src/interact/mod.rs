@@ -236,6 +236,24 @@ pub const STILL_OPEN: &str =
 
 pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
 
+/// How asking ended: with the tool's result, or with the run parked (`--on-ask park`; the call
+/// is made again when the answer comes).
+#[derive(Debug, PartialEq)]
+pub enum Asked {
+    Finished(Result<String, String>),
+    Parked,
+}
+
+impl Asked {
+    /// The tool's result; a parked call's is the placeholder [`PARKED`].
+    pub fn result(self) -> Result<String, String> {
+        match self {
+            Asked::Finished(result) => result,
+            Asked::Parked => Err(PARKED.into()),
+        }
+    }
+}
+
 /// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt. Without an
 /// interactor the answer is `NO_UI` at once; Ctrl+C ends with an error.
 pub fn interact(
@@ -245,9 +263,9 @@ pub fn interact(
     on_response: &mut dyn FnMut(Response) -> Outcome,
     on_timeout: &mut dyn FnMut() -> Outcome,
     follow_up: Option<FollowUp>,
-) -> Result<String, String> {
+) -> Asked {
     let Some(interactor) = interactor else {
-        return Err(NO_UI.to_string());
+        return Asked::Finished(Err(NO_UI.to_string()));
     };
     let mut prompt = Prompt {
         request,
@@ -258,22 +276,23 @@ pub fn interact(
     for _ in 0..=MAX_REPROMPTS {
         let response = match interactor.ask(&prompt) {
             Ok(response) => response,
-            Err(Unavailable::NoUi) => return Err(NO_UI.to_string()),
+            Err(Unavailable::NoUi) => return Asked::Finished(Err(NO_UI.to_string())),
             Err(Unavailable::Cancelled) => {
-                return Err("The question was cancelled with the turn.".into());
+                return Asked::Finished(Err("The question was cancelled with the turn.".into()));
             }
         };
         let outcome = match response {
             Response::Cancelled => {
-                return Err("The user cancelled the question, and the turn with it.".into());
+                let why = "The user cancelled the question, and the turn with it.";
+                return Asked::Finished(Err(why.into()));
             }
-            Response::Parked => return Err(PARKED.into()),
-            Response::Unavailable => return Err(NO_UI.into()),
+            Response::Parked => return Asked::Parked,
+            Response::Unavailable => return Asked::Finished(Err(NO_UI.into())),
             Response::TimedOut => on_timeout(),
             other => on_response(other),
         };
         match outcome {
-            Outcome::Complete(result) => return result,
+            Outcome::Complete(result) => return Asked::Finished(result),
             Outcome::Reprompt(request, error) => {
                 prompt = Prompt {
                     request,
@@ -289,13 +308,13 @@ pub fn interact(
                     })
                 });
                 interactor.defer(prompt, render);
-                return Ok(message);
+                return Asked::Finished(Ok(message));
             }
         }
     }
-    Err(format!(
+    Asked::Finished(Err(format!(
         "The answer was still not usable after {MAX_REPROMPTS} tries; ask the user in plain text instead."
-    ))
+    )))
 }
 
 /// The default for a question nobody answered.
@@ -378,6 +397,7 @@ mod tests {
             &mut || not_answered(Duration::from_secs(60)),
             Some(render),
         )
+        .result()
     }
 
     #[test]
@@ -439,7 +459,8 @@ mod tests {
             &mut |_| unreachable!(),
             &mut || unreachable!(),
             None,
-        );
+        )
+        .result();
         assert_eq!(none, Err(NO_UI.to_string()));
     }
 }

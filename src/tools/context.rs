@@ -283,7 +283,7 @@ impl ToolContext {
         on_timeout: &mut dyn FnMut() -> Outcome,
         follow_up: Option<interact::FollowUp>,
     ) -> Result<String, String> {
-        let result = interact::interact(
+        let asked = interact::interact(
             self.interactor.as_deref(),
             request,
             timeout,
@@ -291,10 +291,10 @@ impl ToolContext {
             on_timeout,
             follow_up,
         );
-        if matches!(&result, Err(error) if error == interact::PARKED) {
+        if asked == interact::Asked::Parked {
             self.shared.parked.add(&self.call_id);
         }
-        result
+        asked.result()
     }
 
     /// The permission mode in effect: the session's, or `accept-edits` once the person
