@@ -26,6 +26,16 @@ impl Published {
         let frame = super::sse::frame(&value);
         Arc::new(Self { value, frame })
     }
+
+    /// The event's JSON and a newline, as the log keeps it: the frame's `data:` line, so the
+    /// event is written out once.
+    fn log_line(&self) -> &str {
+        let start = self
+            .frame
+            .find("\ndata: ")
+            .map_or(0, |at| at + "\ndata: ".len());
+        &self.frame[start..self.frame.len() - 1]
+    }
 }
 
 pub(crate) struct Broadcaster {
@@ -94,14 +104,14 @@ impl Broadcaster {
                 Ok(()) => true,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
             });
-        let failed = self.append(&mut state, &published.value).err()?;
+        let failed = self.append(&mut state, published.log_line()).err()?;
         if std::mem::replace(&mut state.log_failed, true) {
             return None;
         }
         Some(failed)
     }
 
-    fn append(&self, state: &mut State, event: &Value) -> Result<(), String> {
+    fn append(&self, state: &mut State, line: &str) -> Result<(), String> {
         let Some(path) = &self.log else {
             return Ok(());
         };
@@ -114,8 +124,6 @@ impl Broadcaster {
             let file = OpenOptions::new().create(true).append(true).open(path);
             state.file = Some(file.map_err(failed)?);
         }
-        let mut line = event.to_string();
-        line.push('\n');
         match &mut state.file {
             // One write a line, in append mode: a crash cuts at most the last line.
             Some(file) => file.write_all(line.as_bytes()).map_err(failed),
