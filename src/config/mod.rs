@@ -14,7 +14,7 @@ mod web;
 
 pub use browser::FormSurface;
 pub use credential::report as provider_report;
-pub use mcp::{McpOrigin, McpServer, McpSettings, McpTransport};
+pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
 pub use on_ask::{OnAsk, PhoneRelay};
 use on_ask::{park_for, phone_relay, question_timeout};
 pub use provider::{ProviderKind, ProviderSettings};

@@ -38,6 +38,7 @@ mod interview_media;
 mod interview_server;
 mod local_model;
 mod mcp;
+mod mcp_project;
 mod ntfy;
 mod parked;
 mod patch_scenarios;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{ReplayServer, Reply, TempDir, marvin, non_interactive, stderr, stdout};
 
 /// The directory of the servers' programs (`mcp-server-everything`, `mcp-server-filesystem`).
-fn servers() -> &'static Path {
+pub(crate) fn servers() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-servers");
@@ -30,7 +30,7 @@ fn servers() -> &'static Path {
     })
 }
 
-fn everything() -> String {
+pub(crate) fn everything() -> String {
     servers()
         .join("mcp-server-everything")
         .display()
@@ -62,7 +62,7 @@ fn ready(pty: &mut crate::common::pty::Pty, state: &str) {
     }
 }
 
-fn tool_names(request: &crate::common::Recorded) -> Vec<String> {
+pub(crate) fn tool_names(request: &crate::common::Recorded) -> Vec<String> {
     request.body["tools"]
         .as_array()
         .map(|tools| {

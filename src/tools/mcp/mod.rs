@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use server::Server;
 pub use server::State;
 
-use crate::config::{McpOrigin, McpSettings};
-use crate::interact::approvals::{Action, ActionKind};
+use crate::config::{Declared, McpOrigin, McpServer, McpSettings};
+use crate::interact::approvals::{Action, ActionKind, visible};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
 /// The servers of a run and the tools they offer now.
@@ -142,24 +142,7 @@ impl Hub {
             }
             let config = &server.config;
             let shown = config.shown();
-            let action = Action {
-                tool: "mcp".into(),
-                kind: ActionKind::Act,
-                key: format!("mcp-server:{}:{shown}", config.name),
-                scope: Some((
-                    format!("mcp-server:{}:{shown}", config.name),
-                    format!(
-                        "starting {} with this exact command in this project",
-                        config.name
-                    ),
-                )),
-                summary: format!(
-                    "Start the MCP server {} declared in {}?",
-                    config.name,
-                    config.source.display()
-                ),
-                detail: shown.clone(),
-            };
+            let action = approval(config);
             if ctx.interactor.is_none() && !ctx.shared.grants.granted(&action) {
                 server.set_state(State::Skipped(
                     "not approved yet, and nobody can approve it here".into(),
@@ -284,5 +267,34 @@ impl Hub {
             State::Failed(why) => Err(format!("{name} failed: {why}")),
             other => Err(format!("{name}: {other:?}")),
         }
+    }
+}
+
+/// The question before a project's server starts: everything that decides what runs, as the
+/// file wrote it (never a key the environment fills in), and a grant kept under all of it, so
+/// a later change to the command, its directory, a variable or a header is asked about again.
+fn approval(config: &McpServer) -> Action {
+    let key = format!("mcp-server:{}:{}", config.name, config.declared.identity());
+    let (asked, what, parts) = match config.declared {
+        Declared::Stdio { .. } => ("Start", "start", "command, directory and variables"),
+        Declared::Http { .. } => ("Connect to", "connect to", "address and headers"),
+    };
+    Action {
+        tool: "mcp".into(),
+        kind: ActionKind::Act,
+        scope: Some((
+            key.clone(),
+            format!(
+                "{what} {} exactly as declared ({parts}) in this project",
+                config.name
+            ),
+        )),
+        key,
+        summary: format!(
+            "{asked} the MCP server {} declared in {}?",
+            config.name,
+            config.source.display()
+        ),
+        detail: visible(&config.declared.lines().join("\n")),
     }
 }
