@@ -75,6 +75,8 @@ pub struct SessionTools {
     /// The calls whose question parked the run (`--on-ask park`): the loop stops after their
     /// round.
     pub(crate) parked: ParkedCalls,
+    /// The session's private temporary directory (an MCP server's pictures), removed with it.
+    pub(crate) scratch: super::kit::scratch::Scratch,
 }
 
 /// The ids of the calls of this round whose question parked the run.

@@ -118,21 +118,76 @@ fn a_real_servers_tools_are_offered_and_called() {
     let results = requests[1].tool_results();
     assert_eq!(results[0], "Echo: hello from marvin");
     assert!(results[1].contains("42"), "{}", results[1]);
-    let image = &results[2];
-    let path = image
-        .split("saved to ")
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .unwrap_or_else(|| panic!("{image}"));
     assert!(
-        std::fs::read(path).unwrap().starts_with(b"\x89PNG"),
-        "{image}"
+        results[2].contains("[image: image/png, ") && results[2].contains(" bytes, saved to /"),
+        "{}",
+        results[2]
     );
     // The server has the variables its entry names, not Marvin's keys.
     let env = &results[3];
     assert!(env.contains("GIVEN_TO_IT"), "{env}");
     assert!(!env.contains("sk-marvins-own"), "{env}");
     assert!(!env.contains("OPENAI_COMPAT_API_KEY"), "{env}");
+}
+
+/// The path in a result's `saved to PATH]`.
+fn saved_path(result: &str) -> PathBuf {
+    let path = result
+        .split("saved to ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("{result}"));
+    PathBuf::from(path)
+}
+
+#[test]
+fn a_servers_pictures_are_kept_privately_for_the_session_and_removed_after_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TempDir::new("mcp-pictures");
+    let temp = home.path().join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    // While the run goes on, the model's next request finds the picture in place: a new file
+    // (0600) in a directory only the person can enter (0700), under a name nobody could guess.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let looked = seen.clone();
+    let model = ReplayServer::answering(move |request| {
+        if request.tool_results().is_empty() {
+            return Reply::tool_calls(&[("c1", "everything__get-tiny-image", "{}")]);
+        }
+        let path = saved_path(&request.tool_results()[0]);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        *looked.lock().unwrap() = Some((
+            path.clone(),
+            std::fs::read(&path).unwrap().starts_with(b"\x89PNG"),
+            mode(&path),
+            mode(path.parent().unwrap()),
+            mode(path.parent().unwrap().parent().unwrap()),
+        ));
+        Reply::text(&["Seen."])
+    });
+    let mcp = json!({"mcpServers": {"everything": {"command": everything(), "args": ["stdio"]}}});
+    let output = non_interactive(
+        with_servers(&home, &model, mcp).env("TMPDIR", &temp),
+        "show me",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (path, png, file, call, session) = seen.lock().unwrap().clone().unwrap();
+    assert!(png);
+    assert_eq!((file, call, session), (0o600, 0o700, 0o700));
+    let session_dir = path.parent().unwrap().parent().unwrap();
+    assert_eq!(session_dir.parent().unwrap(), temp);
+    let name = session_dir
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(
+        name.starts_with("marvin-") && name.len() == "marvin-".len() + 24,
+        "{name}"
+    );
+    // The session is over: nothing of it is left in TMPDIR.
+    let left: Vec<_> = std::fs::read_dir(&temp).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

@@ -174,11 +174,7 @@ fn the_question_shows_the_directory_and_variables_and_a_changed_declaration_is_a
     pty.send("again\r");
     pty.wait_for("Enter chooses");
     let screen = pty.screen();
-    for line in [
-        "in directory .",
-        "with EXTRA='two words'",
-        "with MODE=loud",
-    ] {
+    for line in ["in directory .", "with EXTRA='two words'", "with MODE=loud"] {
         assert!(screen.contains(line), "{line:?} missing:\n{screen}");
     }
     pty.send("4\r");

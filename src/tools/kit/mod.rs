@@ -2,7 +2,8 @@
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
 //! the web client every network tool goes through, HTML read as text, the feeds (Atom,
 //! RSS) it brings back, where a location argument points (geo), the crontab's lines Marvin
-//! owns (cron) and moments read in the local time zone (when).
+//! owns (cron), moments read in the local time zone (when) and the session's private
+//! temporary directory (scratch).
 
 pub(crate) mod confined;
 pub(crate) mod cron;
@@ -15,6 +16,7 @@ pub(crate) mod ignore;
 pub(crate) mod paths;
 pub(crate) mod process;
 pub(crate) mod read;
+pub(crate) mod scratch;
 pub(crate) mod target;
 pub(crate) mod web;
 pub(crate) mod when;

@@ -250,12 +250,13 @@ impl Server {
                 }
             }
         };
-        let files = ctx.settings.temp_dir().join(format!(
-            "marvin-mcp-{}-{}",
-            std::process::id(),
-            ctx.call_id
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        ));
+        // Made only if the result has a file in it, private to this session and removed with it.
+        let files = super::tools::CallFiles::new(|| {
+            let temp = ctx.settings.temp_dir();
+            ctx.shared
+                .scratch
+                .dir_for(&temp, &format!("mcp-{}", ctx.call_id))
+        });
         // The person's answer may come as a request of the server's during the call (the old
         // era) or as an `input_required` answer to it (the new): the same form either way.
         let result = era::request_with_input(

@@ -3,11 +3,12 @@
 //! schema as parameters validated like a built-in tool's, and a result turned into text (with
 //! pictures and binary resources saved to files whose paths the model gets).
 
-use std::os::unix::fs::DirBuilderExt;
-use std::path::Path;
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::tools::kit::scratch::write_new;
 use crate::tools::schema::{Choices, Kind, Param};
 
 /// The longest function name the providers take.
@@ -170,7 +171,7 @@ pub fn example(params: &[Param]) -> String {
 /// A `tools/call` result as the model reads it: text as it is; pictures, sound and binary
 /// resources saved under `files` (their paths given); links and structured content described.
 /// `Err` when the server says the call failed (`isError`).
-pub fn result_text(result: &Value, files: &Path) -> Result<String, String> {
+pub fn result_text(result: &Value, files: &CallFiles) -> Result<String, String> {
     let mut parts = Vec::new();
     for (n, block) in result
         .get("content")
@@ -197,7 +198,7 @@ pub fn result_text(result: &Value, files: &Path) -> Result<String, String> {
     }
 }
 
-fn block_text(block: &Value, n: usize, files: &Path) -> String {
+fn block_text(block: &Value, n: usize, files: &CallFiles) -> String {
     let field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or("");
     match field("type") {
         "text" => field("text").to_string(),
@@ -242,8 +243,31 @@ fn block_text(block: &Value, n: usize, files: &Path) -> String {
     }
 }
 
-/// Decodes base64 `data` into `files/NAME.EXT`; the path and the size.
-fn save(data: &str, mime: &str, name: &str, files: &Path) -> Result<(String, usize), String> {
+/// Where a call's files go: a directory made when the first file is saved.
+pub struct CallFiles<'a> {
+    make: Box<dyn Fn() -> Result<PathBuf, String> + 'a>,
+    dir: OnceCell<Result<PathBuf, String>>,
+}
+
+impl<'a> CallFiles<'a> {
+    pub fn new(make: impl Fn() -> Result<PathBuf, String> + 'a) -> Self {
+        Self {
+            make: Box::new(make),
+            dir: OnceCell::new(),
+        }
+    }
+
+    fn dir(&self) -> Result<&Path, String> {
+        match self.dir.get_or_init(|| (self.make)()) {
+            Ok(dir) => Ok(dir),
+            Err(why) => Err(why.clone()),
+        }
+    }
+}
+
+/// Decodes base64 `data` into a new file `NAME.EXT` of the call's directory; the path and the
+/// size.
+fn save(data: &str, mime: &str, name: &str, files: &CallFiles) -> Result<(String, usize), String> {
     let bytes = crate::interact::form::uploads::decode_base64(data.trim())
         .ok_or_else(|| "it is not valid base64".to_string())?;
     let ext = match mime {
@@ -258,14 +282,8 @@ fn save(data: &str, mime: &str, name: &str, files: &Path) -> Result<(String, usi
         "application/pdf" => "pdf",
         _ => "bin",
     };
-    // Readable by the person only: a server's pictures may be private.
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(files)
-        .map_err(|e| format!("cannot create {}: {e}", files.display()))?;
-    let path = files.join(format!("{name}.{ext}"));
-    std::fs::write(&path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let path = files.dir()?.join(format!("{name}.{ext}"));
+    write_new(&path, &bytes)?;
     Ok((path.display().to_string(), bytes.len()))
 }
 
@@ -327,7 +345,9 @@ mod tests {
     #[test]
     fn results_are_text_with_files_for_pictures() {
         let dir = crate::test_support::TempDir::new("mcp-results");
-        let files = dir.path().join("files");
+        let scratch = crate::tools::kit::scratch::Scratch::default();
+        let made = scratch.dir_for(dir.path(), "files").unwrap();
+        let files = CallFiles::new(|| Ok(made.clone()));
         let result = json!({"content": [
             {"type": "text", "text": "This is a tiny image:"},
             {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
@@ -335,7 +355,7 @@ mod tests {
             {"type": "resource", "resource": {"uri": "demo://r/1", "mimeType": "text/plain", "text": "Resource 1"}}
         ]});
         let text = result_text(&result, &files).unwrap();
-        let image = files.join("image-2.png");
+        let image = made.join("image-2.png");
         assert_eq!(
             text,
             format!(
