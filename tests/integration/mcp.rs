@@ -366,6 +366,9 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
     );
     pty.send("ask me things\r");
     pty.wait_for("The MCP server everything asks");
+    // No list of words can tell every question for a secret: the form says who gets the answers.
+    pty.wait_for("Your answers go to the MCP server everything");
+    pty.wait_for("Give a password or key only to a server you trust");
     let answers = |integer: &str| {
         json!([
             {"id": "name", "value": "Marvin Paranoid"},

@@ -3,8 +3,10 @@
 //! the terminal otherwise (over SSH too). The requested schema maps onto the form's questions:
 //! an enum is a single choice, an array of enums a multiple choice, a boolean yes or no, a
 //! string or number a text field whose answer is checked against its format and bounds. A
-//! field that looks like a password or key is never asked for: the request is declined and the
-//! model told why. Nobody to ask (a script, cron) declines at once; nothing ever hangs.
+//! field that looks like a password or key is not asked for: the request is declined and the
+//! model told why; since no list of words can recognise every such question, every form also
+//! says which server receives the answers. Nobody to ask (a script, cron) declines at once;
+//! nothing ever hangs.
 
 use serde_json::{Map, Value, json};
 
@@ -47,10 +49,15 @@ struct Field {
     boolean: bool,
 }
 
-/// The answer to `elicitation/create` from `server`: accept with the content, decline, or
-/// cancel, as MCP's ElicitResult. What the model should know (a refusal) goes into the call's
-/// notes.
-pub fn answer(server: &str, params: &Value, ctx: &ToolContext) -> Result<Value, RpcError> {
+/// The answer to `elicitation/create` from `server` (reached as `reached`: its command line or
+/// address as declared): accept with the content, decline, or cancel, as MCP's ElicitResult.
+/// What the model should know (a refusal) goes into the call's notes.
+pub fn answer(
+    server: &str,
+    reached: &str,
+    params: &Value,
+    ctx: &ToolContext,
+) -> Result<Value, RpcError> {
     let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
     if mode != "form" {
         return Err(RpcError {
@@ -98,7 +105,15 @@ pub fn answer(server: &str, params: &Value, ctx: &ToolContext) -> Result<Value, 
     let short = fields.len() <= SHORT_FORM;
     let mut problem: Option<String> = None;
     for _ in 0..TRIES {
-        let form = form(server, &message, &fields, problem.as_deref());
+        let form = form(
+            &Asking {
+                server,
+                reached,
+                message: &message,
+            },
+            &fields,
+            problem.as_deref(),
+        );
         let interview = questions::parse(&form).map_err(|why| RpcError {
             code: INVALID_PARAMS,
             message: format!("the requested schema cannot be asked: {why}"),
@@ -252,16 +267,29 @@ fn looks_secret(field: &Field) -> bool {
         .any(|word| text.contains(&word.replace(['_', '-'], " ")))
 }
 
-/// The form for `fields`: the server's message first, then a question per field.
-fn form(server: &str, message: &str, fields: &[Field], problem: Option<&str>) -> Value {
-    let mut questions = vec![json!({
-        "id": "_message",
-        "type": "info",
-        "question": match problem {
-            Some(problem) => format!("{message}\n\nPlease correct: {problem}"),
-            None => message.to_string(),
-        },
-    })];
+/// Who asks, and their message.
+struct Asking<'a> {
+    server: &'a str,
+    reached: &'a str,
+    message: &'a str,
+}
+
+/// The form for `fields`: the server's message first, with whom the answers go to (no list of
+/// words can tell every question for a secret, so the person must know who receives it), then
+/// a question per field.
+fn form(asking: &Asking, fields: &[Field], problem: Option<&str>) -> Value {
+    let Asking {
+        server,
+        reached,
+        message,
+    } = asking;
+    let mut text = format!(
+        "{message}\n\nYour answers go to the MCP server {server} ({reached}). Give a password or key only to a server you trust with it."
+    );
+    if let Some(problem) = problem {
+        text.push_str(&format!("\n\nPlease correct: {problem}"));
+    }
+    let mut questions = vec![json!({"id": "_message", "type": "info", "question": text})];
     for field in fields {
         let mut question = Map::new();
         question.insert("id".into(), json!(field.key));
@@ -532,8 +560,17 @@ mod tests {
     #[test]
     fn every_kind_of_field_becomes_a_question_the_form_accepts() {
         let fields = fields(&schema()).unwrap();
-        let form = form("everything", "Please provide inputs", &fields, None);
+        let asking = Asking {
+            server: "everything",
+            reached: "npx -y @modelcontextprotocol/server-everything",
+            message: "Please provide inputs",
+        };
+        let form = form(&asking, &fields, Some("Integer must be at most 100"));
         let interview = questions::parse(&form).unwrap();
+        assert_eq!(
+            interview.questions[0].question,
+            "Please provide inputs\n\nYour answers go to the MCP server everything (npx -y @modelcontextprotocol/server-everything). Give a password or key only to a server you trust with it.\n\nPlease correct: Integer must be at most 100"
+        );
         let kinds: Vec<(&str, &str)> = interview
             .questions
             .iter()

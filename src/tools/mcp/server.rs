@@ -257,6 +257,7 @@ impl Server {
                 .scratch
                 .dir_for(&temp, &format!("mcp-{}", ctx.call_id))
         });
+        let reached = self.config.shown();
         // The person's answer may come as a request of the server's during the call (the old
         // era) or as an `input_required` answer to it (the new): the same form either way.
         let result = era::request_with_input(
@@ -267,7 +268,7 @@ impl Server {
             self.timeout,
             &ctx.cancel,
             &mut |method, params| match method {
-                "elicitation/create" => Some(elicit::answer(name, params, ctx)),
+                "elicitation/create" => Some(elicit::answer(name, &reached, params, ctx)),
                 _ => None,
             },
         );
