@@ -93,8 +93,10 @@ Options:
                            (default), fail (exit 3), stdin (with --json:
                            questions as events, answers as JSON lines),
                            notify (to the --ntfy topic, answered from the
-                           phone), wait:SECONDS (both, then deny) or park
-                           (save the run and exit 4; see --resume --answer)
+                           phone: whoever reads the topic can answer, so it
+                           must be unguessable), wait:SECONDS (both, then
+                           deny) or park (save the run and exit 4; see
+                           --resume --answer)
   -c, --continue           take up the last session here (this directory and
                            profile); the prompt does so unless --new
       --resume [NAME]      take up a stored session by name or id (a list to
@@ -165,6 +167,8 @@ Environment:
                            prompt goes, with buttons that answer it
   MARVIN_PHONE_AFTER       minutes a question waits at the prompt before it
                            goes to the phone (default 10)
+  MARVIN_NTFY_ANY_TOPIC    1: let questions go to an ntfy topic that does not
+                           look generated (only if you alone can read it)
   MARVIN_QUESTION_TIMEOUT  seconds a question of marvin serve waits for a
                            client (default: the tool's own, 10 minutes)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results

@@ -123,7 +123,7 @@ pub(crate) const NTFY: Service = Service {
     name: "ntfy notifications",
     url_var: "NTFY_URL",
     default_url: "https://ntfy.sh",
-    credential: Credential::None,
+    credential: Credential::OptionalKey("NTFY_TOKEN"),
     min_interval: Duration::ZERO,
 };
 
@@ -623,7 +623,7 @@ mod tests {
             assert!(line.chars().count() <= 80, "too wide: {line}");
         }
         assert!(
-            help.contains("\n  ntfy           ntfy notifications: NTFY_URL (default https://ntfy.sh); no key\n"),
+            help.contains("\n  ntfy           ntfy notifications: NTFY_URL (default https://ntfy.sh); key\n                 NTFY_TOKEN (optional)\n"),
             "{help}"
         );
         assert!(
@@ -655,6 +655,7 @@ mod tests {
                 "GEMINI_API_KEY",
                 "GROQ_API_KEY",
                 "OPENAI_COMPAT_API_KEY",
+                "NTFY_TOKEN",
                 "GNEWS_API_KEY",
                 "NEWSAPI_KEY",
                 "GOOGLE_PLACES_API_KEY",

@@ -16,7 +16,7 @@ pub use browser::FormSurface;
 pub use credential::report as provider_report;
 pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
 pub use on_ask::{OnAsk, PhoneRelay};
-use on_ask::{park_for, phone_relay, question_timeout};
+use on_ask::{park_for, phone_relay, question_timeout, question_topic};
 pub use provider::{ProviderKind, ProviderSettings};
 pub use url::Endpoints;
 pub use voice::VoiceSettings;
@@ -63,6 +63,7 @@ const OWN: &[&str] = &[
     "MARVIN_PARK_DAYS",
     "MARVIN_PHONE_TOPIC",
     "MARVIN_PHONE_AFTER",
+    "MARVIN_NTFY_ANY_TOPIC",
     "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
@@ -380,6 +381,11 @@ impl Config {
         let proxy = proxy_rules(env);
         let mcp = McpSettings::build(env, &mcp_files, args.no_mcp, &proxy)
             .map_err(ConfigError::Invalid)?;
+        let on_ask = match &args.on_ask {
+            Some(text) => OnAsk::parse(text).map_err(ConfigError::Invalid)?,
+            None => OnAsk::Deny,
+        };
+        question_topic(on_ask, args.ntfy.as_deref(), env)?;
         Ok(Config {
             provider,
             fallbacks,
@@ -424,10 +430,7 @@ impl Config {
                 None => 226_000,
             },
             permission_mode: permission_mode(args, env)?,
-            on_ask: match &args.on_ask {
-                Some(text) => OnAsk::parse(text).map_err(ConfigError::Invalid)?,
-                None => OnAsk::Deny,
-            },
+            on_ask,
             park_for: park_for(env)?,
             phone: phone_relay(env)?,
             question_timeout: question_timeout(env)?,
@@ -584,7 +587,7 @@ mod tests {
             Args::default(),
             &[
                 key,
-                ("MARVIN_PHONE_TOPIC", "my-phone"),
+                ("MARVIN_PHONE_TOPIC", "marvin-4f1c0a9e7b2d3c5a6e8f9012"),
                 ("MARVIN_PARK_DAYS", "2"),
             ],
         )
@@ -592,7 +595,7 @@ mod tests {
         assert_eq!(
             c.phone,
             Some(PhoneRelay {
-                topic: "my-phone".into(),
+                topic: "marvin-4f1c0a9e7b2d3c5a6e8f9012".into(),
                 after: Duration::from_secs(600)
             })
         );
@@ -610,13 +613,55 @@ mod tests {
             Args::default(),
             &[
                 key,
-                ("MARVIN_PHONE_TOPIC", "t"),
+                ("MARVIN_PHONE_TOPIC", "marvin-4f1c0a9e7b2d3c5a6e8f9012"),
                 ("MARVIN_PHONE_AFTER", "soon"),
             ],
         ) else {
             panic!("MARVIN_PHONE_AFTER=soon was taken");
         };
         assert!(message.contains("0 to 1440"), "{message}");
+        // A topic questions go to must be one nobody could guess, unless the person insists.
+        let Err(ConfigError::Invalid(message)) =
+            build(Args::default(), &[key, ("MARVIN_PHONE_TOPIC", "my-phone")])
+        else {
+            panic!("a guessable MARVIN_PHONE_TOPIC was taken");
+        };
+        assert!(
+            message.starts_with("MARVIN_PHONE_TOPIC: whoever can read an ntfy topic can answer the questions sent to it, and this name could be guessed; use one nobody can guess, such as marvin-"),
+            "{message}"
+        );
+        assert!(message.ends_with("(made just now), or set MARVIN_NTFY_ANY_TOPIC=1 if the server lets only you read it (NTFY_TOKEN)"));
+        let insisted = [
+            key,
+            ("MARVIN_PHONE_TOPIC", "my-phone"),
+            ("MARVIN_NTFY_ANY_TOPIC", "1"),
+        ];
+        assert_eq!(
+            build(Args::default(), &insisted)
+                .unwrap()
+                .phone
+                .unwrap()
+                .topic,
+            "my-phone"
+        );
+        let asking = |mode: &str, topic: &str| Args {
+            non_interactive: true,
+            on_ask: Some(mode.into()),
+            ntfy: Some(topic.into()),
+            ..Args::default()
+        };
+        for mode in ["notify", "wait:60", "park"] {
+            let Err(ConfigError::Invalid(message)) = build(asking(mode, "my-runs"), &[key]) else {
+                panic!("--on-ask {mode} --ntfy my-runs was taken");
+            };
+            assert!(
+                message.starts_with("--ntfy my-runs: whoever can read"),
+                "{message}"
+            );
+            assert!(build(asking(mode, "marvin-4f1c0a9e7b2d3c5a6e8f9012"), &[key]).is_ok());
+        }
+        // Notices of a run's start and end carry no question: any topic will do.
+        assert!(build(asking("deny", "my-runs"), &[key]).is_ok());
         let c = build(Args::default(), &[key, ("MARVIN_QUESTION_TIMEOUT", "30")]).unwrap();
         assert_eq!(c.question_timeout, Some(Duration::from_secs(30)));
         assert!(build(Args::default(), &[key, ("MARVIN_QUESTION_TIMEOUT", "0")]).is_err());

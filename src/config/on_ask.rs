@@ -1,6 +1,7 @@
 //! When a tool asks and nobody answers at once: `--on-ask` (what a `--non-interactive` run
 //! does), how long a parked run waits (MARVIN_PARK_DAYS), and where a question left at the REPL
-//! goes (MARVIN_PHONE_TOPIC, MARVIN_PHONE_AFTER).
+//! goes (MARVIN_PHONE_TOPIC, MARVIN_PHONE_AFTER), and that a topic questions go to is one
+//! nobody could guess (MARVIN_NTFY_ANY_TOPIC to insist on another).
 
 use std::time::Duration;
 
@@ -73,6 +74,7 @@ pub(super) fn phone_relay(env: &Env) -> Result<Option<PhoneRelay>, ConfigError> 
             "MARVIN_PHONE_TOPIC is an ntfy topic: 1-64 letters, digits, - or _, not {topic:?} (generate_ntfy_topic makes an unguessable one)"
         )));
     }
+    unguessable("MARVIN_PHONE_TOPIC", topic.trim(), env)?;
     let minutes = match env.get("MARVIN_PHONE_AFTER") {
         None => 10,
         Some(text) => match text.trim().parse::<u64>() {
@@ -88,6 +90,48 @@ pub(super) fn phone_relay(env: &Env) -> Result<Option<PhoneRelay>, ConfigError> 
         topic: topic.trim().to_string(),
         after: Duration::from_secs(minutes * 60),
     }))
+}
+
+/// Checks the `--ntfy` topic of a run whose questions go there (`--on-ask` notify, wait or
+/// park).
+pub(super) fn question_topic(
+    on_ask: OnAsk,
+    topic: Option<&str>,
+    env: &Env,
+) -> Result<(), ConfigError> {
+    match (on_ask, topic) {
+        (OnAsk::Notify | OnAsk::Wait(_) | OnAsk::Park, Some(topic)) => {
+            unguessable(&format!("--ntfy {topic}"), topic, env)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whoever can read an ntfy topic can answer the questions sent to it (each button carries
+/// its question's secret), so a topic that questions go to must look generated, unless the
+/// person insists (MARVIN_NTFY_ANY_TOPIC=1: the topic is protected by the server's access
+/// control and NTFY_TOKEN).
+fn unguessable(what: &str, topic: &str, env: &Env) -> Result<(), ConfigError> {
+    if looks_generated(topic) || matches!(env.get("MARVIN_NTFY_ANY_TOPIC"), Some("1")) {
+        return Ok(());
+    }
+    let example = crate::secret::random_hex(12)
+        .map(|hex| format!(", such as marvin-{hex} (made just now)"))
+        .unwrap_or_default();
+    Err(ConfigError::Invalid(format!(
+        "{what}: whoever can read an ntfy topic can answer the questions sent to it, and this name could be guessed; use one nobody can guess{example}, or set MARVIN_NTFY_ANY_TOPIC=1 if the server lets only you read it (NTFY_TOKEN)"
+    )))
+}
+
+/// Whether `topic` has a part (between `-` and `_`) of at least 16 letters and digits with
+/// both in it, as a random name has (generate_ntfy_topic makes `marvin-` and 24 hex digits).
+pub(crate) fn looks_generated(topic: &str) -> bool {
+    topic.split(['-', '_']).any(|part| {
+        part.len() >= 16
+            && part.chars().all(|c| c.is_ascii_alphanumeric())
+            && part.chars().any(|c| c.is_ascii_digit())
+            && part.chars().any(|c| c.is_ascii_alphabetic())
+    })
 }
 
 /// MARVIN_PARK_DAYS: 1 to 90 days, default 7.
@@ -121,6 +165,26 @@ pub(super) fn question_timeout(env: &Env) -> Result<Option<Duration>, ConfigErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_topic_looks_generated_when_a_part_of_it_is_long_and_random() {
+        for generated in [
+            "marvin-4f1c0a9e7b2d3c5a6e8f9012",
+            "xK9mPq2vL8nR4tW7",
+            "builds_a1b2c3d4e5f6a7b8",
+        ] {
+            assert!(looks_generated(generated), "{generated}");
+        }
+        for guessable in [
+            "my-runs",
+            "marvin-k3f9a2c1e0d4",
+            "supercalifragilistic",
+            "1234567890123456",
+            "my-phone-alerts-for-builds",
+        ] {
+            assert!(!looks_generated(guessable), "{guessable}");
+        }
+    }
 
     #[test]
     fn modes_parse_and_others_are_named_as_wrong() {

@@ -485,7 +485,11 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         code_model_low: config.code_model_low.clone(),
         permission_mode: config.permission_mode,
         marvin_home: config.home.clone(),
-        ntfy: Ntfy::new(&config.ntfy_url, config.proxy.for_url(&config.ntfy_url)),
+        ntfy: Ntfy::new(
+            &config.ntfy_url,
+            config.proxy.for_url(&config.ntfy_url),
+            config.web.key("NTFY_TOKEN"),
+        ),
         form_surface: config.form_surface.clone(),
         temp_dir: config.temp_dir.clone(),
         web: crate::tools::kit::web::Web::new(

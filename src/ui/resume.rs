@@ -136,7 +136,16 @@ fn phone_answer(meta: &Meta, config: &Config) -> Result<Option<String>, String> 
     let Some(phone) = &parked.phone else {
         return Ok(None);
     };
-    let ntfy = Ntfy::new(&phone.ntfy_url, config.proxy.for_url(&phone.ntfy_url));
+    // The token is for the server NTFY_URL names now: never sent to another.
+    let token = match phone.ntfy_url == config.ntfy_url {
+        true => config.web.key("NTFY_TOKEN"),
+        false => None,
+    };
+    let ntfy = Ntfy::new(
+        &phone.ntfy_url,
+        config.proxy.for_url(&phone.ntfy_url),
+        token,
+    );
     let since = when::parse(&parked.parked_at, crate::clock::unix_now()).unwrap_or(0);
     let answer = super::phone::parked_answer(&ntfy, &phone.reply_topic, &phone.secret, since)
         .map_err(|why| format!("the phone's answer could not be fetched: {why}"))?;

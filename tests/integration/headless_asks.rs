@@ -386,18 +386,19 @@ fn an_approval_is_answered_from_the_phone_and_a_forged_answer_is_ignored() {
     let mut command = in_project(home.path(), &server.url(), home.path());
     command
         .env("NTFY_URL", ntfy.root())
+        .env("NTFY_TOKEN", "tk_only-for-my-ntfy-server")
         .args([
             "--non-interactive",
             "--on-ask",
             "notify",
             "--ntfy",
-            "my-runs",
+            "my-runs-5e0c2b9a41f7d36e",
         ])
         .args(["--permission-mode", "default", "--prompt", "do it"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let child = command.spawn().unwrap();
-    let asked = ntfy.asked("my-runs");
+    let asked = ntfy.asked("my-runs-5e0c2b9a41f7d36e");
     assert_eq!(asked["title"], "Marvin asks: run_command");
     assert!(
         asked["message"]
@@ -428,4 +429,19 @@ fn an_approval_is_answered_from_the_phone_and_a_forged_answer_is_ignored() {
         std::fs::read_to_string(home.path().join("phoned.txt")).unwrap(),
         "from-the-phone\n"
     );
+    // Every publish and poll of Marvin's carried the access token (the phone's presses are
+    // the ntfy app's own), and no message shows it.
+    let calls = ntfy.calls.lock().unwrap().clone();
+    let marvins: Vec<_> = calls
+        .iter()
+        .filter(|(method, url, _)| method == "GET" || url == "/")
+        .collect();
+    assert!(marvins.len() >= 2, "{calls:?}");
+    for (method, url, authorization) in marvins {
+        assert_eq!(
+            authorization, "Bearer tk_only-for-my-ntfy-server",
+            "{method} {url}"
+        );
+    }
+    assert!(!stderr(&output).contains("tk_only"), "{}", stderr(&output));
 }

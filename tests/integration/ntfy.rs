@@ -31,6 +31,51 @@ fn ntfy_flag_reports_start_and_finish() {
 }
 
 #[test]
+fn questions_never_go_to_a_topic_that_could_be_guessed_unless_the_person_insists() {
+    let home = TempDir::new("ntfy-guessable");
+    let unused = ReplayServer::unused();
+    for mode in ["notify", "wait:5", "park"] {
+        let output = marvin(home.path())
+            .env("OPENAI_COMPAT_URL", unused.url())
+            .args(["--non-interactive", "--on-ask", mode, "--ntfy", "my-runs"])
+            .args(["--prompt", "deploy"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{mode}: {}", stderr(&output));
+        assert!(
+            stderr(&output).starts_with("marvin: --ntfy my-runs: whoever can read an ntfy topic can answer the questions sent to it, and this name could be guessed; use one nobody can guess, such as marvin-"),
+            "{mode}: {}",
+            stderr(&output)
+        );
+    }
+    let server = ReplayServer::start(vec![Reply::text(&["Deployed."])]);
+    let ntfy = ReplayServer::start(vec![Reply::json(200, "{}"), Reply::json(200, "{}")]);
+    let insisted = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("NTFY_URL", ntfy.root())
+        .env("MARVIN_NTFY_ANY_TOPIC", "1")
+        .env("NTFY_TOKEN", "tk_mine")
+        .args([
+            "--non-interactive",
+            "--on-ask",
+            "notify",
+            "--ntfy",
+            "my-runs",
+        ])
+        .args(["--prompt", "deploy"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&insisted), "Deployed.\n", "{}", stderr(&insisted));
+    let posts = ntfy.requests();
+    assert_eq!(posts.len(), 2);
+    assert!(
+        posts
+            .iter()
+            .all(|p| p.header("authorization") == Some("Bearer tk_mine"))
+    );
+}
+
+#[test]
 fn an_unreachable_ntfy_is_only_a_warning() {
     let home = TempDir::new("ntfy-down");
     let server = ReplayServer::start(vec![Reply::text(&["fine"])]);

@@ -237,12 +237,18 @@ fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume(
     let output = in_project(home.path(), &server.url(), home.path())
         .env("MARVIN_MODEL", "gpt-4o")
         .env("NTFY_URL", ntfy.root())
-        .args(["--non-interactive", "--on-ask", "park", "--ntfy", "my-runs"])
+        .args([
+            "--non-interactive",
+            "--on-ask",
+            "park",
+            "--ntfy",
+            "marvin-runs-5e0c2b9a41f7d36e",
+        ])
         .args(["--permission-mode", "default", "--prompt", "make it"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
-    let asked = ntfy.asked("my-runs");
+    let asked = ntfy.asked("marvin-runs-5e0c2b9a41f7d36e");
     let message = asked["message"].as_str().unwrap().to_string();
     let id = message
         .rsplit("marvin --resume ")

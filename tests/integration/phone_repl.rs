@@ -13,7 +13,7 @@ fn asking(home: &TempDir, ntfy: &NtfyServer, server: &ReplayServer) -> Pty {
     let root = ntfy.root();
     let env = [
         ("NTFY_URL", root.as_str()),
-        ("MARVIN_PHONE_TOPIC", "my-phone"),
+        ("MARVIN_PHONE_TOPIC", "my-phone-5e0c2b9a41f7d36e"),
         ("MARVIN_PHONE_AFTER", "0"),
     ];
     let mut pty = at_80(home, &server.url(), &env, &[]);
@@ -37,7 +37,7 @@ fn the_phone_answers_a_question_left_at_the_terminal() {
         Reply::text(&["PostgreSQL then."]),
     ]);
     let mut pty = asking(&home, &ntfy, &server);
-    let asked = ntfy.asked("my-phone");
+    let asked = ntfy.asked("my-phone-5e0c2b9a41f7d36e");
     assert_eq!(asked["title"], "Marvin asks");
     let buttons = asked["actions"].as_array().unwrap();
     assert_eq!(buttons[1]["label"], "PostgreSQL");
@@ -67,13 +67,13 @@ fn an_answer_at_the_terminal_wins_and_the_phone_is_told() {
     let ntfy = NtfyServer::start();
     let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite then."])]);
     let mut pty = asking(&home, &ntfy, &server);
-    let asked = ntfy.asked("my-phone");
+    let asked = ntfy.asked("my-phone-5e0c2b9a41f7d36e");
     pty.send("\r");
     pty.wait_for("SQLite then.");
     let deadline = Instant::now() + Duration::from_secs(20);
     let told = loop {
         let found = ntfy.messages.lock().unwrap().iter().find_map(|(topic, m)| {
-            (topic == "my-phone"
+            (topic == "my-phone-5e0c2b9a41f7d36e"
                 && m["message"]
                     .as_str()
                     .is_some_and(|t| t.starts_with("Answered at the terminal")))

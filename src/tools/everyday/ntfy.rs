@@ -26,6 +26,8 @@ const MAX_POLL: u64 = 1024 * 1024;
 pub struct Ntfy {
     base: String,
     client: Arc<net::Client>,
+    /// An access token (NTFY_TOKEN) for a server whose topics need one, sent with every call.
+    token: Option<String>,
 }
 
 impl std::fmt::Debug for Ntfy {
@@ -39,21 +41,28 @@ impl std::fmt::Debug for Ntfy {
 /// ntfy.sh, reached directly: what a bare `ToolSettings` (tests, tools used as a library) has.
 impl Default for Ntfy {
     fn default() -> Self {
-        Self::new(services::NTFY.default_url, None)
+        Self::new(services::NTFY.default_url, None, None)
     }
 }
 
 impl Ntfy {
-    /// The server at `base`, reached through `proxy` when given.
-    pub fn new(base: &str, proxy: Option<String>) -> Self {
+    /// The server at `base`, reached through `proxy` when given, with its access `token` if
+    /// the person has one.
+    pub fn new(base: &str, proxy: Option<String>, token: Option<String>) -> Self {
         let base = base.trim_end_matches('/').to_string();
         let client = net::Client::new(TOOL_TIMEOUT, proxy)
-            .with_secrets(Secrets::new().with_url(&base))
+            .with_secrets(Secrets::new().with_url(&base).with(token.as_deref()))
             .with_min_interval(services::NTFY.min_interval);
         Self {
             base,
             client: Arc::new(client),
+            token,
         }
+    }
+
+    /// `Authorization: Bearer TOKEN` when there is a token.
+    fn authorization(&self) -> Option<String> {
+        self.token.as_ref().map(|token| format!("Bearer {token}"))
     }
 
     /// The server's address, for a cron line that publishes later (without any credentials
@@ -110,6 +119,9 @@ impl Ntfy {
                 .build();
             for (name, value) in headers {
                 call = call.header(*name, *value);
+            }
+            if let Some(authorization) = self.authorization() {
+                call = call.header("Authorization", authorization);
             }
             call.send(body)
         };
@@ -179,12 +191,15 @@ impl Ntfy {
             self.base, subscription.topic, subscription.since
         );
         let send = |agent: &ureq::Agent| {
-            agent
+            let mut call = agent
                 .get(&url)
                 .config()
                 .timeout_global(Some(timeout))
-                .build()
-                .call()
+                .build();
+            if let Some(authorization) = self.authorization() {
+                call = call.header("Authorization", authorization);
+            }
+            call.call()
         };
         self.client
             .exchange(cancel, &url, None, send, |response| {
@@ -451,7 +466,7 @@ mod tests {
                 .unwrap();
             (connect, request)
         });
-        let ntfy = Ntfy::new("http://ntfy.example/", Some(proxy_url));
+        let ntfy = Ntfy::new("http://ntfy.example/", Some(proxy_url), None);
         ntfy.publish("builds", None, "done", TOOL_TIMEOUT, &CancelToken::new())
             .unwrap();
         let (connect, request) = seen.join().unwrap();
@@ -487,7 +502,7 @@ mod tests {
             topic: "alerts".into(),
             since: "100".into(),
         };
-        let lines = Ntfy::new(&base, None)
+        let lines = Ntfy::new(&base, None, None)
             .poll(&mut subscription, TOOL_TIMEOUT, &CancelToken::new())
             .unwrap();
         assert_eq!(lines, ["alerts · Backup: disk full", "alerts: fixed"]);

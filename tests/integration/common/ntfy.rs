@@ -12,15 +12,29 @@ pub struct NtfyServer {
     server: std::sync::Arc<tiny_http::Server>,
     /// Every message: (topic, the publish as JSON: `message`, and `title`, `actions` if any).
     pub messages: std::sync::Arc<std::sync::Mutex<Vec<(String, Value)>>>,
+    /// Every request: its method, URL and `Authorization` header (empty when none).
+    pub calls: std::sync::Arc<std::sync::Mutex<Vec<(String, String, String)>>>,
 }
 
 impl NtfyServer {
     pub fn start() -> Self {
         let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, Value)>::new()));
-        let (serving, store) = (server.clone(), messages.clone());
+        let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (serving, store, log) = (server.clone(), messages.clone(), calls.clone());
         std::thread::spawn(move || {
             for mut request in serving.incoming_requests() {
+                let authorization = request
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("Authorization"))
+                    .map(|h| h.value.to_string())
+                    .unwrap_or_default();
+                log.lock().unwrap().push((
+                    request.method().to_string(),
+                    request.url().to_string(),
+                    authorization,
+                ));
                 let mut body = String::new();
                 let _ = request.as_reader().read_to_string(&mut body);
                 let url = request.url().to_string();
@@ -56,7 +70,11 @@ impl NtfyServer {
                 let _ = request.respond(tiny_http::Response::from_string(answer));
             }
         });
-        Self { server, messages }
+        Self {
+            server,
+            messages,
+            calls,
+        }
     }
 
     pub fn root(&self) -> String {
