@@ -1,7 +1,9 @@
-//! Reading and writing the store's JSON files: a missing file is empty, a corrupt one (not
-//! JSON, not even UTF-8) is moved aside as `<name>.corrupt-<time>` with a warning (never
-//! silently overwritten), and writes go to a temporary file that is renamed into place, or
-//! removed when the write fails. Secrets are written readable by the user alone (0600).
+//! Reading and writing the store's JSON files: a missing or empty file is empty, a corrupt one
+//! (not JSON, not even UTF-8) is moved aside as `<name>.corrupt-<time>` with a warning (never
+//! silently overwritten), writes go to a temporary file that is renamed into place, or
+//! removed when the write fails, and a new file appears whole or not at all (another marvin
+//! starting at the same moment never reads it half-written). Secrets are written readable by
+//! the user alone (0600).
 
 use std::fs;
 use std::io;
@@ -13,13 +15,17 @@ use serde::de::DeserializeOwned;
 
 use super::Warnings;
 
-/// The file's value; the default when it is missing or had to be moved aside (also when it
-/// is not UTF-8: that is not JSON either, and must not be overwritten unseen). Moving it aside
-/// adds a warning to `warnings`.
+/// The file's value; the default when it is missing, empty (a full disk leaves one, and there
+/// is nothing in it to lose) or had to be moved aside (also when it is not UTF-8: that is not
+/// JSON either, and must not be overwritten unseen). Moving it aside adds a warning to
+/// `warnings`.
 pub(crate) fn read<T: DeserializeOwned + Default>(path: &Path, warnings: &Warnings) -> T {
     let Ok(bytes) = fs::read(path) else {
         return T::default();
     };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return T::default();
+    }
     match serde_json::from_slice(&bytes) {
         Ok(value) => value,
         Err(error) => {
@@ -66,6 +72,48 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_then_rename(path, bytes, Access::Shared)
 }
 
+/// Makes the file with `bytes` unless it exists: written to a temporary file first and linked
+/// into place, so that nobody ever sees it empty or half-written, and never over a file
+/// another process has just made or the user has edited. `private` makes it 0600.
+pub(crate) fn create_if_absent(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    let access = match private {
+        true => Access::Private,
+        false => Access::Shared,
+    };
+    let temp = temp_beside(path);
+    write_new(&temp, bytes, access).inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })?;
+    let linked = match fs::hard_link(&temp, path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        // A file system without hard links: made new in place (a reader may then see it
+        // empty for a moment, which reads as empty, not corrupt).
+        Err(_) => match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut file) => io::Write::write_all(&mut file, bytes),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            Err(error) => Err(error),
+        },
+    };
+    let _ = fs::remove_file(&temp);
+    linked
+}
+
+/// A temporary name beside `path`, this process's and this thread's own.
+fn temp_beside(path: &Path) -> std::path::PathBuf {
+    let mut temp = path.as_os_str().to_os_string();
+    temp.push(format!(
+        ".tmp-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    temp.into()
+}
+
 /// Who may read a file the store writes.
 #[derive(Clone, Copy, PartialEq)]
 enum Access {
@@ -79,14 +127,9 @@ fn write_then_rename(path: &Path, bytes: &[u8], access: Access) -> io::Result<()
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
-    let mut temp = path.as_os_str().to_os_string();
-    temp.push(format!(
-        ".tmp-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    let temp = temp_beside(path);
     // A write that fails half-way (a full disk) must not leave the temporary file behind.
-    write_new(Path::new(&temp), bytes, access)
+    write_new(&temp, bytes, access)
         .and_then(|()| fs::rename(&temp, path))
         .inspect_err(|_| {
             let _ = fs::remove_file(&temp);
@@ -159,6 +202,40 @@ mod tests {
             fs::read_to_string(dir.path().join(&aside[0])).unwrap(),
             "[\"cut off"
         );
+    }
+
+    #[test]
+    fn an_empty_file_is_empty_not_corrupt() {
+        let dir = crate::test_support::TempDir::new("store-empty");
+        let path = dir.path().join("preferences.json");
+        for empty in ["", "\n", "  \n"] {
+            fs::write(&path, empty).unwrap();
+            let warnings = Warnings::default();
+            assert_eq!(
+                read::<serde_json::Value>(&path, &warnings),
+                serde_json::Value::Null
+            );
+            assert!(warnings.take().is_empty());
+            assert_eq!(fs::read_to_string(&path).unwrap(), empty);
+        }
+    }
+
+    #[test]
+    fn a_new_file_is_made_whole_and_never_over_another() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::test_support::TempDir::new("store-create");
+        let path = dir.path().join("tokens.json");
+        create_if_absent(&path, b"{}\n", true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        fs::write(&path, "{\"edited\": 1}").unwrap();
+        create_if_absent(&path, b"{}\n", true).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"edited\": 1}");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
     }
 
     #[test]

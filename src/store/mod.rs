@@ -76,23 +76,15 @@ pub(crate) fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
     private(home);
     private(&home.join("profiles"));
     private(&dir);
-    for (file, empty) in [
-        (preferences::FILE, "{}\n"),
-        (places::FILE, "[]\n"),
-        ("tokens.json", "{}\n"),
+    // Whole or not at all, and never over a file another marvin has just made or the user
+    // edited. Tokens of services the user signed in to: readable by the user alone.
+    for (file, empty, secret) in [
+        (preferences::FILE, "{}\n", false),
+        (places::FILE, "[]\n", false),
+        ("tokens.json", "{}\n", true),
     ] {
-        // create_new: never truncate a file another marvin has just made or the user edited.
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(dir.join(file))
-        {
-            Ok(mut new) => std::io::Write::write_all(&mut new, empty.as_bytes())?,
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(error),
-        }
+        json::create_if_absent(&dir.join(file), empty.as_bytes(), secret)?;
     }
-    // Tokens of services the user signed in to: readable by the user alone.
     {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(dir.join("tokens.json"), fs::Permissions::from_mode(0o600))?;

@@ -28,7 +28,10 @@ pub(crate) fn prompt_text(profile_dir: &Path, warnings: &Warnings) -> Option<Str
 /// edited copy can take their place in one step.
 pub(crate) fn draft(profile_dir: &Path) -> Result<PathBuf, String> {
     let draft = profile_dir.join(format!("{FILE}.edit"));
-    let current = fs::read_to_string(profile_dir.join(FILE)).unwrap_or_else(|_| UNSET.into());
+    let current = fs::read_to_string(profile_dir.join(FILE))
+        .ok()
+        .filter(|text| !text.trim().is_empty())
+        .unwrap_or_else(|| UNSET.into());
     fs::write(&draft, &current).map_err(|e| format!("cannot prepare {}: {e}", draft.display()))?;
     Ok(draft)
 }

@@ -108,6 +108,45 @@ fn kill_9_mid_turn_loses_only_that_turn() {
 }
 
 #[test]
+fn a_fresh_home_opened_by_many_at_once_and_an_empty_file_are_never_taken_for_corrupt() {
+    const RUNS: usize = 8;
+    const ROUNDS: usize = 10;
+    let server = ReplayServer::answering(|_| Reply::text(&["ok"]));
+    for round in 0..ROUNDS {
+        let home = TempDir::new(&format!("durable-fresh-{round}"));
+        let children: Vec<Child> = (0..RUNS)
+            .map(|i| ask(&home, &server.url(), &format!("question {i}")))
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            let said = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{said}");
+            assert!(!said.contains("not valid JSON"), "round {round}: {said}");
+        }
+        let profile = home.path().join("marvin-home/profiles/default");
+        assert!(!has_corrupt_files(&profile), "round {round}");
+        assert_eq!(
+            std::fs::read_to_string(profile.join("preferences.json")).unwrap(),
+            "{}\n"
+        );
+    }
+    // A full disk leaves an empty file: it holds nothing to lose, so it is empty, not corrupt.
+    let home = TempDir::new("durable-empty");
+    let profile = profile_file(&home, "");
+    std::fs::create_dir_all(&profile).unwrap();
+    for file in ["preferences.json", "places.json", "tokens.json"] {
+        std::fs::write(profile.join(file), "").unwrap();
+    }
+    let output = ask(&home, &server.url(), "hello")
+        .wait_with_output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(!said.contains("not valid JSON"), "{said}");
+    assert!(!has_corrupt_files(&profile));
+}
+
+#[test]
 fn processes_at_once_lose_no_usage_and_no_chat_log_line() {
     const RUNS: usize = 8;
     let home = TempDir::new("durable-concurrent");
