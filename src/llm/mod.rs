@@ -6,6 +6,7 @@ pub(crate) mod copilot;
 pub(crate) mod http;
 pub mod ollama;
 pub mod openai;
+pub(crate) mod progress;
 pub(crate) mod retry;
 pub(crate) mod stream;
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
 use super::http::{self, Http};
+use super::progress::Progress;
 use super::stream::MAX_MESSAGE;
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
@@ -59,13 +60,26 @@ impl Ollama {
             return Err(error);
         }
         let content_type = net::header(&response, "content-type");
-        let mut reader = BufReader::new(response.into_body().into_reader());
+        let progress = Progress::start(self.http.idle_timeout());
+        let mut reader = BufReader::new(progress.watch(response.into_body().into_reader()));
         let start = reader
             .fill_buf()
             .map_err(|e| self.http.first_read_error(e))?;
         if net::is_html(content_type.as_deref(), start) {
             return Err(self.http.html_error());
         }
+        self.read_lines(reader, &progress, on_text, cancel)
+    }
+
+    /// The NDJSON lines up to the one with `done: true`. Only a line that adds to the answer
+    /// is progress: blank lines and lines with empty content are not.
+    fn read_lines(
+        &self,
+        mut reader: impl BufRead,
+        progress: &Progress,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
         let mut answer = Answer::default();
         let mut line = Vec::new();
         loop {
@@ -88,7 +102,12 @@ impl Ollama {
             let Some(value) = self.parse_line(&line)? else {
                 continue;
             };
-            if answer.push(&value, on_text) {
+            let grown = answer.size();
+            let done = answer.push(&value, on_text);
+            if answer.size() != grown {
+                progress.made();
+            }
+            if done {
                 break;
             }
             if answer.size() > MAX_MESSAGE {
@@ -146,6 +165,8 @@ struct Answer {
     calls: Vec<ToolCall>,
     usage: Option<Usage>,
     done_reason: Option<String>,
+    /// Bytes of `message.thinking` streamed: not kept, but the answer growing.
+    thinking: usize,
 }
 
 impl Answer {
@@ -159,6 +180,9 @@ impl Answer {
         if let Some(text) = text.filter(|t| !t.is_empty()) {
             self.content.push_str(text);
             on_text(text);
+        }
+        if let Some(thinking) = line.pointer("/message/thinking").and_then(Value::as_str) {
+            self.thinking += thinking.len();
         }
         for call in line
             .pointer("/message/tool_calls")
@@ -202,14 +226,16 @@ impl Answer {
         true
     }
 
-    /// Roughly the memory the answer holds so far.
+    /// Roughly how far the answer has grown: the memory it holds, and the thinking streamed.
+    /// It grows exactly when the answer does (text, thinking, a tool call), so it is also the
+    /// measure of progress (see `llm::progress`).
     fn size(&self) -> usize {
         let calls: usize = self
             .calls
             .iter()
             .map(|c| c.id.len() + c.function.name.len() + c.function.arguments.len() + 64)
             .sum();
-        self.content.len() + calls
+        self.content.len() + calls + self.thinking
     }
 
     fn finish(self) -> ChatResult {
@@ -318,6 +344,38 @@ mod tests {
         let (first, second) = (id(), id());
         assert!(first.starts_with("call_"), "{first}");
         assert_ne!(first, second);
+    }
+
+    #[test]
+    fn only_lines_that_add_to_the_answer_are_progress() {
+        let message = |message: Value| json!({"message": message, "done": false});
+        let cases = [
+            (
+                "empty content",
+                message(json!({"role": "assistant", "content": ""})),
+                false,
+            ),
+            ("no message", json!({"done": false}), false),
+            ("empty thinking", message(json!({"thinking": ""})), false),
+            ("text", message(json!({"content": "x"})), true),
+            (
+                "generate-shaped text",
+                json!({"response": "x", "done": false}),
+                true,
+            ),
+            ("thinking", message(json!({"thinking": "hmm"})), true),
+            (
+                "a tool call",
+                message(json!({"tool_calls": [{"function": {"name": "f", "arguments": {}}}]})),
+                true,
+            ),
+        ];
+        for (name, line, grows) in cases {
+            let mut answer = Answer::default();
+            let before = answer.size();
+            answer.push(&line, &mut |_| {});
+            assert_eq!(answer.size() != before, grows, "{name}");
+        }
     }
 
     #[test]
