@@ -136,6 +136,29 @@ impl Http {
         }
     }
 
+    /// An error while reading a stream whose answer had begun; `shown` says whether any of
+    /// its text was shown. A lost connection cut the answer off.
+    pub fn stream_error(&self, error: io::Error, shown: bool) -> LlmError {
+        let error = self.read_error(error);
+        match error.kind {
+            ErrorKind::Network => error.cut_off(shown),
+            _ => error,
+        }
+    }
+
+    /// A stream that ended without `mark`, what closes a whole answer: a proxy or the server
+    /// cut it.
+    pub fn ended_early(&self, mark: &str, shown: bool) -> LlmError {
+        let mut message = format!(
+            "the answer from {} ended early: its stream closed without {mark} (cut by a proxy or the server)",
+            self.service
+        );
+        if shown {
+            message.push_str("; the text shown is only its start");
+        }
+        LlmError::new(ErrorKind::Network, message).cut_off(shown)
+    }
+
     /// An error while waiting for the first byte of a body whose headers arrived: no part of
     /// the answer has, so it counts as waiting for the answer to start.
     pub fn first_read_error(&self, error: io::Error) -> LlmError {

@@ -17,6 +17,9 @@ use crate::message::{Message, Role, ToolCall, Usage};
 use crate::net::sse::MAX_EVENT;
 use crate::net::{self, Response};
 
+/// What closes a whole answer, for the error when it did not come.
+const END_MARK: &str = "the line that says \"done\": true";
+
 pub struct Ollama {
     settings: ProviderSettings,
     http: Http,
@@ -89,7 +92,7 @@ impl Ollama {
             line.clear();
             let mut limited = (&mut reader).take(MAX_EVENT as u64 + 1);
             match limited.read_until(b'\n', &mut line) {
-                Ok(0) => break,
+                Ok(0) => return Err(self.http.ended_early(END_MARK, answer.has_shown())),
                 Ok(_) if line.len() > MAX_EVENT => {
                     return Err(too_large(format!(
                         "a line of more than {} MB that never ended",
@@ -97,7 +100,7 @@ impl Ollama {
                     )));
                 }
                 Ok(_) => {}
-                Err(error) => return Err(self.http.read_error(error)),
+                Err(error) => return Err(self.http.stream_error(error, answer.has_shown())),
             }
             let Some(value) = self.parse_line(&line)? else {
                 continue;
@@ -108,7 +111,7 @@ impl Ollama {
                 progress.made();
             }
             if done {
-                break;
+                return Ok(answer.finish());
             }
             if answer.size() > MAX_MESSAGE {
                 return Err(too_large(format!(
@@ -117,7 +120,6 @@ impl Ollama {
                 )));
             }
         }
-        Ok(answer.finish())
     }
 
     /// One NDJSON line: `None` for a blank one, an error for one that is not JSON or reports
@@ -236,6 +238,11 @@ impl Answer {
             .map(|c| c.id.len() + c.function.name.len() + c.function.arguments.len() + 64)
             .sum();
         self.content.len() + calls + self.thinking
+    }
+
+    /// Some of the answer was shown.
+    fn has_shown(&self) -> bool {
+        !self.content.is_empty()
     }
 
     fn finish(self) -> ChatResult {
@@ -376,6 +383,16 @@ mod tests {
             answer.push(&line, &mut |_| {});
             assert_eq!(answer.size() != before, grows, "{name}");
         }
+    }
+
+    #[test]
+    fn text_is_shown_and_a_tool_call_is_not() {
+        let mut answer = Answer::default();
+        let call = json!({"message": {"tool_calls": [{"function": {"name": "f"}}]}});
+        assert!(!answer.push(&call, &mut |_| {}));
+        assert!(!answer.has_shown());
+        answer.push(&json!({"message": {"content": "Hi"}}), &mut |_| {});
+        assert!(answer.has_shown());
     }
 
     #[test]

@@ -22,6 +22,8 @@ use crate::net::{self, BodyError, Response};
 const MAX_JSON_BODY: usize = MAX_MESSAGE;
 /// How much of a chunk that is not JSON the error shows.
 const SHOWN_CHUNK: usize = 200;
+/// What closes a whole answer, for the error when it did not come.
+const END_MARK: &str = "a finish reason or [DONE]";
 
 pub struct OpenAiCompat {
     settings: ProviderSettings,
@@ -158,8 +160,11 @@ impl OpenAiCompat {
             }
             let event = match events.next_event() {
                 Ok(Some(event)) => event,
-                Ok(None) => break,
-                Err(SseError::Read(error)) => return Err(self.http.read_error(error)),
+                Ok(None) if assembler.is_finished() => break,
+                Ok(None) => return Err(self.http.ended_early(END_MARK, assembler.has_shown())),
+                Err(SseError::Read(error)) => {
+                    return Err(self.http.stream_error(error, assembler.has_shown()));
+                }
                 Err(SseError::TooLarge) => {
                     return Err(self.too_large(format!(
                         "an event of more than {} MB that never ended",

@@ -199,6 +199,16 @@ impl Assembler {
         self.size() + usize::from(self.finish_reason.is_some())
     }
 
+    /// The service said the answer is complete (a finish reason).
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    /// Some of the answer was shown (text or refusal went to `on_text`).
+    pub(crate) fn has_shown(&self) -> bool {
+        !self.content.is_empty()
+    }
+
     /// The assembled message. Empty arguments become `{}`; a call without an id gets one, so
     /// its result can answer it.
     pub(crate) fn finish(self) -> ChatResult {
@@ -440,6 +450,27 @@ mod tests {
             let again = name != "finish reason" && grows;
             assert_eq!(assembler.progress() != once, again, "{name}, repeated");
         }
+    }
+
+    #[test]
+    fn an_answer_is_finished_by_its_finish_reason_and_shown_by_its_text() {
+        let mut assembler = Assembler::new();
+        assert!(!assembler.is_finished() && !assembler.has_shown());
+        assembler.push_chunk(
+            &call_delta(json!({"index": 0, "id": "c", "function": {"name": "f"}})),
+            &mut |_| {},
+        );
+        assert!(!assembler.has_shown(), "a tool call is not shown");
+        assembler.push_chunk(
+            &json!({"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": null}]}),
+            &mut |_| {},
+        );
+        assert!(assembler.has_shown() && !assembler.is_finished());
+        assembler.push_chunk(
+            &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+            &mut |_| {},
+        );
+        assert!(assembler.is_finished());
     }
 
     #[test]

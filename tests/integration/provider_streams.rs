@@ -1,5 +1,7 @@
-//! Streams that never get anywhere, through the built binary: keep-alives, empty events and
-//! blank lines do not hold a run past MARVIN_TIMEOUT (it times out and falls back).
+//! Streams that never get anywhere or stop short, through the built binary: keep-alives, empty
+//! events and blank lines do not hold a run past MARVIN_TIMEOUT (it times out and falls back),
+//! and a stream that ends without its end mark is an error, not a finished answer: sent again
+//! when none of it was shown, never when it was, and `cut` in the `--json` error event.
 
 use std::process::{Command, Output};
 
@@ -7,7 +9,7 @@ use crate::common::{
     ReplayServer, Reply, TempDir, epoch, last_stderr_line, marvin, non_interactive, stderr, stdout,
 };
 use crate::scripted::{Conn, Script, ScriptServer, compat, text_event};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// A keep-alive comment, as OpenAI-compatible servers send them.
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
@@ -18,6 +20,9 @@ const UNREAD_EVENT: &[u8] = b"data: {\"object\":\"ping\"}\n\n";
 /// An Ollama line that adds nothing to the answer.
 const EMPTY_LINE: &[u8] =
     b"{\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":false}\n";
+/// The start of an answer that stops there.
+const CUT: &str =
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The answer is\"}}]}\n\n";
 
 /// A 200 of `content_type` that sends `first`, then `filler` every 50 ms until the client
 /// hangs up, and after 30 s ends (without an end mark): a run still reading by then was held.
@@ -149,4 +154,83 @@ fn ollama_blank_and_empty_lines_time_out() {
             "marvin: ollama did not start answering: nothing but keep-alives or empty events for 1s after the request (MARVIN_TIMEOUT)\n",
         );
     }
+}
+
+/// The error of a stream cut after "The answer is" was shown.
+const CUT_SHOWN: &str = "marvin: the answer from openai-compat ended early: its stream closed without a finish reason or [DONE] (cut by a proxy or the server); the text shown is only its start\n";
+
+#[test]
+fn a_stream_cut_after_text_is_an_error_and_not_asked_again() {
+    let home = TempDir::new("cut-shown");
+    // Were the cut answer asked for again, the second would follow the first on stdout.
+    let server = ReplayServer::start(vec![Reply::sse(CUT), Reply::text(&["The answer is 42."])]);
+    let output = non_interactive(&mut compat(&home, &server.url()), "x");
+    failed_with(&output, CUT_SHOWN);
+    assert_eq!(stdout(&output), "The answer is\n");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn json_says_the_answer_was_cut() {
+    let home = TempDir::new("cut-json");
+    let server = ReplayServer::start(vec![Reply::sse(CUT)]);
+    let output = non_interactive(compat(&home, &server.url()).arg("--json"), "x");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert_eq!(events[0], json!({"type": "text", "text": "The answer is"}));
+    let message = CUT_SHOWN
+        .trim_start_matches("marvin: ")
+        .trim_end_matches('\n');
+    assert_eq!(
+        events[1],
+        json!({"type": "error", "kind": "network", "message": message, "cut": true})
+    );
+    assert_eq!(events[2]["type"], "usage");
+}
+
+#[test]
+fn a_stream_cut_before_any_text_is_sent_again() {
+    let home = TempDir::new("cut-unseen");
+    let role_only = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+    let server = ReplayServer::start(vec![Reply::sse(role_only), Reply::text(&["Whole."])]);
+    let output = non_interactive(&mut compat(&home, &server.url()), "x");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert_eq!(stdout(&output), "Whole.\n");
+    assert_eq!(server.requests().len(), 2);
+    assert!(
+        err.contains("marvin: the answer from openai-compat ended early: its stream closed without a finish reason or [DONE] (cut by a proxy or the server); retrying in"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_stream_is_an_error_after_its_retries() {
+    let home = TempDir::new("cut-empty");
+    let server = ReplayServer::start(vec![Reply::sse(""), Reply::sse(""), Reply::sse("")]);
+    let output = non_interactive(&mut compat(&home, &server.url()), "x");
+    failed_with(
+        &output,
+        "marvin: the answer from openai-compat ended early: its stream closed without a finish reason or [DONE] (cut by a proxy or the server)\n",
+    );
+    assert_eq!(stdout(&output), "");
+    assert_eq!(server.requests().len(), 3, "two retries");
+}
+
+#[test]
+fn an_ollama_stream_without_its_last_line_is_an_error() {
+    let home = TempDir::new("cut-ollama");
+    let line = "{\"message\":{\"role\":\"assistant\",\"content\":\"Partly\"},\"done\":false}\n";
+    let server = ReplayServer::start(vec![Reply::ndjson(line)]);
+    let output = non_interactive(&mut ollama(&home, &server.root()), "x");
+    failed_with(
+        &output,
+        "marvin: the answer from ollama ended early: its stream closed without the line that says \"done\": true (cut by a proxy or the server); the text shown is only its start\n",
+    );
+    assert_eq!(stdout(&output), "Partly\n");
+    assert_eq!(server.requests().len(), 1);
 }
