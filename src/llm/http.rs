@@ -6,6 +6,7 @@ use std::io;
 use std::time::{Duration, SystemTime};
 
 use super::api_error::{self, ErrorContext};
+use super::progress::{self, Stalled};
 use super::retry::parse_retry_after;
 use super::{ErrorKind, LlmError};
 use crate::cancel::CancelToken;
@@ -129,7 +130,33 @@ impl Http {
 
     /// An error while reading an answer that has started.
     pub fn read_error(&self, error: io::Error) -> LlmError {
-        self.transport_error(Transport::from_io(error, Phase::Answer))
+        match progress::stalled(&error) {
+            Some(stalled) => self.stalled_error(stalled),
+            None => self.transport_error(Transport::from_io(error, Phase::Answer)),
+        }
+    }
+
+    /// An error while reading a stream whose answer had begun; `shown` says whether any of
+    /// its text was shown. A lost connection cut the answer off.
+    pub fn stream_error(&self, error: io::Error, shown: bool) -> LlmError {
+        let error = self.read_error(error);
+        match error.kind {
+            ErrorKind::Network => error.cut_off(shown),
+            _ => error,
+        }
+    }
+
+    /// A stream that ended without `mark`, what closes a whole answer: a proxy or the server
+    /// cut it.
+    pub fn ended_early(&self, mark: &str, shown: bool) -> LlmError {
+        let mut message = format!(
+            "the answer from {} ended early: its stream closed without {mark} (cut by a proxy or the server)",
+            self.service
+        );
+        if shown {
+            message.push_str("; the text shown is only its start");
+        }
+        LlmError::new(ErrorKind::Network, message).cut_off(shown)
     }
 
     /// An error while waiting for the first byte of a body whose headers arrived: no part of
@@ -158,6 +185,22 @@ impl Http {
             ),
         };
         LlmError::new(ErrorKind::Timeout, message)
+    }
+
+    /// Bytes kept arriving for MARVIN_TIMEOUT, but no part of the answer among them.
+    fn stalled_error(&self, stalled: Stalled) -> LlmError {
+        let (service, seconds) = (self.service, self.idle_timeout().as_secs());
+        let (when, after) = if stalled.started {
+            ("stopped answering", "the answer started")
+        } else {
+            ("did not start answering", "the request")
+        };
+        LlmError::new(
+            ErrorKind::Timeout,
+            format!(
+                "{service} {when}: nothing but keep-alives or empty events for {seconds}s after {after} (MARVIN_TIMEOUT)"
+            ),
+        )
     }
 
     /// A 200 that is a web page: a captive portal, a proxy's login page, a wrong base URL.

@@ -6,6 +6,7 @@ pub(crate) mod copilot;
 pub(crate) mod http;
 pub mod ollama;
 pub mod openai;
+pub(crate) mod progress;
 pub(crate) mod retry;
 pub(crate) mod stream;
 
@@ -98,9 +99,13 @@ pub struct LlmError {
     pub message: String,
     /// How long the service asked us to wait (429, 503), when it said.
     pub retry_after: Option<Duration>,
-    /// The same request may well succeed in a moment (HTTP 502, 503, 504, or a connection
-    /// lost before any byte of the answer): it is retried before any fallback.
+    /// The same request may well succeed in a moment (HTTP 502, 503, 504, a connection lost
+    /// before any byte of the answer, a stream cut before any of its text was shown): it is
+    /// retried before any fallback.
     pub transient: bool,
+    /// The answer broke off before the service finished it: its stream ended without the
+    /// mark that closes it, or its connection was lost part-way. `--json` says so.
+    pub cut: bool,
 }
 
 impl LlmError {
@@ -110,12 +115,21 @@ impl LlmError {
             message: message.into(),
             retry_after: None,
             transient: false,
+            cut: false,
         }
     }
 
     /// The same error, marked worth sending again (see [`LlmError::transient`]).
     pub fn transient(mut self) -> Self {
         self.transient = true;
+        self
+    }
+
+    /// The same error, for an answer that broke off (see [`LlmError::cut`]). It is sent
+    /// again only when none of it was shown (`shown` false): a retry would show it twice.
+    pub fn cut_off(mut self, shown: bool) -> Self {
+        self.cut = true;
+        self.transient = !shown;
         self
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
 use super::http::{self, Http};
+use super::progress::Progress;
 use super::stream::MAX_MESSAGE;
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
@@ -15,6 +16,9 @@ use crate::config::ProviderSettings;
 use crate::message::{Message, Role, ToolCall, Usage};
 use crate::net::sse::MAX_EVENT;
 use crate::net::{self, Response};
+
+/// What closes a whole answer, for the error when it did not come.
+const END_MARK: &str = "the line that says \"done\": true";
 
 pub struct Ollama {
     settings: ProviderSettings,
@@ -59,13 +63,26 @@ impl Ollama {
             return Err(error);
         }
         let content_type = net::header(&response, "content-type");
-        let mut reader = BufReader::new(response.into_body().into_reader());
+        let progress = Progress::start(self.http.idle_timeout());
+        let mut reader = BufReader::new(progress.watch(response.into_body().into_reader()));
         let start = reader
             .fill_buf()
             .map_err(|e| self.http.first_read_error(e))?;
         if net::is_html(content_type.as_deref(), start) {
             return Err(self.http.html_error());
         }
+        self.read_lines(reader, &progress, on_text, cancel)
+    }
+
+    /// The NDJSON lines up to the one with `done: true`. Only a line that adds to the answer
+    /// is progress: blank lines and lines with empty content are not.
+    fn read_lines(
+        &self,
+        mut reader: impl BufRead,
+        progress: &Progress,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ChatResult, LlmError> {
         let mut answer = Answer::default();
         let mut line = Vec::new();
         loop {
@@ -75,7 +92,7 @@ impl Ollama {
             line.clear();
             let mut limited = (&mut reader).take(MAX_EVENT as u64 + 1);
             match limited.read_until(b'\n', &mut line) {
-                Ok(0) => break,
+                Ok(0) => return Err(self.http.ended_early(END_MARK, answer.has_shown())),
                 Ok(_) if line.len() > MAX_EVENT => {
                     return Err(too_large(format!(
                         "a line of more than {} MB that never ended",
@@ -83,13 +100,18 @@ impl Ollama {
                     )));
                 }
                 Ok(_) => {}
-                Err(error) => return Err(self.http.read_error(error)),
+                Err(error) => return Err(self.http.stream_error(error, answer.has_shown())),
             }
             let Some(value) = self.parse_line(&line)? else {
                 continue;
             };
-            if answer.push(&value, on_text) {
-                break;
+            let grown = answer.size();
+            let done = answer.push(&value, on_text);
+            if answer.size() != grown {
+                progress.made();
+            }
+            if done {
+                return Ok(answer.finish());
             }
             if answer.size() > MAX_MESSAGE {
                 return Err(too_large(format!(
@@ -98,7 +120,6 @@ impl Ollama {
                 )));
             }
         }
-        Ok(answer.finish())
     }
 
     /// One NDJSON line: `None` for a blank one, an error for one that is not JSON or reports
@@ -146,6 +167,8 @@ struct Answer {
     calls: Vec<ToolCall>,
     usage: Option<Usage>,
     done_reason: Option<String>,
+    /// Bytes of `message.thinking` streamed: not kept, but the answer growing.
+    thinking: usize,
 }
 
 impl Answer {
@@ -159,6 +182,9 @@ impl Answer {
         if let Some(text) = text.filter(|t| !t.is_empty()) {
             self.content.push_str(text);
             on_text(text);
+        }
+        if let Some(thinking) = line.pointer("/message/thinking").and_then(Value::as_str) {
+            self.thinking += thinking.len();
         }
         for call in line
             .pointer("/message/tool_calls")
@@ -202,14 +228,21 @@ impl Answer {
         true
     }
 
-    /// Roughly the memory the answer holds so far.
+    /// Roughly how far the answer has grown: the memory it holds, and the thinking streamed.
+    /// It grows exactly when the answer does (text, thinking, a tool call), so it is also the
+    /// measure of progress (see `llm::progress`).
     fn size(&self) -> usize {
         let calls: usize = self
             .calls
             .iter()
             .map(|c| c.id.len() + c.function.name.len() + c.function.arguments.len() + 64)
             .sum();
-        self.content.len() + calls
+        self.content.len() + calls + self.thinking
+    }
+
+    /// Some of the answer was shown.
+    fn has_shown(&self) -> bool {
+        !self.content.is_empty()
     }
 
     fn finish(self) -> ChatResult {
@@ -318,6 +351,48 @@ mod tests {
         let (first, second) = (id(), id());
         assert!(first.starts_with("call_"), "{first}");
         assert_ne!(first, second);
+    }
+
+    #[test]
+    fn only_lines_that_add_to_the_answer_are_progress() {
+        let message = |message: Value| json!({"message": message, "done": false});
+        let cases = [
+            (
+                "empty content",
+                message(json!({"role": "assistant", "content": ""})),
+                false,
+            ),
+            ("no message", json!({"done": false}), false),
+            ("empty thinking", message(json!({"thinking": ""})), false),
+            ("text", message(json!({"content": "x"})), true),
+            (
+                "generate-shaped text",
+                json!({"response": "x", "done": false}),
+                true,
+            ),
+            ("thinking", message(json!({"thinking": "hmm"})), true),
+            (
+                "a tool call",
+                message(json!({"tool_calls": [{"function": {"name": "f", "arguments": {}}}]})),
+                true,
+            ),
+        ];
+        for (name, line, grows) in cases {
+            let mut answer = Answer::default();
+            let before = answer.size();
+            answer.push(&line, &mut |_| {});
+            assert_eq!(answer.size() != before, grows, "{name}");
+        }
+    }
+
+    #[test]
+    fn text_is_shown_and_a_tool_call_is_not() {
+        let mut answer = Answer::default();
+        let call = json!({"message": {"tool_calls": [{"function": {"name": "f"}}]}});
+        assert!(!answer.push(&call, &mut |_| {}));
+        assert!(!answer.has_shown());
+        answer.push(&json!({"message": {"content": "Hi"}}), &mut |_| {});
+        assert!(answer.has_shown());
     }
 
     #[test]

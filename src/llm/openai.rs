@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
 use super::http::{self, Http};
+use super::progress::Progress;
 use super::stream::{Assembler, MAX_MESSAGE, Step};
 use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
@@ -21,6 +22,8 @@ use crate::net::{self, BodyError, Response};
 const MAX_JSON_BODY: usize = MAX_MESSAGE;
 /// How much of a chunk that is not JSON the error shows.
 const SHOWN_CHUNK: usize = 200;
+/// What closes a whole answer, for the error when it did not come.
+const END_MARK: &str = "a finish reason or [DONE]";
 
 pub struct OpenAiCompat {
     settings: ProviderSettings,
@@ -125,7 +128,11 @@ impl OpenAiCompat {
             return Err(http::status_error(response, ctx));
         }
         let content_type = net::header(&response, "content-type");
-        let mut body = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
+        // A completion must arrive whole, a stream keep growing, within MARVIN_TIMEOUT: bytes
+        // that add nothing to the answer do not hold the call open.
+        let progress = Progress::start(self.http.idle_timeout());
+        let body = progress.watch(response.into_body().into_reader());
+        let mut body = BufReader::with_capacity(16 * 1024, body);
         let start = body.fill_buf().map_err(|e| self.http.first_read_error(e))?;
         if net::is_html(content_type.as_deref(), start) {
             return Err(self.http.html_error());
@@ -133,13 +140,14 @@ impl OpenAiCompat {
         if content_type.is_some_and(|t| t.contains("application/json")) {
             self.read_completion(body, ctx, on_text)
         } else {
-            self.read_stream(body, ctx, on_text, cancel)
+            self.read_stream(body, &progress, ctx, on_text, cancel)
         }
     }
 
     fn read_stream(
         &self,
         body: impl BufRead,
+        progress: &Progress,
         ctx: &ErrorContext<'_>,
         on_text: &mut dyn FnMut(&str),
         cancel: &CancelToken,
@@ -152,8 +160,11 @@ impl OpenAiCompat {
             }
             let event = match events.next_event() {
                 Ok(Some(event)) => event,
-                Ok(None) => break,
-                Err(SseError::Read(error)) => return Err(self.http.read_error(error)),
+                Ok(None) if assembler.is_finished() => break,
+                Ok(None) => return Err(self.http.ended_early(END_MARK, assembler.has_shown())),
+                Err(SseError::Read(error)) => {
+                    return Err(self.http.stream_error(error, assembler.has_shown()));
+                }
                 Err(SseError::TooLarge) => {
                     return Err(self.too_large(format!(
                         "an event of more than {} MB that never ended",
@@ -161,7 +172,12 @@ impl OpenAiCompat {
                     )));
                 }
             };
-            match assembler.push_event(&event, on_text) {
+            let grown = assembler.progress();
+            let step = assembler.push_event(&event, on_text);
+            if assembler.progress() != grown {
+                progress.made();
+            }
+            match step {
                 Step::Continue => {}
                 Step::Done => break,
                 Step::Failed(api) => return Err(api_error::from_stream(ctx, &api)),

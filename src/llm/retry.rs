@@ -1,5 +1,6 @@
 //! Waiting out rate limits and passing trouble (a 502/503/504, a connection lost before any
-//! answer): the Retry-After headers, backoff with jitter, and the retry loop.
+//! answer, a stream cut before any text was shown): the Retry-After headers, backoff with
+//! jitter, and the retry loop.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -42,6 +42,9 @@ pub(crate) struct Assembler {
     calls: Vec<PartialCall>,
     usage: Option<Usage>,
     finish_reason: Option<String>,
+    /// Bytes of reasoning streamed (`reasoning`, `reasoning_content`): not kept, but counted
+    /// as the answer growing.
+    reasoning: usize,
 }
 
 impl Assembler {
@@ -115,6 +118,11 @@ impl Assembler {
                 }
             }
         }
+        for key in ["reasoning", "reasoning_content"] {
+            if let Some(text) = delta.get(key).and_then(Value::as_str) {
+                self.reasoning += text.len();
+            }
+        }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for call in calls {
                 self.push_call(call);
@@ -172,14 +180,33 @@ impl Assembler {
         })
     }
 
-    /// Roughly the memory the answer holds so far.
+    /// Roughly how far the answer has grown: the memory it holds, and the reasoning streamed
+    /// (not kept, but no chat answer reasons for 32 MB either).
     fn size(&self) -> usize {
         let calls: usize = self
             .calls
             .iter()
             .map(|c| c.id.len() + c.name.len() + c.arguments.len() + 64)
             .sum();
-        self.content.len() + calls
+        self.content.len() + calls + self.reasoning
+    }
+
+    /// A measure that grows exactly when the answer does: text, refusal or reasoning, a tool
+    /// call's id, name or arguments, the finish reason. Keep-alives, empty deltas, role-only and
+    /// usage-only chunks and fields nobody reads leave it as it was, so they are no progress
+    /// (see `llm::progress`).
+    pub(crate) fn progress(&self) -> usize {
+        self.size() + usize::from(self.finish_reason.is_some())
+    }
+
+    /// The service said the answer is complete (a finish reason).
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    /// Some of the answer was shown (text or refusal went to `on_text`).
+    pub(crate) fn has_shown(&self) -> bool {
+        !self.content.is_empty()
     }
 
     /// The assembled message. Empty arguments become `{}`; a call without an id gets one, so
@@ -368,6 +395,82 @@ mod tests {
         let mut assembler = Assembler::new();
         while assembler.push_event(&event, &mut |_| {}) == Step::Continue {}
         assert_eq!(assembler.push_event(&event, &mut |_| {}), Step::TooLarge);
+    }
+
+    #[test]
+    fn only_what_adds_to_the_answer_is_progress() {
+        let delta = |delta: Value| json!({"choices": [{"index": 0, "delta": delta}]});
+        let cases = [
+            ("empty content", delta(json!({"content": ""})), false),
+            (
+                "role only",
+                delta(json!({"role": "assistant", "content": null})),
+                false,
+            ),
+            ("empty delta", delta(json!({})), false),
+            ("no choices", json!({"object": "ping"}), false),
+            (
+                "usage only",
+                json!({"choices": [], "usage": {"prompt_tokens": 1}}),
+                false,
+            ),
+            (
+                "another choice",
+                json!({"choices": [{"index": 1, "delta": {"content": "x"}}]}),
+                false,
+            ),
+            ("empty reasoning", delta(json!({"reasoning": ""})), false),
+            ("text", delta(json!({"content": "x"})), true),
+            ("refusal", delta(json!({"refusal": "no"})), true),
+            ("reasoning", delta(json!({"reasoning": "hmm"})), true),
+            (
+                "reasoning_content",
+                delta(json!({"reasoning_content": "hmm"})),
+                true,
+            ),
+            (
+                "a call's arguments",
+                delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{"}}]})),
+                true,
+            ),
+            (
+                "finish reason",
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                true,
+            ),
+        ];
+        for (name, chunk, grows) in cases {
+            let mut assembler = Assembler::new();
+            let before = assembler.progress();
+            assembler.push_chunk(&chunk, &mut |_| {});
+            assert_eq!(assembler.progress() != before, grows, "{name}");
+            // The same chunk again adds only what it carries again.
+            let once = assembler.progress();
+            assembler.push_chunk(&chunk, &mut |_| {});
+            let again = name != "finish reason" && grows;
+            assert_eq!(assembler.progress() != once, again, "{name}, repeated");
+        }
+    }
+
+    #[test]
+    fn an_answer_is_finished_by_its_finish_reason_and_shown_by_its_text() {
+        let mut assembler = Assembler::new();
+        assert!(!assembler.is_finished() && !assembler.has_shown());
+        assembler.push_chunk(
+            &call_delta(json!({"index": 0, "id": "c", "function": {"name": "f"}})),
+            &mut |_| {},
+        );
+        assert!(!assembler.has_shown(), "a tool call is not shown");
+        assembler.push_chunk(
+            &json!({"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": null}]}),
+            &mut |_| {},
+        );
+        assert!(assembler.has_shown() && !assembler.is_finished());
+        assembler.push_chunk(
+            &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+            &mut |_| {},
+        );
+        assert!(assembler.is_finished());
     }
 
     #[test]

@@ -339,9 +339,15 @@ impl BatchView {
             TurnEnd::Cancelled => self.emit(
                 json!({"type": "error", "kind": "cancelled", "message": signal::stopped_by()}),
             ),
-            TurnEnd::Failed(error) => self.emit(
-                json!({"type": "error", "kind": error.kind.as_str(), "message": error.message}),
-            ),
+            TurnEnd::Failed(error) => {
+                let mut event =
+                    json!({"type": "error", "kind": error.kind.as_str(), "message": error.message});
+                // The answer broke off: the text events before are its start, not all of it.
+                if error.cut {
+                    event["cut"] = Value::Bool(true);
+                }
+                self.emit(event);
+            }
             TurnEnd::Parked => self.emit(
                 json!({"type": "error", "kind": "park", "message": "the run stopped on a question"}),
             ),

@@ -44,6 +44,7 @@ mod parked;
 mod patch_scenarios;
 mod phone_repl;
 mod provider_security;
+mod provider_streams;
 mod provider_trust;
 mod providers;
 mod repl;
