@@ -148,6 +148,7 @@ impl Server {
                     proxy,
                 } => Ok(Box::new(super::http::start(
                     url,
+                    &self.config.shown(),
                     headers,
                     proxy.as_deref(),
                     sink,

@@ -78,14 +78,16 @@ enum Refused {
 }
 
 /// Checks `url` and `headers` and prepares to reach the server; nothing is sent until the
-/// first message (initialize).
+/// first message (initialize). Messages name it as `declared` (its address as the file wrote
+/// it, before a `${VAR}` was filled: a key may sit anywhere in the filled one).
 pub fn start(
     url: &str,
+    declared: &str,
     headers: &BTreeMap<String, String>,
     proxy: Option<&str>,
     sink: Sink,
 ) -> Result<HttpTransport, String> {
-    let shown = shown(url);
+    let shown = shown(declared);
     check_url(url, &shown)?;
     for (name, value) in headers {
         check_header(name, value, &shown)?;

@@ -175,7 +175,7 @@ fn sse(out: &mut dyn Write, session: Option<&str>, messages: &[&str]) {
 fn connect(url: &str) -> Arc<Connection> {
     let headers = BTreeMap::from([("Authorization".to_string(), TOKEN.to_string())]);
     let opened = Connection::open(|sink| {
-        start(url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
+        start(url, url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
     });
     opened.unwrap_or_else(|why| panic!("{why}"))
 }
@@ -487,6 +487,28 @@ fn nothing_listening_is_said_in_a_sentence_not_a_timeout() {
 }
 
 #[test]
+fn messages_name_the_address_as_declared_never_with_the_key_filled_in() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let filled = format!("http://127.0.0.1:{port}/sk-path-key-123/mcp");
+    let declared = format!("http://127.0.0.1:{port}/${{KEY}}/mcp");
+    let connection = Connection::open(|sink| {
+        start(&filled, &declared, &BTreeMap::new(), None, sink)
+            .map(|t| Box::new(t) as Box<dyn Transport>)
+    })
+    .unwrap();
+    assert_eq!(
+        ask(&connection, "initialize"),
+        Err(Failure::Closed(format!(
+            "nothing answers at {declared} (connection refused): is the server running?"
+        )))
+    );
+}
+
+#[test]
 fn a_stream_that_ends_without_the_result_fails_the_request() {
     let server = Server::start(|_, out| sse(out, None, &[]));
     let connection = connect(&server.url);
@@ -557,7 +579,7 @@ fn bad_declarations_are_refused_without_their_secrets() {
     for (url, name, value, expected) in cases {
         let headers = BTreeMap::from([(name.to_string(), value.to_string())]);
         let opened = Connection::open(|sink| {
-            start(url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
+            start(url, url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
         });
         assert_eq!(opened.err().as_deref(), Some(expected), "{url}");
     }
