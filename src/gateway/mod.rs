@@ -13,7 +13,6 @@ mod sse;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -68,7 +67,6 @@ pub(crate) struct Gateway {
     pub home: Option<std::path::PathBuf>,
     /// How long a question waits for a client, when not the tool's own time.
     pub question_timeout: Option<Duration>,
-    busy: AtomicUsize,
 }
 
 /// Serves until `stop()` says so (the front-end's Ctrl+C, SIGTERM or SIGHUP): tells `started`
@@ -84,6 +82,8 @@ pub(crate) fn serve(
     let address = place.listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
     let server = listen(address, &place)?;
     let port = server.port();
+    let pool = web::Pool::start(&format!("gw-{port}"), MAX_REQUESTS, too_busy)
+        .map_err(|e| format!("cannot start the gateway's threads: {e}"))?;
     let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
     started(
         &format!("http://{}/?token={token}", host_and_port(address, port)),
@@ -97,11 +97,10 @@ pub(crate) fn serve(
         new_session,
         home,
         question_timeout,
-        busy: AtomicUsize::new(0),
     });
     while !stop() {
         match server.server().recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(request)) => gateway.take(request),
+            Ok(Some(request)) => gateway.take(request, &pool),
             Ok(None) => {}
             Err(error) => return Err(format!("the gateway stopped: {error}")),
         }
@@ -141,29 +140,23 @@ fn listen(address: IpAddr, place: &Place) -> Result<web::Listening, String> {
     })
 }
 
+fn too_busy() -> web::HttpResponse {
+    web::json_response(
+        503,
+        &serde_json::json!({"error": "the gateway is busy; try again"}),
+    )
+}
+
 impl Gateway {
-    /// Checks the request, then answers it on a thread of its own.
-    fn take(self: &Arc<Self>, request: Request) {
+    /// Checks the request, then answers it on a thread of its own; a refusal is answered off
+    /// this thread too, so a body that trickles in holds up nobody (see [`web::Pool`]).
+    fn take(self: &Arc<Self>, request: Request, pool: &web::Pool) {
         if let Err(response) = self.admit(&request) {
-            let _ = request.respond(response);
-            return;
-        }
-        if self.busy.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-            self.busy.fetch_sub(1, Ordering::SeqCst);
-            let busy = serde_json::json!({"error": "the gateway is busy; try again"});
-            let _ = request.respond(web::json_response(503, &busy));
+            pool.refuse(request, response);
             return;
         }
         let gateway = Arc::clone(self);
-        let spawned = std::thread::Builder::new()
-            .name("gateway-request".into())
-            .spawn(move || {
-                routes::answer(&gateway, request);
-                gateway.busy.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
-            self.busy.fetch_sub(1, Ordering::SeqCst);
-        }
+        pool.accept(request, move |request| routes::answer(&gateway, request));
     }
 
     /// The Host, the Origin and the token, before anything else is read.

@@ -17,7 +17,7 @@ use tiny_http::{Method, Request};
 
 pub(crate) use gate::{Limits, Listening, listen};
 pub(crate) use pool::Pool;
-pub(crate) use respond::{HttpResponse, asset, header, json_response, text, with_headers};
+pub(crate) use respond::{HttpResponse, asset, busy, header, json_response, text, with_headers};
 
 /// The value of request header `name`.
 pub(crate) fn header_value(request: &Request, name: &'static str) -> Option<String> {

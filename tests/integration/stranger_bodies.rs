@@ -70,3 +70,37 @@ fn a_body_of_100_tb_announced_to_an_open_form_is_refused_and_the_form_takes_its_
     assert!(refused.starts_with("HTTP/1.1 413 "), "{refused}");
     assert!(refused.contains("at most 15 MB"), "{refused}");
 }
+
+#[test]
+fn a_stranger_holding_its_body_back_keeps_no_one_at_marvin_serve_waiting() {
+    let home = TempDir::new("stranger-trickle-serve");
+    // No model is called: a provider address nothing answers on will do.
+    let gateway = Gateway::start(&home, "http://127.0.0.1:9/v1");
+    let port = gateway.port;
+    // 100 KB announced (over the 1 KB tiny_http reads itself before the gateway sees the
+    // request), one byte sent, the socket kept.
+    let mut stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stranger
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stranger,
+        "POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{"
+    )
+    .unwrap();
+    // Refused on its headers: the gateway has its request in hand.
+    let mut status = [0u8; 12];
+    stranger.read_exact(&mut status).unwrap();
+    assert_eq!(&status, b"HTTP/1.1 401");
+    let (status, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    assert_eq!(status, 201, "{made}");
+    // And the stranger's connection is closed after its answer, its body unread.
+    let mut rest = String::new();
+    stranger.read_to_string(&mut rest).unwrap();
+    assert!(
+        rest.ends_with(
+            r#""error":"the token is missing or wrong: use the address marvin serve printed"}"#
+        ),
+        "{rest}"
+    );
+}

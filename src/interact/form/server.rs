@@ -164,7 +164,7 @@ impl FormServer {
         let server = Arc::new(listen(&uploads)?);
         let port = server.port();
         let (sender, events) = mpsc::channel();
-        let pool = web::Pool::start(&format!("form-{port}"), MAX_BODY_THREADS)
+        let pool = web::Pool::start(&format!("form-{port}"), MAX_BODY_THREADS, web::busy)
             .map_err(|e| format!("Cannot start the form's thread: {e}"))?;
         let shared = Arc::new(Shared {
             interview,

@@ -51,7 +51,7 @@ impl Callback {
             )
         })?;
         let server = Arc::new(server);
-        let pool = Pool::start(&format!("spotify-{port}"), 1)
+        let pool = Pool::start(&format!("spotify-{port}"), 1, web::busy)
             .map_err(|e| format!("Cannot start the Spotify sign-in's server: {e}."))?;
         let (sender, answers) = mpsc::channel();
         let serving = Arc::clone(&server);
