@@ -133,6 +133,9 @@ fn serve(
 ) -> (Child, String, u16, String) {
     let mut child = marvin(home.path())
         .env("OPENAI_COMPAT_URL", provider)
+        // The server's private socket directory goes with the test's: the test kills the
+        // gateway, which then cannot remove it.
+        .env("TMPDIR", home.path())
         .envs(env.iter().copied())
         .env("MARVIN_MODEL", "gpt-4o")
         .arg("serve")
