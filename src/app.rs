@@ -127,6 +127,7 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     config.resume = false;
     let (registry, loaded) = tool_registry(&config);
     let (home, question_timeout) = (config.home.clone(), config.question_timeout);
+    let temp = config.temp_dir.clone();
     let surface = config.form_surface.clone();
     let new_session: crate::gateway::NewSession =
         Box::new(move || session_with(&config, Arc::clone(&registry), loaded.clone()));
@@ -150,16 +151,12 @@ fn serve(args: &Args, env: &Env) -> ExitCode {
     };
     let mut watch = signal::Watch::new();
     let stop = move || watch.fired() || signal::stop_signal().is_some();
-    let port = args.port.unwrap_or(0);
-    match crate::gateway::serve(
-        args.listen,
-        port,
-        home,
-        question_timeout,
-        new_session,
-        started,
-        stop,
-    ) {
+    let place = crate::gateway::Place {
+        listen: args.listen,
+        port: args.port.unwrap_or(0),
+        temp: temp.unwrap_or_else(|| "/tmp".into()),
+    };
+    match crate::gateway::serve(place, home, question_timeout, new_session, started, stop) {
         Ok(()) => ExitCode::from(signal::stopped_status()),
         Err(message) => fail(&message),
     }

@@ -11,12 +11,12 @@ mod served;
 mod sse;
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tiny_http::{Request, Server};
+use tiny_http::Request;
 
 use crate::session::Session;
 use crate::web;
@@ -26,6 +26,18 @@ pub(crate) use served::Served;
 /// Requests handled at once; more are told the gateway is busy (503). Each event stream holds
 /// one for as long as it is open.
 const MAX_REQUESTS: usize = 64;
+/// Connections served at once: the requests handled, and room for those being refused.
+const MAX_CONNECTIONS: usize = MAX_REQUESTS + 32;
+
+/// Where the gateway listens.
+pub(crate) struct Place {
+    /// `--listen`: the address listened on, besides the loopback names; 127.0.0.1 without it.
+    pub listen: Option<IpAddr>,
+    /// `--port`, or 0 for one the OS picks.
+    pub port: u16,
+    /// TMPDIR, where the server's private socket goes.
+    pub temp: PathBuf,
+}
 
 /// `address:port` as a Host header and a URL have it (an IPv6 address in brackets).
 fn host_and_port(address: IpAddr, port: u16) -> String {
@@ -55,44 +67,23 @@ pub(crate) struct Gateway {
     pub home: Option<std::path::PathBuf>,
     /// How long a question waits for a client, when not the tool's own time.
     pub question_timeout: Option<Duration>,
-    busy: AtomicUsize,
 }
 
 /// Serves until `stop()` says so (the front-end's Ctrl+C, SIGTERM or SIGHUP): tells `started`
 /// the address with its token, then answers requests, each on a thread of its own.
 pub(crate) fn serve(
-    listen: Option<IpAddr>,
-    port: u16,
+    place: Place,
     home: Option<std::path::PathBuf>,
     question_timeout: Option<Duration>,
     new_session: NewSession,
     started: impl FnOnce(&str, u16),
     mut stop: impl FnMut() -> bool,
 ) -> Result<(), String> {
-    let address = listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    let server = Server::http((address, port)).map_err(|e| {
-        let on = match port {
-            0 => format!("{address}"),
-            _ => format!("{address}:{port}"),
-        };
-        let hint = match e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) {
-            Some(std::io::ErrorKind::AddrInUse) => {
-                ": another program has that port; leave out --port to take a free one"
-            }
-            Some(std::io::ErrorKind::PermissionDenied) => {
-                ": ports below 1024 need root; pick one above, or leave out --port"
-            }
-            Some(std::io::ErrorKind::AddrNotAvailable) => {
-                ": --listen takes an address of this machine (ip addr lists them)"
-            }
-            _ => "",
-        };
-        format!("cannot listen on {on}: {e}{hint}")
-    })?;
-    let port = server
-        .server_addr()
-        .to_ip()
-        .map_or(port, |address| address.port());
+    let address = place.listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    let server = listen(address, &place)?;
+    let port = server.port();
+    let pool = web::Pool::start(&format!("gw-{port}"), MAX_REQUESTS, too_busy)
+        .map_err(|e| format!("cannot start the gateway's threads: {e}"))?;
     let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
     started(
         &format!("http://{}/?token={token}", host_and_port(address, port)),
@@ -100,17 +91,16 @@ pub(crate) fn serve(
     );
     let gateway = Arc::new(Gateway {
         port,
-        listen,
+        listen: place.listen,
         token,
         sessions: Mutex::new(BTreeMap::new()),
         new_session,
         home,
         question_timeout,
-        busy: AtomicUsize::new(0),
     });
     while !stop() {
-        match server.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(request)) => gateway.take(request),
+        match server.server().recv_timeout(Duration::from_millis(200)) {
+            Ok(Some(request)) => gateway.take(request, &pool),
             Ok(None) => {}
             Err(error) => return Err(format!("the gateway stopped: {error}")),
         }
@@ -121,29 +111,52 @@ pub(crate) fn serve(
     Ok(())
 }
 
+/// The gateway's server on `address` at `place.port`, behind the gate.
+fn listen(address: IpAddr, place: &Place) -> Result<web::Listening, String> {
+    let limits = web::Limits {
+        body: routes::MAX_BODY,
+        connections: MAX_CONNECTIONS,
+        too_big: routes::too_big,
+    };
+    let at = SocketAddr::new(address, place.port);
+    web::listen(at, &place.temp, "gw", limits).map_err(|e| {
+        let on = match place.port {
+            0 => format!("{address}"),
+            _ => format!("{address}:{}", place.port),
+        };
+        let hint = match e.kind() {
+            std::io::ErrorKind::AddrInUse => {
+                ": another program has that port; leave out --port to take a free one"
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                ": ports below 1024 need root; pick one above, or leave out --port"
+            }
+            std::io::ErrorKind::AddrNotAvailable => {
+                ": --listen takes an address of this machine (ip addr lists them)"
+            }
+            _ => "",
+        };
+        format!("cannot listen on {on}: {e}{hint}")
+    })
+}
+
+fn too_busy() -> web::HttpResponse {
+    web::json_response(
+        503,
+        &serde_json::json!({"error": "the gateway is busy; try again"}),
+    )
+}
+
 impl Gateway {
-    /// Checks the request, then answers it on a thread of its own.
-    fn take(self: &Arc<Self>, request: Request) {
+    /// Checks the request, then answers it on a thread of its own; a refusal is answered off
+    /// this thread too, so a body that trickles in holds up nobody (see [`web::Pool`]).
+    fn take(self: &Arc<Self>, request: Request, pool: &web::Pool) {
         if let Err(response) = self.admit(&request) {
-            let _ = request.respond(response);
-            return;
-        }
-        if self.busy.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-            self.busy.fetch_sub(1, Ordering::SeqCst);
-            let busy = serde_json::json!({"error": "the gateway is busy; try again"});
-            let _ = request.respond(web::json_response(503, &busy));
+            pool.refuse(request, response);
             return;
         }
         let gateway = Arc::clone(self);
-        let spawned = std::thread::Builder::new()
-            .name("gateway-request".into())
-            .spawn(move || {
-                routes::answer(&gateway, request);
-                gateway.busy.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
-            self.busy.fetch_sub(1, Ordering::SeqCst);
-        }
+        pool.accept(request, move |request| routes::answer(&gateway, request));
     }
 
     /// The Host, the Origin and the token, before anything else is read.

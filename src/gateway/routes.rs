@@ -16,7 +16,7 @@ use crate::interact::{Request as Asked, Response as Answered};
 use crate::web::{self, HttpResponse, json_response};
 
 /// The largest body taken: a message, or an answer.
-const MAX_BODY: usize = 1024 * 1024;
+pub(super) const MAX_BODY: usize = 1024 * 1024;
 const BODY_DEADLINE: Duration = Duration::from_secs(30);
 
 /// Answers one admitted request.
@@ -51,12 +51,18 @@ fn error(status: u16, message: &str) -> HttpResponse {
     json_response(status, &json!({ "error": message }))
 }
 
+/// A body over [`MAX_BODY`], announced (refused at the gate) or sent.
+pub(super) fn too_big() -> HttpResponse {
+    error(
+        413,
+        "the body is larger than 1 MB: send a shorter message or answer",
+    )
+}
+
 /// The body's JSON object; no body at all is `{}` (`cancel` needs nothing).
 fn body(request: &mut Request) -> Result<Value, HttpResponse> {
     let deadline = Instant::now() + BODY_DEADLINE;
-    let bytes = web::read_body(request, MAX_BODY, deadline, || {
-        error(413, "the body is larger than 1 MB")
-    })?;
+    let bytes = web::read_body(request, MAX_BODY, deadline, too_big)?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }

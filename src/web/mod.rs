@@ -1,9 +1,12 @@
 //! What every loopback HTTP server of Marvin checks and how it answers, shared by the interview
-//! form and the coming gateway: the Host (DNS rebinding), the Origin, the session token (query,
-//! or a header checked before any body is read), bodies read with a cap and a deadline, and
-//! responses with the safety headers. A leaf: it knows nothing of forms or sessions.
+//! form, the gateway and the Spotify sign-in: the gate in front of tiny_http (each head and its
+//! announced body judged before tiny_http sees them), the Host (DNS rebinding), the Origin, the
+//! session token (query, or a header checked before any body is read), bodies read with a cap
+//! and a deadline, who answers (refusals off the thread that takes requests) and responses with
+//! the safety headers. A leaf: it knows nothing of forms or sessions.
 
 pub mod browser;
+mod gate;
 mod pool;
 mod respond;
 
@@ -12,8 +15,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tiny_http::{Method, Request};
 
+pub(crate) use gate::{Limits, Listening, listen};
 pub(crate) use pool::Pool;
-pub(crate) use respond::{HttpResponse, asset, header, json_response, text, with_headers};
+pub(crate) use respond::{HttpResponse, asset, busy, header, json_response, text, with_headers};
 
 /// The value of request header `name`.
 pub(crate) fn header_value(request: &Request, name: &'static str) -> Option<String> {

@@ -1,17 +1,17 @@
-//! Who answers a request that comes with a body. tiny_http reads whatever body is left when a
-//! request is answered, so a client that trickles one in holds up the thread that answers it.
-//! Refused requests go to one draining thread (strangers can stall only that one, and only
-//! each other's refusals); accepted ones get a thread of their own, a few at once, and the rest
-//! are told the server is busy.
+//! Who answers a request, for every loopback server: never the thread that takes requests when
+//! a body may come with it. tiny_http reads whatever body is left when a request is answered;
+//! the gate in front ends that body for tiny_http as soon as an answer is written, or at its
+//! body deadline, so answering a refusal takes no longer than that. Refusals go to one
+//! answering thread (strangers can delay only each other's refusals); accepted requests get a
+//! thread of their own, `limit` at once, and the rest are told the server is busy.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 
-use serde_json::json;
 use tiny_http::Request;
 
-use super::respond::{HttpResponse, json_response};
+use super::respond::HttpResponse;
 
 pub(crate) struct Pool {
     /// Names the threads, e.g. `form-43123` (Linux keeps 15 characters of a thread's name).
@@ -19,11 +19,18 @@ pub(crate) struct Pool {
     drain: Sender<(Request, HttpResponse)>,
     busy: Arc<AtomicUsize>,
     limit: usize,
+    /// What a request over the limit is told (503).
+    too_busy: fn() -> HttpResponse,
 }
 
 impl Pool {
-    /// A pool reading at most `limit` bodies at once; starts the draining thread.
-    pub(crate) fn start(name: &str, limit: usize) -> std::io::Result<Pool> {
+    /// A pool serving at most `limit` requests at once, `too_busy` telling the others; starts
+    /// the answering thread.
+    pub(crate) fn start(
+        name: &str,
+        limit: usize,
+        too_busy: fn() -> HttpResponse,
+    ) -> std::io::Result<Pool> {
         let (drain, refused) = mpsc::channel::<(Request, HttpResponse)>();
         std::thread::Builder::new()
             .name(format!("{name}-sink"))
@@ -37,6 +44,7 @@ impl Pool {
             drain,
             busy: Arc::new(AtomicUsize::new(0)),
             limit,
+            too_busy,
         })
     }
 
@@ -50,20 +58,12 @@ impl Pool {
         }
     }
 
-    /// Runs `work` (which reads the body and answers) on a thread of its own, or says the
-    /// server is busy when `limit` bodies are being read already.
+    /// Runs `work` (which reads the body, if any, and answers) on a thread of its own, or says
+    /// the server is busy when `limit` requests are being served already.
     pub(crate) fn accept(&self, request: Request, work: impl FnOnce(Request) + Send + 'static) {
         if self.busy.fetch_add(1, Ordering::SeqCst) >= self.limit {
             self.busy.fetch_sub(1, Ordering::SeqCst);
-            let busy = json_response(
-                503,
-                &json!({"ok": false, "error": "The server is busy; try again in a moment."}),
-            );
-            // Only a client the caller accepted gets here, so these threads are its own; the
-            // draining thread may be held up by strangers.
-            let _ = std::thread::Builder::new()
-                .name(format!("{}-busy", self.name))
-                .spawn(move || request.respond(busy));
+            self.refuse(request, (self.too_busy)());
             return;
         }
         let busy = Arc::clone(&self.busy);

@@ -27,6 +27,14 @@ pub(crate) fn with_headers(response: HttpResponse, content_type: &str) -> HttpRe
         .with_header(header("Referrer-Policy", "no-referrer"))
 }
 
+/// 503: the server serves as many requests as it takes at once.
+pub(crate) fn busy() -> HttpResponse {
+    json_response(
+        503,
+        &serde_json::json!({"ok": false, "error": "The server is busy; try again in a moment."}),
+    )
+}
+
 pub(crate) fn header(name: &str, value: &str) -> Header {
     // Invariant: the names and values passed here are ASCII written in Marvin's own code.
     Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")

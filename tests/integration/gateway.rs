@@ -66,6 +66,9 @@ impl Gateway {
 
     fn send_text(&self, method: &str, path: &str, headers: &str, body: &str) -> (u16, Value) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         write!(
             stream,
             "{method} {path} HTTP/1.1\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -73,7 +76,9 @@ impl Gateway {
         )
         .unwrap();
         let mut reply = String::new();
-        stream.read_to_string(&mut reply).unwrap();
+        stream
+            .read_to_string(&mut reply)
+            .unwrap_or_else(|e| panic!("no answer to {method} {path}: {e}"));
         let status = reply[9..12].parse().unwrap();
         let json = reply
             .split_once("\r\n\r\n")
@@ -128,6 +133,9 @@ fn serve(
 ) -> (Child, String, u16, String) {
     let mut child = marvin(home.path())
         .env("OPENAI_COMPAT_URL", provider)
+        // The server's private socket directory goes with the test's: the test kills the
+        // gateway, which then cannot remove it.
+        .env("TMPDIR", home.path())
         .envs(env.iter().copied())
         .env("MARVIN_MODEL", "gpt-4o")
         .arg("serve")

@@ -10,7 +10,7 @@ use crate::common::pty::Pty;
 use crate::common::{ReplayServer, Reply, TempDir, marvin, stdout};
 use serde_json::{Value, json};
 
-fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)]) -> Pty {
+pub(crate) fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)]) -> Pty {
     let mut command = marvin(home.path());
     command
         .env("OPENAI_COMPAT_URL", server.url())
@@ -21,11 +21,11 @@ fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)]) -> Pty {
     Pty::spawn(command)
 }
 
-fn interview_call(arguments: Value) -> Reply {
+pub(crate) fn interview_call(arguments: Value) -> Reply {
     Reply::tool_calls(&[("i1", "interview", &arguments.to_string())])
 }
 
-fn questions() -> Value {
+pub(crate) fn questions() -> Value {
     json!({
         "title": "Project setup",
         "questions": [

@@ -53,6 +53,7 @@ mod session;
 mod sessions;
 mod special_files;
 mod stops;
+mod stranger_bodies;
 mod subagent_security;
 mod terminal_safety;
 mod terminal_ux;

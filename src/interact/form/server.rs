@@ -1,9 +1,9 @@
-//! The form's HTTP server (seed 000 server.ts): tiny_http on 127.0.0.1 at a port the OS picks,
-//! in its own thread, serving the page and taking the answers, which reach the waiting tool
-//! over a channel. Every request must carry the session token (query for GET, the
-//! `X-Marvin-Session` header for POST, checked before any body is read) and a loopback `Host`
-//! with the right port, so no other site and no other user of the machine can read, answer or
-//! stall the form. Dropping the server stops it and joins its
+//! The form's HTTP server (seed 000 server.ts): tiny_http behind the gate (`web::listen`) on
+//! 127.0.0.1 at a port the OS picks, in its own thread, serving the page and taking the answers,
+//! which reach the waiting tool over a channel. Every request must carry the session token
+//! (query for GET, the `X-Marvin-Session` header for POST, checked before any body is read) and
+//! a loopback `Host` with the right port, so no other site and no other user of the machine can
+//! read, answer or stall the form. Dropping the server stops it, closes its port and joins its
 //! thread, whatever path the tool leaves by.
 
 use std::path::PathBuf;
@@ -33,6 +33,8 @@ pub const SESSION_HEADER: &str = "X-Marvin-Session";
 const BODY_DEADLINE: Duration = Duration::from_secs(30);
 /// POST bodies read at once; more are told the form is busy.
 const MAX_BODY_THREADS: usize = 4;
+/// Connections served at once (the page makes a few; each is closed after its answer).
+const MAX_CONNECTIONS: usize = 32;
 
 /// Where the page's data goes in index.html, and where the token goes in its links.
 const DATA_PLACEHOLDER: &str = "/* __INTERVIEW_DATA_PLACEHOLDER__ */";
@@ -108,7 +110,7 @@ struct Shared {
 
 pub struct FormServer {
     /// `None` once dropped.
-    server: Option<Arc<tiny_http::Server>>,
+    server: Option<Arc<web::Listening>>,
     thread: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
     events: Receiver<FormEvent>,
@@ -159,16 +161,10 @@ impl FormServer {
         } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
-        let server = tiny_http::Server::http("127.0.0.1:0")
-            .map_err(|e| format!("Cannot start the form's web server on 127.0.0.1: {e}"))?;
-        let port = server
-            .server_addr()
-            .to_ip()
-            .map(|a| a.port())
-            .ok_or("The form's web server has no TCP port.")?;
-        let server = Arc::new(server);
+        let server = Arc::new(listen(&uploads)?);
+        let port = server.port();
         let (sender, events) = mpsc::channel();
-        let pool = web::Pool::start(&format!("form-{port}"), MAX_BODY_THREADS)
+        let pool = web::Pool::start(&format!("form-{port}"), MAX_BODY_THREADS, web::busy)
             .map_err(|e| format!("Cannot start the form's thread: {e}"))?;
         let shared = Arc::new(Shared {
             interview,
@@ -192,7 +188,7 @@ impl FormServer {
                 let server = server.clone();
                 let shared = shared.clone();
                 move || {
-                    while let Ok(request) = server.recv() {
+                    while let Ok(request) = server.server().recv() {
                         handle(&shared, request);
                     }
                 }
@@ -260,22 +256,29 @@ impl FormServer {
 impl Drop for FormServer {
     fn drop(&mut self) {
         if let Some(server) = &self.server {
-            server.unblock();
+            server.server().unblock();
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        // tiny_http closes its listening socket from its own accept thread shortly after the
-        // last handle is dropped; wait for that so the port is closed when the tool returns.
+        // The last handle: the port is closed when this returns.
         drop(self.server.take());
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while std::net::TcpStream::connect(("127.0.0.1", self.shared.port)).is_ok()
-            && Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(2));
-        }
         self.shared.uploads.remove_if_empty();
     }
+}
+
+/// The form's server on 127.0.0.1 at a port the OS picks, its private socket beside the
+/// uploads' directory (in the temporary directory the tool chose).
+fn listen(uploads: &std::path::Path) -> Result<web::Listening, String> {
+    let temp = uploads.parent().unwrap_or(std::path::Path::new("/tmp"));
+    let limits = web::Limits {
+        body: MAX_BODY_BYTES,
+        connections: MAX_CONNECTIONS,
+        too_big: too_large,
+    };
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    web::listen(address, temp, "form", limits)
+        .map_err(|e| format!("Cannot start the form's web server on 127.0.0.1: {e}"))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -335,8 +338,9 @@ enum Route {
 }
 
 /// Everything that can be checked before a body is read: the Host, the Origin, the path, the
-/// token (in the query, or for a POST in the `X-Marvin-Session` header), the declared size. A
-/// client without the token never gets the server to wait for a body.
+/// token (in the query, or for a POST in the `X-Marvin-Session` header); the gate has refused a
+/// declared size over [`MAX_BODY_BYTES`] already. A client without the token never gets the
+/// server to wait for a body.
 fn screen(shared: &Shared, request: &Request) -> Result<Route, HttpResponse> {
     if !web::host_allowed(request, shared.port) {
         return Err(text(403, "Invalid host"));
@@ -366,10 +370,6 @@ fn screen(shared: &Shared, request: &Request) -> Result<Route, HttpResponse> {
             Route::Get(_) | Route::Media(..) => text(403, "Invalid session"),
             Route::Post(_) => json_response(403, &json!({"ok": false, "error": "Invalid session"})),
         });
-    }
-    if matches!(route, Route::Post(_)) && request.body_length().is_some_and(|n| n > MAX_BODY_BYTES)
-    {
-        return Err(too_large());
     }
     Ok(route)
 }

@@ -264,6 +264,35 @@ fn a_declined_sign_in_and_a_refused_code_are_said() {
 }
 
 #[test]
+fn a_body_of_100_tb_announced_to_the_callback_is_refused_and_the_sign_in_goes_on() {
+    let home = TempDir::new("spotify-huge-body");
+    // A declined sign-in never reaches the token endpoint.
+    let (accounts, api, model) = (ReplayServer::unused(), ReplayServer::unused(), model());
+    let port = free_port();
+    let mut pty = start(&home, &model, &api, &accounts, port);
+    let query = shown_address(&pty, &accounts);
+    let state = field(&query, "state").unwrap();
+    let mut stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stranger
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stranger,
+        "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000000000000\r\n\r\n"
+    )
+    .unwrap();
+    let mut refused = String::new();
+    let _ = stranger.read_to_string(&mut refused);
+    let callback = format!("/callback?error=access_denied&state={state}");
+    let (status, _) = get(port, &format!("127.0.0.1:{port}"), &callback);
+    assert_eq!(status, 200);
+    pty.wait_for("All set.");
+    assert!(pty.leave().success());
+    assert!(refused.starts_with("HTTP/1.1 413 "), "{refused}");
+    assert!(refused.contains("takes no request body"), "{refused}");
+}
+
+#[test]
 fn ctrl_c_stops_waiting_and_frees_the_port() {
     let home = TempDir::new("spotify-ctrl-c");
     let accounts = ReplayServer::unused();

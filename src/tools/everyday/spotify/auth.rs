@@ -28,7 +28,7 @@ pub(super) fn spotify_auth(ctx: &ToolContext) -> Result<String, String> {
     let port = ctx.settings.web.settings().spotify_redirect_port;
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
     let pkce = Pkce::new()?;
-    let callback = Callback::start(port, pkce.state.clone())?;
+    let callback = Callback::start(port, pkce.state.clone(), &ctx.settings.temp_dir())?;
     let url = authorize_url(ctx, &client_id, &redirect_uri, &pkce);
     let prompt = notice(ctx, &url, port);
     match interactor.ask(&prompt) {

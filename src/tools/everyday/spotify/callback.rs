@@ -1,19 +1,24 @@
-//! Where the browser comes back after the Spotify sign-in: a tiny_http thread on
-//! 127.0.0.1:<port> serving `/callback` while spotify_auth waits. It answers only a loopback
+//! Where the browser comes back after the Spotify sign-in: a tiny_http thread behind the gate
+//! (`web::listen`) on 127.0.0.1:<port> serving `/callback` while spotify_auth waits. It answers only a loopback
 //! `Host` (DNS rebinding, as the interview's server), ignores an answer whose `state` is not
 //! this sign-in's (the page says so and the wait goes on), and passes the code, or Spotify's
 //! refusal (`error=access_denied`), to the waiting tool; the page tells the person they may
 //! close it. Stopped and joined when dropped.
 
+use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tiny_http::{Method, Request, Response, Server};
+use tiny_http::{Method, Request, Response};
 
 use crate::tools::kit::web::percent_decode;
-use crate::web::{self, HttpResponse, Pool};
+use crate::web::{self, HttpResponse, Listening, Pool};
+
+/// Connections served at once: the browser's, and whoever else tries.
+const MAX_CONNECTIONS: usize = 8;
 
 /// What came back.
 #[derive(Debug, PartialEq)]
@@ -25,21 +30,28 @@ pub(super) enum Answer {
 }
 
 pub(super) struct Callback {
-    server: Arc<Server>,
+    server: Arc<Listening>,
     thread: Option<JoinHandle<()>>,
     answers: Receiver<Answer>,
 }
 
 impl Callback {
-    /// Listens on 127.0.0.1:`port` for the answer carrying `state`.
-    pub(super) fn start(port: u16, state: String) -> Result<Callback, String> {
-        let server = Server::http(("127.0.0.1", port)).map_err(|e| {
+    /// Listens on 127.0.0.1:`port` for the answer carrying `state`; the server's private
+    /// socket goes under `temp`.
+    pub(super) fn start(port: u16, state: String, temp: &Path) -> Result<Callback, String> {
+        let limits = web::Limits {
+            body: 0,
+            connections: MAX_CONNECTIONS,
+            too_big: no_body,
+        };
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let server = web::listen(address, temp, "spotify", limits).map_err(|e| {
             format!(
                 "Cannot listen on 127.0.0.1:{port} for Spotify's answer ({e}): another program uses the port. Stop it and try again, or set SPOTIFY_REDIRECT_PORT to a free port and register http://127.0.0.1:<that port>/callback with the Spotify app."
             )
         })?;
         let server = Arc::new(server);
-        let pool = Pool::start(&format!("spotify-{port}"), 1)
+        let pool = Pool::start(&format!("spotify-{port}"), 1, web::busy)
             .map_err(|e| format!("Cannot start the Spotify sign-in's server: {e}."))?;
         let (sender, answers) = mpsc::channel();
         let serving = Arc::clone(&server);
@@ -62,15 +74,15 @@ impl Callback {
 
 impl Drop for Callback {
     fn drop(&mut self) {
-        self.server.unblock();
+        self.server.server().unblock();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-fn serve(server: &Server, port: u16, state: &str, pool: &Pool, answers: &Sender<Answer>) {
-    for request in server.incoming_requests() {
+fn serve(server: &Listening, port: u16, state: &str, pool: &Pool, answers: &Sender<Answer>) {
+    for request in server.server().incoming_requests() {
         let (response, answer) = judge(&request, port, state);
         // Refused or not, answered without letting a body hold the thread up.
         pool.refuse(request, response);
@@ -130,6 +142,14 @@ fn page(status: u16, text: &str) -> HttpResponse {
     );
     web::with_headers(Response::from_string(html), "text/html; charset=utf-8")
         .with_status_code(status)
+}
+
+/// The callback is a GET: a request announcing a body is refused at the gate.
+fn no_body() -> HttpResponse {
+    page(
+        413,
+        "This address takes no request body: it waits for Spotify's sign-in answer only.",
+    )
 }
 
 fn escape(text: &str) -> String {
