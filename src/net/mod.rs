@@ -6,6 +6,7 @@
 mod agent;
 mod body;
 mod client;
+mod guard;
 mod multipart;
 mod pace;
 mod probe;
@@ -18,6 +19,8 @@ mod url;
 pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules, user_agent};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
+pub use guard::AllowList;
+pub(crate) use guard::{Guard, Refusal};
 pub(crate) use multipart::Multipart;
 pub(crate) use probe::get_json;
 pub(crate) use redact::{Redact, Secrets};

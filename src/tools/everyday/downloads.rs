@@ -1,5 +1,6 @@
 //! Downloads into the downloads directory (MARVIN_DOWNLOADS_DIR, else `~/Downloads`):
-//! `download_file` streams a URL through the web client into a hidden part file, names it from
+//! `download_file` streams a URL through the web client (an address of the person's own
+//! machine or network only with their yes, `kit::reach`) into a hidden part file, names it from
 //! Content-Disposition or the address (sanitised), never overwrites (`name (1).ext`), and
 //! removes the part file on any failure, and says how far it is while a large file comes in;
 //! `yt_dlp_download` runs `yt-dlp`.
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use crate::tools::kit::process;
+use crate::tools::kit::reach::Reach;
 use crate::tools::kit::web::percent_decode;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
@@ -126,6 +128,7 @@ fn download_file(args: DownloadArgs, ctx: &ToolContext) -> Result<String, String
             &mut out,
             cap,
             &mut |n, length| progress.update(n, length),
+            &Reach::new(ctx, "download_file"),
             &ctx.cancel,
         )
         .and_then(|got| {

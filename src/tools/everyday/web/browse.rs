@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::tools::ToolContext;
 use crate::tools::kit::html::{self, Charset};
 use crate::tools::kit::process::{self, Ending, RunLimits};
+use crate::tools::kit::reach::Reach;
 
 /// The most text a page gives the model.
 const MAX_TEXT: usize = 40_000;
@@ -40,7 +41,8 @@ pub(crate) fn check_url(url: &str) -> Result<String, String> {
 /// browse_web: the page as text, its links listed after it.
 pub(crate) fn browse(url: &str, ctx: &ToolContext) -> Result<String, String> {
     let url = check_url(url)?;
-    let fetched = ctx.settings.web.page(&url, 0, &ctx.cancel)?;
+    let reach = Reach::new(ctx, "browse_web");
+    let fetched = ctx.settings.web.open(&url, &reach, &ctx.cancel)?;
     let host = crate::net::host_of(&url);
     if !fetched.is_success() {
         return Err(format!(
