@@ -20,7 +20,7 @@ pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules, user_agent};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
 pub use guard::AllowList;
-pub(crate) use guard::{Guard, Refusal};
+pub(crate) use guard::{FilterProxy, Guard, Refusal};
 pub(crate) use multipart::Multipart;
 pub(crate) use probe::get_json;
 pub(crate) use redact::{Redact, Secrets};

@@ -2,11 +2,14 @@
 //! on every hop, is checked after the name is resolved and before connecting, and one of the
 //! person's own machine or network (loopback, private, link-local…) is reached only when the
 //! caller's policy allows it. Marvin's own requests take it through ureq's resolver
-//! (`connect`).
+//! (`connect`); Chromium through a filtering proxy (`proxy`).
 
 mod address;
 mod allow;
 mod connect;
+mod head;
+mod proxy;
+mod tunnel;
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -14,6 +17,7 @@ use std::sync::Arc;
 pub(crate) use address::Own;
 pub use allow::AllowList;
 pub(crate) use connect::{GuardedConnector, GuardedResolver};
+pub(crate) use proxy::FilterProxy;
 
 /// Whether a request for `host` (as its URL writes it) may connect to `addr`, an address of
 /// the person's own: an allow-list, the grants, the person's answer.
@@ -115,6 +119,23 @@ impl Guard {
         }
     }
 
+    /// Whether `url` may be reached, before a program fetches it itself: its host's addresses
+    /// here (one allowed is enough; the proxy that connects keeps to those), or as
+    /// [`Guard::check_proxied`] when the person's proxy carries it. A name that does not
+    /// resolve passes: the program will say so.
+    pub(crate) fn check_url(&self, url: &str, proxied: bool) -> Result<(), Refusal> {
+        let host = crate::net::host_of(url);
+        let port = port_of(url);
+        if proxied {
+            return self.check_proxied(url, &host, port);
+        }
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        match (bare, port).to_socket_addrs() {
+            Ok(resolved) => self.filter(url, &host, resolved).map(drop),
+            Err(_) => Ok(()),
+        }
+    }
+
     /// For a request another proxy carries (it resolves the name, not Marvin): an address in
     /// the URL is checked as it is, a name on every address it has here. A name this machine
     /// cannot resolve is left to the proxy, whose network it is.
@@ -133,9 +154,45 @@ impl Guard {
     }
 }
 
+/// The port of `url`: the one it names, else its scheme's.
+fn port_of(url: &str) -> u16 {
+    let server = super::url::server_of(url);
+    let after_host = match server.rsplit_once(']') {
+        Some((_, rest)) => rest,
+        None => &server,
+    };
+    let named = after_host
+        .rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok());
+    let https = url
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
+    named.unwrap_or(if https { 443 } else { 80 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_checked_on_the_addresses_their_host_has() {
+        let guard = Guard::new(|_, addr| addr.port() == 81);
+        assert!(guard.check_url("http://127.0.0.1:8080/x", false).is_err());
+        assert!(guard.check_url("http://localhost/x", false).is_err());
+        assert!(guard.check_url("http://127.0.0.1:81/x", false).is_ok());
+        assert!(guard.check_url("https://[::1]/", false).is_err());
+        assert!(guard.check_url("http://2130706433/", true).is_err());
+        assert!(guard.check_url("http://name.invalid/", false).is_ok());
+        for (url, port) in [
+            ("https://example.org/a", 443),
+            ("HTTP://example.org", 80),
+            ("http://me:pw@example.org:8080/a", 8080),
+            ("https://[::1]/", 443),
+            ("http://[::1]:9/", 9),
+        ] {
+            assert_eq!(port_of(url), port, "{url}");
+        }
+    }
 
     fn addrs(list: &[&str]) -> Vec<SocketAddr> {
         list.iter().map(|a| a.parse().unwrap()).collect()

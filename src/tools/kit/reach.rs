@@ -64,6 +64,19 @@ impl<'a> Reach<'a> {
         Err(Failure::Answer(self.too_many()))
     }
 
+    /// Before a program fetches `url` itself (Chromium, through the filtering proxy that
+    /// checks again as it connects): its host asked about now, while the person can answer.
+    pub(crate) fn before(&self, url: &str, proxied: bool) -> Result<(), String> {
+        let guard = self.guard();
+        for _ in 0..MAX_ASKS {
+            match guard.check_url(url, proxied) {
+                Ok(()) => return Ok(()),
+                Err(refusal) => self.ask(&refusal)?,
+            }
+        }
+        Err(self.too_many())
+    }
+
     fn too_many(&self) -> String {
         format!(
             "{} met more than {MAX_ASKS} addresses of the person's own machine or network and stopped; ask the person which address to use.",

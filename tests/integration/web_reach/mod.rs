@@ -4,6 +4,7 @@
 //! MARVIN_WEB_ALLOW, whatever its spelling, after a redirect, and from Chromium's page too.
 
 mod asked;
+mod chromium;
 mod refused;
 
 use crate::common::tools::reply;

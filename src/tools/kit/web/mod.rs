@@ -97,6 +97,11 @@ impl Web {
         &self.settings
     }
 
+    /// Which proxy each address is reached through (HTTPS_PROXY, NO_PROXY).
+    pub(crate) fn proxy_rules(&self) -> &ProxyRules {
+        &self.proxy
+    }
+
     /// The proxy a program fetching `url` itself should use (HTTPS_PROXY, NO_PROXY as for
     /// every request), without its user and password, which a command line would show.
     pub(crate) fn proxy_for(&self, url: &str) -> Option<String> {
