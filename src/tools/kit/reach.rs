@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::interact::approvals::{Action, ActionKind};
-use crate::net::{Failure, Guard, Refusal, Transport};
+use crate::net::{Failure, FilterProxy, Guard, Refusal, Transport};
 use crate::tools::ToolContext;
 
 /// How many addresses one call asks about at most (a redirect through several of the
@@ -64,9 +64,23 @@ impl<'a> Reach<'a> {
         Err(Failure::Answer(self.too_many()))
     }
 
-    /// Before a program fetches `url` itself (Chromium, through the filtering proxy that
-    /// checks again as it connects): its host asked about now, while the person can answer.
-    pub(crate) fn before(&self, url: &str, proxied: bool) -> Result<(), String> {
+    /// A filtering proxy for a program that fetches the model's `url` itself (Chromium,
+    /// yt-dlp), checking with this call's guard as it connects; `url` is asked about first,
+    /// while the person can answer.
+    pub(crate) fn program_proxy(&self, url: &str) -> Result<FilterProxy, String> {
+        let web = &self.ctx.settings.web;
+        self.before(url, web.proxy_for(url).is_some())?;
+        let idle = web.settings().timeout;
+        FilterProxy::start(self.guard(), web.proxy_rules().clone(), idle).map_err(|e| {
+            format!(
+                "Could not start the proxy {} goes through: {e}. Try again.",
+                self.tool
+            )
+        })
+    }
+
+    /// Before a program fetches `url` itself: its host's addresses checked, and asked about.
+    fn before(&self, url: &str, proxied: bool) -> Result<(), String> {
         let guard = self.guard();
         for _ in 0..MAX_ASKS {
             match guard.check_url(url, proxied) {
@@ -118,6 +132,21 @@ pub(crate) fn nobody_to_ask(tool: &str, refusal: &Refusal) -> String {
         "{tool} did not reach {}: its address {refusal}, and web tools reach the person's own machine or network only with their approval, which nobody is here to give. To allow it, the person sets MARVIN_WEB_ALLOW={} and runs Marvin again; otherwise use a public address.",
         refusal.url,
         refusal.allow_entry()
+    )
+}
+
+/// What a program's filtering proxy kept `what` (the page, yt-dlp) from, as a note after the
+/// result; empty when nothing.
+pub(crate) fn kept_note(what: &str, refused: &[Refusal]) -> String {
+    if refused.is_empty() {
+        return String::new();
+    }
+    let places: Vec<String> = refused.iter().map(Refusal::to_string).collect();
+    let entries: Vec<String> = refused.iter().map(Refusal::allow_entry).collect();
+    format!(
+        "\n\n[Marvin kept {what} from reaching the person's own machine or network: {}. If {what} needs it, the person can allow it with MARVIN_WEB_ALLOW={}.]",
+        places.join("; "),
+        entries.join(",")
     )
 }
 

@@ -6,6 +6,7 @@
 mod asked;
 mod chromium;
 mod refused;
+mod yt_dlp;
 
 use crate::common::tools::reply;
 use crate::common::{ReplayServer, Reply};

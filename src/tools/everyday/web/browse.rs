@@ -7,11 +7,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::net;
 use crate::tools::ToolContext;
 use crate::tools::kit::html::{self, Charset};
 use crate::tools::kit::process::{self, Ending, RunLimits};
-use crate::tools::kit::reach::Reach;
+use crate::tools::kit::reach::{Reach, kept_note};
 
 /// The most text a page gives the model.
 const MAX_TEXT: usize = 40_000;
@@ -143,23 +142,13 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
     let Some(chromium) = CHROMIUMS.iter().find_map(|name| ctx.find_program(name)) else {
         return Err("scrape_page requires headless Chromium (chromium or google-chrome), which is not installed. Install it (sudo apt install chromium), or use browse_web for pages that do not need JavaScript.".into());
     };
-    let web = &ctx.settings.web;
-    let reach = Reach::new(ctx, "scrape_page");
-    reach.before(&url, web.proxy_for(&url).is_some())?;
-    let proxy = net::FilterProxy::start(
-        reach.guard(),
-        web.proxy_rules().clone(),
-        web.settings().timeout,
-    )
-    .map_err(|e| {
-        format!("Could not start the proxy Chromium goes through: {e}. Try browse_web instead.")
-    })?;
+    let proxy = Reach::new(ctx, "scrape_page").program_proxy(&url)?;
     let profile = tempfile_dir(ctx)?;
     let mut command = chromium_command(&chromium, &profile, &proxy.url());
     command.arg("--dump-dom").arg(&url);
     let result = run(command, "Chromium", None, ctx);
     let _ = std::fs::remove_dir_all(&profile);
-    let kept = kept_note(&proxy.stop());
+    let kept = kept_note("the page", &proxy.stop());
     let output = result.map_err(|error| error + &kept)?;
     let dom = dom_of(&output).ok_or_else(|| {
         format!(
@@ -197,20 +186,6 @@ fn chromium_command(chromium: &Path, profile: &Path, proxy: &str) -> Command {
         command.arg("--no-sandbox");
     }
     command
-}
-
-/// What the proxy kept the page from, as a note after its text; empty when nothing.
-fn kept_note(refused: &[net::Refusal]) -> String {
-    if refused.is_empty() {
-        return String::new();
-    }
-    let places: Vec<String> = refused.iter().map(net::Refusal::to_string).collect();
-    let entries: Vec<String> = refused.iter().map(net::Refusal::allow_entry).collect();
-    format!(
-        "\n\n[Marvin kept the page from reaching the person's own machine or network: {}. If the page needs it, the person can allow it with MARVIN_WEB_ALLOW={}.]",
-        places.join("; "),
-        entries.join(",")
-    )
 }
 
 /// The DOM among Chromium's output (its log lines go to the same stream).
