@@ -1,7 +1,8 @@
 //! Network plumbing shared by the model clients (`llm/`) and the tools: one kind of HTTP agent
 //! (User-Agent, proxy, timeouts), the cancel-aware exchange, per-host politeness, bounded
 //! bodies, multipart uploads, server-sent events (model streams, MCP over HTTP), transport failures classified, and credentials kept out of every error. A leaf: it
-//! uses nothing of Marvin's but the cancel token.
+//! uses nothing of Marvin's but the cancel token. `guard` checks the addresses the model
+//! chose (Marvin's own requests and the filtering proxy programs go through).
 
 mod agent;
 mod body;
