@@ -175,6 +175,9 @@ Environment:
                            are cut near it, older messages summarised)
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)
   MARVIN_DOWNLOADS_DIR     where download_file saves (default ~/Downloads)
+  MARVIN_WEB_ALLOW         addresses of this machine or your network the web
+                           tools may read unasked (localhost:3000, 10.0.0.0/8,
+                           *; default none: you are asked, or it is refused)
   MARVIN_CLONES_DIR        where github_clone clones (default ~/github-clones)
   MARVIN_CRONTAB           program that edits the crontab (default crontab)
   BLENDER_MCP_HOST         the Blender add-on's socket (default 127.0.0.1

@@ -1,5 +1,5 @@
 //! What the everyday tools need from the environment to reach the web: how long one call may
-//! take, where downloads and GitHub clones go, which program edits the crontab, where Blender's
+//! take, which of the person's own addresses they may reach unasked, where downloads and GitHub clones go, which program edits the crontab, where Blender's
 //! add-on listens, Spotify's client id and redirect port, and the keys of the services that take one (from the environment here; the `~/.ssh/<NAME>` file
 //! fallback is read at first use, so start-up never touches it).
 
@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{ConfigError, Env};
+use crate::net::AllowList;
 use crate::services::{Credential, SERVICES};
 
 /// One call to a web service, unless MARVIN_TOOL_TIMEOUT says otherwise (seed 002 §7.5).
@@ -24,6 +25,9 @@ pub(crate) const SPOTIFY_REDIRECT_PORT: u16 = 8888;
 pub struct WebSettings {
     /// MARVIN_TOOL_TIMEOUT, else 30 s.
     pub timeout: Duration,
+    /// MARVIN_WEB_ALLOW: the addresses of the person's own machine or network that a tool may
+    /// reach at the model's word without asking (else none).
+    pub allow: AllowList,
     /// MARVIN_DOWNLOADS_DIR, else `~/Downloads`.
     pub downloads_dir: Option<PathBuf>,
     /// MARVIN_CLONES_DIR, else `~/github-clones`.
@@ -51,6 +55,7 @@ impl Default for WebSettings {
     fn default() -> Self {
         Self {
             timeout: TOOL_TIMEOUT,
+            allow: AllowList::default(),
             downloads_dir: None,
             clones_dir: None,
             home: None,
@@ -109,8 +114,11 @@ impl WebSettings {
                 .filter(|value| !value.is_empty())
                 .map(str::to_string)
         };
+        let allow = AllowList::parse(env.get("MARVIN_WEB_ALLOW").unwrap_or_default())
+            .map_err(|why| ConfigError::Invalid(format!("MARVIN_WEB_ALLOW: {why}")))?;
         Ok(Self {
             timeout,
+            allow,
             downloads_dir: dir("MARVIN_DOWNLOADS_DIR", "Downloads"),
             clones_dir: dir("MARVIN_CLONES_DIR", "github-clones"),
             keys,
@@ -203,6 +211,19 @@ mod tests {
         assert!(WebSettings::from_env(&bad_port).is_err());
         let bad = Env::from_pairs([("MARVIN_TOOL_TIMEOUT", "soon")]);
         assert!(WebSettings::from_env(&bad).is_err());
+        let allowing = Env::from_pairs([("MARVIN_WEB_ALLOW", "localhost:3000, 10.0.0.0/8")]);
+        let allow = WebSettings::from_env(&allowing).unwrap().allow;
+        assert!(allow.allows("localhost", "127.0.0.1:3000".parse().unwrap()));
+        assert!(allow.allows("db", "10.1.2.3:5432".parse().unwrap()));
+        assert!(!allow.allows("localhost", "127.0.0.1:3001".parse().unwrap()));
+        let bad_allow = Env::from_pairs([("MARVIN_WEB_ALLOW", "http://localhost")]);
+        let Err(ConfigError::Invalid(said)) = WebSettings::from_env(&bad_allow) else {
+            panic!("a bad entry is refused");
+        };
+        assert!(
+            said.starts_with("MARVIN_WEB_ALLOW: \"http://localhost\" is not a host"),
+            "{said}"
+        );
         assert_eq!(
             WebSettings::from_env(&Env::from_pairs([])).unwrap().timeout,
             TOOL_TIMEOUT

@@ -125,6 +125,11 @@ impl Http {
                 ErrorKind::Network,
                 format!("request to {url} failed: {why}"),
             ),
+            // Model clients have no guard; were one to refuse, it is said as it is.
+            Transport::Guarded(refusal) => LlmError::new(
+                ErrorKind::Network,
+                format!("request to {url} failed: {refusal}"),
+            ),
         }
     }
 

@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use ureq::unversioned::transport::Connector;
+
+use super::guard::{Guard, GuardedConnector, GuardedResolver};
 use super::url::{host_of, is_loopback};
 
 /// Reaching a service must not take longer than this, whatever the idle timeout.
@@ -24,9 +27,22 @@ fn agent_name(version: &str, contact: &str) -> String {
     }
 }
 
-/// An agent that waits `idle` with nothing arriving, reached through `proxy` when given.
-/// Status codes are answers, not errors: the caller reads 4xx and 5xx bodies.
-pub(super) fn build(idle: Duration, proxy: Option<&str>) -> ureq::Agent {
+/// An agent that waits `idle` with nothing arriving, reached through `proxy` when given, every
+/// address it connects to checked by `guard` when given. Status codes are answers, not
+/// errors: the caller reads 4xx and 5xx bodies.
+pub(super) fn build(idle: Duration, proxy: Option<&str>, guard: Option<&Guard>) -> ureq::Agent {
+    let config = config(idle, proxy);
+    match guard {
+        None => config.new_agent(),
+        Some(guard) => {
+            let connector = GuardedConnector::new(guard.clone())
+                .chain(ureq::unversioned::transport::DefaultConnector::default());
+            ureq::Agent::with_parts(config, connector, GuardedResolver::new(guard.clone()))
+        }
+    }
+}
+
+fn config(idle: Duration, proxy: Option<&str>) -> ureq::config::Config {
     let proxy = proxy.and_then(|p| ureq::Proxy::new(p).ok());
     ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -40,7 +56,6 @@ pub(super) fn build(idle: Duration, proxy: Option<&str>) -> ureq::Agent {
         .timeout_per_read(Some(idle))
         .timeout_per_write(Some(idle))
         .build()
-        .new_agent()
 }
 
 /// Which proxy a URL is reached through: HTTPS_PROXY (or ALL_PROXY) except for loopback
@@ -147,7 +162,7 @@ mod tests {
             let _ = request.respond(tiny_http::Response::from_string("ok"));
             seen
         });
-        let agent = build(Duration::from_secs(5), None);
+        let agent = build(Duration::from_secs(5), None, None);
         agent.get(&url).call().unwrap();
         let (agent_name, encoding) = seen.join().unwrap();
         assert_eq!(agent_name, Some(user_agent()));

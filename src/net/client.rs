@@ -7,6 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use super::agent;
+use super::guard::Guard;
 use super::pace::Pacer;
 use super::redact::{Redact, Secrets};
 use super::transport::{Phase, Transport};
@@ -36,6 +37,8 @@ pub(crate) struct Client {
     /// The least time between two requests to one host (`ZERO`: no pace).
     min_interval: Duration,
     pacer: &'static Pacer,
+    /// Checks every address a request connects to, when the address is the model's choice.
+    guard: Option<Guard>,
     /// Replaced after a cancel, because `shutdown` closes the whole pool.
     agent: Mutex<ureq::Agent>,
 }
@@ -45,12 +48,21 @@ impl Client {
     pub(crate) fn new(idle: Duration, proxy: Option<String>) -> Self {
         Self {
             timeout_ms: AtomicU64::new(idle.as_millis() as u64),
-            agent: Mutex::new(agent::build(idle, proxy.as_deref())),
+            agent: Mutex::new(agent::build(idle, proxy.as_deref(), None)),
             proxy,
             secrets: Secrets::new(),
             min_interval: Duration::ZERO,
             pacer: Pacer::shared(),
+            guard: None,
         }
+    }
+
+    /// The same client, every address its requests and their redirects connect to checked by
+    /// `guard` first.
+    pub(crate) fn with_guard(mut self, guard: Guard) -> Self {
+        self.guard = Some(guard);
+        self.renew();
+        self
     }
 
     /// The same client, keeping `secrets` out of every error of every exchange.
@@ -86,8 +98,11 @@ impl Client {
 
     /// Drops pooled connections, e.g. after a timeout, so the next call starts afresh.
     pub(crate) fn renew(&self) {
-        *self.agent.lock().unwrap_or_else(PoisonError::into_inner) =
-            agent::build(self.idle_timeout(), self.proxy.as_deref());
+        *self.agent.lock().unwrap_or_else(PoisonError::into_inner) = agent::build(
+            self.idle_timeout(),
+            self.proxy.as_deref(),
+            self.guard.as_ref(),
+        );
     }
 
     /// One request to `url` carrying the credential `sent`: `send` issues it with the agent,
@@ -151,6 +166,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::Guard;
 
     /// A local server on its own thread; `answer` handles the one request it gets.
     fn serve(answer: impl FnOnce(tiny_http::Request) + Send + 'static) -> String {
@@ -210,6 +226,59 @@ mod tests {
         );
         drop(done);
         assert_eq!(result, Err(Failure::Cancelled));
+    }
+
+    #[test]
+    fn a_guarded_client_reaches_own_addresses_only_as_allowed_redirects_included() {
+        let secret = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let secret_port = secret.local_addr().unwrap().port();
+        let target = format!("http://127.0.0.1:{secret_port}/secret");
+        let moved = target.clone();
+        let url = serve(move |request| {
+            let location = tiny_http::Header::from_bytes("Location", moved).unwrap();
+            let _ = request.respond(
+                tiny_http::Response::from_string("moved")
+                    .with_status_code(302)
+                    .with_header(location),
+            );
+        });
+        let allowed = crate::net::host_of(&url);
+        let port: u16 = url
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .trim_end_matches("/v1")
+            .parse()
+            .unwrap();
+        let guard = Guard::new(move |host, addr| host == allowed && addr.port() == port);
+        let client = Client::new(Duration::from_secs(30), None).with_guard(guard);
+        let get_it = |url: &str| {
+            client.exchange(
+                &CancelToken::new(),
+                url,
+                None,
+                |agent| get(agent, url),
+                |_| Ok::<_, String>(()),
+            )
+        };
+        let Err(Failure::Transport(Transport::Guarded(refusal))) = get_it(&url) else {
+            panic!("the redirect was followed");
+        };
+        assert_eq!(refusal.url, target);
+        assert_eq!(refusal.addr.to_string(), format!("127.0.0.1:{secret_port}"));
+        for spelling in ["2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"] {
+            let url = format!("http://{spelling}:{secret_port}/");
+            let result = get_it(&url);
+            assert!(
+                matches!(&result, Err(Failure::Transport(Transport::Guarded(r))) if r.host == spelling),
+                "{spelling}: {result:?}"
+            );
+        }
+        secret.set_nonblocking(true).unwrap();
+        assert!(
+            secret.accept().is_err(),
+            "nothing connected to the secret port"
+        );
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! Network plumbing shared by the model clients (`llm/`) and the tools: one kind of HTTP agent
 //! (User-Agent, proxy, timeouts), the cancel-aware exchange, per-host politeness, bounded
 //! bodies, multipart uploads, server-sent events (model streams, MCP over HTTP), transport failures classified, and credentials kept out of every error. A leaf: it
-//! uses nothing of Marvin's but the cancel token.
+//! uses nothing of Marvin's but the cancel token. `guard` checks the addresses the model
+//! chose (Marvin's own requests and the filtering proxy programs go through).
 
 mod agent;
 mod body;
 mod client;
+mod guard;
 mod multipart;
 mod pace;
 mod probe;
@@ -18,6 +20,8 @@ mod url;
 pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules, user_agent};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};
 pub(crate) use client::{Client, Failure, Response};
+pub use guard::AllowList;
+pub(crate) use guard::{FilterProxy, Guard, Refusal};
 pub(crate) use multipart::Multipart;
 pub(crate) use probe::get_json;
 pub(crate) use redact::{Redact, Secrets};

@@ -32,6 +32,8 @@ pub(crate) enum Transport {
     Broken(String),
     /// The request could not be made (a bad URL, a proxy that failed, a TLS error).
     Failed(String),
+    /// The guard kept the request (or a redirect) from an address of the person's own.
+    Guarded(super::guard::Refusal),
 }
 
 /// In plain words, lowercase, for a caller that has nothing more specific to say (a tool's
@@ -49,6 +51,7 @@ impl std::fmt::Display for Transport {
             Self::HostNotFound => f.write_str("the host name does not resolve"),
             Self::Refused => f.write_str("connection refused"),
             Self::ClosedEarly(why) | Self::Broken(why) | Self::Failed(why) => f.write_str(why),
+            Self::Guarded(refusal) => write!(f, "{} leads to {refusal}", refusal.url),
         }
     }
 }
@@ -69,20 +72,17 @@ impl Transport {
     }
 
     /// Classifies an error met while reading a body in `phase`. ureq reports its own failures
-    /// there (timeouts above all) as an io::Error wrapping a ureq::Error.
+    /// there (timeouts above all) as an io::Error wrapping a ureq::Error, and the guard its
+    /// refusals as one wrapping the refusal.
     pub(crate) fn from_io(error: io::Error, phase: Phase) -> Self {
-        if error
-            .get_ref()
-            .is_some_and(|inner| inner.is::<ureq::Error>())
-        {
-            return match error
-                .into_inner()
-                .map(|inner| inner.downcast::<ureq::Error>())
-            {
-                Some(Ok(inner)) => Self::from_ureq(*inner, phase),
-                _ => Self::Broken("the connection failed".into()),
-            };
-        }
+        let error = match inner::<super::guard::Refusal>(error) {
+            Ok(refusal) => return Self::Guarded(refusal),
+            Err(error) => error,
+        };
+        let error = match inner::<ureq::Error>(error) {
+            Ok(inner) => return Self::from_ureq(inner, phase),
+            Err(error) => error,
+        };
         match error.kind() {
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Self::Silent(phase),
             io::ErrorKind::ConnectionRefused => Self::Refused,
@@ -106,6 +106,19 @@ impl Transport {
             Self::Failed(text) => Self::Failed(redact(&text)),
             other => other,
         }
+    }
+}
+
+/// The error of type `T` an io::Error carries, else the io::Error as it was.
+fn inner<T: std::error::Error + Send + Sync + 'static>(error: io::Error) -> Result<T, io::Error> {
+    if !error.get_ref().is_some_and(|inner| inner.is::<T>()) {
+        return Err(error);
+    }
+    let kind = error.kind();
+    match error.into_inner().map(|inner| inner.downcast::<T>()) {
+        Some(Ok(inner)) => Ok(*inner),
+        Some(Err(other)) => Err(io::Error::new(kind, other)),
+        None => Err(io::Error::from(kind)),
     }
 }
 

@@ -58,3 +58,4 @@ mod subagent_security;
 mod terminal_safety;
 mod terminal_ux;
 mod voice;
+mod web_reach;

@@ -1,8 +1,9 @@
 //! Downloads into the downloads directory (MARVIN_DOWNLOADS_DIR, else `~/Downloads`):
-//! `download_file` streams a URL through the web client into a hidden part file, names it from
+//! `download_file` streams a URL through the web client (an address of the person's own
+//! machine or network only with their yes, `kit::reach`) into a hidden part file, names it from
 //! Content-Disposition or the address (sanitised), never overwrites (`name (1).ext`), and
 //! removes the part file on any failure, and says how far it is while a large file comes in;
-//! `yt_dlp_download` runs `yt-dlp`.
+//! `yt_dlp_download` runs `yt-dlp`, through Marvin's filtering proxy.
 
 use std::fs::File;
 use std::io::{BufWriter, ErrorKind, Write};
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use crate::tools::kit::process;
+use crate::tools::kit::reach::{Reach, kept_note};
 use crate::tools::kit::web::percent_decode;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
@@ -126,6 +128,7 @@ fn download_file(args: DownloadArgs, ctx: &ToolContext) -> Result<String, String
             &mut out,
             cap,
             &mut |n, length| progress.update(n, length),
+            &Reach::new(ctx, "download_file"),
             &ctx.cancel,
         )
         .and_then(|got| {
@@ -404,6 +407,37 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
     check_url(url)?;
     let program = ctx.find_program("yt-dlp").ok_or(YT_DLP_HINT)?;
     let dir = downloads_dir(ctx)?;
+    // yt-dlp fetches the address itself: through Marvin's filtering proxy, like Chromium.
+    let proxy = Reach::new(ctx, "yt_dlp_download").program_proxy(url)?;
+    let command = yt_dlp_command(
+        &program,
+        &dir,
+        args.audio_only == Some(true),
+        &proxy.url(),
+        url,
+    );
+    let exit = process::run_program(command, "yt-dlp", YT_DLP_TIMEOUT, &ctx.cancel);
+    let kept = kept_note("yt-dlp", &proxy.stop());
+    let output = exit
+        .and_then(|exit| exit.success("yt-dlp"))
+        .map_err(|e| e + &kept)?;
+    // The path printed after the move is the last line naming a file in the directory.
+    let saved = output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| Path::new(line).starts_with(&dir) && Path::new(line).is_file());
+    match saved {
+        Some(path) => Ok(format!("Saved {path} with yt-dlp.{kept}")),
+        None => Err(format!(
+            "yt-dlp finished but did not say where it saved the file:\n{output}{kept}"
+        )),
+    }
+}
+
+/// yt-dlp saving `url` into `dir`, reaching the web through `proxy`, without the person's
+/// keys or any configuration file.
+fn yt_dlp_command(program: &Path, dir: &Path, audio_only: bool, proxy: &str, url: &str) -> Command {
     let mut command = Command::new(program);
     process::without_secrets(&mut command)
         .args([
@@ -416,27 +450,15 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
             "--newline",
         ])
         .arg("--paths")
-        .arg(&dir)
+        .arg(dir)
         .args(["--output", "%(title)s [%(id)s].%(ext)s"])
-        .args(["--print", "after_move:filepath"]);
-    if args.audio_only == Some(true) {
+        .args(["--print", "after_move:filepath"])
+        .args(["--proxy", proxy]);
+    if audio_only {
         command.args(["--extract-audio", "--audio-format", "mp3"]);
     }
     command.arg("--").arg(url);
-    let exit = process::run_program(command, "yt-dlp", YT_DLP_TIMEOUT, &ctx.cancel)?;
-    let output = exit.success("yt-dlp")?;
-    // The path printed after the move is the last line naming a file in the directory.
-    let saved = output
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| Path::new(line).starts_with(&dir) && Path::new(line).is_file());
-    match saved {
-        Some(path) => Ok(format!("Saved {path} with yt-dlp.")),
-        None => Err(format!(
-            "yt-dlp finished but did not say where it saved the file:\n{output}"
-        )),
-    }
+    command
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! News feeds: `read_rss` reads an RSS (2.0, 1.0) or Atom feed at any address (through
-//! `Web::page`, parsed by `kit::feed`) and lists its entries newest first.
+//! `Web::open`, which asks before an address of the person's own network, parsed by
+//! `kit::feed`) and lists its entries newest first.
 
 use serde::Deserialize;
 
 use crate::net;
 use crate::tools::kit::feed::{self, Entry, Feed};
+use crate::tools::kit::reach::Reach;
 use crate::tools::kit::web::{Fetched, percent_decode};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
@@ -57,7 +59,10 @@ fn read_rss(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "limit must be between 1 and {MAX_LIMIT}, not {limit}."
         ));
     }
-    let fetched = ctx.settings.web.page(url, 0, &ctx.cancel)?;
+    let fetched = ctx
+        .settings
+        .web
+        .open(url, &Reach::new(ctx, "read_rss"), &ctx.cancel)?;
     let (feed, unread) = read_feed(url, &fetched)?;
     let mut out = describe(url, feed, limit as usize);
     if let Some(label) = unread {

@@ -1,6 +1,7 @@
 //! Helpers of the tools that are not tools themselves: files reached without following
 //! symlinks, path checks, running programs, walking a tree as git sees it, editing text files,
-//! the web client every network tool goes through, HTML read as text, the feeds (Atom,
+//! the web client every network tool goes through and the check on the addresses the model
+//! gives it (reach), HTML read as text, the feeds (Atom,
 //! RSS) it brings back, where a location argument points (geo), the crontab's lines Marvin
 //! owns (cron), moments read in the local time zone (when) and the session's private
 //! temporary directory (scratch).
@@ -15,6 +16,7 @@ pub(crate) mod html;
 pub(crate) mod ignore;
 pub(crate) mod paths;
 pub(crate) mod process;
+pub(crate) mod reach;
 pub(crate) mod read;
 pub(crate) mod scratch;
 pub(crate) mod target;

@@ -273,6 +273,17 @@ impl ReplayServer {
         server
     }
 
+    /// The same server, which a test expects nobody to call (what it must never reach).
+    pub fn expecting_no_calls(mut self) -> Self {
+        self.expect_calls = false;
+        self
+    }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The base URL, as OPENAI_COMPAT_URL takes it.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)

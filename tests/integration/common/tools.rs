@@ -66,6 +66,12 @@ pub fn call_unanswered(home: &TempDir, tool: &str, arguments: &str, url_var: &st
     )
 }
 
+/// MARVIN_WEB_ALLOW for the local test servers a model's address points at: a person who runs
+/// a service on this machine and wants the web tools to read it allows it so.
+pub fn allow_loopback() -> (&'static str, String) {
+    ("MARVIN_WEB_ALLOW", "127.0.0.1".into())
+}
+
 /// An answer with a content type.
 pub fn reply(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
     Reply {

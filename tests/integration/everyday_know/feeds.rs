@@ -2,6 +2,7 @@
 //! an error status, a web page that names its feed, a server that never answers.
 
 use super::{Silent, recorded, reply, run};
+use crate::common::tools::allow_loopback;
 use crate::common::{ReplayServer, Reply, TempDir};
 
 /// What read_rss returned for `args` (a JSON object after `"url": ROOT/feed`) with a server
@@ -10,7 +11,7 @@ fn read(extra: &str, answer: Reply) -> String {
     let home = TempDir::new("feeds");
     let server = ReplayServer::start(vec![answer]);
     let args = format!(r#"{{"url": "{}/feed"{extra}}}"#, server.root());
-    let results = run(&home, &[("1", "read_rss", &args)], &[]);
+    let results = run(&home, &[("1", "read_rss", &args)], &[allow_loopback()]);
     assert_eq!(server.requests()[0].url, "/feed");
     results[0].clone()
 }
@@ -95,7 +96,7 @@ fn empty_feeds_error_statuses_pages_and_silence_are_told_apart() {
     let results = run(
         &home,
         &[("1", "read_rss", &args)],
-        &[("MARVIN_TOOL_TIMEOUT", "1".to_string())],
+        &[("MARVIN_TOOL_TIMEOUT", "1".to_string()), allow_loopback()],
     );
     assert_eq!(
         results[0],

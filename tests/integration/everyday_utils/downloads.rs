@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::{Silent, run};
+use crate::common::tools::allow_loopback;
 use crate::common::{ReplayServer, Reply, TempDir};
 
 fn downloads(home: &TempDir) -> PathBuf {
@@ -80,7 +81,10 @@ fn files_are_named_safely_and_nothing_is_overwritten_or_left_half_done() {
     let run = run(
         &home,
         &calls,
-        &[("MARVIN_DOWNLOADS_DIR", dir.display().to_string())],
+        &[
+            ("MARVIN_DOWNLOADS_DIR", dir.display().to_string()),
+            allow_loopback(),
+        ],
     );
     let r = &run.results;
     let pdf = format!(" (13 bytes, application/pdf) from {base}/get?id=1.");
@@ -161,7 +165,7 @@ fn a_silent_server_times_out_and_leaves_nothing() {
     let run = run(
         &home,
         &[("1", "download_file", &args)],
-        &[("MARVIN_TOOL_TIMEOUT", "1".into())],
+        &[("MARVIN_TOOL_TIMEOUT", "1".into()), allow_loopback()],
     );
     assert_eq!(
         run.results,
@@ -250,7 +254,13 @@ fn yt_dlp_saves_into_the_downloads_directory_and_its_errors_come_back() {
     );
     let calls = std::fs::read_to_string(home.path().join("yt.log")).unwrap();
     assert!(
-        calls.contains(&format!("--ignore-config --no-playlist --no-overwrites --no-progress --newline --paths {} --output %(title)s [%(id)s].%(ext)s --print after_move:filepath --extract-audio --audio-format mp3 -- https://www.youtube.com/watch?v=abc123\n", dir.display())),
+        calls.contains(&format!("--ignore-config --no-playlist --no-overwrites --no-progress --newline --paths {} --output %(title)s [%(id)s].%(ext)s --print after_move:filepath --proxy http://127.0.0.1:", dir.display())),
+        "yt-dlp goes through Marvin's filtering proxy: {calls}"
+    );
+    assert!(
+        calls.contains(
+            " --extract-audio --audio-format mp3 -- https://www.youtube.com/watch?v=abc123\n"
+        ),
         "{calls}"
     );
     assert_eq!(calls.lines().count(), 2, "{calls}");
@@ -292,6 +302,7 @@ fn a_download_stopped_mid_way_leaves_no_part_file() {
     ]);
     let child = crate::common::marvin(home.path())
         .env("OPENAI_COMPAT_URL", model.url())
+        .envs([allow_loopback()])
         .args(["--non-interactive", "--prompt", "get it"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -329,7 +340,8 @@ fn a_large_download_says_how_far_it_is_on_the_tool_line_of_a_terminal() {
     let mut command = crate::common::marvin(home.path());
     command
         .env("OPENAI_COMPAT_URL", model.url())
-        .env("TERM", "xterm");
+        .env("TERM", "xterm")
+        .envs([allow_loopback()]);
     let mut pty = crate::common::pty::Pty::spawn(command);
     pty.wait_for("› ");
     pty.send("get the big file\r");

@@ -3,7 +3,7 @@
 //! and without Chromium.
 
 use super::{Silent, call, reply};
-use crate::common::tools::call_unanswered;
+use crate::common::tools::{allow_loopback, call_unanswered};
 use crate::common::{ReplayServer, Reply, TempDir, fixture};
 
 fn html_fixture(name: &str) -> Reply {
@@ -417,7 +417,7 @@ fn bare_path(home: &TempDir) -> (&'static str, String) {
 fn browse_web_renders_a_page_with_the_built_in_renderer() {
     let home = TempDir::new("browse-builtin");
     let server = page_server();
-    let env = [bare_path(&home)];
+    let env = [bare_path(&home), allow_loopback()];
     let base = server.root();
     let text = call(
         &home,
@@ -465,7 +465,11 @@ fn browse_web_renders_a_page_with_the_built_in_renderer() {
         &home,
         "browse_web",
         &format!(r#"{{"url": "{}/x"}}"#, silent.url()),
-        &[bare_path(&home), ("MARVIN_TOOL_TIMEOUT", "1".into())],
+        &[
+            bare_path(&home),
+            ("MARVIN_TOOL_TIMEOUT", "1".into()),
+            allow_loopback(),
+        ],
     );
     assert_eq!(
         timed_out,
@@ -491,7 +495,7 @@ fn browse_web_uses_lynx_when_it_is_installed() {
         &home,
         "browse_web",
         &format!(r#"{{"url": "{base}/recipe"}}"#),
-        &[],
+        &[allow_loopback()],
     );
     assert!(text.starts_with(&format!("{base}/recipe\n\n")), "{text}");
     assert!(
@@ -529,10 +533,11 @@ fn scrape_page_runs_the_pages_javascript_in_chromium() {
         &home,
         "scrape_page",
         &format!(r#"{{"url": "{base}/app"}}"#),
-        &[("MARVIN_TOOL_TIMEOUT", "120".into())],
+        &[("MARVIN_TOOL_TIMEOUT", "120".into()), allow_loopback()],
     );
     assert_eq!(text, format!("{base}/app\n\n# Made by script\n\n42"));
-    // Chromium fetches the page itself, through the proxy every other request takes.
+    // Chromium fetches the page itself, through the proxy every other request takes (a name
+    // only the proxy can resolve is the proxy's to reach).
     let proxy = page_server();
     let text = call(
         &home,
@@ -580,7 +585,11 @@ fn lynx_gets_the_fetched_page_with_its_base_and_charset_but_no_keys() {
         &home,
         "browse_web",
         &format!(r#"{{"url": "{base}/recipe"}}"#),
-        &[recording, ("GNEWS_API_KEY", "gnews-secret-1".into())],
+        &[
+            recording,
+            ("GNEWS_API_KEY", "gnews-secret-1".into()),
+            allow_loopback(),
+        ],
     );
     assert_eq!(text, format!("{base}/recipe\n\nrendered by lynx"));
     let read = |ext: &str| std::fs::read(format!("{}.{ext}", seen.display())).unwrap();
@@ -606,7 +615,7 @@ fn lynx_gets_the_fetched_page_with_its_base_and_charset_but_no_keys() {
         &home,
         "browse_web",
         &format!(r#"{{"url": "{base}/recipe"}}"#),
-        &[failing],
+        &[failing, allow_loopback()],
     );
     assert!(
         text.starts_with(&format!("{base}/recipe\n\n# Crème brûlée\n")),

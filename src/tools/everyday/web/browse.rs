@@ -1,13 +1,16 @@
 //! Pages as text: `browse_web` fetches through the web client and renders with `lynx -dump`
 //! when it is installed, else with the built-in HTML-to-text; `scrape_page` lets headless
-//! Chromium run the page's JavaScript (`--dump-dom`) and renders the DOM it prints.
+//! Chromium run the page's JavaScript (`--dump-dom`), through Marvin's filtering proxy, and
+//! renders the DOM it prints.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use crate::tools::ToolContext;
 use crate::tools::kit::html::{self, Charset};
 use crate::tools::kit::process::{self, Ending, RunLimits};
+use crate::tools::kit::reach::{Reach, kept_note};
 
 /// The most text a page gives the model.
 const MAX_TEXT: usize = 40_000;
@@ -40,7 +43,8 @@ pub(crate) fn check_url(url: &str) -> Result<String, String> {
 /// browse_web: the page as text, its links listed after it.
 pub(crate) fn browse(url: &str, ctx: &ToolContext) -> Result<String, String> {
     let url = check_url(url)?;
-    let fetched = ctx.settings.web.page(&url, 0, &ctx.cancel)?;
+    let reach = Reach::new(ctx, "browse_web");
+    let fetched = ctx.settings.web.open(&url, &reach, &ctx.cancel)?;
     let host = crate::net::host_of(&url);
     if !fetched.is_success() {
         return Err(format!(
@@ -97,7 +101,7 @@ fn plain(url: &str, content_type: Option<&str>, body: &[u8]) -> Result<String, S
 /// The page rendered by lynx from the bytes already fetched (lynx never goes on the network
 /// itself): a `<base>` in front so relative links resolve, the charset the page declares.
 fn lynx_dump(
-    lynx: &std::path::Path,
+    lynx: &Path,
     url: &str,
     body: &[u8],
     content_type: Option<&str>,
@@ -130,13 +134,36 @@ fn lynx_dump(
     Ok(output.trim().to_string())
 }
 
-/// scrape_page: the page after its JavaScript ran, as text.
+/// scrape_page: the page after its JavaScript ran, as text. Chromium reaches the web only
+/// through Marvin's filtering proxy, which keeps the page, its scripts and its redirects from
+/// the person's own machine and network unless they allowed it.
 pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
     let url = check_url(url)?;
     let Some(chromium) = CHROMIUMS.iter().find_map(|name| ctx.find_program(name)) else {
         return Err("scrape_page requires headless Chromium (chromium or google-chrome), which is not installed. Install it (sudo apt install chromium), or use browse_web for pages that do not need JavaScript.".into());
     };
+    let proxy = Reach::new(ctx, "scrape_page").program_proxy(&url)?;
     let profile = tempfile_dir(ctx)?;
+    let mut command = chromium_command(&chromium, &profile, &proxy.url());
+    command.arg("--dump-dom").arg(&url);
+    let result = run(command, "Chromium", None, ctx);
+    let _ = std::fs::remove_dir_all(&profile);
+    let kept = kept_note("the page", &proxy.stop());
+    let output = result.map_err(|error| error + &kept)?;
+    let dom = dom_of(&output).ok_or_else(|| {
+        format!(
+            "Chromium printed no page for {url}: {}. Try browse_web instead.{kept}",
+            short(&output)
+        )
+    })?;
+    let text = html::with_links(&html::page(dom.as_bytes(), Some("text/html"), &url));
+    Ok(finish(&url, &text, "even after its JavaScript ran") + &kept)
+}
+
+/// Headless Chromium with a profile of its own, every request of it through `proxy`:
+/// loopback too (Chromium would otherwise go there directly), QUIC and WebRTC's UDP off, as
+/// they would not go through it.
+fn chromium_command(chromium: &Path, profile: &Path, proxy: &str) -> Command {
     let mut command = Command::new(chromium);
     command
         .args([
@@ -147,29 +174,18 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
             "--disable-extensions",
             "--disable-dev-shm-usage",
             "--virtual-time-budget=5000",
+            "--proxy-bypass-list=<-loopback>",
+            "--disable-quic",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         ])
+        .arg(format!("--proxy-server={proxy}"))
         .arg(format!("--user-data-dir={}", profile.display()));
     // SAFETY of the sandbox: Chromium refuses to start as root with it.
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         command.arg("--no-sandbox");
     }
-    // Chromium fetches the page itself: through the same proxy as every other request.
-    if let Some(proxy) = ctx.settings.web.proxy_for(&url) {
-        command.arg(format!("--proxy-server={proxy}"));
-    }
-    command.arg("--dump-dom").arg(&url);
-    let result = run(command, "Chromium", None, ctx);
-    let _ = std::fs::remove_dir_all(&profile);
-    let output = result?;
-    let dom = dom_of(&output).ok_or_else(|| {
-        format!(
-            "Chromium printed no page for {url}: {}. Try browse_web instead.",
-            short(&output)
-        )
-    })?;
-    let text = html::with_links(&html::page(dom.as_bytes(), Some("text/html"), &url));
-    Ok(finish(&url, &text, "even after its JavaScript ran"))
+    command
 }
 
 /// The DOM among Chromium's output (its log lines go to the same stream).

@@ -15,6 +15,7 @@ use crate::cancel::CancelToken;
 use crate::config::{Endpoints, WebSettings};
 use crate::net::{self, Failure, ProxyRules, Secrets, Transport};
 use crate::services::Service;
+use crate::tools::kit::reach::Reach;
 
 /// The most of an answer a tool reads.
 pub(crate) const MAX_ANSWER: u64 = 5 * 1024 * 1024;
@@ -94,6 +95,11 @@ impl Web {
 
     pub(crate) fn settings(&self) -> &WebSettings {
         &self.settings
+    }
+
+    /// Which proxy each address is reached through (HTTPS_PROXY, NO_PROXY).
+    pub(crate) fn proxy_rules(&self) -> &ProxyRules {
+        &self.proxy
     }
 
     /// The proxy a program fetching `url` itself should use (HTTPS_PROXY, NO_PROXY as for
@@ -186,8 +192,8 @@ impl Web {
         })
     }
 
-    /// Any page on the web (browse_web, a feed, a download's start): one call with no service
-    /// behind it, named by its host in errors.
+    /// A page at an address from the person's configuration (DuckDuckGo news under DDG_URL):
+    /// one call with no service behind it, named by its host in errors.
     pub(crate) fn page(
         &self,
         url: &str,
@@ -203,43 +209,45 @@ impl Web {
         self.once(&client, &host, url, &call, None, cancel)
     }
 
-    /// Streams `url` into `out`, at most `cap` bytes, telling `progress` the bytes so far and
-    /// the length announced. No limit on the whole: a large file takes the time it takes, and
-    /// only silence longer than the tool timeout ends it.
+    /// A page at an address the model gave (browse_web, a feed), named by its host in errors:
+    /// every address it and its redirects lead to checked by `reach`.
+    pub(crate) fn open(
+        &self,
+        url: &str,
+        reach: &Reach<'_>,
+        cancel: &CancelToken,
+    ) -> Result<Fetched, String> {
+        let host = net::host_of(url);
+        let client = self.guarded(url, reach);
+        let call = Call::default();
+        reach
+            .attempts(|| self.attempt(&client, &host, url, &call, None, cancel))
+            .map_err(|failure| self.failure(failure, &host, url))
+    }
+
+    /// Streams `url` (the model's address, checked by `reach` as [`Web::open`] does) into
+    /// `out`, at most `cap` bytes, telling `progress` the bytes so far and the length
+    /// announced. No limit on the whole: a large file takes the time it takes, and only
+    /// silence longer than the tool timeout ends it.
     pub(crate) fn download(
         &self,
         url: &str,
         out: &mut dyn Write,
         cap: u64,
         progress: &mut dyn FnMut(u64, Option<u64>),
+        reach: &Reach<'_>,
         cancel: &CancelToken,
     ) -> Result<Downloaded, String> {
         let host = net::host_of(url);
-        let client = self.client(url, Duration::ZERO, &url_secrets(url));
-        let send = |agent: &ureq::Agent| agent.get(url).call();
-        let read = |response: net::Response| -> Result<Downloaded, String> {
-            let status = response.status().as_u16();
-            if !(200..300).contains(&status) {
-                return Err(format!("{host} answered HTTP {status}; nothing was saved."));
-            }
-            let length = net::header(&response, "content-length").and_then(|l| l.parse().ok());
-            if length.is_some_and(|l: u64| l > cap) {
-                return Err(too_large(&host, cap));
-            }
-            let final_url = ureq::ResponseExt::get_uri(&response).to_string();
-            let disposition = net::header(&response, "content-disposition");
-            let content_type = net::header(&response, "content-type");
-            let body = response.into_body().into_reader();
-            let bytes = copy_capped(body, out, cap, &mut |n| progress(n, length), &host)?;
-            Ok(Downloaded {
-                bytes,
-                disposition,
-                content_type,
-                final_url,
+        let client = self.guarded(url, reach);
+        reach
+            .attempts(|| {
+                let send = |agent: &ureq::Agent| agent.get(url).call();
+                let read = |response: net::Response| {
+                    stream(response, &mut *out, cap, &mut *progress, &host)
+                };
+                client.exchange(cancel, url, None, send, read)
             })
-        };
-        client
-            .exchange(cancel, url, None, send, read)
             .map_err(|failure| self.failure(failure, &host, url))
     }
 
@@ -252,6 +260,19 @@ impl Web {
         key: Option<&str>,
         cancel: &CancelToken,
     ) -> Result<Fetched, String> {
+        self.attempt(client, name, url, call, key, cancel)
+            .map_err(|failure| self.failure(failure, name, url))
+    }
+
+    fn attempt(
+        &self,
+        client: &net::Client,
+        name: &str,
+        url: &str,
+        call: &Call<'_>,
+        key: Option<&str>,
+        cancel: &CancelToken,
+    ) -> Result<Fetched, Failure<String>> {
         let timeout = self.settings.timeout;
         let cap = if call.cap == 0 { MAX_ANSWER } else { call.cap };
         let send = |agent: &ureq::Agent| send_request(agent, url, call, timeout);
@@ -275,9 +296,7 @@ impl Web {
                 retry_after,
             })
         };
-        client
-            .exchange(cancel, url, key, send, read)
-            .map_err(|failure| self.failure(failure, name, url))
+        client.exchange(cancel, url, key, send, read)
     }
 
     fn failure(&self, failure: Failure<String>, name: &str, url: &str) -> String {
@@ -317,6 +336,12 @@ impl Web {
 
     fn client(&self, url: &str, interval: Duration, secrets: &Secrets) -> Arc<net::Client> {
         Arc::new(self.build(url, interval, secrets.clone()))
+    }
+
+    /// A client for the model's address `url`, checked by `reach`'s guard.
+    fn guarded(&self, url: &str, reach: &Reach<'_>) -> net::Client {
+        self.build(url, Duration::ZERO, url_secrets(url))
+            .with_guard(reach.guard())
     }
 
     fn build(&self, url: &str, interval: Duration, secrets: Secrets) -> net::Client {
@@ -426,6 +451,35 @@ fn timed_out(name: &str, limit: Duration) -> String {
 /// A read that ended because the answer stopped coming (ureq says so in its own words).
 fn is_timeout(error: &std::io::Error) -> bool {
     error.kind() == std::io::ErrorKind::TimedOut || error.to_string().contains("timeout")
+}
+
+/// A download's answer streamed into `out`: refused unless it is a success within `cap`.
+fn stream(
+    response: net::Response,
+    out: &mut dyn Write,
+    cap: u64,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+    host: &str,
+) -> Result<Downloaded, String> {
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(format!("{host} answered HTTP {status}; nothing was saved."));
+    }
+    let length = net::header(&response, "content-length").and_then(|l| l.parse().ok());
+    if length.is_some_and(|l: u64| l > cap) {
+        return Err(too_large(host, cap));
+    }
+    let final_url = ureq::ResponseExt::get_uri(&response).to_string();
+    let disposition = net::header(&response, "content-disposition");
+    let content_type = net::header(&response, "content-type");
+    let body = response.into_body().into_reader();
+    let bytes = copy_capped(body, out, cap, &mut |n| progress(n, length), host)?;
+    Ok(Downloaded {
+        bytes,
+        disposition,
+        content_type,
+        final_url,
+    })
 }
 
 fn copy_capped(

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::services::{GNEWS, SEMANTIC_SCHOLAR, STACKEXCHANGE, WIKIPEDIA};
+use crate::tools::kit::reach::Reach;
 
 /// A canned answer: status, content type, body, an extra header.
 type Canned = (
@@ -41,6 +42,8 @@ fn web_at(service: &Service, base: &str, timeout: u64, key: Option<&str>) -> Web
         pairs.push((service.credential.variables()[0], key.to_string()));
     }
     pairs.push(("MARVIN_TOOL_TIMEOUT", timeout.to_string()));
+    // The test servers are on this machine, which the person allows here.
+    pairs.push(("MARVIN_WEB_ALLOW", "127.0.0.1".to_string()));
     let config = crate::config::Config::build(
         &crate::cli::Args::default(),
         &crate::config::Env::from_pairs(
@@ -53,6 +56,17 @@ fn web_at(service: &Service, base: &str, timeout: u64, key: Option<&str>) -> Web
     )
     .unwrap();
     Web::new(config.web, config.endpoints, config.proxy)
+}
+
+/// A call's context whose web is `web`, for the model's addresses.
+fn context_of(web: &Web) -> crate::tools::ToolContext {
+    crate::tools::ToolContext {
+        settings: std::sync::Arc::new(crate::tools::ToolSettings {
+            web: web.clone(),
+            ..Default::default()
+        }),
+        ..crate::tools::ToolContext::new(std::path::PathBuf::from("/"))
+    }
 }
 
 /// `{"items":[{"title":"unpacked"}],"quota_remaining":299}` compressed with gzip (Python's
@@ -102,6 +116,7 @@ fn service_calls_ask_for_gzip_and_get_it_unpacked_while_downloads_take_bytes_as_
         &mut out,
         1024,
         &mut |_, _| {},
+        &Reach::new(&context_of(&web), "download_file"),
         &CancelToken::new(),
     )
     .unwrap();
@@ -361,6 +376,7 @@ fn a_download_streams_reports_its_length_and_keeps_the_servers_naming() {
             &mut out,
             1024,
             &mut |n, length| seen.push((n, length)),
+            &Reach::new(&context_of(&web), "download_file"),
             &CancelToken::new(),
         )
         .unwrap();
@@ -381,6 +397,7 @@ fn a_download_streams_reports_its_length_and_keeps_the_servers_naming() {
             &mut Vec::new(),
             1024,
             &mut |_, _| {},
+            &Reach::new(&context_of(&web), "download_file"),
             &CancelToken::new(),
         )
         .unwrap_err();
