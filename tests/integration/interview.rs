@@ -2,12 +2,11 @@
 //! ssh hint shown, answers posted as the page posts them reaching the model, cancel, timeout,
 //! Ctrl+C, a questions file, a bad file, and no UI.
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::common::pty::Pty;
-use crate::common::{ReplayServer, Reply, TempDir, marvin, stdout};
+use crate::common::{ReplayServer, Reply, TempDir, http_exchange, marvin, status_of, stdout};
 use serde_json::{Value, json};
 
 pub(crate) fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)]) -> Pty {
@@ -60,23 +59,13 @@ pub(crate) fn post(port: u16, path: &str, mut body: Value) -> u16 {
         .and_then(|token| token.as_str().map(str::to_string))
         .unwrap_or_default();
     let body = body.to_string();
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Marvin-Session: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
+    status_of(&http_exchange(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Marvin-Session: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    ))
 }
 
 #[test]
@@ -500,18 +489,12 @@ fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_ver
 
 /// A GET of the page as a browser sends it; the body.
 fn get_page(port: u16, token: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /?session={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    http_exchange(
+        port,
+        &format!(
+            "GET /?session={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        ),
     )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
 }
 
 #[test]

@@ -641,19 +641,13 @@ fn a_page_of_another_origin_is_refused_even_with_the_token() {
     let server = start(&home);
     let port = server.port();
     let send = |origin: &str| {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        write!(
-            stream,
-            "POST /heartbeat HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\nX-Marvin-Session: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}",
-            server.token()
+        crate::common::http_exchange(
+            port,
+            &format!(
+                "POST /heartbeat HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\nX-Marvin-Session: {}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}",
+                server.token()
+            ),
         )
-        .unwrap();
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer
     };
     let foreign = send("http://evil.example");
     assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");

@@ -11,25 +11,19 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{ReplayServer, Reply, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir, http_exchange};
 use crate::gateway::Gateway;
 use crate::interview::{address, interview_call, post, questions, start};
 
 /// A POST to `path` without a token, announcing a body of 100 TB and sending none; what comes
 /// back, read to the end.
 fn announce_100_tb(port: u16, path: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 100000000000000\r\n\r\n"
+    http_exchange(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: 100000000000000\r\n\r\n"
+        ),
     )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer
 }
 
 #[test]

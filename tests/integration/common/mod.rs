@@ -449,6 +449,28 @@ impl Drop for DropServer {
 }
 
 /// A port on which nothing listens.
+/// Sends `request` (a whole HTTP request, as written) to 127.0.0.1:`port` and reads the
+/// answer to its end (20 s at most): for the tests that speak to Marvin's servers byte by byte.
+pub fn http_exchange(port: u16, request: &str) -> String {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// The status code of an answer `http_exchange` read; 0 when there is none.
+pub fn status_of(answer: &str) -> u16 {
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
 pub fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()

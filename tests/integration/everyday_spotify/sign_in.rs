@@ -5,16 +5,14 @@
 //! 0600 and `/me` said; a declined sign-in, a code the server refuses, Ctrl+C, no UI and no
 //! client id.
 
-use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::json;
 
 use super::{CLIENT_ID, field, form, now, profile, saved_token};
 use crate::common::pty::Pty;
-use crate::common::{Recorded, ReplayServer, Reply, TempDir, marvin};
+use crate::common::{Recorded, ReplayServer, Reply, TempDir, http_exchange, marvin, status_of};
 use crate::everyday_web::call;
 
 /// What the authorisation server was told of the sign-in: the challenge from the address.
@@ -117,23 +115,11 @@ fn shown_address(pty: &Pty, accounts: &ReplayServer) -> Vec<(String, String)> {
 
 /// A GET as a browser sends it; the status and the page.
 fn get(port: u16, host: &str, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    let status = answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, answer)
+    let answer = http_exchange(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    );
+    (status_of(&answer), answer)
 }
 
 #[test]
@@ -272,17 +258,12 @@ fn a_body_of_100_tb_announced_to_the_callback_is_refused_and_the_sign_in_goes_on
     let mut pty = start(&home, &model, &api, &accounts, port);
     let query = shown_address(&pty, &accounts);
     let state = field(&query, "state").unwrap();
-    let mut stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stranger
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        stranger,
-        "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000000000000\r\n\r\n"
-    )
-    .unwrap();
-    let mut refused = String::new();
-    let _ = stranger.read_to_string(&mut refused);
+    let refused = http_exchange(
+        port,
+        &format!(
+            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100000000000000\r\n\r\n"
+        ),
+    );
     let callback = format!("/callback?error=access_denied&state={state}");
     let (status, _) = get(port, &format!("127.0.0.1:{port}"), &callback);
     assert_eq!(status, 200);
