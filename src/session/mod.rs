@@ -124,6 +124,13 @@ pub struct Session {
     warnings: Warnings,
 }
 
+impl Drop for Session {
+    /// The files the session's tools kept for the model (an MCP server's pictures) go with it.
+    fn drop(&mut self) {
+        self.shared.scratch.remove();
+    }
+}
+
 impl Session {
     pub fn new(config: &Config, providers: Arc<ProviderChain>, registry: Arc<Registry>) -> Self {
         let active = providers.active();

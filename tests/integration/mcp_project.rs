@@ -203,7 +203,7 @@ fn a_projects_file_reads_no_key_and_no_question_carries_one() {
     let on_phone = keyed(&home, &model, &project)
         .env("NTFY_URL", ntfy.root())
         .args(["--non-interactive", "--json", "--on-ask", "wait:2"])
-        .args(["--ntfy", "marvin-runs-7f3a9c2e41"])
+        .args(["--ntfy", "marvin-runs-7f3a9c2e41b8d06c"])
         .args(["--prompt", "hello"])
         .output()
         .unwrap();

@@ -72,13 +72,20 @@ impl Scratch {
             temp.display()
         ))
     }
+
+    /// Removes the directory and all in it (a later file makes a new one). The session calls
+    /// this when it ends, whoever else still holds its tools' state (a worker thread that has
+    /// not yet let go of it when the process exits).
+    pub(crate) fn remove(&self) {
+        if let Some(dir) = self.0.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        if let Some(dir) = self.0.get_mut().unwrap_or_else(PoisonError::into_inner) {
-            let _ = std::fs::remove_dir_all(dir);
-        }
+        self.remove();
     }
 }
 
