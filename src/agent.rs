@@ -45,6 +45,14 @@ pub enum AgentEvent {
         call_id: String,
         text: String,
     },
+    /// The tools the next request offers changed (the first request of the turn, or a
+    /// family loaded on the way): their families and why each is there, how many tools,
+    /// and the bytes of their definitions.
+    ToolsOffered {
+        families: Vec<(String, String)>,
+        tools: usize,
+        bytes: usize,
+    },
 }
 
 /// Everything one turn needs besides the conversation.
@@ -69,14 +77,15 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
     if let (Some(hub), Some(_)) = (turn.registry.mcp(), &turn.ctx.interactor) {
         hub.prepare(turn.ctx, false);
     }
-    let tools = turn.registry.definitions(turn.ctx);
+    let mut offer = OfferedTools::default();
     let cancel = &turn.ctx.cancel;
     for round in 1.. {
+        let tools = offer.now(turn);
         compact_if_needed(turn, messages);
         let last_call = round > turn.max_rounds;
         let request = ChatRequest {
             messages,
-            tools: if last_call { None } else { tools.as_deref() },
+            tools: if last_call { None } else { tools },
         };
         let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
         let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
@@ -135,6 +144,33 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         }
     }
     unreachable!("the loop returns at the latest after max_rounds + 1 calls")
+}
+
+/// The tool definitions of a turn's requests, made again when the session has loaded a family
+/// since the last request (a `find_tools`, a call of a tool not offered), and said when they
+/// change.
+#[derive(Default)]
+struct OfferedTools {
+    /// The offer's count they were made for; `None` before the first request.
+    made_for: Option<usize>,
+    definitions: Option<Box<serde_json::value::RawValue>>,
+}
+
+impl OfferedTools {
+    fn now(&mut self, turn: &Turn<'_>) -> Option<&serde_json::value::RawValue> {
+        let count = turn.ctx.shared.offer.count();
+        if self.made_for != Some(count) {
+            self.made_for = Some(count);
+            self.definitions = turn.registry.definitions(turn.ctx);
+            let families = turn.registry.offered_families(turn.ctx);
+            (turn.emit)(AgentEvent::ToolsOffered {
+                families,
+                tools: turn.registry.names(turn.ctx).len(),
+                bytes: self.definitions.as_ref().map_or(0, |d| d.get().len()),
+            });
+        }
+        self.definitions.as_deref()
+    }
 }
 
 /// Takes up a turn that was parked on a question: the calls `parked` of the last round are

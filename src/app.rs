@@ -307,7 +307,7 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
             return (report(&message), Tally::default());
         }
     }
-    let mut view = BatchView::new(args.json, config.on_ask);
+    let mut view = BatchView::new(args.json, config.verbose, config.on_ask);
     if let (config::OnAsk::Notify | config::OnAsk::Wait(_), Some(topic)) =
         (config.on_ask, &config.ntfy)
     {

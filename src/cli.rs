@@ -40,6 +40,10 @@ pub struct Args {
     pub raw: bool,
     /// `--on-ask MODE`: what a --non-interactive run does when a tool asks.
     pub on_ask: Option<String>,
+    /// `--tools auto|all`: the tools a request offers (MARVIN_TOOLS otherwise).
+    pub tools: Option<String>,
+    /// `--verbose`: say on stderr which tool families each request offers, and why.
+    pub verbose: bool,
     /// `-c`, `--continue`: take up the last session here (one-shot runs start fresh otherwise).
     pub continue_last: bool,
     /// `--resume [NAME]`: take up a stored session; without a name, pick one from a list.
@@ -132,6 +136,11 @@ Options:
       --mcp-config FILE    MCP servers for this run, in mcp.json's format
       --no-mcp             start no MCP server (mcp.json and .mcp.json
                            are not read)
+      --tools WHICH        auto (default): each request offers a few core
+                           tools and the families the conversation needs,
+                           and find_tools loads any other; all: every tool
+      --verbose            say on stderr which tool families each request
+                           offers, and why
       --list-providers     show each provider, its model and where its
                            credentials were found (never the key)
       --plain              accepted for compatibility; the UI is always plain
@@ -163,6 +172,7 @@ Environment:
   MARVIN_CODE_MODEL_LOW      codex (gpt-5.3-codex)
   HTTPS_PROXY, NO_PROXY    proxy for the services below (never for loopback)
   MARVIN_PARK_DAYS         days a parked run waits for its answer (default 7)
+  MARVIN_TOOLS             auto or all, as --tools (default auto)
   MARVIN_PHONE_TOPIC       ntfy topic where a question left unanswered at the
                            prompt goes, with buttons that answer it
   MARVIN_PHONE_AFTER       minutes a question waits at the prompt before it
@@ -281,6 +291,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Long("permission-mode") => {
                 parsed.permission_mode = Some(text(&mut parser, "--permission-mode")?)
             }
+            Long("tools") => parsed.tools = Some(text(&mut parser, "--tools")?),
+            Long("verbose") => parsed.verbose = true,
             Long("plain") => parsed.plain = true,
             Long("no-browser") => parsed.no_browser = true,
             Long("mcp-config") => {
@@ -669,6 +681,8 @@ mod tests {
             "--no-browser",
             "--mcp-config",
             "--no-mcp",
+            "--tools",
+            "--verbose",
         ] {
             assert!(help.contains(flag), "help misses {flag}");
             let readme = include_str!("../README.md");

@@ -15,7 +15,10 @@ pub(crate) struct PromptFacts<'a> {
     pub non_interactive: bool,
     pub readonly: bool,
     pub working_dir: &'a Path,
-    pub tool_names: &'a [&'a str],
+    /// What the prompt says of the tools (see `Registry::prompt_line`); empty for nothing.
+    pub tools_line: &'a str,
+    /// Whether `append_file` is there, for writing large files in sections.
+    pub append_file: bool,
     /// Background jobs still running, one line each.
     pub jobs: &'a [String],
     pub profile: &'a str,
@@ -68,7 +71,7 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
     }
     if facts.coding_mode {
         parts.push(CODING.to_string());
-        if facts.tool_names.contains(&"append_file") {
+        if facts.append_file {
             parts.push(LARGE_FILES.to_string());
         }
         parts.push(format!(
@@ -92,8 +95,8 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
                 .to_string(),
         );
     }
-    if !facts.tool_names.is_empty() {
-        parts.push(format!("Tools available: {}.", facts.tool_names.join(", ")));
+    if !facts.tools_line.is_empty() {
+        parts.push(facts.tools_line.to_string());
     }
     for (file, text) in facts.project_docs {
         parts.push(format!("Project instructions from {file}:\n{text}"));
@@ -260,7 +263,8 @@ mod tests {
             non_interactive: false,
             readonly: false,
             working_dir: dir,
-            tool_names: &["system_info", "append_file"],
+            tools_line: "Tools available: system_info, append_file.",
+            append_file: true,
             jobs: &[],
             profile: "work",
             preferences: Some(r#"{"units":"metric"}"#),

@@ -65,6 +65,7 @@ const OWN: &[&str] = &[
     "MARVIN_PHONE_TOPIC",
     "MARVIN_PHONE_AFTER",
     "MARVIN_NTFY_ANY_TOPIC",
+    "MARVIN_TOOLS",
     "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
@@ -273,6 +274,10 @@ pub struct Config {
     pub editor: String,
     /// The context limit in tokens (warn and compact at 180/226 and 200/226 of it).
     pub context_budget: usize,
+    /// Tools offered on demand (`--tools auto`, MARVIN_TOOLS), else every tool every time.
+    pub tools_on_demand: bool,
+    /// `--verbose`: the families each request offers, and why, said on stderr.
+    pub verbose: bool,
     /// The ntfy server (NTFY_URL, default https://ntfy.sh).
     pub ntfy_url: String,
     /// Every service's base URL (see `services`), for the tools that talk to them.
@@ -431,6 +436,8 @@ impl Config {
                 None => 226_000,
             },
             permission_mode: permission_mode(args, env)?,
+            tools_on_demand: tools_on_demand(args, env)?,
+            verbose: args.verbose,
             on_ask,
             park_for: park_for(env)?,
             phone: phone_relay(env)?,
@@ -483,6 +490,23 @@ fn permission_mode(args: &Args, env: &Env) -> Result<PermissionMode, ConfigError
     } else {
         PermissionMode::Default
     })
+}
+
+/// `--tools`, else MARVIN_TOOLS: `auto` (the default) offers tools on demand, `all` offers
+/// every tool in every request.
+fn tools_on_demand(args: &Args, env: &Env) -> Result<bool, ConfigError> {
+    let (given, from) = match (&args.tools, env.get("MARVIN_TOOLS")) {
+        (Some(flag), _) => (flag.as_str(), "--tools"),
+        (None, Some(var)) => (var, "MARVIN_TOOLS"),
+        (None, None) => return Ok(true),
+    };
+    match given.trim() {
+        "auto" => Ok(true),
+        "all" => Ok(false),
+        other => Err(ConfigError::Invalid(format!(
+            "{from} {other:?}: choose auto (the tools a question needs, find_tools for the rest) or all (every tool in every request)"
+        ))),
+    }
 }
 
 fn working_dir(requested: Option<&Path>, cwd: &Path) -> Result<PathBuf, ConfigError> {

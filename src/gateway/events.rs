@@ -26,6 +26,7 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
         Event::ToolProgress { .. } => "tool_progress",
         Event::ToolRoundFinished { .. } => "tool_call_end",
         Event::QuestionClosed { .. } => "interaction_response",
+        Event::ToolsOffered { .. } => "tools_offered",
     };
     vec![(kind, value)]
 }

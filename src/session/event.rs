@@ -46,6 +46,13 @@ pub enum Event {
         #[serde(rename = "elapsed_ms", serialize_with = "millis")]
         elapsed: Duration,
     },
+    /// The tools the next request offers changed: their families, each with why it is
+    /// there, how many tools, and the bytes of their definitions.
+    ToolsOffered {
+        families: Vec<FamilyOffered>,
+        tools: usize,
+        bytes: usize,
+    },
     /// Question `id` (see `Interaction`) is no longer open: answered on some surface, or
     /// given up (`outcome` says which, in the chat log's words). Front-ends still showing it
     /// stop asking.
@@ -77,6 +84,29 @@ impl Event {
             message: message.into(),
         }
     }
+}
+
+/// A tool family a request offers, and why: `core` always, a word of the message, a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FamilyOffered {
+    pub family: String,
+    pub why: String,
+}
+
+/// `--verbose`'s line for a `ToolsOffered`: `tools: core, weather ("rain") · 4 tools, 3.1 KB`.
+pub fn tools_line(families: &[FamilyOffered], tools: usize, bytes: usize) -> String {
+    let families: Vec<String> = families
+        .iter()
+        .map(|f| match f.family.as_str() {
+            "core" | "all" => f.family.clone(),
+            _ => format!("{} ({})", f.family, f.why),
+        })
+        .collect();
+    format!(
+        "tools: {} · {tools} tools, {:.1} KB",
+        families.join(", "),
+        bytes as f64 / 1024.0
+    )
 }
 
 impl From<&ToolCall> for CallShown {
@@ -122,6 +152,18 @@ impl From<AgentEvent> for Event {
                 Event::ToolRoundFinished { round, elapsed }
             }
             AgentEvent::ToolProgress { call_id, text } => Event::ToolProgress { id: call_id, text },
+            AgentEvent::ToolsOffered {
+                families,
+                tools,
+                bytes,
+            } => Event::ToolsOffered {
+                families: families
+                    .into_iter()
+                    .map(|(family, why)| FamilyOffered { family, why })
+                    .collect(),
+                tools,
+                bytes,
+            },
         }
     }
 }

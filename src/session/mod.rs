@@ -8,7 +8,7 @@ mod relay;
 mod saved;
 mod turn;
 
-pub use event::{CallShown, Event, Level};
+pub use event::{CallShown, Event, FamilyOffered, Level, tools_line};
 pub use relay::{Deferred, Interaction, Reply, describe_request, describe_response};
 
 use std::path::{Path, PathBuf};
@@ -332,7 +332,8 @@ impl Session {
         }
     }
 
-    fn system_prompt(&self, working_dir: &Path, names: &[&str]) -> String {
+    fn system_prompt(&self, working_dir: &Path, ctx: &crate::tools::ToolContext) -> String {
+        let tools_line = self.registry.prompt_line(ctx);
         let dir = self.profile_dir();
         let dir = dir.as_deref();
         let history = dir
@@ -346,7 +347,8 @@ impl Session {
             non_interactive: self.non_interactive,
             readonly: self.readonly,
             working_dir,
-            tool_names: names,
+            tools_line: &tools_line,
+            append_file: self.registry.allows(ctx, "append_file"),
             jobs: &self.shared.jobs.running(),
             profile: &self.profile,
             preferences: preferences.as_deref(),
@@ -499,6 +501,7 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         ),
         form_surface: config.form_surface.clone(),
         temp_dir: config.temp_dir.clone(),
+        on_demand: config.tools_on_demand,
         web: crate::tools::kit::web::Web::new(
             config.web.clone(),
             config.endpoints.clone(),

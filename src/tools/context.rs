@@ -41,6 +41,9 @@ pub struct ToolSettings {
     pub temp_dir: Option<PathBuf>,
     /// The web services of the everyday tools, with the session's clients for them.
     pub(crate) web: super::kit::web::Web,
+    /// Each request offers the core tools and the families the conversation needs
+    /// (`--tools auto`), not every tool (`--tools all`, and a bare `ToolSettings`).
+    pub on_demand: bool,
 }
 
 impl ToolSettings {
@@ -77,6 +80,8 @@ pub struct SessionTools {
     pub(crate) parked: ParkedCalls,
     /// The session's private temporary directory (an MCP server's pictures), removed with it.
     pub(crate) scratch: super::kit::scratch::Scratch,
+    /// The tool families its requests offer beyond the core (see `route::Offer`).
+    pub offer: super::route::Offer,
 }
 
 /// The ids of the calls of this round whose question parked the run.

@@ -70,12 +70,21 @@ pub struct ToolDef {
     pub(super) raw: Option<RawHandler>,
     /// `None` for a user's own tool, whose handler takes the arguments as JSON.
     fits: Option<Fits>,
+    /// The family it belongs to (`weather`, `mcp:github`): what a request offers or leaves
+    /// out together. Set when the registry takes it in (see [`ToolDef::in_family`]).
+    pub family: Text,
 }
 
 impl ToolDef {
     /// Starts the declaration of the tool `name`.
     pub fn build(name: impl Into<Text>) -> Named {
         Named { name: name.into() }
+    }
+
+    /// The same tool, as a member of the family `family`.
+    pub fn in_family(mut self, family: impl Into<Text>) -> Self {
+        self.family = family.into();
+        self
     }
 
     /// Whether `ctx` offers this tool: in its modes, and never to a read-only agent if it
@@ -225,6 +234,7 @@ impl Exemplified {
             handler,
             raw: draft.raw,
             fits,
+            family: Text::Borrowed(""),
         }
     }
 }

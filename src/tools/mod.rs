@@ -11,22 +11,37 @@ pub(crate) mod context;
 pub(crate) mod custom;
 mod declare;
 pub(crate) mod everyday;
+pub(crate) mod family;
 pub(crate) mod kit;
 pub(crate) mod mcp;
 mod registry;
+pub(crate) mod route;
 pub mod schema;
 
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};
+pub(crate) use family::Family;
 pub(crate) use registry::edit_distance;
 pub use registry::{Registry, ToolOutcome, install_panic_hook};
 
-/// Every built-in tool, in the order the model sees them: the coding group, the everyday
-/// group, then the tools that ask. tests/golden/tools.txt lists them.
-fn builtin() -> Vec<ToolDef> {
-    [coding::tools(), everyday::tools(), ask::tools()]
+/// Every built-in family with its tools, in the order the model sees them: the coding group,
+/// the everyday group, then the tools that ask.
+fn families() -> Vec<(Family, Vec<ToolDef>)> {
+    [coding::families(), everyday::families(), ask::families()]
         .into_iter()
         .flatten()
+        .collect()
+}
+
+/// Every built-in tool, each in its family, in the order of [`families`].
+/// tests/golden/tools.txt lists them.
+/// `find_tools` last, as the registry adds it.
+#[cfg(test)]
+fn builtin() -> Vec<ToolDef> {
+    families()
+        .into_iter()
+        .flat_map(|(family, tools)| tools.into_iter().map(move |t| t.in_family(family.id)))
+        .chain(std::iter::once(registry::find_tools_declaration("…")))
         .collect()
 }
 

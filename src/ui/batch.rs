@@ -13,7 +13,9 @@ use super::park;
 use super::signal::{self, Watch};
 use crate::config::OnAsk;
 use crate::interact::{Request, Response};
-use crate::session::{Event, Interaction, Level, TurnEnd, TurnReport, TurnUi, describe_request};
+use crate::session::{
+    Event, Interaction, Level, TurnEnd, TurnReport, TurnUi, describe_request, tools_line,
+};
 use crate::store::sessions::Meta;
 use crate::tools::everyday::ntfy::Ntfy;
 
@@ -28,6 +30,8 @@ const PREVIEW_CHARS: usize = 200;
 pub(crate) struct BatchView {
     out: Out,
     json: bool,
+    /// `--verbose`: the tools each request offers, said on stderr.
+    verbose: bool,
     watch: Watch,
     /// Line breaks that ended the text so far, held back until more text follows: the answer
     /// keeps every newline inside it and ends with exactly one.
@@ -100,10 +104,11 @@ impl TurnUi for BatchView {
 
 impl BatchView {
     /// Flushes every event: the parent process reads the stream as it comes.
-    pub(crate) fn new(json: bool, on_ask: OnAsk) -> Self {
+    pub(crate) fn new(json: bool, verbose: bool, on_ask: OnAsk) -> Self {
         Self {
             out: Out::stdout(true),
             json,
+            verbose,
             watch: Watch::new(),
             held_breaks: String::new(),
             on_ask,
@@ -271,6 +276,11 @@ impl BatchView {
                     .write_outside(&format!("  🔧 {}\n", names.join(", ")));
             }
             Event::Notice { message, .. } => warn(message),
+            Event::ToolsOffered {
+                families,
+                tools,
+                bytes,
+            } if self.verbose => warn(&tools_line(families, *tools, *bytes)),
             _ => {}
         }
     }
@@ -413,6 +423,11 @@ fn json_event(event: &Event) -> Option<Value> {
                 "preview": preview,
             })
         }
+        Event::ToolsOffered {
+            families,
+            tools,
+            bytes,
+        } => json!({"type": "tools", "families": families, "tools": tools, "bytes": bytes}),
         Event::ModelCall { .. }
         | Event::ToolProgress { .. }
         | Event::ToolRoundFinished { .. }

@@ -11,7 +11,7 @@ use super::sanitize::sanitize;
 use super::spinner::Spinner;
 use super::style::Style;
 use super::width::line_width;
-use crate::session::{Event, Level, TurnEnd, TurnReport};
+use crate::session::{Event, Level, TurnEnd, TurnReport, tools_line};
 use crate::usage::format_cost;
 
 /// What the status line after an answer shows besides the turn's usage.
@@ -34,6 +34,8 @@ pub(crate) struct Handover {
 }
 
 pub(crate) struct TerminalView {
+    /// `--verbose`: the tools each request offers, on a side line.
+    verbose: bool,
     answer: Out,
     /// Where tool lines, notices and the status line go when not to `answer`.
     side: Option<Out>,
@@ -126,6 +128,7 @@ impl TerminalView {
             in_turn: false,
             last_text: None,
             phone: config.phone.clone(),
+            verbose: config.verbose,
         }
     }
 
@@ -324,6 +327,17 @@ impl TerminalView {
                 self.settle_answer();
             }
             Event::ToolProgress { id, text } => self.progress(id, text),
+            Event::ToolsOffered {
+                families,
+                tools,
+                bytes,
+            } => {
+                if self.verbose {
+                    let line = format!("  {}", tools_line(families, *tools, *bytes));
+                    let line = self.style.dim(&sanitize(&line));
+                    self.side_line(&line);
+                }
+            }
             Event::ToolResult {
                 id,
                 name,

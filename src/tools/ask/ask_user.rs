@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::interact::{Answer, Choice, Outcome, Question, Request, Response};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const QUESTION_SCHEMA: &str = r#"{"type": "object", "properties": {
     "header": {"type": "string", "description": "A short tag for the question, at most 12 characters"},
@@ -33,6 +33,20 @@ const PARAMS: &[Param] = &[
         "How long to wait for an answer before going on (default 600)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "ask",
+    about: "asking the person a multiple-choice question",
+    words: &[
+        "ask me",
+        "choose",
+        "choice",
+        "options",
+        "which one",
+        "help me decide",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("ask_user")

@@ -26,7 +26,7 @@ use crate::interact::{
 };
 use crate::tools::kit::{confined, paths};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// The seed's words when nobody can answer.
 pub(crate) const NO_UI: &str =
@@ -54,6 +54,20 @@ const PARAMS: &[Param] = &[
         "true: the result also lists the requests the form's page made (for when the form misbehaves)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "interview",
+    about: "a browser form of several questions",
+    words: &[
+        "form",
+        "questionnaire",
+        "survey",
+        "interview",
+        "several questions",
+        "many questions",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("interview")

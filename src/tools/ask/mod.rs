@@ -3,12 +3,12 @@
 pub(crate) mod ask_user;
 pub(crate) mod interview;
 
-use super::ToolDef;
+use super::{Family, ToolDef};
 
-/// The asking tools, in the order the model sees them.
-pub(crate) fn tools() -> Vec<ToolDef> {
-    [ask_user::tools(), interview::tools()]
-        .into_iter()
-        .flatten()
-        .collect()
+/// The asking families, each with its tools, in the order the model sees them.
+pub(crate) fn families() -> Vec<(Family, Vec<ToolDef>)> {
+    vec![
+        (ask_user::FAMILY, ask_user::tools()),
+        (interview::FAMILY, interview::tools()),
+    ]
 }

@@ -8,7 +8,7 @@ use crate::interact::approvals::Action;
 use crate::tools::kit::edit::{self, approve_edit};
 use crate::tools::kit::read::read_lines;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const READ_FILE_PARAMS: &[Param] = &[
     Param::required(
@@ -59,6 +59,15 @@ const PATCH_PARAMS: &[Param] = &[
     ),
     Param::required("new_str", Kind::String, "The text to put in its place"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/files",
+    about: "reading, creating and changing files",
+    words: &[
+        "file", "files", "read", "edit", "change", "write", "create", "patch", "rename",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

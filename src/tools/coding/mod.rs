@@ -11,21 +11,18 @@ pub(crate) mod shell;
 pub(crate) mod tickets;
 pub(crate) mod workdir;
 
-use super::ToolDef;
+use super::{Family, ToolDef};
 
-/// The tools of every coding family, in the order the model sees them.
-pub(crate) fn tools() -> Vec<ToolDef> {
-    [
-        files::tools(),
-        shell::tools(),
-        git::tools(),
-        search::tools(),
-        tickets::tools(),
-        agents::tools(),
-        packages::tools(),
-        workdir::tools(),
+/// Its families, each with its tools, in the order the model sees them.
+pub(crate) fn families() -> Vec<(Family, Vec<ToolDef>)> {
+    vec![
+        (files::FAMILY, files::tools()),
+        (shell::FAMILY, shell::tools()),
+        (git::FAMILY, git::tools()),
+        (search::FAMILY, search::tools()),
+        (tickets::FAMILY, tickets::tools()),
+        (agents::FAMILY, agents::tools()),
+        (packages::FAMILY, packages::tools()),
+        (workdir::FAMILY, workdir::tools()),
     ]
-    .into_iter()
-    .flatten()
-    .collect()
 }

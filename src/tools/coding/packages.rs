@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::interact::approvals::Action;
 use crate::tools::kit::process;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const PARAMS: &[Param] = &[
     Param::required(
@@ -18,6 +18,22 @@ const PARAMS: &[Param] = &[
     ),
     Param::optional("dev", Kind::Boolean, "Add them as development dependencies"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/packages",
+    about: "installing packages",
+    words: &[
+        "install",
+        "package",
+        "packages",
+        "dependency",
+        "dependencies",
+        "pip",
+        "apt",
+        "npm install",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

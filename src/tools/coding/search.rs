@@ -12,7 +12,7 @@ use crate::tools::kit::confined;
 use crate::tools::kit::ignore::{self, Glob, Visit};
 use crate::tools::kit::{paths, process};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_MATCHES: i64 = 100;
 const MAX_MATCHES: i64 = 1000;
@@ -58,6 +58,22 @@ const TREE_PARAMS: &[Param] = &[
         "How many levels deep (default 3, at most 10)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/search",
+    about: "searching the code, the tree of files",
+    words: &[
+        "grep",
+        "search the code",
+        "find in",
+        "tree",
+        "where is",
+        "defined",
+        "usage",
+        "occurrence*",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

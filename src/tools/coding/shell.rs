@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::interact::approvals::Action;
 use crate::tools::kit::process::{self, Ending, OUTPUT_CAP, RunLimits};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_TIMEOUT: u64 = 60;
 const MAX_TIMEOUT: u64 = 3600;
@@ -26,6 +26,16 @@ const PARAMS: &[Param] = &[
         "Seconds before the command is stopped (default 60, at most 3600)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/shell",
+    about: "running commands",
+    words: &[
+        "run", "command", "shell", "terminal", "execute", "script", "build", "test", "tests",
+        "compile", "make", "cargo", "npm",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("run_command")

@@ -5,13 +5,27 @@ use serde::Deserialize;
 
 use crate::tools::kit::paths;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const SET_DIR_PARAMS: &[Param] = &[Param::required(
     "path",
     Kind::String,
     "Directory to work in, relative to the current working directory",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/workdir",
+    about: "the working directory",
+    words: &[
+        "working directory",
+        "cd",
+        "change directory",
+        "switch to",
+        "other project",
+        "directory",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -9,7 +9,7 @@ use crate::services::{ARXIV, SEMANTIC_SCHOLAR};
 use crate::tools::kit::feed::{self, Entry};
 use crate::tools::kit::web::{Call, Fetched};
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const PAPERS_PARAMS: &[Param] = &[
     Param::required(
@@ -47,6 +47,16 @@ const ARXIV_PARAMS: &[Param] = &[
 const MAX_RESULTS: u64 = 20;
 /// How much of an arXiv summary a result shows.
 const SUMMARY_CHARS: usize = 1000;
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "academic",
+    about: "research papers (Semantic Scholar, arXiv)",
+    words: &[
+        "paper", "papers", "arxiv", "research", "study", "studies", "journal", "scholar",
+        "citation", "preprint",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -15,7 +15,7 @@ use crate::store;
 use crate::tools::kit::cron::{self, Crontab};
 use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// The guard that keeps a one-shot line quiet in any other year (`\%` is cron's `%`).
 const YEAR_GUARD: (&str, &str) = ("test \"$(date +\\%Y)\" = ", " || exit 0; ");
@@ -43,6 +43,28 @@ const CANCEL_PARAMS: &[Param] = &[Param::required(
     Kind::String,
     "The alarm's id, as set_alarm or list_alarms gave it (alarm-…)",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "alarms",
+    about: "alarms at a time of day",
+    words: &[
+        "alarm",
+        "alarms",
+        "wake me",
+        "wake up",
+        "wakeup",
+        "alert me",
+        "remind me",
+        "clock",
+        "snooze",
+        "ring",
+        "morning alarm",
+        "get me up",
+        "remind*",
+        "~cancel",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::store::bookmarks::{self, Bookmark};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// Bookmarks shown by one call unless it asks for another number.
 const DEFAULT_SHOWN: i64 = 50;
@@ -43,6 +43,20 @@ const SEARCH_PARAMS: &[Param] = &[
     ),
     Param::optional("limit", Kind::Integer, "How many to show (default 50)"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "bookmarks",
+    about: "saved links",
+    words: &[
+        "bookmark",
+        "bookmarks",
+        "save this link",
+        "save the link",
+        "read later",
+        "saved link",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

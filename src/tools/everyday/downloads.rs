@@ -17,7 +17,7 @@ use crate::tools::kit::process;
 use crate::tools::kit::reach::{Reach, kept_note};
 use crate::tools::kit::web::percent_decode;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// The largest file download_file takes unless told otherwise (max_mb).
 const DEFAULT_MAX_MB: i64 = 2048;
@@ -52,6 +52,21 @@ const YT_DLP_PARAMS: &[Param] = &[
         "Keep only the sound, as an mp3 (default false)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "downloads",
+    about: "downloading files and videos",
+    words: &[
+        "download",
+        "youtube",
+        "video",
+        "save this file",
+        "yt-dlp",
+        "mp3",
+        "mp4",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -9,7 +9,7 @@ use crate::tools::kit::feed::{self, Entry, Feed};
 use crate::tools::kit::reach::Reach;
 use crate::tools::kit::web::{Fetched, percent_decode};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_LIMIT: u64 = 10;
 const MAX_LIMIT: u64 = 50;
@@ -28,6 +28,13 @@ const PARAMS: &[Param] = &[
         "How many entries, newest first (1-50, default 10)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "feeds",
+    about: "RSS and Atom feeds, podcasts",
+    words: &["rss", "feed", "atom", "podcast", "episode", "blog"],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -18,7 +18,7 @@ use crate::tools::kit::process::{self, Ending, RunLimits};
 use crate::tools::kit::read;
 use crate::tools::kit::web::MAX_ANSWER;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// What the seed tells the model when `gh` is missing (seed 002 §7.5).
 const INSTALL_HINT: &str =
@@ -90,6 +90,21 @@ const GREP_PARAMS: &[Param] = &[
         "Most matching lines (default 100)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "github",
+    about: "GitHub repositories: search, clone, read, grep",
+    words: &[
+        "github",
+        "repository",
+        "repo",
+        "repos",
+        "clone",
+        "source code",
+        "open source",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

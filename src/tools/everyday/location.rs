@@ -22,7 +22,7 @@ use crate::services::{IPGEO, NOMINATIM};
 use crate::tools::kit::geo;
 use crate::tools::kit::process;
 use crate::tools::kit::web::Call;
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// How long GeoClue is given to find the device (where-am-i's own `--timeout`).
 const GEOCLUE_WAIT: u64 = 4;
@@ -31,6 +31,25 @@ const WHERE_AM_I: &[&str] = &[
     "../libexec/geoclue-2.0/demos/where-am-i",
     "../lib/geoclue-2.0/demos/where-am-i",
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "location",
+    about: "where the person is",
+    words: &[
+        "where am i",
+        "my location",
+        "current location",
+        "near me",
+        "nearby",
+        "around me",
+        "around here",
+        "~here",
+        "closest",
+        "nearest",
+        "~local",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

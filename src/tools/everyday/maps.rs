@@ -10,7 +10,7 @@ use crate::services::{NOMINATIM, OVERPASS};
 use crate::tools::kit::html;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_PLACES: i64 = 5;
 const MAX_PLACES: i64 = 20;
@@ -53,6 +53,25 @@ const OVERPASS_PARAMS: &[Param] = &[
         "How many elements to show (default 50, at most 500)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "maps",
+    about: "OpenStreetMap: addresses, coordinates, map queries",
+    words: &[
+        "map",
+        "maps",
+        "openstreetmap",
+        "osm",
+        "coordinates",
+        "latitude",
+        "longitude",
+        "address of",
+        "where is",
+        "located",
+        "location of",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -34,41 +34,38 @@ pub(crate) mod weather;
 pub(crate) mod web;
 pub(crate) mod wiki;
 
-use super::ToolDef;
+use super::{Family, ToolDef};
 
-/// The tools of every everyday family, in the order the model sees them.
-pub(crate) fn tools() -> Vec<ToolDef> {
-    [
-        notes::tools(),
-        places::tools(),
-        ntfy::tools(),
-        system::tools(),
-        wiki::tools(),
-        academic::tools(),
-        feeds::tools(),
-        bookmarks::tools(),
-        utilities::tools(),
-        github::tools(),
-        downloads::tools(),
-        web::tools(),
-        stack::tools(),
-        location::tools(),
-        places_search::tools(),
-        maps::tools(),
-        travel::tools(),
-        weather::tools(),
-        calendar::tools(),
-        alarms::tools(),
-        timers::tools(),
-        tickets::tools(),
-        blender::tools(),
-        media::tools(),
-        steam::tools(),
-        spotify::tools(),
-        music::tools(),
-        recipes::tools(),
+/// Its families, each with its tools, in the order the model sees them.
+pub(crate) fn families() -> Vec<(Family, Vec<ToolDef>)> {
+    vec![
+        (notes::FAMILY, notes::tools()),
+        (places::FAMILY, places::tools()),
+        (ntfy::FAMILY, ntfy::tools()),
+        (system::FAMILY, system::tools()),
+        (wiki::FAMILY, wiki::tools()),
+        (academic::FAMILY, academic::tools()),
+        (feeds::FAMILY, feeds::tools()),
+        (bookmarks::FAMILY, bookmarks::tools()),
+        (utilities::FAMILY, utilities::tools()),
+        (github::FAMILY, github::tools()),
+        (downloads::FAMILY, downloads::tools()),
+        (web::FAMILY, web::tools()),
+        (stack::FAMILY, stack::tools()),
+        (location::FAMILY, location::tools()),
+        (places_search::FAMILY, places_search::tools()),
+        (maps::FAMILY, maps::tools()),
+        (travel::FAMILY, travel::tools()),
+        (weather::FAMILY, weather::tools()),
+        (calendar::FAMILY, calendar::tools()),
+        (alarms::FAMILY, alarms::tools()),
+        (timers::FAMILY, timers::tools()),
+        (tickets::FAMILY, tickets::tools()),
+        (blender::FAMILY, blender::tools()),
+        (media::FAMILY, media::tools()),
+        (steam::FAMILY, steam::tools()),
+        (spotify::FAMILY, spotify::tools()),
+        (music::FAMILY, music::tools()),
+        (recipes::FAMILY, recipes::tools()),
     ]
-    .into_iter()
-    .flatten()
-    .collect()
 }

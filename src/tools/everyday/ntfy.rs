@@ -14,7 +14,7 @@ use crate::net::{self, Failure, Secrets, Transport};
 use crate::services;
 use crate::store::{self, ntfy::Subscription};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 /// A poll's answer past this is cut: new messages since the last poll, not an archive.
@@ -300,6 +300,21 @@ const PUBLISH: &[Param] = &[
     Param::required("message", Kind::String, "The notification text"),
     Param::optional("title", Kind::String, "A title"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "ntfy",
+    about: "push notifications to a phone (ntfy)",
+    words: &[
+        "ntfy",
+        "notify me",
+        "notification",
+        "push notification",
+        "send to my phone",
+        "subscribe",
+        "topic",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::store::places::{self, Place};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const SAVE_PARAMS: &[Param] = &[
     Param::required(
@@ -22,6 +22,20 @@ const SAVE_PARAMS: &[Param] = &[
     Param::optional("notes", Kind::String, "Anything worth remembering"),
 ];
 const LABEL: &[Param] = &[Param::required("label", Kind::String, "The place's label")];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "places",
+    about: "the person's saved places (home, work)",
+    words: &[
+        "my places",
+        "saved place",
+        "save this place",
+        "my home address",
+        "my work address",
+        "remember this address",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -11,7 +11,7 @@ use crate::services::{GOOGLE_PLACES, NOMINATIM};
 use crate::tools::kit::geo::{self, DistanceUnit, Spot};
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_RESULTS: usize = 5;
 const MAX_RESULTS: usize = 20;
@@ -53,6 +53,59 @@ const NEARBY_PARAMS: &[Param] = &[
         "How many (default 5, at most 20)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "places_search",
+    about: "places near a spot: restaurants, shops, services",
+    words: &[
+        "restaurant",
+        "restaurants",
+        "cafe",
+        "coffee shop",
+        "bar",
+        "bars",
+        "pub",
+        "shop",
+        "store",
+        "shops",
+        "stores",
+        "hotel",
+        "pharmacy",
+        "hospital",
+        "gas station",
+        "petrol",
+        "near me",
+        "nearby",
+        "nearest",
+        "closest",
+        "around me",
+        "places",
+        "place to",
+        "where can i",
+        "~eat",
+        "food",
+        "takeaway",
+        "take away",
+        "delivery",
+        "deliver",
+        "~order",
+        "pizza",
+        "chinese",
+        "sushi",
+        "burger",
+        "open now",
+        "opening hour",
+        "museum",
+        "park",
+        "gym",
+        "bank",
+        "atm",
+        "supermarket",
+        "mall",
+        "cinema",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -10,7 +10,7 @@ use crate::services::STACKEXCHANGE;
 use crate::tools::kit::html;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_SITE: &str = "stackoverflow";
 const DEFAULT_QUESTIONS: i64 = 10;
@@ -53,6 +53,22 @@ const ANSWERS_PARAMS: &[Param] = &[
         "How many answers (default 3, at most 10), the accepted one first, then by votes",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "stack",
+    about: "Stack Overflow questions and answers",
+    words: &[
+        "stack overflow",
+        "stackoverflow",
+        "stack exchange",
+        "error message",
+        "exception",
+        "compile",
+        "programming",
+        "~code",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -8,7 +8,17 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "system",
+    about: "this machine (disk, memory, uptime), usage and cost, compacting, leaving",
+    words: &[
+        "disk", "memory", "cpu", "battery", "uptime", "hostname", "machine", "computer", "system",
+        "usage", "cost", "tokens", "spent", "quit", "exit", "bye", "compact",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// Timers one session may run at once.
 const MAX_TIMERS: usize = 50;
@@ -40,6 +40,25 @@ const STOP_PARAMS: &[Param] = &[Param::optional(
     Kind::String,
     "The timer to stop (may be left out when only one exists)",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "timers",
+    about: "countdown timers",
+    words: &[
+        "timer",
+        "timers",
+        "countdown",
+        "stopwatch",
+        "~minutes",
+        "in an hour",
+        "in two hours",
+        "in three hours",
+        "in five minutes",
+        "alert me in",
+        "remind me in",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

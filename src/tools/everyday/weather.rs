@@ -12,7 +12,7 @@ use crate::services::{OPEN_METEO, OPEN_METEO_GEOCODING, Service};
 use crate::tools::kit::geo::{self, DistanceUnit, Spot};
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_DAYS: i64 = 3;
 const MAX_DAYS: i64 = 7;
@@ -31,6 +31,62 @@ const PARAMS: &[Param] = &[
         "Days of forecast, today first (default 3, at most 7)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "weather",
+    about: "weather forecasts",
+    words: &[
+        "weather",
+        "forecast",
+        "rain",
+        "raining",
+        "rainy",
+        "snow",
+        "snowing",
+        "sunny",
+        "~sun",
+        "cloudy",
+        "cloud",
+        "wind",
+        "windy",
+        "storm",
+        "thunder",
+        "temperature",
+        "degrees",
+        "~hot",
+        "~cold",
+        "~warm",
+        "chilly",
+        "freezing",
+        "humid",
+        "humidity",
+        "umbrella",
+        "jacket",
+        "coat",
+        "sunscreen",
+        "shorts",
+        "~outside",
+        "heat",
+        "frost",
+        "fog",
+        "hail",
+        "climate",
+        "wear",
+        "layers",
+        "gloves",
+        "scarf",
+        "boots",
+        "sweater",
+        "overcast",
+        "hottest",
+        "coldest",
+        "warmest",
+        "nice out",
+        "nice day",
+        "degree",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

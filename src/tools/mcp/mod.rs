@@ -122,9 +122,11 @@ impl Hub {
                     true => draft,
                     false => draft.writes(),
                 };
-                defs.push(draft.params(params).example(example).json_handler(Box::new(
+                let family = format!("mcp:{}", server.config.name);
+                let def = draft.params(params).example(example).json_handler(Box::new(
                     move |args, ctx: &ToolContext| server.call(&tool, args, ctx),
-                )));
+                ));
+                defs.push(def.in_family(family));
             }
         }
         *self.offered.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(defs);

@@ -18,7 +18,7 @@ use crate::cancel::CancelToken;
 use crate::interact::approvals::{Action, ActionKind, PermissionMode};
 use crate::tools::kit::process::{self, Ending, OUTPUT_CAP, RunLimits};
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 pub(crate) use jobs::Jobs;
 
 pub(crate) const MAX_DEPTH: u32 = 5;
@@ -56,6 +56,23 @@ const STATUS_PARAMS: &[Param] = &[Param::required(
     Kind::String,
     "The id review_codebase returned",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/agents",
+    about: "sub-agents working in parallel, codebase reviews",
+    words: &[
+        "agent",
+        "agents",
+        "sub-agent",
+        "subagent",
+        "review",
+        "reviews",
+        "delegate",
+        "in parallel",
+        "background",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

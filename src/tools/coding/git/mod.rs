@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::interact::approvals::Action;
 use crate::tools::kit::paths;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DIFF_PARAMS: &[Param] = &[
     Param::optional(
@@ -59,6 +59,16 @@ const BLAME_PARAMS: &[Param] = &[
     Param::optional("start_line", Kind::Integer, "First line"),
     Param::optional("end_line", Kind::Integer, "Last line"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/git",
+    about: "git: status, diff, log, commit, branches",
+    words: &[
+        "git", "commit", "branch", "diff", "log", "blame", "checkout", "merge", "status",
+        "history", "restore",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

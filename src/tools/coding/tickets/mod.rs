@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::tools::kit::process;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 pub(crate) const NEED_TICKET: &str = "You must create a ticket with 'tk create' before writing files. Create a ticket describing your task first.";
 pub(crate) const TOO_BRIEF: &str = "Ticket description is too brief. Please provide a thorough description with acceptance criteria, then try again.";
@@ -82,6 +82,13 @@ const PARAMS: &[Param] = &[Param::required(
     Kind::String,
     "Arguments for tk, e.g. create \"Title\" -d \"Description\", start ID, close ID, add-note ID \"text\", show ID, ls",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "coding/tickets",
+    about: "the project tickets (tk) that gate writes",
+    words: &["tk", "ticket", "tickets"],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::build("tk")

@@ -19,7 +19,7 @@ use crate::cancel::CancelToken;
 use crate::config::WebSettings;
 use crate::interact::approvals::{Action, ActionKind, visible};
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 use link::Link;
 
 const VECTOR: &str =
@@ -102,6 +102,15 @@ const CODE: &[Param] = &[Param::required(
     Kind::String,
     "Python run in Blender with `bpy` imported; what it prints is the result",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "blender",
+    about: "Blender 3D scenes",
+    words: &[
+        "blender", "3d", "scene", "mesh", "render", "cube", "sphere", "material",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -15,7 +15,7 @@ use crate::store::calendar;
 use crate::tools::kit::cron::{self, Crontab};
 use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 use ics::Event;
 
 /// Minutes before an event that its reminders ring.
@@ -71,6 +71,75 @@ const UPCOMING_PARAMS: &[Param] = &[Param::optional(
     Kind::Integer,
     "How many days ahead (default 7, at most 366)",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "calendar",
+    about: "the calendar: events, meetings, reminders",
+    words: &[
+        "calendar",
+        "schedule",
+        "scheduled",
+        "meeting",
+        "meetings",
+        "appointment",
+        "appointments",
+        "event",
+        "events",
+        "agenda",
+        "diary",
+        "remind me",
+        "reminder",
+        "reminders",
+        "~plan",
+        "~plans",
+        "planned",
+        "busy",
+        "~free on",
+        "birthday",
+        "anniversary",
+        "party",
+        "holiday",
+        "vacation",
+        "lunch",
+        "dinner",
+        "conference",
+        "call with",
+        "~booked",
+        "~book",
+        "whats on",
+        "what is on",
+        "~do i have",
+        "~am i",
+        "~tomorrow",
+        "~today",
+        "~tonight",
+        "~next week",
+        "~this week",
+        "~monday",
+        "~tuesday",
+        "~wednesday",
+        "~thursday",
+        "~friday",
+        "~saturday",
+        "~sunday",
+        "~weekend",
+        "clear my",
+        "cancel my",
+        "program",
+        "remind*",
+        "when is",
+        "when are",
+        "when will",
+        "concert",
+        "~match",
+        "tournament",
+        "~show",
+        "gig",
+        "~cancel",
+        "flight",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

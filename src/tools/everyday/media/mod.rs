@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::services::{OMDB, RAWG, Service};
 use crate::tools::everyday::web;
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 /// Results of a web-search fallback.
 const FALLBACK_RESULTS: usize = 5;
@@ -53,6 +53,37 @@ const GAME_PARAMS: &[Param] = &[Param::required(
     Kind::String,
     "The game's RAWG id (from search_games), its slug (grand-theft-auto-v) or its name",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "media",
+    about: "films and video games",
+    words: &[
+        "movie",
+        "movies",
+        "film",
+        "films",
+        "cinema",
+        "theater",
+        "theatre",
+        "theaters",
+        "actor",
+        "actress",
+        "director",
+        "imdb",
+        "~rating",
+        "~watch",
+        "watching",
+        "tv show",
+        "series",
+        "game",
+        "games",
+        "video game",
+        "playstation",
+        "xbox",
+        "nintendo",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -20,7 +20,7 @@ use show::{
 use crate::services::MUSICBRAINZ;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_RESULTS: u64 = 5;
 const MAX_RESULTS: u64 = 25;
@@ -47,6 +47,39 @@ const LOOKUP_PARAMS: &[Param] = &[
     ),
     Param::required("kind", Kind::Choice(KINDS), KIND_TEXT),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "music",
+    about: "music facts (MusicBrainz)",
+    words: &[
+        "musicbrainz",
+        "song",
+        "songs",
+        "music",
+        "album",
+        "albums",
+        "artist",
+        "band",
+        "singer",
+        "discography",
+        "~released",
+        "~record",
+        "track",
+        "lyrics",
+        "composer",
+        "musician",
+        "musical",
+        "who sings",
+        "who sang",
+        "playing now",
+        "this song",
+        "hear",
+        "who sung",
+        "sung",
+        "itunes",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -18,7 +18,7 @@ use crate::tools::kit::paths;
 use crate::tools::kit::read::read_lines;
 use crate::tools::kit::target::io_error;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const MAX_HITS: usize = 100;
 
@@ -64,6 +64,33 @@ const PATCH_PARAMS: &[Param] = &[
     ),
     Param::required("new_str", Kind::String, "The text to put in its place"),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "notes",
+    about: "notes and lists kept as files in the notes folder",
+    words: &[
+        "note",
+        "notes",
+        "notebook",
+        "jot",
+        "write down",
+        "~list",
+        "~lists",
+        "todo",
+        "to do",
+        "shopping",
+        "grocery",
+        "groceries",
+        "checklist",
+        "remember that",
+        "memo",
+        "~item",
+        "~items",
+        "remove from",
+        "add to",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -13,7 +13,7 @@ use crate::services::MEALDB;
 use crate::tools::kit::geo;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 use diet::{Diet, mark};
 
 const DEFAULT_RESULTS: usize = 10;
@@ -43,6 +43,62 @@ const LOOKUP_PARAMS: &[Param] = &[Param::optional(
     Kind::String,
     "The meal's id from recipe_search (e.g. \"52772\"); leave it out for a random recipe",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "recipes",
+    about: "recipes and cooking",
+    words: &[
+        "recipe",
+        "recipes",
+        "cook",
+        "cooking",
+        "bake",
+        "baking",
+        "ingredient",
+        "ingredients",
+        "dish",
+        "meal",
+        "dinner idea",
+        "how to make",
+        "how do i make",
+        "cuisine",
+        "vegetarian",
+        "vegan",
+        "dessert",
+        "breakfast",
+        "soup",
+        "salad",
+        "pasta",
+        "chicken",
+        "spaghetti",
+        "casserole",
+        "cake",
+        "cookies",
+        "food",
+        "foods",
+        "menu",
+        "menus",
+        "oven",
+        "healthy",
+        "gluten",
+        "italian",
+        "mexican",
+        "indian",
+        "thai",
+        "chinese",
+        "japanese",
+        "lunch",
+        "dinner",
+        "breakfast",
+        "snack",
+        "idea for dinner",
+        "bake",
+        "roast",
+        "grill",
+        "fry",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

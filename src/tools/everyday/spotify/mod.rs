@@ -16,7 +16,7 @@ mod uris;
 use serde::Deserialize;
 
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const SEARCH_PARAMS: &[Param] = &[
     Param::required(
@@ -58,6 +58,59 @@ const ADD_PARAMS: &[Param] = &[
         "Tracks to add, in order: ids, spotify:track: URIs or open.spotify.com/track links",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "spotify",
+    about: "Spotify: music search and playlists",
+    words: &[
+        "spotify",
+        "playlist",
+        "playlists",
+        "~play",
+        "song",
+        "songs",
+        "music",
+        "track",
+        "tracks",
+        "album",
+        "albums",
+        "listen",
+        "artist",
+        "band",
+        "singer",
+        "tune",
+        "tunes",
+        "jazz",
+        "rock",
+        "pop",
+        "hip hop",
+        "rap",
+        "classical",
+        "radio",
+        "dj",
+        "genre",
+        "hear",
+        "put on",
+        "shuffle",
+        "indie",
+        "country",
+        "metal",
+        "blues",
+        "reggae",
+        "punk",
+        "soul",
+        "folk",
+        "edm",
+        "techno",
+        "house music",
+        "disco",
+        "opera",
+        "symphony",
+        "concerto",
+        "piano",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -10,7 +10,7 @@ mod store;
 use serde::Deserialize;
 
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const USER: Param = Param::required(
     "user",
@@ -54,6 +54,20 @@ const GAMES_PARAMS: &[Param] = &[
     ),
 ];
 const STATS_PARAMS: &[Param] = &[USER, APP_ID];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "steam",
+    about: "Steam games and players",
+    words: &[
+        "steam",
+        "pc game",
+        "game sale",
+        "achievement",
+        "achievements",
+        "playtime",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

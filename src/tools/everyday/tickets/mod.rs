@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::store::json::SaveError;
 use crate::store::tickets::{self, Note, Status, Ticket};
 use crate::tools::schema::{Choices, Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const MAX_TITLE: usize = 200;
 const MAX_TEXT: usize = 10_000;
@@ -59,6 +59,16 @@ const DEP_PARAMS: &[Param] = &[
         "The id of the ticket it waits for",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "tickets",
+    about: "personal tickets (tasks to do)",
+    words: &[
+        "ticket", "tickets", "task", "tasks", "todo", "to do", "to-do", "backlog", "done",
+        "finished", "my list", "~list",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

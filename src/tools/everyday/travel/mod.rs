@@ -15,7 +15,7 @@ use crate::services::OSRM;
 use crate::tools::kit::geo::{self, DistanceUnit, Spot};
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const ROUTE_PARAMS: &[Param] = &[
     Param::required(
@@ -34,6 +34,45 @@ const ROUTE_PARAMS: &[Param] = &[
         "How: driving (default; also car), cycling (bike) or walking (foot)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "travel",
+    about: "directions, travel times, traffic",
+    words: &[
+        "directions",
+        "direction",
+        "route",
+        "how do i get",
+        "how to get",
+        "get to",
+        "drive",
+        "driving",
+        "walk",
+        "walking",
+        "cycle",
+        "bike",
+        "commute",
+        "traffic",
+        "how far",
+        "distance",
+        "how long does it take",
+        "how long will it take",
+        "travel time",
+        "~journey",
+        "~trip",
+        "train",
+        "bus",
+        "transit",
+        "subway",
+        "metro",
+        "taxi",
+        "uber",
+        "cab",
+        "flight",
+        "~ride",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::services::FRANKFURTER;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const CONVERT_PARAMS: &[Param] = &[
     Param::required("value", Kind::Number, "The amount to convert"),
@@ -25,6 +25,65 @@ const CONVERT_PARAMS: &[Param] = &[
         "The unit or currency code to convert to",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "utilities",
+    about: "units and currencies, a dictionary, translation",
+    words: &[
+        "convert",
+        "conversion",
+        "exchange rate",
+        "currency",
+        "dollar",
+        "euro",
+        "yen",
+        "pound",
+        "rupee",
+        "usd",
+        "eur",
+        "gbp",
+        "cad",
+        "aud",
+        "inr",
+        "jpy",
+        "peso",
+        "franc",
+        "~how many",
+        "in kilometers",
+        "miles",
+        "celsius",
+        "fahrenheit",
+        "cups",
+        "quart",
+        "ounce",
+        "gram",
+        "kilo",
+        "inch",
+        "feet",
+        "meter",
+        "liter",
+        "gallon",
+        "dictionary",
+        "definition",
+        "define",
+        "~meaning",
+        "~mean",
+        "synonym",
+        "spell",
+        "spelling",
+        "word",
+        "translate",
+        "translation",
+        "in french",
+        "in spanish",
+        "in german",
+        "in italian",
+        "in japanese",
+        "in chinese",
+        "say in",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

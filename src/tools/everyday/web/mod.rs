@@ -14,7 +14,7 @@ use crate::services::{DUCKDUCKGO, GNEWS, NEWSAPI};
 use crate::tools::kit::html;
 use crate::tools::kit::web::{Call, Web};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 const DEFAULT_RESULTS: i64 = 10;
 const MAX_RESULTS: i64 = 30;
@@ -42,6 +42,35 @@ const URL_PARAMS: &[Param] = &[Param::required(
     Kind::String,
     "The page's full address (https://…)",
 )];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "web",
+    about: "web search, news, reading web pages",
+    words: &[
+        "news",
+        "headline",
+        "headlines",
+        "article",
+        "website",
+        "web page",
+        "webpage",
+        "url",
+        "link",
+        "browse",
+        "open the page",
+        "http",
+        "www",
+        "search the web",
+        "google",
+        "look up",
+        "happening",
+        "latest",
+        "stock",
+        "stocks",
+        "share price",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -12,7 +12,7 @@ use crate::store::wiki as saved;
 use crate::tools::kit::feed::{collapse, html_text};
 use crate::tools::kit::web::{Call, encode};
 use crate::tools::schema::{Kind, Param};
-use crate::tools::{Offered, ToolContext, ToolDef};
+use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
 mod article;
 
@@ -54,6 +54,31 @@ const GREP_PARAMS: &[Param] = &[
         "How many matching lines (1-200, default 30)",
     ),
 ];
+
+/// The family: what it is for and the words that ask for it (see `tools::route`).
+pub(crate) const FAMILY: Family = Family {
+    id: "wiki",
+    about: "Wikipedia articles",
+    words: &[
+        "wikipedia",
+        "wiki",
+        "who is",
+        "who was",
+        "who were",
+        "what is",
+        "what was",
+        "what are",
+        "tell me about",
+        "history of",
+        "biography",
+        "definition",
+        "define",
+        "~meaning",
+        "~mean",
+        "describe",
+        "explain",
+    ],
+};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![

@@ -19,6 +19,11 @@ use super::mcp::Hub;
 use super::schema;
 use crate::message::ToolCall;
 
+mod offered;
+
+#[cfg(test)]
+pub(crate) use offered::find_tools as find_tools_declaration;
+
 /// One tool as an OpenAI function definition; keys in the order a `json!` map would have them,
 /// so the requests are the same bytes as before.
 struct Definition<'a> {
@@ -65,15 +70,35 @@ pub struct Registry {
     tools: Vec<ToolDef>,
     /// The MCP servers of the run, whose tools join as the servers become ready.
     mcp: Option<Arc<Hub>>,
+    /// The families of `tools`, in their order: the built-in ones and the user's own tools.
+    families: Vec<FamilyInfo>,
+}
+
+/// A family as the router and the catalogue see it.
+#[derive(Debug, Clone)]
+struct FamilyInfo {
+    id: String,
+    about: String,
+    words: Vec<String>,
 }
 
 impl Registry {
-    /// All built-in tools (see `tools::builtin`).
+    /// All built-in tools (see `tools::builtin`), each in its family, and `find_tools`, which
+    /// loads the others into a session's requests.
     pub fn builtin() -> Self {
         let mut registry = Self::default();
-        for tool in super::builtin() {
-            registry.add(tool);
+        for (family, tools) in super::families() {
+            registry.families.push(FamilyInfo {
+                id: family.id.to_string(),
+                about: family.about.to_string(),
+                words: family.words.iter().map(|w| w.to_string()).collect(),
+            });
+            for tool in tools {
+                registry.add(tool.in_family(family.id));
+            }
         }
+        let find = offered::find_tools(&registry.catalogue());
+        registry.add(find);
         registry
     }
 
@@ -82,13 +107,19 @@ impl Registry {
         self.find(name).is_some()
     }
 
-    /// Adds a tool. A second tool of the same name is a programming error.
-    pub fn add(&mut self, tool: ToolDef) {
+    /// Adds a tool. A second tool of the same name is a programming error. A tool of no
+    /// family (a user's own) is a family of its own, asked for by the words of its name.
+    pub fn add(&mut self, mut tool: ToolDef) {
         assert!(
             self.find(&tool.name).is_none(),
             "tool {} registered twice",
             tool.name
         );
+        if tool.family.is_empty() {
+            let info = offered::own_family(&tool);
+            tool.family = info.id.clone().into();
+            self.families.push(info);
+        }
         self.tools.push(tool);
     }
 
@@ -118,27 +149,24 @@ impl Registry {
         self.mcp.as_ref().map(|hub| hub.tools()).unwrap_or_default()
     }
 
-    /// The names of the tools `ctx` offers.
+    /// The names of the tools `ctx`'s next request offers.
     pub fn names(&self, ctx: &ToolContext) -> Vec<String> {
         let remote = self.mcp_tools();
-        self.tools
+        self.offered(ctx, &remote)
             .iter()
-            .chain(remote.iter().filter(|t| self.find(&t.name).is_none()))
-            .filter(|t| t.offered_in(ctx))
             .map(|t| t.name.to_string())
             .collect()
     }
 
-    /// The OpenAI function definitions of the tools `ctx` offers, as one JSON array written
-    /// straight from the declarations (no tree of values: with a hundred and more tools that
-    /// tree was the biggest thing a short run held); `None` when no tool is offered.
+    /// The OpenAI function definitions of the tools `ctx`'s next request offers, as one JSON
+    /// array written straight from the declarations (no tree of values: with a hundred and
+    /// more tools that tree was the biggest thing a short run held); `None` when no tool is
+    /// offered.
     pub fn definitions(&self, ctx: &ToolContext) -> Option<Box<RawValue>> {
         let remote = self.mcp_tools();
         let offered: Vec<Definition<'_>> = self
-            .tools
-            .iter()
-            .chain(remote.iter().filter(|t| self.find(&t.name).is_none()))
-            .filter(|t| t.offered_in(ctx))
+            .offered(ctx, &remote)
+            .into_iter()
             .map(|tool| Definition { tool })
             .collect();
         if offered.is_empty() {
@@ -146,6 +174,16 @@ impl Registry {
         }
         // Declarations are strings and numbers: writing them out cannot fail.
         serde_json::value::to_raw_value(&offered).ok()
+    }
+
+    /// Every tool `ctx`'s mode allows, offered in this request or not: a built-in (or a
+    /// user's) one, then the MCP servers' of this moment.
+    fn allowed<'a>(&'a self, ctx: &ToolContext, remote: &'a [ToolDef]) -> Vec<&'a ToolDef> {
+        self.tools
+            .iter()
+            .chain(remote.iter().filter(|t| self.find(&t.name).is_none()))
+            .filter(|t| t.offered_in(ctx))
+            .collect()
     }
 
     /// Runs one call. Always returns a result for the model, with any notes the call left
@@ -166,6 +204,16 @@ impl Registry {
         let Some(tool) = self.lookup(name, &remote).filter(|t| t.offered_in(ctx)) else {
             return ToolOutcome::error(self.unavailable(name, ctx));
         };
+        if name == offered::FIND_TOOLS {
+            return self.find_tools_call(&call.function.arguments, ctx);
+        }
+        // A tool the model knew of without this request offering it runs all the same, and
+        // its family is offered from now on.
+        if ctx.settings.on_demand && tool.family != "core" {
+            ctx.shared
+                .offer
+                .load(&tool.family, &format!("{name} was called"));
+        }
         if tool.ticket_gated {
             if let Err(message) = tickets::check_gate(ctx) {
                 return ToolOutcome::error(format!("Error: {message}"));
@@ -209,11 +257,21 @@ impl Registry {
                 offered.join(", ")
             );
         }
-        let hint = did_you_mean(name, &offered)
+        let allowed: Vec<String> = self
+            .allowed(ctx, &remote)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+        let hint = did_you_mean(name, &allowed)
             .map(|best| format!(" Did you mean '{best}'?"))
             .unwrap_or_default();
+        let more = match ctx.settings.on_demand {
+            true => format!(" ({} finds and loads the others)", offered::FIND_TOOLS),
+            false => String::new(),
+        };
         format!(
-            "Error: Unknown tool '{name}'.{hint} Available: {}",
+            "Error: Unknown tool '{name}'.{hint} Available: {}{more}",
             offered.join(", ")
         )
     }
@@ -358,288 +416,4 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tools::declare::Offered;
-    use crate::tools::schema::{Kind, Param};
-    use serde::Deserialize;
-
-    #[derive(Deserialize)]
-    struct EchoArgs {
-        text: String,
-        times: Option<u32>,
-    }
-
-    const ECHO_PARAMS: &[Param] = &[
-        Param::required("text", Kind::String, "what to say"),
-        Param::optional("times", Kind::Integer, "how often"),
-    ];
-
-    fn echo(args: EchoArgs, _: &ToolContext) -> Result<String, String> {
-        if args.text == "fail" {
-            return Err("it failed. Try again with other text.".into());
-        }
-        if args.text == "panic" {
-            panic!("boom");
-        }
-        Ok(args.text.repeat(args.times.unwrap_or(1) as usize))
-    }
-
-    fn registry() -> Registry {
-        install_panic_hook();
-        let mut registry = Registry::default();
-        registry.add(
-            ToolDef::build("echo_text")
-                .describe("Echo.")
-                .offered(Offered::Everywhere)
-                .params(ECHO_PARAMS)
-                .example(r#"{"text": "hi"}"#)
-                .handler(echo),
-        );
-        registry.add(
-            ToolDef::build("write_text")
-                .describe("Write.")
-                .offered(Offered::Coding)
-                .writes()
-                .params(ECHO_PARAMS)
-                .example(r#"{"text": "hi"}"#)
-                .handler(echo),
-        );
-        registry
-    }
-
-    fn ctx(coding_mode: bool, readonly: bool) -> ToolContext {
-        ToolContext {
-            coding_mode,
-            readonly,
-            ..ToolContext::new("/".into())
-        }
-    }
-
-    fn run(name: &str, args: &str) -> ToolOutcome {
-        registry().execute(&ToolCall::new("1", name, args), &ctx(true, false))
-    }
-
-    #[test]
-    fn the_quiet_panic_guard_is_per_thread_and_nests() {
-        let (entered, seen) = std::sync::mpsc::channel();
-        let (release, released) = std::sync::mpsc::channel::<()>();
-        let tool = std::thread::spawn(move || {
-            run_guarded(|| {
-                entered.send(IN_TOOL.with(Cell::get)).unwrap();
-                released.recv().unwrap();
-            })
-        });
-        assert!(seen.recv().unwrap(), "set on the thread running the tool");
-        assert!(
-            !IN_TOOL.with(Cell::get),
-            "and only there: another session's thread still reports its crashes"
-        );
-        release.send(()).unwrap();
-        tool.join().unwrap().unwrap();
-        let after_inner = run_guarded(|| {
-            run_guarded(|| ()).unwrap();
-            IN_TOOL.with(Cell::get)
-        });
-        assert_eq!(after_inner, Ok(true));
-        assert!(!IN_TOOL.with(Cell::get));
-    }
-
-    #[test]
-    fn execute_cases() {
-        let cases: &[(&str, &str, bool, &str)] = &[
-            ("echo_text", r#"{"text":"ab","times":2}"#, false, "abab"),
-            ("echo_text", r#""{\"text\":\"double\"}""#, false, "double"),
-            ("echo_text", r#"{"text":"x","times":"3"}"#, false, "xxx"),
-            (
-                "echo_text",
-                r#"{"text":"fail"}"#,
-                true,
-                "Error: it failed. Try again with other text.",
-            ),
-            (
-                "echo_text",
-                r#"{"text":"panic"}"#,
-                true,
-                "Error executing 'echo_text': boom",
-            ),
-            (
-                "echo_text",
-                "",
-                true,
-                "  - text: missing required field (expected string)",
-            ),
-            (
-                "echo_text",
-                r#"{"text": 5"#,
-                true,
-                "Error: Invalid JSON in the arguments for 'echo_text'",
-            ),
-            (
-                "echo_text",
-                "[1]",
-                true,
-                "must be a JSON object, e.g. echo_text({\"text\": \"hi\"})",
-            ),
-            ("text_echo", "{}", true, "Did you mean 'echo_text'?"),
-            ("echo_txt", "{}", true, "Did you mean 'echo_text'?"),
-            (
-                "launch_rockets",
-                "{}",
-                true,
-                "Error: Unknown tool 'launch_rockets'. Available: echo_text, write_text",
-            ),
-        ];
-        for (name, args, is_error, expected) in cases {
-            let outcome = run(name, args);
-            assert_eq!(
-                outcome.is_error, *is_error,
-                "{name} {args}: {}",
-                outcome.content
-            );
-            assert!(
-                outcome.content.contains(expected),
-                "{name} {args}: {}",
-                outcome.content
-            );
-        }
-    }
-
-    #[test]
-    fn validation_error_shows_usage_and_parameters() {
-        let outcome = run("echo_text", r#"{"times": "many"}"#);
-        assert_eq!(
-            outcome.content,
-            "Error: Invalid arguments for 'echo_text':\n  - text: missing required field (expected string)\n  - times: expected integer, got string \"many\"\nUsage: echo_text({\"text\": \"hi\"})\nParameters:\n  text (string, required): what to say\n  times (integer, optional): how often"
-        );
-    }
-
-    #[test]
-    fn categories_gate_what_is_offered_and_run() {
-        let registry = registry();
-        assert_eq!(registry.names(&ctx(false, false)), vec!["echo_text"]);
-        assert_eq!(
-            registry.names(&ctx(true, false)),
-            vec!["echo_text", "write_text"]
-        );
-        assert_eq!(registry.names(&ctx(true, true)), vec!["echo_text"]);
-        let refused = registry.execute(
-            &ToolCall::new("1", "write_text", r#"{"text":"a"}"#),
-            &ctx(true, true),
-        );
-        assert!(
-            refused.content.contains("this agent is read-only"),
-            "{}",
-            refused.content
-        );
-        let refused = registry.execute(
-            &ToolCall::new("1", "write_text", r#"{"text":"a"}"#),
-            &ctx(false, false),
-        );
-        assert!(
-            refused.content.contains("only offered in coding mode"),
-            "{}",
-            refused.content
-        );
-    }
-
-    #[test]
-    fn definitions_are_openai_functions() {
-        let defs = registry().definitions(&ctx(false, false)).unwrap();
-        let defs: Vec<Value> = serde_json::from_str(defs.get()).unwrap();
-        assert_eq!(defs.len(), 1);
-        assert_eq!(defs[0]["type"], "function");
-        assert_eq!(defs[0]["function"]["name"], "echo_text");
-        assert_eq!(
-            defs[0]["function"]["parameters"]["required"],
-            serde_json::json!(["text"])
-        );
-    }
-
-    /// Approves every question with "always".
-    struct AlwaysYes;
-
-    impl crate::interact::Interactor for AlwaysYes {
-        fn ask(
-            &self,
-            _: &crate::interact::Prompt,
-        ) -> Result<crate::interact::Response, crate::interact::Unavailable> {
-            Ok(crate::interact::Response::Approved(
-                crate::interact::Scope::Always,
-            ))
-        }
-        fn defer(&self, _: crate::interact::Prompt, _: crate::interact::FollowUp) {}
-    }
-
-    fn run_approved(args: EchoArgs, ctx: &ToolContext) -> Result<String, String> {
-        ctx.approve(crate::interact::approvals::Action::command(&args.text))?;
-        Ok(format!("ran {}", args.text))
-    }
-
-    #[test]
-    fn an_approval_that_cannot_be_saved_is_said_in_the_result() {
-        use crate::interact::approvals::{Grants, PermissionMode};
-        use std::sync::Arc;
-        let home = crate::test_support::TempDir::new("unsaved-grant");
-        let blocked = home.path().join("approvals.json");
-        std::fs::create_dir(&blocked).unwrap();
-        let saved = home.path().join("saved.json");
-        let cases = [
-            (
-                None,
-                "ran ls\n(The approval could not be saved for later: there is no MARVIN_HOME to keep approvals in.)",
-            ),
-            (
-                Some(blocked.clone()),
-                "ran ls\n(The approval could not be saved for later: cannot save approvals to ",
-            ),
-            (Some(saved), "ran ls"),
-        ];
-        let mut registry = registry();
-        registry.add(
-            ToolDef::build("run_it")
-                .describe("Run.")
-                .offered(Offered::Everywhere)
-                .params(ECHO_PARAMS)
-                .example(r#"{"text": "ls"}"#)
-                .handler(run_approved),
-        );
-        for (store, expected) in cases {
-            let settings = crate::tools::ToolSettings {
-                permission_mode: PermissionMode::Default,
-                ..Default::default()
-            };
-            let ctx = ToolContext {
-                settings: Arc::new(settings),
-                shared: Arc::new(crate::tools::SessionTools {
-                    grants: Grants::new(store.clone(), home.path(), Default::default()),
-                    ..Default::default()
-                }),
-                interactor: Some(Arc::new(AlwaysYes)),
-                ..ToolContext::new(home.path().to_path_buf())
-            };
-            // A note left by another call stays with that call.
-            ctx.shared.notes.add("other", "not mine".into());
-            let outcome =
-                registry.execute(&ToolCall::new("c1", "run_it", r#"{"text":"ls"}"#), &ctx);
-            assert!(!outcome.is_error, "{store:?}: {}", outcome.content);
-            assert!(
-                outcome.content.starts_with(expected),
-                "{store:?}: {}",
-                outcome.content
-            );
-            assert_eq!(outcome.content.lines().count(), expected.lines().count());
-            assert_eq!(ctx.shared.notes.take("other"), ["not mine"]);
-        }
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
-        assert_eq!(edit_distance("hepl", "help"), 1);
-        assert_eq!(edit_distance("--modle", "--model"), 1);
-        assert_eq!(edit_distance("ab", ""), 2);
-    }
-}
+mod tests;

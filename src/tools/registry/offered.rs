@@ -1,0 +1,531 @@
+//! Which tools a request offers when they come on demand (`--tools auto`): a small core, the
+//! coding core in coding mode, and the families the session has needed so far, in the order
+//! it first needed them; and `find_tools`, with which the model loads any other family.
+
+use serde_json::Value;
+
+use super::{FamilyInfo, Registry, ToolOutcome};
+use crate::tools::route::{self, Chosen, Router};
+use crate::tools::schema::{Kind, Param};
+use crate::tools::{Offered, ToolContext, ToolDef};
+
+/// The tool that finds and loads the others.
+pub(crate) const FIND_TOOLS: &str = "find_tools";
+
+/// Tools every request offers.
+const CORE: &[&str] = &[FIND_TOOLS, "web_search", "ask_user"];
+
+/// Families every request in coding mode offers.
+const CODING_CORE: &[&str] = &[
+    "coding/files",
+    "coding/shell",
+    "coding/search",
+    "coding/git",
+];
+
+/// The family a message that asks for none gets: most such messages are questions of fact.
+const FALLBACK: &str = "wiki";
+
+/// Words of a tool's name that say nothing of what it is for.
+const STOP: &[&str] = &[
+    "get", "set", "list", "create", "update", "delete", "add", "remove", "read", "write", "run",
+    "find", "search", "show", "tool", "tools", "the", "a", "an", "of", "to", "for", "by", "and",
+    "or", "in", "on", "with", "new", "all", "info", "details", "item", "items", "do", "make",
+];
+
+const FIND_PARAMS: &[Param] = &[Param::required(
+    "query",
+    Kind::String,
+    "What you need, in a few words (\"set an alarm\", \"directions to the station\"), or the name of a family or a tool",
+)];
+
+/// The declaration of `find_tools`, its description ending with the `catalogue`.
+pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
+    ToolDef::build(FIND_TOOLS)
+        .describe(format!(
+            "Loads more tools. A request offers only some of Marvin's tools; when none of them \
+             fits, ask for what you need in a few words, or for a family by its name, and the \
+             tools found are offered from your next step on. Families: {catalogue}."
+        ))
+        .offered(Offered::Everywhere)
+        .params(FIND_PARAMS)
+        .example(r#"{"query": "set an alarm"}"#)
+        // Answered by the registry itself (it needs the catalogue): see `find_tools_call`.
+        .json_handler(Box::new(|_, _| {
+            Err("find_tools is answered by the registry".into())
+        }))
+        .in_family("core")
+}
+
+/// A user's own tool as a family of its own: `custom:NAME`, asked for by its name's words.
+pub(super) fn own_family(tool: &ToolDef) -> FamilyInfo {
+    FamilyInfo {
+        id: format!("custom:{}", tool.name),
+        about: first_sentence(&tool.description),
+        words: name_words(&tool.name),
+    }
+}
+
+/// The words of a tool's or a server's name that say what it is for, and the whole name.
+fn name_words(name: &str) -> Vec<String> {
+    let spaced: String = name
+        .chars()
+        .flat_map(|c| match c {
+            '_' | '-' | '.' | ':' => vec![' '],
+            c if c.is_uppercase() => vec![' ', c],
+            c => vec![c],
+        })
+        .collect::<String>()
+        .to_lowercase();
+    let mut words: Vec<String> = spaced
+        .split_whitespace()
+        .filter(|w| w.len() > 2 && !STOP.contains(w))
+        .map(str::to_string)
+        .collect();
+    let whole = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !whole.is_empty() && !words.contains(&whole) {
+        words.push(whole);
+    }
+    words.dedup();
+    words
+}
+
+fn first_sentence(text: &str) -> String {
+    let end = text.find(". ").map_or(text.len(), |i| i + 1);
+    text[..end].trim().to_string()
+}
+
+impl Registry {
+    /// The tools `ctx`'s next request offers: all the mode allows with `--tools all`, else
+    /// the core, the coding core in coding mode, then each family the session has loaded.
+    pub(super) fn offered<'a>(
+        &'a self,
+        ctx: &ToolContext,
+        remote: &'a [ToolDef],
+    ) -> Vec<&'a ToolDef> {
+        let allowed = self.allowed(ctx, remote);
+        if !ctx.settings.on_demand {
+            return allowed;
+        }
+        let mut families: Vec<String> = Vec::new();
+        if ctx.coding_mode {
+            families.extend(CODING_CORE.iter().map(|f| f.to_string()));
+        }
+        families.extend(ctx.shared.offer.families().into_iter().map(|l| l.family));
+        let mut offered: Vec<&ToolDef> = allowed
+            .iter()
+            .filter(|t| CORE.contains(&t.name.as_ref()))
+            .copied()
+            .collect();
+        for family in &families {
+            for tool in allowed.iter().filter(|t| t.family == family.as_str()) {
+                if !offered.iter().any(|o| o.name == tool.name) {
+                    offered.push(tool);
+                }
+            }
+        }
+        offered
+    }
+
+    /// The families `ctx`'s next request offers, each with why: everything (`--tools all`),
+    /// else the core, the coding core, and what the session loaded.
+    pub(crate) fn offered_families(&self, ctx: &ToolContext) -> Vec<(String, String)> {
+        if !ctx.settings.on_demand {
+            return vec![("all".into(), "--tools all".into())];
+        }
+        let mut families = vec![("core".to_string(), "always".to_string())];
+        if ctx.coding_mode {
+            families.extend(
+                CODING_CORE
+                    .iter()
+                    .map(|f| (f.to_string(), "coding mode".to_string())),
+            );
+        }
+        families.extend(
+            ctx.shared
+                .offer
+                .families()
+                .into_iter()
+                .map(|l| (l.family, l.why)),
+        );
+        families
+    }
+
+    /// What the system prompt says of the tools: their names with `--tools all`; else how
+    /// they come, and the families of the person's own (MCP servers, their tools), which
+    /// `find_tools`'s list of the built-in ones does not name.
+    pub(crate) fn prompt_line(&self, ctx: &ToolContext) -> String {
+        let remote = self.mcp_tools();
+        if !ctx.settings.on_demand {
+            let names: Vec<&str> = self
+                .allowed(ctx, &remote)
+                .iter()
+                .map(|t| t.name.as_ref())
+                .collect();
+            return match names.is_empty() {
+                true => String::new(),
+                false => format!("Tools available: {}.", names.join(", ")),
+            };
+        }
+        let own: Vec<String> = self
+            .loadable(ctx, &remote)
+            .iter()
+            .filter(|f| f.id.starts_with("mcp:") || f.id.starts_with("custom:"))
+            .map(|f| format!("{} ({})", f.id, f.about))
+            .collect();
+        let mut line = format!(
+            "Each request offers a few of your tools and the families the conversation needs; {FIND_TOOLS} loads any other family (its description lists them)."
+        );
+        if !own.is_empty() {
+            line.push_str(&format!(" The person's own families: {}.", own.join(", ")));
+        }
+        line
+    }
+
+    /// Whether `ctx`'s mode allows the tool `name`, offered now or not.
+    pub(crate) fn allows(&self, ctx: &ToolContext, name: &str) -> bool {
+        let remote = self.mcp_tools();
+        self.allowed(ctx, &remote).iter().any(|t| t.name == name)
+    }
+
+    /// Offers the families of the tools `messages` called (a conversation taken up).
+    pub(crate) fn remember(&self, ctx: &ToolContext, messages: &[crate::message::Message]) {
+        if !ctx.settings.on_demand {
+            return;
+        }
+        let remote = self.mcp_tools();
+        for call in messages.iter().flat_map(|m| &m.tool_calls) {
+            let name = call.function.name.as_str();
+            if let Some(tool) = self.lookup(name, &remote).filter(|t| t.offered_in(ctx)) {
+                if tool.family != "core" {
+                    ctx.shared
+                        .offer
+                        .load(&tool.family, &format!("{name} was called earlier"));
+                }
+            }
+        }
+    }
+
+    /// The built-in families for the model: `weather (weather forecasts), …`.
+    pub(super) fn catalogue(&self) -> String {
+        listing(&self.families)
+    }
+
+    /// The families `ctx` may load besides the ones every request has: each with a tool the
+    /// mode allows, the MCP servers' among them (`mcp:NAME`).
+    fn loadable(&self, ctx: &ToolContext, remote: &[ToolDef]) -> Vec<FamilyInfo> {
+        let allowed = self.allowed(ctx, remote);
+        let core = |id: &str| id == "core" || (ctx.coding_mode && CODING_CORE.contains(&id));
+        let mut families: Vec<FamilyInfo> = self
+            .families
+            .iter()
+            .filter(|f| !core(&f.id) && allowed.iter().any(|t| t.family == f.id.as_str()))
+            .cloned()
+            .collect();
+        for tool in allowed.iter().filter(|t| t.family.starts_with("mcp:")) {
+            let family = tool.family.to_string();
+            let words = name_words(&tool.name);
+            match families.iter_mut().find(|f| f.id == family) {
+                Some(known) => known.words.extend(words),
+                None => families.push(FamilyInfo {
+                    words: [name_words(&family["mcp:".len()..]), words].concat(),
+                    about: format!("the tools of the MCP server {}", &family["mcp:".len()..]),
+                    id: family,
+                }),
+            }
+        }
+        families
+    }
+
+    fn router(families: &[FamilyInfo]) -> Router {
+        Router::new(families.iter().map(|f| (f.id.as_str(), f.words.clone())))
+    }
+
+    /// Loads the families the person's `text` asks for into the session's offer (the
+    /// fallback family when it asks for none); the ones newly loaded, with why.
+    pub(crate) fn route(&self, ctx: &ToolContext, text: &str) -> Vec<Chosen> {
+        if !ctx.settings.on_demand {
+            return Vec::new();
+        }
+        let remote = self.mcp_tools();
+        let families = self.loadable(ctx, &remote);
+        let mut chosen = Self::router(&families).choose(text, route::MOST);
+        if chosen.is_empty() && families.iter().any(|f| f.id == FALLBACK) {
+            chosen.push(Chosen {
+                family: FALLBACK.to_string(),
+                why: "it asks for no family in particular".to_string(),
+            });
+        }
+        chosen.retain(|c| ctx.shared.offer.load(&c.family, &c.why));
+        chosen
+    }
+
+    /// `find_tools`: loads the families `arguments` ask for and says what they bring.
+    pub(super) fn find_tools_call(&self, arguments: &str, ctx: &ToolContext) -> ToolOutcome {
+        let query = serde_json::from_str::<Value>(arguments)
+            .ok()
+            .and_then(|v| v.get("query").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        let query = query.trim();
+        let remote = self.mcp_tools();
+        let families = self.loadable(ctx, &remote);
+        if query.is_empty() {
+            return ToolOutcome::error(format!(
+                "Error: Say what you need in \"query\", e.g. {{\"query\": \"set an alarm\"}}. Families: {}.",
+                listing(&families)
+            ));
+        }
+        let found = self.found(query, &families, &remote, ctx);
+        if found.is_empty() {
+            return ToolOutcome::error(format!(
+                "Error: No tools match \"{query}\". Ask again with one of these families' names: {}.",
+                listing(&families)
+            ));
+        }
+        let allowed = self.allowed(ctx, &remote);
+        let mut lines = Vec::new();
+        for id in &found {
+            ctx.shared.offer.load(id, &format!("{FIND_TOOLS}: {query}"));
+            let names: Vec<&str> = allowed
+                .iter()
+                .filter(|t| t.family == id.as_str())
+                .map(|t| t.name.as_ref())
+                .collect();
+            let about = families
+                .iter()
+                .find(|f| &f.id == id)
+                .map_or("", |f| &f.about);
+            lines.push(format!("- {id} ({about}): {}", names.join(", ")));
+        }
+        ToolOutcome {
+            content: format!(
+                "These tools are offered from your next step on; call them then:\n{}",
+                lines.join("\n")
+            ),
+            is_error: false,
+        }
+    }
+
+    /// The families `query` names or asks for: a family's id, a tool's name, else its words.
+    fn found(
+        &self,
+        query: &str,
+        families: &[FamilyInfo],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+    ) -> Vec<String> {
+        let lower = query.to_lowercase();
+        if let Some(family) = families.iter().find(|f| f.id == lower) {
+            return vec![family.id.clone()];
+        }
+        let allowed = self.allowed(ctx, remote);
+        if let Some(tool) = allowed.iter().find(|t| t.name == lower.as_str()) {
+            return vec![tool.family.to_string()];
+        }
+        Self::router(families)
+            .choose(query, route::MOST)
+            .into_iter()
+            .map(|c| c.family)
+            .collect()
+    }
+}
+
+/// `weather (weather forecasts), …` for the families of a message.
+fn listing(families: &[FamilyInfo]) -> String {
+    families
+        .iter()
+        .map(|f| format!("{} ({})", f.id, f.about))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::ToolSettings;
+    use std::sync::Arc;
+
+    fn ctx(coding_mode: bool) -> ToolContext {
+        ToolContext {
+            coding_mode,
+            settings: Arc::new(ToolSettings {
+                on_demand: true,
+                ..ToolSettings::default()
+            }),
+            ..ToolContext::new("/".into())
+        }
+    }
+
+    /// The names `ctx`'s next request offers.
+    fn offered(registry: &Registry, ctx: &ToolContext) -> Vec<String> {
+        registry.names(ctx)
+    }
+
+    /// SLURP's devel split (tests/fixtures/routing): for at least 95% of the requests some tool
+    /// serves, one of those tools is offered in the first request.
+    #[test]
+    fn a_tool_that_serves_the_request_is_offered_first_for_95_percent_of_slurp() {
+        let registry = Registry::builtin();
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/routing/slurp_devel.jsonl"
+        );
+        let (mut served, mut asked) = (0, 0);
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            let request: Value = serde_json::from_str(line).unwrap();
+            let expect: Vec<&str> = request["expect"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            if expect.is_empty() {
+                continue;
+            }
+            let ctx = ctx(false);
+            registry.route(&ctx, request["sentence"].as_str().unwrap());
+            asked += 1;
+            if offered(&registry, &ctx)
+                .iter()
+                .any(|n| expect.contains(&n.as_str()))
+            {
+                served += 1;
+            }
+        }
+        let recall = served as f64 / asked as f64;
+        assert!(
+            recall >= 0.95,
+            "first-round recall {served}/{asked} = {recall:.3}"
+        );
+    }
+
+    #[test]
+    fn the_core_comes_first_and_families_are_appended_in_the_order_they_came() {
+        let registry = Registry::builtin();
+        let ctx = ctx(false);
+        assert_eq!(
+            offered(&registry, &ctx),
+            ["web_search", "ask_user", "find_tools"]
+        );
+        let chosen = registry.route(&ctx, "will it rain tomorrow in Lyon?");
+        assert_eq!(chosen[0].family, "weather");
+        assert_eq!(chosen[0].why, "rain");
+        let first = offered(&registry, &ctx);
+        registry.route(&ctx, "and set an alarm for seven");
+        let second = offered(&registry, &ctx);
+        assert!(second.starts_with(&first), "{first:?} then {second:?}");
+        assert!(second.contains(&"set_alarm".to_string()));
+        // Nothing in particular: the facts family, once.
+        let quiet = self::ctx(false);
+        let chosen = registry.route(&quiet, "hello there");
+        assert_eq!(chosen[0].family, "wiki");
+        assert!(registry.route(&quiet, "hello again").is_empty());
+    }
+
+    #[test]
+    fn coding_mode_offers_its_core_and_never_routes_to_what_the_mode_lacks() {
+        let registry = Registry::builtin();
+        let coding = ctx(true);
+        let names = offered(&registry, &coding);
+        for core in [
+            "read_file",
+            "apply_patch",
+            "run_command",
+            "code_grep",
+            "git_diff",
+        ] {
+            assert!(names.contains(&core.to_string()), "{core} in {names:?}");
+        }
+        assert!(!names.contains(&"launch_agent".to_string()));
+        let everyday = ctx(false);
+        let chosen = registry.route(&everyday, "commit this and run the tests with git");
+        assert!(
+            chosen.iter().all(|c| !c.family.starts_with("coding/")),
+            "{chosen:?}"
+        );
+    }
+
+    #[test]
+    fn find_tools_loads_a_family_by_name_tool_or_words_and_says_what_came() {
+        let registry = Registry::builtin();
+        let ctx = ctx(false);
+        let call = |query: &str| {
+            registry.execute(
+                &crate::message::ToolCall::new(
+                    "f1",
+                    FIND_TOOLS,
+                    serde_json::json!({"query": query}).to_string(),
+                ),
+                &ctx,
+            )
+        };
+        let found = call("directions to the station");
+        assert!(!found.is_error, "{}", found.content);
+        assert!(found.content.contains("- travel (directions, travel times, traffic): estimate_travel_time, get_directions, traffic_adjusted_time"), "{}", found.content);
+        assert!(offered(&registry, &ctx).contains(&"get_directions".to_string()));
+        assert!(!call("recipes").is_error);
+        assert!(offered(&registry, &ctx).contains(&"recipe_search".to_string()));
+        assert!(!call("steam_featured").is_error);
+        assert!(offered(&registry, &ctx).contains(&"steam_search".to_string()));
+        let none = call("xyzzy plugh");
+        assert!(none.is_error);
+        assert!(
+            none.content.contains("weather (weather forecasts)"),
+            "{}",
+            none.content
+        );
+        let families: Vec<String> = ctx
+            .shared
+            .offer
+            .families()
+            .into_iter()
+            .map(|l| l.why)
+            .collect();
+        assert_eq!(families[0], "find_tools: directions to the station");
+    }
+
+    #[test]
+    fn a_tool_not_offered_runs_when_called_and_its_family_comes_with_it() {
+        let registry = Registry::builtin();
+        let ctx = ctx(false);
+        assert!(!offered(&registry, &ctx).contains(&"list_places".to_string()));
+        let outcome = registry.execute(
+            &crate::message::ToolCall::new("c1", "list_places", "{}"),
+            &ctx,
+        );
+        assert!(
+            !outcome.content.contains("Unknown tool"),
+            "{}",
+            outcome.content
+        );
+        assert!(offered(&registry, &ctx).contains(&"save_place".to_string()));
+        let unknown = registry.execute(
+            &crate::message::ToolCall::new("c2", "weather_forcast", "{}"),
+            &ctx,
+        );
+        assert!(
+            unknown.content.contains("Did you mean 'weather_forecast'?"),
+            "{}",
+            unknown.content
+        );
+        assert!(
+            unknown
+                .content
+                .contains("(find_tools finds and loads the others)")
+        );
+    }
+
+    #[test]
+    fn a_users_own_tool_is_a_family_of_its_words() {
+        let info = own_family(
+            &ToolDef::build("deploySite_now")
+                .describe("Deploys the site. Then says where.")
+                .offered(Offered::Everywhere)
+                .example("{}")
+                .json_handler(Box::new(|_, _| Ok(String::new()))),
+        );
+        assert_eq!(info.id, "custom:deploySite_now");
+        assert_eq!(info.about, "Deploys the site.");
+        assert_eq!(info.words, ["deploy", "site", "now", "deploy site now"]);
+    }
+}
