@@ -77,6 +77,18 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
     if let (Some(hub), Some(_)) = (turn.registry.mcp(), &turn.ctx.interactor) {
         hub.prepare(turn.ctx, false);
     }
+    // The families the conversation used before (one taken up) and those the person's last
+    // message asks for, the MCP servers' just started among them, are offered from the first
+    // request on.
+    turn.registry.remember(turn.ctx, messages);
+    let asked = messages
+        .iter()
+        .rev()
+        .find(|m| m.role == crate::message::Role::User)
+        .and_then(|m| m.content.as_deref());
+    if let Some(asked) = asked {
+        turn.registry.route(turn.ctx, asked);
+    }
     let mut offer = OfferedTools::default();
     let cancel = &turn.ctx.cancel;
     for round in 1.. {

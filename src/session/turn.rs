@@ -103,14 +103,10 @@ impl Session {
         if let (Some(hub), None) = (self.registry.mcp(), &ctx.interactor) {
             hub.prepare(ctx, true);
         }
-        // A conversation taken up offers the families it used before.
-        self.registry.remember(ctx, &self.messages);
         self.messages[0] = Message::system(self.system_prompt(&ctx.working_dir(), ctx));
         let Some(text) = text else {
             return;
         };
-        // The families this message asks for are offered from its first request on.
-        self.registry.route(ctx, text);
         for follow_up in std::mem::take(&mut self.follow_ups) {
             self.messages.push(Message::user(follow_up));
         }

@@ -151,13 +151,15 @@ fn non_interactive_streams_raw_text_and_reports_cost_last() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    // Non-interactive mode is coding mode: the coding and write tools are offered.
+    // Non-interactive mode is coding mode: the coding and write tools are offered, with the
+    // family the question asks for ("weather?") and the core.
     for tool in [
         "read_file",
         "apply_patch",
         "run_command",
         "git_commit",
-        "system_info",
+        "weather_forecast",
+        "find_tools",
     ] {
         assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
     }
@@ -277,27 +279,54 @@ fn json_mode_emits_one_event_per_line() {
     assert_eq!(
         types,
         [
+            "tools",
             "tool_round",
             "tool_result",
+            "tools",
             "text",
             "text",
             "message",
             "usage"
         ]
     );
-    assert_eq!(events[0]["calls"][0]["name"], "get_working_dir");
-    assert_eq!(events[0]["calls"][0]["arguments"], serde_json::json!({}));
-    assert_eq!(events[1]["is_error"], false);
-    assert!(events[1]["elapsed_ms"].is_u64());
+    // The tools of each request: the core, coding's, and the families that came and why.
+    let families = |event: &Value| -> Vec<(String, String)> {
+        event["families"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["family"].as_str().unwrap().into(),
+                    f["why"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let first = families(&events[0]);
+    assert_eq!(first[0], ("core".into(), "always".into()));
+    assert_eq!(first[1], ("coding/files".into(), "coding mode".into()));
+    assert!(events[0]["tools"].as_u64().unwrap() > 10);
+    assert!(events[0]["bytes"].as_u64().unwrap() > 1000);
+    let second = families(&events[3]);
+    assert_eq!(&second[..first.len()], &first[..]);
+    assert_eq!(
+        second.last().unwrap(),
+        &("coding/workdir".into(), "get_working_dir was called".into())
+    );
+    assert_eq!(events[1]["calls"][0]["name"], "get_working_dir");
+    assert_eq!(events[1]["calls"][0]["arguments"], serde_json::json!({}));
+    assert_eq!(events[2]["is_error"], false);
+    assert!(events[2]["elapsed_ms"].is_u64());
     assert!(
-        events[1]["preview"]
+        events[2]["preview"]
             .as_str()
             .unwrap()
             .starts_with("Working directory: ")
     );
-    assert_eq!(events[4]["text"], "Hi there");
-    assert_eq!(events[5]["llm_turns"], 2);
-    assert_eq!(events[5]["input_tokens"], 10);
+    assert_eq!(events[6]["text"], "Hi there");
+    assert_eq!(events[7]["llm_turns"], 2);
+    assert_eq!(events[7]["input_tokens"], 10);
     assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
 }
 
@@ -522,14 +551,14 @@ fn question_with_stdin_from_dev_null_is_answered() {
         server.requests()[0].body["messages"][1]["content"],
         "capital of France?"
     );
-    // Outside coding mode no coding tools are sent.
+    // Outside coding mode no coding tools are sent; a question of fact gets Wikipedia.
     let tools: Vec<String> = server.requests()[0].body["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_string())
         .collect();
-    assert!(tools.contains(&"system_info".to_string()), "{tools:?}");
+    assert!(tools.contains(&"wiki_summary".to_string()), "{tools:?}");
     assert!(
         !tools.iter().any(|t| t == "read_file" || t == "run_command"),
         "{tools:?}"

@@ -57,5 +57,6 @@ mod stranger_bodies;
 mod subagent_security;
 mod terminal_safety;
 mod terminal_ux;
+mod tools_on_demand;
 mod voice;
 mod web_reach;

@@ -92,7 +92,11 @@ fn a_real_servers_tools_are_offered_and_called() {
     ]);
     let mcp = json!({"mcpServers": {"everything": {
         "command": everything(), "args": ["stdio"], "env": {"GIVEN_TO_IT": "${HOME}"}}}});
-    let output = non_interactive(&mut with_servers(&home, &model, mcp), "use the tools");
+    // The server's name brings its tools into the first request.
+    let output = non_interactive(
+        &mut with_servers(&home, &model, mcp),
+        "use the everything server's tools",
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         stdout(&output).ends_with("\nDone.\n"),
@@ -543,7 +547,7 @@ fn a_projects_server_starts_once_approved_and_the_approval_is_remembered() {
     };
     let mut pty = start();
     pty.wait_for("› ");
-    pty.send("hello\r");
+    pty.send("echo hello\r");
     pty.wait_for("Start the MCP server everything declared in");
     pty.wait_for("Enter chooses");
     pty.send("3\r");
@@ -634,7 +638,7 @@ fn a_server_of_the_2026_revision_is_opened_without_initialize() {
         Reply::text(&["Read."]),
     ]);
     let mcp = json!({"mcpServers": {"files": {"command": modern, "args": [shared]}}});
-    let output = non_interactive(&mut with_servers(&home, &model, mcp), "read the plan");
+    let output = non_interactive(&mut with_servers(&home, &model, mcp), "read the plan file");
     assert!(output.status.success(), "{}", stderr(&output));
     let requests = model.requests();
     assert!(
