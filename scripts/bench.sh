@@ -162,3 +162,9 @@ width = max(len(row[0]) for row in rows)
 for name, a, b, t in rows:
     print(f"{name:{width}} {a:>18} {b:>18}   {t}")
 PY
+
+# What the first request carries (issue "Model-aware requests"): an everyday question of
+# SLURP's devel split, each asked of a fresh home, and a --non-interactive coding question;
+# and the first-round recall on that split.
+echo
+python3 scripts/request_sizes.py target/release/marvin
