@@ -83,6 +83,11 @@ impl Session {
             name: meta.name.clone(),
         });
         self.shared.tickets.open_if_created_in(&messages);
+        for family in &meta.families {
+            self.shared
+                .offer
+                .load(family, "offered before in this session");
+        }
         self.messages = messages;
         match &meta.parked {
             // The calls to make again may be coding tools.
@@ -127,6 +132,13 @@ impl Session {
         }
         meta.touch();
         meta.messages = spoken(&self.messages);
+        meta.families = self
+            .shared
+            .offer
+            .families()
+            .into_iter()
+            .map(|loaded| loaded.family)
+            .collect();
         meta.input_tokens += tally.input_tokens;
         meta.output_tokens += tally.output_tokens;
         meta.cost += tally.cost;

@@ -53,6 +53,10 @@ pub(crate) struct Meta {
     /// A run that stopped on a question nobody could answer then (`--on-ask park`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parked: Option<Parked>,
+    /// The tool families its requests offered beyond the core, in the order they came: taken
+    /// up, the session offers them again in that order, so its requests start as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<String>,
 }
 
 /// A question a run stopped on, to be answered later: the calls that asked are made again

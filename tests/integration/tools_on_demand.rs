@@ -154,3 +154,23 @@ fn at_the_prompt_the_second_turn_starts_with_the_first_turns_tools() {
         .to_string();
     assert!(!prompt.contains("weather_forecast"), "{prompt}");
 }
+
+#[test]
+fn a_session_taken_up_again_offers_its_families_in_the_same_order() {
+    let home = TempDir::new("on-demand-continue");
+    let model = ReplayServer::start(vec![Reply::text(&["Sunny."]), Reply::text(&["Set."])]);
+    let first = against(&home, &model)
+        .arg("what's the weather in Oslo?")
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let again = against(&home, &model)
+        .args(["-c", "and wake me up at seven"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", stderr(&again));
+    let requests = model.requests();
+    let (first, second) = (tool_names(&requests[0]), tool_names(&requests[1]));
+    assert!(second.starts_with(&first), "{first:?}\nthen {second:?}");
+    assert!(second.contains(&"set_alarm".to_string()), "{second:?}");
+}
