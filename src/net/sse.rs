@@ -61,10 +61,11 @@ impl<R: BufRead> SseReader<R> {
             if read == 0 {
                 return Ok(has_data.then(|| finish(event, data)));
             }
-            if data.len() + self.line.len() > MAX_EVENT {
+            let text = String::from_utf8_lossy(trim_line_end(&self.line));
+            // Counted as read and as kept: a byte that is not UTF-8 is kept as three.
+            if data.len() + self.line.len().max(text.len()) > MAX_EVENT {
                 return Err(SseError::TooLarge);
             }
-            let text = String::from_utf8_lossy(trim_line_end(&self.line));
             if text.is_empty() {
                 if has_data {
                     return Ok(Some(finish(event, data)));
@@ -216,6 +217,16 @@ mod tests {
                 String::from_utf8_lossy(pattern)
             );
         }
+    }
+
+    #[test]
+    fn data_that_grows_past_the_cap_as_kept_is_refused() {
+        // Half the cap of bytes that are not UTF-8 is half again more than the cap as text.
+        let mut input = b"data: ".to_vec();
+        input.resize(MAX_EVENT / 2, 0xff);
+        input.extend_from_slice(b"\n\n");
+        let mut reader = SseReader::new(&input[..]);
+        assert!(matches!(reader.next_event(), Err(SseError::TooLarge)));
     }
 
     #[test]
