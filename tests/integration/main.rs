@@ -49,6 +49,7 @@ mod provider_trust;
 mod providers;
 mod repl;
 mod repl_input;
+mod request_props;
 mod session;
 mod sessions;
 mod special_files;
