@@ -52,6 +52,7 @@ mod repl_input;
 mod request_props;
 mod session;
 mod sessions;
+mod soak;
 mod special_files;
 mod stops;
 mod subagent_security;
