@@ -1,10 +1,12 @@
-//! Properties of the Codex patch format: any text parses or is refused without a panic, into
-//! no more than it holds; patches written from random sections read back as they were written;
+//! Properties of the Codex patch format: a patch is found in any arguments, whole or cut off,
+//! as a prefix of what was sent; any text parses or is refused without a panic, into no more
+//! than it holds; patches written from random sections read back as they were written;
 //! random hunks on random files apply or are refused, never grow a file by more than they add,
 //! and a hunk cut from the file itself applies where it was cut.
 
 use proptest::prelude::*;
 
+use super::extract;
 use super::lines;
 use super::parse::{FileOp, Hunk, Line, parse};
 use crate::props::{config, text};
@@ -195,6 +197,38 @@ fn file() -> impl Strategy<Value = Vec<(String, &'static str)>> {
 
 proptest! {
     #![proptest_config(config(256))]
+
+    #[test]
+    fn a_patch_in_arguments_cut_anywhere_is_found_as_far_as_it_came(
+        ops in prop::collection::vec(file_op(), 1..3),
+        key in prop::sample::select(&["input", "patch", "0"][..]),
+        cut in any::<usize>(),
+    ) {
+        // As models send it: the string starts with the marker (one that starts otherwise and
+        // is cut off is handed over as the arguments' text, refused as not starting right).
+        let patch = render(&ops, "");
+        let patch = patch[patch.find("*** Begin Patch").unwrap_or(0)..].to_string();
+        let raw = serde_json::json!({ key: [patch.clone()] }).to_string();
+        let opened = raw.find("*** Begin Patch").unwrap_or(0) + "*** Begin Patch".len();
+        let cut = opened + cut % (raw.len() - opened + 1);
+        let Some(cut) = (cut..=raw.len()).find(|&i| raw.is_char_boundary(i)) else {
+            return Ok(());
+        };
+        let found = extract(&raw[..cut]);
+        let found = found.ok_or_else(|| TestCaseError::fail("no patch found"))?;
+        prop_assert!(patch.starts_with(&found), "{:?} from {:?}", found, &raw[..cut]);
+        if cut == raw.len() {
+            prop_assert_eq!(found, patch);
+        }
+    }
+
+    #[test]
+    fn any_arguments_text_is_searched_without_a_panic(raw in text(64)) {
+        let raw = format!("{{\"input\": \"*** Begin Patch{raw}");
+        if let Some(found) = extract(&raw) {
+            prop_assert!(found.len() <= raw.len());
+        }
+    }
 
     #[test]
     fn any_text_parses_or_is_refused_into_no_more_than_it_holds(patch in patchy_text()) {
