@@ -303,7 +303,7 @@ proptest! {
             }
             expected.extend(added.iter().map(String::as_str));
             expected.extend(file[start + len..].iter().map(|(l, _)| l.as_str()));
-            let patched = applied.map_err(|e| TestCaseError::fail(e))?;
+            let patched = applied.map_err(TestCaseError::fail)?;
             prop_assert_eq!(patched.lines().collect::<Vec<_>>(), expected);
         } else {
             let error = applied.err().unwrap_or_default();
