@@ -72,7 +72,7 @@ fn host(port: u16) -> impl Strategy<Value = (Option<String>, bool)> {
         format!("[::1]:{port}"),
         "127.0.0.1:1".to_string(),
         String::new(),
-        format!("127.0.0.1:{port} "),
+        format!("127.0.0.1:{port}.attacker.example"),
     ]);
     prop_oneof![
         3 => right.prop_map(|h| (Some(h), true)),
@@ -108,71 +108,29 @@ fn junk(max: usize) -> impl Strategy<Value = String> {
 /// Requests for `server`: its routes with credentials right or wrong, broken framing, or
 /// bytes that are not HTTP at all.
 pub fn request(server: &Server) -> BoxedStrategy<Generated> {
-    let token = server.token.clone();
-    let wrong_tokens = vec![
-        String::new(),
-        "0".repeat(32),
-        token[..16].to_string(),
-        format!("{token}x"),
-    ];
-    let query_token = prop::option::of(either(token.clone(), wrong_tokens.clone()));
-    let header_value = server.header.1;
-    let header_token = prop::option::of(either(token.clone(), wrong_tokens))
-        .prop_map(move |t| t.map(|(v, ok)| (header_value.replace("{}", &v), ok)));
-    let path = prop_oneof![
-        10 => prop::sample::select(server.paths.to_vec()).prop_map(str::to_string),
-        2 => junk(12).prop_map(|j| format!("/{j}")),
-        1 => Just(format!("/{}", "a".repeat(9000))),
-    ];
-    // Repeated to weigh them: mostly what the routes take.
-    let method = prop::sample::select(
-        &[
-            "GET", "GET", "GET", "POST", "POST", "POST", "PUT", "OPTIONS", "HEAD", "get", "BREW",
-        ][..],
-    );
-    let version = prop::sample::select(
-        &[
-            "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/9", "",
-        ][..],
-    );
-    let body = prop_oneof![
-        3 => prop::sample::select(server.bodies.to_vec()).prop_map(str::to_string),
-        1 => junk(40),
-        1 => prop::collection::vec(any::<u8>(), 0..64).prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
-    ];
-    let length = prop::sample::select(
-        &[
-            "right", "right", "right", "right", "none", "short", "long", "junk", "chunked", "huge",
-        ][..],
-    );
-    let parts = (
-        (method, path, query_token, version),
-        (host(server.port), origin(server.port), header_token),
-        (body, length, prop::bool::weighted(0.15)),
-    );
     let (query_name, header_name) = (server.query_name, server.header.0);
-    let framed = parts.prop_map(
-        move |((method, path, query, version), (host, origin, header), (body, length, lf))| {
-            let mut head = vec![];
+    let framed = (start_line(server), credentials(server), payload(server)).prop_map(
+        move |((method, path, version), (query, host, origin, header), (body, length, lf))| {
             let query_part = query
                 .as_ref()
                 .map_or(String::new(), |(t, _)| format!("?{query_name}={t}"));
-            head.push(format!("{method} {path}{query_part} {version}"));
-            if let Some(host) = &host.0 {
-                head.push(format!("Host: {host}"));
-            }
-            if let Some(origin) = &origin.0 {
-                head.push(format!("Origin: {origin}"));
-            }
-            if let Some((value, _)) = &header {
-                head.push(format!("{header_name}: {value}"));
+            let mut head = vec![format!("{method} {path}{query_part} {version}")];
+            let fields = [
+                ("Host", &host.0),
+                ("Origin", &origin.0),
+                (header_name, &header.0),
+            ];
+            for (name, value) in fields {
+                if let Some(value) = value {
+                    head.push(format!("{name}: {value}"));
+                }
             }
             head.push("Content-Type: application/json".into());
             let body = frame(&body, length, &mut head);
             let end = if lf { "\n" } else { "\r\n" };
             let mut bytes = format!("{}{end}{end}", head.join(end)).into_bytes();
             bytes.extend_from_slice(&body);
-            let token_ok = query.is_some_and(|(_, ok)| ok) || header.is_some_and(|(_, ok)| ok);
+            let token_ok = query.is_some_and(|(_, ok)| ok) || header.1;
             Generated {
                 bytes,
                 credentials: host.1 && origin.1 && token_ok,
@@ -184,6 +142,68 @@ pub fn request(server: &Server) -> BoxedStrategy<Generated> {
         credentials: false,
     });
     prop_oneof![12 => framed, 1 => raw].boxed()
+}
+
+/// Method, path and version; repeated in the lists to weigh them to what the routes take.
+fn start_line(
+    server: &Server,
+) -> impl Strategy<Value = (&'static str, String, &'static str)> + use<> {
+    let method = prop::sample::select(
+        &[
+            "GET", "GET", "GET", "POST", "POST", "POST", "PUT", "OPTIONS", "HEAD", "get", "BREW",
+        ][..],
+    );
+    let path = prop_oneof![
+        10 => prop::sample::select(server.paths.to_vec()).prop_map(str::to_string),
+        2 => junk(12).prop_map(|j| format!("/{j}")),
+        1 => Just(format!("/{}", "a".repeat(9000))),
+    ];
+    let version = prop::sample::select(
+        &[
+            "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/9", "",
+        ][..],
+    );
+    (method, path, version)
+}
+
+/// A value given and whether it is the right one.
+type Given = (Option<String>, bool);
+
+/// The token in the query (or not), the Host, the Origin, the token header: each given or
+/// not, right or wrong.
+fn credentials(
+    server: &Server,
+) -> impl Strategy<Value = (Option<(String, bool)>, Given, Given, Given)> + use<> {
+    let token = server.token.clone();
+    let wrong = vec![
+        String::new(),
+        "0".repeat(32),
+        token[..16].to_string(),
+        format!("{token}x"),
+    ];
+    let query = prop::option::of(either(token.clone(), wrong.clone()));
+    let written = server.header.1;
+    let header = prop::option::of(either(token, wrong)).prop_map(move |given| match given {
+        Some((value, ok)) => (Some(written.replace("{}", &value)), ok),
+        None => (None, false),
+    });
+    (query, host(server.port), origin(server.port), header)
+}
+
+/// The body, how its length is said, and whether lines end in LF alone.
+fn payload(server: &Server) -> impl Strategy<Value = (String, &'static str, bool)> + use<> {
+    let body = prop_oneof![
+        3 => prop::sample::select(server.bodies.to_vec()).prop_map(str::to_string),
+        1 => junk(40),
+        1 => prop::collection::vec(any::<u8>(), 0..64)
+            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+    ];
+    let length = prop::sample::select(
+        &[
+            "right", "right", "right", "right", "none", "short", "long", "junk", "chunked", "huge",
+        ][..],
+    );
+    (body, length, prop::bool::weighted(0.15))
 }
 
 /// The body as sent, after the framing headers `length` asks for.
