@@ -15,6 +15,8 @@ pub(crate) mod kit;
 pub(crate) mod mcp;
 mod registry;
 pub mod schema;
+#[cfg(test)]
+mod schema_props;
 
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};
