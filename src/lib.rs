@@ -20,6 +20,8 @@ pub mod message;
 pub(crate) mod net;
 pub(crate) mod programs;
 pub(crate) mod prompt;
+#[cfg(test)]
+mod props;
 pub(crate) mod secret;
 pub(crate) mod services;
 pub mod session;

@@ -9,6 +9,8 @@ pub mod openai;
 pub(crate) mod progress;
 pub(crate) mod retry;
 pub(crate) mod stream;
+#[cfg(test)]
+mod stream_props;
 
 use std::fmt;
 use std::time::Duration;

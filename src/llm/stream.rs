@@ -2,6 +2,8 @@
 //! quirks real services send: missing or shifted tool-call indexes, repeated headers, null
 //! arguments, usage anywhere, errors inside a 200 stream.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::ChatResult;
@@ -29,17 +31,27 @@ pub(crate) enum Step {
 
 #[derive(Debug, Default)]
 struct PartialCall {
-    index: Option<i64>,
     id: String,
     name: String,
     arguments: String,
 }
+
+/// What each call costs beyond its text, as [`Assembler::size`] counts it.
+const CALL_OVERHEAD: usize = 64;
 
 /// Collects the deltas of choice 0. Other choices (`n > 1`) are ignored.
 #[derive(Debug, Default)]
 pub(crate) struct Assembler {
     content: String,
     calls: Vec<PartialCall>,
+    /// The latest call of each index and the first of each id, so that a fragment finds its
+    /// call without a scan of every call so far (a stream of many tiny calls took quadratic
+    /// time).
+    by_index: HashMap<i64, usize>,
+    by_id: HashMap<String, usize>,
+    /// The bytes the calls hold, with [`CALL_OVERHEAD`] for each: kept as they grow rather
+    /// than summed again for every event.
+    calls_size: usize,
     usage: Option<Usage>,
     finish_reason: Option<String>,
     /// Bytes of reasoning streamed (`reasoning`, `reasoning_content`): not kept, but counted
@@ -140,9 +152,12 @@ impl Assembler {
             .unwrap_or("");
         let slot = self.slot_for(index, id, name);
         let partial = &mut self.calls[slot];
+        let before = partial.id.len() + partial.name.len() + partial.arguments.len();
         // Headers are set once and never appended: some services repeat them in every chunk.
-        if partial.id.is_empty() {
+        if partial.id.is_empty() && !id.is_empty() {
             partial.id = id.to_string();
+            let first = self.by_id.entry(id.to_string()).or_insert(slot);
+            *first = (*first).min(slot);
         }
         if partial.name.is_empty() {
             partial.name = name.to_string();
@@ -154,6 +169,8 @@ impl Assembler {
             }
             _ => {} // null or absent: nothing to add
         }
+        let after = partial.id.len() + partial.name.len() + partial.arguments.len();
+        self.calls_size += after - before;
     }
 
     /// Which call a fragment belongs to: by `index`, unless the fragment opens a call with a new
@@ -163,32 +180,29 @@ impl Assembler {
             |call: &PartialCall| !id.is_empty() && !call.id.is_empty() && call.id != id;
         let found = match index {
             Some(index) => self
-                .calls
-                .iter()
-                .rposition(|c| c.index == Some(index))
+                .by_index
+                .get(&index)
+                .copied()
                 .filter(|&slot| !opens_new_id(&self.calls[slot])),
-            None if !id.is_empty() => self.calls.iter().position(|c| c.id == id),
+            None if !id.is_empty() => self.by_id.get(id).copied(),
             None if name.is_empty() => self.calls.len().checked_sub(1),
             None => None,
         };
         found.unwrap_or_else(|| {
-            self.calls.push(PartialCall {
-                index,
-                ..PartialCall::default()
-            });
-            self.calls.len() - 1
+            self.calls.push(PartialCall::default());
+            let slot = self.calls.len() - 1;
+            if let Some(index) = index {
+                self.by_index.insert(index, slot);
+            }
+            self.calls_size += CALL_OVERHEAD;
+            slot
         })
     }
 
     /// Roughly how far the answer has grown: the memory it holds, and the reasoning streamed
     /// (not kept, but no chat answer reasons for 32 MB either).
     fn size(&self) -> usize {
-        let calls: usize = self
-            .calls
-            .iter()
-            .map(|c| c.id.len() + c.name.len() + c.arguments.len() + 64)
-            .sum();
-        self.content.len() + calls + self.reasoning
+        self.content.len() + self.calls_size + self.reasoning
     }
 
     /// A measure that grows exactly when the answer does: text, refusal or reasoning, a tool
@@ -315,6 +329,36 @@ mod tests {
             ),
         ]);
         assert_eq!(result.message.tool_calls.len(), 2);
+    }
+
+    #[test]
+    fn a_fragment_goes_to_the_latest_call_of_its_index_or_the_first_of_its_id() {
+        let result = feed(&[
+            call_delta(json!({"index": 0, "id": "a", "function": {"name": "one"}})),
+            call_delta(json!({"index": 0, "id": "b", "function": {"name": "two"}})),
+            call_delta(json!({"index": 0, "function": {"arguments": "{\"to\":2}"}})),
+            call_delta(json!({"id": "a", "function": {"arguments": "{\"to\":1}"}})),
+            // A call without an id takes one later: the first call of an id stays first.
+            call_delta(json!({"index": 1, "function": {"name": "three"}})),
+            call_delta(json!({"index": 1, "id": "a", "function": {"arguments": "{}"}})),
+            call_delta(json!({"id": "a", "function": {"arguments": " "}})),
+        ]);
+        let calls = &result.message.tool_calls;
+        assert_eq!(calls[0], ToolCall::new("a", "one", "{\"to\":1} "));
+        assert_eq!(calls[1], ToolCall::new("b", "two", "{\"to\":2}"));
+        assert_eq!(calls[2], ToolCall::new("a", "three", "{}"));
+    }
+
+    #[test]
+    fn a_hundred_thousand_tiny_calls_take_one_pass_not_one_per_call() {
+        // Each new call used to scan every call before it: minutes for this one event.
+        let calls: Vec<Value> = (0..100_000).map(|i| json!({"index": i})).collect();
+        let result = feed(&[call_delta_list(calls)]);
+        assert_eq!(result.message.tool_calls.len(), 100_000);
+    }
+
+    fn call_delta_list(calls: Vec<Value>) -> Value {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": calls}}]})
     }
 
     #[test]

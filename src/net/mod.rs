@@ -14,6 +14,8 @@ mod probe;
 mod redact;
 mod response;
 pub(crate) mod sse;
+#[cfg(test)]
+mod sse_props;
 mod transport;
 mod url;
 

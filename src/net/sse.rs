@@ -28,6 +28,8 @@ pub(crate) struct SseReader<R> {
     reader: R,
     line: Vec<u8>,
     comments: usize,
+    /// The last line ended with a CR: a LF that comes next is the rest of that ending.
+    after_cr: bool,
 }
 
 impl<R: BufRead> SseReader<R> {
@@ -36,6 +38,7 @@ impl<R: BufRead> SseReader<R> {
             reader,
             line: Vec::new(),
             comments: 0,
+            after_cr: false,
         }
     }
 
@@ -52,19 +55,15 @@ impl<R: BufRead> SseReader<R> {
         let mut data = String::new();
         let mut has_data = false;
         loop {
-            self.line.clear();
-            let room = MAX_EVENT.saturating_sub(data.len()) as u64 + 1;
-            let mut limited = <&mut R as io::Read>::take(&mut self.reader, room);
-            let read = limited
-                .read_until(b'\n', &mut self.line)
-                .map_err(SseError::Read)?;
-            if read == 0 {
+            let room = MAX_EVENT.saturating_sub(data.len()) + 1;
+            if !self.read_line(room).map_err(SseError::Read)? {
                 return Ok(has_data.then(|| finish(event, data)));
             }
-            if data.len() + self.line.len() > MAX_EVENT {
+            let text = String::from_utf8_lossy(&self.line);
+            // Counted as read and as kept: a byte that is not UTF-8 is kept as three.
+            if data.len() + self.line.len().max(text.len()) > MAX_EVENT {
                 return Err(SseError::TooLarge);
             }
-            let text = String::from_utf8_lossy(trim_line_end(&self.line));
             if text.is_empty() {
                 if has_data {
                     return Ok(Some(finish(event, data)));
@@ -91,11 +90,42 @@ impl<R: BufRead> SseReader<R> {
             }
         }
     }
-}
 
-fn trim_line_end(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
+    /// Reads the next line into `self.line` without its ending (LF, CRLF, or a CR alone, as
+    /// the format allows), at most `room` bytes of it: a longer line comes back cut, for the
+    /// caller to refuse. `false` at the end of the stream.
+    fn read_line(&mut self, room: usize) -> io::Result<bool> {
+        self.line.clear();
+        let mut read_any = false;
+        loop {
+            let buffer = match self.reader.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let Some(&first) = buffer.first() else {
+                return Ok(read_any);
+            };
+            if std::mem::take(&mut self.after_cr) && first == b'\n' {
+                self.reader.consume(1);
+                continue;
+            }
+            read_any = true;
+            let wanted = &buffer[..buffer.len().min(room - self.line.len())];
+            if let Some(end) = wanted.iter().position(|b| matches!(b, b'\n' | b'\r')) {
+                self.line.extend_from_slice(&wanted[..end]);
+                self.after_cr = wanted[end] == b'\r';
+                self.reader.consume(end + 1);
+                return Ok(true);
+            }
+            let taken = wanted.len();
+            self.line.extend_from_slice(wanted);
+            self.reader.consume(taken);
+            if self.line.len() == room {
+                return Ok(true);
+            }
+        }
+    }
 }
 
 fn finish(event: Option<String>, mut data: String) -> SseEvent {
@@ -167,6 +197,18 @@ mod tests {
             ),
             ("no newline at all at eof", "data: z", vec![data("z")], 0),
             (
+                "a CR alone ends a line",
+                "data: a\rdata: b\r\rdata: c\r\n\r\n",
+                vec![data("a\nb"), data("c")],
+                0,
+            ),
+            (
+                "CR, LF and CRLF mixed",
+                "data: a\r\n\rdata: b\n\r\n",
+                vec![data("a"), data("b")],
+                0,
+            ),
+            (
                 "leading space is another field",
                 " data: x\n\ndata: y\n\n",
                 vec![data("y")],
@@ -216,6 +258,16 @@ mod tests {
                 String::from_utf8_lossy(pattern)
             );
         }
+    }
+
+    #[test]
+    fn data_that_grows_past_the_cap_as_kept_is_refused() {
+        // Half the cap of bytes that are not UTF-8 is half again more than the cap as text.
+        let mut input = b"data: ".to_vec();
+        input.resize(MAX_EVENT / 2, 0xff);
+        input.extend_from_slice(b"\n\n");
+        let mut reader = SseReader::new(&input[..]);
+        assert!(matches!(reader.next_event(), Err(SseError::TooLarge)));
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub type Handler = Box<dyn Fn(Value, &ToolContext) -> Result<String, String> + S
 pub type RawHandler = fn(&str, &ToolContext) -> Option<Result<String, String>>;
 
 /// Whether validated arguments deserialise into a handler's typed arguments.
-type Fits = fn(Value) -> Result<(), String>;
+pub(super) type Fits = fn(Value) -> Result<(), String>;
 
 /// One tool: what the model sees, where it is offered, and the code that runs.
 pub struct ToolDef {
@@ -69,7 +69,7 @@ pub struct ToolDef {
     pub(super) handler: Handler,
     pub(super) raw: Option<RawHandler>,
     /// `None` for a user's own tool, whose handler takes the arguments as JSON.
-    fits: Option<Fits>,
+    pub(super) fits: Option<Fits>,
     /// The family it belongs to (`weather`, `mcp:github`): what a request offers or leaves
     /// out together. Set when the registry takes it in (see [`ToolDef::in_family`]).
     pub family: Text,

@@ -17,6 +17,8 @@ pub(crate) mod mcp;
 mod registry;
 pub(crate) mod route;
 pub mod schema;
+#[cfg(test)]
+mod schema_props;
 
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};

@@ -286,11 +286,17 @@ fn coerce(kind: &Kind, value: &Value) -> Option<Value> {
         (Kind::String, Value::Number(n)) => Some(Value::from(n.to_string())),
         (Kind::Integer, Value::Number(n)) => n
             .as_i64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .or_else(|| n.as_f64().filter(|f| is_whole_i64(*f)).map(|f| f as i64))
             .map(Value::from),
         (Kind::Integer, Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
         (Kind::Number, Value::Number(_)) => Some(value.clone()),
-        (Kind::Number, Value::String(s)) => s.trim().parse::<f64>().ok().map(Value::from),
+        // "NaN" and "inf" parse, but JSON has no such number: they would become null.
+        (Kind::Number, Value::String(s)) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(Value::from),
         (Kind::Boolean, Value::Bool(_)) => Some(value.clone()),
         (Kind::Boolean, Value::String(s)) => match s.trim() {
             "true" => Some(Value::Bool(true)),
@@ -308,6 +314,12 @@ fn coerce(kind: &Kind, value: &Value) -> Option<Value> {
         (Kind::Any(_), _) => Some(value.clone()),
         _ => None,
     }
+}
+
+/// A whole number an `i64` holds as it is (`3.0`, not `1e300`, which `as` would saturate).
+fn is_whole_i64(f: f64) -> bool {
+    // -2^63 and 2^63 are exact as f64: the range is [-2^63, 2^63).
+    f.fract() == 0.0 && f >= i64::MIN as f64 && f < -(i64::MIN as f64)
 }
 
 fn shown(value: &Value) -> String {
@@ -380,6 +392,28 @@ mod tests {
             (
                 json!({"path": "a", "start_line": 1.5}),
                 Err(vec!["start_line: expected integer, got number 1.5"]),
+            ),
+            (
+                json!({"path": "a", "start_line": 1e300}),
+                Err(vec!["start_line: expected integer, got number 1e+300"]),
+            ),
+            (
+                json!({"path": "a", "start_line": u64::MAX}),
+                Err(vec![
+                    "start_line: expected integer, got number 18446744073709551615",
+                ]),
+            ),
+            (
+                json!({"path": "a", "start_line": -9.223372036854776e18}),
+                Ok(json!({"path": "a", "start_line": i64::MIN})),
+            ),
+            (
+                json!({"path": "a", "ratio": "NaN"}),
+                Err(vec!["ratio: expected number, got string \"NaN\""]),
+            ),
+            (
+                json!({"path": "a", "ratio": " inf"}),
+                Err(vec!["ratio: expected number, got string \" inf\""]),
             ),
             (
                 json!({"path": "a", "mode": "c"}),

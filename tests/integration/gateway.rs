@@ -30,6 +30,11 @@ impl Gateway {
         Self { child, port, token }
     }
 
+    /// The process's id, to look at it in /proc.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The page's address, token included, as `marvin serve` printed it.
     pub fn page(&self) -> String {
         format!("http://127.0.0.1:{}/?token={}", self.port, self.token)

@@ -10,6 +10,8 @@ pub mod draft;
 pub mod media;
 pub mod pictures;
 pub mod questions;
+#[cfg(test)]
+mod questions_props;
 mod recommend;
 pub mod record;
 pub mod repair;

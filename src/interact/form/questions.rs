@@ -4,6 +4,8 @@
 //! the question's list, a one-element list on a single choice its one label, a legacy
 //! `codeBlock` a `content` block (noted for the model).
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -169,9 +171,11 @@ pub fn parse(data: &Value) -> Result<Interview, String> {
     };
     let mut notes = Vec::new();
     let mut questions: Vec<FormQuestion> = Vec::new();
+    // Looked up, not scanned: a file of many questions is checked in proportion to its size.
+    let mut ids = HashSet::new();
     for (index, value) in list.iter().enumerate() {
         let question = parse_question(index, value, &mut notes)?;
-        if questions.iter().any(|q| q.id == question.id) {
+        if !ids.insert(question.id.clone()) {
             return Err(format!(
                 "questions[{index}].id: \"{}\" is used twice; every question needs its own id.",
                 question.id
@@ -333,6 +337,7 @@ fn parse_options(
     }
     let mut options: Vec<FormOption> = Vec::new();
     let mut flags = Vec::new();
+    let mut labels = HashSet::new();
     for (j, option) in list.iter().enumerate() {
         let at = format!("{field}[{j}]");
         let (parsed, flag) = match option {
@@ -347,7 +352,7 @@ fn parse_options(
         if parsed.label.is_empty() {
             return Err(format!("{at}: the label is empty."));
         }
-        if options.iter().any(|o| o.label == parsed.label) {
+        if !labels.insert(parsed.label.clone()) {
             return Err(format!("{at}: \"{}\" appears twice.", parsed.label));
         }
         options.push(parsed);
@@ -425,5 +430,25 @@ mod tests {
         assert_eq!(sent["questions"][1]["type"], "single");
         assert_eq!(sent["questions"][1]["options"][0]["label"], "SQLite");
         assert_eq!(sent.get("notes"), None);
+    }
+
+    #[test]
+    fn many_questions_and_options_are_checked_in_time() {
+        // Each id, label and recommended label was compared with all before it: minutes here.
+        let many = 100_000;
+        let questions: Vec<Value> = (0..many)
+            .map(|i| json!({"id": format!("q{i}"), "type": "text", "question": "?"}))
+            .collect();
+        assert_eq!(
+            parse(&json!({ "questions": questions })).map(|i| i.questions.len()),
+            Ok(many)
+        );
+        let options: Vec<Value> = (0..many).map(|i| json!(format!("option {i}"))).collect();
+        let picks: Vec<Value> = options.iter().step_by(2).cloned().collect();
+        let file = json!({"questions": [
+            {"id": "q", "type": "multi", "question": "?", "options": options, "recommended": picks}
+        ]});
+        let interview = parse(&file).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(interview.questions[0].recommended.len(), many / 2);
     }
 }

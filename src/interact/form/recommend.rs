@@ -3,6 +3,8 @@
 //! its `conviction`, or `"recommended": true` (and a `conviction`) on the options themselves;
 //! one form or the other, never both.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::questions::{Conviction, FormOption, Kind};
@@ -67,8 +69,9 @@ pub(super) fn resolve(
         return from_options(kind, options, flags, at);
     }
     let picks = question_picks(object.get("recommended"), kind, at)?;
+    let labels: HashSet<&str> = options.iter().map(|o| o.label.as_str()).collect();
     for pick in &picks {
-        if !options.iter().any(|o| &o.label == pick) {
+        if !labels.contains(pick.as_str()) {
             return Err(format!(
                 "{}: \"{pick}\" is not one of the options.",
                 at("recommended")

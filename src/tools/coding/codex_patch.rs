@@ -6,6 +6,8 @@
 
 mod lines;
 mod parse;
+#[cfg(test)]
+mod props;
 mod search;
 
 use std::collections::HashSet;

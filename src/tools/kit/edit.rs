@@ -157,6 +157,10 @@ pub(crate) fn replace_once(
     }
 }
 
+/// Cells of edit tables the nearest-line hint works out at most: the lines past that budget
+/// are not compared (a file of 10 MB of long lines against a long first line took minutes).
+const NEAREST_BUDGET: usize = 20_000_000;
+
 /// A hint for an `old_str` that was not found: the lines most like its first line.
 pub(crate) fn nearest(text: &str, old: &str) -> String {
     let squash = |s: &str| s.split_whitespace().collect::<String>();
@@ -170,17 +174,27 @@ pub(crate) fn nearest(text: &str, old: &str) -> String {
         return hint;
     };
     let lines: Vec<&str> = text.lines().collect();
+    let most = first.len().max(8) / 2;
+    let length = first.chars().count();
+    let mut budget = NEAREST_BUDGET;
     let best = lines
         .iter()
         .enumerate()
         .take(50_000)
         .filter(|(_, line)| line.len() < 400)
+        // No fewer edits than the lengths differ by.
+        .filter(|(_, line)| line.trim().chars().count().abs_diff(length) <= most)
+        .take_while(|(_, line)| {
+            let cost = (line.len() + 1) * (first.len() + 1);
+            budget = budget.saturating_sub(cost);
+            budget > 0
+        })
         .map(|(i, line)| (crate::tools::edit_distance(line.trim(), first), i))
         .min();
     let Some((distance, at)) = best else {
         return hint;
     };
-    if distance > first.len().max(8) / 2 {
+    if distance > most {
         return hint;
     }
     let from = at.saturating_sub(2);
@@ -276,6 +290,17 @@ mod tests {
             err.contains("would match if whitespace were ignored"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_nearest_line_hint_works_out_a_bounded_number_of_edits() {
+        // 10 MB of long lines against a long first line: minutes before the budget.
+        let line: String = ('a'..='z').cycle().take(399).collect();
+        let text = format!("{line}\n").repeat(10 * 1024 * 1024 / 400);
+        assert_eq!(nearest(&text, &"b".repeat(500)), "");
+        // Lines far in length cost nothing: a near line after many is still found.
+        let text = format!("{}fn main() {{\n", format!("{line}\n").repeat(20_000));
+        assert!(nearest(&text, "fn main(){").contains("| fn main() {"));
     }
 
     #[test]

@@ -8,6 +8,8 @@ mod connection;
 mod elicit;
 mod era;
 mod http;
+#[cfg(test)]
+mod props;
 mod rpc;
 mod server;
 mod stdio;

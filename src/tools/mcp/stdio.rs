@@ -17,7 +17,9 @@ use super::rpc;
 use crate::tools::kit::process::{die_with_parent, kill_group, without_secrets};
 
 /// Lines of stderr kept for reports.
-const STDERR_LINES: usize = 20;
+pub(super) const STDERR_LINES: usize = 20;
+/// The most of one stderr line kept (in bytes; a longer line is cut).
+pub(super) const STDERR_LINE_BYTES: usize = 1024;
 /// A message longer than this is not one a client can use (an image is a few MB at most).
 const MAX_LINE: usize = 32 << 20;
 
@@ -122,50 +124,77 @@ pub fn start(
 
 /// Reads messages until the end of stdout. A line that is not JSON-RPC is not guessed at: the
 /// first such line is returned (quoted, shortened) for the report, the rest are skipped.
-fn read_messages(stdout: impl std::io::Read, sink: &Sink) -> Option<String> {
+pub(super) fn read_messages(stdout: impl std::io::Read, sink: &Sink) -> Option<String> {
     let mut reader = BufReader::with_capacity(64 << 10, stdout);
     let mut garbage = None;
     let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-        {
-            Ok(0) | Err(_) => return garbage,
-            Ok(_) => {}
-        }
+    while let Some(cut) = next_line(&mut reader, MAX_LINE, &mut line) {
         let text = String::from_utf8_lossy(&line);
         let text = text.trim();
         if text.is_empty() {
             continue;
         }
-        match rpc::parse(text) {
-            Ok(message) if line.len() <= MAX_LINE => sink.deliver(message),
-            _ => {
-                if garbage.is_none() {
-                    let shown: String = text.chars().take(80).collect();
-                    garbage = Some(format!("something that is not JSON-RPC ({shown:?})"));
-                    sink.garbage(format!("{} on stdout", garbage.clone().unwrap_or_default()));
-                }
+        match (!cut).then(|| rpc::parse(text).ok()).flatten() {
+            Some(message) => sink.deliver(message),
+            None if garbage.is_none() => {
+                let shown: String = text.chars().take(80).collect();
+                let what = format!("something that is not JSON-RPC ({shown:?})");
+                sink.garbage(format!("{what} on stdout"));
+                garbage = Some(what);
             }
+            None => {}
         }
     }
+    garbage
 }
 
-fn keep_tail(stderr: impl std::io::Read, lines: &Mutex<VecDeque<String>>) {
-    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-        let line = line.trim().to_string();
-        if line.is_empty() {
+/// Keeps the last lines of the server's stderr, each cut to [`STDERR_LINE_BYTES`], reading on
+/// to the end whatever comes (bytes that are not UTF-8, a line that never ends): a reader that
+/// stopped would leave the server blocked, or killed by SIGPIPE, at its next write.
+pub(super) fn keep_tail(stderr: impl std::io::Read, lines: &Mutex<VecDeque<String>>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    while let Some(cut) = next_line(&mut reader, STDERR_LINE_BYTES, &mut line) {
+        let text = String::from_utf8_lossy(&line);
+        let text = clipped(text.trim(), STDERR_LINE_BYTES, cut);
+        if text.is_empty() {
             continue;
         }
         let mut lines = lines.lock().unwrap_or_else(PoisonError::into_inner);
         if lines.len() == STDERR_LINES {
             lines.pop_front();
         }
-        lines.push_back(line);
+        lines.push_back(text);
     }
+}
+
+/// Reads the next line into `line`, at most `cap` bytes of it and its newline; the rest of a
+/// longer line is skipped, never read as a line of its own. `Some(true)` for a line that was
+/// cut, `None` at the end of the stream (or when it fails).
+fn next_line(reader: &mut impl BufRead, cap: usize, line: &mut Vec<u8>) -> Option<bool> {
+    line.clear();
+    match (&mut *reader).take(cap as u64 + 1).read_until(b'\n', line) {
+        Ok(0) | Err(_) => return None,
+        Ok(_) => {}
+    }
+    let cut = line.len() > cap && !line.ends_with(b"\n");
+    if cut {
+        reader.skip_until(b'\n').ok()?;
+    }
+    Some(cut)
+}
+
+/// `text`, at most `max` bytes of it (cut at a character boundary), with an ellipsis when it
+/// was cut here or before.
+fn clipped(text: &str, max: usize, cut: bool) -> String {
+    if text.len() <= max && !cut {
+        return text.to_string();
+    }
+    let end = (0..=max.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}…", &text[..end])
 }
 
 impl Transport for StdioTransport {
@@ -206,5 +235,63 @@ impl Transport for StdioTransport {
     fn diagnostics(&self) -> String {
         let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
         lines.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::mcp::connection::Connection;
+
+    /// Keeps what is sent.
+    struct Recorder(Arc<Mutex<Vec<String>>>);
+
+    impl Transport for Recorder {
+        fn send(&self, message: String) -> Result<(), String> {
+            self.0.lock().unwrap().push(message);
+            Ok(())
+        }
+        fn close(&self) {}
+    }
+
+    #[test]
+    fn the_rest_of_a_line_over_the_cap_is_not_a_message() {
+        let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+        let mut stdout = vec![b'x'; MAX_LINE + 1];
+        stdout.extend_from_slice(format!("{ping}\n{ping}\n").as_bytes());
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let mut sink = None;
+        let connection = Connection::open(|given| {
+            sink = Some(given);
+            Ok(Box::new(Recorder(Arc::clone(&sent))))
+        })
+        .unwrap();
+        let garbage = read_messages(&stdout[..], &sink.unwrap());
+        assert_eq!(
+            sent.lock().unwrap().len(),
+            1,
+            "only the ping on a line of its own"
+        );
+        assert!(
+            garbage
+                .unwrap()
+                .starts_with("something that is not JSON-RPC")
+        );
+        assert!(connection.diagnostics().contains("not JSON-RPC"));
+    }
+
+    #[test]
+    fn stderr_without_line_ends_or_utf8_is_read_to_the_end() {
+        let mut stderr = vec![b'e'; 3 << 20];
+        stderr.extend_from_slice(b"\n\xff\xfe last words \xff\nbye\n");
+        let mut rest = &stderr[..];
+        let kept = Mutex::new(VecDeque::new());
+        keep_tail(&mut rest, &kept);
+        assert!(rest.is_empty(), "{} bytes left unread", rest.len());
+        let kept = kept.into_inner().unwrap();
+        assert_eq!(kept.len(), 3);
+        assert_eq!(kept[0], format!("{}…", "e".repeat(STDERR_LINE_BYTES)));
+        assert_eq!(kept[1], "\u{fffd}\u{fffd} last words \u{fffd}");
+        assert_eq!(kept[2], "bye");
     }
 }

@@ -381,13 +381,20 @@ fn did_you_mean<'a>(name: &str, offered: &[&'a str]) -> Option<&'a str> {
         w.sort();
         w
     };
-    if let Some(same) = offered.iter().find(|o| words(o) == words(name)) {
+    let name = name.to_lowercase();
+    let name_words = words(&name);
+    if let Some(same) = offered.iter().find(|o| words(o) == name_words) {
         return Some(same);
     }
+    let most = |o: &str| (o.len() / 3).max(2);
+    let length = name.chars().count();
     offered
         .iter()
-        .map(|o| (edit_distance(&name.to_lowercase(), o), *o))
-        .filter(|(distance, o)| *distance <= (o.len() / 3).max(2))
+        // No fewer edits than the lengths differ by: a name far longer than a tool's is not
+        // near it, and its table of edits (minutes for a name of megabytes) is not worked out.
+        .filter(|o| length.abs_diff(o.chars().count()) <= most(o))
+        .map(|o| (edit_distance(&name, o), *o))
+        .filter(|(distance, o)| *distance <= most(o))
         .min()
         .map(|(_, o)| o)
 }

@@ -282,3 +282,12 @@ fn edit_distance_counts_edits() {
     assert_eq!(edit_distance("--modle", "--model"), 1);
     assert_eq!(edit_distance("ab", ""), 2);
 }
+
+#[test]
+fn a_name_of_megabytes_is_near_no_tool_and_answered_at_once() {
+    // Its table of edits against every name took minutes with the built-in tools.
+    let name = "echo_text".repeat(1 << 17);
+    let outcome = run(&name, "{}");
+    assert!(outcome.content.starts_with("Error: Unknown tool"));
+    assert!(!outcome.content.contains("Did you mean"));
+}

@@ -79,6 +79,11 @@ impl Pty {
         }
     }
 
+    /// The process's id, to look at it in /proc.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn send(&mut self, keys: &str) {
         self.writer.write_all(keys.as_bytes()).unwrap();
         self.writer.flush().unwrap();
