@@ -77,6 +77,7 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         let request = ChatRequest {
             messages,
             tools: if last_call { None } else { tools.as_deref() },
+            tokens: 0,
         };
         let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
         let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));

@@ -7,10 +7,12 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
+use super::discover;
 use super::http::{self, Http};
 use super::progress::Progress;
 use super::stream::MAX_MESSAGE;
-use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use super::window::{self, Learned, ModelFacts};
+use super::{ChatRequest, ChatResult, DISCOVERY, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
 use crate::message::{Message, Role, ToolCall, Usage};
@@ -23,6 +25,8 @@ const END_MARK: &str = "the line that says \"done\": true";
 pub struct Ollama {
     settings: ProviderSettings,
     http: Http,
+    /// The model's window (its `context_length`) and tools, learned at the first ask.
+    learned: Learned,
 }
 
 impl Ollama {
@@ -32,7 +36,30 @@ impl Ollama {
             settings.shown_url()
         );
         let http = Http::new(&settings).with_refused_message(refused);
-        Self { settings, http }
+        Self {
+            settings,
+            http,
+            learned: Learned::default(),
+        }
+    }
+
+    /// `/api/show`: the model's `context_length` and whether it calls tools.
+    fn discover(&self, cancel: &CancelToken) -> ModelFacts {
+        let url = format!("{}/api/show", self.settings.base_url.trim_end_matches('/'));
+        let model = &self.settings.model;
+        // `name` for servers older than `model`.
+        let body = json!({"model": model, "name": model});
+        let deadline = std::time::Instant::now() + DISCOVERY;
+        let Some(show) = discover::post(&self.http, cancel, &url, &body, deadline) else {
+            return ModelFacts::guess("ollama", model);
+        };
+        let (window, tools) = window::from_show(&show);
+        let mut facts = match window {
+            Some(window) => ModelFacts::learned(window, "ollama /api/show"),
+            None => ModelFacts::guess("ollama", model),
+        };
+        facts.tools = tools.unwrap_or(true);
+        facts
     }
 
     fn error_context(&self) -> ErrorContext<'_> {
@@ -322,9 +349,11 @@ impl Provider for Ollama {
                 .header("Content-Type", "application/json")
                 .send(&body[..])
         };
-        self.http.exchange(cancel, &url, None, send, |response| {
-            self.read(response, on_text, cancel)
-        })
+        self.http
+            .exchange(cancel, &url, None, send, |response| {
+                self.read(response, on_text, cancel)
+            })
+            .inspect_err(|error| self.learned.learn_from(error))
     }
 
     fn reset(&self) {
@@ -333,6 +362,10 @@ impl Provider for Ollama {
 
     fn set_idle_timeout(&self, timeout: std::time::Duration) {
         self.http.set_timeout(timeout);
+    }
+
+    fn facts(&self, cancel: &CancelToken) -> ModelFacts {
+        self.learned.get(cancel, || self.discover(cancel))
     }
 }
 

@@ -228,13 +228,18 @@ impl ReplayServer {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let port = server.server_addr().to_ip().unwrap().port();
         let mut replies = replies(&format!("http://127.0.0.1:{port}")).into_iter();
-        Self::serving(server, port, move |_| {
-            replies.next().unwrap_or_else(|| {
+        Self::serving(server, port, move |request| {
+            // Marvin asks a model server about its model before the first chat: a server of
+            // replies in order knows nothing to say, and keeps its replies for what they are.
+            if asks_about_the_model(&request.url) {
+                return None;
+            }
+            Some(replies.next().unwrap_or_else(|| {
                 Reply::json(
                     500,
                     r#"{"error":{"message":"test server: no more replies"}}"#,
                 )
-            })
+            }))
         })
     }
 
@@ -243,13 +248,15 @@ impl ReplayServer {
     pub fn answering(answer: impl FnMut(&Recorded) -> Reply + Send + 'static) -> Self {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let port = server.server_addr().to_ip().unwrap().port();
-        Self::serving(server, port, answer)
+        let mut answer = answer;
+        Self::serving(server, port, move |request| Some(answer(request)))
     }
 
+    /// `answer` gives `None` for a request it leaves unanswered (404) and unrecorded.
     fn serving(
         server: Arc<tiny_http::Server>,
         port: u16,
-        answer: impl FnMut(&Recorded) -> Reply + Send + 'static,
+        answer: impl FnMut(&Recorded) -> Option<Reply> + Send + 'static,
     ) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let thread = {
@@ -299,9 +306,23 @@ impl ReplayServer {
     }
 }
 
+/// What Marvin asks a model server about its model (window, tools): llama.cpp's `/props`,
+/// the model lists of OpenAI-compatible servers and LM Studio, Ollama's `/api/show`.
+pub fn asks_about_the_model(url: &str) -> bool {
+    let path = url.split('?').next().unwrap_or(url);
+    [
+        "/props",
+        "/v1/models",
+        "/models",
+        "/api/v0/models",
+        "/api/show",
+    ]
+    .contains(&path)
+}
+
 fn serve(
     server: &tiny_http::Server,
-    mut answer: impl FnMut(&Recorded) -> Reply,
+    mut answer: impl FnMut(&Recorded) -> Option<Reply>,
     requests: &Mutex<Vec<Recorded>>,
 ) {
     while let Ok(mut request) = server.recv() {
@@ -317,7 +338,10 @@ fn serve(
             body: serde_json::from_str(&body).unwrap_or(Value::Null),
             raw: body,
         };
-        let reply = answer(&recorded);
+        let Some(reply) = answer(&recorded) else {
+            let _ = request.respond(tiny_http::Response::empty(404));
+            continue;
+        };
         requests.lock().unwrap().push(recorded);
         let headers = reply
             .headers
