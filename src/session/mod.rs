@@ -168,7 +168,7 @@ impl Session {
             last_question: 0,
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
-            budget: Arc::new(Mutex::new(Budget::new(config.context_budget))),
+            budget: Arc::new(Mutex::new(Budget::from_setting(config.context_budget))),
             timeout_override: config.timeout_override,
             warnings,
             mark_pending: std::sync::atomic::AtomicBool::new(!config.resume),
@@ -508,14 +508,17 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
 }
 
 /// Drops the oldest messages after the system prompt so that `cap - 1` remain and the next
-/// one fits; a tool round is dropped whole, never leaving results without their call.
+/// one fits; a tool round is dropped whole, never leaving results without their call, nor a
+/// call without the person's message before it (providers refuse either).
 fn cap_messages(messages: &mut Vec<Message>, cap: usize) {
     let excess = (messages.len().saturating_sub(1)).saturating_sub(cap - 1);
     if excess == 0 {
         return;
     }
     let mut end = 1 + excess;
-    while end < messages.len() && messages[end].role == Role::Tool {
+    while end < messages.len()
+        && (messages[end].role == Role::Tool || !messages[end].tool_calls.is_empty())
+    {
         end += 1;
     }
     messages.drain(1..end);
@@ -551,5 +554,25 @@ mod tests {
         // Dropping u and the call would orphan the result: it goes too.
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
         assert_eq!(roles, [Role::System, Role::Assistant]);
+
+        // Dropping u alone would leave a call first, before any question: the round goes too.
+        let mut messages = vec![
+            Message::system("s"),
+            Message::user("u"),
+            call_message_with("c1"),
+            Message::tool_result(&ToolCall::new("c1", "t", "{}"), "r".into()),
+            call_message_with("c2"),
+            Message::tool_result(&ToolCall::new("c2", "t", "{}"), "r".into()),
+            Message::assistant("done"),
+        ];
+        cap_messages(&mut messages, 6);
+        let texts: Vec<&str> = messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["s", "done"]);
+    }
+
+    fn call_message_with(id: &str) -> Message {
+        let mut message = Message::assistant("");
+        message.tool_calls.push(ToolCall::new(id, "t", "{}"));
+        message
     }
 }
