@@ -357,6 +357,67 @@ impl Budget {
 /// Characters of the note that says what was cut (and some to spare).
 const CUT_NOTE: usize = 120;
 
+/// What the context holds and may hold, for `/context` and `--json`'s usage event.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ContextReport {
+    /// The model's window (its request and answer together), once learned.
+    pub window: Option<usize>,
+    /// Where the window was learned: `llama.cpp /props`, `ollama /api/show`, the table...
+    pub window_from: Option<&'static str>,
+    /// The conversation's limit (warn and compact at 180/226 and 200/226 of it).
+    pub limit: usize,
+    /// MARVIN_CONTEXT_BUDGET set the limit.
+    pub limit_set: bool,
+    /// About how many tokens the conversation takes now.
+    pub used: usize,
+    /// About how many tokens the tools' definitions took in the last request (0: none).
+    pub tools: usize,
+}
+
+impl Budget {
+    /// What the context holds now with `messages`.
+    pub fn report(&self, messages: &[Message]) -> ContextReport {
+        ContextReport {
+            window: self.model.as_ref().map(|m| m.window),
+            window_from: self.model.as_ref().map(|m| m.source),
+            limit: self.hard,
+            limit_set: self.fixed,
+            used: self.estimate(messages),
+            tools: self.tools(),
+        }
+    }
+}
+
+impl ContextReport {
+    /// `/context`, a few lines.
+    pub fn describe(&self) -> String {
+        let mut lines = vec![format!(
+            "Context: about {} of {} tokens in use{}.",
+            self.used,
+            self.limit,
+            if self.limit_set {
+                " (MARVIN_CONTEXT_BUDGET)"
+            } else {
+                ""
+            }
+        )];
+        lines.push(match (self.window, self.window_from) {
+            (Some(window), Some(from)) => format!(
+                "The model's window: {window} tokens (from {from}); {} of them are kept for its answer.",
+                answer_room(window)
+            ),
+            _ => "The model's window is learned at the first message.".to_string(),
+        });
+        if self.tools > 0 {
+            lines.push(format!(
+                "The tools' definitions take about {} tokens of each request.",
+                self.tools
+            ));
+        }
+        lines.join("\n")
+    }
+}
+
 /// What a compaction did.
 #[derive(Debug)]
 pub struct Compaction {

@@ -47,6 +47,8 @@ pub struct TurnReport {
     pub elapsed: Duration,
     /// A tool (exit_app) asked to end the session once this turn's answer is shown.
     pub exit_requested: bool,
+    /// The context after the turn: the model's window, the limit, what is in use.
+    pub context: crate::budget::ContextReport,
 }
 
 /// A front-end during a turn: what it shows and answers. Called on the thread that called
@@ -380,6 +382,28 @@ impl Session {
             .map(|home| store::ledger::lifetime(home, &self.warnings))
             .unwrap_or_default();
         store::ledger::report(&self.totals(), &lifetime)
+    }
+
+    /// What the context holds and may hold (`--json`'s usage event); the window once a
+    /// request has learned it.
+    pub fn context(&self) -> crate::budget::ContextReport {
+        let budget = self.budget.lock().unwrap_or_else(PoisonError::into_inner);
+        budget.report(&self.messages)
+    }
+
+    /// `/context`: the same, the window learned now if no request has yet (the provider asks
+    /// its server, briefly).
+    pub fn learn_context(&self) -> crate::budget::ContextReport {
+        let mut budget = self
+            .budget
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if budget.model().is_none() {
+            let cancel = crate::cancel::CancelToken::new();
+            budget.follow(&self.providers.active().facts(&cancel));
+        }
+        budget.report(&self.messages)
     }
 
     /// New messages on the profile's ntfy subscriptions, fetched within two seconds at most.
