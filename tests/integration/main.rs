@@ -59,3 +59,4 @@ mod terminal_safety;
 mod terminal_ux;
 mod voice;
 mod web_reach;
+mod window;
