@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::budget::Budget;
 
 use crate::fit::fit;
+use crate::llm::api_error::CONTEXT_ADVICE;
 use crate::llm::chain::ProviderChain;
 use crate::llm::{ChatRequest, ChatResult, ErrorKind, LlmError};
 use crate::message::{Message, ToolCall, Usage};
@@ -186,10 +187,10 @@ fn call_model(
     offered: &mut Option<&serde_json::value::RawValue>,
     last_call: bool,
 ) -> Result<ChatResult, LlmError> {
-    let mut retried = false;
+    let (mut retried, mut compact_again) = (false, false);
     loop {
         let tools = if last_call { None } else { *offered };
-        let fitted = fit(turn, messages, tools, retried);
+        let fitted = fit(turn, messages, tools, compact_again);
         if tools.is_some() && fitted.tools.is_none() {
             *offered = None;
         }
@@ -216,9 +217,11 @@ fn call_model(
             return Err(error);
         }
         retried = true;
+        compact_again = error.kind == ErrorKind::ContextLength;
+        let refusal = error.message.trim_end_matches(CONTEXT_ADVICE);
         (turn.emit)(AgentEvent::Notice(format!(
             "{}; trying again with a request that fits",
-            error.message.trim_end_matches('.')
+            refusal.trim_end_matches('.')
         )));
     }
 }

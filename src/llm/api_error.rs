@@ -21,6 +21,9 @@ pub struct ErrorContext<'a> {
     pub secrets: Secrets,
 }
 
+/// What a refusal of a request as too long advises, when Marvin could not fit it.
+pub(crate) const CONTEXT_ADVICE: &str = " Start a new conversation or ask about less at once.";
+
 /// The useful parts of an error object, whatever shape the service used.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct ApiError {
@@ -134,9 +137,9 @@ fn message(ctx: &ErrorContext<'_>, status: u16, kind: ErrorKind, api: &ApiError)
             ctx.key_hint
         ),
         ErrorKind::RateLimited => format!("{provider} is rate limiting requests ({summary})"),
-        ErrorKind::ContextLength => format!(
-            "the conversation is too long for the model ({summary}). Start a new conversation or ask about less at once."
-        ),
+        ErrorKind::ContextLength => {
+            format!("the conversation is too long for the model ({summary}).{CONTEXT_ADVICE}")
+        }
         ErrorKind::Server => format!("{provider} had a server error ({summary})"),
         ErrorKind::ToolsRefused => format!(
             "{provider} cannot offer tools to the model {:?} ({summary}). Choose a model that calls tools with {}.",
