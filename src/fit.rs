@@ -29,25 +29,7 @@ pub(crate) fn fit<'a>(
     tools: Option<&'a RawValue>,
     compact_first: bool,
 ) -> Fitted<'a> {
-    let provider = turn.providers.active();
-    let facts = provider.facts(&turn.ctx.cancel);
-    lock(turn.budget).follow(&facts);
-    let mut tools = tools;
-    if tools.is_some() && !facts.tools {
-        tools = None;
-        withhold_tools(messages);
-        let told = std::mem::replace(&mut lock(turn.budget).told_no_tools, true);
-        if !told {
-            notice(
-                turn,
-                format!(
-                    "the model {} cannot call tools: it is offered none this session",
-                    provider.model()
-                ),
-            );
-        }
-    }
-    lock(turn.budget).set_tools(tools.map(RawValue::get));
+    let mut tools = offer(turn, messages, tools);
     if tools.is_some() && crowds_out(&lock(turn.budget)) {
         tools = None;
         drop_tools(turn, messages);
@@ -73,6 +55,35 @@ pub(crate) fn fit<'a>(
         tools,
         tokens: lock(turn.budget).request(messages),
     }
+}
+
+/// The budget follows the model that will answer, and the tools it can be offered: none to a
+/// model that cannot call them (said once a session).
+fn offer<'a>(
+    turn: &Turn<'_>,
+    messages: &mut [Message],
+    tools: Option<&'a RawValue>,
+) -> Option<&'a RawValue> {
+    let provider = turn.providers.active();
+    let facts = provider.facts(&turn.ctx.cancel);
+    let mut budget = lock(turn.budget);
+    budget.follow(&facts);
+    let offered = tools.filter(|_| facts.tools);
+    budget.set_tools(offered.map(RawValue::get));
+    if tools.is_some() && offered.is_none() {
+        withhold_tools(messages);
+        if !std::mem::replace(&mut budget.told_no_tools, true) {
+            drop(budget);
+            notice(
+                turn,
+                format!(
+                    "the model {} cannot call tools: it is offered none this session",
+                    provider.model()
+                ),
+            );
+        }
+    }
+    offered
 }
 
 /// The tools' definitions would leave the conversation less than a third of what a request
