@@ -1421,13 +1421,16 @@ fn port_of(server: &ReplayServer) -> String {
 #[test]
 fn with_nothing_set_up_a_local_openai_compatible_server_is_found_and_used() {
     let home = TempDir::new("local-model");
-    let server = ReplayServer::answering(|request| match request.url.as_str() {
-        "/api/tags" => Reply::json(404, r#"{"error": "not found"}"#),
-        "/v1/models" => Reply::json(
-            200,
-            r#"{"object": "list", "data": [{"id": "smollm2-135m-instruct", "object": "model"}]}"#,
-        ),
-        _ => Reply::text(&["Hello from a small model."]),
+    let server = ReplayServer::answering_all(|request| {
+        Some(match request.url.as_str() {
+            "/api/tags" => Reply::json(404, r#"{"error": "not found"}"#),
+            "/v1/models" => Reply::json(
+                200,
+                r#"{"object": "list", "data": [{"id": "smollm2-135m-instruct", "object": "model"}]}"#,
+            ),
+            "/props" => Reply::json(404, r#"{"error": "not found"}"#),
+            _ => Reply::text(&["Hello from a small model."]),
+        })
     });
     // The first port has nothing on it; the second has the server.
     let ports = format!("{},{}", common::closed_port(), port_of(&server));
