@@ -29,11 +29,13 @@ fn a_stand_in_ollama_is_asked_for_a_window_that_holds_a_long_piped_prompt() {
     let home = TempDir::new("window-ollama");
     // Ollama's own example of /api/show: gemma4, 131072 tokens, no tools among its capabilities.
     let show = common::fixture("ollama_api_show_gemma4_openapi.json");
-    let server = ReplayServer::answering(move |request| match request.url.as_str() {
-        "/api/tags" => Reply::json(200, r#"{"models":[{"name":"gemma4","model":"gemma4"}]}"#),
-        "/api/show" => Reply::json(200, show.clone()),
-        "/api/chat" => Reply::ndjson(OLLAMA_ANSWER),
-        _ => Reply::json(404, r#"{"error":"not found"}"#),
+    let server = ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/api/tags" => Reply::json(200, r#"{"models":[{"name":"gemma4","model":"gemma4"}]}"#),
+            "/api/show" => Reply::json(200, show.clone()),
+            "/api/chat" => Reply::ndjson(OLLAMA_ANSWER),
+            _ => Reply::json(404, r#"{"error":"not found"}"#),
+        })
     });
     // About 16,000 tokens: four times the window Ollama serves unless asked for more.
     let piped =
@@ -79,26 +81,27 @@ fn a_stand_in_ollama_is_asked_for_a_window_that_holds_a_long_piped_prompt() {
     );
 }
 
-/// A stand-in llama.cpp: its recorded `/props` (an 8,192-token window), and its refusal of a
-/// request longer than that (counted as Marvin estimates: four bytes a token), else a short
+/// A stand-in llama.cpp: its recorded `/props` (an 8,192-token window) unless `with_props` is
+/// false, and its refusal of a request longer than that (counted as Marvin estimates: four bytes a token), else a short
 /// answer that reports the prompt's size as llama.cpp does.
-fn llama_cpp(refused: Arc<AtomicUsize>) -> ReplayServer {
+fn llama_cpp(refused: Arc<AtomicUsize>, with_props: bool) -> ReplayServer {
     let props = common::fixture("llamacpp_props.json");
     let too_long = common::fixture("llamacpp_400_exceed_context_size.json");
-    ReplayServer::answering(move |request| match request.url.as_str() {
-        "/props" => Reply::json(200, props.clone()),
-        "/v1/chat/completions" if request.raw.len() / 4 > 8192 => {
-            refused.fetch_add(1, Ordering::SeqCst);
-            Reply::json(400, too_long.clone())
-        }
-        "/v1/chat/completions" => {
-            let usage =
-                serde_json::json!({"prompt_tokens": request.raw.len() / 4, "completion_tokens": 2});
-            Reply::sse(format!(
-                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"Noted.\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: {{\"choices\":[],\"usage\":{usage}}}\n\ndata: [DONE]\n\n"
-            ))
-        }
-        _ => Reply::json(404, r#"{"error":{"code":404,"message":"File Not Found"}}"#),
+    ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/props" if with_props => Reply::json(200, props.clone()),
+            "/v1/chat/completions" if request.raw.len() / 4 > 8192 => {
+                refused.fetch_add(1, Ordering::SeqCst);
+                Reply::json(400, too_long.clone())
+            }
+            "/v1/chat/completions" => {
+                let usage = serde_json::json!({"prompt_tokens": request.raw.len() / 4, "completion_tokens": 2});
+                Reply::sse(format!(
+                    "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"Noted.\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: {{\"choices\":[],\"usage\":{usage}}}\n\ndata: [DONE]\n\n"
+                ))
+            }
+            _ => Reply::json(404, r#"{"error":{"code":404,"message":"File Not Found"}}"#),
+        })
     })
 }
 
@@ -113,7 +116,7 @@ fn opens_with_a_question(request: &Recorded) -> bool {
 fn a_conversation_that_grows_past_a_small_window_is_compacted_instead_of_refused() {
     let home = TempDir::new("window-compact");
     let refused = Arc::new(AtomicUsize::new(0));
-    let server = llama_cpp(refused.clone());
+    let server = llama_cpp(refused.clone(), true);
     let notes =
         "A note to keep, one of many in this file, with enough words to take room.\n".repeat(50);
     let mut compacted = false;
@@ -145,18 +148,50 @@ fn a_conversation_that_grows_past_a_small_window_is_compacted_instead_of_refused
 }
 
 #[test]
+fn a_window_named_only_by_a_refusal_is_learned_and_the_request_fitted_to_it() {
+    let home = TempDir::new("window-refusal");
+    let refused = Arc::new(AtomicUsize::new(0));
+    // A llama.cpp whose /props is not reached (behind a proxy that passes only /v1): Marvin
+    // learns its window from its refusal of the first request.
+    let server = llama_cpp(refused.clone(), false);
+    // About 12,000 tokens: more than the server holds, less than a window nobody named.
+    let piped =
+        "Another line of the report, with figures that nobody will read twice.\n".repeat(680);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_MODEL", "a-model-no-table-knows")
+        .args(["--non-interactive", "what does the report say?"]);
+    let output = run_with_stdin(command, &piped);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Noted.\n");
+    let said = stderr(&output);
+    assert!(
+        said.contains("exceeds the available context size (8192 tokens)")
+            && said.contains("trying again with a request that fits")
+            && said.contains("was cut"),
+        "{said}"
+    );
+    assert_eq!(refused.load(Ordering::SeqCst), 1, "{said}");
+    let last = server.requests().pop().unwrap();
+    assert!(last.raw.len() / 4 <= 8192 - 2048, "{}", last.raw.len());
+}
+
+#[test]
 fn a_server_that_refuses_tools_is_asked_again_without_them() {
     let home = TempDir::new("window-no-tools");
     // vLLM started without a tool parser, as it answers a request that offers tools.
     let refusal = common::fixture("vllm_400_auto_tool_choice.json");
     let models = r#"{"object":"list","data":[{"id":"Qwen/Qwen2.5-7B-Instruct","object":"model","owned_by":"vllm","max_model_len":131072}]}"#;
-    let server = ReplayServer::answering(move |request| match request.url.as_str() {
-        "/v1/models" => Reply::json(200, models),
-        "/v1/chat/completions" if request.body.get("tools").is_some() => {
-            Reply::json(400, refusal.clone())
-        }
-        "/v1/chat/completions" => Reply::text(&["Paris."]),
-        _ => Reply::json(404, r#"{"detail":"Not Found"}"#),
+    let server = ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/v1/models" => Reply::json(200, models),
+            "/v1/chat/completions" if request.body.get("tools").is_some() => {
+                Reply::json(400, refusal.clone())
+            }
+            "/v1/chat/completions" => Reply::text(&["Paris."]),
+            _ => Reply::json(404, r#"{"detail":"Not Found"}"#),
+        })
     });
     let output = common::non_interactive(
         marvin(home.path())
@@ -187,9 +222,11 @@ fn a_server_that_refuses_tools_is_asked_again_without_them() {
 fn context_says_the_window_learned_from_the_server() {
     let home = TempDir::new("window-repl");
     let props = common::fixture("llamacpp_props.json");
-    let server = ReplayServer::answering(move |request| match request.url.as_str() {
-        "/props" => Reply::json(200, props.clone()),
-        _ => Reply::json(404, "{}"),
+    let server = ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/props" => Reply::json(200, props.clone()),
+            _ => Reply::json(404, "{}"),
+        })
     });
     let mut pty = at_80(&home, &server.url(), &[], &[]);
     pty.wait_for("› ");
