@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::budget::Budget;
 
+use crate::fit::fit;
+use crate::llm::api_error::CONTEXT_ADVICE;
 use crate::llm::chain::ProviderChain;
-use crate::llm::{ChatRequest, LlmError};
+use crate::llm::{ChatRequest, ChatResult, ErrorKind, LlmError};
 use crate::message::{Message, ToolCall, Usage};
 use crate::tools::{Registry, ToolContext, ToolOutcome};
 
@@ -92,18 +94,11 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
     let mut offer = OfferedTools::default();
     let cancel = &turn.ctx.cancel;
     for round in 1.. {
-        let tools = offer.now(turn);
-        compact_if_needed(turn, messages);
         let last_call = round > turn.max_rounds;
-        let request = ChatRequest {
-            messages,
-            tools: if last_call { None } else { tools },
-        };
-        let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
-        let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
-        let result = turn
-            .providers
-            .chat(&request, &mut on_text, cancel, &mut notice)?;
+        // What the model may be offered now: a family loaded in the last round comes in; the
+        // request is then fitted to the model's window (see `call_model`).
+        let mut offered = offer.now(turn);
+        let result = call_model(turn, messages, &mut offered, last_call)?;
         if let Some(usage) = &result.usage {
             lock(turn.budget).calibrate(messages, usage.input_tokens);
         }
@@ -231,23 +226,60 @@ pub fn resume_turn(
     Ok(())
 }
 
-fn lock(budget: &Mutex<Budget>) -> std::sync::MutexGuard<'_, Budget> {
-    budget.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Compacts the conversation when it nears the limit or the model asked for it.
-fn compact_if_needed(turn: &Turn<'_>, messages: &mut Vec<Message>) {
-    let requested = turn
-        .ctx
-        .shared
-        .compact_requested
-        .swap(false, Ordering::SeqCst);
-    if requested || lock(turn.budget).needs_compaction(messages) {
-        compact(turn, messages);
+/// One model call, fitted to the model that answers (see `fit`). Tools withheld from it stay
+/// withheld for the rest of the turn (`offered`). A refusal the next try can avoid is tried
+/// once more: a request the server found too long (or a fallback with a smaller window) after
+/// compacting again, tools the server would not take without them.
+fn call_model(
+    turn: &Turn<'_>,
+    messages: &mut Vec<Message>,
+    offered: &mut Option<&serde_json::value::RawValue>,
+    last_call: bool,
+) -> Result<ChatResult, LlmError> {
+    let (mut retried, mut compact_again) = (false, false);
+    loop {
+        let tools = if last_call { None } else { *offered };
+        let fitted = fit(turn, messages, tools, compact_again);
+        if tools.is_some() && fitted.tools.is_none() {
+            *offered = None;
+        }
+        let request = ChatRequest {
+            messages,
+            tools: fitted.tools,
+            tokens: fitted.tokens,
+        };
+        let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
+        let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
+        let error = match turn
+            .providers
+            .chat(&request, &mut on_text, &turn.ctx.cancel, &mut notice)
+        {
+            Ok(result) => return Ok(result),
+            Err(error) => error,
+        };
+        let again = match error.kind {
+            ErrorKind::ContextLength => true,
+            ErrorKind::ToolsRefused => fitted.tools.is_some(),
+            _ => false,
+        };
+        if retried || !again {
+            return Err(error);
+        }
+        retried = true;
+        compact_again = error.kind == ErrorKind::ContextLength;
+        let refusal = error.message.trim_end_matches(CONTEXT_ADVICE);
+        (turn.emit)(AgentEvent::Notice(format!(
+            "{}; trying again with a request that fits",
+            refusal.trim_end_matches('.')
+        )));
     }
 }
 
-fn compact(turn: &Turn<'_>, messages: &mut Vec<Message>) {
+pub(crate) fn lock(budget: &Mutex<Budget>) -> std::sync::MutexGuard<'_, Budget> {
+    budget.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(crate) fn compact(turn: &Turn<'_>, messages: &mut Vec<Message>) {
     let result = lock(turn.budget).compact(messages, turn.backup_dir);
     let notice = match result {
         Ok(done) if done.dropped + done.shortened == 0 => return,

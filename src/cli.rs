@@ -181,8 +181,10 @@ Environment:
                            look generated (only if you alone can read it)
   MARVIN_QUESTION_TIMEOUT  seconds a question of marvin serve waits for a
                            client (default: the tool's own, 10 minutes)
-  MARVIN_CONTEXT_BUDGET    context limit in tokens (default 226000; results
-                           are cut near it, older messages summarised)
+  MARVIN_CONTEXT_BUDGET    context limit in tokens (default: the model's
+                           window less room for the answer and the tools, at
+                           most 226000; results are cut near it, older
+                           messages summarised)
   MARVIN_TOOL_TIMEOUT      seconds one web call of a tool may take (default 30)
   MARVIN_DOWNLOADS_DIR     where download_file saves (default ~/Downloads)
   MARVIN_WEB_ALLOW         addresses of this machine or your network the web

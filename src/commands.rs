@@ -28,6 +28,8 @@ pub(crate) enum Command {
     Profiles(Option<String>),
     /// `usage`: tokens and cost, this session and all time.
     Usage,
+    /// `context`: the model's window and how much of it the conversation takes.
+    Context,
     /// `last`: everything the last command run_command ran printed.
     Last,
     /// `saved`: the saved places.
@@ -86,6 +88,7 @@ pub(crate) enum PendingAction {
 pub(crate) const WORDS: &[(&str, &str)] = &[
     ("approvals", "/approvals [revoke N]"),
     ("clear", "/clear"),
+    ("context", "/context"),
     ("exit", "/exit"),
     ("fork", "/fork"),
     ("help", "/help"),
@@ -172,6 +175,7 @@ fn word(name: &str, args: &[&str], slash: bool, line: &str) -> Option<Command> {
         }
         ("pending", [id]) if slash => Command::Pending(Some(PendingAction::Answer(id.to_string()))),
         ("usage", []) => Command::Usage,
+        ("context", []) => Command::Context,
         ("last", []) => Command::Last,
         ("saved", []) => Command::Saved,
         ("tools", []) => Command::Tools,
@@ -353,6 +357,7 @@ mod tests {
     fn every_command_works_with_and_without_the_slash() {
         let cases: &[(&str, Command)] = &[
             ("usage", Command::Usage),
+            ("context", Command::Context),
             ("quit", Command::Quit),
             ("exit", Command::Quit),
             ("help", Command::Help),

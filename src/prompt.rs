@@ -47,6 +47,11 @@ const LARGE_FILES: &str = "\
 When writing a large file, create it with the first part (create_file) and add the rest in \
 sections (append_file) so that no single call is huge.";
 
+const NO_TOOLS: &str = "\
+No tools are available in this conversation: you cannot read files, run commands or look \
+anything up. Answer from what you know and what the conversation holds, and say so when a \
+question needs a tool.";
+
 /// History lines in the prompt, and their length.
 const HISTORY_LINES: usize = 20;
 const HISTORY_CHARS: usize = 200;
@@ -100,6 +105,23 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
     }
     for (file, text) in facts.project_docs {
         parts.push(format!("Project instructions from {file}:\n{text}"));
+    }
+    parts.join("\n\n")
+}
+
+/// The system prompt `prompt` for a model that is offered no tools (it cannot call them, or
+/// their definitions do not fit its window): the list of tools gives way to saying so.
+pub(crate) fn without_tools(prompt: &str) -> String {
+    if prompt.contains(NO_TOOLS) {
+        return prompt.to_string();
+    }
+    let mut parts: Vec<&str> = prompt.split("\n\n").collect();
+    match parts
+        .iter()
+        .position(|p| p.starts_with("Tools available: "))
+    {
+        Some(index) => parts[index] = NO_TOOLS,
+        None => parts.push(NO_TOOLS),
     }
     parts.join("\n\n")
 }
@@ -317,6 +339,24 @@ mod tests {
         );
         assert!(coding.contains("Background jobs (check with review_status):\n- review-1"));
         assert!(coding.contains("Nobody can answer questions"));
+    }
+
+    #[test]
+    fn a_model_offered_no_tools_is_told_so_instead_of_their_list() {
+        let dir = Path::new("/work/project");
+        let docs = [(
+            "AGENTS.md".to_string(),
+            "Tools available: make.".to_string(),
+        )];
+        let prompt = system_prompt(&facts(dir, &[], &docs));
+        let told = without_tools(&prompt);
+        assert!(!told.contains("Tools available: system_info"), "{told}");
+        assert!(told.contains(NO_TOOLS));
+        assert!(told.ends_with("Project instructions from AGENTS.md:\nTools available: make."));
+        assert_eq!(without_tools(&told), told, "said once");
+        let mut none = facts(dir, &[], &[]);
+        none.tools_line = "";
+        assert!(without_tools(&system_prompt(&none)).ends_with(NO_TOOLS));
     }
 
     #[test]

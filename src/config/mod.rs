@@ -272,8 +272,9 @@ pub struct Config {
     pub unicode: bool,
     /// The editor for `preferences` (EDITOR, default nano).
     pub editor: String,
-    /// The context limit in tokens (warn and compact at 180/226 and 200/226 of it).
-    pub context_budget: usize,
+    /// MARVIN_CONTEXT_BUDGET: the context limit in tokens (warn and compact at 180/226 and
+    /// 200/226 of it); `None`: the limit follows the model's window.
+    pub context_budget: Option<usize>,
     /// Tools offered on demand (`--tools auto`, MARVIN_TOOLS), else every tool every time.
     pub tools_on_demand: bool,
     /// `--verbose`: the families each request offers, and why, said on stderr.
@@ -430,10 +431,10 @@ impl Config {
             endpoints,
             proxy,
             context_budget: match env.get("MARVIN_CONTEXT_BUDGET") {
-                Some(text) => text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {
+                Some(text) => Some(text.parse().ok().filter(|n| *n >= 1000).ok_or_else(|| {
                     ConfigError::Invalid(format!("MARVIN_CONTEXT_BUDGET must be a number of tokens of at least 1000, not {text:?}"))
-                })?,
-                None => 226_000,
+                })?),
+                None => None,
             },
             permission_mode: permission_mode(args, env)?,
             tools_on_demand: tools_on_demand(args, env)?,

@@ -21,6 +21,9 @@ pub struct ErrorContext<'a> {
     pub secrets: Secrets,
 }
 
+/// What a refusal of a request as too long advises, when Marvin could not fit it.
+pub(crate) const CONTEXT_ADVICE: &str = " Start a new conversation or ask about less at once.";
+
 /// The useful parts of an error object, whatever shape the service used.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct ApiError {
@@ -134,10 +137,14 @@ fn message(ctx: &ErrorContext<'_>, status: u16, kind: ErrorKind, api: &ApiError)
             ctx.key_hint
         ),
         ErrorKind::RateLimited => format!("{provider} is rate limiting requests ({summary})"),
-        ErrorKind::ContextLength => format!(
-            "the conversation is too long for the model ({summary}). Start a new conversation or ask about less at once."
-        ),
+        ErrorKind::ContextLength => {
+            format!("the conversation is too long for the model ({summary}).{CONTEXT_ADVICE}")
+        }
         ErrorKind::Server => format!("{provider} had a server error ({summary})"),
+        ErrorKind::ToolsRefused => format!(
+            "{provider} cannot offer tools to the model {:?} ({summary}). Choose a model that calls tools with {}.",
+            ctx.model, ctx.model_hint
+        ),
         ErrorKind::Timeout => format!("{provider} timed out ({summary})"),
         _ if is_unknown_model(status, api) => format!(
             "{provider} does not know the model {:?} ({summary}). Change {} to a model {provider} serves.",
@@ -180,6 +187,10 @@ pub(crate) fn from_stream(ctx: &ErrorContext<'_>, api: &ApiError) -> LlmError {
 }
 
 fn classify(status: u16, api: &ApiError) -> ErrorKind {
+    // llama.cpp refuses tools with a 500, OpenRouter with a 404.
+    if matches!(status, 400 | 404 | 500) && refuses_tools(api) {
+        return ErrorKind::ToolsRefused;
+    }
     match status {
         401 | 403 => ErrorKind::Auth,
         429 => ErrorKind::RateLimited,
@@ -190,8 +201,34 @@ fn classify(status: u16, api: &ApiError) -> ErrorKind {
     }
 }
 
+/// The server will not take the request's tools: Ollama's "does not support tools",
+/// llama.cpp's "tools param requires --jinja flag" (older: "Unsupported param: tools"),
+/// vLLM's "\"auto\" tool choice requires --enable-auto-tool-choice", OpenRouter's "No
+/// endpoints found that support tool use".
+fn refuses_tools(api: &ApiError) -> bool {
+    let message = api.message.to_lowercase();
+    [
+        "does not support tools",
+        "tools param requires",
+        "unsupported param: tools",
+        "tool choice requires",
+        "support tool use",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
+}
+
 fn is_context_length(api: &ApiError) -> bool {
-    if api.code.as_deref() == Some("context_length_exceeded") {
+    let codes = [
+        "context_length_exceeded",
+        "exceed_context_size_error",
+        "model_max_prompt_tokens_exceeded",
+    ];
+    if api
+        .code
+        .as_deref()
+        .is_some_and(|code| codes.contains(&code))
+    {
         return true;
     }
     let message = api.message.to_lowercase();
@@ -199,7 +236,9 @@ fn is_context_length(api: &ApiError) -> bool {
         "maximum context length",
         "context length",
         "context window",
+        "context size",
         "too many tokens",
+        "prompt token count",
     ]
     .iter()
     .any(|needle| message.contains(needle))
@@ -285,6 +324,56 @@ mod tests {
             err.message.contains("maximum context length is 4097"),
             "{}",
             err.message
+        );
+    }
+
+    #[test]
+    fn refusals_of_long_requests_and_of_tools_are_told_apart_from_other_errors() {
+        let cases = [
+            (
+                400,
+                "llamacpp_400_exceed_context_size.json",
+                ErrorKind::ContextLength,
+            ),
+            (
+                400,
+                "copilot_400_prompt_token_count_exceeded.json",
+                ErrorKind::ContextLength,
+            ),
+            (
+                400,
+                "ollama_400_does_not_support_tools.json",
+                ErrorKind::ToolsRefused,
+            ),
+            (
+                400,
+                "vllm_400_auto_tool_choice.json",
+                ErrorKind::ToolsRefused,
+            ),
+            (
+                500,
+                "llamacpp_500_unsupported_param_tools.json",
+                ErrorKind::ToolsRefused,
+            ),
+            (
+                400,
+                "openai_400_unsupported_parameter.json",
+                ErrorKind::BadRequest,
+            ),
+        ];
+        for (status, file, kind) in cases {
+            let err = from_http(&ctx(), status, &fixture(file), None);
+            assert_eq!(err.kind, kind, "{file}: {}", err.message);
+        }
+        let refused = from_http(
+            &ctx(),
+            400,
+            &fixture("ollama_400_does_not_support_tools.json"),
+            None,
+        );
+        assert_eq!(
+            refused.message,
+            "openai cannot offer tools to the model \"gpt-9\" (HTTP 400: registry.ollama.ai/library/codellama:latest does not support tools). Choose a model that calls tools with MARVIN_MODEL."
         );
     }
 

@@ -84,8 +84,39 @@ impl ProviderChain {
                 fallback.model()
             ));
             self.active.store(next, Ordering::SeqCst);
+            if let Some(refusal) = unfit(fallback, request, cancel) {
+                return Err(refusal);
+            }
         }
     }
+}
+
+/// Why `request` cannot go to `provider` as it is (a fallback whose window is smaller, or
+/// whose model calls no tools): an error the loop answers by fitting it again.
+fn unfit(
+    provider: &dyn Provider,
+    request: &ChatRequest<'_>,
+    cancel: &CancelToken,
+) -> Option<LlmError> {
+    if request.tokens == 0 {
+        return None;
+    }
+    let facts = provider.facts(cancel);
+    let holds = request.tokens + super::window::answer_room(facts.window) <= facts.window;
+    let tools = request.tools.is_none() || facts.tools;
+    if holds && tools {
+        return None;
+    }
+    let no_tools = if tools { "" } else { ", and calls no tools" };
+    Some(LlmError::new(
+        ErrorKind::ContextLength,
+        format!(
+            "{} ({}) cannot take the request as it is: its window holds {} tokens{no_tools}",
+            provider.name(),
+            provider.model(),
+            facts.window
+        ),
+    ))
 }
 
 fn falls_back(kind: ErrorKind) -> bool {
@@ -121,6 +152,68 @@ mod tests {
             _: &mut dyn FnMut(String),
         ) -> Result<ChatResult, LlmError> {
             unreachable!("the order is under test, not a call")
+        }
+    }
+
+    /// A fallback whose model holds `window` tokens and calls tools or not.
+    struct Windowed(usize, bool);
+
+    impl Provider for Windowed {
+        fn name(&self) -> &str {
+            "ollama"
+        }
+        fn model(&self) -> &str {
+            "small"
+        }
+        fn chat(
+            &self,
+            _: &ChatRequest<'_>,
+            _: &mut dyn FnMut(&str),
+            _: &CancelToken,
+            _: &mut dyn FnMut(String),
+        ) -> Result<ChatResult, LlmError> {
+            unreachable!("only its facts are asked")
+        }
+        fn facts(&self, _: &CancelToken) -> super::super::ModelFacts {
+            let mut facts = super::super::ModelFacts::learned(self.0, "test");
+            facts.tools = self.1;
+            facts
+        }
+    }
+
+    #[test]
+    fn a_fallback_that_cannot_take_the_request_as_it_is_asks_for_it_fitted_again() {
+        let tools = serde_json::value::RawValue::from_string("[]".into()).unwrap();
+        // (the fallback's window, whether it calls tools, the request's tokens, tools sent)
+        let cases = [
+            (8192, true, 6000, true, false),
+            (8192, true, 7000, false, true),
+            (131_072, false, 6000, true, true),
+            (131_072, false, 6000, false, false),
+            (8192, true, 0, true, false),
+        ];
+        for (window, calls, tokens, with_tools, refused) in cases {
+            let request = ChatRequest {
+                messages: &[],
+                tools: with_tools.then_some(tools.as_ref()),
+                tokens,
+            };
+            let unfit = unfit(&Windowed(window, calls), &request, &CancelToken::new());
+            assert_eq!(
+                unfit.is_some(),
+                refused,
+                "{window} {calls} {tokens} {with_tools}"
+            );
+            if let Some(error) = unfit {
+                assert_eq!(error.kind, ErrorKind::ContextLength);
+                assert!(
+                    error.message.starts_with(
+                        "ollama (small) cannot take the request as it is: its window holds "
+                    ),
+                    "{}",
+                    error.message
+                );
+            }
         }
     }
 

@@ -257,6 +257,10 @@ impl Provider for Copilot {
     fn set_idle_timeout(&self, timeout: std::time::Duration) {
         self.chat.http().set_timeout(timeout);
     }
+
+    fn facts(&self, cancel: &CancelToken) -> super::ModelFacts {
+        self.chat.learned_facts(cancel)
+    }
 }
 
 /// `gh auth token`, for a user logged in with the GitHub CLI.

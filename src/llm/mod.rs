@@ -3,6 +3,7 @@
 pub(crate) mod api_error;
 pub mod chain;
 pub(crate) mod copilot;
+pub(crate) mod discover;
 pub(crate) mod http;
 pub mod ollama;
 pub mod openai;
@@ -11,18 +12,23 @@ pub(crate) mod retry;
 pub(crate) mod stream;
 #[cfg(test)]
 mod stream_props;
+pub mod window;
 
 use std::fmt;
 use std::time::Duration;
 
 use crate::cancel::CancelToken;
 use crate::message::{Message, Usage};
+pub use window::ModelFacts;
 
 /// What one model call sends: the conversation and the tools the model may call (a JSON
 /// array of OpenAI function definitions; `None` for the final call without tools).
 pub struct ChatRequest<'a> {
     pub messages: &'a [Message],
     pub tools: Option<&'a serde_json::value::RawValue>,
+    /// The request's size in tokens as the context budget estimates it (messages and tools);
+    /// 0 when nobody estimated it. Ollama sizes its window by it.
+    pub tokens: usize,
 }
 
 /// The assembled answer of one model call.
@@ -54,7 +60,18 @@ pub trait Provider: Send + Sync {
 
     /// How long later calls wait with nothing arriving (180 s, 900 s in coding mode).
     fn set_idle_timeout(&self, _timeout: std::time::Duration) {}
+
+    /// The model's window and whether it calls tools: learned at the first ask (a short
+    /// question to the server, at most [`DISCOVERY`], that `cancel` stops) and kept for the
+    /// session; refusals of later calls correct it. Never fails: the table of hosted models
+    /// and a default stand in for a server that does not say.
+    fn facts(&self, _cancel: &CancelToken) -> ModelFacts {
+        ModelFacts::guess(self.name(), self.model())
+    }
 }
+
+/// How long asking a server about its model may take in all.
+pub const DISCOVERY: Duration = Duration::from_millis(1500);
 
 /// The kinds of failure callers act on: retry, fall back, or tell the user what to fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +89,8 @@ pub enum ErrorKind {
     BadRequest,
     /// The conversation no longer fits the model's context window.
     ContextLength,
+    /// The model cannot call tools: its server refused the request's `tools`.
+    ToolsRefused,
     /// The service answered with something that is not the protocol.
     Protocol,
     Cancelled,
@@ -88,6 +107,7 @@ impl ErrorKind {
             Self::Server => "server",
             Self::BadRequest => "bad_request",
             Self::ContextLength => "context_length",
+            Self::ToolsRefused => "tools_refused",
             Self::Protocol => "protocol",
             Self::Cancelled => "cancelled",
         }

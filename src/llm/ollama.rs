@@ -2,15 +2,18 @@
 //! both ways (tool arguments are JSON objects there, JSON text here).
 
 use std::io::{BufRead, BufReader, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::api_error::ErrorContext;
+use super::discover;
 use super::http::{self, Http};
 use super::progress::Progress;
 use super::stream::MAX_MESSAGE;
-use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use super::window::{self, Learned, ModelFacts};
+use super::{ChatRequest, ChatResult, DISCOVERY, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
 use crate::config::ProviderSettings;
 use crate::message::{Message, Role, ToolCall, Usage};
@@ -23,6 +26,27 @@ const END_MARK: &str = "the line that says \"done\": true";
 pub struct Ollama {
     settings: ProviderSettings,
     http: Http,
+    /// The model's window (its `context_length`) and tools, learned at the first ask.
+    learned: Learned,
+    /// The `num_ctx` the last request asked for (0: none yet). It only grows: Ollama loads
+    /// the model again whenever it changes.
+    num_ctx: AtomicUsize,
+}
+
+/// The least window asked of Ollama where the model holds it (Ollama's own default is 4,096,
+/// 2,048 in older versions, and it drops the start of a longer prompt without a word).
+const MIN_NUM_CTX: usize = 8192;
+
+/// The `num_ctx` for a request that needs `needed` tokens with its answer: a power of two (so
+/// that a growing conversation reloads the model seldom), at least [`MIN_NUM_CTX`] and the
+/// last one asked (`current`), at most the model's `window`.
+fn choose_num_ctx(needed: usize, window: usize, current: usize) -> usize {
+    needed
+        .max(MIN_NUM_CTX)
+        .checked_next_power_of_two()
+        .unwrap_or(usize::MAX)
+        .max(current)
+        .min(window)
 }
 
 impl Ollama {
@@ -32,7 +56,42 @@ impl Ollama {
             settings.shown_url()
         );
         let http = Http::new(&settings).with_refused_message(refused);
-        Self { settings, http }
+        Self {
+            settings,
+            http,
+            learned: Learned::default(),
+            num_ctx: AtomicUsize::new(0),
+        }
+    }
+
+    /// `/api/show`: the model's `context_length` and whether it calls tools.
+    fn discover(&self, cancel: &CancelToken) -> ModelFacts {
+        let url = format!("{}/api/show", self.settings.base_url.trim_end_matches('/'));
+        let model = &self.settings.model;
+        // `name` for servers older than `model`.
+        let body = json!({"model": model, "name": model});
+        let deadline = std::time::Instant::now() + DISCOVERY;
+        let Some(show) = discover::post(&self.http, cancel, &url, &body, deadline) else {
+            return ModelFacts::guess("ollama", model);
+        };
+        let (window, tools) = window::from_show(&show);
+        let mut facts = match window {
+            Some(window) => ModelFacts::learned(window, "ollama /api/show"),
+            None => ModelFacts::guess("ollama", model),
+        };
+        facts.tools = tools.unwrap_or(true);
+        facts
+    }
+
+    /// The window this request asks for: room for it (its estimate, or its body's length in
+    /// tokens, whichever is larger, an eighth more for the estimate's error) and the answer.
+    fn num_ctx_for(&self, request: &ChatRequest<'_>, body_len: usize, window: usize) -> usize {
+        let tokens = request.tokens.max(body_len / 4);
+        let needed = tokens + tokens / 8 + window::answer_room(window);
+        let current = self.num_ctx.load(Ordering::SeqCst);
+        let chosen = choose_num_ctx(needed, window, current);
+        self.num_ctx.fetch_max(chosen, Ordering::SeqCst);
+        chosen
     }
 
     fn error_context(&self) -> ErrorContext<'_> {
@@ -307,13 +366,18 @@ impl Provider for Ollama {
             stream: bool,
             #[serde(skip_serializing_if = "Option::is_none")]
             tools: Option<&'a RawValue>,
+            options: Value,
         }
-        let body = Body {
+        let window = self.facts(cancel).window;
+        let mut body = Body {
             messages: to_ollama(request.messages),
             model: &self.settings.model,
             stream: true,
             tools: request.tools,
+            options: Value::Null,
         };
+        let size = serde_json::to_vec(&body).map_or(0, |b| b.len());
+        body.options = json!({"num_ctx": self.num_ctx_for(request, size, window)});
         let url = format!("{}/api/chat", self.settings.base_url.trim_end_matches('/'));
         let body = serde_json::to_vec(&body).unwrap_or_default();
         let send = |agent: &ureq::Agent| {
@@ -322,9 +386,11 @@ impl Provider for Ollama {
                 .header("Content-Type", "application/json")
                 .send(&body[..])
         };
-        self.http.exchange(cancel, &url, None, send, |response| {
-            self.read(response, on_text, cancel)
-        })
+        self.http
+            .exchange(cancel, &url, None, send, |response| {
+                self.read(response, on_text, cancel)
+            })
+            .inspect_err(|error| self.learned.learn_from(error))
     }
 
     fn reset(&self) {
@@ -334,11 +400,37 @@ impl Provider for Ollama {
     fn set_idle_timeout(&self, timeout: std::time::Duration) {
         self.http.set_timeout(timeout);
     }
+
+    fn facts(&self, cancel: &CancelToken) -> ModelFacts {
+        self.learned.get(cancel, || self.discover(cancel))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn num_ctx_holds_the_request_grows_in_powers_of_two_and_never_shrinks() {
+        // (needed, the model's window, the last one asked) -> num_ctx
+        let cases = [
+            (1_000, 131_072, 0, 8_192),
+            (9_000, 131_072, 0, 16_384),
+            (9_000, 131_072, 32_768, 32_768),
+            (70_000, 131_072, 0, 131_072),
+            (200_000, 131_072, 0, 131_072),
+            (1_000, 4_096, 0, 4_096),
+            (20_000, 40_960, 0, 32_768),
+            (33_000, 40_960, 0, 40_960),
+        ];
+        for (needed, window, current, num_ctx) in cases {
+            assert_eq!(
+                choose_num_ctx(needed, window, current),
+                num_ctx,
+                "{needed} {window} {current}"
+            );
+        }
+    }
 
     #[test]
     fn calls_without_ids_get_ids_no_other_answer_has() {

@@ -8,12 +8,14 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::api_error::{self, ErrorContext};
+use super::discover;
 use super::http::{self, Http};
 use super::progress::Progress;
 use super::stream::{Assembler, MAX_MESSAGE, Step};
-use super::{ChatRequest, ChatResult, ErrorKind, LlmError, Provider};
+use super::window::{self, Learned, ModelFacts};
+use super::{ChatRequest, ChatResult, DISCOVERY, ErrorKind, LlmError, Provider};
 use crate::cancel::CancelToken;
-use crate::config::ProviderSettings;
+use crate::config::{ProviderKind, ProviderSettings};
 use crate::message::Message;
 use crate::net::sse::{MAX_EVENT, SseError, SseReader};
 use crate::net::{self, BodyError, Response};
@@ -28,6 +30,8 @@ const END_MARK: &str = "a finish reason or [DONE]";
 pub struct OpenAiCompat {
     settings: ProviderSettings,
     http: Http,
+    /// The model's window and tools, learned at the first ask.
+    learned: Learned,
 }
 
 /// Where one chat goes and how it is authorised.
@@ -40,7 +44,52 @@ pub struct Target<'a> {
 impl OpenAiCompat {
     pub fn new(settings: ProviderSettings) -> Self {
         let http = Http::new(&settings);
-        Self { settings, http }
+        Self {
+            settings,
+            http,
+            learned: Learned::default(),
+        }
+    }
+
+    /// The model's window and tools (see [`Provider::facts`]); Copilot's too.
+    pub fn learned_facts(&self, cancel: &CancelToken) -> ModelFacts {
+        self.learned.get(cancel, || self.discover(cancel))
+    }
+
+    /// What the server says of the model: only a server of any kind (`openai-compat`: a
+    /// llama.cpp, vLLM, LM Studio, OpenRouter) is asked, in turn, its llama.cpp `/props`, its
+    /// model list and LM Studio's; the hosted services are the table's.
+    fn discover(&self, cancel: &CancelToken) -> ModelFacts {
+        let (name, model) = (self.settings.kind.name(), self.settings.model.as_str());
+        if self.settings.kind != ProviderKind::OpenAiCompat {
+            return ModelFacts::guess(name, model);
+        }
+        let deadline = std::time::Instant::now() + DISCOVERY;
+        let base = self.settings.base_url.trim_end_matches('/');
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        let bearer = self.settings.api_key.as_deref();
+        let ask = |url: String| discover::get(&self.http, cancel, &url, bearer, deadline);
+        let found = ask(format!("{root}/props"))
+            .and_then(|props| window::from_props(&props))
+            .map(|window| (window, "llama.cpp /props"))
+            .or_else(|| {
+                let list = ask(format!("{base}/models"))?;
+                Some((
+                    window::from_models(&list, model)?,
+                    "the server's /v1/models",
+                ))
+            })
+            .or_else(|| {
+                let list = ask(format!("{root}/api/v0/models"))?;
+                Some((
+                    window::from_models(&list, model)?,
+                    "LM Studio /api/v0/models",
+                ))
+            });
+        match found {
+            Some((window, source)) => ModelFacts::learned(window, source),
+            None => ModelFacts::guess(name, model),
+        }
     }
 
     pub fn settings(&self) -> &ProviderSettings {
@@ -115,6 +164,7 @@ impl OpenAiCompat {
                 let ctx = self.error_context(target.bearer);
                 self.read_response(response, &ctx, on_text, cancel)
             })
+            .inspect_err(|error| self.learned.learn_from(error))
     }
 
     fn read_response(
@@ -270,5 +320,9 @@ impl Provider for OpenAiCompat {
 
     fn set_idle_timeout(&self, timeout: std::time::Duration) {
         self.http.set_timeout(timeout);
+    }
+
+    fn facts(&self, cancel: &CancelToken) -> ModelFacts {
+        self.learned_facts(cancel)
     }
 }

@@ -47,6 +47,8 @@ pub struct TurnReport {
     pub elapsed: Duration,
     /// A tool (exit_app) asked to end the session once this turn's answer is shown.
     pub exit_requested: bool,
+    /// The context after the turn: the model's window, the limit, what is in use.
+    pub context: crate::budget::ContextReport,
 }
 
 /// A front-end during a turn: what it shows and answers. Called on the thread that called
@@ -168,7 +170,7 @@ impl Session {
             last_question: 0,
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
-            budget: Arc::new(Mutex::new(Budget::new(config.context_budget))),
+            budget: Arc::new(Mutex::new(Budget::from_setting(config.context_budget))),
             timeout_override: config.timeout_override,
             warnings,
             mark_pending: std::sync::atomic::AtomicBool::new(!config.resume),
@@ -384,6 +386,28 @@ impl Session {
         store::ledger::report(&self.totals(), &lifetime)
     }
 
+    /// What the context holds and may hold (`--json`'s usage event); the window once a
+    /// request has learned it.
+    pub fn context(&self) -> crate::budget::ContextReport {
+        let budget = self.budget.lock().unwrap_or_else(PoisonError::into_inner);
+        budget.report(&self.messages)
+    }
+
+    /// `/context`: the same, the window learned now if no request has yet (the provider asks
+    /// its server, briefly).
+    pub fn learn_context(&self) -> crate::budget::ContextReport {
+        let mut budget = self
+            .budget
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if budget.model().is_none() {
+            let cancel = crate::cancel::CancelToken::new();
+            budget.follow(&self.providers.active().facts(&cancel));
+        }
+        budget.report(&self.messages)
+    }
+
     /// New messages on the profile's ntfy subscriptions, fetched within two seconds at most.
     pub fn notifications(&self) -> Vec<String> {
         match self.profile_dir() {
@@ -511,14 +535,17 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
 }
 
 /// Drops the oldest messages after the system prompt so that `cap - 1` remain and the next
-/// one fits; a tool round is dropped whole, never leaving results without their call.
+/// one fits; a tool round is dropped whole, never leaving results without their call, nor a
+/// call without the person's message before it (providers refuse either).
 fn cap_messages(messages: &mut Vec<Message>, cap: usize) {
     let excess = (messages.len().saturating_sub(1)).saturating_sub(cap - 1);
     if excess == 0 {
         return;
     }
     let mut end = 1 + excess;
-    while end < messages.len() && messages[end].role == Role::Tool {
+    while end < messages.len()
+        && (messages[end].role == Role::Tool || !messages[end].tool_calls.is_empty())
+    {
         end += 1;
     }
     messages.drain(1..end);
@@ -554,5 +581,25 @@ mod tests {
         // Dropping u and the call would orphan the result: it goes too.
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
         assert_eq!(roles, [Role::System, Role::Assistant]);
+
+        // Dropping u alone would leave a call first, before any question: the round goes too.
+        let mut messages = vec![
+            Message::system("s"),
+            Message::user("u"),
+            call_message_with("c1"),
+            Message::tool_result(&ToolCall::new("c1", "t", "{}"), "r".into()),
+            call_message_with("c2"),
+            Message::tool_result(&ToolCall::new("c2", "t", "{}"), "r".into()),
+            Message::assistant("done"),
+        ];
+        cap_messages(&mut messages, 6);
+        let texts: Vec<&str> = messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["s", "done"]);
+    }
+
+    fn call_message_with(id: &str) -> Message {
+        let mut message = Message::assistant("");
+        message.tool_calls.push(ToolCall::new(id, "t", "{}"));
+        message
     }
 }

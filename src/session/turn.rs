@@ -63,6 +63,7 @@ impl Session {
             tally: pumped.tally,
             elapsed: started.elapsed(),
             exit_requested,
+            context: self.context(),
         }
     }
 

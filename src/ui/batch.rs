@@ -378,6 +378,7 @@ impl BatchView {
             "output_tokens": tally.output_tokens,
             "llm_turns": tally.llm_turns,
             "cost_usd": cost,
+            "context": report.context,
         }));
     }
 }

@@ -27,6 +27,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ),
             ("/usage", "tokens and cost, this session and all time"),
             (
+                "/context",
+                "the model's window and how much the conversation takes",
+            ),
+            (
                 "/last",
                 "all the last command printed (its last lines show)",
             ),

@@ -184,16 +184,12 @@ impl Repl<'_> {
             Command::Profiles(None) => actions::list_profiles(self),
             Command::Profiles(Some(name)) => actions::switch_profile(self, &name),
             Command::Usage => {
-                let width = super::width::line_width();
                 let report = self.session.usage_report();
-                let lines: Vec<String> = report
-                    .lines()
-                    .map(|line| match super::width::width(line) <= width {
-                        true => line.to_string(),
-                        false => super::width::wrap("", line, 4, width),
-                    })
-                    .collect();
-                self.view.side_line(&lines.join("\n"));
+                self.view.side_line(&wrapped(&report));
+            }
+            Command::Context => {
+                let report = self.session.learn_context().describe();
+                self.view.side_line(&wrapped(&report));
             }
             Command::Last => actions::last_output(self),
             Command::Saved => actions::saved(self),
@@ -330,4 +326,18 @@ fn history_file(profile_dir: Option<PathBuf>) -> Option<PathBuf> {
             ));
         })
         .ok()
+}
+
+/// A report of several lines as the terminal shows it: a line wider than the terminal wraps
+/// at a word, its next rows indented.
+fn wrapped(report: &str) -> String {
+    let width = super::width::line_width();
+    let lines: Vec<String> = report
+        .lines()
+        .map(|line| match super::width::width(line) <= width {
+            true => line.to_string(),
+            false => super::width::wrap("", line, 4, width),
+        })
+        .collect();
+    lines.join("\n")
 }

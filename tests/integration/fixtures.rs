@@ -46,6 +46,7 @@ fn chat(reply: Reply) -> (Result<ChatResult, LlmError>, String, common::Recorded
     let request = ChatRequest {
         messages: &messages,
         tools: None,
+        tokens: 0,
     };
     let mut streamed = String::new();
     let result = provider.chat(
@@ -286,6 +287,7 @@ fn refused_connection_is_a_network_error() {
             &ChatRequest {
                 messages: &messages,
                 tools: None,
+                tokens: 0,
             },
             &mut |_| {},
             &CancelToken::new(),
@@ -320,6 +322,7 @@ fn cancel_interrupts_a_silent_stream() {
             &ChatRequest {
                 messages: &messages,
                 tools: None,
+                tokens: 0,
             },
             &mut |t| {
                 streamed.push_str(t);
@@ -339,6 +342,7 @@ fn cancel_interrupts_a_silent_stream() {
         &ChatRequest {
             messages: &messages,
             tools: None,
+            tokens: 0,
         },
         &mut |_| {},
         &CancelToken::new(),
@@ -362,6 +366,7 @@ fn a_server_gone_silent_times_out_with_the_partial_text_streamed() {
             &ChatRequest {
                 messages: &messages,
                 tools: None,
+                tokens: 0,
             },
             &mut |t| streamed.push_str(t),
             &CancelToken::new(),

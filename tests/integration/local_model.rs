@@ -118,6 +118,37 @@ fn the_local_model_script_serves_a_model_marvin_finds_and_answers_with() {
 }
 
 #[test]
+fn marvin_learns_the_window_of_the_real_llama_cpp_server_from_its_props() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
+    let port = common::closed_port();
+    let (_served, _) = serve(&dir, port);
+    let home = TempDir::new("local-model-window");
+    let output = non_interactive(
+        marvin(home.path())
+            .env("MARVIN_LOCAL_PORTS", port.to_string())
+            .arg("--json"),
+        "What is the capital of France? Answer in one word.",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let usage = events.last().unwrap();
+    assert_eq!(usage["type"], "usage", "{events:?}");
+    // scripts/local-model.sh starts the server with n_ctx 8192; its /props says so.
+    assert_eq!(usage["context"]["window"], 8192, "{usage}");
+    assert_eq!(usage["context"]["window_from"], "llama.cpp /props");
+    // The conversation's limit is what the window holds besides the answer (2,048) and the
+    // tools' definitions, if they fit at all.
+    let limit = usage["context"]["limit"].as_u64().unwrap();
+    assert!(limit <= 6144, "{usage}");
+    // What the server counted of the prompt fits its window.
+    let input = usage["input_tokens"].as_u64().unwrap();
+    assert!(input > 0 && input <= 6144, "{usage}");
+}
+
+#[test]
 fn the_local_model_script_refuses_bad_arguments_before_installing_anything() {
     let dir = TempDir::new("local-model-args");
     let run = |args: &[&str]| {

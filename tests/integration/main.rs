@@ -62,3 +62,4 @@ mod terminal_ux;
 mod tools_on_demand;
 mod voice;
 mod web_reach;
+mod window;

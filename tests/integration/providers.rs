@@ -45,6 +45,7 @@ fn ollama_chat(
         &ChatRequest {
             messages: &messages,
             tools: None,
+            tokens: 0,
         },
         &mut |t| streamed.push_str(t),
         &CancelToken::new(),

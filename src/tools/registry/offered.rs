@@ -174,7 +174,7 @@ impl Registry {
             .map(|f| format!("{} ({})", f.id, f.about))
             .collect();
         let mut line = format!(
-            "Each request offers a few of your tools and the families the conversation needs; {FIND_TOOLS} loads any other family (its description lists them)."
+            "Tools available: the ones each request offers (a few, and the families the conversation needs); {FIND_TOOLS} loads any other family (its description lists them)."
         );
         if !own.is_empty() {
             line.push_str(&format!(" The person's own families: {}.", own.join(", ")));

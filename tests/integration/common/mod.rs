@@ -228,28 +228,44 @@ impl ReplayServer {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let port = server.server_addr().to_ip().unwrap().port();
         let mut replies = replies(&format!("http://127.0.0.1:{port}")).into_iter();
-        Self::serving(server, port, move |_| {
-            replies.next().unwrap_or_else(|| {
+        Self::serving(server, port, move |request| {
+            // Marvin asks a model server about its model before the first chat: a server of
+            // replies in order knows nothing to say, and keeps its replies for what they are.
+            if asks_about_the_model(&request.url) {
+                return None;
+            }
+            Some(replies.next().unwrap_or_else(|| {
                 Reply::json(
                     500,
                     r#"{"error":{"message":"test server: no more replies"}}"#,
                 )
-            })
+            }))
         })
     }
 
     /// A server for several Marvin processes at once (a parent and its sub-agents), whose
-    /// order of requests is not known: it answers each by looking at it.
+    /// order of requests is not known: it answers each by looking at it. What Marvin asks a
+    /// model server about its model it leaves unanswered (see [`asks_about_the_model`]).
     pub fn answering(answer: impl FnMut(&Recorded) -> Reply + Send + 'static) -> Self {
+        let mut answer = answer;
+        Self::answering_all(move |request| {
+            (!asks_about_the_model(&request.url)).then(|| answer(request))
+        })
+    }
+
+    /// A server that answers everything by looking at it, questions about the model too
+    /// (`None`: 404, not recorded).
+    pub fn answering_all(answer: impl FnMut(&Recorded) -> Option<Reply> + Send + 'static) -> Self {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
         let port = server.server_addr().to_ip().unwrap().port();
         Self::serving(server, port, answer)
     }
 
+    /// `answer` gives `None` for a request it leaves unanswered (404) and unrecorded.
     fn serving(
         server: Arc<tiny_http::Server>,
         port: u16,
-        answer: impl FnMut(&Recorded) -> Reply + Send + 'static,
+        answer: impl FnMut(&Recorded) -> Option<Reply> + Send + 'static,
     ) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let thread = {
@@ -299,9 +315,55 @@ impl ReplayServer {
     }
 }
 
+/// What Marvin asks a model server about its model (window, tools): llama.cpp's `/props`,
+/// the model lists of OpenAI-compatible servers and LM Studio, Ollama's `/api/show`. A test
+/// server that only chats answers these 404, as a real one would.
+pub fn asks_about_the_model(url: &str) -> bool {
+    let path = url.split('?').next().unwrap_or(url);
+    [
+        "/props",
+        "/v1/models",
+        "/models",
+        "/api/v0/models",
+        "/api/show",
+    ]
+    .contains(&path)
+}
+
+/// Reads a request from `stream`, its body too; when it asks about the model, answers 404 and
+/// returns `None`, else its head.
+pub fn unless_about_the_model(stream: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(stream.try_clone().ok()?);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    let _ = reader.read_exact(&mut vec![0u8; length]);
+    let path = head.split_whitespace().nth(1).unwrap_or("");
+    if asks_about_the_model(path) {
+        let _ = stream
+            .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        return None;
+    }
+    Some(head)
+}
+
 fn serve(
     server: &tiny_http::Server,
-    mut answer: impl FnMut(&Recorded) -> Reply,
+    mut answer: impl FnMut(&Recorded) -> Option<Reply>,
     requests: &Mutex<Vec<Recorded>>,
 ) {
     while let Ok(mut request) = server.recv() {
@@ -317,7 +379,10 @@ fn serve(
             body: serde_json::from_str(&body).unwrap_or(Value::Null),
             raw: body,
         };
-        let reply = answer(&recorded);
+        let Some(reply) = answer(&recorded) else {
+            let _ = request.respond(tiny_http::Response::empty(404));
+            continue;
+        };
         requests.lock().unwrap().push(recorded);
         let headers = reply
             .headers
@@ -374,8 +439,9 @@ impl StallServer {
             while !*flag.lock().unwrap() {
                 if let Ok((mut stream, _)) = listener.accept() {
                     stream.set_nonblocking(false).unwrap();
-                    let mut buf = [0u8; 65536];
-                    let _ = stream.read(&mut buf);
+                    if unless_about_the_model(&mut stream).is_none() {
+                        continue;
+                    }
                     let _ = stream.write_all(head.as_bytes());
                     let _ = stream.flush();
                     held.push(stream);
@@ -419,12 +485,14 @@ impl DropServer {
             first_events.len()
         );
         let thread = std::thread::spawn(move || {
-            if let Ok((mut stream, _)) = listener.accept() {
-                let mut buf = [0u8; 65536];
-                let _ = stream.read(&mut buf);
+            while let Ok((mut stream, _)) = listener.accept() {
+                if unless_about_the_model(&mut stream).is_none() {
+                    continue;
+                }
                 let _ = stream.write_all(head.as_bytes());
                 let _ = stream.flush();
                 let _ = stream.shutdown(std::net::Shutdown::Both);
+                break;
             }
         });
         Self {

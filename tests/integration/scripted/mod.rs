@@ -2,7 +2,7 @@
 //! slowly, stream without end (bytes made as they are sent, never held), close before any
 //! byte, echo the request's headers back. For what a replay of recorded bytes cannot show.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -109,18 +109,15 @@ impl ScriptServer {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let accept = std::thread::spawn(move || {
-            let mut scripts = scripts.into_iter();
+            let scripts = Arc::new(Mutex::new(scripts.into_iter()));
             for stream in listener.incoming() {
                 if stopped.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { break };
-                let Some(script) = scripts.next() else {
-                    continue;
-                };
-                let seen = seen.clone();
+                let (seen, scripts) = (seen.clone(), scripts.clone());
                 // Each connection on its own thread: a held one must not stop the next.
-                std::thread::spawn(move || serve(stream, script, &seen));
+                std::thread::spawn(move || serve(stream, &scripts, &seen));
             }
         });
         Self {
@@ -147,26 +144,19 @@ impl ScriptServer {
     }
 }
 
-fn serve(stream: TcpStream, script: Script, seen: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut head = String::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        head.push_str(&line);
-    }
-    let length = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    let _ = reader.read_exact(&mut body);
+/// Serves one connection with the next script; a question about the model (which Marvin asks
+/// before its first chat) is answered 404 and takes none.
+fn serve(
+    mut stream: TcpStream,
+    scripts: &Mutex<std::vec::IntoIter<Script>>,
+    seen: &Mutex<Vec<String>>,
+) {
+    let Some(head) = crate::common::unless_about_the_model(&mut stream) else {
+        return;
+    };
+    let Some(script) = scripts.lock().unwrap().next() else {
+        return;
+    };
     seen.lock().unwrap().push(head.clone());
     let mut conn = Conn { stream, head };
     script(&mut conn);
