@@ -1,6 +1,7 @@
 //! A local chat-completions server for `make bench` and manual runs: answers every POST with
 //! a stream of N one-word tokens, at once or paced at R tokens a second as a model sends them,
-//! and can save the last request body.
+//! and can save the last request body. Anything else (a client asking about the model:
+//! `/props`, `/v1/models`) gets a 404 at once, as a server that only chats answers it.
 //!
 //! cargo run --release --example stream_server -- [--tokens N] [--per-second R] [--port P]
 //!     [--save-request FILE]
@@ -29,6 +30,10 @@ fn main() {
     let port = server.server_addr().to_ip().expect("ip address").port();
     println!("http://127.0.0.1:{port}/v1");
     for mut request in server.incoming_requests() {
+        if *request.method() != tiny_http::Method::Post {
+            let _ = request.respond(tiny_http::Response::empty(404));
+            continue;
+        }
         let mut text = String::new();
         let _ = request.as_reader().read_to_string(&mut text);
         if let Some(path) = &save {

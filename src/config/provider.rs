@@ -136,6 +136,8 @@ pub struct ProviderSettings {
     pub token_url: String,
     /// Copilot: where the session token is kept between runs (0600).
     pub token_cache: Option<PathBuf>,
+    /// Where what a server said of its model is kept a day (MARVIN_HOME/models.json).
+    pub facts_cache: Option<PathBuf>,
 }
 
 impl fmt::Debug for ProviderSettings {

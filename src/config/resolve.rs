@@ -132,6 +132,7 @@ fn settings_for(
             services::COPILOT_TOKEN.default_url,
         )?,
         token_cache: inputs.home.map(crate::store::tokens::copilot_cache),
+        facts_cache: inputs.home.map(crate::store::models::file),
     })
 }
 

@@ -19,6 +19,7 @@ use crate::config::{ProviderKind, ProviderSettings};
 use crate::message::Message;
 use crate::net::sse::{MAX_EVENT, SseError, SseReader};
 use crate::net::{self, BodyError, Response};
+use crate::store;
 
 /// A non-streamed completion larger than this is not a chat answer.
 const MAX_JSON_BODY: usize = MAX_MESSAGE;
@@ -64,6 +65,36 @@ impl OpenAiCompat {
         if self.settings.kind != ProviderKind::OpenAiCompat {
             return ModelFacts::guess(name, model);
         }
+        // What a remote server said earlier today saves asking it again at every start (its
+        // model list can be a megabyte); a server on this machine is asked each time, cheaply,
+        // since it may have been started again with another window.
+        let key = format!("{}|{model}", self.settings.shown_url());
+        let now = u64::try_from(crate::clock::unix_now()).unwrap_or(0);
+        let local = crate::net::is_loopback(&crate::net::host_of(&self.settings.base_url));
+        let cache = self.settings.facts_cache.as_deref().filter(|_| !local);
+        if let Some(known) = cache.and_then(|path| store::models::recall(path, &key, now)) {
+            return ModelFacts {
+                window: known.window,
+                source: window::REMEMBERED,
+                tools: known.tools,
+            };
+        }
+        let facts = self.ask_server(cancel);
+        let told = facts.source != window::TABLE && facts.source != window::DEFAULT;
+        if let (Some(path), true, false) = (cache, told, cancel.is_cancelled()) {
+            let known = store::models::Known {
+                window: facts.window,
+                tools: facts.tools,
+                at: now,
+            };
+            store::models::keep(path, &key, known);
+        }
+        facts
+    }
+
+    /// What the server itself says of the model (see [`Self::discover`]).
+    fn ask_server(&self, cancel: &CancelToken) -> ModelFacts {
+        let (name, model) = (self.settings.kind.name(), self.settings.model.as_str());
         let deadline = std::time::Instant::now() + DISCOVERY;
         let base = self.settings.base_url.trim_end_matches('/');
         let root = base.strip_suffix("/v1").unwrap_or(base);

@@ -12,6 +12,7 @@ pub(crate) mod chatlog;
 pub(crate) mod json;
 pub(crate) mod ledger;
 pub(crate) mod lock;
+pub(crate) mod models;
 pub(crate) mod ntfy;
 pub(crate) mod places;
 pub(crate) mod preferences;

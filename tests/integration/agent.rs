@@ -78,6 +78,7 @@ fn provider(server: &ReplayServer) -> OpenAiCompat {
         proxy: None,
         token_url: String::new(),
         token_cache: None,
+        facts_cache: None,
     })
 }
 

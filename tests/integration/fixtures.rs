@@ -34,6 +34,7 @@ fn settings(url: String) -> ProviderSettings {
         proxy: None,
         token_url: String::new(),
         token_cache: None,
+        facts_cache: None,
     }
 }
 

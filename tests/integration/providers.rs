@@ -27,6 +27,7 @@ fn ollama_settings(url: String) -> ProviderSettings {
         proxy: None,
         token_url: String::new(),
         token_cache: None,
+        facts_cache: None,
     }
 }
 

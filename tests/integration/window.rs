@@ -251,3 +251,48 @@ fn context_says_the_window_learned_from_the_server() {
         "{asked:?}"
     );
 }
+
+#[test]
+fn a_remote_servers_model_list_is_asked_once_a_day_and_a_local_one_at_every_start() {
+    let models = r#"{"object":"list","data":[{"id":"qwen/qwen3-32b","object":"model","context_length":40960}]}"#;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
+    let server = ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/v1/models" => {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Reply::json(200, models)
+            }
+            "/v1/chat/completions" => Reply::text(&["Paris."]),
+            _ => Reply::json(404, r#"{"error":"not found"}"#),
+        })
+    });
+    let home = TempDir::new("window-remembered");
+    let run = |url: String| {
+        let output = common::non_interactive(
+            marvin(home.path())
+                .env("OPENAI_COMPAT_URL", url)
+                .env("MARVIN_MODEL", "qwen/qwen3-32b")
+                .arg("--json"),
+            "What is the capital of France?",
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        let usage: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+        usage["context"]["window_from"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // The same server by an address that is not this machine's name: remembered.
+    let remote = server.url().replace("127.0.0.1", "[::ffff:127.0.0.1]");
+    assert_eq!(run(remote.clone()), "the server's /v1/models");
+    assert_eq!(
+        run(remote),
+        "what the server said earlier today (models.json)"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // On this machine it is asked every time: it may have been started with another window.
+    run(server.url());
+    run(server.url());
+    assert_eq!(asked.load(Ordering::SeqCst), 3);
+}
