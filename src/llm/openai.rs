@@ -65,26 +65,33 @@ impl OpenAiCompat {
         if self.settings.kind != ProviderKind::OpenAiCompat {
             return ModelFacts::guess(name, model);
         }
-        // What a remote server said earlier today saves asking it again at every start (its
-        // model list can be a megabyte); a server on this machine is asked each time, cheaply,
-        // since it may have been started again with another window.
+        // What the server said a moment ago saves asking it again at every start (a remote
+        // server's model list can be a megabyte): a day for a server elsewhere, ten minutes
+        // for one on this machine, which may be started again with another window.
         let key = format!("{}|{model}", self.settings.shown_url());
         let now = u64::try_from(crate::clock::unix_now()).unwrap_or(0);
-        let local = crate::net::is_loopback(&crate::net::host_of(&self.settings.base_url));
-        let cache = self.settings.facts_cache.as_deref().filter(|_| !local);
-        if let Some(known) = cache.and_then(|path| store::models::recall(path, &key, now)) {
-            return ModelFacts {
-                window: known.window,
-                source: window::REMEMBERED,
-                tools: known.tools,
+        let kept = match crate::net::is_loopback(&crate::net::host_of(&self.settings.base_url)) {
+            true => store::models::KEPT_LOCAL,
+            false => store::models::KEPT,
+        };
+        let cache = self.settings.facts_cache.as_deref();
+        if let Some(known) = cache.and_then(|path| store::models::recall(path, &key, now, kept)) {
+            // A server that said nothing a moment ago is not asked again: the guess stands.
+            return match known.told {
+                true => ModelFacts {
+                    window: known.window,
+                    source: window::REMEMBERED,
+                    tools: known.tools,
+                },
+                false => ModelFacts::guess(self.settings.kind.name(), model),
             };
         }
         let facts = self.ask_server(cancel);
-        let told = facts.source != window::TABLE && facts.source != window::DEFAULT;
-        if let (Some(path), true, false) = (cache, told, cancel.is_cancelled()) {
+        if let (Some(path), false) = (cache, cancel.is_cancelled()) {
             let known = store::models::Known {
                 window: facts.window,
                 tools: facts.tools,
+                told: facts.source != window::TABLE && facts.source != window::DEFAULT,
                 at: now,
             };
             store::models::keep(path, &key, known);

@@ -52,7 +52,7 @@ pub fn answer_room(window: usize) -> usize {
 pub const TABLE: &str = "the table of hosted models";
 pub const DEFAULT: &str = "a default: the server did not say";
 pub const REFUSAL: &str = "the server's refusal of a longer request";
-pub const REMEMBERED: &str = "what the server said earlier today (models.json)";
+pub const REMEMBERED: &str = "what the server said a moment ago (models.json)";
 
 /// A provider's facts, learned at the first ask and kept; refusals correct them later.
 #[derive(Default)]

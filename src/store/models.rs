@@ -1,6 +1,7 @@
-//! What servers said of their models, kept a day in MARVIN_HOME/models.json (a cache, not the
-//! user's data: a missing or unreadable file is simply asked for again), so a quick question
-//! to a remote server does not first ask it about its model at every start.
+//! What servers said of their models, kept in MARVIN_HOME/models.json (a cache, not the user's
+//! data: a missing or unreadable file is simply asked for again), so a quick question does not
+//! first ask the server about its model at every start: a day for a server elsewhere, ten
+//! minutes for one on this machine (it may be started again with another window).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,14 +11,20 @@ use serde::{Deserialize, Serialize};
 
 use super::lock;
 
-/// How long what a server said is taken as still true.
+/// How long what a server elsewhere said is taken as still true.
 pub(crate) const KEPT: Duration = Duration::from_secs(24 * 60 * 60);
+/// The same for a server on this machine.
+pub(crate) const KEPT_LOCAL: Duration = Duration::from_secs(10 * 60);
 
 /// One model's facts as a server gave them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Known {
     pub window: usize,
     pub tools: bool,
+    /// Where it came from: the server's answer, or a guess where the server said nothing
+    /// (that it says nothing is worth remembering too).
+    #[serde(default)]
+    pub told: bool,
     /// Seconds since 1970 when the server said so.
     pub at: u64,
 }
@@ -27,12 +34,13 @@ pub(crate) fn file(home: &Path) -> PathBuf {
     home.join("models.json")
 }
 
-/// What is known of `key` (the server's address and the model) and still fresh at `now`.
-pub(crate) fn recall(path: &Path, key: &str, now: u64) -> Option<Known> {
+/// What is known of `key` (the server's address and the model), said less than `kept` before
+/// `now`.
+pub(crate) fn recall(path: &Path, key: &str, now: u64, kept: Duration) -> Option<Known> {
     let all: BTreeMap<String, Known> =
         serde_json::from_slice(&std::fs::read(path).ok()?).unwrap_or_default();
     all.get(key)
-        .filter(|known| now.saturating_sub(known.at) < KEPT.as_secs())
+        .filter(|known| now.saturating_sub(known.at) < kept.as_secs())
         .cloned()
 }
 
@@ -61,16 +69,21 @@ mod tests {
     fn facts_are_kept_a_day_and_a_broken_file_is_asked_for_again() {
         let dir = TempDir::new("store-models");
         let path = file(dir.path());
-        assert_eq!(recall(&path, "http://a|m", 100), None);
+        assert_eq!(recall(&path, "http://a|m", 100, KEPT), None);
         let known = Known {
             window: 8192,
             tools: true,
+            told: true,
             at: 100,
         };
         keep(&path, "http://a|m", known.clone());
-        assert_eq!(recall(&path, "http://a|m", 100 + 3600), Some(known));
-        assert_eq!(recall(&path, "http://a|other", 200), None);
-        assert_eq!(recall(&path, "http://a|m", 100 + KEPT.as_secs()), None);
+        assert_eq!(recall(&path, "http://a|m", 100 + 3600, KEPT), Some(known));
+        assert_eq!(recall(&path, "http://a|m", 100 + 3600, KEPT_LOCAL), None);
+        assert_eq!(recall(&path, "http://a|other", 200, KEPT), None);
+        assert_eq!(
+            recall(&path, "http://a|m", 100 + KEPT.as_secs(), KEPT),
+            None
+        );
         // A later entry drops the stale ones.
         let later = 100 + KEPT.as_secs() + 1;
         keep(
@@ -79,12 +92,13 @@ mod tests {
             Known {
                 window: 4096,
                 tools: false,
+                told: false,
                 at: later,
             },
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("http://a|m"), "{text}");
         std::fs::write(&path, "{broken").unwrap();
-        assert_eq!(recall(&path, "http://b|m", later), None);
+        assert_eq!(recall(&path, "http://b|m", later, KEPT), None);
     }
 }

@@ -253,7 +253,7 @@ fn context_says_the_window_learned_from_the_server() {
 }
 
 #[test]
-fn a_remote_servers_model_list_is_asked_once_a_day_and_a_local_one_at_every_start() {
+fn what_a_server_said_of_its_model_is_remembered_between_runs() {
     let models = r#"{"object":"list","data":[{"id":"qwen/qwen3-32b","object":"model","context_length":40960}]}"#;
     let asked = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&asked);
@@ -278,21 +278,25 @@ fn a_remote_servers_model_list_is_asked_once_a_day_and_a_local_one_at_every_star
         );
         assert!(output.status.success(), "{}", stderr(&output));
         let usage: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
-        usage["context"]["window_from"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        (
+            usage["context"]["window"].as_u64().unwrap(),
+            usage["context"]["window_from"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        )
     };
-    // The same server by an address that is not this machine's name: remembered.
-    let remote = server.url().replace("127.0.0.1", "[::ffff:127.0.0.1]");
-    assert_eq!(run(remote.clone()), "the server's /v1/models");
-    assert_eq!(
-        run(remote),
-        "what the server said earlier today (models.json)"
+    let said = (40960, "the server's /v1/models".to_string());
+    let remembered = (
+        40960,
+        "what the server said a moment ago (models.json)".to_string(),
     );
+    assert_eq!(run(server.url()), said);
+    assert_eq!(run(server.url()), remembered);
     assert_eq!(asked.load(Ordering::SeqCst), 1);
-    // On this machine it is asked every time: it may have been started with another window.
-    run(server.url());
-    run(server.url());
-    assert_eq!(asked.load(Ordering::SeqCst), 3);
+    // The same server by another address is another server, asked once too.
+    let other = server.url().replace("127.0.0.1", "localhost");
+    assert_eq!(run(other.clone()), said);
+    assert_eq!(run(other), remembered);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
 }

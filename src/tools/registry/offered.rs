@@ -2,10 +2,12 @@
 //! coding core in coding mode, and the families the session has needed so far, in the order
 //! it first needed them; and `find_tools`, with which the model loads any other family.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{FamilyInfo, Registry, ToolOutcome};
-use crate::tools::route::{self, Chosen, Router};
+use crate::tools::route::{self, Chosen};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Offered, ToolContext, ToolDef};
 
@@ -213,32 +215,37 @@ impl Registry {
 
     /// The families `ctx` may load besides the ones every request has: each with a tool the
     /// mode allows, the MCP servers' among them (`mcp:NAME`).
-    fn loadable(&self, ctx: &ToolContext, remote: &[ToolDef]) -> Vec<FamilyInfo> {
+    fn loadable<'a>(&'a self, ctx: &ToolContext, remote: &[ToolDef]) -> Vec<Cow<'a, FamilyInfo>> {
         let allowed = self.allowed(ctx, remote);
         let core = |id: &str| id == "core" || (ctx.coding_mode && CODING_CORE.contains(&id));
-        let mut families: Vec<FamilyInfo> = self
+        let mut families: Vec<Cow<'a, FamilyInfo>> = self
             .families
             .iter()
             .filter(|f| !core(&f.id) && allowed.iter().any(|t| t.family == f.id.as_str()))
-            .cloned()
+            .map(Cow::Borrowed)
             .collect();
         for tool in allowed.iter().filter(|t| t.family.starts_with("mcp:")) {
             let family = tool.family.to_string();
             let words = name_words(&tool.name);
             match families.iter_mut().find(|f| f.id == family) {
-                Some(known) => known.words.extend(words),
-                None => families.push(FamilyInfo {
+                Some(known) => known.to_mut().words.extend(words),
+                None => families.push(Cow::Owned(FamilyInfo {
                     words: [name_words(&family["mcp:".len()..]), words].concat(),
                     about: format!("the tools of the MCP server {}", &family["mcp:".len()..]),
                     id: family,
-                }),
+                })),
             }
         }
         families
     }
 
-    fn router(families: &[FamilyInfo]) -> Router {
-        Router::new(families.iter().map(|f| (f.id.as_str(), f.words.clone())))
+    /// The families `families` hold that `text` asks for (see `route::choose`).
+    fn choose(families: &[Cow<'_, FamilyInfo>], text: &str) -> Vec<Chosen> {
+        let words: Vec<(&str, &[String])> = families
+            .iter()
+            .map(|f| (f.id.as_str(), f.words.as_slice()))
+            .collect();
+        route::choose(&words, text, route::MOST)
     }
 
     /// Loads the families the person's `text` asks for into the session's offer (the
@@ -249,7 +256,7 @@ impl Registry {
         }
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
-        let mut chosen = Self::router(&families).choose(text, route::MOST);
+        let mut chosen = Self::choose(&families, text);
         if chosen.is_empty() && families.iter().any(|f| f.id == FALLBACK) {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
@@ -310,7 +317,7 @@ impl Registry {
     fn found(
         &self,
         query: &str,
-        families: &[FamilyInfo],
+        families: &[Cow<'_, FamilyInfo>],
         remote: &[ToolDef],
         ctx: &ToolContext,
     ) -> Vec<String> {
@@ -322,8 +329,7 @@ impl Registry {
         if let Some(tool) = allowed.iter().find(|t| t.name == lower.as_str()) {
             return vec![tool.family.to_string()];
         }
-        Self::router(families)
-            .choose(query, route::MOST)
+        Self::choose(families, query)
             .into_iter()
             .map(|c| c.family)
             .collect()
@@ -331,10 +337,13 @@ impl Registry {
 }
 
 /// `weather (weather forecasts), …` for the families of a message.
-fn listing(families: &[FamilyInfo]) -> String {
+fn listing<F: std::borrow::Borrow<FamilyInfo>>(families: &[F]) -> String {
     families
         .iter()
-        .map(|f| format!("{} ({})", f.id, f.about))
+        .map(|f| {
+            let f = f.borrow();
+            format!("{} ({})", f.id, f.about)
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

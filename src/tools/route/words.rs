@@ -15,7 +15,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 /// A rough English stem: a plural `-s` or `-ies`, then `-ing` or `-ed`, cut from words long
 /// enough to have them ("meetings", "meeting" and "meet" are one word). Both sides of a match
 /// are cut the same way, so it only has to be consistent.
-fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let n = word.chars().count();
     let mut word = word.to_string();
     if n > 4 && word.ends_with("ies") {
