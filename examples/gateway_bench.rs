@@ -55,16 +55,21 @@ fn main() {
             // Read as raw bytes, as little work as a client can do: the benchmark's own threads
             // share the machine with the gateway.
             let (mut all, mut buffer) = (Vec::new(), vec![0u8; 64 * 1024]);
+            let mut done_at = None;
             while let Ok(n) = stream.read(&mut buffer) {
                 if n == 0 {
                     break;
                 }
                 let from = all.len().saturating_sub(DONE.len());
                 all.extend_from_slice(&buffer[..n]);
-                let Some(at) = find(&all[from..], DONE).map(|at| from + at) else {
+                done_at = done_at.or_else(|| find(&all[from..], DONE).map(|at| from + at));
+                let Some(at) = done_at else {
                     continue;
                 };
-                let end = find(&all[at..], b"\n").map_or(all.len(), |e| at + e);
+                // The `done` event may come in more than one read: its whole line first.
+                let Some(end) = find(&all[at..], b"\n").map(|e| at + e) else {
+                    continue;
+                };
                 let line = String::from_utf8_lossy(&all[at..end]).into_owned();
                 let turn_ms: f64 = line
                     .split("\"elapsed_us\":")
