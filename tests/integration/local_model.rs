@@ -25,6 +25,17 @@ impl Drop for Served {
     }
 }
 
+/// The lines `out` prints, as they come.
+fn lines_of(out: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    receiver
+}
+
 /// Starts the script on `port` and waits for its "Ready at" line; installing may take minutes
 /// on a slow link. The lines it printed come back with the server.
 fn serve(dir: &Path, port: u16) -> (Served, Vec<String>) {
@@ -40,12 +51,7 @@ fn serve(dir: &Path, port: u16) -> (Served, Vec<String>) {
     let out = child.stdout.take().unwrap();
     let err = child.stderr.take().unwrap();
     let served = Served(child);
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = sender.send(line);
-        }
-    });
+    let receiver = lines_of(out);
     let errors = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
     let mut lines = Vec::new();
     loop {
@@ -236,13 +242,7 @@ fn serve_with_tools(port: u16) -> Served {
         .unwrap();
     let out = child.stdout.take().unwrap();
     let served = Served(child);
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = sender.send(line);
-        }
-    });
-    let ready = receiver.recv_timeout(Duration::from_secs(120));
+    let ready = lines_of(out).recv_timeout(Duration::from_secs(120));
     assert_eq!(ready.ok(), Some(format!("Ready {port}")));
     served
 }
