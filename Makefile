@@ -1,5 +1,5 @@
 # Marvin: build, test, lint, bench, install.
-.PHONY: build release test lint bench install uninstall vendor clean
+.PHONY: build release test lint bench hot-functions install uninstall vendor clean
 
 build:
 	cargo build --locked
@@ -19,6 +19,11 @@ lint:
 # Speed and size against a local server streaming 1,000 tokens (a benchmark, not a test).
 bench:
 	scripts/bench.sh
+
+# The functions common runs execute, for the linker to place together (link/hot-functions.txt;
+# needs valgrind). Run it after a new toolchain or a change that moves much code.
+hot-functions:
+	scripts/hot_functions.py
 
 # Installs the binary, the manual page and the completions under $(DESTDIR)$(PREFIX); BIN names
 # an already built binary to install instead of building the release one.

@@ -1,6 +1,10 @@
 //! The commit Marvin is built from, for `--version`: `MARVIN_COMMIT` is the short hash, with
 //! " dirty" when tracked files differ from it, or empty outside a git checkout (a vendored
 //! tarball, a crate download). Asks the `git` program; no crate.
+//!
+//! A release binary also gets the functions a run uses placed side by side
+//! (`link/hot-functions.txt`, made by `scripts/hot-functions.sh`): the kernel maps a program's
+//! code 64 KB around each page it touches, so scattered hot code costs resident memory.
 
 use std::path::Path;
 use std::process::Command;
@@ -27,6 +31,7 @@ fn main() {
         _ => String::new(),
     };
     println!("cargo:rustc-env=MARVIN_COMMIT={commit}");
+    order_hot_functions(&root);
     // Run again when the commit or the tracked files change; only paths that exist (a missing
     // one would make cargo run this script on every build).
     let mut watched = vec!["src".to_string(), "Cargo.toml".into(), "Cargo.lock".into()];
@@ -43,4 +48,58 @@ fn main() {
             println!("cargo:rerun-if-changed={}", full.display());
         }
     }
+}
+
+/// Asks the linker to put the functions of `link/hot-functions.txt` first, where that linker is
+/// surely rust-lld: a release build for x86_64 Linux by rustc 1.90 or later, with no linker of
+/// the user's choosing. A name the build no longer has (another toolchain, renamed code) is
+/// skipped silently: the order is an optimisation, never a reason to fail a build.
+fn order_hot_functions(root: &str) {
+    let list = Path::new(root).join("link/hot-functions.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    for name in [
+        "PROFILE",
+        "TARGET",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC",
+        "MARVIN_LINK_MAP",
+    ] {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let own_linker = var("CARGO_ENCODED_RUSTFLAGS").contains("link")
+        || std::env::vars()
+            .any(|(name, _)| name.starts_with("CARGO_TARGET_") && name.ends_with("_LINKER"));
+    if var("PROFILE") != "release"
+        || var("TARGET") != "x86_64-unknown-linux-gnu"
+        || own_linker
+        || !list.exists()
+        || !rustc_links_with_lld(&var("RUSTC"))
+    {
+        return;
+    }
+    println!(
+        "cargo:rustc-link-arg-bin=marvin=-Wl,--symbol-ordering-file={}",
+        list.display()
+    );
+    println!("cargo:rustc-link-arg-bin=marvin=-Wl,--no-warn-symbol-ordering");
+    // scripts/hot_functions.py reads where each function landed: the binary itself is stripped.
+    if let Ok(map) = std::env::var("MARVIN_LINK_MAP") {
+        println!("cargo:rustc-link-arg-bin=marvin=-Wl,-Map={map}");
+    }
+}
+
+/// rustc links x86_64 Linux programs with its own lld from 1.90 on.
+fn rustc_links_with_lld(rustc: &str) -> bool {
+    let Ok(output) = Command::new(if rustc.is_empty() { "rustc" } else { rustc })
+        .arg("-V")
+        .output()
+    else {
+        return false;
+    };
+    let version = String::from_utf8_lossy(&output.stdout);
+    let mut numbers = version.split_whitespace().nth(1).unwrap_or("").split('.');
+    let major: u32 = numbers.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let minor: u32 = numbers.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    (major, minor) >= (1, 90)
 }
