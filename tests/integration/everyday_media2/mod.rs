@@ -1,7 +1,8 @@
 //! The music and recipes families of issue 16 through the built binary: a replayed model calls
-//! the tools, local servers stand in for MusicBrainz and TheMealDB (nothing of either was
-//! recorded: the bodies in tests/fixtures/apis/ are built from their documentation, as
-//! musicbrainz.md and mealdb.md say), a server that never answers for a hung service.
+//! the tools, local servers stand in for MusicBrainz and TheMealDB (MusicBrainz's recorded
+//! answers where there are some, the rest of the bodies in tests/fixtures/apis/ built from the
+//! documentation, as musicbrainz.md and mealdb.md say), a server that never answers for a hung
+//! service.
 
 mod music;
 mod recipes;
@@ -9,7 +10,8 @@ mod recipes;
 pub use crate::common::tools::{call, reply};
 use crate::common::{Reply, TempDir, fixture};
 
-/// A documentation-shaped answer from tests/fixtures/apis/, as JSON with this status.
+/// An answer from tests/fixtures/apis/ (recorded or documentation-shaped, as its note says),
+/// as JSON with this status.
 pub fn built(status: u16, name: &str) -> Reply {
     Reply::json(status, fixture(&format!("apis/{name}")))
 }

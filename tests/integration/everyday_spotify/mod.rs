@@ -1,14 +1,17 @@
 //! The Spotify family of issue 16 through the built binary: the sign-in (Authorization Code
 //! with PKCE) under a pseudo-terminal against a local authorisation server that checks the
 //! verifier against the challenge it was sent, the test playing the browser on the callback;
-//! then the Web API tools against local servers replaying spotify_search_tracks.json,
-//! spotify_token_client_credentials.json (a token answer without a refresh token) and
-//! spotify_token_400_invalid_client.json (recorded, with their notes in tests/fixtures/apis/).
-//! The playlist answers and `/me` follow Spotify's Web API reference (Create Playlist: 201 with
-//! the playlist object; Add Items to Playlist: 201 with `snapshot_id`; Get Current User's
-//! Profile), reduced to the fields the tools read.
+//! then the Web API tools against local servers replaying Spotify's recorded answers (notes
+//! in tests/fixtures/apis/): spotify_search_tracks.json, spotify_token_client_credentials.json
+//! (a token answer without a refresh token) and spotify_token_400_invalid_client.json in
+//! `api`; spotify_search_albums.json, spotify_search_artists.json,
+//! spotify_search_playlists.json, spotify_create_playlist.json and
+//! spotify_add_items_to_playlist.json in `recorded`. The errors Spotify was not recorded giving
+//! (401, 403, 429), the chunked adds and `/me` follow the Web API reference, reduced to the
+//! fields the tools read.
 
 mod api;
+mod recorded;
 mod sign_in;
 
 use std::os::unix::fs::PermissionsExt;

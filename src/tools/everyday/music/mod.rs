@@ -7,6 +7,7 @@
 //! song's lookup takes two or three). Its errors come as `{"error": "..."}`; a 503 means too
 //! many requests.
 
+mod edition;
 mod show;
 
 use serde::Deserialize;

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::Entity;
+use super::{Entity, edition};
 
 /// The most releases a song's lookup lists (and asks for).
 pub(super) const MAX_RELEASES: usize = 15;
@@ -69,6 +69,7 @@ fn summary(kind: Entity, item: &Value) -> String {
             facts.extend(present(item, "type"));
             facts.extend(place(item));
             facts.extend(life_span(item));
+            facts.extend(top_tags(item));
         }
         Entity::Album => {
             facts.extend(album_type(item));
@@ -82,9 +83,7 @@ fn summary(kind: Entity, item: &Value) -> String {
             }
         }
         Entity::Release => {
-            facts.extend(present(item, "date"));
-            facts.extend(present(item, "country"));
-            facts.extend(present(item, "status"));
+            facts.extend(edition::facts(item, false));
             facts.extend(item["track-count"].as_u64().map(|n| format!("{n} tracks")));
             facts.extend(present(
                 item.pointer("/media/0").unwrap_or(&Value::Null),
@@ -115,7 +114,7 @@ fn name(item: &Value) -> String {
 }
 
 /// A string field when it says something.
-fn present(item: &Value, key: &str) -> Option<String> {
+pub(super) fn present(item: &Value, key: &str) -> Option<String> {
     item[key]
         .as_str()
         .map(str::trim)
@@ -215,6 +214,22 @@ pub(super) fn describe_artist(artist: &Value, browsed: &Browsed) -> String {
     out
 }
 
+/// "tagged heavy metal": a search result's most voted tags (up to 3), those with one vote
+/// left out when others have more.
+fn top_tags(item: &Value) -> Option<String> {
+    let votes = |tag: &Value| tag["count"].as_i64().unwrap_or(0);
+    let mut tags: Vec<&Value> = item["tags"].as_array()?.iter().collect();
+    tags.sort_by_key(|tag| std::cmp::Reverse(votes(tag)));
+    let most = votes(tags.first()?);
+    let names: Vec<String> = tags
+        .iter()
+        .filter(|tag| most <= 1 || votes(tag) > 1)
+        .filter_map(|tag| present(tag, "name"))
+        .take(3)
+        .collect();
+    (!names.is_empty()).then(|| format!("tagged {}", names.join(", ")))
+}
+
 /// The names of genres or tags, the most voted first.
 fn named_by_count(list: &Value) -> Vec<String> {
     let mut items: Vec<&Value> = list
@@ -295,9 +310,7 @@ pub(super) fn describe_release(release: &Value, group: Option<(&Value, &Browsed)
     if !credit.is_empty() {
         facts.push(format!("by {credit}"));
     }
-    for key in ["date", "country", "status"] {
-        facts.extend(present(release, key));
-    }
+    facts.extend(edition::facts(release, true));
     let mut out = match group {
         Some((group, releases)) => format!(
             "{}\n\n{}{}",
@@ -393,10 +406,7 @@ pub(super) fn describe_recording(recording: &Value, browsed: &Browsed) -> String
     ));
     let shown = releases.len().min(MAX_RELEASES);
     for release in &releases[..shown] {
-        let facts: Vec<String> = ["date", "country", "status"]
-            .iter()
-            .filter_map(|key| present(release, key))
-            .collect();
+        let facts = edition::facts(release, false);
         out.push_str(&format!("\n  {}", name(release)));
         if !facts.is_empty() {
             out.push_str(&format!(" ({})", facts.join(", ")));
@@ -470,6 +480,11 @@ mod tests {
                 "OK Computer — 1997-05-21, GB, Official, 12 tracks, CD",
             ),
             (Entity::Release, json!({"title": "Bare"}), "Bare"),
+            (
+                Entity::Artist,
+                json!({"name": "A", "tags": [{"count": 1, "name": "x"}, {"count": 1, "name": "y"}, {"count": 1, "name": "z"}, {"count": 1, "name": "w"}]}),
+                "A — tagged x, y, z",
+            ),
         ];
         for (kind, item, line) in cases {
             assert_eq!(summary(kind, &item), line, "{item}");

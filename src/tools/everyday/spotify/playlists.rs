@@ -36,13 +36,27 @@ pub(super) fn create_playlist(args: CreateArgs, ctx: &ToolContext) -> Result<Str
     let id = made["id"]
         .as_str()
         .ok_or("Spotify answered without the new playlist's id; look for it in the user's playlists before trying again.")?;
-    let link = made["external_urls"]["spotify"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("https://open.spotify.com/playlist/{id}"));
-    let kind = if public { "public" } else { "private" };
+    // The link made from the id: Spotify answered with http://open.spotify.com/user/<user>/
+    // playlist/<id> ones until about 2018.
+    let link = format!("https://open.spotify.com/playlist/{id}");
+    let name = made["name"].as_str().unwrap_or(name);
+    let made_public = made["public"].as_bool().unwrap_or(public);
+    let kind = |public| if public { "public" } else { "private" };
+    let empty = match made["tracks"]["total"].as_u64() {
+        Some(0) => " (empty)",
+        _ => "",
+    };
+    let differs = match made_public == public {
+        true => String::new(),
+        false => format!(
+            " Spotify made it {} although {} was asked: the user can change that in Spotify.",
+            kind(made_public),
+            kind(public)
+        ),
+    };
     Ok(format!(
-        "Created the {kind} playlist \"{name}\": id {id}, {link}. Add tracks with spotify_add_tracks."
+        "Created the {} playlist \"{name}\"{empty}: id {id}, {link}.{differs} Add tracks with spotify_add_tracks.",
+        kind(made_public)
     ))
 }
 
@@ -65,7 +79,7 @@ pub(super) fn add_tracks(args: AddArgs, ctx: &ToolContext) -> Result<String, Str
         "which tracks the playlist has now (ask the user to look at https://open.spotify.com/playlist/{playlist})"
     );
     let mut added = 0;
-    let mut snapshot = String::new();
+    let mut snapshot = None;
     for chunk in items.chunks(CHUNK) {
         let body = json!({"uris": chunk});
         let answer = api::post(ctx, &path, &body, &check).map_err(|e| match added {
@@ -76,15 +90,14 @@ pub(super) fn add_tracks(args: AddArgs, ctx: &ToolContext) -> Result<String, Str
             ),
         })?;
         added += chunk.len();
-        snapshot = answer["snapshot_id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        // The whole answer is `{"snapshot_id": …}`: the 201 says it worked, the count is ours.
+        snapshot = answer["snapshot_id"].as_str().map(str::to_string);
     }
     let requests = items.len().div_ceil(CHUNK);
     let plural = |n: usize, one: &str, many: &str| if n == 1 { one } else { many }.to_string();
+    let snapshot = snapshot.map_or(String::new(), |s| format!(" (snapshot {s})"));
     Ok(format!(
-        "Added {added} {} to playlist {playlist} in {requests} {} (snapshot {snapshot}): https://open.spotify.com/playlist/{playlist}",
+        "Added {added} {} to playlist {playlist} in {requests} {}{snapshot}: https://open.spotify.com/playlist/{playlist}",
         plural(added, "track", "tracks"),
         plural(requests, "request", "requests"),
     ))

@@ -1,6 +1,7 @@
 //! `spotify_search`: Spotify's `/search` for one type, each result as one line (name, artists,
-//! album, length, release, owner) and a second with its URI and link. The limit is Spotify's
-//! own for apps in Development Mode since February 2026: at most 10.
+//! album, length, album type and release, followers and popularity, owner) and a second with
+//! its URI and link. The limit is Spotify's own for apps in Development Mode since February
+//! 2026: at most 10.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -58,15 +59,38 @@ fn render(answer: &Value, kind: &str, query: &str) -> String {
     );
     for (n, item) in items.iter().enumerate() {
         out.push_str(&format!("\n{}. {}", n + 1, describe(item, kind)));
-        let uri = item["uri"].as_str().unwrap_or_default();
-        let link = item["external_urls"]["spotify"]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| uris::link(uri))
-            .unwrap_or_default();
+        let (uri, link) = addresses(item, kind);
         out.push_str(&format!("\n   {uri} · {link}"));
     }
+    // Simplified albums came without a date until about 2018, and may again.
+    if kind == "album" && items.iter().any(|i| i["release_date"].as_str().is_none()) {
+        let which = match items.iter().all(|i| i["release_date"].as_str().is_none()) {
+            true => "these albums",
+            false => "some of these albums",
+        };
+        out.push_str(&format!(
+            "\nSpotify gave no release date for {which}: music_search with kind \"album\" finds when an album came out."
+        ));
+    }
     out
+}
+
+/// The result's URI and link in their current forms, made from its id: Spotify answered with
+/// user-scoped ones for playlists until about 2018 (`spotify:user:<user>:playlist:<id>`,
+/// `http://open.spotify.com/user/<user>/playlist/<id>`).
+fn addresses(item: &Value, kind: &str) -> (String, String) {
+    let uri = match item["id"].as_str() {
+        Some(id) => format!("spotify:{kind}:{id}"),
+        None => item["uri"].as_str().unwrap_or_default().to_string(),
+    };
+    let link = uris::link(&uri)
+        .or_else(|| {
+            item["external_urls"]["spotify"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (uri, link)
 }
 
 /// One line about one result.
@@ -83,6 +107,7 @@ fn describe(item: &Value, kind: &str) -> String {
             parts.extend(item["duration_ms"].as_u64().map(length));
         }
         "album" => {
+            parts.push(text(&item["album_type"]));
             parts.push(text(&item["release_date"]));
             parts.extend(item["total_tracks"].as_u64().map(|n| format!("{n} tracks")));
         }
@@ -92,10 +117,25 @@ fn describe(item: &Value, kind: &str) -> String {
                 .map(|g| g.iter().filter_map(Value::as_str).take(3).collect())
                 .unwrap_or_default();
             parts.push(genres.join(", "));
+            // What tells the band from its namesakes.
+            parts.extend(item["followers"]["total"].as_u64().map(|n| match n {
+                1 => "1 follower".to_string(),
+                n => format!("{n} followers"),
+            }));
+            parts.extend(
+                item["popularity"]
+                    .as_u64()
+                    .map(|p| format!("popularity {p} of 100")),
+            );
         }
         _ => {
+            // The display name is null for many users: their user id then.
             let owner = &item["owner"];
-            let owner = owner["display_name"].as_str().or(owner["id"].as_str());
+            let owner = match (owner["display_name"].as_str(), owner["id"].as_str()) {
+                (Some(name), _) if !name.trim().is_empty() => Some(name.to_string()),
+                (_, Some(id)) => Some(format!("user {id}")),
+                _ => None,
+            };
             parts.extend(owner.map(|o| format!("by {o}")));
             // `items` since February 2026, `tracks` before.
             let count = item["items"]["total"]

@@ -1,6 +1,8 @@
 //! Spotify items as people and models write them: a bare id (22 letters and digits), a
 //! `spotify:track:<id>` URI, or an `open.spotify.com/track/<id>` link (with or without
 //! `https://`, an `intl-xx/` part or a `?si=` query), all turned into the URI the API takes.
+//! Playlists also come in the older user-scoped forms Spotify answered with until about 2018
+//! (`spotify:user:<user>:playlist:<id>`, `open.spotify.com/user/<user>/playlist/<id>`).
 
 /// The URI of a track or episode, or why `text` is not one.
 pub(super) fn item_uri(text: &str) -> Option<String> {
@@ -31,6 +33,7 @@ pub(super) fn link(uri: &str) -> Option<String> {
 fn kind_and_id<'a>(text: &'a str, bare: &'a str) -> Option<(&'a str, &'a str)> {
     let text = text.trim();
     if let Some(rest) = text.strip_prefix("spotify:") {
+        let rest = without_user(rest, ':');
         let (kind, id) = rest.split_once(':')?;
         return is_id(id).then_some((kind, id));
     }
@@ -40,6 +43,7 @@ fn kind_and_id<'a>(text: &'a str, bare: &'a str) -> Option<(&'a str, &'a str)> {
         .unwrap_or(text);
     if let Some(path) = path.strip_prefix("open.spotify.com/") {
         let path = path.split(['?', '#']).next().unwrap_or_default();
+        let path = without_user(path.trim_start_matches('/'), '/');
         let mut parts = path.split('/').filter(|p| !p.is_empty());
         let mut kind = parts.next()?;
         if kind.starts_with("intl-") {
@@ -49,6 +53,18 @@ fn kind_and_id<'a>(text: &'a str, bare: &'a str) -> Option<(&'a str, &'a str)> {
         return (parts.next().is_none() && is_id(id)).then_some((kind, id));
     }
     is_id(text).then_some((bare, text))
+}
+
+/// `playlist<sep><id>` for `user<sep><user><sep>playlist<sep><id>`, the older form of a
+/// playlist's URI and link; anything else as it is.
+fn without_user(text: &str, sep: char) -> &str {
+    let Some(rest) = text.strip_prefix("user").and_then(|r| r.strip_prefix(sep)) else {
+        return text;
+    };
+    match rest.split_once(sep) {
+        Some((_, playlist)) if playlist.starts_with("playlist") => playlist,
+        _ => text,
+    }
 }
 
 /// Spotify's ids are 22 base-62 characters.
@@ -106,10 +122,20 @@ mod tests {
             id.to_string(),
             format!("spotify:playlist:{id}"),
             format!("https://open.spotify.com/playlist/{id}?si=x"),
+            // The older user-scoped forms, in Spotify's answers until about 2018.
+            format!("spotify:user:spotify:playlist:{id}"),
+            format!("http://open.spotify.com/user/thelinmichael/playlist/{id}"),
         ] {
             assert_eq!(playlist_id(&text).as_deref(), Some(id), "{text}");
         }
-        assert_eq!(playlist_id(&format!("spotify:track:{id}")), None);
+        for text in [
+            format!("spotify:track:{id}"),
+            format!("spotify:user:{id}"),
+            format!("https://open.spotify.com/user/{id}"),
+            format!("spotify:user:x:track:{id}"),
+        ] {
+            assert_eq!(playlist_id(&text), None, "{text}");
+        }
         assert_eq!(
             link(&format!("spotify:track:{ID}")).as_deref(),
             Some("https://open.spotify.com/track/3lPr8ghNDBLc2uZovNyLs9")
