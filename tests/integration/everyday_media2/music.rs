@@ -1,8 +1,9 @@
 //! music_search and music_lookup against a local MusicBrainz. Where MusicBrainz was recorded
 //! (a-castellano/Musicbrainz-Wrapper's Go tests, 2021; each file's note in tests/fixtures/apis/)
 //! its answers are replayed: the artist search for Manowar, an empty release-group search, a
-//! release group with its release, a release with its tracks. The rest (an artist's lookup,
-//! browses, a song, an album's chain with credits, the errors) is built from MusicBrainz's
+//! release group with its release, a release with its tracks; and from avatar29A/MusicBrainz's
+//! test data (2025) a song search. The rest (an artist's lookup, browses, a song's lookup, an
+//! album's chain with credits, the errors) is built from MusicBrainz's
 //! documentation, as tests/fixtures/apis/musicbrainz.md says.
 
 use std::sync::{Arc, Mutex};
@@ -390,4 +391,50 @@ fn parallel_calls_are_paced_one_a_second() {
     assert_eq!(arrivals.len(), 2);
     let gap = arrivals[1].duration_since(arrivals[0]);
     assert!(gap >= Duration::from_millis(800), "{gap:?} apart");
+}
+
+/// The recorded song search (avatar29A/MusicBrainz's test data, 2025): nine recordings, three
+/// of them "Alone Again Or" at score 100, told apart by length, date and first release; the
+/// artist credit joined with its join phrase ("Calexico feat. Nicolai Dunger"); a first release
+/// date that is only a year; a music video said to be one.
+#[test]
+fn songs_are_told_apart_by_length_date_and_release() {
+    let home = TempDir::new("music-songs");
+    let server = ReplayServer::start(vec![built(
+        200,
+        "musicbrainz_search_recording_calexico.json",
+    )]);
+    let text = call(
+        &home,
+        "music_search",
+        r#"{"query": "Alone Again Or", "kind": "song", "limit": 10}"#,
+        &env(&server),
+    );
+    assert_eq!(
+        text,
+        "MusicBrainz songs for 'Alone Again Or' (9 of 9):\n\n\
+         1. Alone Again Or — by Calexico, 3:15, 2003-09-29, on FM4 Soundselection: 9 [score 100]\n   \
+         MBID 89d8f933-7c31-47c6-8f80-4927e93e7896\n\n\
+         2. Alone Again Or — by Calexico, 3:29, 2011-11-22, on Road Atlas 1998-2011 [score 100]\n   \
+         MBID cc5b461e-7ee4-46b9-959a-468fba47efa6\n\n\
+         3. Alone Again Or — by Calexico, 3:24, 2003-06-30, on Feast of Wire [score 100]\n   \
+         MBID 9408b8ce-9b95-4fb0-ac70-595d054a15c6\n\n\
+         4. Alone Again Or — by Calexico feat. Nicolai Dunger, 3:21, 2003, on We Don’t Care! [score 92]\n   \
+         MBID 6dbb03ca-e96a-47a1-ae2e-d7e28abd52ea\n\n\
+         5. Alone Again Or (Live at China Theatre Stockholm, 04.25.2003) — by Calexico, 4:09, 2023, on City Slang 2023 [score 66]\n   \
+         MBID 0acb9792-0130-4b17-9334-1149551ed431\n\n\
+         6. Christmas All Over Again — by Calexico, 3:37, 2020-12-04, on Seasonal Shift [score 29]\n   \
+         MBID cb407601-d358-41cb-b4fc-9d7cd1bd1b41\n\n\
+         7. El Kabong Rides Again — by Calexico, 1:55, 2004-04-06, on Convict Pool, a music video [score 29]\n   \
+         MBID c55783d6-f68b-409c-b923-e8a3511e8f45\n\n\
+         8. At the Table He Sat Alone (with) — by Calexico, 2:17, 2011-11-22, on Road Atlas 1998-2011 [score 27]\n   \
+         MBID dda4f921-8066-4275-b9a7-dee9b289be8b\n\n\
+         9. At the Table He Sat Alone With a Glass and Bottle of Wine — by Calexico, 2:17, 2001, on Aerocalexico [score 25]\n   \
+         MBID 51df45e1-c26f-462a-9525-e834a703abec\n\n\
+         Look one up with music_lookup (kind \"song\", mbid)."
+    );
+    assert_eq!(
+        server.requests()[0].url,
+        "/recording?query=Alone%20Again%20Or&limit=10&fmt=json"
+    );
 }

@@ -81,6 +81,10 @@ fn summary(kind: Entity, item: &Value) -> String {
             if let Some(title) = item.pointer("/releases/0/title").and_then(Value::as_str) {
                 facts.push(format!("on {title}"));
             }
+            // A search gives `video` as true or null, never false.
+            if item["video"] == Value::Bool(true) {
+                facts.push("a music video".into());
+            }
         }
         Entity::Release => {
             facts.extend(edition::facts(item, false));
