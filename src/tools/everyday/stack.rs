@@ -1,7 +1,8 @@
 //! The Stack Exchange family: `stack_search` (questions on a site, Stack Overflow unless
 //! another is named) and `stack_answers` (a question and its answers as text, code blocks
 //! kept, the accepted answer first), through the Stack Exchange API at STACKEXCHANGE_URL. The
-//! API's own errors (`error_id`, `error_message`), its `backoff` and a low quota are said.
+//! API's own errors (`error_id`, `error_message`, with any status; a throttle with how long
+//! to wait), its `backoff` and a low quota are said.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -124,15 +125,45 @@ fn api(ctx: &ToolContext, path: &str, query: &[(&str, &str)]) -> Result<Value, S
         ..Call::default()
     };
     let fetched = web.call(&STACKEXCHANGE, path, &call, &ctx.cancel)?;
-    let value = web.read_json(&STACKEXCHANGE, &fetched)?;
-    if let Some(id) = value.get("error_id").and_then(Value::as_i64) {
-        let message = value["error_message"].as_str().unwrap_or("no reason given");
-        let name = value["error_name"].as_str().unwrap_or("error");
-        return Err(format!(
-            "Stack Exchange refused the request ({name}, {id}): {message}"
-        ));
+    // The error wrapper comes with whatever status; it says more than the status does.
+    if let Ok(value) = serde_json::from_slice::<Value>(&fetched.body) {
+        if let Some(id) = value.get("error_id").and_then(Value::as_i64) {
+            return Err(refusal(&value, id));
+        }
     }
-    Ok(value)
+    web.read_json(&STACKEXCHANGE, &fetched)
+}
+
+/// The sentence for the API's error wrapper. A throttle says how long until requests are
+/// taken again only inside its message ("more requests available in 17524 seconds").
+fn refusal(value: &Value, id: i64) -> String {
+    let message = value["error_message"].as_str().unwrap_or("no reason given");
+    let name = value["error_name"].as_str().unwrap_or("error");
+    match wait_seconds(message) {
+        Some(seconds) => format!(
+            "Stack Exchange is not taking requests from this IP address for now ({name}, {id}: {message}). It takes them again in about {}: do not call stack_search or stack_answers before then; answer from what you know, or use web_search.",
+            in_words(seconds)
+        ),
+        None => format!("Stack Exchange refused the request ({name}, {id}): {message}"),
+    }
+}
+
+/// The N of "available in N seconds".
+fn wait_seconds(message: &str) -> Option<u64> {
+    let (_, after) = message.split_once("available in ")?;
+    let (number, unit) = after.trim_start().split_once(' ')?;
+    unit.starts_with("second").then(|| number.parse().ok())?
+}
+
+/// `4 hours 52 minutes`, `3 minutes`, `40 seconds`.
+fn in_words(seconds: u64) -> String {
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    match (seconds / 3600, seconds % 3600 / 60) {
+        (0, 0) => plural(seconds, "second"),
+        (0, minutes) => plural(minutes, "minute"),
+        (hours, 0) => plural(hours, "hour"),
+        (hours, minutes) => format!("{} {}", plural(hours, "hour"), plural(minutes, "minute")),
+    }
 }
 
 /// What the wrapper says beyond the items: a backoff to respect, a quota running out.
@@ -354,6 +385,29 @@ fn post(item: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_throttle_says_how_long_to_wait() {
+        for (message, seconds) in [
+            (
+                "too many requests from this IP, more requests available in 17524 seconds",
+                Some(17524),
+            ),
+            ("more requests available in 1 second", Some(1)),
+            ("more requests available in soon", None),
+            ("No site found for name `x`", None),
+        ] {
+            assert_eq!(wait_seconds(message), seconds, "{message}");
+        }
+        for (seconds, words) in [
+            (17524, "4 hours 52 minutes"),
+            (3600, "1 hour"),
+            (61, "1 minute"),
+            (40, "40 seconds"),
+        ] {
+            assert_eq!(in_words(seconds), words);
+        }
+    }
 
     #[test]
     fn sites_are_checked() {

@@ -1,8 +1,10 @@
 //! wiki_search, wiki_summary, wiki_full and wiki_grep against a replayed Wikipedia: the
-//! recorded REST summary and disambiguation query, and, where nothing was recorded (the search
-//! API, a whole article, a missing page, the API's errors), bodies built from the MediaWiki
-//! API documentation (API:Search, API:Query, API:Errors and warnings, the REST API's
-//! HyperSwitch errors), kept to the documented shape.
+//! recorded REST summary, disambiguation query and `list=search` for "butteryfly" (one hit, a
+//! spelling suggestion, a warning, 2013's continuation), and, where nothing was recorded (a
+//! search with snippets, word counts and totalhits, none found, a whole article, a missing
+//! page, the API's errors), bodies built from the MediaWiki API documentation (API:Search,
+//! API:Query, API:Errors and warnings, the REST API's HyperSwitch errors), kept to the
+//! documented shape.
 
 use super::{Silent, portal, recorded, reply, run};
 use crate::common::{ReplayServer, TempDir};
@@ -50,6 +52,12 @@ fn wikipedia() -> ReplayServer {
         if url.contains("list=search") {
             return if url.contains("srsearch=douglas%20adams") {
                 json(SEARCH)
+            } else if url.contains("srsearch=butteryfly") {
+                recorded(
+                    200,
+                    "application/json; charset=utf-8",
+                    "mediawiki_list_search_suggestion_2013_reserialised.json",
+                )
             } else if url.contains("srsearch=dougals") {
                 json(SEARCH_NONE)
             } else {
@@ -110,6 +118,28 @@ fn wiki_search_lists_titles_snippets_and_links() {
     assert!(
         urls.iter().any(|u| u == "/w/api.php?action=query&list=search&srsearch=douglas%20adams&srlimit=2&srprop=snippet%7Cwordcount&format=json&formatversion=2"),
         "{urls:?}"
+    );
+}
+
+/// The recorded search: a hit with only its title, a suggestion the model is told of even
+/// so, and a warning in the 200 that is no failure.
+#[test]
+fn a_spelling_suggestion_is_said_beside_the_hits() {
+    let home = TempDir::new("wiki-suggest");
+    let server = wikipedia();
+    let results = run(
+        &home,
+        &[("1", "wiki_search", r#"{"query": "butteryfly", "limit": 1}"#)],
+        &[("WIKIPEDIA_URL", server.root())],
+    );
+    let root = server.root();
+    assert_eq!(
+        results[0],
+        format!(
+            "Wikipedia: the first article matching \"butteryfly\" (there are more):\n\n\
+             1. Butterfly's Tongue\n   {root}/wiki/Butterfly%27s_Tongue\n\n\
+             Did you mean \"butterfly\"? Wikipedia suggests that spelling: if these articles are not what was meant, search for \"butterfly\".\n"
+        )
     );
 }
 

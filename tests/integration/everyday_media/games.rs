@@ -1,11 +1,13 @@
-//! search_games and get_game_details against a local RAWG. Nothing of RAWG was recorded, so
-//! these bodies follow its documentation (api.rawg.io/docs: `/games` answers a page `{count,
-//! next, previous, results: [{id, slug, name, released, tba, rating, rating_top, metacritic,
-//! platforms: [{platform: {id, name, slug}}], genres: [{id, name, slug}]}]}`; `/games/{id or
-//! slug}` one game with `description` (HTML), `website`, `developers`, `publishers`,
-//! `esrb_rating`, and the `description_raw` text the live API adds), its 404 for an unknown
-//! game (`{"detail": "Not found."}`, Django REST framework's) and its 401 `{"error": "The key
-//! parameter is not provided"}`, kept minimal.
+//! search_games and get_game_details against a local RAWG. The details are RAWG's real
+//! answer for Grand Theft Auto V (tests/fixtures/apis/rawg_game_details_3498.json, with its
+//! note), replayed byte for byte. No search, 404 or refused key of RAWG was recorded, so those
+//! bodies follow its documentation (api.rawg.io/docs: `/games` answers a page `{count, next,
+//! previous, results: [{id, slug, name, released, tba, rating, rating_top, metacritic,
+//! platforms: [{platform: {id, name, slug}}], genres: [{id, name, slug}]}]}`), its 404 for
+//! an unknown game (`{"detail": "Not found."}`, Django REST framework's) and its 401
+//! `{"error": "The key parameter is not provided"}`, kept minimal.
+
+use serde_json::Value;
 
 use super::{KEY, Silent, assert_fallback, call, ddg_page, portal, reply};
 use crate::common::{ReplayServer, Reply, TempDir, fixture};
@@ -17,24 +19,17 @@ const SEARCH: &str = r#"{"count": 30, "next": "https://api.rawg.io/api/games?pag
   {"id": 1, "slug": "the-witcher-4", "name": "The Witcher 4", "released": null, "tba": true, "background_image": null, "rating": 0, "rating_top": 0, "metacritic": null, "playtime": 0, "platforms": null, "genres": []}
 ]}"#;
 
-const DETAILS: &str = r#"{"id": 3328, "slug": "the-witcher-3-wild-hunt", "name": "The Witcher 3: Wild Hunt", "name_original": "The Witcher 3: Wild Hunt",
-  "description": "<p>The third game in a series, it holds nothing back from the player.</p>", "metacritic": 92, "released": "2015-05-18", "tba": false,
-  "website": "https://thewitcher.com/en/witcher3", "rating": 4.65, "rating_top": 5,
-  "platforms": [{"platform": {"id": 4, "name": "PC", "slug": "pc"}, "released_at": "2015-05-18", "requirements": {"minimum": "64-bit Windows 7"}}],
-  "developers": [{"id": 9023, "name": "CD PROJEKT RED", "slug": "cd-projekt-red"}],
-  "genres": [{"id": 4, "name": "Action", "slug": "action"}, {"id": 5, "name": "RPG", "slug": "role-playing-games-rpg"}],
-  "publishers": [{"id": 7411, "name": "CD PROJEKT RED", "slug": "cd-projekt-red"}],
-  "esrb_rating": {"id": 4, "name": "Mature", "slug": "mature"},
-  "description_raw": "The third game in a series, it holds nothing back from the player."}"#;
+/// The recorded details of Grand Theft Auto V.
+const DETAILS: &str = "apis/rawg_game_details_3498.json";
 
 fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
     vec![("RAWG_URL", server.root()), ("RAWG_API_KEY", KEY.into())]
 }
 
 #[test]
-fn games_are_found_and_one_is_told_in_full() {
+fn games_are_found() {
     let home = TempDir::new("rawg-found");
-    let server = ReplayServer::start(vec![Reply::json(200, SEARCH), Reply::json(200, DETAILS)]);
+    let server = ReplayServer::start(vec![Reply::json(200, SEARCH)]);
     let found = call(
         &home,
         "search_games",
@@ -49,32 +44,49 @@ fn games_are_found_and_one_is_told_in_full() {
          2. The Witcher 4 (id 1, slug the-witcher-4)\n   release date to be announced\n\n\
          Details of one with get_game_details (its id or slug)."
     );
+    assert_eq!(
+        server.requests()[0].url,
+        format!("/games?key={KEY}&search=witcher%203&page_size=2")
+    );
+}
+
+#[test]
+fn a_game_is_told_in_full_from_the_recorded_details() {
+    let home = TempDir::new("rawg-details");
+    let server = ReplayServer::start(vec![Reply::json(200, fixture(DETAILS))]);
     // A name is asked for as RAWG's slug of it.
     let details = call(
         &home,
         "get_game_details",
-        r#"{"game": "The Witcher 3: Wild Hunt"}"#,
+        r#"{"game": "Grand Theft Auto V"}"#,
         &env(&server),
     );
+    let recorded: Value = serde_json::from_slice(&fixture(DETAILS)).unwrap();
+    let plain = recorded["description_raw"].as_str().unwrap();
     assert_eq!(
         details,
-        "The Witcher 3: Wild Hunt (id 3328, slug the-witcher-3-wild-hunt)\n   \
-         released 2015-05-18; rating 4.65/5; Metacritic 92; on PC; genres Action, RPG\n\
-         Developers: CD PROJEKT RED\n\
-         Publishers: CD PROJEKT RED\n\
-         ESRB: Mature\n\
-         Website: https://thewitcher.com/en/witcher3\n\
-         RAWG: https://rawg.io/games/the-witcher-3-wild-hunt\n\n\
-         The third game in a series, it holds nothing back from the player."
+        format!(
+            "Grand Theft Auto V (id 3498, slug grand-theft-auto-v)\n   \
+             released 2013-09-17; rating 4.47/5; Metacritic 92; on PC, PlayStation 5, Xbox Series S/X, PlayStation 4, PlayStation 3, Xbox 360, Xbox One; genres Action\n\
+             Rated by 6847 RAWG users; average playtime 74 hours\n\
+             Metacritic by platform: PC 96, PlayStation 3 97, PlayStation 4 97, PlayStation 5 81, Xbox 360 97, Xbox One 97, Xbox Series S/X 79\n\
+             Developers: Rockstar North, Rockstar Games\n\
+             Publishers: Rockstar Games\n\
+             ESRB: Mature\n\
+             Website: http://www.rockstargames.com/V/\n\
+             RAWG: https://rawg.io/games/grand-theft-auto-v\n\n\
+             {plain}"
+        )
     );
-    let asked = server.requests();
-    assert_eq!(
-        asked[0].url,
-        format!("/games?key={KEY}&search=witcher%203&page_size=2")
+    // The plain description, not the HTML one.
+    assert!(plain.starts_with("Rockstar Games went bigger"), "{plain}");
+    assert!(
+        !details.contains("<p>") && !details.contains("<br"),
+        "{details}"
     );
     assert_eq!(
-        asked[1].url,
-        format!("/games/the-witcher-3-wild-hunt?key={KEY}")
+        server.requests()[0].url,
+        format!("/games/grand-theft-auto-v?key={KEY}")
     );
 }
 

@@ -1,8 +1,9 @@
 //! The films, games and Steam families of issue 16 through the built binary: a replayed model
 //! calls the tools, local servers stand in for OMDb, RAWG, the Steam store, the Steam Web API
-//! and DuckDuckGo (the Steam Web API's recordings and DuckDuckGo's pages in
-//! tests/fixtures/apis/ with their notes; OMDb, RAWG and the store were never recorded, so
-//! their bodies are built from their documentation, which each test module cites).
+//! and DuckDuckGo. Real recordings in tests/fixtures/apis/ with their notes where one exists
+//! (OMDb's searches, lookups and refusals, RAWG's game details, the Steam Web API's,
+//! DuckDuckGo's pages); elsewhere (RAWG's search, the Steam store) bodies built from the
+//! service's documentation, which each test module cites.
 
 mod games;
 mod movies;

@@ -1,8 +1,10 @@
 //! steam_user_summary, steam_user_games and steam_player_stats against a local Steam Web API:
 //! the recorded steam_getplayersummaries_v0001_anonymised (served as v0002 answers it, the
 //! same players in `response.players[]`), steam_getownedgames_anonymised (one game, playtimes
-//! in minutes). ResolveVanityURL (`{"response": {"steamid", "success": 1}}`, `success: 42`
-//! with `"message": "No match"`), GetPlayerAchievements with `l=english` (`{"playerstats":
+//! in minutes) and steam_resolvevanityurl_success_group (ResolveVanityURL's tab-indented
+//! answer for the GROUP name "valve", its id a string). A person's name resolved
+//! (`{"response": {"steamid", "success": 1}}`), `success: 42` with `"message": "No match"`,
+//! GetPlayerAchievements with `l=english` (`{"playerstats":
 //! {steamID, gameName, achievements: [{apiname, achieved, unlocktime, name, description}],
 //! success}}`; HTTP 403 `{"playerstats": {"error": "Profile is not public", "success":
 //! false}}`), the empty `{"response": {}}` of a private profile's games and the HTML 403 of a
@@ -94,6 +96,38 @@ fn a_custom_name_is_resolved_and_a_private_profile_said() {
     assert_eq!(
         asked[1].url,
         format!("/ISteamUser/GetPlayerSummaries/v0002/?key={KEY}&steamids=12345678901234567")
+    );
+}
+
+/// The recorded answer resolves a group's name (it was asked with `url_type=2`): its id, kept
+/// as the text it came as, is said to be a group's, and no player call is made with it.
+#[test]
+fn a_custom_name_of_a_group_is_said_to_be_no_person() {
+    let home = TempDir::new("steam-group");
+    let server = ReplayServer::start(vec![Reply::json(
+        200,
+        fixture("apis/steam_resolvevanityurl_success_group.json"),
+    )]);
+    let text = call(
+        &home,
+        "steam_user_summary",
+        r#"{"user": "valve"}"#,
+        &env(&server),
+    );
+    assert_eq!(
+        text,
+        "Error: 'valve' is the custom URL name of a Steam group (group id 103582791429521412, steamcommunity.com/groups/valve), not of a person: these tools read a person's profile. Give the person's custom URL name (steamcommunity.com/id/<name>) or 17-digit SteamID instead."
+    );
+    let asked = server.requests();
+    assert_eq!(
+        asked.len(),
+        1,
+        "{asked:?}",
+        asked = asked.iter().map(|r| &r.url).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        asked[0].url,
+        format!("/ISteamUser/ResolveVanityURL/v0001/?key={KEY}&vanityurl=valve")
     );
 }
 

@@ -16,6 +16,8 @@ use crate::tools::{Family, Offered, ToolContext, ToolDef};
 /// Results of a web-search fallback.
 const FALLBACK_RESULTS: usize = 5;
 const DEFAULT_GAMES: i64 = 10;
+/// OMDb's last page of a search.
+const MAX_MOVIE_PAGE: i64 = 100;
 /// RAWG's largest page.
 const MAX_GAMES: i64 = 40;
 
@@ -26,6 +28,11 @@ const MOVIE_SEARCH_PARAMS: &[Param] = &[
         "type",
         Kind::Choice(Choices::Fixed(&["movie", "series", "episode"])),
         "Only films, series or episodes",
+    ),
+    Param::optional(
+        "page",
+        Kind::Integer,
+        "Which page of ten titles (default 1), when there are more",
     ),
 ];
 const MOVIE_PARAMS: &[Param] = &[
@@ -161,6 +168,7 @@ struct MovieSearchArgs {
     year: Option<i64>,
     #[serde(rename = "type")]
     kind: Option<String>,
+    page: Option<i64>,
 }
 
 fn search_movies(args: MovieSearchArgs, ctx: &ToolContext) -> Result<String, String> {
@@ -175,7 +183,21 @@ fn search_movies(args: MovieSearchArgs, ctx: &ToolContext) -> Result<String, Str
         let words = [query, year.as_deref().unwrap_or_default(), kind, "imdb"];
         return fallback(ctx, &OMDB, omdb::GET_KEY, &join_words(&words));
     };
-    omdb::search(ctx, &key, query, year.as_deref(), args.kind.as_deref())
+    let page = match args.page.unwrap_or(1) {
+        n if (1..=MAX_MOVIE_PAGE).contains(&n) => n,
+        n => {
+            return Err(format!(
+                "page must be between 1 and {MAX_MOVIE_PAGE} (got {n})."
+            ));
+        }
+    };
+    let asked = omdb::Search {
+        query,
+        year: year.as_deref(),
+        kind: args.kind.as_deref(),
+        page,
+    };
+    omdb::search(ctx, &key, &asked)
 }
 
 #[derive(Deserialize)]

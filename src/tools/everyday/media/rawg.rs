@@ -1,6 +1,8 @@
 //! RAWG (api.rawg.io): a search of games by name (`/games?search=`) and one game's details
-//! (`/games/{id or slug}`), read into text. An unknown game is a 404 (`{"detail": "Not
-//! found."}`), a refused key a 401 (`{"error": "..."}`); each is one sentence.
+//! (`/games/{id or slug}`: the plain `description_raw` rather than the HTML, the number of
+//! ratings, the playtime in hours, Metacritic per platform), read into text. An unknown game
+//! is a 404 (`{"detail": "Not found."}`), a refused key a 401 (`{"error": "..."}`); each is
+//! one sentence.
 
 use serde_json::Value;
 
@@ -161,6 +163,23 @@ fn id_or_slug(game: &str) -> String {
 /// One game's details as text.
 fn describe(game: &Value) -> String {
     let mut lines = vec![summary(game)];
+    let counted = [
+        game["ratings_count"]
+            .as_u64()
+            .filter(|n| *n > 0)
+            .map(|n| format!("rated by {n} RAWG users")),
+        game["playtime"]
+            .as_u64()
+            .filter(|h| *h > 0)
+            .map(|h| format!("average playtime {h} hours")),
+    ];
+    let counted: Vec<String> = counted.into_iter().flatten().collect();
+    if !counted.is_empty() {
+        lines.push(capitalised(&counted.join("; ")));
+    }
+    if let Some(scores) = platform_scores(game) {
+        lines.push(format!("Metacritic by platform: {scores}"));
+    }
     for (label, field) in [("Developers", "developers"), ("Publishers", "publishers")] {
         if let Some(list) = names(game, field, "/name") {
             lines.push(format!("{label}: {list}"));
@@ -183,6 +202,27 @@ fn describe(game: &Value) -> String {
         out.push_str(&format!("\n\n{}", cut(&text)));
     }
     out
+}
+
+/// `PC 96, PlayStation 3 97`: `metacritic_platforms`, each platform's own score.
+fn platform_scores(game: &Value) -> Option<String> {
+    let scores: Vec<String> = game["metacritic_platforms"]
+        .as_array()?
+        .iter()
+        .filter_map(|item| {
+            let name = item.pointer("/platform/name").and_then(Value::as_str)?;
+            Some(format!("{name} {}", item["metascore"].as_i64()?))
+        })
+        .collect();
+    (!scores.is_empty()).then(|| scores.join(", "))
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn cut(text: &str) -> String {

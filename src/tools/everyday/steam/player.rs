@@ -1,8 +1,9 @@
 //! The Steam Web API's player calls, with STEAM_API_KEY: who a user is (a custom URL name
-//! resolved with ResolveVanityURL; `success: 42` is no such name), their profile
-//! (GetPlayerSummaries v0002), their games by playtime (GetOwnedGames; an empty `response` is
-//! a private profile) and their achievements in one game (GetPlayerAchievements; its
-//! `playerstats.error` says "Profile is not public"). A private profile says how to open it.
+//! resolved with ResolveVanityURL; `success: 42` is no such name, a group's id is not a
+//! person's), their profile (GetPlayerSummaries v0002), their games by playtime
+//! (GetOwnedGames; an empty `response` is a private profile) and their achievements in one
+//! game (GetPlayerAchievements; its `playerstats.error` says "Profile is not public"). A
+//! private profile says how to open it.
 
 use serde_json::Value;
 
@@ -96,11 +97,20 @@ fn steam_id(ctx: &ToolContext, key: &str, user: &str) -> Result<String, String> 
 }
 
 /// ResolveVanityURL's answer: `{"response": {"steamid", "success": 1}}`, or `success: 42`
-/// with `message: "No match"`.
+/// with `message: "No match"`. The id comes as a string (a 64-bit number a double would
+/// round) and is kept as text; one that names a group, not a person, is said.
 fn resolved(value: &Value, name: &str) -> Result<String, String> {
     let response = &value["response"];
-    match (response["success"].as_i64(), response["steamid"].as_str()) {
-        (Some(1), Some(id)) => Ok(id.to_string()),
+    let id = match &response["steamid"] {
+        Value::String(id) => Some(id.trim().to_string()),
+        Value::Number(id) => id.as_u64().map(|id| id.to_string()),
+        _ => None,
+    };
+    match (response["success"].as_i64(), id) {
+        (Some(1), Some(id)) if is_group(&id) => Err(format!(
+            "'{name}' is the custom URL name of a Steam group (group id {id}, steamcommunity.com/groups/{name}), not of a person: these tools read a person's profile. Give the person's custom URL name (steamcommunity.com/id/<name>) or 17-digit SteamID instead."
+        )),
+        (Some(1), Some(id)) => Ok(id),
         (Some(42), _) => Err(format!(
             "No Steam profile has the custom URL name '{name}' (steamcommunity.com/id/{name}): check the spelling, or give the 17-digit SteamID from the profile's address."
         )),
@@ -112,6 +122,12 @@ fn resolved(value: &Value, name: &str) -> Result<String, String> {
                 .unwrap_or_else(|| format!("success {}", code.unwrap_or(0)))
         )),
     }
+}
+
+/// Whether a 64-bit SteamID is a group's (account type 7, "clan", in bits 52-55: ids that
+/// start 1035…), which no player call takes.
+fn is_group(id: &str) -> bool {
+    id.parse::<u64>().is_ok_and(|id| (id >> 52) & 0xF == 7)
 }
 
 /// `'name' (SteamID …)`, or the id alone when that is what was given.
@@ -396,6 +412,13 @@ mod tests {
                 .unwrap_err()
                 .starts_with("No Steam profile has the custom URL name 'nobody'")
         );
+        let number = json!({"response": {"steamid": 76561197960287930_u64, "success": 1}});
+        assert_eq!(resolved(&number, "x"), Ok("76561197960287930".into()));
+        let group = json!({"response": {"steamid": "103582791429521412", "success": 1}});
+        assert!(resolved(&group, "valve").unwrap_err().starts_with(
+            "'valve' is the custom URL name of a Steam group (group id 103582791429521412,"
+        ));
+        assert!(!is_group("76561197960287930") && !is_group("12345678901234567"));
         let odd = json!({"response": {"success": 2}});
         assert!(resolved(&odd, "x").unwrap_err().contains("(success 2)"));
     }

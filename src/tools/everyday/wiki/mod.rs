@@ -1,8 +1,9 @@
-//! Wikipedia: `wiki_search` (the MediaWiki search API), `wiki_summary` (the REST summary),
-//! `wiki_full` (the article as plain text, saved in the profile by `store::wiki`; the result
-//! is its path and size, never the article) and `wiki_grep` (lines of a saved article).
-//! A disambiguation page says so and lists what the name may mean. `article` is the saved
-//! text: its lines, headings and what wiki_grep shows of them.
+//! Wikipedia: `wiki_search` (the MediaWiki search API; its spelling suggestion is said even
+//! with hits), `wiki_summary` (the REST summary), `wiki_full` (the article as plain text,
+//! saved in the profile by `store::wiki`; the result is its path and size, never the
+//! article) and `wiki_grep` (lines of a saved article). A disambiguation page says so and
+//! lists what the name may mean. `article` is the saved text: its lines, headings and what
+//! wiki_grep shows of them.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -163,22 +164,17 @@ fn describe_search(query: &str, value: &Value, base: &str) -> String {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let suggestion = value
+    let suggested = value
         .pointer("/query/searchinfo/suggestion")
         .and_then(Value::as_str)
-        .map(|s| format!(" Did you mean \"{s}\"? Search for that."))
-        .unwrap_or_default();
+        .filter(|s| !s.trim().is_empty());
     if hits.is_empty() {
+        let suggestion = suggested
+            .map(|s| format!(" Did you mean \"{s}\"? Search for that."))
+            .unwrap_or_default();
         return format!("Wikipedia found no article for \"{query}\".{suggestion}");
     }
-    let total = value
-        .pointer("/query/searchinfo/totalhits")
-        .and_then(Value::as_u64)
-        .unwrap_or(hits.len() as u64);
-    let mut out = format!(
-        "Wikipedia: {total} articles match \"{query}\"; the first {}:\n",
-        hits.len()
-    );
+    let mut out = search_head(query, value, hits.len());
     for (n, hit) in hits.iter().enumerate() {
         let title = hit["title"].as_str().unwrap_or("(untitled)");
         let words = hit["wordcount"]
@@ -192,7 +188,37 @@ fn describe_search(query: &str, value: &Value, base: &str) -> String {
         }
         out.push_str(&format!("   {}\n", page_url(base, title)));
     }
+    if let Some(suggested) = suggested {
+        out.push_str(&format!(
+            "\nDid you mean \"{suggested}\"? Wikipedia suggests that spelling: if these articles are not what was meant, search for \"{suggested}\".\n"
+        ));
+    }
     out
+}
+
+/// `Wikipedia: 4012 articles match "q"; the first 5:`. Without `totalhits` (the recorded
+/// 2013 answer has none) the count is not known, only whether there are more.
+fn search_head(query: &str, value: &Value, shown: usize) -> String {
+    match value
+        .pointer("/query/searchinfo/totalhits")
+        .and_then(Value::as_u64)
+    {
+        Some(1) => format!("Wikipedia: 1 article matches \"{query}\":\n"),
+        Some(total) => {
+            format!("Wikipedia: {total} articles match \"{query}\"; the first {shown}:\n")
+        }
+        None => {
+            let more = ["/continue", "/query-continue"]
+                .iter()
+                .any(|at| value.pointer(at).is_some());
+            let first = match shown {
+                1 => "the first article".to_string(),
+                n => format!("the first {n} articles"),
+            };
+            let more = if more { " (there are more)" } else { "" };
+            format!("Wikipedia: {first} matching \"{query}\"{more}:\n")
+        }
+    }
 }
 
 #[derive(Deserialize)]
