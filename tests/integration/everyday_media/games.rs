@@ -1,7 +1,8 @@
 //! search_games and get_game_details against a local RAWG. The details are RAWG's real
 //! answer for Grand Theft Auto V (tests/fixtures/apis/rawg_game_details_3498.json, with its
-//! note), replayed byte for byte. No search, 404 or refused key of RAWG was recorded, so those
-//! bodies follow its documentation (api.rawg.io/docs: `/games` answers a page `{count, next,
+//! note), replayed byte for byte, and a page of games is RAWG's real first page of `/games`
+//! (rawg_games_list_page1_EDITED.json: the recorder's key taken out), the page a search answers
+//! too. No search of words, 404 or refused key of RAWG was recorded, so those bodies follow its documentation (api.rawg.io/docs: `/games` answers a page `{count, next,
 //! previous, results: [{id, slug, name, released, tba, rating, rating_top, metacritic,
 //! platforms: [{platform: {id, name, slug}}], genres: [{id, name, slug}]}]}`), its 404 for
 //! an unknown game (`{"detail": "Not found."}`, Django REST framework's) and its 401
@@ -67,12 +68,11 @@ fn a_game_is_told_in_full_from_the_recorded_details() {
         details,
         format!(
             "Grand Theft Auto V (id 3498, slug grand-theft-auto-v)\n   \
-             released 2013-09-17; rating 4.47/5; Metacritic 92; on PC, PlayStation 5, Xbox Series S/X, PlayStation 4, PlayStation 3, Xbox 360, Xbox One; genres Action\n\
+             released 2013-09-17; rating 4.47/5; Metacritic 92; on PC, PlayStation 5, Xbox Series S/X, PlayStation 4, PlayStation 3, Xbox 360, Xbox One; genres Action; ESRB Mature\n\
              Rated by 6847 RAWG users; average playtime 74 hours\n\
              Metacritic by platform: PC 96, PlayStation 3 97, PlayStation 4 97, PlayStation 5 81, Xbox 360 97, Xbox One 97, Xbox Series S/X 79\n\
              Developers: Rockstar North, Rockstar Games\n\
              Publishers: Rockstar Games\n\
-             ESRB: Mature\n\
              Website: http://www.rockstargames.com/V/\n\
              RAWG: https://rawg.io/games/grand-theft-auto-v\n\n\
              {plain}"
@@ -208,4 +208,38 @@ fn a_web_page_instead_of_data_and_a_silent_server() {
         text,
         "Error: RAWG request timed out after 1s. Try again or rephrase query."
     );
+}
+
+/// RAWG's recorded first page of `/games` (marcoaoteixeira/RawgClient, 2024; the recorder's key
+/// in `next` replaced): the page a search answers too, with 871,752 games in all, ESRB ratings,
+/// and each platform's hardware requirements, which are not the model's business.
+#[test]
+fn a_recorded_page_of_games() {
+    let home = TempDir::new("rawg-page");
+    let server = ReplayServer::start(vec![Reply::json(
+        200,
+        crate::common::fixture("apis/rawg_games_list_page1_EDITED.json"),
+    )]);
+    let found = call(
+        &home,
+        "search_games",
+        r#"{"query": "games", "max_results": 4}"#,
+        &env(&server),
+    );
+    // The page holds 20 whatever was asked; four were. Counter-Strike's `rating_top` is 4: the
+    // rating it was given most, not the scale.
+    assert_eq!(
+        found,
+        "RAWG games for 'games' (871752 in all, the first 4):\n\n\
+         1. Grand Theft Auto V (id 3498, slug grand-theft-auto-v)\n   \
+         released 2013-09-17; rating 4.47/5; Metacritic 92; on PC, PlayStation 5, Xbox Series S/X, PlayStation 4, PlayStation 3, Xbox 360, Xbox One; genres Action; ESRB Mature\n\n\
+         2. The Witcher 3: Wild Hunt (id 3328, slug the-witcher-3-wild-hunt)\n   \
+         released 2015-05-18; rating 4.65/5; Metacritic 92; on Xbox Series S/X, PlayStation 5, macOS, PlayStation 4, Nintendo Switch, PC, Xbox One; genres Action, RPG; ESRB Mature\n\n\
+         3. Portal 2 (id 4200, slug portal-2)\n   \
+         released 2011-04-18; rating 4.60/5; Metacritic 95; on PlayStation 3, PC, Xbox 360, Linux, macOS, Xbox One; genres Shooter, Puzzle; ESRB Everyone 10+\n\n\
+         4. Counter-Strike: Global Offensive (id 4291, slug counter-strike-global-offensive)\n   \
+         released 2012-08-21; rating 3.56/5; Metacritic 81; on PC, Linux, Xbox 360, PlayStation 3; genres Shooter; ESRB Mature\n\n\
+         Details of one with get_game_details (its id or slug)."
+    );
+    assert!(!found.contains("requirements"), "{found}");
 }

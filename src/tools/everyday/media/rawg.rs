@@ -67,12 +67,14 @@ pub(super) fn search(
 ) -> Result<String, String> {
     let pairs = [("search", query), ("page_size", max)];
     let value = ask(ctx, key, "/games", &pairs)?.unwrap_or_default();
-    Ok(list(&value, query))
+    Ok(list(&value, query, max.parse().unwrap_or(usize::MAX)))
 }
 
-/// A search's games, numbered, each with its id for get_game_details.
-fn list(value: &Value, query: &str) -> String {
+/// A search's games, numbered, each with its id for get_game_details: no more than were asked
+/// for, whatever the page holds.
+fn list(value: &Value, query: &str, max: usize) -> String {
     let games = value["results"].as_array().map_or(&[][..], Vec::as_slice);
+    let games = &games[..games.len().min(max)];
     if games.is_empty() {
         return format!("RAWG has no game matching '{query}'. Try other or fewer words.");
     }
@@ -112,16 +114,21 @@ fn facts(game: &Value) -> Vec<String> {
         None if game["tba"].as_bool() == Some(true) => Some("release date to be announced".into()),
         None => None,
     };
+    // Players rate 1 to 5; `rating_top` is the rating given most, not the scale.
     let rating = game["rating"]
         .as_f64()
         .filter(|r| *r > 0.0)
-        .map(|r| format!("rating {r:.2}/{}", game["rating_top"].as_i64().unwrap_or(5)));
+        .map(|r| format!("rating {r:.2}/5"));
     let metacritic = game["metacritic"]
         .as_i64()
         .map(|m| format!("Metacritic {m}"));
     let platforms = names(game, "platforms", "/platform/name").map(|p| format!("on {p}"));
     let genres = names(game, "genres", "/name").map(|g| format!("genres {g}"));
-    [released, rating, metacritic, platforms, genres]
+    let esrb = game
+        .pointer("/esrb_rating/name")
+        .and_then(Value::as_str)
+        .map(|name| format!("ESRB {name}"));
+    [released, rating, metacritic, platforms, genres, esrb]
         .into_iter()
         .flatten()
         .collect()
@@ -184,9 +191,6 @@ fn describe(game: &Value) -> String {
         if let Some(list) = names(game, field, "/name") {
             lines.push(format!("{label}: {list}"));
         }
-    }
-    if let Some(rating) = game.pointer("/esrb_rating/name").and_then(Value::as_str) {
-        lines.push(format!("ESRB: {rating}"));
     }
     if let Some(site) = text_of(game, "website") {
         lines.push(format!("Website: {site}"));
@@ -281,7 +285,7 @@ mod tests {
             "X (id 1, slug x)\n   release date to be announced"
         );
         assert_eq!(
-            list(&json!({"count": 0, "results": []}), "zz"),
+            list(&json!({"count": 0, "results": []}), "zz", 10),
             "RAWG has no game matching 'zz'. Try other or fewer words."
         );
     }
