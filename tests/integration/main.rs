@@ -9,6 +9,7 @@ mod security;
 mod staged;
 
 mod agent;
+mod api_recordings;
 mod approvals_security;
 mod asking;
 mod cli;
