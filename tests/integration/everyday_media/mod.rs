@@ -1,8 +1,8 @@
 //! The films, games and Steam families of issue 16 through the built binary: a replayed model
 //! calls the tools, local servers stand in for OMDb, RAWG, the Steam store, the Steam Web API
-//! and DuckDuckGo (the Steam Web API's recordings and DuckDuckGo's pages in
-//! tests/fixtures/apis/ with their notes; OMDb, RAWG and the store were never recorded, so
-//! their bodies are built from their documentation, which each test module cites).
+//! and DuckDuckGo (the Steam Web API's recordings, the store's app pages and DuckDuckGo's pages
+//! in tests/fixtures/apis/ with their notes; what of OMDb, RAWG and the store was never
+//! recorded is built from their documentation, which each test module cites).
 
 mod games;
 mod movies;
