@@ -1,7 +1,8 @@
 //! The music and recipes families of issue 16 through the built binary: a replayed model calls
-//! the tools, local servers stand in for MusicBrainz and TheMealDB (nothing of either was
-//! recorded: the bodies in tests/fixtures/apis/ are built from their documentation, as
-//! musicbrainz.md and mealdb.md say), a server that never answers for a hung service.
+//! the tools, local servers stand in for MusicBrainz and TheMealDB (the bodies in
+//! tests/fixtures/apis/: TheMealDB's lookup and filter by category are real recordings, the
+//! rest is built from the services' documentation, as musicbrainz.md and mealdb.md say), a
+//! server that never answers for a hung service.
 
 mod music;
 mod recipes;
