@@ -4,6 +4,7 @@
 //! nothing real was recorded, bodies built from the services' documentation), and a server
 //! that never answers stands in for a hung service.
 
+mod news;
 mod stack;
 mod web;
 
