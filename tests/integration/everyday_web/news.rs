@@ -1,8 +1,16 @@
-//! search_news against GNews, NewsAPI and DuckDuckGo news. Nothing real was recorded, so these
-//! bodies follow the services' documentation (gnews.io/docs/v4 "Search Endpoint",
-//! newsapi.org/docs/endpoints/everything and /docs/errors, and the `news.js` JSON as
-//! open-source DuckDuckGo clients read it: `results[]` with `date` in seconds, `title`,
-//! `excerpt`, `url`, `source`), kept minimal.
+//! search_news against GNews, NewsAPI and DuckDuckGo news.
+//!
+//! Real recording (tests/fixtures/apis/, with its note): NewsAPI's
+//! newsapi_top_headlines_us_q_new_york_reformatted.json, a `/v2/top-headlines` answer kept in
+//! zagui440s/projects as Thunder Client showed it (re-formatted). The tool asks
+//! `/v2/everything`, whose answer has the same shape (`status`, `totalResults`, `articles` of
+//! the same fields), so the recording stands for it.
+//!
+//! Documentation-shaped, written here (no recording found): everything of GNews and DuckDuckGo
+//! news, NewsAPI's errors and the other NewsAPI bodies. They follow the services'
+//! documentation (gnews.io/docs/v4 "Search Endpoint", newsapi.org/docs/endpoints/everything
+//! and /docs/errors, and the `news.js` JSON as open-source DuckDuckGo clients read it:
+//! `results[]` with `date` in seconds, `title`, `excerpt`, `url`, `source`), kept minimal.
 
 use super::{call, reply};
 use crate::common::tools::call_unanswered;
@@ -241,4 +249,53 @@ fn no_news_is_said_plainly_and_one_failing_source_is_noted() {
         text,
         "Error: 127.0.0.1 request timed out after 1s. Try again or rephrase query."
     );
+}
+
+/// NewsAPI's recorded answer (3 of 4 articles, two through Google News with the publisher only
+/// in the title's " - <publisher>" suffix and the author, no description; the third with its
+/// publisher's own name also at the end of its title) with only NEWSAPI_KEY set, DuckDuckGo
+/// finding nothing.
+#[test]
+fn a_recorded_newsapi_answer_names_each_publisher_and_says_more_were_found() {
+    let home = TempDir::new("news-recorded");
+    let server = news_server(
+        reply(404, "text/plain", "no"),
+        Reply::json(
+            200,
+            fixture("apis/newsapi_top_headlines_us_q_new_york_reformatted.json"),
+        ),
+        Reply::json(200, "{\"results\": []}"),
+    );
+    let text = call(
+        &home,
+        "search_news",
+        r#"{"query": "New York", "max_results": 3}"#,
+        &[
+            ("DDG_URL", server.root()),
+            ("NEWSAPI_URL", server.root()),
+            ("NEWSAPI_KEY", "newsapi-secret-2".into()),
+        ],
+    );
+    assert_eq!(
+        text,
+        "News about 'New York', newest first:\n\n\
+         1. Yankees trade for star closer Devin Williams in end to Nestor Cortes’ Bronx tenure — New York Post (via Google News), 2024-12-13 17:38 UTC\n   \
+         https://news.google.com/rss/articles/CBMikgFBVV95cUxQMEM2Wmw4SjViNTVFbEtzd1phVVdDSVZHZExqUjR6LXpRNnl6MFNDOEQ2UDdPaVcxQzM1STRMbFBMUjl1NHA2VEJxT0hWRXFFTDV6YVV4akZjMEdmaEJreE0tZElHaTRLMWZtQjRZMTh6WG9WRnQ1TTNXRVF0dGl5Q1RYRzlLYUNZLXZKZkotdnhmdw?oc=5\n\n\
+         2. Daniel Penny Will Join Trump and Vance at Army-Navy Football Game — The New York Times (via Google News), 2024-12-13 16:08 UTC\n   \
+         https://news.google.com/rss/articles/CBMijwFBVV95cUxOelpXWUFCYU1naGdUYUpSaHVudGVTbDlEMVAyZkFCaFZPN0x5TlEwTW04Z1daYXVXUWtLTXB5dFd5Tl9YODVfYVNEb0NvcEtrNXBDOWF3amhMcHVsblphekNObURvSk1sTS0waGd4R3NUandMNDk4TkRoVWNFd2czbjdVTFctMGUzQko1OG4tOA?oc=5\n\n\
+         3. Trump aides mull abolishing FDIC as part of dramatic banking deregulation spree: report — New York Post, 2024-12-13 14:55 UTC\n   \
+         https://nypost.com/2024/12/13/business/trump-aides-mull-abolishing-fdic-as-part-of-deregulation-spree/\n   \
+         The Trump transition team has been busy examining ways to consolidate, shrink or even outright eliminate banking regulators in Washington, DC.\n\n\
+         Sources: NewsAPI (3 of 4 found), DuckDuckGo (0). More were found than shown: ask again with a larger max_results (up to 30) for more."
+    );
+    let asked = server.requests();
+    let newsapi = asked
+        .iter()
+        .find(|r| r.url.starts_with("/v2/everything"))
+        .unwrap();
+    assert_eq!(
+        newsapi.url,
+        "/v2/everything?q=New%20York&pageSize=3&sortBy=publishedAt"
+    );
+    assert_eq!(newsapi.header("X-Api-Key"), Some("newsapi-secret-2"));
 }
