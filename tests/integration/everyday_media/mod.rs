@@ -1,9 +1,10 @@
 //! The films, games and Steam families of issue 16 through the built binary: a replayed model
 //! calls the tools, local servers stand in for OMDb, RAWG, the Steam store, the Steam Web API
 //! and DuckDuckGo. Real recordings in tests/fixtures/apis/ with their notes where one exists
-//! (OMDb's searches, lookups and refusals, RAWG's game details, the Steam Web API's,
-//! DuckDuckGo's pages); elsewhere (RAWG's search, the Steam store) bodies built from the
-//! service's documentation, which each test module cites.
+//! (OMDb's searches, lookups and refusals, RAWG's game details and a page of games, the Steam
+//! Web API's, the store's app pages, DuckDuckGo's pages); elsewhere (RAWG's search by words, the
+//! store's search and lists) bodies built from the service's documentation, which each test
+//! module cites.
 
 mod games;
 mod movies;

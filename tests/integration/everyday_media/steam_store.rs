@@ -1,35 +1,30 @@
-//! steam_search, steam_app_details and steam_featured against a local Steam store. Nothing of
-//! the store's JSON was recorded, so these bodies follow its community documentation (the
-//! storefront API page, wiki.teamfortress.com/wiki/User:RJackson/StorefrontAPI: appdetails'
-//! `{"<appid>": {"success", "data": {type, name, is_free, short_description, developers,
-//! publishers, price_overview {currency, initial, final, discount_percent, *_formatted},
-//! platforms, metacritic {score}, genres [{id, description}], release_date {coming_soon,
-//! date}}}}` and `{"<appid>": {"success": false}}` for an unknown id; featuredcategories'
-//! lists `specials`, `top_sellers`, `new_releases` of `{id, name, discounted,
-//! discount_percent, original_price, final_price, currency, discount_expiration}`; prices in
-//! cents) and what clients read of storesearch (`{"total", "items": [{type, name, id, price
-//! {currency, initial, final}, metascore, platforms}]}`, no `price` for a free game), kept
-//! minimal.
+//! steam_search, steam_app_details and steam_featured against a local Steam store.
+//!
+//! Real recordings (tests/fixtures/apis/, each with its note): three `/api/appdetails` answers
+//! kept by thewrongjames/steamwhistle as "actual JSON response payloads", re-formatted (2-space
+//! indent) by them, AUD prices: steam_appdetails_1151640_discounted_reformatted.json (on sale),
+//! steam_appdetails_570_free_reformatted.json (free to play: no `price_overview` at all) and
+//! steam_appdetails_1608070_preorder_reformatted.json (a pre-order: `coming_soon`, an empty
+//! `initial_formatted`).
+//!
+//! Documentation-shaped, written here (no recording found): storesearch, featuredcategories and
+//! the `{"<appid>": {"success": false}}` of an unknown id. They follow the store's community
+//! documentation (the storefront API page, wiki.teamfortress.com/wiki/User:RJackson/
+//! StorefrontAPI: featuredcategories' lists `specials`, `top_sellers`, `new_releases` of `{id,
+//! name, discounted, discount_percent, original_price, final_price, currency,
+//! discount_expiration}`; prices in cents) and what clients read of storesearch (`{"total",
+//! "items": [{type, name, id, price {currency, initial, final}, metascore, platforms}]}`, no
+//! `price` for a free game), kept minimal.
 
 use super::{call, portal};
 use crate::common::tools::call_unanswered;
-use crate::common::{ReplayServer, Reply, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir, fixture};
 
 const SEARCH: &str = r#"{"total": 3, "items": [
   {"type": "app", "name": "Portal 2", "id": 620, "price": {"currency": "USD", "initial": 999, "final": 999}, "tiny_image": "https://shared.akamai.steamstatic.com/store_item_assets/steam/apps/620/capsule_231x87.jpg", "metascore": "95", "platforms": {"windows": true, "mac": true, "linux": true}, "streamingvideo": false, "controller_support": "full"},
   {"type": "app", "name": "Portal", "id": 400, "price": {"currency": "USD", "initial": 999, "final": 199}, "tiny_image": "https://shared.akamai.steamstatic.com/store_item_assets/steam/apps/400/capsule_231x87.jpg", "metascore": "90", "platforms": {"windows": true, "mac": true, "linux": true}, "streamingvideo": false},
   {"type": "app", "name": "Portal Stories: Mel", "id": 317400, "tiny_image": "https://shared.akamai.steamstatic.com/store_item_assets/steam/apps/317400/capsule_231x87.jpg", "metascore": "", "platforms": {"windows": true, "mac": true, "linux": true}, "streamingvideo": false}
 ]}"#;
-
-const DETAILS: &str = r#"{"620": {"success": true, "data": {"type": "game", "name": "Portal 2", "steam_appid": 620, "required_age": 0, "is_free": false,
-  "short_description": "The &quot;Perpetual Testing Initiative&quot; has been expanded to allow you to design co-op puzzles for you and your friends!",
-  "developers": ["Valve"], "publishers": ["Valve"],
-  "price_overview": {"currency": "USD", "initial": 999, "final": 199, "discount_percent": 80, "initial_formatted": "$9.99", "final_formatted": "$1.99"},
-  "platforms": {"windows": true, "mac": true, "linux": true},
-  "metacritic": {"score": 95, "url": "https://www.metacritic.com/game/pc/portal-2"},
-  "genres": [{"id": "1", "description": "Action"}, {"id": "25", "description": "Adventure"}],
-  "release_date": {"coming_soon": false, "date": "18 Apr, 2011"},
-  "website": "http://www.thinkwithportals.com/"}}}"#;
 
 const FEATURED: &str = r#"{"0": {"id": "cat_spotlight", "name": "Spotlights", "items": []},
   "specials": {"id": "cat_specials", "name": "Specials", "items": [
@@ -47,9 +42,9 @@ fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
 }
 
 #[test]
-fn games_are_found_with_prices_and_one_is_told_in_full() {
+fn games_are_found_with_prices() {
     let home = TempDir::new("steam-store");
-    let server = ReplayServer::start(vec![Reply::json(200, SEARCH), Reply::json(200, DETAILS)]);
+    let server = ReplayServer::start(vec![Reply::json(200, SEARCH)]);
     let found = call(
         &home,
         "steam_search",
@@ -64,32 +59,88 @@ fn games_are_found_with_prices_and_one_is_told_in_full() {
          3. Portal Stories: Mel (app_id 317400): no price (free, or not sold alone); Windows, macOS, Linux\n   https://store.steampowered.com/app/317400\n\n\
          Details of one with steam_app_details (its app_id)."
     );
-    let details = call(
-        &home,
-        "steam_app_details",
-        r#"{"app_id": 620}"#,
-        &env(&server),
-    );
     assert_eq!(
-        details,
-        "Portal 2 (app_id 620, game)\n\
-         Price: $1.99 (was $9.99, -80%)\n\
-         Released: 18 Apr, 2011\n\
-         Developers: Valve\n\
-         Publishers: Valve\n\
-         Genres: Action, Adventure\n\
-         Platforms: Windows, macOS, Linux\n\
-         Metacritic: 95\n\
-         Website: http://www.thinkwithportals.com/\n\
-         Store: https://store.steampowered.com/app/620\n\n\
-         The \"Perpetual Testing Initiative\" has been expanded to allow you to design co-op puzzles for you and your friends!"
-    );
-    let asked = server.requests();
-    assert_eq!(
-        asked[0].url,
+        server.requests()[0].url,
         "/api/storesearch/?term=portal&l=english&cc=US"
     );
-    assert_eq!(asked[1].url, "/api/appdetails?appids=620&l=english&cc=US");
+}
+
+/// The recorded store page of `name` (tests/fixtures/apis/).
+fn recorded(name: &str) -> Reply {
+    Reply::json(200, fixture(&format!("apis/{name}")))
+}
+
+/// The three recorded store pages: a discount with the store's own formatting (A$), a string
+/// `required_age`; a free game with no `price_overview`, a number `required_age`, a Metacritic
+/// score and DLC; a pre-order whose `initial_formatted` is empty.
+#[test]
+fn recorded_store_pages_on_sale_free_and_a_pre_order() {
+    let home = TempDir::new("steam-details");
+    let server = ReplayServer::start(vec![
+        recorded("steam_appdetails_1151640_discounted_reformatted.json"),
+        recorded("steam_appdetails_570_free_reformatted.json"),
+        recorded("steam_appdetails_1608070_preorder_reformatted.json"),
+    ]);
+    let env = env(&server);
+    let said: Vec<String> = [1151640, 570, 1608070]
+        .iter()
+        .map(|id| {
+            let arguments = format!(r#"{{"app_id": {id}}}"#);
+            call(&home, "steam_app_details", &arguments, &env)
+        })
+        .collect();
+    assert_eq!(
+        said[0],
+        "Horizon Zero Dawn™ Complete Edition (app_id 1151640, game)\n\
+         Price: A$ 29.98 (was A$ 74.95, -60%)\n\
+         Released: 7 Aug, 2020\n\
+         Minimum age: 16\n\
+         Developers: Guerrilla\n\
+         Publishers: PlayStation PC LLC\n\
+         Genres: Action, Adventure, RPG\n\
+         Platforms: Windows\n\
+         Recommendations: 60814\n\
+         Store: https://store.steampowered.com/app/1151640\n\n\
+         Experience Aloy’s legendary quest to unravel the mysteries of a future Earth ruled by Machines. Use devastating tactical attacks against your prey and explore a majestic open world in this award-winning action RPG!"
+    );
+    assert_eq!(
+        said[1],
+        "Dota 2 (app_id 570, game)\n\
+         Price: free to play\n\
+         Released: 9 Jul, 2013\n\
+         Developers: Valve\n\
+         Publishers: Valve\n\
+         Genres: Action, Free to Play, Strategy\n\
+         Platforms: Windows, macOS, Linux\n\
+         Metacritic: 90\n\
+         Recommendations: 14307\n\
+         DLC: 3 (app_ids 1241930, 652720, 2120610)\n\
+         Website: http://www.dota2.com/\n\
+         Store: https://store.steampowered.com/app/570\n\n\
+         Every day, millions of players worldwide enter battle as one of over a hundred Dota heroes. And no matter if it's their 10th hour of play or 1,000th, there's always something new to discover. With regular updates that ensure a constant evolution of gameplay, features, and heroes, Dota 2 has taken on a life of its own."
+    );
+    assert_eq!(
+        said[2],
+        "CRISIS CORE –FINAL FANTASY VII– REUNION (app_id 1608070, game)\n\
+         Price: A$ 74.95 (a pre-order: the game is not released yet)\n\
+         Coming: 13 Dec, 2022\n\
+         Developers: TOSE CO., LTD., Square Enix\n\
+         Publishers: Square Enix\n\
+         Genres: Action, RPG\n\
+         Platforms: Windows\n\
+         Website: https://CrisisCoreFF7R.com\n\
+         Store: https://store.steampowered.com/app/1608070\n\n\
+         CRISIS CORE -FINAL FANTASY VII- REUNION is a remaster of CRISIS CORE featuring updated graphics, combat systems and soundtrack. Follow the tale of SOLDIER operative Zack Fair, as he discovers the secrets of Shinra's dark experiments."
+    );
+    let asked: Vec<String> = server.requests().into_iter().map(|r| r.url).collect();
+    assert_eq!(
+        asked,
+        [
+            "/api/appdetails?appids=1151640&l=english&cc=US",
+            "/api/appdetails?appids=570&l=english&cc=US",
+            "/api/appdetails?appids=1608070&l=english&cc=US",
+        ]
+    );
 }
 
 #[test]

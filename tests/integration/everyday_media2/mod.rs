@@ -1,8 +1,8 @@
 //! The music and recipes families of issue 16 through the built binary: a replayed model calls
-//! the tools, local servers stand in for MusicBrainz and TheMealDB (MusicBrainz's recorded
-//! answers where there are some, the rest of the bodies in tests/fixtures/apis/ built from the
-//! documentation, as musicbrainz.md and mealdb.md say), a server that never answers for a hung
-//! service.
+//! the tools, local servers stand in for MusicBrainz and TheMealDB (the recorded answers in
+//! tests/fixtures/apis/ where there are some: MusicBrainz's searches, album and release,
+//! TheMealDB's lookup and filter by category; the rest built from the services' documentation,
+//! as musicbrainz.md and mealdb.md say), a server that never answers for a hung service.
 
 mod music;
 mod recipes;

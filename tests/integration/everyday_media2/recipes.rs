@@ -1,10 +1,19 @@
 //! recipe_search and recipe_lookup against a local TheMealDB, with dietary preferences in the
-//! profile. The answers are built from TheMealDB's API page (themealdb.com/api.php; see
-//! tests/fixtures/apis/mealdb.md), nothing was recorded.
+//! profile.
+//!
+//! Real recordings (tests/fixtures/apis/, each with its note; both kept by
+//! timmypass17/FetchDessert in its tests): themealdb_lookup_52917_reformatted.json (a lookup,
+//! re-formatted, also what `random.php` answers: a list of one full meal) and
+//! themealdb_filter_dessert_TRIMMED.json (a filter by category, its first 5 meals only).
+//!
+//! Documentation-shaped, written here from TheMealDB's API page (themealdb.com/api.php; see
+//! tests/fixtures/apis/mealdb.md) because no recording covers them: a search by name
+//! (mealdb_search_teriyaki.json), a filter by ingredient (mealdb_filter_ingredient.json),
+//! nothing found (mealdb_meals_null.json), and the made-up meals of `meal_with`.
 
 use super::{built, call, home_with_preferences, portal, reply};
 use crate::common::tools::call_unanswered;
-use crate::common::{ReplayServer, Reply, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir, fixture};
 
 fn env(server: &ReplayServer) -> Vec<(&'static str, String)> {
     vec![("MEALDB_URL", server.root())]
@@ -48,59 +57,102 @@ fn a_search_by_ingredient_flags_by_name_and_says_so() {
             "TheMealDB recipes with the main ingredient 'chicken breast' (2 of 3):\n\n\
              1. Brown Stew Chicken (id 52940)\n{likely}\n\n\
              2. Chicken Handi (id 52795)\n{likely}\n\n\
-             Your preferences: vegetarian.\n\n\
+             Your preferences: vegetarian. {NAMES_ONLY}\n\n\
              Read one with recipe_lookup (id)."
         )
     );
     assert_eq!(server.requests()[0].url, "/filter.php?i=chicken_breast");
 }
 
+/// What a search by ingredient, category or area says of a diet: TheMealDB's lists carry no
+/// ingredients.
+const NAMES_ONLY: &str = "Only the names and what was searched were checked: TheMealDB's lists by ingredient, category or area hold no ingredients, so read a recipe with recipe_lookup to check its ingredients.";
+
+/// A recorded answer from tests/fixtures/apis/.
+fn recorded(name: &str) -> Reply {
+    Reply::json(200, fixture(&format!("apis/{name}")))
+}
+
+#[test]
+fn a_search_by_category_lists_the_recorded_desserts_and_says_what_was_checked() {
+    let home = home_with_preferences("recipe-category", r#"{"dietary": ["vegan"]}"#);
+    let server = ReplayServer::start(vec![recorded("themealdb_filter_dessert_TRIMMED.json")]);
+    let text = call(
+        &home,
+        "recipe_search",
+        r#"{"query": "Dessert", "by": "category", "max_results": 3}"#,
+        &env(&server),
+    );
+    assert_eq!(
+        text,
+        format!(
+            "TheMealDB recipes in the category 'Dessert' (3 of 5):\n\n\
+             1. Apam balik (id 53049)\n\n\
+             2. Apple & Blackberry Crumble (id 52893)\n\n\
+             3. Apple Frangipan Tart (id 52768)\n\n\
+             Your preferences: vegan. {NAMES_ONLY}\n\n\
+             Read one with recipe_lookup (id)."
+        )
+    );
+    assert_eq!(server.requests()[0].url, "/filter.php?c=Dessert");
+}
+
+/// The recorded lookup: measures with a trailing space ("100g "), a measure that is words
+/// ("Pod of", "Top"), one ingredient twice, pairs 7-20 empty strings, instructions in one
+/// paragraph, a misspelt tag kept.
 #[test]
 fn a_recipe_reads_as_measures_and_numbered_steps_with_conflicts_marked() {
     let home = home_with_preferences(
         "recipe-lookup",
-        r#"{"dietary": ["vegan", "Gluten-free", "halal"], "allergies": "garlic"}"#,
+        r#"{"dietary": ["vegan", "Gluten-free", "halal"], "allergies": "chocolate"}"#,
     );
-    let server = ReplayServer::start(vec![built(200, "mealdb_lookup_52771.json")]);
-    let text = call(&home, "recipe_lookup", r#"{"id": "52771"}"#, &env(&server));
+    let server = ReplayServer::start(vec![recorded("themealdb_lookup_52917_reformatted.json")]);
+    let text = call(&home, "recipe_lookup", r#"{"id": "52917"}"#, &env(&server));
     assert_eq!(
         text,
-        "Spicy Arrabiata Penne (id 52771) — Vegetarian, Italian\n\
-         Tags: Pasta, Curry\n\n\
-         Ingredients (8):\n\
-         - 1 pound penne rigate  ⚠ conflicts with: gluten-free\n\
-         - 1/4 cup olive oil\n\
-         - 3 cloves garlic  ⚠ conflicts with: allergy to garlic\n\
-         - 1 tin chopped tomatoes\n\
-         - 1/2 teaspoon red chile flakes\n\
-         - 1/2 teaspoon italian seasoning\n\
-         - 6 leaves basil\n\
-         - spinkling Parmigiano-Reggiano  ⚠ conflicts with: vegan\n\
-         Your preferences: vegan, gluten-free, allergy to garlic. Not checked (no word list for it): halal. \
+        "White chocolate creme brulee (id 52917) — Dessert, French\n\
+         Tags: Desert, DinnerParty, Pudding\n\n\
+         Ingredients (6):\n\
+         - 568ml Double Cream  ⚠ conflicts with: vegan\n\
+         - 100g White Chocolate Chips  ⚠ conflicts with: allergy to chocolate\n\
+         - Pod of Vanilla\n\
+         - 6 Egg Yolks  ⚠ conflicts with: vegan\n\
+         - 2 tbs Caster Sugar\n\
+         - Top Caster Sugar\n\
+         Your preferences: vegan, gluten-free, allergy to chocolate. Not checked (no word list for it): halal. \
          3 ingredients go against them (marked ⚠).\n\n\
          Steps:\n\
-         1. Bring a large pot of water to a boil. Add kosher salt to the boiling water, then add the pasta. Cook according to the package instructions, about 9 minutes.\n\
-         2. In a large skillet over medium-high heat, add the olive oil and heat until the oil starts to shimmer. Add the garlic and cook, stirring, until fragrant, 1 to 2 minutes. Add the chopped tomatoes, red chile flakes, Italian seasoning and salt and pepper to taste. Bring to a boil and cook for 5 minutes. Remove from the heat and add the chopped basil.\n\
-         3. Drain the pasta and add it to the sauce. Garnish with Parmigiano-Reggiano flakes and more basil and serve warm.\n\n\
-         Source: https://example.com/spicy-arrabiata-penne\n\
-         YouTube: https://www.youtube.com/watch?v=1IszT_guI08"
+         1. Heat the cream, chocolate and vanilla pod in a pan until the chocolate has melted.\n\
+         2. Take off the heat and allow to infuse for 10 mins, scraping the pod seeds into the cream.\n\
+         3. If using the vanilla extract, add straight away.\n\
+         4. Heat oven to 160C/fan 140C/gas 3.\n\
+         5. Beat yolks and sugar until pale. stir in the chocolate cream.\n\
+         6. Strain into a jug and pour into ramekins.\n\
+         7. Place in a deep roasting tray and pour boiling water halfway up the sides.\n\
+         8. Bake for 15-20 mins until just set with a wobbly centre.\n\
+         9. Chill in the fridge for at least 4 hrs.\n\
+         10. To serve, sprinkle some sugar on top of the brûlées and caramelise with a blowtorch or briefly under a hot grill.\n\
+         11. Leave caramel to harden, then serve.\n\n\
+         Source: https://www.bbcgoodfood.com/recipes/2540/white-chocolate-crme-brle\n\
+         YouTube: https://www.youtube.com/watch?v=LmJ0lsPLHDc"
     );
-    assert_eq!(server.requests()[0].url, "/lookup.php?i=52771");
+    assert_eq!(server.requests()[0].url, "/lookup.php?i=52917");
 }
 
+/// `random.php` answers as a lookup does (a list of one full meal): the recorded lookup.
 #[test]
 fn a_random_recipe_without_preferences_flags_nothing() {
     let home = TempDir::new("recipe-random");
-    let server = ReplayServer::start(vec![built(200, "mealdb_search_teriyaki.json")]);
+    let server = ReplayServer::start(vec![recorded("themealdb_lookup_52917_reformatted.json")]);
     let text = call(&home, "recipe_lookup", "{}", &env(&server));
     assert!(
-        text.starts_with("Teriyaki Chicken Casserole (id 52772) — Chicken, Japanese\nTags: Meat, Casserole\n\nIngredients (9):\n- 3/4 cup soy sauce\n"),
+        text.starts_with("White chocolate creme brulee (id 52917) — Dessert, French\nTags: Desert, DinnerParty, Pudding\n\nIngredients (6):\n- 568ml Double Cream\n"),
         "{text}"
     );
-    assert!(text.contains("\n- 2 chicken breasts\n"), "{text}");
-    assert!(text.contains("\n6. Add the cooked vegetables"), "{text}");
+    assert!(text.contains("\n- 6 Egg Yolks\n"), "{text}");
+    assert!(text.contains("\n11. Leave caramel to harden"), "{text}");
     assert!(
-        text.ends_with("\n\nYouTube: https://www.youtube.com/watch?v=4aZr5hZXP_s"),
+        text.ends_with("\nYouTube: https://www.youtube.com/watch?v=LmJ0lsPLHDc"),
         "{text}"
     );
     assert!(

@@ -1,10 +1,15 @@
 //! convert_units (locally, and currencies through Frankfurter), dictionary_lookup (the Free
-//! Dictionary API) and translate_text (MyMemory) against local servers. Frankfurter and MyMemory
-//! have no recorded response in tests/fixtures/apis/: their bodies here are built from the
-//! services' documentation (frankfurter.dev: `{"amount", "base", "date", "rates"}`, an unknown
-//! currency a 404 `{"message": "not found"}`; mymemory.translated.net/doc/spec.php:
-//! `responseData.translatedText`, `responseStatus` that may be a string, the error inside an
-//! HTTP 200), kept minimal.
+//! Dictionary API) and translate_text (MyMemory) against local servers.
+//!
+//! Real recording (tests/fixtures/apis/, with its note): Frankfurter's
+//! frankfurter_latest_eur_2020-03-02_reformatted.json, a `/latest` answer for base EUR with
+//! every rate, kept in tozu/frankfurter's tests (re-formatted, `amount` 1 not 1.0).
+//!
+//! Documentation-shaped, written here (no recording found): Frankfurter's answer for base USD
+//! and its 404 for an unknown currency (frankfurter.dev: `{"amount", "base", "date",
+//! "rates"}`, a 404 `{"message": "not found"}`), the dictionary's 404, and all of MyMemory
+//! (mymemory.translated.net/doc/spec.php: `responseData.translatedText`, `responseStatus` that
+//! may be a string, the error inside an HTTP 200), kept minimal.
 
 use super::{Silent, api_fixture, html_page, run};
 use crate::common::{ReplayServer, Reply, TempDir};
@@ -139,6 +144,60 @@ fn currencies_go_through_frankfurter_and_its_errors_say_what_to_do() {
             "/latest?base=USD&symbols=EUR",
             "/latest?base=USD&symbols=GBP",
             "/latest?base=USD&symbols=XYZ"
+        ]
+    );
+}
+
+/// Frankfurter's recorded day: the tool asks for one symbol, the recording holds all 32 rates
+/// (it answered a request without `symbols`); the tool must pick its own. IDR is an integer
+/// (15909), HRK a currency the ECB later dropped.
+#[test]
+fn a_recorded_day_of_rates_converts_from_euros() {
+    let home = TempDir::new("currency-recorded");
+    let server = ReplayServer::answering(|request| {
+        if request.url.starts_with("/latest?base=EUR&") {
+            api_fixture("frankfurter_latest_eur_2020-03-02_reformatted.json")
+        } else {
+            html_page()
+        }
+    });
+    let conversions = [
+        r#"{"value": 100, "from": "EUR", "to": "USD"}"#,
+        r#"{"value": 1, "from": "eur", "to": "idr"}"#,
+        r#"{"value": 10, "from": "EUR", "to": "JPY"}"#,
+        r#"{"value": 2, "from": "EUR", "to": "HRK"}"#,
+    ];
+    let calls: Vec<(String, &str)> = conversions
+        .iter()
+        .enumerate()
+        .map(|(i, arguments)| ((i + 1).to_string(), *arguments))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, arguments)| (id.as_str(), "convert_units", *arguments))
+        .collect();
+    let run = run(&home, &calls, &[("FRANKFURTER_URL", server.root())]);
+    let day = "reference rate of 2020-03-02 from Frankfurter";
+    assert_eq!(
+        run.results,
+        [
+            format!("100.00 EUR = 111.22 USD (1 EUR = 1.1122 USD, {day})"),
+            format!("1.00 EUR = 15909.00 IDR (1 EUR = 15909 IDR, {day})"),
+            format!("10.00 EUR = 1198.20 JPY (1 EUR = 119.82 JPY, {day})"),
+            format!("2.00 EUR = 14.97 HRK (1 EUR = 7.4835 HRK, {day})"),
+        ],
+        "{}",
+        run.stderr()
+    );
+    let mut asked: Vec<String> = server.requests().into_iter().map(|r| r.url).collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "/latest?base=EUR&symbols=HRK",
+            "/latest?base=EUR&symbols=IDR",
+            "/latest?base=EUR&symbols=JPY",
+            "/latest?base=EUR&symbols=USD"
         ]
     );
 }

@@ -232,6 +232,9 @@ fn recipe_search(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> 
     }
     if !diet.is_empty() {
         out.push_str(&format!("\n\n{}", diet.note()));
+        if by != By::Name {
+            out.push_str(" Only the names and what was searched were checked: TheMealDB's lists by ingredient, category or area hold no ingredients, so read a recipe with recipe_lookup to check its ingredients.");
+        }
     }
     out.push_str("\n\nRead one with recipe_lookup (id).");
     Ok(out)

@@ -1,7 +1,8 @@
 //! The Steam store's JSON, which needs no key: `/api/storesearch` (games by name),
 //! `/api/appdetails` (one app's store page; `{"<id>": {"success": false}}` for an id the store
 //! does not have) and `/api/featuredcategories` (specials, top sellers, new releases), read
-//! into text. Prices come in cents with their currency.
+//! into text. Prices come in cents with their currency; a free game has no `price_overview`,
+//! and a game not released yet may have one (a pre-order).
 
 use serde_json::Value;
 
@@ -135,8 +136,11 @@ fn describe(data: &Value, id: &str) -> String {
     )];
     lines.push(format!("Price: {}", app_price(data)));
     if let Some(date) = data.pointer("/release_date/date").and_then(Value::as_str) {
-        let soon = data.pointer("/release_date/coming_soon") == Some(&Value::Bool(true));
-        let label = if soon { "Coming" } else { "Released" };
+        let label = if coming_soon(data) {
+            "Coming"
+        } else {
+            "Released"
+        };
         lines.push(format!(
             "{label}: {}",
             if date.is_empty() {
@@ -146,6 +150,37 @@ fn describe(data: &Value, id: &str) -> String {
             }
         ));
     }
+    if let Some(age) = required_age(&data["required_age"]).filter(|age| *age > 0) {
+        lines.push(format!("Minimum age: {age}"));
+    }
+    lines.extend(facts(data));
+    if let Some(site) = data["website"].as_str().filter(|s| !s.is_empty()) {
+        lines.push(format!("Website: {site}"));
+    }
+    lines.push(format!("Store: {}", store_page(id)));
+    let mut out = lines.join("\n");
+    if let Some(text) = data["short_description"].as_str().filter(|s| !s.is_empty()) {
+        out.push_str(&format!("\n\n{}", html::line(text)));
+    }
+    out
+}
+
+/// Whether the store says the app is not released yet.
+fn coming_soon(data: &Value) -> bool {
+    data.pointer("/release_date/coming_soon") == Some(&Value::Bool(true))
+}
+
+/// The age the store asks a buyer to confirm: a number, or a number in a string ("16").
+fn required_age(value: &Value) -> Option<u64> {
+    match value {
+        Value::String(text) => text.trim().parse().ok(),
+        other => other.as_u64(),
+    }
+}
+
+/// Who made it, its genres, platforms, scores and add-ons: a line each that the store gives.
+fn facts(data: &Value) -> Vec<String> {
+    let mut lines = Vec::new();
     for (label, field) in [("Developers", "developers"), ("Publishers", "publishers")] {
         if let Some(list) = strings(&data[field]) {
             lines.push(format!("{label}: {list}"));
@@ -164,18 +199,25 @@ fn describe(data: &Value, id: &str) -> String {
     if let Some(score) = data.pointer("/metacritic/score").and_then(Value::as_i64) {
         lines.push(format!("Metacritic: {score}"));
     }
-    if let Some(site) = data["website"].as_str().filter(|s| !s.is_empty()) {
-        lines.push(format!("Website: {site}"));
+    if let Some(total) = data
+        .pointer("/recommendations/total")
+        .and_then(Value::as_u64)
+    {
+        lines.push(format!("Recommendations: {total}"));
     }
-    lines.push(format!("Store: {}", store_page(id)));
-    let mut out = lines.join("\n");
-    if let Some(text) = data["short_description"].as_str().filter(|s| !s.is_empty()) {
-        out.push_str(&format!("\n\n{}", html::line(text)));
+    let dlc: Vec<String> = data["dlc"]
+        .as_array()
+        .map(|ids| ids.iter().map(id_text).collect())
+        .unwrap_or_default();
+    if !dlc.is_empty() {
+        lines.push(format!("DLC: {} (app_ids {})", dlc.len(), dlc.join(", ")));
     }
-    out
+    lines
 }
 
-/// An app's price: free, on sale, or its price (the store's own formatting when given).
+/// An app's price: free, on sale, or its price (the store's own formatting when given; its
+/// `initial_formatted` is empty when there is no discount). A price before the release is a
+/// pre-order's.
 fn app_price(data: &Value) -> String {
     if data["is_free"].as_bool() == Some(true) {
         return "free to play".into();
@@ -186,7 +228,7 @@ fn app_price(data: &Value) -> String {
     let last = price["final_formatted"].as_str().unwrap_or_default();
     let first = price["initial_formatted"].as_str().unwrap_or_default();
     let off = price["discount_percent"].as_i64().unwrap_or(0);
-    match (last.is_empty(), off > 0 && !first.is_empty()) {
+    let text = match (last.is_empty(), off > 0 && !first.is_empty()) {
         (false, true) => format!("{last} (was {first}, -{off}%)"),
         (false, false) => last.to_string(),
         (true, _) => price_text(
@@ -194,7 +236,11 @@ fn app_price(data: &Value) -> String {
             price["initial"].as_i64(),
             price["currency"].as_str(),
         ),
+    };
+    if coming_soon(data) {
+        return format!("{text} (a pre-order: the game is not released yet)");
     }
+    text
 }
 
 fn strings(value: &Value) -> Option<String> {
@@ -298,9 +344,27 @@ mod tests {
                 json!({"price_overview": {"currency": "USD", "initial": 999, "final": 999, "discount_percent": 0, "initial_formatted": "", "final_formatted": "$9.99"}}),
                 "$9.99",
             ),
+            (
+                json!({"price_overview": {"currency": "AUD", "initial": 7495, "final": 7495, "discount_percent": 0, "initial_formatted": "", "final_formatted": "A$ 74.95"}, "release_date": {"coming_soon": true, "date": "13 Dec, 2022"}}),
+                "A$ 74.95 (a pre-order: the game is not released yet)",
+            ),
         ];
         for (data, expected) in cases {
             assert_eq!(app_price(&data), expected, "{data}");
+        }
+    }
+
+    #[test]
+    fn required_age_as_a_number_or_a_string() {
+        let cases = [
+            (json!(0), Some(0)),
+            (json!("16"), Some(16)),
+            (json!(18), Some(18)),
+            (json!("none"), None),
+            (json!(null), None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(required_age(&value), expected, "{value}");
         }
     }
 

@@ -210,7 +210,7 @@ fn ddg_search(
 }
 
 /// What each news source gave: its articles, or why it could not.
-type Outcome = Result<Vec<news::Article>, String>;
+type Outcome = Result<news::Found, String>;
 
 fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
     let query = query_of(&args.query)?;
@@ -220,11 +220,14 @@ fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
     let mut lists = Vec::new();
     let mut problems = Vec::new();
     let mut asked = Vec::new();
+    let mut more = false;
     for (name, outcome) in ask_news(web, query, max, &ctx.cancel) {
         match outcome {
-            Ok(list) => {
-                asked.push(format!("{name} ({})", list.len()));
-                lists.push(list);
+            Ok(found) => {
+                let (said, held_back) = tally(name, &found);
+                asked.push(said);
+                more |= held_back;
+                lists.push(found.articles);
             }
             Err(problem) => problems.push(problem),
         }
@@ -244,6 +247,11 @@ fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
         out.push_str(&format!("\n\n{}. {}", i + 1, describe(article)));
     }
     out.push_str(&format!("\n\nSources: {}.", asked.join(", ")));
+    if more && (max as i64) < MAX_RESULTS {
+        out.push_str(&format!(
+            " More were found than shown: ask again with a larger max_results (up to {MAX_RESULTS}) for more."
+        ));
+    }
     if !keyed {
         out.push_str(" Set GNEWS_API_KEY or NEWSAPI_KEY for more sources.");
     }
@@ -251,6 +259,15 @@ fn search_news(args: SearchArgs, ctx: &ToolContext) -> Result<String, String> {
         out.push_str(&format!("\nNot included: {problem}"));
     }
     Ok(out)
+}
+
+/// `NewsAPI (3)`, or `NewsAPI (3 of 4 found)` and true when it found more than it sent.
+fn tally(name: &str, found: &news::Found) -> (String, bool) {
+    let sent = found.articles.len();
+    match found.total.filter(|total| *total > sent as u64) {
+        Some(total) => (format!("{name} ({sent} of {total} found)"), true),
+        None => (format!("{name} ({sent})"), false),
+    }
 }
 
 /// Asks every news source at once: GNews and NewsAPI when their keys are set, DuckDuckGo
@@ -310,7 +327,7 @@ fn from_gnews(
     max: &str,
     key: &str,
     cancel: &CancelToken,
-) -> Result<Vec<news::Article>, String> {
+) -> Result<news::Found, String> {
     let call = Call {
         query: &[
             ("q", query),
@@ -330,7 +347,7 @@ fn from_newsapi(
     max: &str,
     key: &str,
     cancel: &CancelToken,
-) -> Result<Vec<news::Article>, String> {
+) -> Result<news::Found, String> {
     let call = Call {
         query: &[("q", query), ("pageSize", max), ("sortBy", "publishedAt")],
         headers: &[("X-Api-Key", key)],
@@ -346,7 +363,7 @@ fn from_newsapi(
 
 /// DuckDuckGo news: its search page gives the `vqd` token that `news.js` asks for. Both live
 /// on duckduckgo.com, not on the HTML endpoint's host (`html.` is dropped from DDG_URL).
-fn from_ddg(web: &Web, query: &str, cancel: &CancelToken) -> Result<Vec<news::Article>, String> {
+fn from_ddg(web: &Web, query: &str, cancel: &CancelToken) -> Result<news::Found, String> {
     let base = web.base(&DUCKDUCKGO).replacen("://html.", "://", 1);
     let q = crate::tools::kit::web::encode(query);
     let page = web.page(&format!("{base}/?q={q}"), 0, cancel)?;

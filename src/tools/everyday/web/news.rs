@@ -15,42 +15,89 @@ pub(crate) struct Article {
     pub(crate) published: Option<i64>,
 }
 
-/// GNews `/api/v4/search`: `{"totalArticles", "articles": [{title, description, url,
-/// publishedAt, source: {name}}]}`.
-pub(crate) fn gnews(value: &Value) -> Vec<Article> {
-    articles(value, "/articles", |item| Article {
-        title: text(item, "/title"),
-        url: text(item, "/url"),
-        source: text(item, "/source/name"),
-        summary: text(item, "/description"),
-        published: item["publishedAt"].as_str().and_then(parse_iso8601),
-    })
+/// What one source gave: its articles, and how many it says it found in all (GNews and
+/// NewsAPI say; it may be more than they sent).
+pub(crate) struct Found {
+    pub(crate) articles: Vec<Article>,
+    pub(crate) total: Option<u64>,
 }
 
-/// NewsAPI `/v2/everything`: `{"status": "ok", "articles": [{source: {name}, title,
-/// description, url, publishedAt}]}`; removed articles come as `[Removed]`.
-pub(crate) fn newsapi(value: &Value) -> Vec<Article> {
-    let mut list = articles(value, "/articles", |item| Article {
+/// GNews `/api/v4/search`: `{"totalArticles", "articles": [{title, description, url,
+/// publishedAt, source: {name}}]}`.
+pub(crate) fn gnews(value: &Value) -> Found {
+    let articles = articles(value, "/articles", |item| Article {
         title: text(item, "/title"),
         url: text(item, "/url"),
         source: text(item, "/source/name"),
         summary: text(item, "/description"),
         published: item["publishedAt"].as_str().and_then(parse_iso8601),
     });
+    Found {
+        articles,
+        total: value["totalArticles"].as_u64(),
+    }
+}
+
+/// NewsAPI `/v2/everything` (and `/v2/top-headlines`, the same shape): `{"status": "ok",
+/// "totalResults", "articles": [{source: {id, name}, author, title, description, url,
+/// urlToImage, publishedAt, content}]}`, where `id`, `author`, `description`, `urlToImage` and
+/// `content` may be null; removed articles come as `[Removed]`. Titles end in
+/// " - <publisher>", which is the only place that names the publisher of an article that
+/// came through Google News.
+pub(crate) fn newsapi(value: &Value) -> Found {
+    let mut list = articles(value, "/articles", |item| {
+        let aggregated = item.pointer("/source/id").and_then(Value::as_str) == Some("google-news");
+        let (title, source) = publisher(
+            &text(item, "/title"),
+            &text(item, "/source/name"),
+            aggregated,
+        );
+        Article {
+            title,
+            url: text(item, "/url"),
+            source,
+            summary: text(item, "/description"),
+            published: item["publishedAt"].as_str().and_then(parse_iso8601),
+        }
+    });
     list.retain(|a| a.title != "[Removed]" && !a.url.contains("removed.com"));
-    list
+    Found {
+        articles: list,
+        total: value["totalResults"].as_u64(),
+    }
+}
+
+/// A title without its " - <publisher>" suffix, and the publisher: the source itself when the
+/// suffix names it; the suffix, "via" the source, when the source is an aggregator.
+fn publisher(title: &str, source: &str, aggregated: bool) -> (String, String) {
+    match title
+        .rsplit_once(" - ")
+        .map(|(head, tail)| (head.trim(), tail.trim()))
+    {
+        Some((head, tail)) if aggregated && !head.is_empty() && !tail.is_empty() => {
+            (head.to_string(), format!("{tail} (via {source})"))
+        }
+        Some((head, tail)) if !head.is_empty() && tail.eq_ignore_ascii_case(source) => {
+            (head.to_string(), source.to_string())
+        }
+        _ => (title.to_string(), source.to_string()),
+    }
 }
 
 /// DuckDuckGo `news.js`: `{"results": [{date (seconds), title, excerpt (HTML), url,
 /// source}]}`.
-pub(crate) fn ddg(value: &Value) -> Vec<Article> {
-    articles(value, "/results", |item| Article {
+pub(crate) fn ddg(value: &Value) -> Found {
+    let articles = articles(value, "/results", |item| Article {
         title: html::line(&text(item, "/title")),
         url: text(item, "/url"),
         source: text(item, "/source"),
         summary: html::line(&text(item, "/excerpt")),
         published: item["date"].as_i64(),
-    })
+    });
+    Found {
+        articles,
+        total: None,
+    }
 }
 
 fn articles(value: &Value, at: &str, read: impl Fn(&Value) -> Article) -> Vec<Article> {
@@ -178,7 +225,11 @@ mod tests {
             {"date": 1_717_200_000, "title": "D &amp; newest", "excerpt": "<b>x</b> y", "url": "https://d.org/", "source": "D"},
             {"title": "D undated", "url": "https://e.org/"}
         ]}));
-        let merged = merge(vec![gnews, newsapi, ddg]);
+        assert_eq!(
+            (gnews.total, newsapi.total, ddg.total),
+            (Some(2), Some(3), None)
+        );
+        let merged = merge(vec![gnews.articles, newsapi.articles, ddg.articles]);
         let titles: Vec<&str> = merged.iter().map(|a| a.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -186,5 +237,48 @@ mod tests {
         );
         assert_eq!(merged[0].summary, "x y");
         assert_eq!(merged[1].source, "B");
+    }
+
+    #[test]
+    fn a_title_s_publisher_suffix_names_the_publisher() {
+        let cases = [
+            (
+                "Story - New York Post",
+                "Google News",
+                true,
+                "Story",
+                "New York Post (via Google News)",
+            ),
+            (
+                "Story - New York Post",
+                "New York Post",
+                false,
+                "Story",
+                "New York Post",
+            ),
+            (
+                "A - B - The Times",
+                "the times",
+                false,
+                "A - B",
+                "the times",
+            ),
+            (
+                "Story - Elsewhere",
+                "New York Post",
+                false,
+                "Story - Elsewhere",
+                "New York Post",
+            ),
+            ("No suffix", "Google News", true, "No suffix", "Google News"),
+            (" - Post", "Google News", true, " - Post", "Google News"),
+        ];
+        for (title, source, aggregated, shown, by) in cases {
+            assert_eq!(
+                publisher(title, source, aggregated),
+                (shown.to_string(), by.to_string()),
+                "{title}"
+            );
+        }
     }
 }
