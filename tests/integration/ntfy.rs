@@ -1,8 +1,9 @@
 //! ntfy against a local server speaking its protocol: --ntfy notifications of a run, the
-//! subscribe/publish/list tools, and new messages shown before an interactive prompt.
+//! subscribe/publish/list tools, and new messages shown before an interactive prompt (one poll
+//! answered with the ntfy maintainers' example stream, tests/fixtures/apis/ntfy_json_stream).
 
 use crate::common::pty::Pty;
-use crate::common::{self, ReplayServer, Reply, TempDir, marvin, stderr, stdout};
+use crate::common::{self, ReplayServer, Reply, TempDir, fixture, marvin, stderr, stdout};
 use serde_json::json;
 
 #[test]
@@ -141,4 +142,45 @@ fn subscriptions_are_polled_before_each_prompt() {
     )
     .unwrap();
     assert!(saved.contains("\"since\": \"msg1\""), "{saved}");
+}
+
+/// The ntfy maintainers' example of a subscription stream (tests/fixtures/apis/
+/// ntfy_json_stream.ndjson: an `open`, a message, a `keepalive`): only the message is shown,
+/// and the next poll starts after it, not after the keepalive.
+#[test]
+fn a_polled_stream_shows_its_messages_only() {
+    let home = TempDir::new("ntfy-stream");
+    let subscribe = Reply::tool_calls(&[("s", "ntfy_subscribe", r#"{"topic":"mytopic"}"#)]);
+    let server = ReplayServer::start(vec![
+        subscribe,
+        Reply::text(&["subscribed"]),
+        Reply::text(&["noted"]),
+    ]);
+    let ntfy = ReplayServer::start(vec![Reply::ndjson(
+        String::from_utf8(fixture("apis/ntfy_json_stream.ndjson")).unwrap(),
+    )]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("NTFY_URL", ntfy.root())
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send("follow mytopic\r");
+    pty.wait_for("subscribed");
+    pty.send("anything new?\r");
+    pty.wait_for("🔔 mytopic: Disk full");
+    pty.wait_for("noted");
+    pty.leave();
+    let screen = pty.screen();
+    assert!(
+        !screen.contains("SLiKI64DOt") && !screen.contains("keepalive"),
+        "{screen}"
+    );
+    let saved = std::fs::read_to_string(
+        home.path()
+            .join("marvin-home/profiles/default/ntfy_subscriptions.json"),
+    )
+    .unwrap();
+    assert!(saved.contains("\"since\": \"hwQ2YpKdmg\""), "{saved}");
 }
