@@ -12,7 +12,10 @@ use std::process::Command;
 fn main() {
     let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let git = |args: &[&str]| -> Option<String> {
+        // `--no-optional-locks`: `git status` would otherwise refresh the index of a fresh
+        // clone, whose change (the index is watched below) makes cargo build everything again.
         let output = Command::new("git")
+            .arg("--no-optional-locks")
             .args(args)
             .current_dir(&root)
             .output()

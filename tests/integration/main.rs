@@ -12,6 +12,7 @@ mod agent;
 mod api_recordings;
 mod approvals_security;
 mod asking;
+mod building;
 mod cli;
 mod confinement;
 mod custom_tools;
