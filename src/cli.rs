@@ -44,6 +44,8 @@ pub struct Args {
     pub tools: Option<String>,
     /// `--verbose`: say on stderr which tool families each request offers, and why.
     pub verbose: bool,
+    /// `--code`: coding mode for a one-shot or REPL run (files change, commands run).
+    pub code: bool,
     /// `-c`, `--continue`: take up the last session here (one-shot runs start fresh otherwise).
     pub continue_last: bool,
     /// `--resume [NAME]`: take up a stored session; without a name, pick one from a list.
@@ -121,6 +123,11 @@ Options:
                            takes up the last session here)
       --raw                print the answer as the model wrote it, without
                            rendering its Markdown (always so when piped)
+      --code               coding mode: the tools that change files, run
+                           commands and commit are offered too (always so
+                           with --non-interactive; !code in the REPL). In a
+                           project, a question about the code can read it
+                           without this
       --working-dir DIR    directory the file tools work in (default: cwd)
       --permission-mode M  default (ask before commands, git writes and file
                            changes), accept-edits (ask only before
@@ -295,6 +302,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
             Long("tools") => parsed.tools = Some(text(&mut parser, "--tools")?),
             Long("verbose") => parsed.verbose = true,
+            Long("code") => parsed.code = true,
             Long("plain") => parsed.plain = true,
             Long("no-browser") => parsed.no_browser = true,
             Long("mcp-config") => {
@@ -685,6 +693,7 @@ mod tests {
             "--no-mcp",
             "--tools",
             "--verbose",
+            "--code",
         ] {
             assert!(help.contains(flag), "help misses {flag}");
             let readme = include_str!("../README.md");

@@ -350,7 +350,7 @@ set up, choose with --provider or LLM_PROVIDER. See `marvin --help`.";
 impl Config {
     pub fn build(args: &Args, env: &Env, cwd: &Path) -> Result<Config, ConfigError> {
         let non_interactive = args.non_interactive;
-        let coding_mode = non_interactive;
+        let coding_mode = non_interactive || args.code;
         let working_dir = working_dir(args.working_dir.as_deref(), cwd)?;
         let timeout_override = match env.get("MARVIN_TIMEOUT") {
             Some(text) => Some(

@@ -82,6 +82,8 @@ pub struct SessionTools {
     pub(crate) scratch: super::kit::scratch::Scratch,
     /// The tool families its requests offer beyond the core (see `route::Offer`).
     pub offer: super::route::Offer,
+    /// Whether the working directory is a project (read-only coding tools outside coding mode).
+    pub(crate) project: super::kit::project::ProjectCache,
 }
 
 /// The ids of the calls of this round whose question parked the run.
@@ -412,6 +414,12 @@ impl ToolContext {
 
     pub fn working_dir(&self) -> PathBuf {
         self.workspace.current()
+    }
+
+    /// Whether the working directory is a project, where the tools that only read it are
+    /// offered outside coding mode too.
+    pub fn in_project(&self) -> bool {
+        self.shared.project.is_project(&self.working_dir())
     }
 
     /// The notes directory: `.marvin/notes` of the working dir in coding mode, else `~/Notes`.

@@ -33,6 +33,9 @@ pub enum Offered {
     Everywhere,
     /// In coding mode only.
     Coding,
+    /// In coding mode, and outside it when the working directory is a project: the tools
+    /// that only read the project (its files, its code, its git history).
+    Project,
 }
 
 impl Offered {
@@ -41,6 +44,7 @@ impl Offered {
         match self {
             Offered::Everywhere => "everywhere",
             Offered::Coding => "coding",
+            Offered::Project => "project",
         }
     }
 }
@@ -93,6 +97,7 @@ impl ToolDef {
         let mode = match self.offered {
             Offered::Everywhere => true,
             Offered::Coding => ctx.coding_mode,
+            Offered::Project => ctx.coding_mode || ctx.in_project(),
         };
         mode && !(self.writes && ctx.readonly)
     }

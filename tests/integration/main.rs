@@ -45,6 +45,7 @@ mod ntfy;
 mod parked;
 mod patch_scenarios;
 mod phone_repl;
+mod project_questions;
 mod provider_security;
 mod provider_streams;
 mod provider_trust;

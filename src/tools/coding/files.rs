@@ -73,7 +73,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::build("read_file")
             .describe("Read a text file in the working directory. Files over 10KB must be read in sections with start_line/end_line.")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(READ_FILE_PARAMS)
             .example(r#"{"path": "src/main.rs", "start_line": 1, "end_line": 100}"#)
             .handler(read_file),

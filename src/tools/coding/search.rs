@@ -79,13 +79,13 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::build("code_grep")
             .describe("Search file contents in the working directory, skipping files .gitignore excludes. Returns path:line:text.")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(GREP_PARAMS)
             .example(r#"{"pattern": "fn main", "file_glob": "*.rs", "max_results": 50}"#)
             .handler(code_grep),
         ToolDef::build("tree")
             .describe("List the files and directories of the working directory as a tree, skipping what .gitignore excludes.")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(TREE_PARAMS)
             .example(r#"{"path": "src", "depth": 2}"#)
             .handler(tree),

@@ -16,6 +16,7 @@ pub(crate) mod html;
 pub(crate) mod ignore;
 pub(crate) mod paths;
 pub(crate) mod process;
+pub(crate) mod project;
 pub(crate) mod reach;
 pub(crate) mod read;
 pub(crate) mod scratch;

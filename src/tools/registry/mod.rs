@@ -212,7 +212,7 @@ impl Registry {
         if ctx.settings.on_demand && tool.family != "core" {
             ctx.shared
                 .offer
-                .load(&tool.family, &format!("{name} was called"));
+                .load(offered::family_of(tool, ctx), &format!("{name} was called"));
         }
         if tool.ticket_gated {
             if let Err(message) = tickets::check_gate(ctx) {
@@ -249,8 +249,10 @@ impl Registry {
         if let Some(tool) = self.lookup(name, &remote) {
             let why = if tool.writes && ctx.readonly {
                 "it writes, and this agent is read-only"
+            } else if tool.offered == crate::tools::Offered::Project {
+                "it reads a project, and the working directory is not one (no git work tree or build file); the person can change to the project's directory or turn coding mode on (--code, or !code in the REPL)"
             } else {
-                "it is only offered in coding mode"
+                "it changes files or runs commands, which only coding mode does; the person can turn it on (--code, or !code in the REPL)"
             };
             return format!(
                 "Error: Tool '{name}' is not available here: {why}. Available: {}",

@@ -28,6 +28,83 @@ const CODING_CORE: &[&str] = &[
 /// The family a message that asks for none gets: most such messages are questions of fact.
 const FALLBACK: &str = "wiki";
 
+/// Outside coding mode, in a project: the tools that only read it (`Offered::Project`), as
+/// one family of their own, asked for by words about code or by naming one of its files.
+pub(crate) const PROJECT: &str = "project";
+
+const PROJECT_WORDS: &[&str] = &[
+    "code",
+    "codebase",
+    "source",
+    "src",
+    "function*",
+    "method*",
+    "module*",
+    "class*",
+    "struct*",
+    "implement*",
+    "defined",
+    "definition",
+    "project",
+    "repo",
+    "repository",
+    "readme",
+    "file",
+    "files",
+    "grep",
+    "git",
+    "commit*",
+    "diff",
+    "branch*",
+    "blame",
+    "this file",
+    "the file",
+    "test*",
+    "bug",
+    "crate",
+    "package",
+    "library",
+    "does this",
+    "what does",
+];
+
+/// The project family's card.
+fn project_family() -> FamilyInfo {
+    FamilyInfo {
+        id: PROJECT.to_string(),
+        about: "this project, read only: its files, code search, git status, diff and history (changes need coding mode)".to_string(),
+        words: PROJECT_WORDS.iter().map(|w| w.to_string()).collect(),
+    }
+}
+
+/// The family a call of `tool` brings into the session: outside coding mode a tool that only
+/// reads the project comes with the project family, not its coding one.
+pub(super) fn family_of<'a>(tool: &'a ToolDef, ctx: &ToolContext) -> &'a str {
+    if !ctx.coding_mode && tool.offered == Offered::Project {
+        PROJECT
+    } else {
+        &tool.family
+    }
+}
+
+/// Whether `tool` belongs to the family `id` as `ctx` sees it.
+fn in_family(tool: &ToolDef, id: &str, ctx: &ToolContext) -> bool {
+    family_of(tool, ctx) == id
+}
+
+/// The words of `text` that name a file or directory of the working directory
+/// (`src/parse.rs`, `README.md`): a question about it is a question about the project.
+fn names_a_path(text: &str, ctx: &ToolContext) -> Option<String> {
+    let dir = ctx.working_dir();
+    text.split_whitespace()
+        .map(|word| word.trim_matches(|c: char| "`'\"()[]{},;:?!".contains(c)))
+        .map(|word| word.trim_end_matches('.'))
+        .filter(|word| word.contains('/') || word.contains('.'))
+        .filter(|word| !word.contains("..") && !word.starts_with('/') && word.len() < 256)
+        .find(|word| dir.join(word).exists())
+        .map(str::to_string)
+}
+
 /// Words of a tool's name that say nothing of what it is for.
 const STOP: &[&str] = &[
     "get", "set", "list", "create", "update", "delete", "add", "remove", "read", "write", "run",
@@ -120,7 +197,7 @@ impl Registry {
             .copied()
             .collect();
         for family in &families {
-            for tool in allowed.iter().filter(|t| t.family == family.as_str()) {
+            for tool in allowed.iter().filter(|t| in_family(t, family, ctx)) {
                 if !offered.iter().any(|o| o.name == tool.name) {
                     offered.push(tool);
                 }
@@ -202,7 +279,7 @@ impl Registry {
                 if tool.family != "core" {
                     ctx.shared
                         .offer
-                        .load(&tool.family, &format!("{name} was called earlier"));
+                        .load(family_of(tool, ctx), &format!("{name} was called earlier"));
                 }
             }
         }
@@ -221,9 +298,12 @@ impl Registry {
         let mut families: Vec<Cow<'a, FamilyInfo>> = self
             .families
             .iter()
-            .filter(|f| !core(&f.id) && allowed.iter().any(|t| t.family == f.id.as_str()))
+            .filter(|f| !core(&f.id) && allowed.iter().any(|t| in_family(t, &f.id, ctx)))
             .map(Cow::Borrowed)
             .collect();
+        if allowed.iter().any(|t| in_family(t, PROJECT, ctx)) {
+            families.push(Cow::Owned(project_family()));
+        }
         for tool in allowed.iter().filter(|t| t.family.starts_with("mcp:")) {
             let family = tool.family.to_string();
             let words = name_words(&tool.name);
@@ -257,6 +337,17 @@ impl Registry {
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
         let mut chosen = Self::choose(&families, text);
+        if families.iter().any(|f| f.id == PROJECT) && !chosen.iter().any(|c| c.family == PROJECT) {
+            if let Some(path) = names_a_path(text, ctx) {
+                chosen.insert(
+                    0,
+                    Chosen {
+                        family: PROJECT.to_string(),
+                        why: format!("it names {path}, a file of the project"),
+                    },
+                );
+            }
+        }
         if chosen.is_empty() && families.iter().any(|f| f.id == FALLBACK) {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
@@ -295,7 +386,7 @@ impl Registry {
             ctx.shared.offer.load(id, &format!("{FIND_TOOLS}: {query}"));
             let names: Vec<&str> = allowed
                 .iter()
-                .filter(|t| t.family == id.as_str())
+                .filter(|t| in_family(t, id, ctx))
                 .map(|t| t.name.as_ref())
                 .collect();
             let about = families
@@ -327,7 +418,7 @@ impl Registry {
         }
         let allowed = self.allowed(ctx, remote);
         if let Some(tool) = allowed.iter().find(|t| t.name == lower.as_str()) {
-            return vec![tool.family.to_string()];
+            return vec![family_of(tool, ctx).to_string()];
         }
         Self::choose(families, query)
             .into_iter()

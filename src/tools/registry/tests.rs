@@ -178,7 +178,8 @@ fn categories_gate_what_is_offered_and_run() {
         &ctx(false, false),
     );
     assert!(
-        refused.content.contains("only offered in coding mode"),
+        refused.content.contains("which only coding mode does")
+            && refused.content.contains("--code"),
         "{}",
         refused.content
     );

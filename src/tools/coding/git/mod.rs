@@ -74,18 +74,18 @@ pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::build("git_status")
             .describe("Show the branch and changed files (git status).")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .example("{}")
             .handler(status),
         ToolDef::build("git_diff")
             .describe("Show changes (git diff), optionally staged or for one path.")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(DIFF_PARAMS)
             .example(r#"{"path": "src/main.rs", "staged": false}"#)
             .handler(diff),
         ToolDef::build("git_log")
             .describe("Show recent commits (hash, date, author, subject).")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(LOG_PARAMS)
             .example(r#"{"count": 10}"#)
             .handler(log),
@@ -114,7 +114,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             .handler(restore),
         ToolDef::build("git_blame")
             .describe("Show who last changed each line of a file.")
-            .offered(Offered::Coding)
+            .offered(Offered::Project)
             .params(BLAME_PARAMS)
             .example(r#"{"path": "src/main.rs", "start_line": 1, "end_line": 40}"#)
             .handler(blame),
