@@ -107,7 +107,7 @@ fn index() -> HttpResponse {
     json_response(
         200,
         &json!({"routes": [
-            "GET /api/sessions", "POST /api/sessions {resume?}",
+            "GET /api/sessions", "POST /api/sessions {resume?, code?}",
             "POST /api/sessions/:id/messages {content}", "GET /api/sessions/:id/events?since=N",
             "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers}",
             "POST /api/sessions/:id/approve {toolCallId, scope}", "POST /api/sessions/:id/deny {toolCallId, reason}",
@@ -145,16 +145,24 @@ fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse>
         .as_object()
         .map(|o| o.keys().collect::<Vec<_>>())
         .unwrap_or_default();
-    if let Some(other) = fields.iter().find(|key| key.as_str() != "resume") {
+    if let Some(other) = fields
+        .iter()
+        .find(|key| !["resume", "code"].contains(&key.as_str()))
+    {
         return Err(error(
             400,
             &format!(
-                "unknown field {other:?}: send {{}} for a new session, or {{\"resume\": \"ID or name\"}}"
+                "unknown field {other:?}: send {{}} for a new session, {{\"code\": true}} for one in coding mode, or {{\"resume\": \"ID or name\"}}"
             ),
         ));
     }
+    let code = match &body["code"] {
+        Value::Null => None,
+        Value::Bool(on) => Some(*on),
+        _ => return Err(error(400, "\"code\" is true (coding mode) or false")),
+    };
     let resume = match &body["resume"] {
-        Value::Null if !fields.is_empty() => {
+        Value::Null if fields.iter().any(|key| key.as_str() == "resume") => {
             return Err(error(400, "\"resume\" is a session's id or name, a string"));
         }
         Value::Null => None,
@@ -190,8 +198,12 @@ fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse>
             .begin_session()
             .unwrap_or_else(crate::store::sessions::new_id),
     };
+    if let Some(on) = code {
+        session.set_coding_mode(on);
+    }
+    let coding = session.coding_mode();
     serve(gateway, id.clone(), session);
-    Ok(json_response(201, &json!({ "id": id })))
+    Ok(json_response(201, &json!({ "id": id, "coding": coding })))
 }
 
 /// A parked run taken up: served like any session, and its turn goes on at once, its
@@ -235,6 +247,11 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
                 .map(str::trim)
                 .filter(|c| !c.is_empty())
                 .ok_or_else(|| error(400, "\"content\" is the message: a non-empty string"))?;
+            // `!code`, as in the REPL: the mode changes, nothing goes to the model.
+            if content == "!code" {
+                let on = served.set_coding(None).map_err(|why| error(409, &why))?;
+                return Ok(json_response(200, &json!({"coding": on})));
+            }
             served
                 .start_turn(content.to_string())
                 .map_err(|why| error(409, &why))?;

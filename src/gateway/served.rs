@@ -303,6 +303,32 @@ impl Served {
         }
     }
 
+    /// Turns coding mode on or off (`!code` from a page, `{"code": true}` at creation), between
+    /// turns only; every client hears of it.
+    pub(crate) fn set_coding(&self, on: Option<bool>) -> Result<bool, String> {
+        let _gate = self
+            .turn_gate
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.is_running() {
+            return Err("a turn is under way: change the mode after its done event".into());
+        }
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let on = on.unwrap_or(!session.coding_mode());
+        session.set_coding_mode(on);
+        let message = match on {
+            true => {
+                "coding mode on: the tools that change files, run commands and commit are offered too (send !code again to turn it off)"
+            }
+            false => "coding mode off: the project is only read",
+        };
+        self.publish(
+            "notice",
+            json!({"level": "info", "message": message, "coding": on}),
+        );
+        Ok(on)
+    }
+
     /// Asks the turn under way to stop; false when none is.
     pub(crate) fn cancel(&self) -> bool {
         self.cancel.store(true, Ordering::SeqCst);

@@ -910,3 +910,61 @@ fn a_question_left_open_when_the_gateway_stopped_is_closed_when_its_session_is_s
     let path = format!("/api/sessions/{id}/submit-answers");
     assert_eq!(again.call("POST", &path, Some(late)).0, 404);
 }
+
+/// A session is made in coding mode (`{"code": true}`), or turned to it by `!code` sent from a
+/// page as in the REPL: the mode changes, every client hears of it, nothing goes to the model.
+#[test]
+fn coding_mode_is_asked_for_at_creation_or_by_code_from_the_page() {
+    let home = TempDir::new("gateway-code");
+    let server = ReplayServer::start(vec![Reply::text(&["Ready."]), Reply::text(&["Ready."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    let offers_commands = |request: &crate::common::Recorded| {
+        crate::mcp::tool_names(request).contains(&"run_command".to_string())
+    };
+    let (status, made) = gateway.call("POST", "/api/sessions", Some(json!({"code": true})));
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["coding"], true);
+    let coding = made["id"].as_str().unwrap().to_string();
+    let path = format!("/api/sessions/{coding}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "hello"})))
+            .0,
+        202
+    );
+    gateway.events_until(&coding, 0, "done");
+    assert!(offers_commands(&server.requests()[0]));
+
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    assert_eq!(made["coding"], false);
+    let plain = made["id"].as_str().unwrap().to_string();
+    let path = format!("/api/sessions/{plain}/messages");
+    let (status, toggled) = gateway.call("POST", &path, Some(json!({"content": "!code"})));
+    assert_eq!(
+        (status, toggled["coding"].clone()),
+        (200, json!(true)),
+        "{toggled}"
+    );
+    let events = gateway.events_until(&plain, 0, "notice");
+    let notice = events.last().unwrap();
+    assert_eq!(notice["coding"], true, "{notice}");
+    assert!(
+        notice["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("coding mode on"),
+        "{notice}"
+    );
+    assert_eq!(server.requests().len(), 1, "!code went to the model");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "hi"})))
+            .0,
+        202
+    );
+    gateway.events_until(&plain, 0, "done");
+    assert!(offers_commands(&server.requests()[1]));
+
+    let (status, refused) = gateway.call("POST", "/api/sessions", Some(json!({"code": "yes"})));
+    assert_eq!(status, 400, "{refused}");
+}
