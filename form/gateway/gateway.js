@@ -138,9 +138,20 @@
     return bubble;
   }
 
+  // The answer so far, rendered as Markdown (markdown.js) at most once a frame as it streams.
   function appendText(text) {
-    if (!state.bubble) state.bubble = addBubble('assistant', '');
-    state.bubble.textContent += text;
+    if (!state.bubble) {
+      state.bubble = addBubble('assistant markdown', '');
+      state.bubble.source = '';
+    }
+    const bubble = state.bubble;
+    bubble.source += text;
+    if (bubble.pending) return;
+    bubble.pending = setTimeout(() => {
+      bubble.pending = null;
+      bubble.replaceChildren(window.MarvinMarkdown.render(bubble.source));
+      scrollDown();
+    }, 16);
   }
 
   function startTool(call) {

@@ -31,6 +31,10 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
         (Method::Get, ["gateway.js"]) => {
             Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
         }
+        (Method::Get, ["markdown.js"]) => Ok(web::asset(
+            super::MARKDOWN,
+            "text/javascript; charset=utf-8",
+        )),
         (Method::Get, ["api"]) => Ok(index()),
         (Method::Get, ["api", "sessions"]) => Ok(list(gateway)),
         (Method::Post, ["api", "sessions"]) => {

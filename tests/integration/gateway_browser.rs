@@ -1,8 +1,8 @@
 //! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
 //! answered by keyboard while a second page on the same session turns read-only ("answered on
 //! another device"), an approval card given and denied by mouse, a question asked again in its
-//! card's place with what was entered, a reload mid-question, and screenshots light and dark at
-//! desktop and 360 px.
+//! card's place with what was entered, a reload mid-question, an answer's Markdown rendered with
+//! nothing the model wrote becoming markup, and screenshots light and dark at desktop and 360 px.
 
 use serde_json::json;
 
@@ -232,4 +232,68 @@ fn a_card_that_comes_while_a_message_is_being_typed_leaves_the_focus_where_it_is
         json!([]),
     );
     assert_eq!(focus, json!(["message", "and then"]));
+}
+
+/// An answer with a table, a code block, a list, and HTML and a `javascript:` link meant to
+/// run in the page.
+const HOSTILE_MARKDOWN: &str = "## Results\n\n| Tool | Size |\n|:--|--:|\n| `rg` | **4.1** MB |\n| fd | 2 MB |\n\n```rust\nfn main() { println!(\"<b>hi</b>\"); }\n```\n\n- one <img src=x onerror=\"document.title='pwned'\">\n- [docs](https://example.com/docs) and [click me](javascript:document.title='pwned')\n- <script>document.title='pwned'</script> *done*\n";
+
+#[test]
+fn the_answer_s_markdown_is_rendered_and_nothing_the_model_writes_becomes_markup() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-markdown");
+    // Streamed in pieces that cut through the table, the fence and the tags.
+    let pieces: Vec<String> = HOSTILE_MARKDOWN
+        .as_bytes()
+        .chunks(9)
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let server = ReplayServer::start(vec![Reply::text(&pieces)]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "compare them");
+    browser.wait_until(
+        "const b = document.querySelector('.bubble.assistant'); return !!b && !!b.querySelector('li em')",
+        "the whole answer is rendered",
+    );
+    let shown = browser.script(
+        "const b = document.querySelector('.bubble.assistant');
+         const all = (css) => [...b.querySelectorAll(css)];
+         return {
+           heading: all('h4').map(h => h.textContent),
+           head: all('th').map(c => c.textContent),
+           cells: all('td').map(c => c.textContent),
+           right: all('td.align-right').length,
+           markup: all('td code, td strong').map(n => n.tagName + ':' + n.textContent),
+           code: all('pre.code code').map(c => [c.dataset.lang, c.textContent]),
+           items: all('li').map(li => li.textContent),
+           links: all('a').map(a => [a.getAttribute('href'), a.rel, a.target, a.textContent]),
+           inert: all('.inert-link').map(s => s.textContent),
+           injected: all('img, script, b, [onerror]').length,
+           title: document.title,
+         }",
+        json!([]),
+    );
+    assert_eq!(
+        shown,
+        json!({
+            "heading": ["Results"],
+            "head": ["Tool", "Size"],
+            "cells": ["rg", "4.1 MB", "fd", "2 MB"],
+            "right": 2,
+            "markup": ["CODE:rg", "STRONG:4.1"],
+            "code": [["rust", "fn main() { println!(\"<b>hi</b>\"); }"]],
+            "items": [
+                "one <img src=x onerror=\"document.title='pwned'\">",
+                "docs and click me (javascript:document.title='pwned')",
+                "<script>document.title='pwned'</script> done",
+            ],
+            "links": [["https://example.com/docs", "noopener noreferrer", "_blank", "docs"]],
+            "inert": ["click me (javascript:document.title='pwned')"],
+            "injected": 0,
+            "title": "Marvin",
+        })
+    );
 }
