@@ -65,20 +65,23 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
         "the answer arrives in the first page",
     );
     first.wait_until(
-        "return document.querySelector('form.card .summary').textContent === 'Answered: answered: SQLite'",
+        "return document.querySelector('form.card .summary').textContent === 'Answered: SQLite'",
         "the first page's card turns into its summary",
     );
     second.wait_until(
-        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: answered: SQLite'",
+        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: SQLite'",
         "the second page's card turns read-only",
     );
-    assert_eq!(
-        second.script(
-            "return document.querySelector('form.card input').disabled",
-            json!([])
-        ),
-        json!(true)
-    );
+    // What was chosen shows in both, ticked.
+    for page in [&first, &second] {
+        assert_eq!(
+            page.script(
+                "const i = document.querySelector('form.card input'); return [i.value, i.checked, i.disabled]",
+                json!([])
+            ),
+            json!(["SQLite", true, true])
+        );
+    }
     assert!(result_of(&server, "q1").contains("SQLite"));
 }
 
@@ -296,4 +299,53 @@ fn the_answer_s_markdown_is_rendered_and_nothing_the_model_writes_becomes_markup
             "title": "Marvin",
         })
     );
+}
+
+#[test]
+fn a_first_message_from_the_landing_page_starts_a_named_session_and_a_reload_keeps_its_answer() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-landing");
+    let server = ReplayServer::start(vec![
+        database_question(),
+        Reply::text(&["PostgreSQL then."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    // No session picked: the message box is there, and sending starts one.
+    browser.open(&gateway.page());
+    browser.type_into("#message", "set up the database");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.click("form.card label.option:nth-of-type(2) input");
+    browser.click("form.card button[type=submit]");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'PostgreSQL then.')",
+        "the turn goes on after the answer",
+    );
+    // The served session is listed by its name, in the API and the page.
+    let (_, listed) = gateway.call("GET", "/api/sessions", None);
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{listed}");
+    assert_eq!(sessions[0]["served"], true);
+    assert_eq!(sessions[0]["name"], "set up the database", "{listed}");
+    browser.wait_until(
+        "return document.getElementById('session-title').textContent === 'set up the database'",
+        "the page names the session",
+    );
+    // After a reload the page's own answer is its own, with what it chose ticked.
+    browser.refresh();
+    browser.wait_until(
+        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered: PostgreSQL'",
+        "the reloaded card says this page answered",
+    );
+    let shown = browser.script(
+        "return [document.getElementById('session-title').textContent,
+                 [...document.querySelectorAll('form.card input[type=radio]')].map(i => i.checked),
+                 document.querySelector('#session-list button').textContent]",
+        json!([]),
+    );
+    let listed_as = shown[2].as_str().unwrap();
+    assert_eq!(shown[0], "set up the database");
+    assert_eq!(shown[1], json!([false, true, false]));
+    assert!(listed_as.starts_with("set up the database"), "{listed_as}");
 }
