@@ -4,13 +4,25 @@
   'use strict';
   const token = new URLSearchParams(location.search).get('token') || '';
   const $ = (id) => document.getElementById(id);
-  // This page, as the gateway tells its clients apart (interactive mode is per client).
-  const client = 'page-' + Math.random().toString(36).slice(2, 12);
+  // This page, as the gateway tells its clients apart (interactive mode is per client, and an
+  // answer names who gave it): kept across reloads of this tab, so its answers stay its own.
+  const client = (() => {
+    const made = 'page-' + Math.random().toString(36).slice(2, 12);
+    try {
+      const kept = sessionStorage.getItem('marvin-client') || made;
+      sessionStorage.setItem('marvin-client', kept);
+      return kept;
+    } catch (_) {
+      return made;
+    }
+  })();
   const OFF_HINT = 'Questions are not answered in this page: tick "Answer questions in this page" to answer.';
   const TYPES = ['user_message', 'text_delta', 'notice', 'session_status', 'tool_call_start',
     'tool_result', 'tool_progress', 'tool_call_end', 'question_prompt', 'approval_required',
     'form_opened', 'interaction_response', 'done', 'error'];
   let state = fresh(null);
+  // The session being made (New session, or a first message), while it is.
+  let starting = null;
 
   function fresh(id) {
     return { id, source: null, lastSeq: 0, bubble: null, tools: new Map(), cards: new Map(),
@@ -59,7 +71,8 @@
     list.replaceChildren();
     (data.sessions || []).forEach((session) => {
       const when = session.served ? (session.running ? 'answering…' : 'open') : (session.updated || '');
-      const name = session.name || (session.served ? 'Session ' + session.id : session.id);
+      const name = session.name || (session.served ? 'New session' : session.id);
+      if (session.id === state.id && session.name) $('session-title').textContent = session.name;
       const button = el('button', { type: 'button', 'data-id': session.id,
         'aria-current': String(session.id === state.id),
         onclick: () => openSession(session) },
@@ -68,15 +81,24 @@
     });
   }
 
-  async function newSession() {
-    const { status, data } = await api('POST', '/api/sessions', {});
-    if (status !== 201) return showError(data.error || 'Cannot start a session.');
-    connect(data.id, 'New session');
-    loadSessions();
+  // Starts a session (once, however often it is asked for while it starts); whether it did.
+  function newSession() {
+    if (!starting) {
+      starting = api('POST', '/api/sessions', {}).then(({ status, data }) => {
+        if (status !== 201) {
+          showError(data.error || 'Cannot start a session.');
+          return false;
+        }
+        connect(data.id, 'New session');
+        loadSessions();
+        return true;
+      }).finally(() => { starting = null; });
+    }
+    return starting;
   }
 
   async function openSession(session) {
-    if (session.served) return connect(session.id, session.name || 'Session ' + session.id);
+    if (session.served) return connect(session.id, session.name || 'New session');
     const { status, data } = await api('POST', '/api/sessions', { resume: session.id });
     if (status !== 200 && status !== 201) return showError(data.error || 'Cannot take it up.');
     connect(data.id, session.name || session.id);
@@ -88,7 +110,6 @@
     state = fresh(id);
     $('session-title').textContent = title;
     $('log').replaceChildren();
-    $('composer').hidden = false;
     setRunning(false);
     const url = '/api/sessions/' + encodeURIComponent(id) + '/events?since=0&token=' +
       encodeURIComponent(token) + '&client=' + client;
@@ -106,7 +127,8 @@
     hint.textContent = "In a terminal: marvin --attach '" + location.origin + '/?token=' + token + '#' + id + "'";
     // A reload comes back to this session.
     history.replaceState(null, '', location.pathname + location.search + '#' + encodeURIComponent(id));
-    if (!$('interactive').checked) setInteractive();
+    // The gateway may remember this client from before a reload: it hears the box as it is.
+    setInteractive();
     document.querySelectorAll('#session-list button').forEach((b) =>
       b.setAttribute('aria-current', String(b.dataset.id === id)));
   }
@@ -125,7 +147,8 @@
       approval_required: () => approvalCard(event),
       form_opened: () => addBubble('notice', 'A form is open for the interview: ' + event.title + ' (' + event.url + ')'),
       interaction_response: () => closeCard(event),
-      done: () => { state.bubble = null; setRunning(false); usage(event.usage); },
+      // The session's name comes with its first saved turn.
+      done: () => { state.bubble = null; setRunning(false); usage(event.usage); loadSessions(); },
       error: () => { addBubble('error', event.message); state.bubble = null; setRunning(false); },
     };
     (handlers[event.type] || (() => {}))();
@@ -138,9 +161,20 @@
     return bubble;
   }
 
+  // The answer so far, rendered as Markdown (markdown.js) at most once a frame as it streams.
   function appendText(text) {
-    if (!state.bubble) state.bubble = addBubble('assistant', '');
-    state.bubble.textContent += text;
+    if (!state.bubble) {
+      state.bubble = addBubble('assistant markdown', '');
+      state.bubble.source = '';
+    }
+    const bubble = state.bubble;
+    bubble.source += text;
+    if (bubble.pending) return;
+    bubble.pending = setTimeout(() => {
+      bubble.pending = null;
+      bubble.replaceChildren(window.MarvinMarkdown.render(bubble.source));
+      scrollDown();
+    }, 16);
   }
 
   function startTool(call) {
@@ -195,7 +229,7 @@
 
   function answered(event, action, body) {
     return api('POST', '/api/sessions/' + state.id + '/' + action,
-      Object.assign({ interactionId: String(event.interactionId), toolCallId: event.toolCallId }, body));
+      Object.assign({ interactionId: String(event.interactionId), toolCallId: event.toolCallId, client }, body));
   }
 
   function questionCard(event) {
@@ -209,6 +243,7 @@
     fields.forEach((f) => form.append(f.node));
     const error = el('p', { class: 'error', role: 'alert', hidden: !event.error, text: event.error || '' });
     form.append(error, el('div', { class: 'actions' }, submit));
+    form.fields = fields;
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const answers = {};
@@ -224,7 +259,7 @@
       submit.disabled = false;
     });
     placeCard(form, event);
-    fields.forEach((f) => f.restore());
+    fields.forEach((f) => f.restore(f.initial));
     if (!$('interactive').checked) return readOnly(form, true);
     const first = fields.map((f) => f.focusable()).find(Boolean) || form.querySelector('input');
     // Never taken from someone typing a message: their next Enter would answer the card.
@@ -254,20 +289,21 @@
       if (!multi) return own || labels.join(', ');
       return labels.concat(own ? [own] : []).join(', ');
     };
-    // A reprompt: what was entered is chosen again (seed 003's initialValues).
+    // A reprompt: what was entered is chosen again (seed 003's initialValues); an answered
+    // card: what was answered.
     const initial = question.initial;
-    const restore = () => {
-      if (!initial) return;
-      inputs.forEach((i) => { i.checked = (initial.chosen || []).includes(i.value); });
-      if (initial.other !== null && initial.other !== undefined) {
+    const restore = (chosen) => {
+      if (!chosen) return;
+      inputs.forEach((i) => { i.checked = (chosen.chosen || []).includes(i.value); });
+      if (chosen.other !== null && chosen.other !== undefined) {
         other.checked = true;
-        otherText.value = initial.other;
+        otherText.value = chosen.other;
       }
       changed();
     };
     // Where the person goes on: the empty "Other" they left.
     const focusable = () => (initial && other.checked && otherText.value.trim() === '' ? otherText : null);
-    return { node: set, question: question.question, value, restore, focusable };
+    return { node: set, question: question.question, value, restore, focusable, initial };
   }
 
   function approvalCard(event) {
@@ -322,13 +358,21 @@
     }
   }
 
+  // A card answered (by this page, before a reload too, or elsewhere) shows what was chosen.
   function closeCard(event) {
-    const card = state.cards.get(String(event.id));
+    const id = String(event.id);
+    const card = state.cards.get(id);
     if (!card) return;
-    const mine = state.mine.has(String(event.id));
-    const said = event.outcome === 'timed out' ? 'Nobody answered in time.'
-      : (mine ? 'Answered: ' : 'Answered on another device: ') + event.outcome;
-    markDone(card, said);
+    const mine = state.mine.has(id) || event.by === client;
+    (card.fields || []).forEach((f, n) => f.restore((event.answers || [])[n]));
+    markDone(card, outcome(event.outcome || '', mine));
+  }
+
+  function outcome(said, mine) {
+    if (said === 'timed out') return 'Nobody answered in time.';
+    if (!/^(answered|approved|denied)\b/.test(said)) return said.charAt(0).toUpperCase() + said.slice(1);
+    const what = said.replace(/^answered: /, '');
+    return (mine ? 'Answered: ' : 'Answered on another device: ') + what;
   }
 
   function markDone(card, text) {
@@ -345,10 +389,13 @@
     error.textContent = text || '';
   }
 
+  // Sends the message; the first from the landing page starts a session for it.
   async function send(e) {
     e.preventDefault();
     const text = $('message').value.trim();
-    if (!text || !state.id || state.running) return;
+    if (!text || state.running) return;
+    if (starting) await starting;
+    if (!state.id && !(await newSession())) return;
     const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
     if (status === 202) {
       $('message').value = '';

@@ -94,6 +94,20 @@ fn initial_json(answer: &Answer) -> Value {
     json!({"chosen": chosen, "other": other})
 }
 
+/// What an answer's `interaction_response` says besides the outcome: the client that gave it
+/// (`by`, when it said), and for questions each one's answer as a reprompt's `initial` has it,
+/// so every client can show what was chosen.
+pub(crate) fn answered_by(by: Option<&str>, response: &Response) -> Value {
+    let mut value = json!({});
+    if let Some(by) = by {
+        value["by"] = json!(by);
+    }
+    if let Response::Answers(answers) = response {
+        value["answers"] = answers.iter().map(initial_json).collect();
+    }
+    value
+}
+
 /// `submit-answers`: `answers` maps each question's text to the label chosen (labels joined by
 /// ", " where several may be chosen) or the person's own words. A question left out is refused
 /// here; an empty answer is "Other" with nothing typed, which the tool itself asks again.

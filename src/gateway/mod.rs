@@ -51,6 +51,8 @@ fn host_and_port(address: IpAddr, port: u16) -> String {
 const PAGE: &str = include_str!("../../form/gateway/index.html");
 pub(crate) const CSS: &str = include_str!("../../form/gateway/gateway.css");
 pub(crate) const JS: &str = include_str!("../../form/gateway/gateway.js");
+/// The answer's Markdown made into page elements, never parsed as HTML.
+pub(crate) const MARKDOWN: &str = include_str!("../../form/gateway/markdown.js");
 
 /// Makes a new session for the gateway to serve.
 pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;

@@ -31,6 +31,10 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
         (Method::Get, ["gateway.js"]) => {
             Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
         }
+        (Method::Get, ["markdown.js"]) => Ok(web::asset(
+            super::MARKDOWN,
+            "text/javascript; charset=utf-8",
+        )),
         (Method::Get, ["api"]) => Ok(index()),
         (Method::Get, ["api", "sessions"]) => Ok(list(gateway)),
         (Method::Post, ["api", "sessions"]) => {
@@ -109,32 +113,41 @@ fn index() -> HttpResponse {
         &json!({"routes": [
             "GET /api/sessions", "POST /api/sessions {resume?, code?}",
             "POST /api/sessions/:id/messages {content}", "GET /api/sessions/:id/events?since=N",
-            "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers}",
-            "POST /api/sessions/:id/approve {toolCallId, scope}", "POST /api/sessions/:id/deny {toolCallId, reason}",
+            "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers, client?}",
+            "POST /api/sessions/:id/approve {toolCallId, scope, client?}", "POST /api/sessions/:id/deny {toolCallId, reason, client?}",
             "POST /api/sessions/:id/interaction-mode {client, enabled}",
         ]}),
     )
 }
 
 /// The sessions served now, then the stored ones (the profile's history) not served.
+/// A served session is named as it is stored (once its first turn is saved).
 fn list(gateway: &Gateway) -> HttpResponse {
     let served = gateway.served();
+    let stored = match &gateway.home {
+        Some(home) => crate::store::sessions::list(home, &crate::store::Warnings::default()),
+        None => Vec::new(),
+    };
     let mut listed: Vec<Value> = served
         .iter()
-        .map(|s| json!({"id": s.id, "served": true, "running": s.is_running(), "events": s.events.len()}))
+        .map(|s| {
+            let name = stored
+                .iter()
+                .find(|m| m.id == s.id)
+                .map(|m| m.name.as_str());
+            json!({"id": s.id, "name": name, "served": true, "running": s.is_running(),
+                   "events": s.events.len()})
+        })
         .collect();
-    if let Some(home) = &gateway.home {
-        let warnings = crate::store::Warnings::default();
-        for meta in crate::store::sessions::list(home, &warnings) {
-            if served.iter().any(|s| s.id == meta.id) {
-                continue;
-            }
-            listed.push(json!({
-                "id": meta.id, "name": meta.name, "served": false, "updated": meta.updated,
-                "working_dir": meta.working_dir, "messages": meta.messages, "cost_usd": meta.cost,
-                "parked": meta.parked.is_some(),
-            }));
+    for meta in stored {
+        if served.iter().any(|s| s.id == meta.id) {
+            continue;
         }
+        listed.push(json!({
+            "id": meta.id, "name": meta.name, "served": false, "updated": meta.updated,
+            "working_dir": meta.working_dir, "messages": meta.messages, "cost_usd": meta.cost,
+            "parked": meta.parked.is_some(),
+        }));
     }
     json_response(200, &json!({ "sessions": listed }))
 }
@@ -297,6 +310,11 @@ fn answer_with(
         _ => Some(String::new()),
     };
     let call = body["toolCallId"].as_str().filter(|id| !id.is_empty());
+    // Who answers, told to every client with the outcome (a page knows its own answer again
+    // after a reload).
+    let by = body["client"]
+        .as_str()
+        .filter(|c| !c.is_empty() && c.len() <= 64);
     let which = match (prompt, call) {
         (Some(id), _) => Which::Prompt(id.parse().map_err(|_| {
             error(
@@ -312,7 +330,7 @@ fn answer_with(
             ));
         }
     };
-    match served.answer(&which, answer) {
+    match served.answer(&which, by, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
         Err(NotTaken::Unknown) => Err(error(404, "no question is pending under that id")),
         Err(NotTaken::Closed) => Err(error(

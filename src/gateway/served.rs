@@ -80,6 +80,9 @@ struct Questions {
     late: BTreeMap<u64, Deferred>,
     /// Their answers, for the model at the start of the next turn.
     late_answers: Vec<(Deferred, Response)>,
+    /// What the `interaction_response` of an answered prompt adds to the session's outcome:
+    /// the client that answered, and what it chose.
+    answered: HashMap<u64, Value>,
 }
 
 impl Questions {
@@ -344,9 +347,11 @@ impl Served {
     }
 
     /// Answers the question `which` names with what `answer` builds from its request.
+    /// `by` is the client answering, when it says.
     pub(crate) fn answer(
         &self,
         which: &Which,
+        by: Option<&str>,
         answer: impl FnOnce(&Request) -> Result<Response, String>,
     ) -> Result<(), NotTaken> {
         let mut questions = self
@@ -356,6 +361,9 @@ impl Served {
         let id = questions.find(which)?;
         if let Some((open, _)) = questions.open.get(&id) {
             let response = answer(&open.prompt.request).map_err(NotTaken::Invalid)?;
+            questions
+                .answered
+                .insert(id, events::answered_by(by, &response));
             if let Some(reply) = questions.close(id) {
                 reply.send(response);
             }
@@ -377,14 +385,15 @@ impl Served {
             }
         };
         let call = events::call_of(id, &late.prompt);
-        let outcome = crate::session::describe_response(&response);
+        let mut closed = events::answered_by(by, &response);
+        closed["outcome"] = json!(crate::session::describe_response(&response));
         questions.closed.insert(id, call.clone());
         questions.late_answers.push((late, response));
         drop(questions);
-        self.publish(
-            "interaction_response",
-            json!({"id": id, "interactionId": id.to_string(), "toolCallId": call, "outcome": outcome}),
-        );
+        closed["id"] = json!(id);
+        closed["interactionId"] = json!(id.to_string());
+        closed["toolCallId"] = json!(call);
+        self.publish("interaction_response", closed);
         self.publish(
             "notice",
             json!({"level": "info", "message": "The answer reaches the model with your next message."}),
@@ -512,20 +521,26 @@ impl TurnUi for Clients {
         // Whatever comes next comes after the text before it.
         self.send_text();
         if let Event::QuestionClosed { id, .. } = event {
-            let call = {
+            let (call, answered) = {
                 let mut questions = self
                     .served
                     .questions
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 questions.close(*id);
-                questions.closed.get(id).cloned()
+                let answered = questions.answered.remove(id);
+                (questions.closed.get(id).cloned(), answered)
             };
             // Named as the prompt was, so a client finds its card either way.
             for (kind, mut value) in events::from_event(event) {
                 value["interactionId"] = json!(id.to_string());
                 if let Some(call) = &call {
                     value["toolCallId"] = json!(call);
+                }
+                if let (Some(fields), Some(Value::Object(more))) =
+                    (value.as_object_mut(), answered.clone())
+                {
+                    fields.extend(more);
                 }
                 self.served.publish(kind, value);
             }

@@ -298,7 +298,7 @@ fn every_route_refuses_what_it_cannot_do_with_a_status_that_says_why() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let said = attach(format!("{}#nope", gateway.page()));
-    assert!(said.contains("no session with that id is served"), "{said}");
+    assert!(said.contains("no session nope is served at"), "{said}");
     let wrong = format!(
         "http://127.0.0.1:{}/?token=0123456789abcdef#{id}",
         gateway.port
@@ -775,6 +775,54 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     pty.wait_for("There is no /frob here. Commands:");
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn an_attached_terminal_shows_each_option_s_description_and_other_and_says_each_message_once() {
+    let home = TempDir::new("gateway-attach-shown");
+    let questions = json!([{"header": "Database", "question": "Which database?",
+        "multiSelect": false, "options": [
+            {"label": "SQLite", "description": "one file, no server"},
+            {"label": "PostgreSQL", "description": "a server of its own"}]}]);
+    let arguments = json!({ "questions": questions }).to_string();
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("q1", "ask_user", &arguments)]),
+        Reply::text(&["SQLite it is."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    let mut command = marvin(home.path());
+    command
+        .env("TERM", "xterm")
+        .args(["--attach", &format!("{}#{id}", gateway.page())]);
+    let mut pty = crate::common::pty::Pty::spawn(command);
+    pty.wait_for("attached› ");
+    pty.send("set up the database\r");
+    // The only question waiting is answered without a number of its own.
+    pty.wait_for(
+        "[Database] Which database?\r\n  1. SQLite — one file, no server\r\n  2. PostgreSQL — a server of its own\r\n  Other: your own words\r\n  /answer N (a number, a label, or Other: your own words)",
+    );
+    pty.send("/answer 1\r");
+    pty.wait_for("  ([Database] answered: SQLite)");
+    pty.wait_for("SQLite it is.");
+    let shown = pty.visible().text();
+    assert_eq!(shown.matches("set up the database").count(), 1, "{shown}");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    // An unknown session: what to run instead, not an API call.
+    let out = marvin(home.path())
+        .args(["--attach", &format!("{}#nope", gateway.page())])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "marvin: no session nope is served at 127.0.0.1:{}; the one served is {id} (set up the database): leave out #nope to attach to it\n",
+            gateway.port
+        )
+    );
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
 //! answered by keyboard while a second page on the same session turns read-only ("answered on
 //! another device"), an approval card given and denied by mouse, a question asked again in its
-//! card's place with what was entered, a reload mid-question, and screenshots light and dark at
-//! desktop and 360 px.
+//! card's place with what was entered, a reload mid-question, an answer's Markdown rendered with
+//! nothing the model wrote becoming markup, and screenshots light and dark at desktop and 360 px.
 
 use serde_json::json;
 
@@ -65,20 +65,23 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
         "the answer arrives in the first page",
     );
     first.wait_until(
-        "return document.querySelector('form.card .summary').textContent === 'Answered: answered: SQLite'",
+        "return document.querySelector('form.card .summary').textContent === 'Answered: SQLite'",
         "the first page's card turns into its summary",
     );
     second.wait_until(
-        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: answered: SQLite'",
+        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: SQLite'",
         "the second page's card turns read-only",
     );
-    assert_eq!(
-        second.script(
-            "return document.querySelector('form.card input').disabled",
-            json!([])
-        ),
-        json!(true)
-    );
+    // What was chosen shows in both, ticked.
+    for page in [&first, &second] {
+        assert_eq!(
+            page.script(
+                "const i = document.querySelector('form.card input'); return [i.value, i.checked, i.disabled]",
+                json!([])
+            ),
+            json!(["SQLite", true, true])
+        );
+    }
     assert!(result_of(&server, "q1").contains("SQLite"));
 }
 
@@ -232,4 +235,117 @@ fn a_card_that_comes_while_a_message_is_being_typed_leaves_the_focus_where_it_is
         json!([]),
     );
     assert_eq!(focus, json!(["message", "and then"]));
+}
+
+/// An answer with a table, a code block, a list, and HTML and a `javascript:` link meant to
+/// run in the page.
+const HOSTILE_MARKDOWN: &str = "## Results\n\n| Tool | Size |\n|:--|--:|\n| `rg` | **4.1** MB |\n| fd | 2 MB |\n\n```rust\nfn main() { println!(\"<b>hi</b>\"); }\n```\n\n- one <img src=x onerror=\"document.title='pwned'\">\n- [docs](https://example.com/docs) and [click me](javascript:document.title='pwned')\n- <script>document.title='pwned'</script> *done*\n";
+
+#[test]
+fn the_answer_s_markdown_is_rendered_and_nothing_the_model_writes_becomes_markup() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-markdown");
+    // Streamed in pieces that cut through the table, the fence and the tags.
+    let pieces: Vec<String> = HOSTILE_MARKDOWN
+        .as_bytes()
+        .chunks(9)
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let server = ReplayServer::start(vec![Reply::text(&pieces)]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "compare them");
+    browser.wait_until(
+        "const b = document.querySelector('.bubble.assistant'); return !!b && !!b.querySelector('li em')",
+        "the whole answer is rendered",
+    );
+    let shown = browser.script(
+        "const b = document.querySelector('.bubble.assistant');
+         const all = (css) => [...b.querySelectorAll(css)];
+         return {
+           heading: all('h4').map(h => h.textContent),
+           head: all('th').map(c => c.textContent),
+           cells: all('td').map(c => c.textContent),
+           right: all('td.align-right').length,
+           markup: all('td code, td strong').map(n => n.tagName + ':' + n.textContent),
+           code: all('pre.code code').map(c => [c.dataset.lang, c.textContent]),
+           items: all('li').map(li => li.textContent),
+           links: all('a').map(a => [a.getAttribute('href'), a.rel, a.target, a.textContent]),
+           inert: all('.inert-link').map(s => s.textContent),
+           injected: all('img, script, b, [onerror]').length,
+           title: document.title,
+         }",
+        json!([]),
+    );
+    assert_eq!(
+        shown,
+        json!({
+            "heading": ["Results"],
+            "head": ["Tool", "Size"],
+            "cells": ["rg", "4.1 MB", "fd", "2 MB"],
+            "right": 2,
+            "markup": ["CODE:rg", "STRONG:4.1"],
+            "code": [["rust", "fn main() { println!(\"<b>hi</b>\"); }"]],
+            "items": [
+                "one <img src=x onerror=\"document.title='pwned'\">",
+                "docs and click me (javascript:document.title='pwned')",
+                "<script>document.title='pwned'</script> done",
+            ],
+            "links": [["https://example.com/docs", "noopener noreferrer", "_blank", "docs"]],
+            "inert": ["click me (javascript:document.title='pwned')"],
+            "injected": 0,
+            "title": "Marvin",
+        })
+    );
+}
+
+#[test]
+fn a_first_message_from_the_landing_page_starts_a_named_session_and_a_reload_keeps_its_answer() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-landing");
+    let server = ReplayServer::start(vec![
+        database_question(),
+        Reply::text(&["PostgreSQL then."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    // No session picked: the message box is there, and sending starts one.
+    browser.open(&gateway.page());
+    browser.type_into("#message", "set up the database");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.click("form.card label.option:nth-of-type(2) input");
+    browser.click("form.card button[type=submit]");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'PostgreSQL then.')",
+        "the turn goes on after the answer",
+    );
+    // The served session is listed by its name, in the API and the page.
+    let (_, listed) = gateway.call("GET", "/api/sessions", None);
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{listed}");
+    assert_eq!(sessions[0]["served"], true);
+    assert_eq!(sessions[0]["name"], "set up the database", "{listed}");
+    browser.wait_until(
+        "return document.getElementById('session-title').textContent === 'set up the database'",
+        "the page names the session",
+    );
+    // After a reload the page's own answer is its own, with what it chose ticked.
+    browser.refresh();
+    browser.wait_until(
+        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered: PostgreSQL'",
+        "the reloaded card says this page answered",
+    );
+    let shown = browser.script(
+        "return [document.getElementById('session-title').textContent,
+                 [...document.querySelectorAll('form.card input[type=radio]')].map(i => i.checked),
+                 document.querySelector('#session-list button').textContent]",
+        json!([]),
+    );
+    let listed_as = shown[2].as_str().unwrap();
+    assert_eq!(shown[0], "set up the database");
+    assert_eq!(shown[1], json!([false, true, false]));
+    assert!(listed_as.starts_with("set up the database"), "{listed_as}");
 }

@@ -5,13 +5,14 @@
 use serde_json::{Value, json};
 
 use super::Target;
-use super::shown::Open;
+use super::shown::{Open, Sent};
 use crate::ui::sanitize::sanitize;
 
 const COMMANDS: &str = "Commands: /answer [ID] N, /approve [ID] [once|session|always], /deny [ID] [what instead], /cancel; quit leaves.";
 
-/// Carries out a typed line; what to say.
-pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> String {
+/// Carries out a typed line; what to say. A message is noted in `sent` first: the prompt shows
+/// it as typed, and its event is not shown again.
+pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open, sent: &Sent) -> String {
     let (command, rest) = match line.split_once(' ') {
         Some((command, rest)) => (command, rest.trim()),
         None => (line, ""),
@@ -39,7 +40,27 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open) -> St
         _ => ("messages", json!({ "content": line })),
     };
     let path = format!("/api/sessions/{session}/{action}");
-    match target.call("POST", &path, Some(&body)) {
+    let note = |on: bool| {
+        let mut sent = sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match on {
+            true => sent.push(line.to_string()),
+            false => {
+                if let Some(at) = sent.iter().rposition(|s| s == line) {
+                    sent.remove(at);
+                }
+            }
+        }
+    };
+    if action == "messages" {
+        note(true);
+    }
+    let reply = target.call("POST", &path, Some(&body));
+    if action == "messages" && !matches!(reply, Ok((202, _))) {
+        note(false);
+    }
+    match reply {
         Ok((200, reply)) if action == "cancel" && reply["running"] == false => {
             "No turn is under way.".into()
         }

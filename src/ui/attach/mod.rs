@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::sanitize::sanitize;
 use super::style::Style;
-use shown::{Open, Shown};
+use shown::{Open, Sent, Shown};
 
 /// Where the served session is: the gateway's address, its token, the session.
 #[derive(Debug, PartialEq)]
@@ -110,7 +110,13 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         .map_err(|e| format!("the prompt: {e}"))?;
     let open: Open = Arc::default();
     let waiting = Arc::clone(&open);
-    let shown = Shown::new(style, super::width::terminal_width() - 1, raw);
+    let sent: Sent = Arc::default();
+    let shown = Shown::new(
+        style,
+        super::width::terminal_width() - 1,
+        raw,
+        Arc::clone(&sent),
+    );
     std::thread::Builder::new()
         .name("attach-events".into())
         .spawn(move || show_events(events, printer, shown, &waiting))
@@ -130,7 +136,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         }
         if !line.is_empty() {
             let _ = editor.add_history_entry(line);
-            let said = acts::act(&target, &session, line, &open);
+            let said = acts::act(&target, &session, line, &open, &sent);
             if !said.is_empty() {
                 println!("{said}");
             }
@@ -155,6 +161,53 @@ fn only_served(target: &Target) -> Result<String, String> {
             "several sessions are served ({}): add #ID to the address",
             many.join(", ")
         )),
+    }
+}
+
+/// Why session `asked` cannot be followed, and what to run instead: the sessions served there,
+/// or how to take up a stored one.
+fn not_served(target: &Target, asked: &str) -> String {
+    let listed = target
+        .call("GET", "/api/sessions", None)
+        .map(|(_, listed)| listed)
+        .unwrap_or_default();
+    let sessions = listed["sessions"].as_array().cloned().unwrap_or_default();
+    let asked = sanitize(asked);
+    let stored = sessions
+        .iter()
+        .find(|s| s["served"] == false && (s["id"] == *asked || s["name"] == *asked));
+    if let Some(stored) = stored {
+        let id = sanitize(stored["id"].as_str().unwrap_or("")).into_owned();
+        return format!(
+            "session {asked} is stored but not served: open it in the page (the list has it), then run marvin --attach again; or take it up here with marvin --resume {id}"
+        );
+    }
+    let served: Vec<String> = sessions
+        .iter()
+        .filter(|s| s["served"] == true)
+        .filter_map(|s| {
+            let id = sanitize(s["id"].as_str()?).into_owned();
+            Some(match s["name"].as_str() {
+                Some(name) => format!("{id} ({})", sanitize(name)),
+                None => id,
+            })
+        })
+        .collect();
+    let address = format!("http://{}/?token=…", target.host);
+    match served.as_slice() {
+        [] => format!(
+            "no session {asked} is served at {}, nor any other: start one in the page, then run marvin --attach '{address}'",
+            target.host
+        ),
+        [one] => format!(
+            "no session {asked} is served at {}; the one served is {one}: leave out #{asked} to attach to it",
+            target.host
+        ),
+        many => format!(
+            "no session {asked} is served at {}; served there: {}: name one, marvin --attach '{address}#ID'",
+            target.host,
+            many.join(", ")
+        ),
     }
 }
 
@@ -198,6 +251,9 @@ fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String
     reader
         .read_line(&mut status)
         .map_err(|e| format!("cannot follow the session: {e}"))?;
+    if status.contains(" 404 ") {
+        return Err(not_served(target, session));
+    }
     if !status.contains(" 200 ") {
         let why = refusal(&mut reader).unwrap_or_else(|| status.trim().to_string());
         return Err(format!(

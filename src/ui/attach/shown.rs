@@ -17,18 +17,32 @@ use crate::ui::style::Style;
 /// each ended once it is over.
 pub(super) type Open = Arc<Mutex<BTreeMap<String, Value>>>;
 
+/// The messages this terminal sent whose `user_message` has not come back yet: the prompt
+/// shows them as typed, so they are not shown again.
+pub(super) type Sent = Arc<Mutex<Vec<String>>>;
+
 /// The answer's text as it streams: rendered (or plain with `--raw`), held until a line ends.
 pub(super) struct Shown {
     markdown: Option<Markdown>,
     held: String,
+    sent: Sent,
 }
 
 impl Shown {
-    pub(super) fn new(style: Style, width: usize, raw: bool) -> Self {
+    pub(super) fn new(style: Style, width: usize, raw: bool, sent: Sent) -> Self {
         Self {
             markdown: (!raw).then(|| Markdown::new(style, width)),
             held: String::new(),
+            sent,
         }
+    }
+
+    /// Whether `event` is a message this terminal sent (and shows already).
+    fn sent_here(&self, event: &Value) -> bool {
+        let content = event["content"].as_str().unwrap_or("").trim();
+        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = sent.iter().position(|s| s.trim() == content);
+        found.map(|at| sent.remove(at)).is_some()
     }
 
     /// Takes streamed text; returns the lines it completed.
@@ -63,7 +77,10 @@ impl Shown {
             return self.text(event["text"].as_str().unwrap_or(""));
         }
         let before = self.finish();
-        let shown = describe(event, open);
+        let shown = match kind == "user_message" && self.sent_here(event) {
+            true => String::new(),
+            false => describe(event, open),
+        };
         match (before.is_empty(), shown.is_empty()) {
             (true, _) => shown,
             (false, true) => before,
@@ -97,14 +114,14 @@ fn describe(event: &Value, open: &Open) -> String {
             format!("  {mark} {}", field("name"))
         }
         "question_prompt" => {
-            lock().insert(id.clone(), event.clone());
+            let named = named_if_not_alone(&mut lock(), &id, event);
             let error = reprompted(event);
-            format!("{error}{}", question_text(&id, &event["questions"]))
+            format!("{error}{}", question_text(&named, &event["questions"]))
         }
         "approval_required" => {
-            lock().insert(id.clone(), event.clone());
+            let named = named_if_not_alone(&mut lock(), &id, event);
             format!(
-                "{}[{}] {}\n{}\n  /approve {id} [once|session|always] or /deny {id} WHAT INSTEAD",
+                "{}[{}] {}\n{}\n  /approve {named}[once|session|always] or /deny {named}WHAT INSTEAD",
                 reprompted(event),
                 field("tool"),
                 field("summary"),
@@ -113,16 +130,42 @@ fn describe(event: &Value, open: &Open) -> String {
         }
         "interaction_response" => {
             let id = event["id"].to_string();
-            if let Some(shown) = lock().get_mut(&id) {
+            let mut open = lock();
+            let what = open.get(&id).map(asked).unwrap_or_default();
+            if let Some(shown) = open.get_mut(&id) {
                 shown["over"] = Value::String(field("outcome"));
             }
-            format!("  (question {id} is over: {})", field("outcome"))
+            format!("  ({what}{})", field("outcome"))
         }
         "done" => String::new(),
         "error" => format!("  error: {}", field("message")),
         "notice" => format!("  {}", field("message")),
         _ => String::new(),
     }
+}
+
+/// Keeps `event` open as `id`; the id and a space when another of its kind waits too (a command
+/// must name it then), else nothing.
+fn named_if_not_alone(open: &mut BTreeMap<String, Value>, id: &str, event: &Value) -> String {
+    open.insert(id.to_string(), event.clone());
+    let others = open
+        .iter()
+        .filter(|(other, e)| *other != id && e["type"] == event["type"] && e["over"].is_null())
+        .count();
+    match others {
+        0 => String::new(),
+        _ => format!("{id} "),
+    }
+}
+
+/// What a question or approval asked, as its closing line names it: `[Header] `.
+fn asked(event: &Value) -> String {
+    let name = match event["type"].as_str() {
+        Some("approval_required") => event["tool"].as_str(),
+        _ => event["questions"][0]["header"].as_str(),
+    };
+    name.map(|n| format!("[{}] ", sanitize(n)))
+        .unwrap_or_default()
 }
 
 /// The error a reprompt shows above the question again.
@@ -133,11 +176,22 @@ fn reprompted(event: &Value) -> String {
     }
 }
 
-fn question_text(id: &str, questions: &Value) -> String {
+/// The questions as the terminal asks them: each option with its description, then "Other",
+/// and how to answer (`named`: the question's id and a space, when a command must name it).
+fn question_text(named: &str, questions: &Value) -> String {
     let mut lines = Vec::new();
-    for question in questions.as_array().into_iter().flatten() {
+    let questions: Vec<&Value> = questions.as_array().into_iter().flatten().collect();
+    for question in &questions {
         let text = |key: &str| sanitize(question[key].as_str().unwrap_or("")).into_owned();
-        lines.push(format!("[{}] {}", text("header"), text("question")));
+        let several = match question["multiSelect"] == true {
+            true => " (one or more)",
+            false => "",
+        };
+        lines.push(format!(
+            "[{}] {}{several}",
+            text("header"),
+            text("question")
+        ));
         for (n, option) in question["options"]
             .as_array()
             .into_iter()
@@ -145,14 +199,23 @@ fn question_text(id: &str, questions: &Value) -> String {
             .enumerate()
         {
             let label = sanitize(option["label"].as_str().unwrap_or("")).into_owned();
-            lines.push(format!("  {}. {label}", n + 1));
+            let description = sanitize(option["description"].as_str().unwrap_or("").trim());
+            match description.is_empty() {
+                true => lines.push(format!("  {}. {label}", n + 1)),
+                false => lines.push(format!("  {}. {label} — {description}", n + 1)),
+            }
         }
+        lines.push("  Other: your own words".into());
         if let Some(before) = entered_before(&question["initial"]) {
             lines.push(format!("  (you chose: {})", sanitize(&before)));
         }
     }
+    let between = match questions.len() {
+        1 => "",
+        _ => "; put ; between the answers",
+    };
     lines.push(format!(
-        "  /answer {id} N (a number, a label or your own words; ; between several answers)"
+        "  /answer {named}N (a number, a label, or Other: your own words{between})"
     ));
     lines.join("\n")
 }
@@ -180,7 +243,7 @@ mod tests {
     #[test]
     fn text_comes_a_line_at_a_time_and_other_events_end_it() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true);
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
         let text = |t: &str| json!({"type": "text_delta", "text": t});
         assert_eq!(shown.event(&text("Hello "), &open), "");
         assert_eq!(shown.event(&text("world\nmore"), &open), "Hello world");
@@ -192,7 +255,7 @@ mod tests {
     #[test]
     fn markdown_is_rendered_as_in_the_repl() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, false);
+        let mut shown = Shown::new(PLAIN, 80, false, Sent::default());
         let out = shown.event(
             &json!({"type": "text_delta", "text": "# Title\nSome **bold** text\n"}),
             &open,
@@ -207,7 +270,7 @@ mod tests {
     #[test]
     fn a_question_is_kept_until_it_is_over_and_a_reprompt_shows_its_error() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true);
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
         let questions = json!([{"header": "Db", "question": "Which database?", "multiSelect": false,
             "options": [{"label": "SQLite"}, {"label": "Postgres"}],
             "initial": {"chosen": [], "other": ""}}]);
@@ -218,17 +281,38 @@ mod tests {
         );
         assert!(
             asked.starts_with(
-                "  ✗ Please type an answer\n[Db] Which database?\n  1. SQLite\n  2. Postgres\n  (you chose: Other:)"
+                "  ✗ Please type an answer\n[Db] Which database?\n  1. SQLite\n  2. Postgres\n  Other: your own words\n  (you chose: Other:)"
             ),
             "{asked}"
         );
-        assert!(asked.contains("/answer 4 N"), "{asked}");
-        assert!(open.lock().unwrap().contains_key("4"));
-        let over = json!({"type": "interaction_response", "id": 4, "outcome": "answered: SQLite"});
-        assert_eq!(
-            shown.event(&over, &open),
-            "  (question 4 is over: answered: SQLite)"
+        assert!(
+            asked.ends_with("\n  /answer N (a number, a label, or Other: your own words)"),
+            "{asked}"
         );
+        assert!(open.lock().unwrap().contains_key("4"));
+        // A second waiting question is named, with its description.
+        let second = json!({"type": "question_prompt", "interactionId": "5", "questions": [
+            {"header": "Port", "question": "Which port?", "multiSelect": true,
+             "options": [{"label": "8080", "description": "the usual"}]}]});
+        let asked = shown.event(&second, &open);
+        assert_eq!(
+            asked,
+            "[Port] Which port? (one or more)\n  1. 8080 — the usual\n  Other: your own words\n  /answer 5 N (a number, a label, or Other: your own words)"
+        );
+        let over = json!({"type": "interaction_response", "id": 4, "outcome": "answered: SQLite"});
+        assert_eq!(shown.event(&over, &open), "  ([Db] answered: SQLite)");
         assert_eq!(open.lock().unwrap()["4"]["over"], "answered: SQLite");
+    }
+
+    #[test]
+    fn a_message_sent_from_here_is_not_shown_again_but_another_client_s_is() {
+        let open: Open = Arc::default();
+        let sent = Sent::default();
+        let mut shown = Shown::new(PLAIN, 80, true, Arc::clone(&sent));
+        sent.lock().unwrap().push("hello".into());
+        let said = |content: &str| json!({"type": "user_message", "content": content});
+        assert_eq!(shown.event(&said("hello"), &open), "");
+        assert_eq!(shown.event(&said("hello"), &open), "› hello");
+        assert!(sent.lock().unwrap().is_empty());
     }
 }

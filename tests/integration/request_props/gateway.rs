@@ -14,6 +14,7 @@ const PATHS: &[&str] = &[
     "/",
     "/gateway.css",
     "/gateway.js",
+    "/markdown.js",
     "/api",
     "/api/sessions",
     "/api/sessions/nope/messages",
