@@ -50,22 +50,27 @@ pub(crate) fn address(pty: &Pty, nth: usize) -> (u16, String) {
     (port, token)
 }
 
-/// A POST as the page sends it; the status code.
-/// A POST as the page sends it: the `"token"` of `body` goes in the session header.
-pub(crate) fn post(port: u16, path: &str, mut body: Value) -> u16 {
+/// A POST as the page sends it: the `"token"` of `body` goes in the session header; the
+/// status code.
+pub(crate) fn post(port: u16, path: &str, body: Value) -> u16 {
+    status_of(&post_answer(port, path, body))
+}
+
+/// [`post`], the whole answer.
+pub(crate) fn post_answer(port: u16, path: &str, mut body: Value) -> String {
     let token = body
         .as_object_mut()
         .and_then(|fields| fields.remove("token"))
         .and_then(|token| token.as_str().map(str::to_string))
         .unwrap_or_default();
     let body = body.to_string();
-    status_of(&http_exchange(
+    http_exchange(
         port,
         &format!(
             "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Marvin-Session: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         ),
-    ))
+    )
 }
 
 #[test]
@@ -488,7 +493,7 @@ fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_ver
 }
 
 /// A GET of the page as a browser sends it; the body.
-fn get_page(port: u16, token: &str) -> String {
+pub(crate) fn get_page(port: u16, token: &str) -> String {
     http_exchange(
         port,
         &format!(
