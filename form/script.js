@@ -410,7 +410,10 @@
   // ---- countdown and heartbeat -----------------------------------------------------------
 
   const timers = {};
-  const deadline = Date.now() + (Number(data.timeout) || 600) * 1000;
+  // Marvin says how long is left when it serves the page: opened late (through a tunnel,
+  // say), or reloaded, the page stops when Marvin does, not a whole timeout later.
+  const remaining = Number(data.remainingMs);
+  const deadline = Date.now() + (Number.isFinite(remaining) ? remaining : (Number(data.timeout) || 600) * 1000);
 
   function tick() {
     const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));

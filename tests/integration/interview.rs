@@ -549,3 +549,57 @@ fn the_terminal_continues_from_the_pages_draft_and_the_page_from_the_terminals()
     );
     assert!(result.contains(r#""db":{"other":"MariaDB"}"#), "{result}");
 }
+
+/// The time left that Marvin put in a served page (`remainingMs`).
+fn remaining_ms(page: &str) -> u64 {
+    let start = page.find("id=\"interview-data\">").unwrap() + 20;
+    let data: Value =
+        serde_json::from_str(&page[start..][..page[start..].find("</script>").unwrap()]).unwrap();
+    data["remainingMs"]
+        .as_u64()
+        .expect("the page says how long is left")
+}
+
+#[test]
+fn a_page_opened_late_counts_down_from_what_is_left() {
+    use crate::common::webdriver::Browser;
+    use std::time::Instant;
+    let Some(browser) = Browser::start(1280, 900) else {
+        return;
+    };
+    let home = TempDir::new("interview-late");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions(), "timeout": 60})),
+        Reply::text(&["Fine."]),
+    ]);
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    let (port, token) = address(&pty, 1);
+    // Someone reaches the address late (through the ssh tunnel): Marvin has already waited
+    // a few seconds of its minute, and the page says what is really left.
+    let patience = Instant::now() + Duration::from_secs(20);
+    while remaining_ms(&get_page(port, &token)) > 55_000 {
+        assert!(Instant::now() < patience, "the form's time never ran");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    browser.open(&format!("http://127.0.0.1:{port}/?session={token}"));
+    browser.wait_until(
+        "return !document.getElementById('countdown').hidden",
+        "the countdown shows",
+    );
+    let shown = browser.text("#countdown .countdown-value");
+    let (minutes, seconds) = shown.split_once(':').unwrap();
+    let left = minutes.parse::<u64>().unwrap() * 60 + seconds.parse::<u64>().unwrap();
+    assert!((30..=55).contains(&left), "{shown}");
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": [{"id": "db", "value": "SQLite"}, {"id": "name", "value": "ledger"}]})
+        ),
+        200
+    );
+    pty.wait_for("Fine.");
+    assert!(pty.leave().success());
+}

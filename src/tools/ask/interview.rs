@@ -235,7 +235,8 @@ fn ask(
         timeout: Duration::from_secs(seconds),
         call_id: ctx.call_id.clone(),
     };
-    let deadline = Instant::now() + Duration::from_secs(seconds);
+    // The page counts down to the server's deadline: both stop at the same moment.
+    let deadline = server.deadline();
     let (status, answered_in, replies) = first_answer(
         &server,
         interactor,
