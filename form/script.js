@@ -483,11 +483,20 @@
     return [...list.querySelectorAll(".question")];
   }
 
-  function focusCard(card) {
+  // `scroll` false: the focus moves without scrolling (a fresh page stays at its top, with
+  // its description and first question in view).
+  function focusCard(card, scroll = true) {
     for (const other of cards()) other.classList.toggle("current", other === card);
     const target = card.querySelector("input:checked, input:not([type=file]), textarea, .dropzone") || card;
-    target.focus();
-    card.scrollIntoView({ block: "nearest" });
+    target.focus({ preventScroll: !scroll });
+    if (scroll) card.scrollIntoView({ block: "nearest" });
+  }
+
+  // What the browser scrolls into view (a focused field, a question with an error) stops
+  // below the sticky header, however tall the title and description make it.
+  function keepClearOfHeader() {
+    const header = document.querySelector("header.top");
+    document.documentElement.style.scrollPaddingTop = (header.offsetHeight + 8) + "px";
   }
 
   function typing(target) {
@@ -572,6 +581,8 @@
   timers.countdown = setInterval(tick, 1000);
   timers.heartbeat = setInterval(heartbeat, 5000);
   heartbeat();
+  keepClearOfHeader();
+  window.addEventListener("resize", keepClearOfHeader);
   const first = cards().find((card) => !card.classList.contains("info"));
-  if (first) focusCard(first);
+  if (first) focusCard(first, false);
 })();

@@ -603,3 +603,64 @@ fn a_page_opened_late_counts_down_from_what_is_left() {
     pty.wait_for("Fine.");
     assert!(pty.leave().success());
 }
+
+#[test]
+fn a_fresh_form_shows_its_top_below_the_header_on_a_desktop_and_a_phone() {
+    use crate::common::webdriver::Browser;
+    let long = "Marvin found three ways to set up the service. Each is described below with what it costs and what it changes; read them before choosing. ".repeat(3);
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"title": "Setting up the service",
+            "description": "A few choices before Marvin starts.",
+            "questions": [
+                {"id": "intro", "type": "info", "question": long},
+                {"id": "plan", "type": "single", "question": "Which plan?",
+                 "context": "The plan decides how the service is deployed and backed up.",
+                 "options": [
+                    {"label": "Small", "description": "One machine, nightly backups, no replicas."},
+                    {"label": "Medium", "description": "Two machines behind a balancer, hourly backups."},
+                    {"label": "Large", "description": "A cluster of five with continuous backups."},
+                    {"label": "Custom", "description": "Tell Marvin what you need in the next step."}],
+                 "recommended": "Custom"},
+                {"id": "name", "type": "text", "question": "Name?"}]}})),
+        Reply::text(&["Fine."]),
+    ]);
+    let home = TempDir::new("interview-top");
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    let (port, token) = address(&pty, 1);
+    for (width, height) in [(1280, 720), (390, 844)] {
+        let Some(browser) = Browser::start(width, height) else {
+            return;
+        };
+        browser.open(&format!("http://127.0.0.1:{port}/?session={token}"));
+        // Ready for the keyboard: the first question has the focus…
+        browser.wait_until(
+            "return document.activeElement.closest('#q-plan') !== null",
+            "the first question has the focus",
+        );
+        // …and the info block and the question are in view, below the sticky header.
+        let at = browser.script(
+            "const header = document.querySelector('header.top').getBoundingClientRect().bottom;
+             const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+             return {header, intro: top('q-intro'), plan: top('q-plan'), height: innerHeight};",
+            json!([]),
+        );
+        let number = |name: &str| at[name].as_f64().unwrap();
+        assert!(
+            number("intro") >= number("header") && number("plan") >= number("header"),
+            "{width} px: {at}"
+        );
+        assert!(number("plan") < number("height"), "{width} px: {at}");
+    }
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": [{"id": "plan", "value": "Small"}, {"id": "name", "value": "ledger"}]})
+        ),
+        200
+    );
+    pty.wait_for("Fine.");
+    assert!(pty.leave().success());
+}
