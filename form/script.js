@@ -93,18 +93,22 @@
       if (typeof option !== "string" && option.content) text.append(window.MarvinBlocks.content(option.content));
       box.append(el("label", { class: "option" }, input, text));
     }
-    const other = el("input", { type: kind, name: q.id, value: "__other__", "data-other": "1" });
-    box.append(el("label", { class: "option" }, other,
-      el("span", {}, el("span", { class: "label", text: "Other" }),
-        el("span", { class: "detail", text: "type your own answer" }))));
-    const otherText = el("input", {
+    // A closed question (yes or no, a server's list of values) takes only its options.
+    const other = q.closed ? null : el("input", { type: kind, name: q.id, value: "__other__", "data-other": "1" });
+    const otherText = q.closed ? null : el("input", {
       type: "text", class: "other-text", "data-other-text": q.id, hidden: true,
       "aria-label": "Your own answer to: " + q.question, placeholder: "Your answer",
     });
-    box.append(otherText);
+    if (other) {
+      box.append(el("label", { class: "option" }, other,
+        el("span", {}, el("span", { class: "label", text: "Other" }),
+          el("span", { class: "detail", text: "type your own answer" }))), otherText);
+    }
     box.addEventListener("change", () => {
-      otherText.hidden = !other.checked;
-      if (other.checked && document.activeElement === other) otherText.focus();
+      if (other) {
+        otherText.hidden = !other.checked;
+        if (other.checked && document.activeElement === other) otherText.focus();
+      }
       for (const option of box.querySelectorAll(".option")) {
         option.classList.toggle("chosen", option.querySelector("input").checked);
       }
@@ -342,7 +346,8 @@
       if (q.type === "single" || q.type === "multi") {
         const picks = [...box.querySelectorAll("input[name='" + CSS.escape(q.id) + "']:checked")]
           .filter((input) => !input.dataset.other).map((input) => input.value);
-        const other = box.querySelector("input[data-other]").checked
+        const otherBox = box.querySelector("input[data-other]");
+        const other = otherBox && otherBox.checked
           ? box.querySelector("[data-other-text]").value : null;
         answers[q.id] = { picks, other };
       } else if (q.type === "text") {
@@ -365,7 +370,8 @@
           input.checked = input.dataset.other ? entry.other !== null && entry.other !== undefined
             : entry.picks.includes(input.value);
         }
-        box.querySelector("[data-other-text]").value = entry.other || "";
+        const otherText = box.querySelector("[data-other-text]");
+        if (otherText) otherText.value = entry.other || "";
       } else if (typeof entry.text === "string" && q.type === "text") {
         box.querySelector("textarea").value = entry.text;
       } else if (entry.paths && q.type === "image") {
@@ -404,7 +410,10 @@
   // ---- countdown and heartbeat -----------------------------------------------------------
 
   const timers = {};
-  const deadline = Date.now() + (Number(data.timeout) || 600) * 1000;
+  // Marvin says how long is left when it serves the page: opened late (through a tunnel,
+  // say), or reloaded, the page stops when Marvin does, not a whole timeout later.
+  const remaining = Number(data.remainingMs);
+  const deadline = Date.now() + (Number.isFinite(remaining) ? remaining : (Number(data.timeout) || 600) * 1000);
 
   function tick() {
     const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
@@ -474,11 +483,20 @@
     return [...list.querySelectorAll(".question")];
   }
 
-  function focusCard(card) {
+  // `scroll` false: the focus moves without scrolling (a fresh page stays at its top, with
+  // its description and first question in view).
+  function focusCard(card, scroll = true) {
     for (const other of cards()) other.classList.toggle("current", other === card);
     const target = card.querySelector("input:checked, input:not([type=file]), textarea, .dropzone") || card;
-    target.focus();
-    card.scrollIntoView({ block: "nearest" });
+    target.focus({ preventScroll: !scroll });
+    if (scroll) card.scrollIntoView({ block: "nearest" });
+  }
+
+  // What the browser scrolls into view (a focused field, a question with an error) stops
+  // below the sticky header, however tall the title and description make it.
+  function keepClearOfHeader() {
+    const header = document.querySelector("header.top");
+    document.documentElement.style.scrollPaddingTop = (header.offsetHeight + 8) + "px";
   }
 
   function typing(target) {
@@ -563,6 +581,8 @@
   timers.countdown = setInterval(tick, 1000);
   timers.heartbeat = setInterval(heartbeat, 5000);
   heartbeat();
+  keepClearOfHeader();
+  window.addEventListener("resize", keepClearOfHeader);
   const first = cards().find((card) => !card.classList.contains("info"));
-  if (first) focusCard(first);
+  if (first) focusCard(first, false);
 })();

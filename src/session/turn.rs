@@ -46,10 +46,13 @@ impl Session {
         let cancel = CancelToken::new();
         let (sender, receiver) = mpsc::channel();
         let ctx = self.tool_context(cancel.clone(), &sender);
-        self.prepare(text, &ctx);
+        let follow_ups = self.prepare(text, &ctx);
         let worker = self.spawn_worker(ctx, sender.clone(), parked);
         let pumped = Pump::new(self, ui, cancel.clone(), sender).run(&receiver, worker);
         let end = self.settle(pumped.outcome, cancel.is_cancelled(), &pumped.partial);
+        if let (TurnEnd::Failed(_), Some(text)) = (&end, text) {
+            self.forget_failed_prompt(text, follow_ups);
+        }
         self.finish(&end, &pumped.tally, &pumped.partial);
         for warning in self.warnings.take() {
             ui.event(&Event::warning(warning));
@@ -97,8 +100,9 @@ impl Session {
 
     /// The conversation as the model will see it: a fresh system prompt, answers to earlier
     /// questions, the cap, and the user's message (which goes to the chat log too). A parked
-    /// turn taken up (no message) keeps the conversation as it stopped.
-    fn prepare(&mut self, text: Option<&str>, ctx: &ToolContext) {
+    /// turn taken up (no message) keeps the conversation as it stopped. The answers to earlier
+    /// questions that went in are returned, for [`Self::forget_failed_prompt`].
+    fn prepare(&mut self, text: Option<&str>, ctx: &ToolContext) -> Vec<String> {
         // Nobody to ask: a project's unapproved MCP servers are skipped (with a warning) and
         // the others waited for, so the first request offers their tools.
         if let (Some(hub), None) = (self.registry.mcp(), &ctx.interactor) {
@@ -106,14 +110,42 @@ impl Session {
         }
         self.messages[0] = Message::system(self.system_prompt(&ctx.working_dir(), ctx));
         let Some(text) = text else {
-            return;
+            return Vec::new();
         };
-        for follow_up in std::mem::take(&mut self.follow_ups) {
-            self.messages.push(Message::user(follow_up));
+        let follow_ups = std::mem::take(&mut self.follow_ups);
+        for follow_up in &follow_ups {
+            self.messages.push(Message::user(follow_up.clone()));
         }
         self.cap_messages();
         self.messages.push(Message::user(text));
         self.record("you", text);
+        follow_ups
+    }
+
+    /// A prompt whose turn failed before the model answered or a tool ran is not part of the
+    /// conversation: it leaves the messages (and so the stored session), or the next request
+    /// would carry it beside the next prompt as two user messages in a row. The answers to
+    /// earlier questions that went with it wait for the next prompt. (The REPL keeps the
+    /// prompt in its input history, to be sent again.) A turn that failed after a tool round
+    /// keeps its prompt: the round's calls need it before them.
+    fn forget_failed_prompt(&mut self, text: &str, mut follow_ups: Vec<String>) {
+        let last = self.messages.last();
+        if self.messages.len() < 2 || last.is_none_or(|m| *m != Message::user(text)) {
+            return;
+        }
+        self.messages.pop();
+        let mut kept = follow_ups.len();
+        while kept > 0
+            && self.messages.len() > 1
+            && self.messages.last() == Some(&Message::user(follow_ups[kept - 1].clone()))
+        {
+            self.messages.pop();
+            kept -= 1;
+        }
+        // Answers cut by the cap are not asked again; the others go with the next prompt.
+        follow_ups.drain(..kept);
+        follow_ups.append(&mut self.follow_ups);
+        self.follow_ups = follow_ups;
     }
 
     /// Starts the agent loop on a copy of the conversation; it hands the copy back when done.

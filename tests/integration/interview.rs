@@ -50,22 +50,27 @@ pub(crate) fn address(pty: &Pty, nth: usize) -> (u16, String) {
     (port, token)
 }
 
-/// A POST as the page sends it; the status code.
-/// A POST as the page sends it: the `"token"` of `body` goes in the session header.
-pub(crate) fn post(port: u16, path: &str, mut body: Value) -> u16 {
+/// A POST as the page sends it: the `"token"` of `body` goes in the session header; the
+/// status code.
+pub(crate) fn post(port: u16, path: &str, body: Value) -> u16 {
+    status_of(&post_answer(port, path, body))
+}
+
+/// [`post`], the whole answer.
+pub(crate) fn post_answer(port: u16, path: &str, mut body: Value) -> String {
     let token = body
         .as_object_mut()
         .and_then(|fields| fields.remove("token"))
         .and_then(|token| token.as_str().map(str::to_string))
         .unwrap_or_default();
     let body = body.to_string();
-    status_of(&http_exchange(
+    http_exchange(
         port,
         &format!(
             "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Marvin-Session: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         ),
-    ))
+    )
 }
 
 #[test]
@@ -488,7 +493,7 @@ fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_ver
 }
 
 /// A GET of the page as a browser sends it; the body.
-fn get_page(port: u16, token: &str) -> String {
+pub(crate) fn get_page(port: u16, token: &str) -> String {
     http_exchange(
         port,
         &format!(
@@ -543,4 +548,119 @@ fn the_terminal_continues_from_the_pages_draft_and_the_page_from_the_terminals()
         "{result}"
     );
     assert!(result.contains(r#""db":{"other":"MariaDB"}"#), "{result}");
+}
+
+/// The time left that Marvin put in a served page (`remainingMs`).
+fn remaining_ms(page: &str) -> u64 {
+    let start = page.find("id=\"interview-data\">").unwrap() + 20;
+    let data: Value =
+        serde_json::from_str(&page[start..][..page[start..].find("</script>").unwrap()]).unwrap();
+    data["remainingMs"]
+        .as_u64()
+        .expect("the page says how long is left")
+}
+
+#[test]
+fn a_page_opened_late_counts_down_from_what_is_left() {
+    use crate::common::webdriver::Browser;
+    use std::time::Instant;
+    let Some(browser) = Browser::start(1280, 900) else {
+        return;
+    };
+    let home = TempDir::new("interview-late");
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions(), "timeout": 60})),
+        Reply::text(&["Fine."]),
+    ]);
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    let (port, token) = address(&pty, 1);
+    // Someone reaches the address late (through the ssh tunnel): Marvin has already waited
+    // a few seconds of its minute, and the page says what is really left.
+    let patience = Instant::now() + Duration::from_secs(20);
+    while remaining_ms(&get_page(port, &token)) > 55_000 {
+        assert!(Instant::now() < patience, "the form's time never ran");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    browser.open(&format!("http://127.0.0.1:{port}/?session={token}"));
+    browser.wait_until(
+        "return !document.getElementById('countdown').hidden",
+        "the countdown shows",
+    );
+    let shown = browser.text("#countdown .countdown-value");
+    let (minutes, seconds) = shown.split_once(':').unwrap();
+    let left = minutes.parse::<u64>().unwrap() * 60 + seconds.parse::<u64>().unwrap();
+    assert!((30..=55).contains(&left), "{shown}");
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": [{"id": "db", "value": "SQLite"}, {"id": "name", "value": "ledger"}]})
+        ),
+        200
+    );
+    pty.wait_for("Fine.");
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn a_fresh_form_shows_its_top_below_the_header_on_a_desktop_and_a_phone() {
+    use crate::common::webdriver::Browser;
+    let long = "Marvin found three ways to set up the service. Each is described below with what it costs and what it changes; read them before choosing. ".repeat(3);
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": {"title": "Setting up the service",
+            "description": "A few choices before Marvin starts.",
+            "questions": [
+                {"id": "intro", "type": "info", "question": long},
+                {"id": "plan", "type": "single", "question": "Which plan?",
+                 "context": "The plan decides how the service is deployed and backed up.",
+                 "options": [
+                    {"label": "Small", "description": "One machine, nightly backups, no replicas."},
+                    {"label": "Medium", "description": "Two machines behind a balancer, hourly backups."},
+                    {"label": "Large", "description": "A cluster of five with continuous backups."},
+                    {"label": "Custom", "description": "Tell Marvin what you need in the next step."}],
+                 "recommended": "Custom"},
+                {"id": "name", "type": "text", "question": "Name?"}]}})),
+        Reply::text(&["Fine."]),
+    ]);
+    let home = TempDir::new("interview-top");
+    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set it up\r");
+    let (port, token) = address(&pty, 1);
+    for (width, height) in [(1280, 720), (390, 844)] {
+        let Some(browser) = Browser::start(width, height) else {
+            return;
+        };
+        browser.open(&format!("http://127.0.0.1:{port}/?session={token}"));
+        // Ready for the keyboard: the first question has the focus…
+        browser.wait_until(
+            "return document.activeElement.closest('#q-plan') !== null",
+            "the first question has the focus",
+        );
+        // …and the info block and the question are in view, below the sticky header.
+        let at = browser.script(
+            "const header = document.querySelector('header.top').getBoundingClientRect().bottom;
+             const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+             return {header, intro: top('q-intro'), plan: top('q-plan'), height: innerHeight};",
+            json!([]),
+        );
+        let number = |name: &str| at[name].as_f64().unwrap();
+        assert!(
+            number("intro") >= number("header") && number("plan") >= number("header"),
+            "{width} px: {at}"
+        );
+        assert!(number("plan") < number("height"), "{width} px: {at}");
+    }
+    assert_eq!(
+        post(
+            port,
+            "/submit",
+            json!({"token": token, "responses": [{"id": "plan", "value": "Small"}, {"id": "name", "value": "ledger"}]})
+        ),
+        200
+    );
+    pty.wait_for("Fine.");
+    assert!(pty.leave().success());
 }

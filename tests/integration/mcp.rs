@@ -346,38 +346,81 @@ fn a_bad_mcp_config_flag_stops_the_run_and_a_bad_file_is_a_warning() {
     );
 }
 
-#[test]
-fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
-    use crate::common::pty::Pty;
-    use crate::interview::{address, post};
-    let home = TempDir::new("mcp-elicit-form");
-    let model = ReplayServer::start(vec![
-        Reply::tool_calls(&[("e1", "everything__trigger-elicitation-request", "{}")]),
-        Reply::text(&["Thanks, Marvin."]),
-    ]);
+/// The fields server-everything 2026.8.31 asks for, in the order it writes them.
+const EVERYTHING_FIELDS: [&str; 13] = [
+    "name",
+    "check",
+    "firstLine",
+    "email",
+    "homepage",
+    "birthdate",
+    "integer",
+    "number",
+    "untitledSingleSelectEnum",
+    "untitledMultipleSelectEnum",
+    "titledSingleSelectEnum",
+    "titledMultipleSelectEnum",
+    "legacyTitledEnum",
+];
+
+/// A REPL with server-everything ready and its `trigger-elicitation-request` called; the form
+/// is on screen.
+fn elicitation_asked(home: &TempDir, model: &ReplayServer) -> crate::common::pty::Pty {
     let mcp = json!({"mcpServers": {"everything": {"command": everything()}}});
-    let mut command = with_servers(&home, &model, mcp);
+    let mut command = with_servers(home, model, mcp);
     command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
-    let mut pty = Pty::spawn(command);
+    let mut pty = crate::common::pty::Pty::spawn(command);
     pty.wait_for("› ");
     // At the prompt a server starts in the background; /mcp says when it is ready.
     ready(&mut pty, "everything  ready (mcp-servers/everything");
-    assert!(
-        pty.screen()
-            .contains("everything__trigger-elicitation-request"),
-        "{}",
-        pty.screen()
-    );
     pty.send("ask me things\r");
     pty.wait_for("The MCP server everything asks");
     // No list of words can tell every question for a secret: the form says who gets the answers.
     pty.wait_for("Your answers go to the MCP server everything");
     pty.wait_for("Give a password or key only to a server you trust");
-    let answers = |integer: &str| {
+    pty
+}
+
+fn elicitation_model() -> ReplayServer {
+    ReplayServer::start(vec![
+        Reply::tool_calls(&[("e1", "everything__trigger-elicitation-request", "{}")]),
+        Reply::text(&["Thanks, Marvin."]),
+    ])
+}
+
+#[test]
+fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
+    use crate::interview::{address, get_page, post_answer};
+    let home = TempDir::new("mcp-elicit-form");
+    let model = elicitation_model();
+    let mut pty = elicitation_asked(&home, &model);
+    let (port, token) = address(&pty, 1);
+    // The page gets the server's order, its defaults filled in, only the options where only
+    // they fit, and "optional" as the form's own mark (never in the question's text).
+    let page = get_page(port, &token);
+    let start = page.find("id=\"interview-data\">").unwrap() + 20;
+    let data: Value =
+        serde_json::from_str(&page[start..][..page[start..].find("</script>").unwrap()]).unwrap();
+    let questions = data["questions"].as_array().unwrap();
+    let ids: Vec<&str> = questions.iter().filter_map(|q| q["id"].as_str()).collect();
+    assert_eq!(ids[1..], EVERYTHING_FIELDS);
+    for q in questions {
+        assert!(!q["question"].as_str().unwrap().contains("optional"), "{q}");
+        let choices = q["type"] == "single" || q["type"] == "multi";
+        assert_eq!(q["closed"] == true, choices, "{q}");
+    }
+    let draft = &data["draft"]["answers"];
+    assert_eq!(
+        draft["firstLine"]["text"],
+        "It was a dark and stormy night."
+    );
+    assert_eq!(draft["integer"]["text"], "42");
+    assert_eq!(draft["number"]["text"], "3.14");
+    let answers = |integer: &str, email: &str| {
         json!([
             {"id": "name", "value": "Marvin Paranoid"},
             {"id": "check", "value": "Yes"},
-            {"id": "email", "value": "marvin@example.com"},
+            {"id": "email", "value": email},
             {"id": "integer", "value": integer},
             {"id": "untitledMultipleSelectEnum", "value": ["Piano", "Drums"]},
             {"id": "titledSingleSelectEnum", "value": "Wonder Woman"},
@@ -386,27 +429,42 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
             {"id": "untitledSingleSelectEnum", "value": "Joey"}
         ])
     };
-    // An answer out of the schema's bounds is asked again, with what to correct.
-    let (port, token) = address(&pty, 1);
-    assert_eq!(
-        post(
-            port,
-            "/submit",
-            json!({"token": token, "responses": answers("1000")})
-        ),
-        200
+    // Answers that do not fit are refused before the page can say they were sent, each at
+    // its field; the form stays open with the others.
+    let refused = post_answer(
+        port,
+        "/submit",
+        json!({"token": token, "responses": answers("1000", "nobody")}),
     );
-    pty.wait_for("Please correct: Integer: A whole number from 1 to 100.");
-    let (port, token) = address(&pty, 2);
+    assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+    let body: Value =
+        serde_json::from_str(&refused[refused.find("\r\n\r\n").unwrap() + 4..]).unwrap();
     assert_eq!(
-        post(
-            port,
-            "/submit",
-            json!({"token": token, "responses": answers("42")})
-        ),
-        200
+        body["errors"],
+        json!([
+            {"field": "email", "message": "\"nobody\" is not an email address."},
+            {"field": "integer", "message": "\"1000\" is not a whole number from 1 to 100."}
+        ])
     );
+    // A choice that is not an option is refused too: a yes-or-no takes no "Other".
+    let mut other = answers("42", "marvin@example.com");
+    other[1]["value"] = json!("Maybe");
+    let refused = post_answer(port, "/submit", json!({"token": token, "responses": other}));
+    assert!(refused.contains("Choose from Yes, No."), "{refused}");
+    let sent = post_answer(
+        port,
+        "/submit",
+        json!({"token": token, "responses": answers("42", "marvin@example.com")}),
+    );
+    assert!(sent.starts_with("HTTP/1.1 200"), "{sent}");
     pty.wait_for("Thanks, Marvin.");
+    // One form, at one address: nothing was asked twice.
+    assert_eq!(
+        pty.screen().matches("/?session=").count(),
+        1,
+        "{}",
+        pty.screen()
+    );
     assert!(pty.leave().success());
     let result = model.requests()[1].last_tool_result();
     assert!(
@@ -419,6 +477,90 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
         r#""titledSingleSelectEnum": "hero-3""#,
         r#""legacyTitledEnum": "pet-2""#,
         r#""titledMultipleSelectEnum": ["#,
+    ] {
+        assert!(result.contains(sent), "{sent} in {result}");
+    }
+}
+
+#[test]
+fn in_the_terminal_a_servers_fields_are_checked_one_by_one_in_its_order() {
+    let home = TempDir::new("mcp-elicit-terminal");
+    let model = elicitation_model();
+    let mut pty = elicitation_asked(&home, &model);
+    pty.wait_for("Or answer here");
+    pty.wait_for("[name]");
+    pty.wait_for("Your answer: ");
+    pty.send("Marvin Paranoid\r");
+    pty.wait_for("✓ name: Marvin Paranoid");
+    // A yes-or-no: its two options and Skip, no Other.
+    pty.wait_for("leave this one unanswered");
+    pty.send("1\r");
+    pty.wait_for("✓ check: Yes");
+    // The server's default is offered as it is.
+    pty.wait_for("Suggested: It was a dark and stormy night.");
+    pty.send("\r");
+    pty.wait_for("✓ firstLine: It was a dark and stormy night.");
+    // A wrong answer is told at once and only that question asked again.
+    pty.wait_for("[email]");
+    pty.send("nobody\r");
+    pty.wait_for("\"nobody\" is not an email address.");
+    pty.send("marvin@example.com\r");
+    pty.wait_for("✓ email: marvin@example.com");
+    for skipped in ["homepage", "birthdate"] {
+        pty.wait_for(&format!("[{skipped}]"));
+        pty.send("\r");
+        pty.wait_for(&format!("✓ {skipped}: (skipped)"));
+    }
+    pty.wait_for("Suggested: 42");
+    pty.send("1000\r");
+    pty.wait_for("\"1000\" is not a whole number from 1 to 100.");
+    pty.wait_for_nth("Suggested: 42", 2);
+    pty.send("7\r");
+    pty.wait_for("✓ integer: 7");
+    pty.wait_for("Suggested: 3.14");
+    pty.send("\r");
+    pty.wait_for("✓ number: 3.14");
+    // The server's defaults start chosen.
+    for (id, default) in [
+        ("untitledSingleSelectEnum", "Monica"),
+        ("untitledMultipleSelectEnum", "Guitar"),
+        ("titledSingleSelectEnum", "Superman"),
+        ("titledMultipleSelectEnum", "Tuna"),
+        ("legacyTitledEnum", "Cats"),
+    ] {
+        pty.wait_for(&format!("[{id}]"));
+        pty.wait_for_nth("leave this one unanswered", 1);
+        pty.send("\r");
+        pty.wait_for(&format!("✓ {id}: {default}"));
+    }
+    pty.wait_for("Thanks, Marvin.");
+    assert!(pty.leave().success());
+    let screen = pty.screen();
+    // In the server's order, each asked once; no id for the message, no Other, "optional"
+    // never in a question's text.
+    let at: Vec<usize> = EVERYTHING_FIELDS
+        .iter()
+        .map(|id| screen.find(&format!("[{id}]")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "{screen}");
+    for id in EVERYTHING_FIELDS {
+        assert_eq!(
+            screen.matches(&format!("[{id}]")).count(),
+            1,
+            "{id}: {screen}"
+        );
+    }
+    for never in ["[_message]", "type your own answer", "(optional)"] {
+        assert!(!screen.contains(never), "{never}: {screen}");
+    }
+    let result = model.requests()[1].last_tool_result();
+    for sent in [
+        r#""integer": 7"#,
+        r#""number": 3.14"#,
+        r#""check": true"#,
+        r#""firstLine": "It was a dark and stormy night.""#,
+        r#""legacyTitledEnum": "pet-1""#,
+        r#""titledSingleSelectEnum": "hero-1""#,
     ] {
         assert!(result.contains(sent), "{sent} in {result}");
     }

@@ -54,6 +54,58 @@ fn asks_answers_and_remembers_the_input() {
     );
 }
 
+/// The user messages of a request, in order.
+fn user_messages(request: &common::Recorded) -> Vec<String> {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn a_prompt_that_failed_is_not_sent_again_but_can_be_recalled() {
+    let home = TempDir::new("repl-failed-prompts");
+    // The server fails the first two prompts; sent again later, the second is answered.
+    let mut failed_again = false;
+    let server = ReplayServer::answering(move |request| {
+        match request.last_message()["content"].as_str().unwrap_or("") {
+            "hi" => Reply::json(500, r#"{"error":{"message":"upstream broke"}}"#),
+            "hi again" if !failed_again => {
+                failed_again = true;
+                Reply::json(400, r#"{"error":{"message":"bad request body"}}"#)
+            }
+            "third" => Reply::text(&["Third answer."]),
+            _ => Reply::text(&["Again answer."]),
+        }
+    });
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("hi\r");
+    pty.wait_for("upstream broke");
+    pty.send("hi again\r");
+    pty.wait_for("bad request body");
+    pty.send("third\r");
+    pty.wait_for("Third answer.");
+    pty.wait_for("· 2 messages");
+    // The failed prompts stay in the input history: Up twice brings back the second.
+    pty.send("\x1b[A\x1b[A\r");
+    pty.wait_for("Again answer.");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    let requests = server.requests();
+    let third = requests
+        .iter()
+        .find(|r| r.last_message()["content"] == "third")
+        .unwrap();
+    assert_eq!(user_messages(third), ["third"]);
+    let again = requests.last().unwrap();
+    assert_eq!(user_messages(again), ["third", "hi again"]);
+    assert_eq!(again.body["messages"][2]["content"], "Third answer.");
+}
+
 #[test]
 fn question_argument_is_answered_then_the_prompt_stays() {
     let home = TempDir::new("repl-first");

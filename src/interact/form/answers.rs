@@ -156,6 +156,23 @@ pub fn unanswered(interview: &Interview, replies: &[Reply], uploading: &[&str]) 
         .collect()
 }
 
+/// The answers given that do not fit their question (see [`FormQuestion::misfit`]), in the
+/// order of the form.
+pub fn misfits(interview: &Interview, replies: &[Reply]) -> Vec<FieldError> {
+    interview
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let reply = replies.iter().find(|r| r.id == q.id)?;
+            match reply.value.is_empty() {
+                true => None,
+                false => q.misfit(&reply.value),
+            }
+            .map(|why| FieldError::new(&q.id, why))
+        })
+        .collect()
+}
+
 /// How an interview ended, as the model is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

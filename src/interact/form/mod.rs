@@ -15,6 +15,7 @@ mod questions_props;
 mod recommend;
 pub mod record;
 pub mod repair;
+mod rule;
 #[cfg(test)]
 mod schema_tests;
 pub mod server;

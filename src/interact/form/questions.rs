@@ -13,6 +13,7 @@ pub use super::answers::{FieldError, Reply, ReplyValue, Status, check_replies, r
 use super::content::{self, Content};
 use super::media::{self, Media};
 use super::recommend;
+pub use super::rule::Rule;
 use crate::interact::Choice;
 
 /// A whole questions file.
@@ -122,6 +123,15 @@ pub struct FormQuestion {
     /// May be left unanswered (every question but `info` must be answered otherwise).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub optional: bool,
+    /// Only the options may be chosen: no "Other" (a yes-or-no, a server's list of values).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
+    /// What the answer must be beyond being given (set by Marvin, never read from a file).
+    #[serde(skip)]
+    pub rule: Option<Rule>,
+    /// A text answer filled in to start with (set by Marvin: an MCP server's default).
+    #[serde(skip)]
+    pub default: Option<String>,
 }
 
 impl FormQuestion {
@@ -133,6 +143,21 @@ impl FormQuestion {
     /// Whether the recommended options start chosen (unless the model is only slightly sure).
     pub fn preselect(&self) -> bool {
         self.conviction != Some(Conviction::Slight)
+    }
+
+    /// Why a given (not empty) answer does not fit: a choice that is not an option of a
+    /// closed question, or an answer against its rule.
+    pub fn misfit(&self, given: &ReplyValue) -> Option<String> {
+        let values = match given {
+            ReplyValue::One(one) => std::slice::from_ref(one),
+            ReplyValue::Many(many) => many.as_slice(),
+        };
+        let is_option = |value: &String| self.options.iter().any(|o| &o.label == value);
+        if self.closed && !values.iter().all(is_option) {
+            let labels: Vec<&str> = self.options.iter().map(|o| o.label.as_str()).collect();
+            return Some(format!("Choose from {}.", labels.join(", ")));
+        }
+        self.rule.as_ref().and_then(|rule| rule.check(given).err())
     }
 
     /// The options as the terminal's chooser shows them.
@@ -254,6 +279,9 @@ fn parse_question(
                 ));
             }
         },
+        closed: false,
+        rule: None,
+        default: None,
     })
 }
 

@@ -96,6 +96,8 @@ struct Shared {
     token: String,
     port: u16,
     timeout_secs: u64,
+    /// When Marvin stops waiting: the page counts down to it, however late it is opened.
+    deadline: Instant,
     uploads: UploadDir,
     /// What image paths typed in the page are relative to: the working directory.
     base_dir: PathBuf,
@@ -172,6 +174,7 @@ impl FormServer {
             token,
             port,
             timeout_secs,
+            deadline: Instant::now() + Duration::from_secs(timeout_secs),
             uploads: UploadDir::new(uploads),
             base_dir,
             trace: Trace::new(verbose),
@@ -200,6 +203,11 @@ impl FormServer {
             shared,
             events,
         })
+    }
+
+    /// When the form stops taking answers (its timeout from the start).
+    pub fn deadline(&self) -> Instant {
+        self.shared.deadline
     }
 
     pub fn port(&self) -> u16 {
@@ -446,6 +454,8 @@ fn page(shared: &Shared) -> HttpResponse {
         "questions": shared.interview.questions,
         "sessionToken": shared.token,
         "timeout": shared.timeout_secs,
+        // What is left now: a page opened late counts down from here, not from the start.
+        "remainingMs": shared.deadline.saturating_duration_since(Instant::now()).as_millis() as u64,
         "draft": shared.draft.snapshot(),
     });
     let html = shared

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::interact::approvals::{Action, ActionKind};
 use crate::interact::form::PAGE;
-use crate::interact::form::draft::Draft;
+use crate::interact::form::draft::{Draft, Entry};
 use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
 use crate::interact::form::{pictures, record, repair};
@@ -192,7 +192,13 @@ fn ask(
     ));
     let asked = interview.questions.clone();
     let asked_record = record::asked(&interview);
+    // The asker's defaults start the draft: both surfaces show them filled in.
     let draft = Draft::default();
+    for question in &interview.questions {
+        if let Some(default) = &question.default {
+            draft.set(&question.id, &Entry::Text(default.clone()));
+        }
+    }
     let setup = Setup {
         uploads,
         timeout_secs: seconds,
@@ -229,7 +235,8 @@ fn ask(
         timeout: Duration::from_secs(seconds),
         call_id: ctx.call_id.clone(),
     };
-    let deadline = Instant::now() + Duration::from_secs(seconds);
+    // The page counts down to the server's deadline: both stop at the same moment.
+    let deadline = server.deadline();
     let (status, answered_in, replies) = first_answer(
         &server,
         interactor,

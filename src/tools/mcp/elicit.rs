@@ -11,15 +11,13 @@
 use serde_json::{Map, Value, json};
 
 use super::rpc::{INVALID_PARAMS, RpcError};
-use crate::interact::form::questions::{self, Reply, ReplyValue, Status};
+use crate::interact::form::questions::{self, Interview, Reply, ReplyValue, Rule, Status};
 use crate::tools::ToolContext;
 
 /// How long the person has to answer a server's question.
 const ANSWER_SECONDS: u64 = 600;
 /// A form of at most this many questions is asked in the terminal.
 const SHORT_FORM: usize = 3;
-/// Tries at an answer that fits the schema before the request is declined.
-const TRIES: usize = 3;
 
 /// Words that mark a field asking for a secret.
 const SECRET_WORDS: &[&str] = &[
@@ -101,73 +99,72 @@ pub fn answer(
         return Ok(json!({"action": "decline"}));
     };
     // A few questions are asked in the terminal; more open the form in a browser (where one
-    // can be opened), with the same questions in the terminal beside it.
+    // can be opened), with the same questions in the terminal beside it. Each answer is
+    // checked where it is given (the terminal asks that one again, the page shows what to
+    // change at its field), so the answers that come back fit.
+    let asking = Asking {
+        server,
+        reached,
+        message: &message,
+    };
+    let mut interview = questions::parse(&form(&asking, &fields)).map_err(|why| RpcError {
+        code: INVALID_PARAMS,
+        message: format!("the requested schema cannot be asked: {why}"),
+    })?;
+    fit(&mut interview, &fields);
     let short = fields.len() <= SHORT_FORM;
-    let mut problem: Option<String> = None;
-    for _ in 0..TRIES {
-        let form = form(
-            &Asking {
-                server,
-                reached,
-                message: &message,
-            },
-            &fields,
-            problem.as_deref(),
-        );
-        let interview = questions::parse(&form).map_err(|why| RpcError {
-            code: INVALID_PARAMS,
-            message: format!("the requested schema cannot be asked: {why}"),
-        })?;
-        let asked = crate::tools::ask::interview::ask_form(
-            interview,
-            ANSWER_SECONDS,
-            short,
-            &*interactor,
-            ctx,
-        );
-        let (status, replies) = match asked {
-            Ok(outcome) => outcome,
+    let asked =
+        crate::tools::ask::interview::ask_form(interview, ANSWER_SECONDS, short, &*interactor, ctx);
+    let (status, replies) = match asked {
+        Ok(outcome) => outcome,
+        Err(why) => {
+            note(
+                ctx,
+                format!("The MCP server {server}'s question could not be shown: {why}"),
+            );
+            return Ok(json!({"action": "cancel"}));
+        }
+    };
+    match status {
+        Status::Completed => match content(&fields, &replies) {
+            Ok(content) => Ok(json!({"action": "accept", "content": content})),
             Err(why) => {
                 note(
                     ctx,
-                    format!("The MCP server {server}'s question could not be shown: {why}"),
+                    format!(
+                        "The person's answers to the MCP server {server} did not fit what it asked for ({why}), so it was declined."
+                    ),
                 );
-                return Ok(json!({"action": "cancel"}));
+                Ok(json!({"action": "decline"}))
             }
-        };
-        match status {
-            Status::Completed => match content(&fields, &replies) {
-                Ok(content) => return Ok(json!({"action": "accept", "content": content})),
-                Err(why) => problem = Some(why),
-            },
-            Status::Cancelled => return Ok(json!({"action": "decline"})),
-            Status::Timeout | Status::Aborted => return Ok(json!({"action": "cancel"})),
-        }
+        },
+        Status::Cancelled => Ok(json!({"action": "decline"})),
+        Status::Timeout | Status::Aborted => Ok(json!({"action": "cancel"})),
     }
-    note(
-        ctx,
-        format!(
-            "The person's answers to the MCP server {server} did not fit what it asked for ({}), so it was declined.",
-            problem.unwrap_or_default()
-        ),
-    );
-    Ok(json!({"action": "decline"}))
 }
 
 fn note(ctx: &ToolContext, line: String) {
     ctx.shared.notes.add(&ctx.call_id, line);
 }
 
-/// The fields of a requested schema: the required ones first, then the others, each group by
-/// name (the JSON reader here keeps no order of the server's).
+/// The fields of a requested schema, in the order the server wrote them (kept by
+/// [`super::order`]; by name when it could not be read).
 fn fields(schema: &Value) -> Result<Vec<Field>, String> {
     let properties = schema
         .get("properties")
         .and_then(Value::as_object)
         .ok_or("its schema has no properties")?;
     let required = crate::tools::schema::required_names(schema);
+    let written: Vec<&str> = schema
+        .get(super::order::KEY)
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut keys: Vec<&String> = properties.keys().collect();
+    keys.sort_by_key(|key| written.iter().position(|name| name == key));
     let mut fields = Vec::new();
-    for (key, property) in properties {
+    for key in keys {
+        let property = &properties[key];
         let text = |name: &str| {
             property
                 .get(name)
@@ -197,7 +194,6 @@ fn fields(schema: &Value) -> Result<Vec<Field>, String> {
             boolean: kind == "boolean",
         });
     }
-    fields.sort_by_key(|field| !field.required);
     Ok(fields)
 }
 
@@ -277,28 +273,24 @@ struct Asking<'a> {
 /// The form for `fields`: the server's message first, with whom the answers go to (no list of
 /// words can tell every question for a secret, so the person must know who receives it), then
 /// a question per field.
-fn form(asking: &Asking, fields: &[Field], problem: Option<&str>) -> Value {
+fn form(asking: &Asking, fields: &[Field]) -> Value {
     let Asking {
         server,
         reached,
         message,
     } = asking;
-    let mut text = format!(
+    let text = format!(
         "{message}\n\nYour answers go to the MCP server {server} ({reached}). Give a password or key only to a server you trust with it."
     );
-    if let Some(problem) = problem {
-        text.push_str(&format!("\n\nPlease correct: {problem}"));
-    }
     let mut questions = vec![json!({"id": "_message", "type": "info", "question": text})];
     for field in fields {
         let mut question = Map::new();
         question.insert("id".into(), json!(field.key));
-        let mut label = field.label.clone();
+        // "optional" is the form's own mark, shown once by each surface.
         if !field.required {
-            label.push_str(" (optional)");
             question.insert("optional".into(), json!(true));
         }
-        question.insert("question".into(), json!(label));
+        question.insert("question".into(), json!(field.label));
         let default = field.schema.get("default");
         if field.boolean {
             question.insert("type".into(), json!("single"));
@@ -344,7 +336,7 @@ fn form(asking: &Asking, fields: &[Field], problem: Option<&str>) -> Value {
         if let Some(description) = field.schema.get("description").and_then(Value::as_str) {
             context.push(description.to_string());
         }
-        if let Some(hint) = hint(&field.schema) {
+        if let Some(hint) = Rule::new(field.schema.clone()).hint() {
             context.push(hint);
         }
         if !context.is_empty() {
@@ -355,37 +347,23 @@ fn form(asking: &Asking, fields: &[Field], problem: Option<&str>) -> Value {
     json!({"title": format!("The MCP server {server} asks"), "questions": questions})
 }
 
-/// What a text answer must look like, in words.
-fn hint(schema: &Value) -> Option<String> {
-    let number = |name: &str| schema.get(name).and_then(Value::as_f64);
-    let kind = schema.get("type").and_then(Value::as_str)?;
-    let noun = match kind {
-        "integer" => "A whole number",
-        "number" => "A number",
-        "string" => match schema.get("format").and_then(Value::as_str) {
-            Some("email") => "An email address",
-            Some("uri") => "An address (URI)",
-            Some("date") => "A date like 2026-11-24",
-            Some("date-time") => "A date and time like 2026-11-24T09:30:00Z",
-            _ => return length_hint(schema),
-        },
-        _ => return None,
-    };
-    Some(match (number("minimum"), number("maximum")) {
-        (Some(min), Some(max)) => format!("{noun} from {min} to {max}."),
-        (Some(min), None) => format!("{noun}, at least {min}."),
-        (None, Some(max)) => format!("{noun}, at most {max}."),
-        (None, None) => format!("{noun}."),
-    })
-}
-
-fn length_hint(schema: &Value) -> Option<String> {
-    let count = |name: &str| schema.get(name).and_then(Value::as_u64);
-    match (count("minLength"), count("maxLength")) {
-        (Some(min), Some(max)) => Some(format!("{min} to {max} characters.")),
-        (Some(min), None) => Some(format!("At least {min} characters.")),
-        (None, Some(max)) => Some(format!("At most {max} characters.")),
-        (None, None) => None,
+/// What the form cannot say in JSON: a yes-or-no or a server's list takes only its options,
+/// each field's answer is checked against its schema, and a text field starts from the
+/// server's default.
+fn fit(interview: &mut Interview, fields: &[Field]) {
+    for question in &mut interview.questions {
+        let Some(field) = fields.iter().find(|field| field.key == question.id) else {
+            continue;
+        };
+        question.closed = field.boolean || !field.choices.is_empty();
+        question.rule = Some(Rule::new(field.schema.clone()));
+        if question.kind == questions::Kind::Text {
+            question.default = match field.schema.get("default") {
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(number @ Value::Number(_)) => Some(number.to_string()),
+                _ => None,
+            };
+        }
     }
 }
 
@@ -412,8 +390,12 @@ fn content(fields: &[Field], replies: &[Reply]) -> Result<Map<String, Value>, St
     Ok(content)
 }
 
+/// The value sent for one answer; the form checked it against the field's schema already, so
+/// this only checks again (an answer that does not fit is named, never sent).
 fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
     let label = &field.label;
+    let rule = Rule::new(field.schema.clone());
+    rule.check(given).map_err(|why| format!("{label}: {why}"))?;
     let pick = |text: &str| -> Result<String, String> {
         field
             .choices
@@ -441,19 +423,6 @@ fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
             .iter()
             .map(|item| pick(item))
             .collect::<Result<Vec<_>, _>>()?;
-        let count = |name: &str| field.schema.get(name).and_then(Value::as_u64);
-        if count("minItems").is_some_and(|min| (values.len() as u64) < min) {
-            return Err(format!(
-                "{label} needs at least {} choices",
-                count("minItems").unwrap_or(0)
-            ));
-        }
-        if count("maxItems").is_some_and(|max| (values.len() as u64) > max) {
-            return Err(format!(
-                "{label} takes at most {} choices",
-                count("maxItems").unwrap_or(0)
-            ));
-        }
         return Ok(json!(values));
     }
     let text = given.joined().trim().to_string();
@@ -461,72 +430,10 @@ fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
         return pick(&text).map(Value::String);
     }
     match field.schema.get("type").and_then(Value::as_str) {
-        Some(kind @ ("number" | "integer")) => {
-            let number: f64 = text
-                .parse()
-                .map_err(|_| format!("{label} must be a number, not {text:?}"))?;
-            if kind == "integer" && number.fract() != 0.0 {
-                return Err(format!("{label} must be a whole number, not {text}"));
-            }
-            let bound = |name: &str| field.schema.get(name).and_then(Value::as_f64);
-            if bound("minimum").is_some_and(|min| number < min)
-                || bound("maximum").is_some_and(|max| number > max)
-            {
-                return Err(format!(
-                    "{label}: {}",
-                    hint(&field.schema).unwrap_or_default()
-                ));
-            }
-            Ok(match kind {
-                "integer" => json!(number as i64),
-                _ => json!(number),
-            })
-        }
-        _ => {
-            check_string(&field.schema, &text).map_err(|why| format!("{label} {why}"))?;
-            Ok(Value::String(text))
-        }
-    }
-}
-
-fn check_string(schema: &Value, text: &str) -> Result<(), String> {
-    let length = text.chars().count() as u64;
-    let count = |name: &str| schema.get(name).and_then(Value::as_u64);
-    if count("minLength").is_some_and(|min| length < min)
-        || count("maxLength").is_some_and(|max| length > max)
-    {
-        return Err(format!(
-            "must have {}",
-            length_hint(schema).unwrap_or_default().to_lowercase()
-        ));
-    }
-    let digits = |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
-    let date = |text: &str| {
-        let parts: Vec<&str> = text.split('-').collect();
-        parts.len() == 3 && digits(parts[0], 4) && digits(parts[1], 2) && digits(parts[2], 2)
-    };
-    let ok = match schema.get("format").and_then(Value::as_str) {
-        Some("email") => text.split_once('@').is_some_and(|(user, host)| {
-            !user.is_empty() && host.contains('.') && !text.contains(' ')
-        }),
-        Some("uri") => text.split_once(':').is_some_and(|(scheme, rest)| {
-            !scheme.is_empty() && !rest.is_empty() && !text.contains(' ')
-        }),
-        Some("date") => date(text),
-        Some("date-time") => text
-            .split_once(['T', ' '])
-            .is_some_and(|(day, time)| date(day) && time.len() >= 5 && time.as_bytes()[2] == b':'),
-        _ => true,
-    };
-    match ok {
-        true => Ok(()),
-        false => Err(format!(
-            "is not {}",
-            hint(schema)
-                .unwrap_or_default()
-                .trim_end_matches('.')
-                .to_lowercase()
-        )),
+        Some("number" | "integer") => rule
+            .number_value(&text)
+            .ok_or_else(|| format!("{label} must be a number, not {text:?}")),
+        _ => Ok(Value::String(text)),
     }
 }
 
@@ -535,9 +442,10 @@ mod tests {
     use super::*;
 
     /// The schema server-everything 2026.8.31 sends from `trigger-elicitation-request`
-    /// (tests/fixtures/mcp/), cut to one field of each kind.
+    /// (tests/fixtures/mcp/), cut to one field of each kind, read as a message is: with the
+    /// order its fields were written in.
     fn schema() -> Value {
-        json!({"type": "object", "properties": {
+        let text = r#"{"requestedSchema": {"type": "object", "properties": {
             "name": {"type": "string", "title": "Full name", "minLength": 1, "maxLength": 50},
             "check": {"type": "boolean", "title": "Agree?", "default": false},
             "email": {"type": "string", "format": "email"},
@@ -546,7 +454,10 @@ mod tests {
             "legacyEnum": {"type": "string", "enum": ["opt1", "opt2"], "enumNames": ["Option One", "Option Two"]},
             "titledSingleSelectEnum": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}], "default": "value2"},
             "untitledMultipleSelectEnum": {"type": "array", "items": {"type": "string", "enum": ["Piano", "Drums", "Guitar"]}, "maxItems": 2}
-        }, "required": ["name"]})
+        }, "required": ["name"]}}"#;
+        let mut message: Value = serde_json::from_str(text).unwrap();
+        super::super::order::mark(&mut message, text);
+        message["requestedSchema"].take()
     }
 
     fn reply(id: &str, value: &str) -> Reply {
@@ -565,47 +476,50 @@ mod tests {
             reached: "npx -y @modelcontextprotocol/server-everything",
             message: "Please provide inputs",
         };
-        let form = form(&asking, &fields, Some("Integer must be at most 100"));
-        let interview = questions::parse(&form).unwrap();
+        let mut interview = questions::parse(&form(&asking, &fields)).unwrap();
+        fit(&mut interview, &fields);
         assert_eq!(
             interview.questions[0].question,
-            "Please provide inputs\n\nYour answers go to the MCP server everything (npx -y @modelcontextprotocol/server-everything). Give a password or key only to a server you trust with it.\n\nPlease correct: Integer must be at most 100"
+            "Please provide inputs\n\nYour answers go to the MCP server everything (npx -y @modelcontextprotocol/server-everything). Give a password or key only to a server you trust with it."
         );
-        let kinds: Vec<(&str, &str)> = interview
+        // In the server's order, closed where only the options fit, optional said once.
+        let kinds: Vec<(&str, &str, bool)> = interview
             .questions
             .iter()
-            .map(|q| {
-                (
-                    q.id.as_str(),
-                    match q.kind {
-                        questions::Kind::Single => "single",
-                        questions::Kind::Multi => "multi",
-                        questions::Kind::Text => "text",
-                        questions::Kind::Info => "info",
-                        questions::Kind::Image => "image",
-                    },
-                )
-            })
+            .map(|q| (q.id.as_str(), q.kind.name(), q.closed))
             .collect();
         assert_eq!(
             kinds,
             [
-                ("_message", "info"),
-                ("name", "text"),
-                ("check", "single"),
-                ("email", "text"),
-                ("integer", "text"),
-                ("legacyEnum", "single"),
-                ("titledSingleSelectEnum", "single"),
-                ("untitledMultipleSelectEnum", "multi"),
-                ("untitledSingleSelectEnum", "single"),
+                ("_message", "info", false),
+                ("name", "text", false),
+                ("check", "single", true),
+                ("email", "text", false),
+                ("integer", "text", false),
+                ("untitledSingleSelectEnum", "single", true),
+                ("legacyEnum", "single", true),
+                ("titledSingleSelectEnum", "single", true),
+                ("untitledMultipleSelectEnum", "multi", true),
             ]
         );
-        let titled = &interview.questions[6];
-        assert_eq!(titled.recommended, ["Second Option"]);
+        let email = &interview.questions[3];
+        assert_eq!((email.question.as_str(), email.optional), ("email", true));
+        assert_eq!(interview.questions[7].recommended, ["Second Option"]);
+        let integer = &interview.questions[4];
         assert_eq!(
-            interview.questions[4].context.as_deref(),
+            integer.context.as_deref(),
             Some("A whole number from 1 to 100.")
+        );
+        assert_eq!(integer.default.as_deref(), Some("42"));
+        assert_eq!(
+            integer.misfit(&ReplyValue::One("1000".into())).as_deref(),
+            Some("\"1000\" is not a whole number from 1 to 100.")
+        );
+        assert_eq!(
+            interview.questions[2]
+                .misfit(&ReplyValue::One("Maybe".into()))
+                .as_deref(),
+            Some("Choose from Yes, No.")
         );
         assert_eq!(
             interview.title.as_deref(),
@@ -614,7 +528,7 @@ mod tests {
     }
 
     #[test]
-    fn answers_are_checked_and_sent_as_the_schema_types_them() {
+    fn answers_are_sent_as_the_schema_types_them() {
         let fields = fields(&schema()).unwrap();
         let replies = vec![
             reply("name", "Marvin Paranoid"),
@@ -634,6 +548,7 @@ mod tests {
             json!({"name": "Marvin Paranoid", "check": true, "integer": 42, "legacyEnum": "opt2",
                    "titledSingleSelectEnum": "value1", "untitledMultipleSelectEnum": ["Piano", "Drums"]})
         );
+        // What the form let through is checked once more, never sent wrong.
         let wrong = |id: &str, value: &str| {
             let mut replies = vec![reply("name", "M")];
             replies.retain(|r| r.id != id);
@@ -642,29 +557,12 @@ mod tests {
         };
         assert_eq!(
             wrong("integer", "1000"),
-            "integer: A whole number from 1 to 100."
+            "integer: \"1000\" is not a whole number from 1 to 100."
         );
-        assert_eq!(
-            wrong("integer", "4.5"),
-            "integer must be a whole number, not 4.5"
-        );
-        assert_eq!(wrong("email", "nobody"), "email is not an email address");
         assert_eq!(wrong("name", ""), "Full name needs an answer");
         assert_eq!(
             wrong("legacyEnum", "Option Three"),
             "legacyEnum must be one of Option One, Option Two"
-        );
-        let too_many = vec![
-            reply("name", "M"),
-            Reply {
-                id: "untitledMultipleSelectEnum".into(),
-                value: ReplyValue::Many(vec!["Piano".into(), "Drums".into(), "Guitar".into()]),
-                attachments: vec![],
-            },
-        ];
-        assert_eq!(
-            content(&fields, &too_many).unwrap_err(),
-            "untitledMultipleSelectEnum takes at most 2 choices"
         );
     }
 

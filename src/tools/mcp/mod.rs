@@ -8,6 +8,7 @@ mod connection;
 mod elicit;
 mod era;
 mod http;
+mod order;
 #[cfg(test)]
 mod props;
 mod rpc;

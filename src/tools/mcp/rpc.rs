@@ -39,7 +39,8 @@ pub enum Incoming {
 /// Reads one message. A response to an id we never use (not a number) is an error: the
 /// server is confused and the line is reported, not guessed at.
 pub fn parse(line: &str) -> Result<Incoming, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+    let mut value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+    super::order::mark(&mut value, line);
     let Value::Object(mut message) = value else {
         return Err("not a JSON-RPC message (not an object)".into());
     };

@@ -79,23 +79,15 @@ impl Asker<'_> {
             if terminal.answered_elsewhere.load(Ordering::SeqCst) {
                 return Err(Stop::Elsewhere);
             }
-            let tag = match question.weight {
-                Some(Weight::Critical) => format!("{} · critical", question.id),
-                _ => question.id.clone(),
-            };
-            self.title(&tag, &question.question);
+            self.heading(question);
             if let Some(context) = &question.context {
                 self.note(&sanitize(context));
             }
             self.blocks(question);
-            // Where the page (or an earlier try here) left this question.
-            let kept = terminal.draft.entry(&question.id);
-            let value = match question.kind {
-                Kind::Info => continue,
-                Kind::Single | Kind::Multi => self.form_choice(question, kept, deadline)?,
-                Kind::Text => self.form_text(question, kept, deadline)?,
-                Kind::Image => self.form_image(question, kept, &terminal.working_dir, deadline)?,
-            };
+            if question.kind == Kind::Info {
+                continue;
+            }
+            let value = self.form_answer(question, terminal, deadline)?;
             terminal
                 .draft
                 .set(&question.id, &entry_of(question, &value));
@@ -114,6 +106,49 @@ impl Asker<'_> {
         Ok(Response::FormAnswers(replies))
     }
 
+    /// A question's heading: its id in brackets (an info block, which takes no answer, has
+    /// none), then the question.
+    fn heading(&mut self, question: &FormQuestion) {
+        if question.kind == Kind::Info {
+            let style = self.style;
+            self.hang("  ", "  ", &sanitize(&question.question), |row| {
+                style.bold(row)
+            });
+            return;
+        }
+        let tag = match question.weight {
+            Some(Weight::Critical) => format!("{} · critical", question.id),
+            _ => question.id.clone(),
+        };
+        self.title(&tag, &question.question);
+    }
+
+    /// One question's answer, asked again (with what to change) until it fits the question:
+    /// a wrong answer to one question never sends the others back.
+    fn form_answer(
+        &mut self,
+        question: &FormQuestion,
+        terminal: &TerminalForm,
+        deadline: Instant,
+    ) -> Result<ReplyValue, Stop> {
+        loop {
+            // Where the page (or an earlier try here) left this question.
+            let kept = terminal.draft.entry(&question.id);
+            let value = match question.kind {
+                Kind::Single | Kind::Multi => self.form_choice(question, kept, deadline)?,
+                Kind::Image => self.form_image(question, kept, &terminal.working_dir, deadline)?,
+                _ => self.form_text(question, kept, deadline)?,
+            };
+            let misfit = (!value.is_empty())
+                .then(|| question.misfit(&value))
+                .flatten();
+            match misfit {
+                Some(why) => self.failed(&sanitize(&why)),
+                None => return Ok(value),
+            }
+        }
+    }
+
     /// A line of text; asked again while it is empty and the question is required.
     fn form_text(
         &mut self,
@@ -125,10 +160,20 @@ impl Asker<'_> {
             Some(Entry::Text(text)) if !text.trim().is_empty() => Some(text),
             _ => None,
         };
+        // A default the asker gave is offered as it is; anything else kept is the draft's.
+        let suggested = kept.is_some() && kept == question.default;
         if let Some(text) = &kept {
-            self.note(&format!("From the draft: {}", sanitize(text)));
+            let from = match suggested {
+                true => "Suggested",
+                false => "From the draft",
+            };
+            self.note(&format!("{from}: {}", sanitize(text)));
         }
-        let text = self.typed_or_kept("Your answer", &kept, question.required(), deadline)?;
+        let prompt = match suggested {
+            true => "Your answer (Enter keeps the suggestion)",
+            false => "Your answer",
+        };
+        let text = self.typed_or_kept(prompt, &kept, question.required(), deadline)?;
         Ok(ReplyValue::One(text))
     }
 
@@ -171,6 +216,7 @@ impl Asker<'_> {
         deadline: Instant,
     ) -> Result<String, Stop> {
         let label = match (kept, required) {
+            (Some(_), _) if prompt.ends_with(')') => format!("  {prompt}: "),
             (Some(_), _) => format!("  {prompt} (Enter keeps the draft's): "),
             (None, true) => format!("  {prompt}: "),
             (None, false) => format!("  {prompt} (Enter to skip): "),
@@ -211,28 +257,36 @@ impl Asker<'_> {
                 choice
             })
             .collect();
-        items.push(Choice {
-            label: "Other".into(),
-            description: "type your own answer".into(),
+        // A closed question takes only its options: no "Other".
+        let options = items.len();
+        let other = (!question.closed).then(|| {
+            items.push(Choice {
+                label: "Other".into(),
+                description: "type your own answer".into(),
+            });
+            options
         });
-        let other = items.len() - 1;
-        if !question.required() {
+        let skip = (!question.required()).then(|| {
             items.push(Choice {
                 label: "Skip".into(),
                 description: "leave this one unanswered".into(),
             });
-        }
+            items.len() - 1
+        });
         let chosen = |label: &String| match &kept {
             Some(Entry::Choice { picks, .. }) => picks.contains(label),
             _ => question.preselect() && question.recommended.contains(label),
         };
-        let mut preset: Vec<usize> = (0..question.options.len())
+        let mut preset: Vec<usize> = (0..options)
             .filter(|i| chosen(&question.options[*i].label))
             .collect();
-        let kept_other = match kept {
-            Some(Entry::Choice {
-                other: Some(text), ..
-            }) => {
+        let kept_other = match (kept, other) {
+            (
+                Some(Entry::Choice {
+                    other: Some(text), ..
+                }),
+                Some(other),
+            ) => {
                 preset.push(other);
                 Some(text)
             }
@@ -240,15 +294,15 @@ impl Asker<'_> {
         };
         loop {
             let picked = self.pick_from(&items, multi, &preset, deadline)?;
-            if picked.iter().any(|i| *i > other) {
+            if skip.is_some_and(|skip| picked.contains(&skip)) {
                 return Ok(ReplyValue::Many(Vec::new()));
             }
             let mut values: Vec<String> = picked
                 .iter()
-                .filter(|i| **i != other)
+                .filter(|i| **i < options)
                 .map(|i| items[*i].label.clone())
                 .collect();
-            if picked.contains(&other) {
+            if other.is_some_and(|other| picked.contains(&other)) {
                 let label = match kept_other.as_deref().filter(|t| !t.trim().is_empty()) {
                     Some(text) => {
                         self.note(&format!("From the draft: {}", sanitize(text)));

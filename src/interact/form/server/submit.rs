@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::super::answers::{FieldError, unanswered};
+use super::super::answers::{FieldError, misfits, unanswered};
 use super::super::questions::{Kind, Reply, ReplyValue, check_replies};
 use super::super::uploads::{MAX_IMAGES, check_image_path};
 use super::{FormEvent, Shared, State, finish, lock, refusal_if_closed};
@@ -41,9 +41,12 @@ pub(super) fn submit(shared: &Shared, body: &Value) -> Result<HttpResponse, Http
         .filter(|image| image.get("isAttachment").and_then(Value::as_bool) != Some(true))
         .filter_map(|image| image.get("id").and_then(Value::as_str))
         .collect();
-    let missing = unanswered(&shared.interview, &replies, &uploading);
-    if !missing.is_empty() {
-        return Err(field_errors(&missing));
+    // Every question left unanswered or answered in a way that does not fit is told at once,
+    // at its field; the page keeps all the other answers.
+    let mut wrong = unanswered(&shared.interview, &replies, &uploading);
+    wrong.extend(misfits(&shared.interview, &replies));
+    if !wrong.is_empty() {
+        return Err(field_errors(&wrong));
     }
     check_typed_paths(shared, &mut replies).map_err(|errors| field_errors(&errors))?;
     for (index, image) in images.iter().enumerate() {

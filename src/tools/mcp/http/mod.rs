@@ -509,7 +509,12 @@ impl Shared {
 
     /// A JSON body: one message, or a batch of them.
     fn take_json(&self, text: &str, expected: Option<u64>) -> bool {
-        let Ok(Value::Array(batch)) = serde_json::from_str::<Value>(text) else {
+        let Ok(mut parsed) = serde_json::from_str::<Value>(text) else {
+            return self.take(text, expected);
+        };
+        // Each message is written out again below: the fields' order is kept first.
+        super::order::mark(&mut parsed, text);
+        let Value::Array(batch) = parsed else {
             return self.take(text, expected);
         };
         // Every message goes to the sink, also after the answer (no short circuit).
