@@ -17,7 +17,7 @@
     }
   })();
   const OFF_HINT = 'Questions are not answered in this page: tick "Answer questions in this page" to answer.';
-  const TYPES = ['user_message', 'text_delta', 'notice', 'session_status', 'tool_call_start',
+  const TYPES = ['user_message', 'text_delta', 'notice', 'notification', 'session_status', 'tool_call_start',
     'tool_result', 'tool_progress', 'tool_call_end', 'question_prompt', 'approval_required',
     'form_opened', 'interaction_response', 'done', 'error'];
   let state = fresh(null);
@@ -140,6 +140,7 @@
       user_message: () => { addBubble('user', event.content); state.bubble = null; setRunning(true); },
       text_delta: () => appendText(event.text),
       notice: () => addBubble('notice', event.message),
+      notification: () => addBubble('notice', '🔔 ' + event.message),
       session_status: () => status(event),
       tool_call_start: () => (event.calls || []).forEach(startTool),
       tool_result: () => endTool(event),

@@ -20,6 +20,7 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
     let kind = match event {
         Event::Text { .. } => "text_delta",
         Event::Notice { .. } => "notice",
+        Event::Notification { .. } => "notification",
         Event::ModelCall { .. } => "session_status",
         Event::ToolRound { .. } => "tool_call_start",
         Event::ToolResult { .. } => "tool_result",

@@ -19,6 +19,9 @@ pub enum Event {
     /// off) at level `info`, or a `warning` from below the front-end (a store file moved
     /// aside, a log that could not be written).
     Notice { level: Level, message: String },
+    /// A new message on one of the profile's ntfy subscriptions (`topic: text`), polled
+    /// before the prompt goes to the model.
+    Notification { message: String },
     /// A model call finished; its usage, if the service reported any.
     ModelCall {
         model: String,

@@ -43,6 +43,13 @@ impl Session {
 
     fn run(&mut self, text: Option<&str>, parked: Vec<String>, ui: &mut dyn TurnUi) -> TurnReport {
         let started = Instant::now();
+        // Every prompt, on every surface, first hears what came on the profile's ntfy
+        // subscriptions (two seconds at most; a server that does not answer is skipped).
+        if text.is_some() {
+            for message in self.notifications() {
+                ui.event(&Event::Notification { message });
+            }
+        }
         let cancel = CancelToken::new();
         let (sender, receiver) = mpsc::channel();
         let ctx = self.tool_context(cancel.clone(), &sender);

@@ -276,6 +276,10 @@ impl BatchView {
                     .write_outside(&format!("  🔧 {}\n", names.join(", ")));
             }
             Event::Notice { message, .. } => warn(message),
+            // On stderr: stdout is the answer alone.
+            Event::Notification { message } => {
+                eprintln!("🔔 {}", crate::ui::sanitize::sanitize(message))
+            }
             Event::ToolsOffered {
                 families,
                 tools,
@@ -398,6 +402,7 @@ fn json_event(event: &Event) -> Option<Value> {
     Some(match event {
         Event::Text { text } => json!({"type": "text", "text": text}),
         Event::Notice { message, .. } => json!({"type": "notice", "message": message}),
+        Event::Notification { message } => json!({"type": "notification", "message": message}),
         Event::ToolRound { round, calls } => {
             let calls: Vec<Value> = calls
                 .iter()

@@ -271,10 +271,6 @@ impl Repl<'_> {
                 text.chars().count()
             )));
         }
-        let bell = self.view.style().glyph("🔔", "*");
-        for line in self.session.notifications() {
-            self.view.side_line(&format!("{bell} {}", sanitize(&line)));
-        }
         let report = ask(self.session, &mut self.view, text);
         if report.exit_requested && !matches!(report.end, TurnEnd::Cancelled) {
             return false;

@@ -305,6 +305,10 @@ impl TerminalView {
                 level: Level::Warning,
                 message,
             } => self.warning(message),
+            Event::Notification { message } => {
+                let bell = style.glyph("🔔", "*");
+                self.side_line(&format!("{bell} {}", sanitize(message)));
+            }
             Event::ToolRound { calls, .. } => {
                 let calls: Vec<RoundCall> = calls
                     .iter()

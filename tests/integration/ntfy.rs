@@ -184,3 +184,67 @@ fn a_polled_stream_shows_its_messages_only() {
     .unwrap();
     assert!(saved.contains("\"since\": \"hwQ2YpKdmg\""), "{saved}");
 }
+
+/// Seed 002 polls the subscriptions at every submit: a one-shot question and a cron run
+/// (`--non-interactive --json`) hear the new message first too, on stderr and as a
+/// `notification` event, and the answer on stdout stays the answer alone.
+#[test]
+fn every_prompt_hears_new_messages_first_not_only_the_repl() {
+    let home = TempDir::new("ntfy-every");
+    let profile = home.path().join("marvin-home/profiles/default");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(
+        profile.join("ntfy_subscriptions.json"),
+        r#"[{"topic": "mytopic", "since": "all"}]"#,
+    )
+    .unwrap();
+    let stream = String::from_utf8(fixture("apis/ntfy_json_stream.ndjson")).unwrap();
+    let ntfy = ReplayServer::start(vec![Reply::ndjson(stream.clone()), Reply::ndjson(stream)]);
+    let model = ReplayServer::start(vec![
+        Reply::text(&["Nothing else."]),
+        Reply::text(&["Done."]),
+    ]);
+    let run = |args: &[&str]| {
+        marvin(home.path())
+            .env("OPENAI_COMPAT_URL", model.url())
+            .env("NTFY_URL", ntfy.root())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["anything new?"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("🔔 mytopic: Disk full"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(stdout(&output).trim(), "Nothing else.");
+
+    let output = run(&["--non-interactive", "--json", "--prompt", "check the disks"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "notification" && e["message"] == "mytopic: Disk full"),
+        "{events:?}"
+    );
+    let polls = ntfy.requests();
+    assert_eq!(polls.len(), 2);
+    assert!(
+        polls[0].url.starts_with("/mytopic/json?poll=1&since=all"),
+        "{}",
+        polls[0].url
+    );
+    assert!(
+        polls[1]
+            .url
+            .starts_with("/mytopic/json?poll=1&since=hwQ2YpKdmg"),
+        "{}",
+        polls[1].url
+    );
+}
