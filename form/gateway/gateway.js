@@ -84,7 +84,7 @@
   // Starts a session (once, however often it is asked for while it starts); whether it did.
   function newSession() {
     if (!starting) {
-      starting = api('POST', '/api/sessions', {}).then(({ status, data }) => {
+      starting = api('POST', '/api/sessions', { code: $('coding').checked }).then(({ status, data }) => {
         if (status !== 201) {
           showError(data.error || 'Cannot start a session.');
           return false;
@@ -110,6 +110,8 @@
     state = fresh(id);
     $('session-title').textContent = title;
     $('log').replaceChildren();
+    // The session's notices say its mode as they replay.
+    $('coding').checked = false;
     setRunning(false);
     const url = '/api/sessions/' + encodeURIComponent(id) + '/events?since=0&token=' +
       encodeURIComponent(token) + '&client=' + client;
@@ -139,7 +141,10 @@
     const handlers = {
       user_message: () => { addBubble('user', event.content); state.bubble = null; setRunning(true); },
       text_delta: () => appendText(event.text),
-      notice: () => addBubble('notice', event.message),
+      notice: () => {
+        addBubble('notice', event.message);
+        if (typeof event.coding === 'boolean') $('coding').checked = event.coding;
+      },
       notification: () => addBubble('notice', '🔔 ' + event.message),
       session_status: () => status(event),
       tool_call_start: () => (event.calls || []).forEach(startTool),
@@ -359,6 +364,20 @@
     }
   }
 
+  // Coding mode for the session open (sent as `!code`, as the REPL has it); a new session is
+  // made in the mode the box says.
+  async function setCoding() {
+    if (!state.id) return;
+    const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: '!code' });
+    if (status === 200) {
+      $('coding').checked = data.coding;
+      showError('');
+    } else {
+      $('coding').checked = !$('coding').checked;
+      showError(data.error || 'The mode did not change.');
+    }
+  }
+
   // A card answered (by this page, before a reload too, or elsewhere) shows what was chosen.
   function closeCard(event) {
     const id = String(event.id);
@@ -398,7 +417,7 @@
     if (starting) await starting;
     if (!state.id && !(await newSession())) return;
     const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
-    if (status === 202) {
+    if (status === 202 || (status === 200 && typeof data.coding === 'boolean')) {
       $('message').value = '';
       showError('');
     } else {
@@ -409,6 +428,7 @@
   document.addEventListener('DOMContentLoaded', () => {
     $('new-session').addEventListener('click', newSession);
     $('interactive').addEventListener('change', setInteractive);
+    $('coding').addEventListener('change', setCoding);
     $('composer').addEventListener('submit', send);
     $('message').addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e);

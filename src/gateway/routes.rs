@@ -211,11 +211,15 @@ fn create(gateway: &Gateway, body: &Value) -> Result<HttpResponse, HttpResponse>
             .begin_session()
             .unwrap_or_else(crate::store::sessions::new_id),
     };
-    if let Some(on) = code {
-        session.set_coding_mode(on);
-    }
     let coding = session.coding_mode();
-    serve(gateway, id.clone(), session);
+    let served = serve(gateway, id.clone(), session);
+    // Said as a notice too, so every page (and a reload) shows the mode.
+    let coding = match code {
+        Some(on) if on != coding => served
+            .set_coding(Some(on))
+            .map_err(|why| error(409, &why))?,
+        _ => coding,
+    };
     Ok(json_response(201, &json!({ "id": id, "coding": coding })))
 }
 

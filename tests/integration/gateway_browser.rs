@@ -349,3 +349,48 @@ fn a_first_message_from_the_landing_page_starts_a_named_session_and_a_reload_kee
     assert_eq!(shown[1], json!([false, true, false]));
     assert!(listed_as.starts_with("set up the database"), "{listed_as}");
 }
+
+/// Coding mode from the page: ticked before the first message, the session is made in it (the
+/// request offers commands); a reload shows it ticked; unticked, the next request does not.
+#[test]
+fn the_page_turns_coding_mode_on_and_off() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-code");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Ready."]),
+        Reply::text(&["Reading only."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let offers_commands = |n: usize| {
+        crate::mcp::tool_names(&server.requests()[n]).contains(&"run_command".to_string())
+    };
+    browser.open(&gateway.page());
+    browser.click("#coding");
+    browser.type_into("#message", "hello");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Ready.')",
+        "the first turn is answered",
+    );
+    assert!(offers_commands(0));
+    // The reloaded page opens the session its address names.
+    browser.refresh();
+    browser.wait_until(
+        "return document.getElementById('coding').checked",
+        "the reloaded page shows the session in coding mode",
+    );
+    browser.click("#coding");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble')].some(b => b.textContent.startsWith('coding mode off'))",
+        "every client hears the mode changed",
+    );
+    browser.type_into("#message", "and now?");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Reading only.')",
+        "the second turn is answered",
+    );
+    assert!(!offers_commands(1));
+}
