@@ -358,6 +358,12 @@ impl TerminalView {
             Event::ToolResult {
                 id,
                 name,
+                turned_back: true,
+                ..
+            } => self.turned_back(id, name),
+            Event::ToolResult {
+                id,
+                name,
                 elapsed,
                 is_error,
                 output,
@@ -399,6 +405,12 @@ impl TerminalView {
         if let (Some(command), "run_command", false) = (command, name, is_error) {
             self.last_output = Some((command, output.to_string()));
         }
+        self.call_ended(id);
+    }
+
+    /// Call `id` is over: the spinner goes on for the calls of the round still running.
+    fn call_ended(&mut self, id: &str) {
+        let style = self.style;
         if let Some(round) = &mut self.round {
             round.running.retain(|call| call != id);
             let label = round.label(line_width(), style);
@@ -408,6 +420,15 @@ impl TerminalView {
                 (None, false) => self.spinner = Some(Spinner::since(label, round.started)),
             }
         }
+    }
+
+    /// The ticket gate turned call `id` back: one dim line, and the round goes on.
+    fn turned_back(&mut self, id: &str, name: &str) {
+        let call = self.round.as_ref().and_then(|round| round.call(id));
+        let key = call.map(|c| c.key.clone()).unwrap_or_default();
+        let line = calls::turned_back(name, &key, self.style, line_width());
+        self.side_line(&line);
+        self.call_ended(id);
     }
 
     /// Call `id` says how far it is: the spinner shows it (on a terminal; a log keeps none).
