@@ -354,6 +354,7 @@ fn run_parallel(
                         call.function.name
                     ),
                     is_error: true,
+                    turned_back: false,
                 });
             *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
         }
@@ -403,6 +404,7 @@ mod tests {
             ToolOutcome {
                 content: call.id.clone(),
                 is_error: false,
+                turned_back: false,
             }
         };
         let outcomes = run_parallel(&calls, &run_one);

@@ -84,6 +84,7 @@ mod tests {
         let outcome = ToolOutcome {
             content: "b".repeat(500),
             is_error: false,
+            turned_back: false,
         };
         append(&log, &call, &outcome, Duration::from_millis(12)).unwrap();
         append(&log, &call, &outcome, Duration::from_millis(3)).unwrap();

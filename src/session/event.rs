@@ -38,6 +38,10 @@ pub enum Event {
         #[serde(rename = "elapsed_ms", serialize_with = "millis")]
         elapsed: Duration,
         is_error: bool,
+        /// The ticket gate turned the call back (seed 002 invariant 21): not a failure, a
+        /// step on the way; said only when so.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        turned_back: bool,
         output: String,
     },
     /// A call under way says how far it is (a download's bytes so far); the next one replaces
@@ -149,6 +153,7 @@ impl From<AgentEvent> for Event {
                 name: call.function.name,
                 elapsed,
                 is_error: outcome.is_error,
+                turned_back: outcome.turned_back,
                 output: outcome.content,
             },
             AgentEvent::ToolRoundFinished { round, elapsed } => {
@@ -253,6 +258,7 @@ mod tests {
                     outcome: ToolOutcome {
                         content: "fn main() {}".into(),
                         is_error: false,
+                        turned_back: false,
                     },
                 }
                 .into(),

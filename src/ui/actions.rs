@@ -103,7 +103,7 @@ pub(crate) fn last_output(repl: &mut Repl<'_>) {
         ),
         None => style.dim("No command has run in this session yet."),
     };
-    repl.view.side_line(&shown);
+    repl.view.side_text(&shown);
 }
 
 /// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when the

@@ -417,6 +417,7 @@ fn json_event(event: &Event) -> Option<Value> {
             elapsed,
             is_error,
             output,
+            ..
         } => {
             let preview: String = output.chars().take(PREVIEW_CHARS).collect();
             json!({

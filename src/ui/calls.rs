@@ -1,6 +1,7 @@
 //! A tool call as the person sees it: the tool's name with its key argument
 //! (`run_command  cargo test`, `read_file  src/main.rs:1-80`), then ✓ or ✗ with the time; for
-//! run_command also its exit code and the last lines of what it printed.
+//! run_command also its exit code and the last lines of what it printed; a call the ticket
+//! gate turned back on one dim line, as the step it is.
 
 use serde_json::Value;
 
@@ -178,6 +179,19 @@ impl Finished<'_> {
     }
 }
 
+/// The dim line of a call the ticket gate turned back (seed 002 invariant 21): not a failure
+/// but the way work starts, so no ✗ and no error under it.
+pub(crate) fn turned_back(name: &str, key: &str, style: Style, line: usize) -> String {
+    let why = match name {
+        "tk" => "the ticket gate asks for a fuller description",
+        _ => "waits for a ticket",
+    };
+    let why = format!("({why})");
+    let room = line.saturating_sub(4 + width(&why) + 2);
+    let head = running(name, key, room, style);
+    style.dim(&format!("  {} {head}  {why}", style.glyph("·", "-")))
+}
+
 /// The last [`TAIL`] lines of `output`, each on a dim `│ ` bar, after a line saying how many
 /// came before them and how to see them.
 fn tail(output: &str, style: Style, room: usize) -> Vec<String> {
@@ -331,6 +345,20 @@ mod tests {
             killed.lines(PLAIN, LINE)[0],
             "  ✗ run_command  make  (2.0s, signal 9)"
         );
+    }
+
+    #[test]
+    fn a_call_the_ticket_gate_turned_back_is_one_quiet_line() {
+        assert_eq!(
+            turned_back("tk", "create \"Fix it\"", PLAIN, LINE),
+            "  · tk  create \"Fix it\"  (the ticket gate asks for a fuller description)"
+        );
+        assert_eq!(
+            turned_back("create_file", "a.txt", PLAIN, LINE),
+            "  · create_file  a.txt  (waits for a ticket)"
+        );
+        let long = turned_back("create_file", &"x".repeat(300), PLAIN, LINE);
+        assert!(width(&long) <= LINE, "{long}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Reading single keys from the terminal: raw mode while a question is open (restored on every
-//! path out), arrow-key escape sequences decoded, a deadline honoured with poll(2).
+//! path out), arrow-key escape sequences decoded, a deadline honoured with poll(2); and no
+//! `^C` echoed into an answer while it streams.
 
 use std::time::Instant;
 
@@ -42,20 +43,33 @@ impl RawMode {
         Self::with(libc::ICANON | libc::ECHO, 0)
     }
 
+    /// Line mode as it was, Ctrl+C still signalling, but the terminal does not echo it as
+    /// `^C` (ECHOCTL) at the cursor, in the middle of the answer being written: for a turn.
+    pub(crate) fn no_control_echo() -> Option<RawMode> {
+        Self::adjust(|mode| mode.c_lflag &= !libc::ECHOCTL)
+    }
+
     /// Clears `local` and `input` flags of stdin's terminal until dropped.
     fn with(local: libc::tcflag_t, input: libc::tcflag_t) -> Option<RawMode> {
+        Self::adjust(|raw| {
+            raw.c_lflag &= !local;
+            raw.c_iflag &= !input;
+            raw.c_cc[libc::VMIN] = 1;
+            raw.c_cc[libc::VTIME] = 0;
+        })
+    }
+
+    /// Changes the attributes of stdin's terminal as `change` says, until dropped.
+    fn adjust(change: impl FnOnce(&mut libc::termios)) -> Option<RawMode> {
         // SAFETY: termios is plain data; tcgetattr fills it for fd 0 or fails.
         let mut saved: libc::termios = unsafe { std::mem::zeroed() };
         if unsafe { libc::tcgetattr(0, &mut saved) } != 0 {
             return None;
         }
-        let mut raw = saved;
-        raw.c_lflag &= !local;
-        raw.c_iflag &= !input;
-        raw.c_cc[libc::VMIN] = 1;
-        raw.c_cc[libc::VTIME] = 0;
+        let mut changed = saved;
+        change(&mut changed);
         // SAFETY: setting attributes we just read and adjusted.
-        (unsafe { libc::tcsetattr(0, libc::TCSANOW, &raw) } == 0).then_some(RawMode { saved })
+        (unsafe { libc::tcsetattr(0, libc::TCSANOW, &changed) } == 0).then_some(RawMode { saved })
     }
 }
 

@@ -4,12 +4,14 @@
 use std::io::{self, IsTerminal, Write};
 
 /// Writes `marvin: MESSAGE` on stderr, the house way for a warning or an error; text that came
-/// from outside (a server's reply, a file name, a tool definition) is made harmless when stderr
-/// is a terminal, and left byte-exact for a pipe or a file.
+/// from outside (a server's reply, a file name, a tool definition) is made harmless and the
+/// line wrapped to the terminal's width when stderr is a terminal, and left byte-exact for a
+/// pipe or a file.
 pub(crate) fn warn(message: &str) {
     let mut err = io::stderr();
     let line = if err.is_terminal() {
-        format!("marvin: {}\n", super::sanitize::sanitize(message))
+        let line = format!("marvin: {}", super::sanitize::sanitize(message));
+        format!("{}\n", super::width::fit(&line, super::width::line_width()))
     } else {
         format!("marvin: {message}\n")
     };

@@ -42,6 +42,8 @@ fn shown_turn(
     run: impl FnOnce(&mut Session, &mut TerminalTurn<'_>) -> TurnReport,
 ) -> TurnReport {
     let _armed = signal::arm_turn();
+    // Ctrl+C stops the turn without leaving `^C` in the answer's text.
+    let _echo = super::keys::RawMode::no_control_echo();
     let away = view
         .phone_relay()
         .map(|relay| super::away::Away::new(session.ntfy().clone(), relay.clone()));

@@ -65,6 +65,10 @@ pub(crate) struct TerminalView {
 /// How long the answer's text may pause before the spinner comes back.
 const QUIET: Duration = Duration::from_secs(2);
 
+/// How long the answer's text may pause before the word held until its end (to wrap it
+/// whole) is shown as it is.
+const HOLD: Duration = Duration::from_millis(250);
+
 /// The calls of a tool round, and which are still running.
 struct Round {
     started: Instant,
@@ -144,9 +148,16 @@ impl TerminalView {
         self.last_text = None;
     }
 
-    /// Draws the spinner's next frame, when one is due, on a terminal that can rewrite a line
-    /// (none when the answer goes to a pipe or a file, nor with TERM=dumb).
+    /// Shows the word the renderer held when the answer pauses in the middle of it; draws the
+    /// spinner's next frame, when one is due, on a terminal that can rewrite a line (none when
+    /// the answer goes to a pipe or a file, nor with TERM=dumb).
     pub(crate) fn tick(&mut self) {
+        if let (Some(markdown), Some(at)) = (&mut self.markdown, self.last_text) {
+            if at.elapsed() >= HOLD && !self.transient_shown {
+                let held = markdown.release();
+                self.answer.write(&held);
+            }
+        }
         let (style, dumb) = (self.style, self.dumb);
         if dumb || !self.answer.is_terminal() {
             return;
@@ -229,8 +240,14 @@ impl TerminalView {
         }
     }
 
-    /// A line of decoration, starting on a fresh line.
+    /// A line (or several) of Marvin's own, starting on a fresh line; a line too wide for the
+    /// terminal is wrapped at its spaces.
     pub(crate) fn side_line(&mut self, text: &str) {
+        self.side_text(&super::width::fit(text, line_width()));
+    }
+
+    /// Text shown as it is (a command's output), starting on a fresh line.
+    pub(crate) fn side_text(&mut self, text: &str) {
         self.clear_transient();
         self.settle_answer();
         self.answer.end_line();
@@ -345,6 +362,12 @@ impl TerminalView {
             Event::ToolResult {
                 id,
                 name,
+                turned_back: true,
+                ..
+            } => self.turned_back(id, name),
+            Event::ToolResult {
+                id,
+                name,
                 elapsed,
                 is_error,
                 output,
@@ -386,6 +409,12 @@ impl TerminalView {
         if let (Some(command), "run_command", false) = (command, name, is_error) {
             self.last_output = Some((command, output.to_string()));
         }
+        self.call_ended(id);
+    }
+
+    /// Call `id` is over: the spinner goes on for the calls of the round still running.
+    fn call_ended(&mut self, id: &str) {
+        let style = self.style;
         if let Some(round) = &mut self.round {
             round.running.retain(|call| call != id);
             let label = round.label(line_width(), style);
@@ -395,6 +424,15 @@ impl TerminalView {
                 (None, false) => self.spinner = Some(Spinner::since(label, round.started)),
             }
         }
+    }
+
+    /// The ticket gate turned call `id` back: one dim line, and the round goes on.
+    fn turned_back(&mut self, id: &str, name: &str) {
+        let call = self.round.as_ref().and_then(|round| round.call(id));
+        let key = call.map(|c| c.key.clone()).unwrap_or_default();
+        let line = calls::turned_back(name, &key, self.style, line_width());
+        self.side_line(&line);
+        self.call_ended(id);
     }
 
     /// Call `id` says how far it is: the spinner shows it (on a terminal; a log keeps none).

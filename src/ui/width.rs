@@ -120,6 +120,63 @@ pub(crate) fn wrap(first: &str, text: &str, indent: usize, width: usize) -> Stri
     lines.join("\n")
 }
 
+/// The columns `text` takes on one line, its SGR codes (`ESC[…m`) taking none.
+pub(crate) fn shown_width(text: &str) -> usize {
+    let mut columns = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            chars.by_ref().find(|&c| c == 'm');
+            continue;
+        }
+        columns += char_width(c);
+    }
+    columns
+}
+
+/// `text` with each line wider than `max` columns wrapped at its spaces, the rows after the
+/// first indented two columns more than the line; lines that fit, the spaces between words
+/// that stay on a row, and SGR codes are left as they are. A word wider than a row stays
+/// whole (an address or a path).
+pub(crate) fn fit(text: &str, max: usize) -> String {
+    let lines: Vec<String> = text.split('\n').map(|line| fit_line(line, max)).collect();
+    lines.join("\n")
+}
+
+fn fit_line(line: &str, max: usize) -> String {
+    if shown_width(line) <= max {
+        return line.to_string();
+    }
+    let body = line.trim_start_matches(' ');
+    let indent = line.len() - body.len();
+    let hang = indent + 2;
+    let mut out = line[..indent].to_string();
+    let (mut column, mut row_has_text) = (indent, false);
+    let mut rest = body;
+    while !rest.is_empty() {
+        let gap = rest.len() - rest.trim_start_matches(' ').len();
+        let word_end = rest[gap..].find(' ').map_or(rest.len(), |at| gap + at);
+        let word = &rest[gap..word_end];
+        if word.is_empty() {
+            break; // Spaces at the end of a line too wide.
+        }
+        let columns = shown_width(word);
+        if row_has_text && column + gap + columns > max {
+            out.push('\n');
+            out.push_str(&" ".repeat(hang));
+            column = hang;
+        } else {
+            out.push_str(&rest[..gap]);
+            column += gap;
+        }
+        out.push_str(word);
+        column += columns;
+        row_has_text = true;
+        rest = &rest[word_end..];
+    }
+    out
+}
+
 /// `parts` joined by `separator` into as few lines of at most `max` columns as they fit in,
 /// breaking only between parts (a part wider than a line is cut).
 pub(crate) fn join_within(
@@ -182,6 +239,33 @@ mod tests {
             join_within(&parts, " · ", 30, true),
             ["openai-compat · gpt-4o", "10 in / 5 out · <$0.01"]
         );
+    }
+
+    #[test]
+    fn only_lines_too_wide_are_wrapped() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("fits\n  as is", 10, "fits\n  as is"),
+            ("one two  three four", 10, "one two\n  three\n  four"),
+            (
+                "    tools (3): a, b, c",
+                16,
+                "    tools (3):\n      a, b, c",
+            ),
+            (
+                "\x1b[2mdim words here\x1b[0m",
+                10,
+                "\x1b[2mdim words\n  here\x1b[0m",
+            ),
+            (
+                "see https://a.very.long/address ok",
+                12,
+                "see\n  https://a.very.long/address\n  ok",
+            ),
+            ("trailing   ", 8, "trailing"),
+        ];
+        for (text, max, expected) in cases {
+            assert_eq!(fit(text, *max), *expected, "{text:?} in {max}");
+        }
     }
 
     #[test]

@@ -332,8 +332,8 @@ fn tools_command_lists_them_with_their_origin() {
     pty.wait_for("› ");
     pty.send("/tools\r");
     pty.wait_for("Your tools:");
-    pty.wait_for(&format!(
-        "greet                {}",
+    pty.wait_for_words(&format!(
+        "greet {}",
         tools_dir(&home).join("greet/tool.json").display()
     ));
     pty.send("/help\r");

@@ -62,6 +62,7 @@ mod stranger_bodies;
 mod subagent_security;
 mod terminal_safety;
 mod terminal_ux;
+mod terminal_wrap;
 mod tools_on_demand;
 mod voice;
 mod web_reach;

@@ -1,5 +1,6 @@
 //! The REPL under a real pseudo-terminal: streaming answers, tool lines, the status line,
-//! Ctrl+C at the prompt and during an answer, Ctrl+D, quit, history and sanitising.
+//! Ctrl+C at the prompt and during an answer (no `^C` left in it), Ctrl+D, quit, history and
+//! sanitising.
 
 use crate::common::pty::Pty;
 use crate::common::{self, ReplayServer, Reply, StallServer, TempDir, marvin};
@@ -156,6 +157,33 @@ fn ctrl_c_during_an_answer_keeps_it_and_returns_to_the_prompt() {
     pty.send("\x03");
     pty.wait_for("[Cancelled]");
     pty.wait_for_nth("› ", 2);
+    pty.send("exit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn ctrl_c_during_an_answer_leaves_no_caret_c_in_its_text() {
+    let home = TempDir::new("repl-caret");
+    let server = StallServer::start(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The answer is forty-t\"}}]}\n\n",
+    );
+    let mut pty = repl(&home, &server.url(), &[]);
+    pty.wait_for("› ");
+    pty.send("long question\r");
+    pty.wait_for("The answer is");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    pty.wait_for_nth("› ", 2);
+    // The terminal's own echo of the key (`^C`) is not in the answer, nor anywhere else.
+    assert!(!pty.screen().contains("^C"), "{:?}", pty.screen());
+    let screen = pty.visible();
+    let lines = screen.lines();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("The answer is"))
+        .unwrap();
+    assert_eq!(lines[at], "The answer is forty-t", "{}", screen.text());
+    assert_eq!(lines[at + 1], "[Cancelled]", "{}", screen.text());
     pty.send("exit\r");
     assert!(pty.wait_exit().success());
 }

@@ -204,7 +204,7 @@ fn warnings_from_below_the_front_end_reach_the_screen() {
     // Between turns: a command read the corrupt file, and the REPL says so after it.
     pty.send("/approvals\r");
     pty.wait_for("No lasting approvals in this project.");
-    pty.wait_for("approvals.json was not valid JSON");
+    pty.wait_for_words("approvals.json was not valid JSON");
     assert!(
         marvin_home.read_dir().unwrap().any(|e| e
             .unwrap()

@@ -1,6 +1,7 @@
 //! The terminal as a person sees it at 80 columns: the spinner while waiting, each tool call's
-//! line with ✓ or ✗, a command's output tail and `/last`, the resume notice and fresh starts,
-//! what Marvin prints itself fitting 80 columns, ASCII where the locale is not UTF-8.
+//! line with ✓ or ✗ (the ticket gate's turn-backs quiet), a command's output tail and `/last`,
+//! the resume notice and fresh starts, what Marvin prints itself fitting 80 columns, ASCII
+//! where the locale is not UTF-8.
 
 use std::sync::{Mutex, mpsc};
 use std::time::Duration;
@@ -151,6 +152,57 @@ fn a_command_shows_a_spinner_then_its_exit_code_and_last_lines() {
             "{n} missing:\n{after}"
         );
     }
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn the_ticket_gates_turn_backs_are_quiet_lines_not_failures() {
+    let home = TempDir::new("ux-gate");
+    let write = r#"{"path": "notes.txt", "content": "milk"}"#;
+    let server = ReplayServer::start(vec![
+        // A write before any ticket, then the usual two creates (the first turned back).
+        Reply::tool_calls(&[("w1", "create_file", write)]),
+        common::ticket_round(),
+        Reply::tool_calls(&[("w2", "create_file", write)]),
+        Reply::text(&["Written."]),
+    ]);
+    let mut pty = coding_at_80(&home, &server, &["--permission-mode", "bypass"], "note it");
+    pty.wait_for("Written.");
+    let screen = pty.visible();
+    let text = screen.text();
+    assert!(!text.contains('✗'), "{text}");
+    let lines = screen.lines();
+    let has = |line: &str| lines.iter().any(|l| l == line);
+    assert!(
+        has("  · create_file  notes.txt  (waits for a ticket)"),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  · tk  create \"The task\"")
+                && l.ends_with("(the ticket gate asks for a fuller description)")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  ✓ tk  create \"The task\"")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  ✓ create_file  notes.txt")),
+        "{text}"
+    );
+    // Dim, not red: the quiet lines are drawn in the dim style.
+    assert!(
+        pty.screen()
+            .contains("\x1b[2m  · create_file  notes.txt  (waits for a ticket)"),
+        "{:?}",
+        pty.screen()
+    );
     assert!(pty.leave().success());
 }
 

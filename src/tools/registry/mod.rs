@@ -54,6 +54,9 @@ impl Serialize for Definition<'_> {
 pub struct ToolOutcome {
     pub content: String,
     pub is_error: bool,
+    /// The ticket gate turned the call back (seed 002 invariant 21): a step the work goes
+    /// through, which a front-end shows quietly rather than as a failure.
+    pub turned_back: bool,
 }
 
 impl ToolOutcome {
@@ -61,6 +64,7 @@ impl ToolOutcome {
         Self {
             content,
             is_error: true,
+            turned_back: false,
         }
     }
 }
@@ -191,6 +195,7 @@ impl Registry {
     pub fn execute(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
         let ctx = &ctx.for_call(&call.id);
         let mut outcome = self.run(call, ctx);
+        outcome.turned_back |= tickets::turned_back(ctx);
         for note in ctx.shared.notes.take(&ctx.call_id) {
             outcome.content.push('\n');
             outcome.content.push_str(&note);
@@ -216,7 +221,10 @@ impl Registry {
         }
         if tool.ticket_gated {
             if let Err(message) = tickets::check_gate(ctx) {
-                return ToolOutcome::error(format!("Error: {message}"));
+                return ToolOutcome {
+                    turned_back: true,
+                    ..ToolOutcome::error(format!("Error: {message}"))
+                };
             }
         }
         if let Some(raw) = tool.raw {
@@ -308,6 +316,7 @@ fn outcome(result: Result<String, String>) -> ToolOutcome {
         Ok(content) => ToolOutcome {
             content,
             is_error: false,
+            turned_back: false,
         },
         Err(message) => ToolOutcome::error(format!("Error: {message}")),
     }

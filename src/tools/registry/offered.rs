@@ -401,6 +401,7 @@ impl Registry {
                 lines.join("\n")
             ),
             is_error: false,
+            turned_back: false,
         }
     }
 

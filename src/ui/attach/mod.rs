@@ -121,9 +121,10 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         .name("attach-events".into())
         .spawn(move || show_events(events, printer, shown, &waiting))
         .map_err(|e| format!("cannot follow the session: {e}"))?;
-    println!(
+    let banner = format!(
         "Attached to session {session}: type to send, /answer N, /approve, /deny WHY, /cancel; Ctrl+D leaves."
     );
+    println!("{}", super::width::fit(&banner, super::width::line_width()));
     loop {
         let line = match editor.readline("attached› ") {
             Ok(line) => line,
@@ -138,7 +139,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
             let _ = editor.add_history_entry(line);
             let said = acts::act(&target, &session, line, &open, &sent);
             if !said.is_empty() {
-                println!("{said}");
+                println!("{}", super::width::fit(&said, super::width::line_width()));
             }
         }
     }

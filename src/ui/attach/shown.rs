@@ -106,7 +106,10 @@ fn describe(event: &Value, open: &Open) -> String {
             format!("  … {}", sanitize(&names.join(", ")))
         }
         "tool_result" => {
-            let mark = if event["is_error"] == true {
+            // A call the ticket gate turned back is a step, not a failure.
+            let mark = if event["turned_back"] == true {
+                "·"
+            } else if event["is_error"] == true {
                 "✗"
             } else {
                 "✓"

@@ -1,22 +1,26 @@
 //! The model's Markdown rendered for a terminal as it streams, line by line: only what cannot
 //! be decided yet is held back (a line's start until its kind is known, an opener until its
-//! closer, a table until its last row); code in fences is shown exactly as written.
+//! closer, a word until it ends, a table until its last row); prose is wrapped at word
+//! boundaries to the terminal's width, code in fences is shown exactly as written.
 
 mod inline;
 mod line;
 mod table;
 #[cfg(test)]
 mod tests;
+mod wrap;
 
 use super::sanitize::sanitize;
 use super::style::Style;
 use inline::Paint;
 use line::{Class, Kind};
+use wrap::Wrap;
 
 /// A streaming renderer for one answer (or the text before a tool round).
 pub(crate) struct Markdown {
     style: Style,
-    /// The terminal's columns: tables wider are left as written; rules are at most 80.
+    /// The columns a row may take: prose wraps to it, tables wider are left as written,
+    /// rules are at most 80.
     width: usize,
     /// Sanitized text not rendered yet, from `pos` (the front is dropped after each push).
     buf: String,
@@ -45,11 +49,12 @@ enum Line {
 }
 
 impl Line {
-    fn text(base: &'static str, underline: Option<(usize, usize)>) -> Self {
+    fn text(base: &'static str, underline: Option<(usize, usize)>, wrap: Wrap) -> Self {
         Line::Text(Text {
             base,
             prev: ' ',
             underline,
+            wrap,
         })
     }
 }
@@ -61,6 +66,8 @@ struct Text {
     prev: char,
     /// A heading without colour: its level and the columns shown, for the row under it.
     underline: Option<(usize, usize)>,
+    /// Fits the line's text to the width.
+    wrap: Wrap,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -93,8 +100,8 @@ struct Item {
 }
 
 impl Markdown {
-    /// `width`: the terminal's columns (for tables and rules); `style`: colour on or off and
-    /// unicode or ASCII symbols.
+    /// `width`: the columns a row may take (for prose, tables and rules); `style`: colour on
+    /// or off and unicode or ASCII symbols.
     pub(crate) fn new(style: Style, width: usize) -> Self {
         Self {
             style,
@@ -119,6 +126,19 @@ impl Markdown {
         self.buf.push_str(&sanitize(text));
         let mut out = String::new();
         self.run(&mut out, false);
+        out
+    }
+
+    /// The answer paused: returns the word held until its end so far (nothing when none is),
+    /// so that what arrived is on the screen while more is waited for.
+    pub(crate) fn release(&mut self) -> String {
+        let mut out = String::new();
+        if let Line::Text(text) = &mut self.line {
+            text.wrap.release(&mut out);
+        }
+        if !out.is_empty() {
+            self.line_ended = false;
+        }
         out
     }
 
@@ -204,6 +224,7 @@ impl Markdown {
         let blank = matches!(class.kind, Kind::Blank { .. });
         let after_blank = std::mem::replace(&mut self.after_blank, blank);
         let bars = self.bars(class.quote);
+        let start = out.len();
         out.push_str(if blank { bars.trim_end() } else { &bars });
         match class.kind {
             Kind::Blank { len } => {
@@ -218,10 +239,11 @@ impl Markdown {
                 self.pos += skip;
                 self.line = if self.style.colour {
                     let base = if level == 1 { "1;4" } else { "1" };
+                    let wrap = self.wrap(&out[start..], bars, &inline::sgr(base));
                     out.push_str(&inline::sgr(base));
-                    Line::text(base, None)
+                    Line::text(base, None, wrap)
                 } else {
-                    Line::text("", Some((level, 0)))
+                    Line::text("", Some((level, 0)), self.wrap(&out[start..], bars, ""))
                 };
             }
             Kind::Item {
@@ -235,27 +257,36 @@ impl Markdown {
                     true => marker.to_string(),
                     false => self.style.glyph("•", "-").to_string(),
                 };
-                out.push_str(&self.item(indent, &marker));
+                let lead = self.item(indent, &marker);
+                let hang = bars + &" ".repeat(table::display_width(&lead));
+                out.push_str(&lead);
                 self.pos += skip;
-                self.line = Line::text("", None);
+                self.line = Line::text("", None, self.wrap(&out[start..], hang, ""));
             }
             Kind::Text { indent, skip } => {
-                match self.continuation(indent, after_blank) {
+                let hang = match self.continuation(indent, after_blank) {
                     Some(column) => {
                         out.push_str(&" ".repeat(column));
                         self.pos += skip;
+                        bars + &" ".repeat(column)
                     }
                     None => {
                         self.lists.clear();
                         self.pos += class.after_quote;
+                        bars
                     }
-                }
-                self.line = Line::text("", None);
+                };
+                self.line = Line::text("", None, self.wrap(&out[start..], hang, ""));
             }
             Kind::Rule => self.hold(Whole::Rule),
             Kind::Fence => self.hold(Whole::Fence),
             Kind::TableRow => self.hold(Whole::TableRow),
         }
+    }
+
+    /// Wraps a text line whose start, `lead`, is written: later rows start with `hang`.
+    fn wrap(&self, lead: &str, hang: String, sgr: &str) -> Wrap {
+        Wrap::new(self.width, table::display_width(lead), hang, sgr)
     }
 
     fn hold(&mut self, kind: Whole) {
@@ -302,20 +333,28 @@ impl Markdown {
         let Line::Text(text) = &mut self.line else {
             return false;
         };
-        let before = out.len();
         let paint = Paint {
             style: self.style,
             base: text.base,
         };
-        self.pos += inline::stream(&self.buf[self.pos..], eof, &mut text.prev, paint, out);
+        let mut piece = String::new();
+        self.pos += inline::stream(
+            &self.buf[self.pos..],
+            eof,
+            &mut text.prev,
+            paint,
+            &mut piece,
+        );
         if let Some((_, shown)) = &mut text.underline {
-            *shown += table::display_width(&out[before..]);
+            *shown += table::display_width(&piece);
         }
+        text.wrap.push(&piece, out);
         let newline = self.buf[self.pos..].starts_with('\n');
         let ended = newline || (eof && self.pos == self.buf.len());
         if !ended {
             return false;
         }
+        text.wrap.end(out);
         self.pos += usize::from(newline);
         if !text.base.is_empty() {
             out.push_str(&inline::sgr(""));
@@ -448,11 +487,7 @@ impl Markdown {
         if table.confirmed {
             out.push_str(&table::draw(&table.rows, self.style, self.width));
         } else {
-            let rows: Vec<String> = table
-                .rows
-                .iter()
-                .map(|row| inline::render(row, self.paint()))
-                .collect();
+            let rows: Vec<String> = table.rows.iter().map(|row| self.wrapped(row)).collect();
             out.push_str(&rows.join("\n"));
         }
         out.push_str(if table.newline { "\n" } else { "" });
@@ -460,8 +495,17 @@ impl Markdown {
 
     /// A held line shown as text after all.
     fn plain_line(&mut self, line: &str, newline: bool, out: &mut String) {
-        out.push_str(&inline::render(line, self.paint()));
+        out.push_str(&self.wrapped(line));
         out.push_str(if newline { "\n" } else { "" });
+    }
+
+    /// A whole line of text rendered and wrapped.
+    fn wrapped(&self, line: &str) -> String {
+        let mut wrap = self.wrap("", String::new(), "");
+        let mut out = String::new();
+        wrap.push(&inline::render(line, self.paint()), &mut out);
+        wrap.end(&mut out);
+        out
     }
 
     fn paint(&self) -> Paint<'static> {

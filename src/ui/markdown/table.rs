@@ -133,16 +133,7 @@ fn row_line(
 /// The columns `text` takes on a terminal: SGR sequences take none, combining marks none,
 /// East Asian wide characters and emoji two.
 pub(super) fn display_width(text: &str) -> usize {
-    let mut width = 0;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            chars.by_ref().find(|&c| c == 'm');
-            continue;
-        }
-        width += crate::ui::width::char_width(c);
-    }
-    width
+    crate::ui::width::shown_width(text)
 }
 
 #[cfg(test)]

@@ -100,8 +100,8 @@ fn each_construct_in_each_style() {
         ),
         (
             "See [docs](https://d.io) and <https://e.io>.\n",
-            "See docs ({4}https://d.io{}) and {4}https://e.io{}.\n",
-            "See docs (https://d.io) and https://e.io.\n",
+            "See docs ({4}https://d.io{}) and\n{4}https://e.io{}.\n",
+            "See docs (https://d.io) and\nhttps://e.io.\n",
         ),
         (
             "snake_case and 2*3*4 and a * b\n",
@@ -283,18 +283,18 @@ fn text_shows_as_it_arrives_and_only_the_undecided_waits() {
     // (pieces pushed one after another, what each push shows) without colour
     let cases: &[&[(&str, &str)]] = &[
         &[
-            ("A paragraph that goes on", "A paragraph that goes on"),
-            (" and on", " and on"),
+            ("A paragraph that goes on", "A paragraph that\ngoes"),
+            (" and on", " on and"),
         ],
-        &[("- item text", "• item text"), (" more\n", " more\n")],
-        &[("Say **hel", "Say "), ("lo** now", "hello now")],
+        &[("- item text", "• item"), (" more\n", " text more\n")],
+        &[("Say **hel", "Say"), ("lo** now", " hello")],
         &[
             ("#", ""),
-            ("# Sub", "Sub"),
-            ("title\n", "title\n────────\n"),
+            ("# Sub", ""),
+            ("title\n", "Subtitle\n────────\n"),
         ],
-        &[("  ", ""), ("x", "  x")],
-        &[("12", ""), ("3 apples", "123 apples")],
+        &[("  ", ""), ("x ", "  x")],
+        &[("12", ""), ("3 apples", "123")],
         &[("--", ""), ("-", ""), ("\n", "────────────────────\n")],
         &[
             ("```", ""),
@@ -311,7 +311,7 @@ fn text_shows_as_it_arrives_and_only_the_undecided_waits() {
                 "┌───┬───┐\n│ a │ b │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n\n",
             ),
         ],
-        &[("| a |\n", ""), ("b", "| a |\nb")],
+        &[("| a |\n", ""), ("b ", "| a |\nb")],
     ];
     for steps in cases {
         let mut md = Markdown::new(style(false, true), 20);
@@ -320,8 +320,8 @@ fn text_shows_as_it_arrives_and_only_the_undecided_waits() {
         }
     }
     let mut md = Markdown::new(style(true, true), 20);
-    assert_eq!(readable(&md.push("# Ti")), "{1;4}Ti");
-    assert_eq!(readable(&md.finish()), "{}");
+    assert_eq!(readable(&md.push("# Ti")), "{1;4}");
+    assert_eq!(readable(&md.finish()), "Ti{}");
 }
 
 #[test]
@@ -386,4 +386,29 @@ fn random_documents_render_the_same_however_split() {
             assert_eq!(shown, expected, "round {round}, {sizes:?}: {doc:?}");
         }
     }
+}
+
+#[test]
+fn prose_wraps_at_words_and_code_keeps_its_lines() {
+    let doc = "Answers are wrapped at word boundaries so that no word is cut in two.\n\
+               - a list item whose text runs on past the width\n\n\
+               > a quote that runs on past the width too\n\
+               ```\nlet code = \"stays on one line however long it is\";\n```\n\n\
+               Averyveryverylongwordwithoutspaces ends.\n";
+    let expected = "Answers are wrapped at word\nboundaries so that no word is\ncut in two.\n\
+                    • a list item whose text runs\n  on past the width\n\n\
+                    │ a quote that runs on past\n│ the width too\n\
+                    ──────────────────────────────\n\
+                    let code = \"stays on one line however long it is\";\n\
+                    ──────────────────────────────\n\n\
+                    Averyveryverylongwordwithoutsp\naces ends.\n";
+    assert_eq!(whole(doc, style(false, true), 30), expected);
+    let by_char = pieces(doc, std::iter::repeat(1), style(false, true), 30);
+    assert_eq!(by_char, expected);
+    // With colour the rows are the same: the style is closed before each break.
+    let coloured = whole("> **bold words that wrap** here\n", style(true, true), 20);
+    assert_eq!(
+        readable(&coloured),
+        "{2}│{} {1}bold words that{}\n{2}│{} {1}wrap{} here\n"
+    );
 }

@@ -117,6 +117,22 @@ impl Pty {
         self.wait_for_nth(text, 1);
     }
 
+    /// Waits until the screen shows `text` as a person reads it: the rows Marvin wrapped it
+    /// onto read as one, the spaces between words counting as one.
+    pub fn wait_for_words(&self, text: &str) {
+        let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let wanted = words(text);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !words(&self.visible().text()).contains(&wanted) {
+            assert!(
+                Instant::now() < deadline,
+                "waited for {text:?}; screen:\n{}",
+                self.visible().text()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Waits until a prompt (`› `) is the last thing on screen, then sends Ctrl+D and waits
     /// for the exit. (Ctrl+D typed before the prompt is back would be taken by the terminal's
     /// own line mode and lost.)

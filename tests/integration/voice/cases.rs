@@ -54,7 +54,7 @@ fn v_records_the_seconds_asked_and_sends_the_transcript() {
     // Only `text` is read; `usage` (the fixture's token counts) is ignored.
     let said = doc_text();
     assert!(said.starts_with("Imagine the wildest idea that you've ever had"));
-    pty.wait_for(&format!("🎤 \"{said}\""));
+    pty.wait_for_words(&format!("🎤 \"{said}\""));
     assert_eq!(model.requests()[0].last_message()["content"], said.as_str());
     assert!(pty.leave().success());
     // The transcript is in the history, as a typed line would be.

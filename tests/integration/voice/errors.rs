@@ -17,7 +17,7 @@ fn fails(
     let mut pty = repl(home, &model.url(), &whisper.url(), env);
     pty.wait_for("› ");
     pty.send(&format!("{line}\r"));
-    pty.wait_for(expected);
+    pty.wait_for_words(expected);
     pty.wait_for_nth("› ", 2);
     let screen = pty.screen();
     assert!(pty.leave().success());
@@ -129,12 +129,12 @@ fn a_refusal_repeating_the_key_is_redacted_and_a_web_page_is_one_line() {
     ]);
     let (mut pty, _model) = recording_repl(&home, &rec, &whisper.url());
     pty.send("!v 1\r");
-    pty.wait_for(
+    pty.wait_for_words(
         "Groq refused the recording (HTTP 401): Bad header Authorization: Bearer [redacted]; nothing was sent.",
     );
     pty.wait_for_nth("› ", 2);
     pty.send("!v 1\r");
-    pty.wait_for(
+    pty.wait_for_words(
         "Groq answered HTTP 502 with a web page (an outage or a proxy); try again later; nothing was sent.",
     );
     pty.wait_for_nth("› ", 3);

@@ -28,6 +28,8 @@ pub struct TicketGate {
 struct GateState {
     has_ticket: bool,
     create_attempted: bool,
+    /// The call whose `tk create` was turned back as too brief, until the registry asks.
+    turned_back: Option<String>,
 }
 
 impl TicketGate {
@@ -67,6 +69,18 @@ impl TicketGate {
 /// whether or not the tk program is installed.
 fn required(ctx: &ToolContext) -> bool {
     !ctx.readonly
+}
+
+/// Whether the call of `ctx` was the `tk create` turned back as too brief (asked once, by the
+/// registry, as the call ends).
+pub(crate) fn turned_back(ctx: &ToolContext) -> bool {
+    ctx.shared.tickets.with(|s| {
+        let this = s.turned_back.as_deref() == Some(ctx.call_id.as_str());
+        if this {
+            s.turned_back = None;
+        }
+        this
+    })
 }
 
 /// Refuses a write tool until a ticket exists.
@@ -124,6 +138,9 @@ fn tk(args: Args, ctx: &ToolContext) -> Result<String, String> {
             .tickets
             .with(|s| std::mem::replace(&mut s.create_attempted, true))
     {
+        ctx.shared
+            .tickets
+            .with(|s| s.turned_back = Some(ctx.call_id.clone()));
         return Err(TOO_BRIEF.into());
     }
     if creating {
@@ -331,6 +348,29 @@ mod tests {
             log, "create Add a -d short\n",
             "the turned-back create never reached tk"
         );
+    }
+
+    #[test]
+    fn the_gates_turn_backs_are_marked_as_such_and_nothing_else_is() {
+        let work = TempDir::new("tk-marked");
+        let (_bin, ctx) = with_tk(&work);
+        let registry = Registry::builtin();
+        let run = |id: &str, name: &str, args: serde_json::Value| {
+            let outcome = registry.execute(&ToolCall::new(id, name, args.to_string()), &ctx);
+            (outcome.is_error, outcome.turned_back)
+        };
+        let create = serde_json::json!({"path": "a.txt", "content": "x"});
+        let ticket = serde_json::json!({"args": "create \"Add a\" -d \"short\""});
+        assert_eq!(run("1", "create_file", create.clone()), (true, true));
+        assert_eq!(
+            run("2", "tk", serde_json::json!({"args": ""})),
+            (true, false)
+        );
+        assert_eq!(run("3", "tk", ticket.clone()), (true, true));
+        assert_eq!(run("4", "tk", ticket), (false, false));
+        assert_eq!(run("5", "create_file", create), (false, false));
+        let missing = serde_json::json!({"path": "nope.txt"});
+        assert_eq!(run("6", "read_file", missing), (true, false));
     }
 
     #[test]
