@@ -196,8 +196,11 @@
     const tool = state.tools.get(event.id);
     if (!tool) return;
     const seconds = (event.elapsed_ms / 1000).toFixed(1);
-    tool.summary.textContent = (event.is_error ? '✗ ' : '✓ ') + tool.name + ' · ' + seconds + ' s';
-    if (event.is_error) tool.block.classList.add('failed');
+    // A call the ticket gate turned back is not a failure: a quiet line, as in the terminal.
+    const mark = event.turned_back ? '· ' : event.is_error ? '✗ ' : '✓ ';
+    tool.summary.textContent = mark + tool.name + ' · ' + seconds + ' s' +
+      (event.turned_back ? ' (waits for a ticket)' : '');
+    if (event.is_error && !event.turned_back) tool.block.classList.add('failed');
     const output = event.output.length > 8000 ? event.output.slice(0, 8000) + '\n…' : event.output;
     tool.block.append(el('pre', { class: 'result', text: output }));
   }
