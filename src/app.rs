@@ -9,7 +9,7 @@ use crate::cli::Args;
 use crate::config;
 use crate::config::{Config, ConfigError, Env, SETUP_HELP};
 use crate::interact::approvals::PermissionMode;
-use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
+use crate::llm::{self, chain::ProviderChain};
 use crate::local;
 use crate::session::{Session, TurnEnd};
 use crate::store::sessions::Meta;
@@ -18,7 +18,6 @@ use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
 use crate::ui::output::warn;
 use crate::ui::signal;
-use crate::ui::table::ProviderRow;
 use crate::ui::terminal::TerminalView;
 use crate::ui::{repl, resume, stdin};
 use crate::usage::Tally;
@@ -530,7 +529,7 @@ struct Desk<'a> {
 
 impl repl::ProviderDesk for Desk<'_> {
     fn table(&self, name: &str, model: &str) -> String {
-        provider_table(self.env, Some(self.config), Some((name, model)))
+        crate::providers::table(self.env, Some(self.config), Some((name, model)))
     }
 
     fn switch(&self, session: &mut Session, name: &str, model: Option<&str>) -> Result<(), String> {
@@ -540,82 +539,6 @@ impl repl::ProviderDesk for Desk<'_> {
         session.switch_provider(llm::connect(&settings, self.config.search_path.clone()));
         Ok(())
     }
-}
-
-/// `--list-providers`: every provider, its model and where its credentials are, and which one
-/// Marvin would use with what fallbacks.
-pub fn list_providers() -> ExitCode {
-    let env = Env::from_process();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let built = Config::build(&Args::default(), &env, &cwd);
-    // With nothing set up, what a run would use instead: a model server on this machine.
-    let found = match &built {
-        Err(ConfigError::NoProvider) => {
-            env.local_ports().ok().and_then(|ports| local::find(&ports))
-        }
-        _ => None,
-    };
-    let mut out = provider_table(&env, built.ok().as_ref(), None);
-    if let Some(found) = found {
-        let line = format!(
-            "found {}; used while no provider is set up{}",
-            found.describe(),
-            match found.models.len() {
-                0 | 1 => String::new(),
-                _ => format!(" (models: {})", found.models.join(", ")),
-            }
-        );
-        out.push_str(&crate::ui::width::wrap(
-            "",
-            &line,
-            2,
-            crate::ui::width::line_width(),
-        ));
-        out.push('\n');
-    }
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
-    ExitCode::SUCCESS
-}
-
-/// One row per provider under a header: emoji, name, model, where its credentials are (never
-/// the key) or why it is not set up, and whether it is in use (`active` overrides the
-/// configured choice after a fallback); within 80 columns, the last column wrapped.
-fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str)>) -> String {
-    let mut rows = Vec::new();
-    for (kind, mut model, credentials) in config::provider_report(env) {
-        let credentials = match credentials.as_str() {
-            // Only ask gh when it is the last source left, and only for this diagnostic.
-            "credentials: gh auth token" => match gh_auth_token(env.search_path().as_deref()) {
-                Ok(_) => credentials,
-                Err(why) => format!("not set up: {why}"),
-            },
-            _ => credentials,
-        };
-        let in_use = match (config, active) {
-            (_, Some((name, active_model))) if name == kind.name() => {
-                model = active_model.to_string();
-                "← in use"
-            }
-            (Some(c), None) if c.provider.kind == kind => {
-                model = c.provider.model.clone();
-                "← in use"
-            }
-            (Some(c), _) if c.fallbacks.iter().any(|f| f.kind == kind) => "← fallback",
-            _ => "",
-        };
-        let credentials = credentials
-            .strip_prefix("credentials: ")
-            .unwrap_or(&credentials);
-        rows.push(ProviderRow {
-            emoji: kind.emoji(),
-            name: kind.name(),
-            model,
-            about: credentials.to_string(),
-            marker: in_use,
-        });
-    }
-    let line = crate::ui::width::line_width();
-    crate::ui::table::providers(&rows, config::unicode_locale(env), line)
 }
 
 /// 0 answered (or nobody was reading any more), 1 failed, 128 + the signal when stopped.

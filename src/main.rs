@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     match cli::parse(args) {
         Ok(Command::Help) => print(&cli::help()),
         Ok(Command::Version) => print(&version()),
-        Ok(Command::ListProviders) => marvin::app::list_providers(),
+        Ok(Command::ListProviders) => marvin::providers::list(),
         Ok(Command::Completions(shell)) => match marvin::completions::script(&shell) {
             Ok(script) => print(&script),
             Err(message) => {

@@ -13,7 +13,7 @@ mod voice;
 mod web;
 
 pub use browser::FormSurface;
-pub use credential::report as provider_report;
+pub use credential::{about as provider_about, report as provider_report};
 pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
 pub use on_ask::{OnAsk, PhoneRelay};
 use on_ask::{park_for, phone_relay, question_timeout, question_topic};

@@ -243,6 +243,50 @@ fn provider_command_lists_providers_with_the_one_in_use() {
     );
     assert!(screen.text().contains("ollama"), "{}", screen.text());
     assert!(screen.wrapped.is_empty(), "{:?}", screen.wrapped);
+    // A key-less server says where it is, not that its key is missing.
+    let about: String = rest.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    assert!(
+        about.contains(&format!("{}, no key", server.url())),
+        "{about}"
+    );
+    assert!(!screen.text().contains("(not set)"), "{}", screen.text());
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn provider_shows_a_found_local_server_with_its_url_and_no_ollama_that_is_not_there() {
+    let home = TempDir::new("repl-provider-local");
+    let server = ReplayServer::answering_all(|request| match request.url.as_str() {
+        "/v1/models" => Some(Reply::json(
+            200,
+            r#"{"object": "list", "data": [{"id": "smollm2", "object": "model"}]}"#,
+        )),
+        _ => Some(Reply::json(404, "{}")),
+    });
+    let port = server.port().to_string();
+    let mut command = marvin(home.path());
+    command
+        .env("MARVIN_LOCAL_PORTS", &port)
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn_sized(command, 120, 40);
+    pty.wait_for("› ");
+    pty.send("/provider\r");
+    pty.wait_for("← in use");
+    pty.wait_for("🔮 openai-compat");
+    let text = pty.visible().text();
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(&format!(
+            "🔮 openai-compat smollm2 http://127.0.0.1:{port}/v1, no key ← in use"
+        )),
+        "{text}"
+    );
+    // Each provider its own emoji, and no Ollama offered as ready when none is set up.
+    assert!(words.contains("🧠 openai gpt-5.1 not set up"), "{text}");
+    assert!(
+        words.contains("🦙 ollama qwen3-coder:30b not set up: a running Ollama server"),
+        "{text}"
+    );
     assert!(pty.leave().success());
 }
 
