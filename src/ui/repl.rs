@@ -52,7 +52,7 @@ fn shown_turn(
         provider: session.provider_name(),
         model: session.model(),
         profile: session.profile(),
-        messages: session.messages().len().saturating_sub(1),
+        messages: session.spoken_messages(),
         coding: session.coding_mode(),
     };
     view.finish(&report, &status);

@@ -449,10 +449,15 @@ impl TerminalView {
         }
         self.answer.end_line();
         let tally = &report.tally;
+        // A call cut short by Ctrl+C reports no usage: nothing known is not zero.
+        let tokens = match (&report.end, tally.input_tokens + tally.output_tokens) {
+            (TurnEnd::Cancelled, 0) => "cancelled, usage unknown".to_string(),
+            _ => format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
+        };
         let mut parts = vec![
             status.provider.to_string(),
             status.model.to_string(),
-            format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
+            tokens,
         ];
         parts.extend(format_cost(tally));
         parts.push(seconds(report.elapsed));

@@ -104,7 +104,57 @@ fn ctrl_c_during_an_answer_keeps_it_and_returns_to_the_prompt() {
     pty.send("\x03");
     pty.wait_for("[Cancelled]");
     pty.wait_for_nth("› ", 2);
+    // The cut call's usage never came: said so, not counted as nothing.
+    assert!(
+        pty.screen().contains("gpt-4o · cancelled, usage unknown"),
+        "{}",
+        pty.screen()
+    );
+    assert!(!pty.screen().contains("0 in / 0 out"), "{}", pty.screen());
     pty.send("exit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn one_message_count_and_an_unknown_price_said_as_such() {
+    let home = TempDir::new("repl-counts");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "get_usage", "{}")]),
+        Reply::text(&["Counted."]),
+    ]);
+    let model = [("MARVIN_MODEL", "qwen/qwen3-32b")];
+    let mut pty = common::pty::repl_at(120, &home, &server.url(), &model, &[]);
+    pty.wait_for("› ");
+    pty.send("what did this cost?\r");
+    pty.wait_for("Counted.");
+    // The person's message and the answer; the tool round is not two more.
+    pty.wait_for("2 messages");
+    assert!(
+        pty.screen().contains("· cost unknown ·"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("usage\r");
+    pty.wait_for("All time      2 model calls");
+    assert!(
+        pty.screen()
+            .contains("This session  2 model calls, 10 tokens in / 5 out, cost unknown"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    // Taken up again, the banner counts the same two.
+    let again = ReplayServer::unused();
+    let mut pty = common::pty::repl_at(120, &home, &again.url(), &model, &[]);
+    pty.wait_for("› ");
+    assert!(
+        pty.screen()
+            .contains("Resumed \"what did this cost?\": 2 messages"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }
 
