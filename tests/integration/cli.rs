@@ -93,7 +93,8 @@ fn nothing_configured_explains_the_setup_and_exits_1() {
 #[test]
 fn bad_flags_and_providers_are_one_clear_line() {
     let home = TempDir::new("badflags");
-    let cases: &[(&[&str], &str)] = &[
+    // A command line that cannot be run is a usage error: status 2.
+    let usage: &[(&[&str], &str)] = &[
         (
             &["--bogus"],
             "marvin: unknown option --bogus; run `marvin --help` for the options\n",
@@ -102,6 +103,17 @@ fn bad_flags_and_providers_are_one_clear_line() {
             &["--modle", "x", "hi"],
             "marvin: unknown option --modle; did you mean --model?\n",
         ),
+        (
+            &["-1 times -1?"],
+            "marvin: unknown option -1; to ask a question that starts with \"-\", put -- before it: marvin -- \"-1 times -1?\"\n",
+        ),
+    ];
+    for (args, expected) in usage {
+        let output = marvin(home.path()).args(*args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&output), *expected, "{args:?}");
+    }
+    let cases: &[(&[&str], &str)] = &[
         (
             &["--provider", "claude", "hi"],
             "marvin: unknown provider \"claude\"; choose one of copilot, gemini, groq, openai, ollama, openai-compat\n",
