@@ -70,6 +70,7 @@ fn with_terminal_or_pipe(args: Args, env: &Env) -> ExitCode {
         Err(message) => return fail(&message),
     };
     config.has_ui = std::io::stdin().is_terminal();
+    config.answers_once |= !config.has_ui;
     // A parked run taken up without a prompt to ask its question on goes on as it ran: as a
     // --non-interactive run (with the phone's answer, or saying how to give one).
     let parked = resumed.as_ref().is_some_and(|m| m.parked.is_some());
@@ -512,7 +513,8 @@ fn session_with(config: &Config, registry: Arc<Registry>, loaded: Vec<custom::Lo
         .chain(&config.fallbacks)
         .map(|settings| llm::connect(settings, config.search_path.clone()))
         .collect();
-    let mut session = Session::new(config, Arc::new(ProviderChain::new(providers)), registry);
+    let chain = ProviderChain::new(providers).answering_once(config.answers_once);
+    let mut session = Session::new(config, Arc::new(chain), registry);
     session.set_custom_tools(loaded);
     for warning in session.take_warnings() {
         warn(&warning);

@@ -251,6 +251,9 @@ pub struct Config {
     /// Someone can answer questions: not non-interactive (the app also checks that stdin is
     /// a terminal).
     pub has_ui: bool,
+    /// The run answers one question and ends (`--once`, `--non-interactive`, piped input):
+    /// nothing is said about a next call.
+    pub answers_once: bool,
     /// What a `--non-interactive` run does when a tool asks (`--on-ask`).
     pub on_ask: OnAsk,
     /// How long a parked run waits for its answer (MARVIN_PARK_DAYS, default 7 days).
@@ -444,6 +447,7 @@ impl Config {
             phone: phone_relay(env)?,
             question_timeout: question_timeout(env)?,
             has_ui: !non_interactive,
+            answers_once: non_interactive || args.once,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),

@@ -454,10 +454,8 @@ fn a_silent_server_times_out_and_falls_back() {
         stderr(&output)
     );
     let err = stderr(&output);
-    assert!(
-        err.contains("openai-compat timed out; its session will be rebuilt"),
-        "{err}"
-    );
+    // A run that answers once has no next call to rebuild a session for.
+    assert!(!err.contains("will be rebuilt"), "{err}");
     assert!(
         err.contains("openai-compat stopped answering: no data for 1s after the answer started (MARVIN_TIMEOUT) — falling back to copilot"),
         "{err}"

@@ -159,6 +159,31 @@ fn one_message_count_and_an_unknown_price_said_as_such() {
 }
 
 #[test]
+fn a_timeout_promises_a_rebuilt_session_only_where_a_next_call_can_come() {
+    let stalled = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half\"}}]}\n\n";
+    let home = TempDir::new("repl-timeout-once");
+    let server = StallServer::start(stalled);
+    let mut pty = common::pty::at_80(
+        &home,
+        &server.url(),
+        &[("MARVIN_TIMEOUT", "1")],
+        &["--once", "hi"],
+    );
+    assert!(!pty.wait_exit().success());
+    let screen = pty.screen();
+    assert!(screen.contains("stopped answering"), "{screen}");
+    assert!(!screen.contains("rebuilt for the next call"), "{screen}");
+    // At the prompt there is a next call: it is said there.
+    let server = StallServer::start(stalled);
+    let mut pty = common::pty::at_80(&home, &server.url(), &[("MARVIN_TIMEOUT", "1")], &[]);
+    pty.wait_for("› ");
+    pty.send("hi\r");
+    pty.wait_for("openai-compat timed out; its session will be rebuilt for the next call");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
 fn sigterm_during_an_answer_keeps_it_and_ends_the_session_with_143() {
     use std::os::unix::process::ExitStatusExt;
     let home = TempDir::new("repl-sigterm");
