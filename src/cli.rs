@@ -203,7 +203,8 @@ Environment:
                            PROGRAM OUTPUT SECONDS (default arecord on
                            Linux, else sox)
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
-  EDITOR                   editor for the REPL's `preferences` (default nano)
+  VISUAL, EDITOR           editor for the REPL's `preferences`, the first one
+                           set (default vi)
   MARVIN_NO_BROWSER        1: like --no-browser
   MARVIN_MCP_TIMEOUT       seconds an MCP server may take to answer (60)
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened

@@ -22,7 +22,7 @@ pub(crate) enum Command {
     Record(Result<u32, String>),
     /// `!voice`: listen until Enter or Ctrl+C, sending what is said at each pause.
     Listen,
-    /// `preferences`: edit the profile's preferences in $EDITOR.
+    /// `preferences`: edit the profile's preferences in $VISUAL, $EDITOR or vi.
     Preferences,
     /// `profiles` lists them; `profiles NAME` switches (creating it).
     Profiles(Option<String>),

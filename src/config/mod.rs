@@ -59,6 +59,7 @@ const OWN: &[&str] = &[
     "MARVIN_RECORDER",
     "MARVIN_LOCAL_PORTS",
     "WHISPER_MODEL",
+    "VISUAL",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
     "MARVIN_PARK_DAYS",
@@ -273,7 +274,7 @@ pub struct Config {
     /// The locale is UTF-8 (or says nothing): symbols and emoji may be shown; `LANG=C` and
     /// other non-UTF-8 locales get ASCII stand-ins.
     pub unicode: bool,
-    /// The editor for `preferences` (EDITOR, default nano).
+    /// The editor for `preferences`: VISUAL, else EDITOR, else vi (as git and crontab choose).
     pub editor: String,
     /// MARVIN_CONTEXT_BUDGET: the context limit in tokens (warn and compact at 180/226 and
     /// 200/226 of it); `None`: the limit follows the model's window.
@@ -427,7 +428,11 @@ impl Config {
             dumb_terminal: env.get("TERM") == Some("dumb"),
             unicode: unicode_locale(env),
             raw: args.raw,
-            editor: env.get("EDITOR").unwrap_or("nano").to_string(),
+            editor: env
+                .get("VISUAL")
+                .or(env.get("EDITOR"))
+                .unwrap_or("vi")
+                .to_string(),
             form_surface: FormSurface::from_env(env, args.no_browser),
             mcp,
             ntfy_url: endpoints.url(&services::NTFY).to_string(),

@@ -43,7 +43,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
                 "/profiles [NAME]",
                 "list profiles, or switch to NAME (creating it)",
             ),
-            ("/preferences", "edit this profile's preferences in $EDITOR"),
+            (
+                "/preferences",
+                "edit this profile's preferences in $VISUAL or $EDITOR",
+            ),
             ("/saved", "the saved places of this profile"),
             (
                 "/approvals",
