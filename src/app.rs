@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::cli::Args;
 use crate::config;
-use crate::config::{Config, ConfigError, Env, SETUP_HELP};
+use crate::config::{Config, ConfigError, Env, ProviderSettings, SETUP_HELP};
 use crate::interact::approvals::PermissionMode;
 use crate::llm::{self, chain::ProviderChain};
 use crate::local;
@@ -535,9 +535,18 @@ impl repl::ProviderDesk for Desk<'_> {
     }
 
     fn switch(&self, session: &mut Session, name: &str, model: Option<&str>) -> Result<(), String> {
-        let settings = self
-            .config
-            .provider_settings(self.env, name, model.map(str::to_string))?;
+        // The provider the run started with is switched as it was set up (a server found on
+        // this machine is in no variable).
+        let settings = match (&self.config.provider, model) {
+            (started, Some(model)) if started.kind.name() == name => ProviderSettings {
+                model: model.to_string(),
+                model_hint: "/model".into(),
+                ..started.clone()
+            },
+            _ => self
+                .config
+                .provider_settings(self.env, name, model.map(str::to_string))?,
+        };
         session.switch_provider(llm::connect(&settings, self.config.search_path.clone()));
         Ok(())
     }

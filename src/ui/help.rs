@@ -66,6 +66,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("!code", "turn coding mode on or off"),
             (
+                "!pro PROMPT",
+                "answer this one prompt with the high model tier",
+            ),
+            (
                 "!shell, !sh",
                 "shell mode: lines run as bash commands until !sh again",
             ),

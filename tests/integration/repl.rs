@@ -184,6 +184,39 @@ fn a_timeout_promises_a_rebuilt_session_only_where_a_next_call_can_come() {
 }
 
 #[test]
+fn pro_answers_one_prompt_with_the_high_tier_then_the_model_before_it() {
+    let home = TempDir::new("repl-pro");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Deep answer."]),
+        Reply::text(&["Plain answer."]),
+    ]);
+    let high = [("MARVIN_CODE_MODEL_HIGH", "big-model")];
+    let mut pty = common::pty::at_80(&home, &server.url(), &high, &[]);
+    pty.wait_for("› ");
+    pty.send("!pro prove it\r");
+    pty.wait_for("Deep answer.");
+    pty.wait_for("openai-compat · big-model ·");
+    pty.send("and now?\r");
+    pty.wait_for("Plain answer.");
+    pty.wait_for("openai-compat · gpt-4o ·");
+    pty.send("!pro\r");
+    pty.wait_for("!pro PROMPT");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].body["model"], "big-model");
+    assert_eq!(requests[0].last_message()["content"], "prove it");
+    // The conversation carries on with the model before it, the high tier's answer in it.
+    assert_eq!(requests[1].body["model"], "gpt-4o");
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().any(|m| m["content"] == "Deep answer."),
+        "{messages:?}"
+    );
+}
+
+#[test]
 fn sigterm_during_an_answer_keeps_it_and_ends_the_session_with_143() {
     use std::os::unix::process::ExitStatusExt;
     let home = TempDir::new("repl-sigterm");
