@@ -26,13 +26,16 @@ use crate::usage::Tally;
 pub fn run(args: Args) -> ExitCode {
     tools::install_panic_hook();
     // A run that answers once ends on SIGTERM/SIGHUP like on Ctrl+C from its very start; the
-    // REPL only during a turn (at its prompt they end Marvin at once).
+    // REPL only during a turn (at its prompt they end Marvin once its temporary files are
+    // removed).
     let repl = !args.non_interactive
         && args.answer.is_none()
         && !args.once
         && std::io::stdin().is_terminal();
     if !repl {
         signal::arm();
+    } else {
+        signal::tidy_before_stop(crate::tools::kit::scratch::remove_all);
     }
     signal::install();
     let env = Env::from_process();
