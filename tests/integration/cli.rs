@@ -1387,6 +1387,34 @@ fn completion_scripts_load_and_complete_flags_providers_and_profiles() {
         bash_completes(&home, &script, &["marvin", "--profile", "w"]),
         "weekend work"
     );
+    // `serve` as the first word, wait: among --on-ask's modes, and the stored sessions (ids
+    // and names, a name of several words quoted) after --resume.
+    assert_eq!(bash_completes(&home, &script, &["marvin", "se"]), "serve");
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--on-ask", "w"]),
+        "wait:"
+    );
+    let sessions = home.path().join("marvin-home/sessions");
+    for (id, name) in [
+        ("0a1b2c3d", "fix the parser"),
+        ("11223344", "weekly report"),
+    ] {
+        std::fs::create_dir_all(sessions.join(id)).unwrap();
+        let meta = serde_json::json!({"id": id, "name": name, "messages": 2});
+        std::fs::write(
+            sessions.join(id).join("meta.json"),
+            serde_json::to_string_pretty(&meta).unwrap(),
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--resume", "f"]),
+        "fix\\ the\\ parser"
+    );
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--resume", "1"]),
+        "11223344"
+    );
     // The other shells' scripts parse, where the shell is installed.
     for (shell, check) in [("zsh", ["-n"]), ("fish", ["--no-execute"])] {
         let output = marvin(home.path())
@@ -1480,7 +1508,18 @@ fn the_manual_page_renders_without_a_warning() {
     };
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stderr(&output), "", "groff warns about doc/marvin.1");
-    assert!(stdout(&output).contains("REPL COMMANDS"));
+    let text = stdout(&output);
+    assert!(text.contains("REPL COMMANDS"));
+    // The synopsis names every way to run it.
+    let synopsis = &text[text.find("SYNOPSIS").unwrap()..text.find("DESCRIPTION").unwrap()];
+    for form in [
+        "marvin serve [--port N]",
+        "marvin --attach URL",
+        "marvin --resume [NAME|ID]",
+        "wait:SECONDS",
+    ] {
+        assert!(synopsis.contains(form), "{form}: {synopsis}");
+    }
 }
 
 /// The port of a replay server.
