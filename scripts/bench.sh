@@ -163,8 +163,20 @@ for name, a, b, t in rows:
     print(f"{name:{width}} {a:>18} {b:>18}   {t}")
 PY
 
+# The README's size figure must be the binary's: said, not left to drift.
+said=$(sed -n 's/^| stripped binary[^|]*| \([0-9.]*\) MB.*/\1/p' README.md)
+measured=$(python3 -c "print(f'{$size / 1e6:.2f}')")
+if [ "$said" != "$measured" ]; then
+  echo "README.md says the stripped binary is ${said:-nothing} MB; it is $measured MB: update it" >&2
+  size_drift=1
+fi
+
 # What the first request carries (issue "Model-aware requests"): an everyday question of
 # SLURP's devel split, each asked of a fresh home, and a --non-interactive coding question;
 # and the first-round recall on that split.
 echo
 python3 scripts/request_sizes.py target/release/marvin
+
+if [ -n "${size_drift:-}" ]; then
+  exit 1
+fi

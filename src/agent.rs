@@ -102,6 +102,9 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         if let Some(usage) = &result.usage {
             lock(turn.budget).calibrate(messages, usage.input_tokens);
         }
+        (turn.ctx.shared.turn_usage.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .record(turn.providers.active().model(), result.usage.as_ref());
         (turn.emit)(AgentEvent::ModelCall {
             model: turn.providers.active().model().to_string(),
             usage: result.usage,

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use crate::cli::Args;
 use crate::config;
-use crate::config::{Config, ConfigError, Env, SETUP_HELP};
+use crate::config::{Config, ConfigError, Env, ProviderSettings, SETUP_HELP};
 use crate::interact::approvals::PermissionMode;
-use crate::llm::{self, chain::ProviderChain, copilot::gh_auth_token};
+use crate::llm::{self, chain::ProviderChain};
 use crate::local;
 use crate::session::{Session, TurnEnd};
 use crate::store::sessions::Meta;
@@ -18,7 +18,6 @@ use crate::tools::{self, Registry};
 use crate::ui::batch::BatchView;
 use crate::ui::output::warn;
 use crate::ui::signal;
-use crate::ui::table::ProviderRow;
 use crate::ui::terminal::TerminalView;
 use crate::ui::{repl, resume, stdin};
 use crate::usage::Tally;
@@ -27,13 +26,16 @@ use crate::usage::Tally;
 pub fn run(args: Args) -> ExitCode {
     tools::install_panic_hook();
     // A run that answers once ends on SIGTERM/SIGHUP like on Ctrl+C from its very start; the
-    // REPL only during a turn (at its prompt they end Marvin at once).
+    // REPL only during a turn (at its prompt they end Marvin once its temporary files are
+    // removed).
     let repl = !args.non_interactive
         && args.answer.is_none()
         && !args.once
         && std::io::stdin().is_terminal();
     if !repl {
         signal::arm();
+    } else {
+        signal::tidy_before_stop(crate::tools::kit::scratch::remove_all);
     }
     signal::install();
     let env = Env::from_process();
@@ -71,6 +73,7 @@ fn with_terminal_or_pipe(args: Args, env: &Env) -> ExitCode {
         Err(message) => return fail(&message),
     };
     config.has_ui = std::io::stdin().is_terminal();
+    config.answers_once |= !config.has_ui;
     // A parked run taken up without a prompt to ask its question on goes on as it ran: as a
     // --non-interactive run (with the phone's answer, or saying how to give one).
     let parked = resumed.as_ref().is_some_and(|m| m.parked.is_some());
@@ -513,7 +516,8 @@ fn session_with(config: &Config, registry: Arc<Registry>, loaded: Vec<custom::Lo
         .chain(&config.fallbacks)
         .map(|settings| llm::connect(settings, config.search_path.clone()))
         .collect();
-    let mut session = Session::new(config, Arc::new(ProviderChain::new(providers)), registry);
+    let chain = ProviderChain::new(providers).answering_once(config.answers_once);
+    let mut session = Session::new(config, Arc::new(chain), registry);
     session.set_custom_tools(loaded);
     for warning in session.take_warnings() {
         warn(&warning);
@@ -530,92 +534,25 @@ struct Desk<'a> {
 
 impl repl::ProviderDesk for Desk<'_> {
     fn table(&self, name: &str, model: &str) -> String {
-        provider_table(self.env, Some(self.config), Some((name, model)))
+        crate::providers::table(self.env, Some(self.config), Some((name, model)))
     }
 
     fn switch(&self, session: &mut Session, name: &str, model: Option<&str>) -> Result<(), String> {
-        let settings = self
-            .config
-            .provider_settings(self.env, name, model.map(str::to_string))?;
+        // The provider the run started with is switched as it was set up (a server found on
+        // this machine is in no variable).
+        let settings = match (&self.config.provider, model) {
+            (started, Some(model)) if started.kind.name() == name => ProviderSettings {
+                model: model.to_string(),
+                model_hint: "/model".into(),
+                ..started.clone()
+            },
+            _ => self
+                .config
+                .provider_settings(self.env, name, model.map(str::to_string))?,
+        };
         session.switch_provider(llm::connect(&settings, self.config.search_path.clone()));
         Ok(())
     }
-}
-
-/// `--list-providers`: every provider, its model and where its credentials are, and which one
-/// Marvin would use with what fallbacks.
-pub fn list_providers() -> ExitCode {
-    let env = Env::from_process();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let built = Config::build(&Args::default(), &env, &cwd);
-    // With nothing set up, what a run would use instead: a model server on this machine.
-    let found = match &built {
-        Err(ConfigError::NoProvider) => {
-            env.local_ports().ok().and_then(|ports| local::find(&ports))
-        }
-        _ => None,
-    };
-    let mut out = provider_table(&env, built.ok().as_ref(), None);
-    if let Some(found) = found {
-        let line = format!(
-            "found {}; used while no provider is set up{}",
-            found.describe(),
-            match found.models.len() {
-                0 | 1 => String::new(),
-                _ => format!(" (models: {})", found.models.join(", ")),
-            }
-        );
-        out.push_str(&crate::ui::width::wrap(
-            "",
-            &line,
-            2,
-            crate::ui::width::line_width(),
-        ));
-        out.push('\n');
-    }
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
-    ExitCode::SUCCESS
-}
-
-/// One row per provider under a header: emoji, name, model, where its credentials are (never
-/// the key) or why it is not set up, and whether it is in use (`active` overrides the
-/// configured choice after a fallback); within 80 columns, the last column wrapped.
-fn provider_table(env: &Env, config: Option<&Config>, active: Option<(&str, &str)>) -> String {
-    let mut rows = Vec::new();
-    for (kind, mut model, credentials) in config::provider_report(env) {
-        let credentials = match credentials.as_str() {
-            // Only ask gh when it is the last source left, and only for this diagnostic.
-            "credentials: gh auth token" => match gh_auth_token(env.search_path().as_deref()) {
-                Ok(_) => credentials,
-                Err(why) => format!("not set up: {why}"),
-            },
-            _ => credentials,
-        };
-        let in_use = match (config, active) {
-            (_, Some((name, active_model))) if name == kind.name() => {
-                model = active_model.to_string();
-                "← in use"
-            }
-            (Some(c), None) if c.provider.kind == kind => {
-                model = c.provider.model.clone();
-                "← in use"
-            }
-            (Some(c), _) if c.fallbacks.iter().any(|f| f.kind == kind) => "← fallback",
-            _ => "",
-        };
-        let credentials = credentials
-            .strip_prefix("credentials: ")
-            .unwrap_or(&credentials);
-        rows.push(ProviderRow {
-            emoji: kind.emoji(),
-            name: kind.name(),
-            model,
-            about: credentials.to_string(),
-            marker: in_use,
-        });
-    }
-    let line = crate::ui::width::line_width();
-    crate::ui::table::providers(&rows, config::unicode_locale(env), line)
 }
 
 /// 0 answered (or nobody was reading any more), 1 failed, 128 + the signal when stopped.

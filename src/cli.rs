@@ -210,7 +210,8 @@ Environment:
                            PROGRAM OUTPUT SECONDS (default arecord on
                            Linux, else sox)
   WHISPER_MODEL            Groq's transcription model (whisper-large-v3)
-  EDITOR                   editor for the REPL's `preferences` (default nano)
+  VISUAL, EDITOR           editor for the REPL's `preferences`, the first one
+                           set (default vi)
   MARVIN_NO_BROWSER        1: like --no-browser
   MARVIN_MCP_TIMEOUT       seconds an MCP server may take to answer (60)
   SSH_CONNECTION, SSH_TTY  set over SSH: the interview form is not opened
@@ -223,8 +224,9 @@ Environment:
                            ASCII instead of emoji and symbols
 ";
 
-const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 3 a question ended it (--on-ask fail),
-4 parked on a question (--on-ask park), 130 interrupted (Ctrl+C).\n";
+const EXIT_STATUS: &str = "Exit status: 0 answered, 1 error, 2 a wrong command line (1 with
+--non-interactive), 3 a question ended it (--on-ask fail), 4 parked on a
+question (--on-ask park), 130 interrupted (Ctrl+C).\n";
 
 /// One option of --help: its long name, its short letter, the value it takes (`NAME`), what it
 /// does (its description's lines joined).
@@ -278,7 +280,8 @@ pub(crate) fn options() -> Vec<OptionHelp> {
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
     use lexopt::prelude::*;
-    let mut parser = lexopt::Parser::from_args(args);
+    let args: Vec<OsString> = args.into_iter().collect();
+    let mut parser = lexopt::Parser::from_args(args.clone());
     let mut parsed = Args::default();
     let mut words: Vec<String> = Vec::new();
     while let Some(arg) = parser.next().map_err(describe)? {
@@ -336,12 +339,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                     .map_err(|_| "the question is not valid UTF-8".to_string())?,
             ),
             Long(flag) => return Err(unknown_flag(flag)),
-            other => {
-                return Err(format!(
-                    "{}; run `marvin --help` for the options",
-                    other.unexpected()
-                ));
-            }
+            Short(letter) => return Err(unknown_short(letter, &args)),
         }
     }
     if words == ["serve"] {
@@ -402,6 +400,25 @@ fn unknown_flag(flag: &str) -> String {
     match closest {
         Some((_, long)) => format!("unknown option --{flag}; did you mean --{long}?"),
         None => format!("unknown option --{flag}; run `marvin --help` for the options"),
+    }
+}
+
+/// `-x` is not one of ours. A question that starts with a dash (`marvin "-1 times -1?"`) is
+/// read as options: say how to ask it.
+fn unknown_short(letter: char, args: &[OsString]) -> String {
+    let word = args.iter().filter_map(|arg| arg.to_str()).find(|arg| {
+        !arg.starts_with("--")
+            && arg
+                .strip_prefix('-')
+                .is_some_and(|rest| rest.contains(letter))
+    });
+    match word {
+        Some(question) if question.contains(char::is_whitespace) => format!(
+            "unknown option -{letter}; to ask a question that starts with \"-\", put -- before it: marvin -- {question:?}"
+        ),
+        _ => format!(
+            "unknown option -{letter}; run `marvin --help` for the options (a question that starts with \"-\" goes after --)"
+        ),
     }
 }
 
@@ -626,7 +643,7 @@ mod tests {
                 &["--workdir=/tmp"],
                 "unknown option --workdir; run `marvin --help`",
             ),
-            (&["-x"], "invalid option '-x'"),
+            (&["-x"], "unknown option -x"),
             (&["--raw", "--non-interactive"], "output is always raw"),
             (
                 &["--on-ask", "fail", "hi"],
@@ -771,5 +788,21 @@ mod tests {
             let error = parse(args.iter().map(OsString::from)).unwrap_err();
             assert!(error.contains(says), "{args:?}: {error}");
         }
+    }
+
+    #[test]
+    fn a_question_that_starts_with_a_dash_is_told_about_double_dash() {
+        assert_eq!(
+            run(&["-1 times -1?"]).unwrap_err(),
+            r#"unknown option -1; to ask a question that starts with "-", put -- before it: marvin -- "-1 times -1?""#
+        );
+        assert_eq!(
+            run(&["-x"]).unwrap_err(),
+            r#"unknown option -x; run `marvin --help` for the options (a question that starts with "-" goes after --)"#
+        );
+        assert_eq!(
+            parsed(&["--", "-1 times -1?"]).question.as_deref(),
+            Some("-1 times -1?")
+        );
     }
 }

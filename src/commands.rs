@@ -12,6 +12,8 @@ pub(crate) enum Command {
     Quit,
     /// `!code`: toggle coding mode.
     ToggleCode,
+    /// `!pro PROMPT`: answer this one prompt with the high model tier.
+    Pro(String),
     /// `!shell` or `!sh`: toggle shell mode, where lines run as bash commands.
     ToggleShell,
     /// `!blender`: whether Blender's add-on is reachable, and its scene.
@@ -22,7 +24,7 @@ pub(crate) enum Command {
     Record(Result<u32, String>),
     /// `!voice`: listen until Enter or Ctrl+C, sending what is said at each pause.
     Listen,
-    /// `preferences`: edit the profile's preferences in $EDITOR.
+    /// `preferences`: edit the profile's preferences in $VISUAL, $EDITOR or vi.
     Preferences,
     /// `profiles` lists them; `profiles NAME` switches (creating it).
     Profiles(Option<String>),
@@ -143,6 +145,8 @@ pub(crate) fn parse(line: &str) -> Command {
 fn bang(line: &str, rest: &str) -> Command {
     match rest {
         "code" => Command::ToggleCode,
+        "pro" => Command::Misused("!pro PROMPT"),
+        command if command.starts_with("pro ") => Command::Pro(command[4..].trim().to_string()),
         "shell" | "sh" => Command::ToggleShell,
         "blender" => Command::Blender,
         "voice" => Command::Listen,
@@ -269,6 +273,12 @@ mod tests {
             ("quit", Command::Quit),
             ("  exit ", Command::Quit),
             ("!code", Command::ToggleCode),
+            ("!pro", Command::Misused("!pro PROMPT")),
+            (
+                "!pro  why is the sky blue? ",
+                Command::Pro("why is the sky blue?".into()),
+            ),
+            ("!profile", Command::Shell("profile".into())),
             ("!sh", Command::ToggleShell),
             ("!shell", Command::ToggleShell),
             ("!ls -la", Command::Shell("ls -la".into())),

@@ -1,6 +1,8 @@
 //! `marvin --completions SHELL`: completion scripts for bash, zsh and fish, made from the
-//! options --help lists, the providers' names and the permission modes; profile names are
-//! read by the script itself from `$MARVIN_HOME/profiles` when the shell completes.
+//! options --help lists, the providers' names, the permission modes and `--on-ask`'s modes
+//! (`wait:` among them), and `serve` as a first word; profile names and stored sessions (ids
+//! and names, for `--resume`) are read by the script itself from `$MARVIN_HOME` when the
+//! shell completes.
 
 use crate::cli::{OptionHelp, options};
 use crate::config::ProviderKind;
@@ -11,6 +13,15 @@ const SHELLS: [&str; 3] = ["bash", "zsh", "fish"];
 
 /// Where the profiles are, in shell: MARVIN_HOME, else the XDG config directory.
 const PROFILES: &str = "${MARVIN_HOME:-${XDG_CONFIG_HOME:-$HOME/.config}/marvin}/profiles";
+
+/// The stored sessions' ids and names, one a line, in shell (names from each meta.json as
+/// it is written: pretty JSON, two spaces in).
+const SESSIONS: &str = "{ d=\"${MARVIN_HOME:-${XDG_CONFIG_HOME:-$HOME/.config}/marvin}/sessions\"; \
+command ls \"$d\" 2>/dev/null; \
+command sed -n 's/^  \"name\": \"\\(.*\\)\",\\{0,1\\}$/\\1/p' \"$d\"/*/meta.json 2>/dev/null; }";
+
+/// What `serve` does, for the shells that describe a word.
+const SERVE: &str = "serve sessions over HTTP on 127.0.0.1";
 
 /// The completion script for `shell`, or why there is none.
 pub fn script(shell: &str) -> Result<String, String> {
@@ -30,6 +41,7 @@ pub fn script(shell: &str) -> Result<String, String> {
 enum Values {
     Words(Vec<&'static str>),
     Profiles,
+    Sessions,
     Directories,
     Anything,
 }
@@ -39,7 +51,12 @@ fn values(option: &OptionHelp) -> Option<Values> {
     Some(match option.long {
         "provider" => Values::Words(ProviderKind::ALL.iter().map(|k| k.name()).collect()),
         "permission-mode" => Values::Words(PermissionMode::NAMES.to_vec()),
-        "on-ask" => Values::Words(crate::config::OnAsk::NAMES.to_vec()),
+        "on-ask" => {
+            let mut names = crate::config::OnAsk::NAMES.to_vec();
+            names.push("wait:");
+            Values::Words(names)
+        }
+        "resume" => Values::Sessions,
         "completions" => Values::Words(SHELLS.to_vec()),
         "profile" => Values::Profiles,
         "working-dir" => Values::Directories,
@@ -62,6 +79,9 @@ fn bash(options: &[OptionHelp]) -> String {
                 "COMPREPLY=($(compgen -W \"$(command ls \"{PROFILES}\" 2>/dev/null)\" -- \"$cur\"))"
             ),
             Some(Values::Directories) => "COMPREPLY=($(compgen -d -- \"$cur\"))".to_string(),
+            Some(Values::Sessions) => format!(
+                "local IFS=$'\\n'; COMPREPLY=($(compgen -W \"$({SESSIONS})\" -- \"$cur\" | while read -r s; do printf '%q\\n' \"$s\"; done))"
+            ),
             Some(Values::Anything) => "COMPREPLY=()".to_string(),
         };
         cases.push_str(&format!("    --{}) {reply}; return ;;\n", option.long));
@@ -80,6 +100,8 @@ fn bash(options: &[OptionHelp]) -> String {
          \x20   case \"$prev\" in\n{cases}\x20   esac\n\
          \x20   if [[ \"$cur\" == -* ]]; then\n\
          \x20       COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n\
+         \x20   elif [[ $COMP_CWORD == 1 ]]; then\n\
+         \x20       COMPREPLY=($(compgen -W serve -- \"$cur\"))\n\
          \x20   fi\n\
          }}\n\
          complete -o default -F _marvin marvin\n",
@@ -98,6 +120,12 @@ fn zsh(options: &[OptionHelp]) -> String {
                 let action = match values {
                     Values::Words(words) => format!("({})", words.join(" ")),
                     Values::Profiles => format!("{{_files -W \"{PROFILES}\" -/}}"),
+                    Values::Sessions => {
+                        format!(
+                            "{{compadd -- ${{(f)\"$({})\"}}}}",
+                            SESSIONS.replace('\'', "'\\''")
+                        )
+                    }
                     Values::Directories => "_directories".to_string(),
                     Values::Anything => " ".to_string(),
                 };
@@ -116,7 +144,7 @@ fn zsh(options: &[OptionHelp]) -> String {
     format!(
         "#compdef marvin\n\
          # zsh completion for marvin (marvin --completions zsh > \"${{fpath[1]}}/_marvin\")\n\
-         _arguments -s \\\n{specs}    '*:question: '\n"
+         _arguments -s \\\n{specs}    '1::first word:(({{serve\\:\"{SERVE}\"}}))' \\\n    '*:question: '\n"
     )
 }
 
@@ -133,12 +161,16 @@ fn fish(options: &[OptionHelp]) -> String {
                 line.push_str(&format!(" -x -a '{}'", words.join(" ")));
             }
             Some(Values::Profiles) => line.push_str(" -x -a '(__marvin_profiles)'"),
+            Some(Values::Sessions) => line.push_str(" -x -a '(__marvin_sessions)'"),
             Some(Values::Directories) => line.push_str(" -x -a '(__fish_complete_directories)'"),
             Some(Values::Anything) => line.push_str(" -x"),
         }
         line.push_str(&format!(" -d '{}'\n", option.about.replace('\'', "\\'")));
         lines.push_str(&line);
     }
+    lines.push_str(&format!(
+        "complete -c marvin -n __fish_use_subcommand -f -a serve -d '{SERVE}'\n"
+    ));
     lines
 }
 
@@ -153,6 +185,16 @@ function __marvin_profiles
         set home $config/marvin
     end
     command ls $home/profiles 2>/dev/null
+end
+function __marvin_sessions
+    set -l home $MARVIN_HOME
+    if test -z \"$home\"
+        set -l config $XDG_CONFIG_HOME
+        test -z \"$config\"; and set config ~/.config
+        set home $config/marvin
+    end
+    command ls $home/sessions 2>/dev/null
+    command sed -n 's/^  \"name\": \"\\(.*\\)\",\\{0,1\\}$/\\1/p' $home/sessions/*/meta.json 2>/dev/null
 end
 ";
 

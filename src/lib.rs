@@ -23,6 +23,7 @@ pub(crate) mod programs;
 pub(crate) mod prompt;
 #[cfg(test)]
 mod props;
+pub mod providers;
 pub(crate) mod secret;
 pub(crate) mod services;
 pub mod session;

@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     match cli::parse(args) {
         Ok(Command::Help) => print(&cli::help()),
         Ok(Command::Version) => print(&version()),
-        Ok(Command::ListProviders) => marvin::app::list_providers(),
+        Ok(Command::ListProviders) => marvin::providers::list(),
         Ok(Command::Completions(shell)) => match marvin::completions::script(&shell) {
             Ok(script) => print(&script),
             Err(message) => {
@@ -22,12 +22,15 @@ fn main() -> ExitCode {
             }
         },
         Ok(Command::Run(args)) => marvin::app::run(*args),
+        // A command line that cannot be run is a usage error: status 2, as in most tools;
+        // --non-interactive keeps its contract (1 on any error, the cost line last).
         Err(message) => {
             marvin::app::report(&message);
             if owes_cost_line {
                 eprintln!("{}", marvin::usage::Tally::default().cost_line());
+                return ExitCode::FAILURE;
             }
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

@@ -121,15 +121,28 @@ impl Tally {
     }
 
     /// The `MARVIN_COST:{json}` line of the non-interactive contract. Models whose price is
-    /// unknown appear in `model_turns` but not in `model_cost`.
+    /// unknown appear in `model_turns` but not in `model_cost`; when some call's price is
+    /// unknown `cost_unknown` is true, and `session_cost` is null when no call's is known
+    /// (never a zero that reads as free).
     pub fn cost_line(&self) -> String {
-        let value = json!({
-            "session_cost": round(self.cost),
+        let mut value = json!({
+            "session_cost": match self.nothing_priced() {
+                true => serde_json::Value::Null,
+                false => json!(round(self.cost)),
+            },
             "llm_turns": self.llm_turns,
             "model_turns": self.model_turns,
             "model_cost": self.model_cost.iter().map(|(k, v)| (k.clone(), round(*v))).collect::<BTreeMap<_, _>>(),
         });
+        if self.cost_incomplete && self.llm_turns > 0 {
+            value["cost_unknown"] = json!(true);
+        }
         format!("MARVIN_COST:{value}")
+    }
+
+    /// Calls were made and none of them has a known price.
+    fn nothing_priced(&self) -> bool {
+        self.llm_turns > 0 && self.cost_incomplete && self.model_cost.is_empty()
     }
 }
 
@@ -138,14 +151,30 @@ fn round(usd: f64) -> f64 {
     (usd * 1e8).round() / 1e8
 }
 
-/// `$1.23`, `<$0.01`, or with `+` when some call's price was unknown; `None` when nothing is
-/// known.
+/// For the status line: `$1.23`, `<$0.01`, with `+` when some call's price was unknown, or
+/// `cost unknown`; `None` before any call.
 pub fn format_cost(tally: &Tally) -> Option<String> {
+    if tally.nothing_priced() {
+        return Some("cost unknown".into());
+    }
     if tally.model_cost.is_empty() {
         return None;
     }
     let plus = if tally.cost_incomplete { "+" } else { "" };
     Some(format!("{}{plus}", dollars(tally.cost)))
+}
+
+/// A total as `usage` shows it: `$1.23`, `$1.23 + unknown` when some call's price was
+/// unknown, `cost unknown` when none was known; `$0.00` only when nothing was spent.
+pub fn total_cost(tally: &Tally) -> String {
+    match (
+        tally.nothing_priced(),
+        tally.cost_incomplete && tally.llm_turns > 0,
+    ) {
+        (true, _) => "cost unknown".into(),
+        (false, true) => format!("{} + unknown", dollars(tally.cost)),
+        (false, false) => dollars(tally.cost),
+    }
 }
 
 /// A cost as a person reads it: `$0.00` for nothing, `<$0.01` below a cent, else in cents.
@@ -235,9 +264,23 @@ mod tests {
         assert!(tally.cost_incomplete);
         assert_eq!(
             tally.cost_line(),
-            r#"MARVIN_COST:{"llm_turns":4,"model_cost":{"gpt-5.1":2.25,"router":0.002},"model_turns":{"gpt-5.1":2,"local":1,"router":1},"session_cost":2.252}"#
+            r#"MARVIN_COST:{"cost_unknown":true,"llm_turns":4,"model_cost":{"gpt-5.1":2.25,"router":0.002},"model_turns":{"gpt-5.1":2,"local":1,"router":1},"session_cost":2.252}"#
         );
         assert_eq!(format_cost(&tally).as_deref(), Some("$2.25+"));
+        assert_eq!(total_cost(&tally), "$2.25 + unknown");
+    }
+
+    #[test]
+    fn a_model_without_a_known_price_costs_unknown_never_zero() {
+        let mut tally = Tally::default();
+        tally.record("qwen/qwen3-32b", Some(&usage(10, 5)));
+        assert_eq!(
+            tally.cost_line(),
+            r#"MARVIN_COST:{"cost_unknown":true,"llm_turns":1,"model_cost":{},"model_turns":{"qwen/qwen3-32b":1},"session_cost":null}"#
+        );
+        assert_eq!(format_cost(&tally).as_deref(), Some("cost unknown"));
+        assert_eq!(total_cost(&tally), "cost unknown");
+        assert_eq!(total_cost(&Tally::default()), "$0.00");
     }
 
     #[test]

@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use super::Env;
 use super::provider::ProviderKind;
+use crate::net::without_userinfo;
 
-/// One line of `--list-providers`: the provider, its model and where its credential is.
+/// One line of `--list-providers`: the provider, its model and where its credential is (for
+/// a server such as Ollama, where it is). Ollama counts as set up only when OLLAMA_URL says
+/// where it runs, as when Marvin picks a provider by itself.
 pub fn report(env: &Env) -> Vec<(ProviderKind, String, String)> {
     ProviderKind::ALL
         .into_iter()
@@ -16,13 +19,29 @@ pub fn report(env: &Env) -> Vec<(ProviderKind, String, String)> {
                 .and_then(|v| env.get(v))
                 .unwrap_or(kind.default_model())
                 .to_string();
-            let found = match credential(kind, env, true) {
-                Some((_, hint)) => format!("credentials: {hint}"),
+            let set_url = env.get(kind.url_var()).map(without_userinfo);
+            let url = set_url.clone().unwrap_or(kind.default_url().to_string());
+            let found = match credential(kind, env, kind != ProviderKind::Ollama) {
+                Some((key, hint)) => about(kind, key.is_some(), &hint, &url, set_url.is_some()),
                 None => format!("not set up: {}", setup_hint(kind)),
             };
             (kind, model, found)
         })
         .collect()
+}
+
+/// What a set-up provider runs on: where its key is (`GROQ_API_KEY`), and its URL where that
+/// matters: always for a server of one's own (`http://127.0.0.1:8080/v1, no key`), for a
+/// hosted service only when `custom_url` moved it.
+pub fn about(kind: ProviderKind, has_key: bool, hint: &str, url: &str, custom_url: bool) -> String {
+    match kind {
+        ProviderKind::Ollama => format!("{url}, no key needed"),
+        ProviderKind::OpenAiCompat if !has_key => format!("{url}, no key"),
+        ProviderKind::OpenAiCompat => format!("{hint}, {url}"),
+        ProviderKind::Copilot => hint.to_string(),
+        _ if custom_url => format!("{hint}, {url}"),
+        _ => hint.to_string(),
+    }
 }
 
 /// What a user does to set `kind` up.
@@ -121,7 +140,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (groq.1.as_str(), groq.2.as_str()),
-            ("llama-3.3-70b-versatile", "credentials: GROQ_API_KEY")
+            ("llama-3.3-70b-versatile", "GROQ_API_KEY")
         );
         let openai = lines
             .iter()
@@ -135,5 +154,17 @@ mod tests {
             openai.2
         );
         assert!(!format!("{lines:?}").contains("gsk-secret"));
+        let find = |kind| lines.iter().find(|(k, _, _)| *k == kind).unwrap().2.clone();
+        assert_eq!(find(ProviderKind::Ollama), "http://x:1, no key needed");
+        assert!(find(ProviderKind::OpenAiCompat).starts_with("not set up:"));
+        // A key-less server of one's own shows where it is, and no Ollama without its URL.
+        let env = Env::from_pairs([("OPENAI_COMPAT_URL", "http://u:p@127.0.0.1:8080/v1")]);
+        let lines = report(&env);
+        let find = |kind| lines.iter().find(|(k, _, _)| *k == kind).unwrap().2.clone();
+        assert_eq!(
+            find(ProviderKind::OpenAiCompat),
+            "http://127.0.0.1:8080/v1, no key"
+        );
+        assert!(find(ProviderKind::Ollama).starts_with("not set up: a running Ollama"));
     }
 }

@@ -13,7 +13,7 @@ mod voice;
 mod web;
 
 pub use browser::FormSurface;
-pub use credential::report as provider_report;
+pub use credential::{about as provider_about, report as provider_report};
 pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
 pub use on_ask::{OnAsk, PhoneRelay};
 use on_ask::{park_for, phone_relay, question_timeout, question_topic};
@@ -59,6 +59,7 @@ const OWN: &[&str] = &[
     "MARVIN_RECORDER",
     "MARVIN_LOCAL_PORTS",
     "WHISPER_MODEL",
+    "VISUAL",
     "EDITOR",
     "MARVIN_CONTEXT_BUDGET",
     "MARVIN_PARK_DAYS",
@@ -251,6 +252,9 @@ pub struct Config {
     /// Someone can answer questions: not non-interactive (the app also checks that stdin is
     /// a terminal).
     pub has_ui: bool,
+    /// The run answers one question and ends (`--once`, `--non-interactive`, piped input):
+    /// nothing is said about a next call.
+    pub answers_once: bool,
     /// What a `--non-interactive` run does when a tool asks (`--on-ask`).
     pub on_ask: OnAsk,
     /// How long a parked run waits for its answer (MARVIN_PARK_DAYS, default 7 days).
@@ -270,7 +274,7 @@ pub struct Config {
     /// The locale is UTF-8 (or says nothing): symbols and emoji may be shown; `LANG=C` and
     /// other non-UTF-8 locales get ASCII stand-ins.
     pub unicode: bool,
-    /// The editor for `preferences` (EDITOR, default nano).
+    /// The editor for `preferences`: VISUAL, else EDITOR, else vi (as git and crontab choose).
     pub editor: String,
     /// MARVIN_CONTEXT_BUDGET: the context limit in tokens (warn and compact at 180/226 and
     /// 200/226 of it); `None`: the limit follows the model's window.
@@ -424,7 +428,11 @@ impl Config {
             dumb_terminal: env.get("TERM") == Some("dumb"),
             unicode: unicode_locale(env),
             raw: args.raw,
-            editor: env.get("EDITOR").unwrap_or("nano").to_string(),
+            editor: env
+                .get("VISUAL")
+                .or(env.get("EDITOR"))
+                .unwrap_or("vi")
+                .to_string(),
             form_surface: FormSurface::from_env(env, args.no_browser),
             mcp,
             ntfy_url: endpoints.url(&services::NTFY).to_string(),
@@ -444,6 +452,7 @@ impl Config {
             phone: phone_relay(env)?,
             question_timeout: question_timeout(env)?,
             has_ui: !non_interactive,
+            answers_once: non_interactive || args.once,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
             web: WebSettings::from_env(env)?,
             voice: VoiceSettings::from_env(env),

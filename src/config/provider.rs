@@ -77,7 +77,7 @@ impl ProviderKind {
         self.service().url_var
     }
 
-    pub(super) fn default_url(self) -> &'static str {
+    pub(crate) fn default_url(self) -> &'static str {
         self.service().default_url
     }
 
@@ -110,7 +110,8 @@ impl ProviderKind {
             Self::Gemini => "💎",
             Self::Groq => "⚡",
             Self::Ollama => "🦙",
-            _ => "🔮",
+            Self::OpenAi => "🧠",
+            Self::OpenAiCompat => "🔮",
         }
     }
 }

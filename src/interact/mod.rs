@@ -71,6 +71,9 @@ impl FormPurpose {
 
 #[derive(Debug, Clone)]
 pub struct TerminalForm {
+    /// The form's description (what the page shows under its title), shown before the
+    /// questions.
+    pub description: Option<String>,
     pub questions: Vec<form::questions::FormQuestion>,
     /// What image paths typed in the terminal are relative to: the working directory.
     pub working_dir: std::path::PathBuf,

@@ -13,6 +13,8 @@ use crate::cancel::CancelToken;
 pub struct ProviderChain {
     providers: Vec<Arc<dyn Provider>>,
     active: AtomicUsize,
+    /// The run ends after this answer: a timed-out provider is rebuilt without a word.
+    answers_once: bool,
 }
 
 impl ProviderChain {
@@ -22,7 +24,15 @@ impl ProviderChain {
         Self {
             providers,
             active: AtomicUsize::new(0),
+            answers_once: false,
         }
+    }
+
+    /// The chain of a run that answers once (`--once`, `--non-interactive`): there is no next
+    /// call to promise a rebuilt session to.
+    pub fn answering_once(mut self, once: bool) -> Self {
+        self.answers_once = once;
+        self
     }
 
     /// A chain that answers with `primary` from now on and falls back, as before, to the
@@ -35,7 +45,7 @@ impl ProviderChain {
             .filter(|p| p.name() != providers[0].name());
         let rest: Vec<_> = rest.cloned().collect();
         providers.extend(rest);
-        Self::new(providers)
+        Self::new(providers).answering_once(self.answers_once)
     }
 
     /// Every provider of the chain waits `timeout` with nothing arriving from now on.
@@ -66,6 +76,8 @@ impl ProviderChain {
             };
             if error.kind == ErrorKind::Timeout {
                 provider.reset();
+            }
+            if error.kind == ErrorKind::Timeout && !self.answers_once {
                 notice(format!(
                     "{} timed out; its session will be rebuilt for the next call",
                     provider.name()

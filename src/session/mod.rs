@@ -480,6 +480,16 @@ impl Session {
         self.providers.active().model()
     }
 
+    /// The providers answering now, to be put back with [`Self::restore_providers`] after
+    /// a turn answered by others (`!pro`).
+    pub(crate) fn providers(&self) -> Arc<ProviderChain> {
+        Arc::clone(&self.providers)
+    }
+
+    pub(crate) fn restore_providers(&mut self, providers: Arc<ProviderChain>) {
+        self.providers = providers;
+    }
+
     /// Answers with `provider` from the next message on, keeping the conversation and the
     /// other providers as fallbacks.
     pub fn switch_provider(&mut self, provider: Arc<dyn crate::llm::Provider>) {

@@ -167,6 +167,12 @@ impl Session {
         Ok(name)
     }
 
+    /// How many messages the person and the model said: the one count the status line, the
+    /// resume banner, `/sessions` and `--pending` all show.
+    pub fn spoken_messages(&self) -> usize {
+        spoken(&self.messages)
+    }
+
     /// `/fork`: the conversation so far goes on as a new session; the old one stays as it was.
     pub(crate) fn fork_session(&mut self) -> Result<Meta, String> {
         let home = self.sessions_home().ok_or(NO_HOME)?;

@@ -247,6 +247,12 @@ impl Session {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .add(tally);
+        // The turn is in the session's totals now, no longer under way.
+        *self
+            .shared
+            .turn_usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Tally::default();
         if let (Some(home), true) = (&self.settings.marvin_home, tally.llm_turns > 0) {
             if let Err(error) = store::ledger::add(home, tally, &self.warnings) {
                 self.warnings.push(format!(

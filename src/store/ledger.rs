@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 
 use super::Warnings;
-use crate::usage::{Tally, dollars};
+use crate::usage::{Tally, dollars, total_cost};
 
 const FILE: &str = "usage.json";
 
@@ -49,7 +49,7 @@ fn totals(tally: &Tally) -> String {
         calls(tally.llm_turns),
         tally.input_tokens,
         tally.output_tokens,
-        dollars(tally.cost)
+        total_cost(tally)
     )
 }
 
@@ -111,7 +111,7 @@ mod tests {
         let report = report(&session, &Tally::default());
         assert_eq!(
             report,
-            "This session  2 model calls, 10 tokens in / 5 out, <$0.01\n  gpt-4o: 1 call, <$0.01\n  mystery-model: 1 call, price unknown\nAll time      0 model calls, 0 tokens in / 0 out, $0.00"
+            "This session  2 model calls, 10 tokens in / 5 out, <$0.01 + unknown\n  gpt-4o: 1 call, <$0.01\n  mystery-model: 1 call, price unknown\nAll time      0 model calls, 0 tokens in / 0 out, $0.00"
         );
     }
 

@@ -63,6 +63,8 @@ pub struct SessionTools {
     pub grants: Grants,
     /// Usage of the finished turns of this session, for get_usage.
     pub usage: std::sync::Mutex<crate::usage::Tally>,
+    /// Usage of the turn under way, call by call, so that get_usage counts it too.
+    pub turn_usage: std::sync::Mutex<crate::usage::Tally>,
     /// The active profile's directory, for the saved-places tools (it changes on a switch).
     pub profile_dir: RwLock<Option<PathBuf>>,
     /// compact_history asks the loop to compact before its next model call.

@@ -106,7 +106,7 @@ pub(crate) fn last_output(repl: &mut Repl<'_>) {
     repl.view.side_text(&shown);
 }
 
-/// Opens preferences.json in $EDITOR on a copy; the copy replaces the file only when the
+/// Opens preferences.json in the editor (VISUAL, EDITOR, vi) on a copy; the copy replaces the file only when the
 /// editor exited 0 and left a JSON object, so a failed editor or a broken edit never loses the
 /// old preferences.
 pub(crate) fn preferences(repl: &mut Repl<'_>) {
@@ -160,8 +160,12 @@ fn editor_failed(editor: &str, outcome: std::io::Result<ExitStatus>) -> String {
                 "Cannot start the editor `{editor}` ({error}); preferences not changed."
             );
         }
-        Ok(Some(127)) => "(exit 127): it was not found; set EDITOR to an editor you have".into(),
-        Ok(Some(126)) => "(exit 126): it cannot be run; set EDITOR to an editor you have".into(),
+        Ok(Some(127)) => {
+            "(exit 127): it was not found; set VISUAL or EDITOR to an editor you have".into()
+        }
+        Ok(Some(126)) => {
+            "(exit 126): it cannot be run; set VISUAL or EDITOR to an editor you have".into()
+        }
         Ok(Some(code)) => format!("(exit {code}): what it left is not used"),
         Ok(None) => "(stopped by a signal)".into(),
     };

@@ -43,7 +43,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
                 "/profiles [NAME]",
                 "list profiles, or switch to NAME (creating it)",
             ),
-            ("/preferences", "edit this profile's preferences in $EDITOR"),
+            (
+                "/preferences",
+                "edit this profile's preferences in $VISUAL or $EDITOR",
+            ),
             ("/saved", "the saved places of this profile"),
             (
                 "/approvals",
@@ -62,6 +65,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         "Shell and voice:",
         &[
             ("!code", "turn coding mode on or off"),
+            (
+                "!pro PROMPT",
+                "answer this one prompt with the high model tier",
+            ),
             (
                 "!shell, !sh",
                 "shell mode: lines run as bash commands until !sh again",

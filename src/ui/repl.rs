@@ -54,7 +54,7 @@ fn shown_turn(
         provider: session.provider_name(),
         model: session.model(),
         profile: session.profile(),
-        messages: session.messages().len().saturating_sub(1),
+        messages: session.spoken_messages(),
         coding: session.coding_mode(),
     };
     view.finish(&report, &status);
@@ -164,6 +164,7 @@ impl Repl<'_> {
             command,
             Command::ToggleShell
                 | Command::ToggleCode
+                | Command::Pro(_)
                 | Command::Blender
                 | Command::Record(_)
                 | Command::Listen
@@ -176,6 +177,7 @@ impl Repl<'_> {
         match command {
             Command::Quit => return false,
             Command::ToggleCode => actions::toggle_code(self),
+            Command::Pro(prompt) => return self.pro(&prompt),
             Command::ToggleShell => actions::toggle_shell(self),
             Command::Shell(command) => shell::run(self, &command),
             Command::Blender => actions::blender(self),
@@ -279,6 +281,35 @@ impl Repl<'_> {
         }
         actions::ask_deferred(self.session, &mut self.view);
         true
+    }
+
+    /// `!pro PROMPT`: this one prompt answered by the high model tier
+    /// (MARVIN_CODE_MODEL_HIGH) of the provider in use; the providers before it answer the
+    /// next one, as they were.
+    fn pro(&mut self, prompt: &str) -> bool {
+        let style = self.view.style();
+        let before = self.session.providers();
+        let name = self.session.provider_name().to_string();
+        let model = self.session.model().to_string();
+        let high = self.config.code_model_high.clone();
+        if let Err(why) = self.providers.switch(self.session, &name, Some(&high)) {
+            let said = format!("Cannot ask {high} (MARVIN_CODE_MODEL_HIGH): {why}.");
+            self.view.side_line(&super::width::wrap(
+                "",
+                &said,
+                0,
+                super::width::line_width(),
+            ));
+            return true;
+        }
+        let said = format!(
+            "{high} answers this one {} then {model} again.",
+            style.glyph("—", "-")
+        );
+        self.view.side_line(&style.dim(&said));
+        let more = self.prompt(prompt);
+        self.session.restore_providers(before);
+        more
     }
 
     /// Warnings the session collected outside a turn (a command read a corrupt store file).

@@ -21,7 +21,17 @@ extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTS.fetch_add(1, Ordering::SeqCst);
 }
 
+/// The write end of the pipe to the thread that tidies up before an unarmed stop ends the
+/// process, or -1 (see [`tidy_before_stop`]).
+static TIDY_PIPE: AtomicI32 = AtomicI32::new(-1);
+
 extern "C" fn on_stop(signal: libc::c_int) {
+    let tidy = TIDY_PIPE.load(Ordering::SeqCst);
+    if !ARMED.load(Ordering::SeqCst) && tidy >= 0 {
+        // SAFETY: write() is async-signal-safe; the thread on the other end ends the process.
+        unsafe { libc::write(tidy, (&(signal as u8) as *const u8).cast(), 1) };
+        return;
+    }
     if !ARMED.load(Ordering::SeqCst) {
         // SAFETY: signal() and raise() are async-signal-safe; the default action ends us.
         unsafe {
@@ -32,6 +42,36 @@ extern "C" fn on_stop(signal: libc::c_int) {
     }
     STOP_SIGNAL.store(signal, Ordering::SeqCst);
     INTERRUPTS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// An unarmed SIGTERM or SIGHUP (at the REPL's prompt) first runs `tidy` (removing temporary
+/// files the sessions would have removed when dropped), on a thread of its own, then ends the
+/// process as the signal does. Without it, or when the thread cannot be started, the signal
+/// ends the process at once.
+pub(crate) fn tidy_before_stop(tidy: fn()) {
+    let mut ends = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the two descriptors we own.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    let [read_end, write_end] = ends;
+    let started = std::thread::Builder::new()
+        .name("stop-tidy".into())
+        .spawn(move || {
+            let mut signal = 0u8;
+            // SAFETY: reads one byte into `signal`, which we own.
+            if unsafe { libc::read(read_end, (&mut signal as *mut u8).cast(), 1) } == 1 {
+                tidy();
+                // SAFETY: as in on_stop: the default action ends the process.
+                unsafe {
+                    libc::signal(libc::c_int::from(signal), libc::SIG_DFL);
+                    libc::raise(libc::c_int::from(signal));
+                }
+            }
+        });
+    if started.is_ok() {
+        TIDY_PIPE.store(write_end, Ordering::SeqCst);
+    }
 }
 
 /// Installs the handlers, so SIGINT is counted instead of killing the process, and SIGTERM

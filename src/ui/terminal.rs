@@ -405,6 +405,12 @@ impl TerminalView {
         };
         let lines = finished.lines(style, line_width()).join("\n");
         self.side_line(&lines);
+        // An interview answered in the browser: what was answered there is shown here too.
+        if let Some(said) = crate::interact::form::record::of_result(name, output) {
+            let said = said.replacen("interview answered", "answered", 1);
+            let text = super::width::wrap("    ", &sanitize(&said), 6, line_width());
+            self.side_line(&style.dim(&text));
+        }
         // A command that ran: a refused, stopped or timed-out one leaves the last one's.
         if let (Some(command), "run_command", false) = (command, name, is_error) {
             self.last_output = Some((command, output.to_string()));
@@ -491,10 +497,15 @@ impl TerminalView {
         }
         self.answer.end_line();
         let tally = &report.tally;
+        // A call cut short by Ctrl+C reports no usage: nothing known is not zero.
+        let tokens = match (&report.end, tally.input_tokens + tally.output_tokens) {
+            (TurnEnd::Cancelled, 0) => "cancelled, usage unknown".to_string(),
+            _ => format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
+        };
         let mut parts = vec![
             status.provider.to_string(),
             status.model.to_string(),
-            format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
+            tokens,
         ];
         parts.extend(format_cost(tally));
         parts.push(seconds(report.elapsed));

@@ -93,7 +93,8 @@ fn nothing_configured_explains_the_setup_and_exits_1() {
 #[test]
 fn bad_flags_and_providers_are_one_clear_line() {
     let home = TempDir::new("badflags");
-    let cases: &[(&[&str], &str)] = &[
+    // A command line that cannot be run is a usage error: status 2.
+    let usage: &[(&[&str], &str)] = &[
         (
             &["--bogus"],
             "marvin: unknown option --bogus; run `marvin --help` for the options\n",
@@ -102,6 +103,17 @@ fn bad_flags_and_providers_are_one_clear_line() {
             &["--modle", "x", "hi"],
             "marvin: unknown option --modle; did you mean --model?\n",
         ),
+        (
+            &["-1 times -1?"],
+            "marvin: unknown option -1; to ask a question that starts with \"-\", put -- before it: marvin -- \"-1 times -1?\"\n",
+        ),
+    ];
+    for (args, expected) in usage {
+        let output = marvin(home.path()).args(*args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&output), *expected, "{args:?}");
+    }
+    let cases: &[(&[&str], &str)] = &[
         (
             &["--provider", "claude", "hi"],
             "marvin: unknown provider \"claude\"; choose one of copilot, gemini, groq, openai, ollama, openai-compat\n",
@@ -120,6 +132,31 @@ fn bad_flags_and_providers_are_one_clear_line() {
         assert_eq!(output.status.code(), Some(1), "{args:?}");
         assert_eq!(stderr(&output), *expected, "{args:?}");
     }
+}
+
+#[test]
+fn a_model_without_a_known_price_costs_unknown_and_get_usage_counts_the_turn_under_way() {
+    let home = TempDir::new("ni-unpriced");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "get_usage", "{}")]),
+        Reply::text(&["Two calls so far."]),
+    ]);
+    // openai-compat's own default model, qwen/qwen3-32b, has no known price.
+    let output = non_interactive(
+        marvin(home.path()).env("OPENAI_COMPAT_URL", server.url()),
+        "what has this cost?",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        last_stderr_line(&output),
+        r#"MARVIN_COST:{"cost_unknown":true,"llm_turns":2,"model_cost":{},"model_turns":{"qwen/qwen3-32b":2},"session_cost":null}"#
+    );
+    // The call that asked for the usage is counted, its price unknown, not $0.00.
+    let usage = server.requests()[1].result_of("c1");
+    assert_eq!(
+        usage,
+        "This session  1 model call, 0 tokens in / 0 out, cost unknown\n  qwen/qwen3-32b: 1 call, price unknown\nAll time      1 model call, 0 tokens in / 0 out, cost unknown"
+    );
 }
 
 #[test]
@@ -945,7 +982,11 @@ fn a_sub_agent_chain_stops_at_depth_five_and_is_audited() {
         ),
         "{parent_result}"
     );
-    assert!(parent_result.contains("[cost: $"), "{parent_result}");
+    // gpt-5.3-codex has no known price: its cost is unknown, not $0.
+    assert!(
+        parent_result.contains("[cost: unknown, 2 model calls]"),
+        "{parent_result}"
+    );
     // The child logged both of its tool calls; the parent, without MARVIN_SUBAGENT_LOG, did not.
     let log = std::fs::read_to_string(project.path().join(".marvin/logs/subagents.jsonl")).unwrap();
     let tools: Vec<String> = log
@@ -1346,6 +1387,34 @@ fn completion_scripts_load_and_complete_flags_providers_and_profiles() {
         bash_completes(&home, &script, &["marvin", "--profile", "w"]),
         "weekend work"
     );
+    // `serve` as the first word, wait: among --on-ask's modes, and the stored sessions (ids
+    // and names, a name of several words quoted) after --resume.
+    assert_eq!(bash_completes(&home, &script, &["marvin", "se"]), "serve");
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--on-ask", "w"]),
+        "wait:"
+    );
+    let sessions = home.path().join("marvin-home/sessions");
+    for (id, name) in [
+        ("0a1b2c3d", "fix the parser"),
+        ("11223344", "weekly report"),
+    ] {
+        std::fs::create_dir_all(sessions.join(id)).unwrap();
+        let meta = serde_json::json!({"id": id, "name": name, "messages": 2});
+        std::fs::write(
+            sessions.join(id).join("meta.json"),
+            serde_json::to_string_pretty(&meta).unwrap(),
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--resume", "f"]),
+        "fix\\ the\\ parser"
+    );
+    assert_eq!(
+        bash_completes(&home, &script, &["marvin", "--resume", "1"]),
+        "11223344"
+    );
     // The other shells' scripts parse, where the shell is installed.
     for (shell, check) in [("zsh", ["-n"]), ("fish", ["--no-execute"])] {
         let output = marvin(home.path())
@@ -1439,7 +1508,18 @@ fn the_manual_page_renders_without_a_warning() {
     };
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stderr(&output), "", "groff warns about doc/marvin.1");
-    assert!(stdout(&output).contains("REPL COMMANDS"));
+    let text = stdout(&output);
+    assert!(text.contains("REPL COMMANDS"));
+    // The synopsis names every way to run it.
+    let synopsis = &text[text.find("SYNOPSIS").unwrap()..text.find("DESCRIPTION").unwrap()];
+    for form in [
+        "marvin serve [--port N]",
+        "marvin --attach URL",
+        "marvin --resume [NAME|ID]",
+        "wait:SECONDS",
+    ] {
+        assert!(synopsis.contains(form), "{form}: {synopsis}");
+    }
 }
 
 /// The port of a replay server.

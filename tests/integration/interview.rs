@@ -76,8 +76,10 @@ pub(crate) fn post_answer(port: u16, path: &str, mut body: Value) -> String {
 #[test]
 fn answers_from_the_form_reach_the_model() {
     let home = TempDir::new("interview-answers");
+    let mut asked = questions();
+    asked["description"] = json!("Two choices before I start.");
     let server = ReplayServer::start(vec![
-        interview_call(json!({"questions": questions()})),
+        interview_call(json!({"questions": asked})),
         Reply::text(&["PostgreSQL it is."]),
     ]);
     let mut pty = start(&home, &server, &[]);
@@ -91,11 +93,14 @@ fn answers_from_the_form_reach_the_model() {
         {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
     assert_eq!(post(port, "/submit", answers), 200);
     pty.wait_for("PostgreSQL it is.");
-    // The same questions were offered in the terminal; the browser answered first.
+    // The same questions were offered in the terminal, under the form's description; the
+    // browser answered first, and what it answered is shown here too.
+    let screen = pty.screen();
+    assert!(screen.contains("Two choices before I start."), "{screen}");
+    assert!(screen.contains("(answered in the browser)"), "{screen}");
     assert!(
-        pty.screen().contains("(answered in the browser)"),
-        "{}",
-        pty.screen()
+        screen.contains("answered in the browser: db: PostgreSQL; name: ledger"),
+        "{screen}"
     );
     assert!(pty.leave().success());
     let result = server.requests()[1].last_tool_result();

@@ -845,3 +845,46 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
     assert_eq!(model.requests()[1].last_tool_result(), "Hello, Ada!");
     assert!(!opened.exists(), "a browser was opened for one question");
 }
+
+#[test]
+fn a_servers_pictures_are_removed_however_the_repl_ends() {
+    use crate::common::pty::Pty;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/picture_server.py");
+    let mcp = json!({"mcpServers": {"pics": {"command": "python3", "args": [script]}}});
+    // quit, Ctrl+D, and SIGHUP at the prompt (a closed terminal or SSH session).
+    for leave in ["quit\r", "\x04", "SIGHUP"] {
+        let home = TempDir::new("mcp-pictures-repl");
+        let temp = home.path().join("tmp");
+        std::fs::create_dir_all(&temp).unwrap();
+        let model = ReplayServer::start(vec![
+            Reply::tool_calls(&[("p1", "pics__picture", "{}")]),
+            Reply::text(&["A tiny picture."]),
+        ]);
+        let mut command = with_servers(&home, &model, mcp.clone());
+        command.env("TERM", "xterm").env("TMPDIR", &temp);
+        let mut pty = Pty::spawn(command);
+        pty.wait_for("› ");
+        ready(&mut pty, "pics  ready");
+        pty.send("show me a picture\r");
+        pty.wait_for("A tiny picture.");
+        let kept = saved_path(&model.requests()[1].tool_results()[0]);
+        assert!(kept.starts_with(&temp), "{}", kept.display());
+        match leave {
+            "SIGHUP" => {
+                pty.signal(libc::SIGHUP);
+                let status = pty.wait_exit();
+                assert_eq!(
+                    std::os::unix::process::ExitStatusExt::signal(&status),
+                    Some(libc::SIGHUP),
+                    "{status:?}"
+                );
+            }
+            keys => {
+                pty.send(keys);
+                assert!(pty.wait_exit().success());
+            }
+        }
+        let left: Vec<_> = std::fs::read_dir(&temp).unwrap().collect();
+        assert!(left.is_empty(), "{leave:?}: {left:?}");
+    }
+}

@@ -157,6 +157,13 @@ fn ctrl_c_during_an_answer_keeps_it_and_returns_to_the_prompt() {
     pty.send("\x03");
     pty.wait_for("[Cancelled]");
     pty.wait_for_nth("› ", 2);
+    // The cut call's usage never came: said so, not counted as nothing.
+    assert!(
+        pty.screen().contains("gpt-4o · cancelled, usage unknown"),
+        "{}",
+        pty.screen()
+    );
+    assert!(!pty.screen().contains("0 in / 0 out"), "{}", pty.screen());
     pty.send("exit\r");
     assert!(pty.wait_exit().success());
 }
@@ -186,6 +193,107 @@ fn ctrl_c_during_an_answer_leaves_no_caret_c_in_its_text() {
     assert_eq!(lines[at + 1], "[Cancelled]", "{}", screen.text());
     pty.send("exit\r");
     assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn one_message_count_and_an_unknown_price_said_as_such() {
+    let home = TempDir::new("repl-counts");
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("c1", "get_usage", "{}")]),
+        Reply::text(&["Counted."]),
+    ]);
+    let model = [("MARVIN_MODEL", "qwen/qwen3-32b")];
+    let mut pty = common::pty::repl_at(120, &home, &server.url(), &model, &[]);
+    pty.wait_for("› ");
+    pty.send("what did this cost?\r");
+    pty.wait_for("Counted.");
+    // The person's message and the answer; the tool round is not two more.
+    pty.wait_for("2 messages");
+    assert!(
+        pty.screen().contains("· cost unknown ·"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("usage\r");
+    pty.wait_for("All time      2 model calls");
+    assert!(
+        pty.screen()
+            .contains("This session  2 model calls, 10 tokens in / 5 out, cost unknown"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    // Taken up again, the banner counts the same two.
+    let again = ReplayServer::unused();
+    let mut pty = common::pty::repl_at(120, &home, &again.url(), &model, &[]);
+    pty.wait_for("› ");
+    assert!(
+        pty.screen()
+            .contains("Resumed \"what did this cost?\": 2 messages"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn a_timeout_promises_a_rebuilt_session_only_where_a_next_call_can_come() {
+    let stalled = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Half\"}}]}\n\n";
+    let home = TempDir::new("repl-timeout-once");
+    let server = StallServer::start(stalled);
+    let mut pty = common::pty::at_80(
+        &home,
+        &server.url(),
+        &[("MARVIN_TIMEOUT", "1")],
+        &["--once", "hi"],
+    );
+    assert!(!pty.wait_exit().success());
+    let screen = pty.screen();
+    assert!(screen.contains("stopped answering"), "{screen}");
+    assert!(!screen.contains("rebuilt for the next call"), "{screen}");
+    // At the prompt there is a next call: it is said there.
+    let server = StallServer::start(stalled);
+    let mut pty = common::pty::at_80(&home, &server.url(), &[("MARVIN_TIMEOUT", "1")], &[]);
+    pty.wait_for("› ");
+    pty.send("hi\r");
+    pty.wait_for("openai-compat timed out; its session will be rebuilt for the next call");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn pro_answers_one_prompt_with_the_high_tier_then_the_model_before_it() {
+    let home = TempDir::new("repl-pro");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Deep answer."]),
+        Reply::text(&["Plain answer."]),
+    ]);
+    let high = [("MARVIN_CODE_MODEL_HIGH", "big-model")];
+    let mut pty = common::pty::at_80(&home, &server.url(), &high, &[]);
+    pty.wait_for("› ");
+    pty.send("!pro prove it\r");
+    pty.wait_for("Deep answer.");
+    pty.wait_for("openai-compat · big-model ·");
+    pty.send("and now?\r");
+    pty.wait_for("Plain answer.");
+    pty.wait_for("openai-compat · gpt-4o ·");
+    pty.send("!pro\r");
+    pty.wait_for("!pro PROMPT");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].body["model"], "big-model");
+    assert_eq!(requests[0].last_message()["content"], "prove it");
+    // The conversation carries on with the model before it, the high tier's answer in it.
+    assert_eq!(requests[1].body["model"], "gpt-4o");
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().any(|m| m["content"] == "Deep answer."),
+        "{messages:?}"
+    );
 }
 
 #[test]
@@ -323,6 +431,50 @@ fn provider_command_lists_providers_with_the_one_in_use() {
     );
     assert!(screen.text().contains("ollama"), "{}", screen.text());
     assert!(screen.wrapped.is_empty(), "{:?}", screen.wrapped);
+    // A key-less server says where it is, not that its key is missing.
+    let about: String = rest.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    assert!(
+        about.contains(&format!("{}, no key", server.url())),
+        "{about}"
+    );
+    assert!(!screen.text().contains("(not set)"), "{}", screen.text());
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn provider_shows_a_found_local_server_with_its_url_and_no_ollama_that_is_not_there() {
+    let home = TempDir::new("repl-provider-local");
+    let server = ReplayServer::answering_all(|request| match request.url.as_str() {
+        "/v1/models" => Some(Reply::json(
+            200,
+            r#"{"object": "list", "data": [{"id": "smollm2", "object": "model"}]}"#,
+        )),
+        _ => Some(Reply::json(404, "{}")),
+    });
+    let port = server.port().to_string();
+    let mut command = marvin(home.path());
+    command
+        .env("MARVIN_LOCAL_PORTS", &port)
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn_sized(command, 120, 40);
+    pty.wait_for("› ");
+    pty.send("/provider\r");
+    pty.wait_for("← in use");
+    pty.wait_for("🔮 openai-compat");
+    let text = pty.visible().text();
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(&format!(
+            "🔮 openai-compat smollm2 http://127.0.0.1:{port}/v1, no key ← in use"
+        )),
+        "{text}"
+    );
+    // Each provider its own emoji, and no Ollama offered as ready when none is set up.
+    assert!(words.contains("🧠 openai gpt-5.1 not set up"), "{text}");
+    assert!(
+        words.contains("🦙 ollama qwen3-coder:30b not set up: a running Ollama server"),
+        "{text}"
+    );
     assert!(pty.leave().success());
 }
 

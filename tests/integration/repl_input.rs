@@ -172,6 +172,51 @@ fn an_editor_that_fails_or_is_missing_changes_nothing_and_says_so() {
 }
 
 #[test]
+fn the_editor_is_visual_then_editor_then_vi() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TempDir::new("input-visual");
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    // Each "editor" leaves its name in the draft, so the preferences say which one ran.
+    for name in ["vi", "visual-editor", "plain-editor"] {
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho '{{\"by\": \"{name}\"}}' > \"$1\"\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let server = ReplayServer::unused();
+    let file = home
+        .path()
+        .join("marvin-home/profiles/default/preferences.json");
+    let cases: [(&[(&str, &str)], &str); 3] = [
+        (
+            &[("VISUAL", "visual-editor"), ("EDITOR", "plain-editor")],
+            "visual-editor",
+        ),
+        (&[("EDITOR", "plain-editor")], "plain-editor"),
+        (&[], "vi"),
+    ];
+    for (editors, by) in cases {
+        let mut env = vec![("PATH", path.as_str())];
+        env.extend_from_slice(editors);
+        let mut pty = at_80(&home, &server.url(), &env, &[]);
+        pty.wait_for("› ");
+        enter(&mut pty, "preferences\r");
+        pty.wait_for("Preferences saved.");
+        assert!(pty.leave().success());
+        let saved = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            saved.contains(&format!("\"by\": \"{by}\"")),
+            "{editors:?}: {saved}"
+        );
+    }
+}
+
+#[test]
 fn a_cd_in_the_shell_escape_moves_the_next_commands_and_the_tools() {
     let home = TempDir::new("input-cd");
     std::fs::create_dir(home.path().join("sub")).unwrap();

@@ -191,6 +191,7 @@ fn ask(
         crate::secret::random_hex(8).map_err(|e| format!("No secure randomness: {e}"))?
     ));
     let asked = interview.questions.clone();
+    let description = interview.description.clone();
     let asked_record = record::asked(&interview);
     // The asker's defaults start the draft: both surfaces show them filled in.
     let draft = Draft::default();
@@ -216,6 +217,7 @@ fn ask(
     let answered_elsewhere = Arc::new(AtomicBool::new(false));
     // Without a browser here the questions are offered in the terminal as well.
     let terminal = (!opened).then(|| TerminalForm {
+        description,
         questions: asked,
         working_dir: ctx.working_dir(),
         draft,

@@ -65,19 +65,24 @@ fn exit_app(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
     )
 }
 
+/// The finished turns and the one under way (which the ledger gets only at its end).
 fn get_usage(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
-    let session = ctx
-        .shared
-        .usage
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    let lifetime = ctx
+    let read = |tally: &std::sync::Mutex<crate::usage::Tally>| {
+        tally
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    };
+    let now = read(&ctx.shared.turn_usage);
+    let mut session = read(&ctx.shared.usage);
+    session.add(&now);
+    let mut lifetime = ctx
         .settings
         .marvin_home
         .as_deref()
         .map(|home| crate::store::ledger::lifetime(home, &ctx.shared.warnings))
         .unwrap_or_default();
+    lifetime.add(&now);
     Ok(crate::store::ledger::report(&session, &lifetime))
 }
 

@@ -1,13 +1,26 @@
 //! The session's private temporary directory, for files the tools keep for the model (an MCP
 //! server's pictures and resources): made on first use under TMPDIR with a random name that
 //! nobody else could have made first (created exclusively, mode 0700), files in it created
-//! new and never through a symlink, and all of it removed when the session ends.
+//! new and never through a symlink, and all of it removed when the session ends, or when
+//! the process is ended by a signal at the prompt ([`remove_all`]).
 
 use std::fs::{DirBuilder, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+
+/// Every scratch directory of the process that is still there, for [`remove_all`].
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes every session's scratch directory: for a process about to be ended by a signal,
+/// whose sessions will not be dropped.
+pub(crate) fn remove_all() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(PoisonError::into_inner));
+    for dir in live {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
 
 /// A session's scratch directory; empty until a tool first writes to it.
 #[derive(Default)]
@@ -56,6 +69,9 @@ impl Scratch {
             match DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => {
                     *made = Some(dir.clone());
+                    LIVE.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(dir.clone());
                     return Ok(dir);
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
@@ -78,6 +94,9 @@ impl Scratch {
     /// not yet let go of it when the process exits).
     pub(crate) fn remove(&self) {
         if let Some(dir) = self.0.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            LIVE.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|live| *live != dir);
             let _ = std::fs::remove_dir_all(dir);
         }
     }

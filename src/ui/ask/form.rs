@@ -34,6 +34,9 @@ impl Asker<'_> {
             return Ok(Response::Shown);
         };
         self.note("Or answer here; whichever is answered first counts. Ctrl+C cancels.");
+        if let Some(description) = &terminal.description {
+            self.note(&sanitize(description));
+        }
         self.elsewhere = Some(terminal.answered_elsewhere.clone());
         let answers = self.form_questions(terminal, deadline);
         self.elsewhere = None;

@@ -219,11 +219,12 @@ fn split_cost(output: &str) -> (String, String) {
         .filter(|line| match line.strip_prefix("MARVIN_COST:") {
             Some(json) => {
                 if let Ok(value) = serde_json::from_str::<serde_json::Value>(json) {
-                    cost = format!(
-                        "\n[cost: ${:.4}, {} model calls]",
-                        value["session_cost"].as_f64().unwrap_or(0.0),
-                        value["llm_turns"]
-                    );
+                    let spent = match value["session_cost"].as_f64() {
+                        Some(usd) if value["cost_unknown"] != true => format!("${usd:.4}"),
+                        Some(usd) => format!("${usd:.4} + unknown"),
+                        None => "unknown".into(),
+                    };
+                    cost = format!("\n[cost: {spent}, {} model calls]", value["llm_turns"]);
                 }
                 false
             }
@@ -376,6 +377,8 @@ mod tests {
                 "\n[cost: $0.0123, 3 model calls]".to_string()
             )
         );
+        let unpriced = "MARVIN_COST:{\"cost_unknown\":true,\"session_cost\":null,\"llm_turns\":1}";
+        assert_eq!(split_cost(unpriced).1, "\n[cost: unknown, 1 model calls]");
     }
 
     #[test]
