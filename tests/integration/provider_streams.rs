@@ -82,10 +82,8 @@ fn keep_alives_alone_time_out_and_fall_back() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert_eq!(stdout(&output), "Answered by the fallback.\n");
-    assert!(
-        err.contains("openai-compat timed out; its session will be rebuilt"),
-        "{err}"
-    );
+    // A run that answers once has no next call to rebuild a session for.
+    assert!(!err.contains("rebuilt for the next call"), "{err}");
     assert!(
         err.contains("openai-compat did not start answering: nothing but keep-alives or empty events for 1s after the request (MARVIN_TIMEOUT) — falling back to copilot"),
         "{err}"

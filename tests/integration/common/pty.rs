@@ -13,6 +13,8 @@ pub struct Pty {
     writer: File,
     child: Child,
     screen: Arc<Mutex<Vec<u8>>>,
+    /// The reader has seen the end: every holder of the terminal has closed it.
+    drained: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Pty {
@@ -62,6 +64,8 @@ impl Pty {
         let mut reader = master.try_clone().unwrap();
         let screen = Arc::new(Mutex::new(Vec::new()));
         let sink = screen.clone();
+        let drained = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = drained.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = reader.read(&mut buf) {
@@ -70,12 +74,14 @@ impl Pty {
                 }
                 sink.lock().unwrap().extend_from_slice(&buf[..n]);
             }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         Self {
             width: usize::from(width),
             writer: master,
             child,
             screen,
+            drained,
         }
     }
 
@@ -170,6 +176,14 @@ impl Pty {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // What it wrote last may still be on its way from the pty: read it all (a
+                // child it left behind may hold the pty; then give up after a while).
+                let drained = Instant::now() + Duration::from_secs(2);
+                while !self.drained.load(std::sync::atomic::Ordering::SeqCst)
+                    && Instant::now() < drained
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
                 return status;
             }
             assert!(
