@@ -123,6 +123,9 @@ params.model.path = model
 params.model_alias = {name}
 params.port = port  # the host is 127.0.0.1: nothing outside this machine can reach it
 params.n_ctx = 8192  # what the model was trained for
+# A model this small can repeat itself until its window is full, minutes on a CPU: an answer
+# stops at 1,024 tokens (one that asks for fewer gets fewer).
+params.n_predict = 1024
 try:
     server = xllamacpp.Server(params)
 except Exception as error:
