@@ -101,6 +101,7 @@ fn names_a_path(text: &str, ctx: &ToolContext) -> Option<String> {
         .map(|word| word.trim_end_matches('.'))
         .filter(|word| word.contains('/') || word.contains('.'))
         .filter(|word| !word.contains("..") && !word.starts_with('/') && word.len() < 256)
+        .filter(|word| word.chars().any(char::is_alphanumeric))
         .find(|word| dir.join(word).exists())
         .map(str::to_string)
 }
@@ -454,6 +455,26 @@ mod tests {
                 ..ToolSettings::default()
             }),
             ..ToolContext::new("/".into())
+        }
+    }
+
+    #[test]
+    fn a_word_names_a_path_only_when_it_is_a_file_of_the_working_directory() {
+        let dir = crate::test_support::TempDir::new("names-a-path");
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/parse.rs"), "").unwrap();
+        let ctx = ToolContext::new(dir.path().to_path_buf());
+        assert_eq!(
+            names_a_path("what does `src/parse.rs` do?", &ctx).as_deref(),
+            Some("src/parse.rs")
+        );
+        for not in [
+            "what is 3.5 plus 2?",
+            "look at ./ and . here",
+            "see ../etc/passwd",
+            "a.b.c",
+        ] {
+            assert_eq!(names_a_path(not, &ctx), None, "{not}");
         }
     }
 
