@@ -177,22 +177,20 @@ fn fish(options: &[OptionHelp]) -> String {
 /// The fish script's head: the profile names, from MARVIN_HOME or the XDG config directory.
 const FISH_PROFILES: &str = "\
 # fish completion for marvin (marvin --completions fish)
-function __marvin_profiles
-    set -l home $MARVIN_HOME
-    if test -z \"$home\"
-        set -l config $XDG_CONFIG_HOME
-        test -z \"$config\"; and set config ~/.config
-        set home $config/marvin
+function __marvin_home
+    if test -n \"$MARVIN_HOME\"
+        echo $MARVIN_HOME
+    else if test -n \"$XDG_CONFIG_HOME\"
+        echo $XDG_CONFIG_HOME/marvin
+    else
+        echo ~/.config/marvin
     end
-    command ls $home/profiles 2>/dev/null
+end
+function __marvin_profiles
+    command ls (__marvin_home)/profiles 2>/dev/null
 end
 function __marvin_sessions
-    set -l home $MARVIN_HOME
-    if test -z \"$home\"
-        set -l config $XDG_CONFIG_HOME
-        test -z \"$config\"; and set config ~/.config
-        set home $config/marvin
-    end
+    set -l home (__marvin_home)
     command ls $home/sessions 2>/dev/null
     command sed -n 's/^  \"name\": \"\\(.*\\)\",\\{0,1\\}$/\\1/p' $home/sessions/*/meta.json 2>/dev/null
 end
