@@ -107,25 +107,10 @@ fn an_unreachable_ntfy_is_only_a_warning() {
 #[test]
 fn subscriptions_are_polled_before_each_prompt() {
     let home = TempDir::new("ntfy-poll");
-    let subscribe = Reply::tool_calls(&[("s", "ntfy_subscribe", r#"{"topic":"alerts"}"#)]);
-    let server = ReplayServer::start(vec![
-        subscribe,
-        Reply::text(&["subscribed"]),
-        Reply::text(&["noted"]),
-    ]);
     let event = json!({"id": "msg1", "time": 1, "event": "message", "topic": "alerts", "title": "Backup", "message": "disk 91% full"});
     // No subscription at the first prompt, so the first request is the second prompt's poll.
     let ntfy = ReplayServer::start(vec![Reply::ndjson(format!("{event}\n"))]);
-    let mut command = marvin(home.path());
-    command
-        .env("OPENAI_COMPAT_URL", server.url())
-        .env("NTFY_URL", ntfy.root())
-        .env("TERM", "xterm");
-    let mut pty = Pty::spawn(command);
-    pty.wait_for("› ");
-    pty.send("follow alerts\r");
-    pty.wait_for("subscribed");
-    pty.send("anything new?\r");
+    let (mut pty, _model) = subscribe_then_ask(&home, "alerts", &ntfy);
     pty.wait_for("🔔 alerts · Backup: disk 91% full");
     pty.wait_for("noted");
     let polls = ntfy.requests();
@@ -136,12 +121,40 @@ fn subscriptions_are_polled_before_each_prompt() {
         polls[0].url
     );
     pty.leave();
-    let saved = std::fs::read_to_string(
+    let saved = saved_subscriptions(&home);
+    assert!(saved.contains("\"since\": \"msg1\""), "{saved}");
+}
+
+/// A REPL that subscribes to `topic` at its first prompt (a replayed model calls
+/// ntfy_subscribe) and asks "anything new?" at its second, polling `ntfy` before it; the model
+/// server is returned to live as long as the terminal.
+fn subscribe_then_ask(home: &TempDir, topic: &str, ntfy: &ReplayServer) -> (Pty, ReplayServer) {
+    let arguments = json!({ "topic": topic }).to_string();
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("s", "ntfy_subscribe", &arguments)]),
+        Reply::text(&["subscribed"]),
+        Reply::text(&["noted"]),
+    ]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("NTFY_URL", ntfy.root())
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for("› ");
+    pty.send(&format!("follow {topic}\r"));
+    pty.wait_for("subscribed");
+    pty.send("anything new?\r");
+    (pty, model)
+}
+
+/// The profile's subscriptions file as saved.
+fn saved_subscriptions(home: &TempDir) -> String {
+    std::fs::read_to_string(
         home.path()
             .join("marvin-home/profiles/default/ntfy_subscriptions.json"),
     )
-    .unwrap();
-    assert!(saved.contains("\"since\": \"msg1\""), "{saved}");
+    .unwrap()
 }
 
 /// The ntfy maintainers' example of a subscription stream (tests/fixtures/apis/
@@ -150,25 +163,10 @@ fn subscriptions_are_polled_before_each_prompt() {
 #[test]
 fn a_polled_stream_shows_its_messages_only() {
     let home = TempDir::new("ntfy-stream");
-    let subscribe = Reply::tool_calls(&[("s", "ntfy_subscribe", r#"{"topic":"mytopic"}"#)]);
-    let server = ReplayServer::start(vec![
-        subscribe,
-        Reply::text(&["subscribed"]),
-        Reply::text(&["noted"]),
-    ]);
     let ntfy = ReplayServer::start(vec![Reply::ndjson(
         String::from_utf8(fixture("apis/ntfy_json_stream.ndjson")).unwrap(),
     )]);
-    let mut command = marvin(home.path());
-    command
-        .env("OPENAI_COMPAT_URL", server.url())
-        .env("NTFY_URL", ntfy.root())
-        .env("TERM", "xterm");
-    let mut pty = Pty::spawn(command);
-    pty.wait_for("› ");
-    pty.send("follow mytopic\r");
-    pty.wait_for("subscribed");
-    pty.send("anything new?\r");
+    let (mut pty, _model) = subscribe_then_ask(&home, "mytopic", &ntfy);
     pty.wait_for("🔔 mytopic: Disk full");
     pty.wait_for("noted");
     pty.leave();
@@ -177,11 +175,7 @@ fn a_polled_stream_shows_its_messages_only() {
         !screen.contains("SLiKI64DOt") && !screen.contains("keepalive"),
         "{screen}"
     );
-    let saved = std::fs::read_to_string(
-        home.path()
-            .join("marvin-home/profiles/default/ntfy_subscriptions.json"),
-    )
-    .unwrap();
+    let saved = saved_subscriptions(&home);
     assert!(saved.contains("\"since\": \"hwQ2YpKdmg\""), "{saved}");
 }
 
