@@ -30,6 +30,26 @@ impl Gateway {
         Self { child, port, token }
     }
 
+    /// A new session, and `marvin --attach` following it from a terminal of `width` by
+    /// `height`.
+    pub fn attach_new(
+        &self,
+        home: &TempDir,
+        width: u16,
+        height: u16,
+    ) -> (String, crate::common::pty::Pty) {
+        let (_, made) = self.call("POST", "/api/sessions", Some(json!({})));
+        let id = made["id"].as_str().unwrap().to_string();
+        let mut command = marvin(home.path());
+        command
+            .env("TERM", "xterm")
+            .args(["--attach", &format!("{}#{id}", self.page())]);
+        (
+            id,
+            crate::common::pty::Pty::spawn_sized(command, width, height),
+        )
+    }
+
     /// The process's id, to look at it in /proc.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -736,13 +756,7 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
         Reply::text(&["SQLite, as the page said."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
-    let mut command = marvin(home.path());
-    command
-        .env("TERM", "xterm")
-        .args(["--attach", &format!("{}#{id}", gateway.page())]);
-    let mut pty = crate::common::pty::Pty::spawn(command);
+    let (id, mut pty) = gateway.attach_new(&home, 100, 30);
     pty.wait_for(&format!("Attached to session {id}"));
     pty.wait_for("attached› ");
     pty.send("set up the database\r");
@@ -790,13 +804,7 @@ fn an_attached_terminal_shows_each_option_s_description_and_other_and_says_each_
         Reply::text(&["SQLite it is."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
-    let mut command = marvin(home.path());
-    command
-        .env("TERM", "xterm")
-        .args(["--attach", &format!("{}#{id}", gateway.page())]);
-    let mut pty = crate::common::pty::Pty::spawn(command);
+    let (id, mut pty) = gateway.attach_new(&home, 100, 30);
     pty.wait_for("attached› ");
     pty.send("set up the database\r");
     // The only question waiting is answered without a number of its own.

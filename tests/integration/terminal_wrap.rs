@@ -136,13 +136,7 @@ fn the_attach_banner_is_wrapped_at_80_columns() {
     let home = TempDir::new("wrap-attach");
     let server = ReplayServer::unused();
     let gateway = crate::gateway::Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
-    let mut command = marvin(home.path());
-    command
-        .env("TERM", "xterm")
-        .args(["--attach", &format!("{}#{id}", gateway.page())]);
-    let mut pty = Pty::spawn_sized(command, 80, 24);
+    let (_, mut pty) = gateway.attach_new(&home, 80, 24);
     pty.wait_for("Ctrl+D leaves.");
     pty.wait_for("attached› ");
     let screen = pty.visible();
