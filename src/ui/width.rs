@@ -1,6 +1,8 @@
 //! How many terminal columns text takes, and fitting text into a number of them: cut with an
 //! ellipsis, or wrapped at word boundaries.
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 /// The terminal's width in columns (stdout's, else stderr's); 80 when neither is a terminal
 /// or it says less than 20.
 pub(crate) fn terminal_width() -> usize {
@@ -20,60 +22,18 @@ pub(crate) fn line_width() -> usize {
     terminal_width().min(80) - 1
 }
 
-/// The columns `c` takes on a terminal: two for East Asian wide characters and emoji, none
-/// for combining marks, zero-width characters and variation selectors, else one.
+/// The columns `c` takes on a terminal, by Unicode's East Asian Width and the terminal
+/// conventions the `unicode-width` crate follows: two for wide characters and emoji, none for
+/// combining marks and zero-width characters; a control character (which the sanitiser keeps
+/// from the terminal) counts as none.
 pub(crate) fn char_width(c: char) -> usize {
-    match u32::from(c) {
-        0x0300..=0x036F
-        | 0x1AB0..=0x1AFF
-        | 0x1DC0..=0x1DFF
-        | 0x200B..=0x200F
-        | 0x20D0..=0x20FF
-        | 0xFE00..=0xFE0F
-        | 0xFE20..=0xFE2F => 0,
-        0x1100..=0x115F
-        | 0x231A..=0x231B
-        | 0x23E9..=0x23EC
-        | 0x2614..=0x2615
-        | 0x26A1
-        | 0x26AA..=0x26AB
-        | 0x26BD..=0x26BE
-        | 0x26C4..=0x26C5
-        | 0x26D4
-        | 0x26EA
-        | 0x26F2..=0x26F5
-        | 0x26FA
-        | 0x26FD
-        | 0x2705
-        | 0x270A..=0x270B
-        | 0x274C
-        | 0x2753..=0x2755
-        | 0x2757
-        | 0x2795..=0x2797
-        | 0x2B1B..=0x2B1C
-        | 0x2B50
-        | 0x2E80..=0x303E
-        | 0x3041..=0x33FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF
-        | 0xAC00..=0xD7A3
-        | 0xF900..=0xFAFF
-        | 0xFE30..=0xFE4F
-        | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6
-        | 0x1F300..=0x1F64F
-        | 0x1F680..=0x1F6FF
-        | 0x1F900..=0x1F9FF
-        | 0x1FA70..=0x1FAFF
-        | 0x20000..=0x3FFFD => 2,
-        _ => 1,
-    }
+    UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
-/// The columns `text` takes on one line (no escape sequences in it).
+/// The columns `text` takes on one line (no escape sequences in it): emoji sequences joined
+/// with U+200D and flags count as the one glyph a terminal draws.
 pub(crate) fn width(text: &str) -> usize {
-    text.chars().map(char_width).sum()
+    UnicodeWidthStr::width(text)
 }
 
 /// `text` cut to at most `max` columns, ending in `…` when something was cut (`...` in ASCII).
@@ -213,6 +173,10 @@ mod tests {
         assert_eq!(width("🔧 x"), 4);
         assert_eq!(width("日本"), 4);
         assert_eq!(width("e\u{301}"), 1);
+        // A family joined with U+200D is one glyph; a table of single characters said 6.
+        assert_eq!(width("👨\u{200D}👩\u{200D}👧"), 2);
+        assert_eq!(width("\u{1F1EB}\u{1F1F7} fr"), 5);
+        assert_eq!(width("⏰"), 2); // U+23F0, missing from the old table
     }
 
     #[test]

@@ -8,6 +8,11 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
+
 pub const MAX_IMAGES: usize = 12;
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 
@@ -52,53 +57,22 @@ pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
         Some((head, data)) if head.starts_with("data:") => data,
         _ => text,
     };
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    let mut padding = 0;
-    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => {
-                padding += 1;
-                continue;
-            }
-            _ => return None,
-        };
-        if padding > 0 {
-            return None; // data after padding
-        }
-        buffer = (buffer << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-        }
-    }
-    (padding <= 2).then_some(out)
+    let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    LENIENT_BASE64.decode(compact).ok()
 }
+
+/// The standard alphabet, taking text with or without its `=` padding (browsers and MCP
+/// servers differ); stray bits after the last whole byte are tolerated, as they always were.
+const LENIENT_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
 
 /// Standard base64 with padding: what the page sends, for tools and tests that make uploads.
 pub fn encode_base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            out.push(match i <= chunk.len() {
-                true => ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char,
-                false => '=',
-            });
-        }
-    }
-    out
+    STANDARD.encode(bytes)
 }
 
 /// Checks a path typed for an image (in the page or the terminal): relative to `base`, with
@@ -267,6 +241,7 @@ mod tests {
         }
         assert_eq!(decode_base64("data:image/png;base64,aGk=").unwrap(), b"hi");
         assert_eq!(decode_base64("aG\nk=").unwrap(), b"hi");
+        assert_eq!(decode_base64("aGk").unwrap(), b"hi");
         assert!(decode_base64("aGk*").is_none());
         assert!(decode_base64("aG=k").is_none());
     }

@@ -2,9 +2,9 @@
 //! a `state`, both from the OS's secure randomness, and the challenge sent in the verifier's
 //! place, base64url(SHA-256(verifier)) without padding.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::digest::{SHA256, digest};
-
-use crate::interact::form::uploads::encode_base64;
 
 /// What one sign-in keeps to itself until Spotify's answer comes back.
 pub(super) struct Pkce {
@@ -35,18 +35,9 @@ pub(super) fn challenge(verifier: &str) -> String {
     base64url(digest(&SHA256, verifier.as_bytes()).as_ref())
 }
 
-/// Base64 with the URL-safe alphabet (`-`, `_`) and no `=` padding (RFC 4648 §5): the
-/// standard encoding with its two symbols swapped and its padding cut.
+/// Base64 with the URL-safe alphabet (`-`, `_`) and no `=` padding (RFC 4648 §5).
 fn base64url(bytes: &[u8]) -> String {
-    encode_base64(bytes)
-        .trim_end_matches('=')
-        .chars()
-        .map(|c| match c {
-            '+' => '-',
-            '/' => '_',
-            c => c,
-        })
-        .collect()
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 #[cfg(test)]
