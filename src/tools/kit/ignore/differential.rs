@@ -125,33 +125,121 @@ fn tree(rng: &mut fastrand::Rng, top: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (dirs.into_iter().collect(), files.into_iter().collect())
 }
 
-/// Runs git in `dir` with `home` as its home and no system configuration; its stdout.
-fn git(dir: &Path, home: &Path, xdg: bool, args: &[&str], input: &[u8]) -> Vec<u8> {
-    use std::io::Write;
-    let mut command = Command::new("git");
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_CONFIG_GLOBAL")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    if xdg {
-        command.env("XDG_CONFIG_HOME", home.join("xdg"));
-    } else {
-        command.env_remove("XDG_CONFIG_HOME");
+/// One generated repository: its top, the home git is given, and whether `XDG_CONFIG_HOME`
+/// is set (else git looks in `~/.config`).
+struct Repo {
+    top: PathBuf,
+    home: PathBuf,
+    xdg: bool,
+}
+
+impl Repo {
+    /// Runs git in `dir` with the repository's home and no system configuration; its stdout.
+    fn git(&self, dir: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut command = Command::new("git");
+        command
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        if self.xdg {
+            command.env("XDG_CONFIG_HOME", self.home.join("xdg"));
+        } else {
+            command.env_remove("XDG_CONFIG_HOME");
+        }
+        let mut child = command.spawn().expect("running git");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let ok = out.status.code().is_some_and(|c| c <= 1);
+        assert!(ok, "git {args:?}: {out:?}");
+        out.stdout
     }
-    let mut child = command.spawn().expect("running git");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c <= 1),
-        "git {args:?}: {out:?}"
-    );
-    out.stdout
+
+    /// What our code is given: the same home.
+    fn user(&self) -> UserConfig {
+        UserConfig {
+            home: Some(self.home.clone()),
+            xdg_config_home: self.xdg.then(|| self.home.join("xdg")),
+            ..UserConfig::default()
+        }
+    }
+
+    /// Writes random rules to `.gitignore` files, maybe `info/exclude`, and maybe the user's
+    /// excludes file (named in the configuration, or the XDG default); the files written.
+    fn write_rules(&self, rng: &mut fastrand::Rng, dirs: &[PathBuf]) -> Vec<PathBuf> {
+        let mut written = Vec::new();
+        let mut write = |path: PathBuf, rng: &mut fastrand::Rng| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, rules(rng)).unwrap();
+            written.push(path);
+        };
+        for base in std::iter::once(&PathBuf::new()).chain(dirs) {
+            if rng.u8(..3) != 0 {
+                write(self.top.join(base).join(".gitignore"), rng);
+            }
+        }
+        if rng.u8(..3) == 0 {
+            write(self.top.join(".git/info/exclude"), rng);
+        }
+        match rng.u8(..4) {
+            0 => {
+                write(self.home.join("mine"), rng);
+                let args = ["config", "core.excludesFile", "~/mine"];
+                self.git(&self.top, &args, b"");
+            }
+            1 if self.xdg => write(self.home.join("xdg/git/ignore"), rng),
+            1 => write(self.home.join(".config/git/ignore"), rng),
+            _ => {}
+        }
+        written
+    }
+
+    /// Our walk from `start` against `git ls-files` run there; the difference, if any.
+    fn compare_walk(&self, start: &Path) -> Option<String> {
+        let args = ["ls-files", "-z", "-o", "--exclude-standard"];
+        let theirs = nul_list(&self.git(&self.top.join(start), &args, b""));
+        let ours = walked(&self.top.join(start), &self.user());
+        let only = |a: &BTreeSet<Vec<u8>>, b: &BTreeSet<Vec<u8>>| {
+            let paths = a
+                .difference(b)
+                .map(|p| String::from_utf8_lossy(p).into_owned());
+            paths.collect::<Vec<_>>()
+        };
+        (theirs != ours).then(|| {
+            format!(
+                "walk of {start:?}: git only {:?}, ours only {:?}",
+                only(&theirs, &ours),
+                only(&ours, &theirs)
+            )
+        })
+    }
+
+    /// Our verdict on every path of the tree against `git check-ignore --no-index`.
+    fn compare_paths(&self, dirs: &[PathBuf], files: &[PathBuf]) -> Vec<String> {
+        let all = dirs.iter().map(|d| (d, true));
+        let all: Vec<(&PathBuf, bool)> = all.chain(files.iter().map(|f| (f, false))).collect();
+        let input: Vec<u8> = all
+            .iter()
+            .flat_map(|(p, _)| p.as_os_str().as_bytes().iter().copied().chain([0]))
+            .collect();
+        let args = ["check-ignore", "--no-index", "--stdin", "-z"];
+        let theirs = nul_list(&self.git(&self.top, &args, &input));
+        let user = self.user();
+        all.iter()
+            .filter_map(|(path, is_dir)| {
+                let key = path.as_os_str().as_bytes();
+                let ours = check_ignore(&self.top, &user, key, *is_dir);
+                (ours != theirs.contains(key))
+                    .then(|| format!("{:?}: git {}, ours {ours}", OsStr::from_bytes(key), !ours))
+            })
+            .collect()
+    }
 }
 
 fn nul_list(bytes: &[u8]) -> BTreeSet<Vec<u8>> {
@@ -174,83 +262,25 @@ fn walked(start: &Path, user: &UserConfig) -> BTreeSet<Vec<u8>> {
     found
 }
 
-/// Builds tree `seed` in `dir` and compares; a description of each disagreement.
+/// Builds tree `seed` in `dir` and compares every path, the walk from the top and the walk
+/// from one directory git does not ignore; a description of each disagreement.
 fn compare(seed: u64, dir: &Path) -> Vec<String> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let (home, top) = (dir.join("home"), dir.join("repo"));
-    std::fs::create_dir_all(&top).unwrap();
-    let xdg = rng.bool();
-    git(&top, &home, xdg, &["init", "-q", "--template="], b"");
-    let (dirs, files) = tree(&mut rng, &top);
-    let mut sources = Vec::new();
-    for base in std::iter::once(&PathBuf::new()).chain(&dirs) {
-        if rng.u8(..3) != 0 {
-            let file = top.join(base).join(".gitignore");
-            std::fs::write(&file, rules(&mut rng)).unwrap();
-            sources.push(file);
-        }
-    }
-    let mut extra = |path: PathBuf, rng: &mut fastrand::Rng| {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, rules(rng)).unwrap();
-        sources.push(path);
+    let repo = Repo {
+        top: dir.join("repo"),
+        home: dir.join("home"),
+        xdg: rng.bool(),
     };
-    if rng.u8(..3) == 0 {
-        extra(top.join(".git/info/exclude"), &mut rng);
-    }
-    match rng.u8(..4) {
-        0 => {
-            extra(home.join("mine"), &mut rng);
-            git(
-                &top,
-                &home,
-                xdg,
-                &["config", "core.excludesFile", "~/mine"],
-                b"",
-            );
-        }
-        1 if xdg => extra(home.join("xdg/git/ignore"), &mut rng),
-        1 => extra(home.join(".config/git/ignore"), &mut rng),
-        _ => {}
-    }
-    let user = UserConfig {
-        home: Some(home.clone()),
-        xdg_config_home: xdg.then(|| home.join("xdg")),
-        ..UserConfig::default()
-    };
-    let mut wrong = verdicts(&top, &home, xdg, &user, &dirs, &files);
-    let starts = [
-        PathBuf::new(),
-        dirs.get(rng.usize(..dirs.len().max(1)))
-            .cloned()
-            .unwrap_or_default(),
-    ];
-    for start in starts {
-        let key = start.as_os_str().as_bytes();
-        if !key.is_empty() && check_ignore(&top, &user, key, true) {
-            continue;
-        }
-        let listed = git(
-            &top.join(&start),
-            &home,
-            xdg,
-            &["ls-files", "-z", "-o", "--exclude-standard"],
-            b"",
-        );
-        let ours = walked(&top.join(&start), &user);
-        if nul_list(&listed) != ours {
-            let theirs = nul_list(&listed);
-            let only = |a: &BTreeSet<Vec<u8>>, b: &BTreeSet<Vec<u8>>| {
-                a.difference(b)
-                    .map(|p| String::from_utf8_lossy(p).into_owned())
-                    .collect::<Vec<_>>()
-            };
-            wrong.push(format!(
-                "walk of {start:?}: git only {:?}, ours only {:?}",
-                only(&theirs, &ours),
-                only(&ours, &theirs)
-            ));
-        }
+    std::fs::create_dir_all(&repo.top).unwrap();
+    repo.git(&repo.top, &["init", "-q", "--template="], b"");
+    let (dirs, files) = tree(&mut rng, &repo.top);
+    let sources = repo.write_rules(&mut rng, &dirs);
+    let mut wrong = repo.compare_paths(&dirs, &files);
+    let below = dirs.get(rng.usize(..dirs.len().max(1))).cloned();
+    let below =
+        below.filter(|d| !check_ignore(&repo.top, &repo.user(), d.as_os_str().as_bytes(), true));
+    for start in std::iter::once(PathBuf::new()).chain(below) {
+        wrong.extend(repo.compare_walk(&start));
     }
     if !wrong.is_empty() {
         for file in sources {
@@ -259,36 +289,6 @@ fn compare(seed: u64, dir: &Path) -> Vec<String> {
         }
     }
     wrong
-}
-
-/// Our verdict on every path of the tree against `git check-ignore --no-index`.
-fn verdicts(
-    top: &Path,
-    home: &Path,
-    xdg: bool,
-    user: &UserConfig,
-    dirs: &[PathBuf],
-    files: &[PathBuf],
-) -> Vec<String> {
-    let all: Vec<(&PathBuf, bool)> = dirs
-        .iter()
-        .map(|d| (d, true))
-        .chain(files.iter().map(|f| (f, false)))
-        .collect();
-    let input: Vec<u8> = all
-        .iter()
-        .flat_map(|(p, _)| p.as_os_str().as_bytes().iter().copied().chain([0]))
-        .collect();
-    let args = ["check-ignore", "--no-index", "--stdin", "-z"];
-    let theirs = nul_list(&git(top, home, xdg, &args, &input));
-    all.iter()
-        .filter_map(|(path, is_dir)| {
-            let key = path.as_os_str().as_bytes();
-            let ours = check_ignore(top, user, key, *is_dir);
-            (ours != theirs.contains(key))
-                .then(|| format!("{:?}: git {}, ours {ours}", OsStr::from_bytes(key), !ours))
-        })
-        .collect()
 }
 
 #[test]
