@@ -13,9 +13,9 @@ use serde::Deserialize;
 use crate::programs::find_program;
 use crate::store;
 use crate::tools::kit::cron::{self, Crontab};
-use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
+use crate::when;
 
 /// The guard that keeps a one-shot line quiet in any other year (`\%` is cron's `%`).
 const YEAR_GUARD: (&str, &str) = ("test \"$(date +\\%Y)\" = ", " || exit 0; ");

@@ -13,9 +13,9 @@ use serde::Deserialize;
 use super::alarms::{Notifier, one_shot};
 use crate::store::calendar;
 use crate::tools::kit::cron::{self, Crontab};
-use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
+use crate::when;
 use ics::Event;
 
 /// Minutes before an event that its reminders ring.
@@ -292,10 +292,7 @@ fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
     });
     let when_said: Vec<String> = due
         .iter()
-        .map(|minutes| {
-            let at = when::local(event.start - minutes * 60);
-            format!("{:02}:{:02}", at.hour, at.minute)
-        })
+        .map(|minutes| when::clock(event.start - minutes * 60))
         .collect();
     match written {
         Ok(()) => {
@@ -323,8 +320,7 @@ fn reminder(
     } else {
         format!("In {minutes} minutes")
     };
-    let clock = when::local(event.start);
-    let mut message = format!("{} at {:02}:{:02}", event.summary, clock.hour, clock.minute);
+    let mut message = format!("{} at {}", event.summary, when::clock(event.start));
     if let Some(location) = &event.location {
         message.push_str(&format!(" ({location})"));
     }
@@ -342,7 +338,6 @@ fn reminder(
 /// "'Dentist' on Tue 24 Nov 2026 15:00–16:00 at Main St 5".
 fn describe(event: &Event) -> String {
     let start = when::local(event.start);
-    let end = when::local(event.end);
     let span = if event.all_day {
         let last = when::local(event.end - 1).days();
         if last > start.days() {
@@ -354,15 +349,8 @@ fn describe(event: &Event) -> String {
         } else {
             format!("{} (all day)", when::show_day(start.days()))
         }
-    } else if start.days() == end.days() {
-        format!(
-            "{}–{:02}:{:02}",
-            when::show(event.start),
-            end.hour,
-            end.minute
-        )
     } else {
-        format!("{} – {}", when::show(event.start), when::show(event.end))
+        when::show_span(event.start, event.end)
     };
     let mut text = format!("'{}' on {span}", event.summary.replace('\n', " "));
     if let Some(location) = &event.location {
