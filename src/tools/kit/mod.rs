@@ -8,6 +8,7 @@
 
 pub(crate) mod confined;
 pub(crate) mod cron;
+pub(crate) mod cron_clock;
 pub(crate) mod edit;
 pub(crate) mod feed;
 pub(crate) mod fsafe;

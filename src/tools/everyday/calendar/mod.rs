@@ -280,15 +280,17 @@ fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
             notifier.missing.join(" ")
         );
     }
-    let lines: Vec<String> = due
+    let lines: Result<Vec<String>, String> = due
         .iter()
         .map(|minutes| reminder(&crontab, &notifier, id, event, *minutes))
         .collect();
-    let written = crontab.edit(&ctx.cancel, |table| {
-        let table = lines
-            .iter()
-            .fold(table.to_string(), |t, l| cron::with_line(&t, l));
-        (table, ())
+    let written = lines.and_then(|lines| {
+        crontab.edit(&ctx.cancel, |table| {
+            let table = lines
+                .iter()
+                .fold(table.to_string(), |t, l| cron::with_line(&t, l));
+            (table, ())
+        })
     });
     let when_said: Vec<String> = due
         .iter()
@@ -314,7 +316,7 @@ fn reminder(
     id: &str,
     event: &Event,
     minutes: i64,
-) -> String {
+) -> Result<String, String> {
     let title = if minutes == 60 {
         "In 1 hour".to_string()
     } else {
@@ -420,9 +422,12 @@ fn delete_event(args: DeleteArgs, ctx: &ToolContext) -> Result<String, String> {
         return Ok(format!("Deleted {what}."));
     };
     let reminders = crontab.edit(&ctx.cancel, |table| {
-        cron::without(table, |owned| owned.starts_with(&prefix))
+        cron::without_ids(table, |owned| owned.starts_with(&prefix))
     });
-    Ok(match reminders {
+    if let Ok(ids) = &reminders {
+        super::alarm_label::forget(ctx.settings.marvin_home.as_deref(), ids);
+    }
+    Ok(match reminders.map(|ids| ids.len()) {
         Ok(0) => format!("Deleted {what}."),
         Ok(n) => format!("Deleted {what} and its {n} reminder(s)."),
         Err(why) => format!("Deleted {what}; its reminders could not be looked for: {why}"),
