@@ -4,6 +4,8 @@
 //! jiff's "compatible" disambiguation).
 
 /// Seconds east of UTC at unix time `at` (0 where the C library has no answer).
+// `tm_gmtoff` is a C long: i64 here, i32 on 32-bit targets.
+#[allow(clippy::unnecessary_cast)]
 pub(crate) fn offset_at(at: i64) -> i64 {
     broken_down(at).map_or(0, |tm| tm.tm_gmtoff as i64)
 }

@@ -42,11 +42,14 @@ impl Label {
         }
     }
 
-    /// What removes the label's file when a one-shot has fired ("" for an inline one).
+    /// What removes the label's file once a one-shot's line is gone ("" for an inline one),
+    /// to follow the command that removed it with `&&`.
     pub(crate) fn cleanup(&self) -> String {
         match self {
             Label::Inline(_) => String::new(),
-            Label::File(path) => format!("; rm -f {}", cron::quote(&path.display().to_string())),
+            Label::File(path) => {
+                format!(" && rm -f {}", cron::quote(&path.display().to_string()))
+            }
         }
     }
 }
@@ -114,7 +117,7 @@ mod tests {
         let command = format!("{}; notify {}{}", file.head(), file.word(), file.cleanup());
         let (text, rest) = read(&command).unwrap();
         assert_eq!(text, "長い\nlabel '%");
-        assert!(rest.starts_with("; notify \"$m\"; rm -f '"), "{rest}");
+        assert!(rest.starts_with("; notify \"$m\" && rm -f '"), "{rest}");
         forget(Some(home.path()), &["alarm-1".to_string()]);
         assert!(!folder(home.path()).join("alarm-1.txt").exists());
         assert!(read(&command).unwrap().0.contains("is gone"));

@@ -264,9 +264,10 @@ pub(crate) fn one_shot(
     let program = cron::quote(&crontab.path().display().to_string());
     let line = |label: &Label| {
         // The table goes through a file so that a `crontab -l` that fails at that moment
-        // stops the removal instead of installing an empty table.
+        // stops the removal instead of installing an empty table; the label file goes only
+        // with the line.
         let command = format!(
-            "{moment}{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -; rm -f \"$f\"{}",
+            "{moment}{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -{}; rm -f \"$f\"",
             YEAR_GUARD.0,
             wall.year,
             YEAR_GUARD.1,
