@@ -29,7 +29,7 @@ const SET_PARAMS: &[Param] = &[
     Param::required(
         "time",
         Kind::String,
-        "When, in the user's local time: \"07:30\" (the next one), \"tomorrow 7:30\", \"friday 15:00\", \"in 20 minutes\", \"2026-12-24 18:00\" or an ISO date-time with offset",
+        "When, in the user's local time: \"07:30\" (the next one), \"tomorrow at 9\", \"next friday 3pm\" (the first Friday after today), \"December 5 10:00\", \"in 20 minutes\", \"in 3 days\", \"2026-12-24 18:00\" or an ISO date-time with offset",
     ),
     Param::optional(
         "label",

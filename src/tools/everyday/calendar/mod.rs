@@ -29,7 +29,7 @@ const ADD_PARAMS: &[Param] = &[
     Param::required(
         "start",
         Kind::String,
-        "When it starts, local time: \"2026-12-24 18:00\", \"friday 15:00\", \"tomorrow 9:30\"",
+        "When it starts, local time: \"2026-12-24 18:00\", \"friday 15:00\", \"tomorrow at 9:30\", \"December 5 10:00\", \"in 3 days\"",
     ),
     Param::optional(
         "end",
@@ -58,7 +58,7 @@ const VIEW_PARAMS: &[Param] = &[
     Param::optional(
         "date",
         Kind::String,
-        "The day: \"today\" (default), \"tomorrow\", a weekday or YYYY-MM-DD",
+        "The day: \"today\" (default), \"tomorrow\", a weekday, \"next friday\", \"December 5\" or YYYY-MM-DD",
     ),
     Param::optional(
         "end_date",
