@@ -199,6 +199,8 @@ Environment:
                            *; default none: you are asked, or it is refused)
   MARVIN_CLONES_DIR        where github_clone clones (default ~/github-clones)
   MARVIN_CRONTAB           program that edits the crontab (default crontab)
+  MARVIN_CRON_TZ           the zone the cron daemon runs in, when not the
+                           system's (alarms are written in its time)
   BLENDER_MCP_HOST         the Blender add-on's socket (default 127.0.0.1
   BLENDER_MCP_PORT           and port 9876)
   SPOTIFY_CLIENT_ID        your Spotify app's client id, for spotify_auth

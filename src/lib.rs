@@ -36,3 +36,4 @@ pub(crate) mod ui;
 pub mod usage;
 pub(crate) mod voice;
 pub(crate) mod web;
+pub(crate) mod when;

@@ -52,6 +52,7 @@ const OWN: &[&str] = &[
     "MARVIN_WEB_ALLOW",
     "MARVIN_CLONES_DIR",
     "MARVIN_CRONTAB",
+    "MARVIN_CRON_TZ",
     "BLENDER_MCP_HOST",
     "BLENDER_MCP_PORT",
     "SPOTIFY_CLIENT_ID",
@@ -121,6 +122,8 @@ const STANDARD: &[&str] = &[
     "USER",
     "LOGNAME",
     "TMPDIR",
+    // The C library reads it for the local time zone; alarms compare it with MARVIN_CRON_TZ.
+    "TZ",
     // Set by Windows Subsystem for Linux and by Termux: how a browser is opened there.
     "WSL_DISTRO_NAME",
     "TERMUX_VERSION",

@@ -42,6 +42,12 @@ pub struct WebSettings {
     /// MARVIN_CRONTAB, else `crontab`: the program alarms and calendar reminders read the
     /// crontab with (`-l`) and write it with (`-`, from stdin).
     pub crontab: String,
+    /// TZ, the zone Marvin reads and shows times in (the C library reads it itself; alarms
+    /// compare it with the cron daemon's).
+    pub tz: Option<String>,
+    /// MARVIN_CRON_TZ: the zone the cron daemon reads the crontab in, when it was started
+    /// with a TZ of its own; else the system's (/etc/localtime), as cron daemons run.
+    pub cron_tz: Option<String>,
     /// BLENDER_MCP_HOST and BLENDER_MCP_PORT, else 127.0.0.1:9876: the Blender add-on's socket.
     pub blender_host: String,
     pub blender_port: u16,
@@ -62,6 +68,8 @@ impl Default for WebSettings {
             keys: Vec::new(),
             gh_token: None,
             crontab: CRONTAB.to_string(),
+            tz: None,
+            cron_tz: None,
             blender_host: BLENDER_HOST.to_string(),
             blender_port: BLENDER_PORT,
             spotify_client_id: None,
@@ -130,6 +138,8 @@ impl WebSettings {
                 .filter(|program| !program.is_empty())
                 .unwrap_or(CRONTAB)
                 .to_string(),
+            tz: non_empty("TZ"),
+            cron_tz: non_empty("MARVIN_CRON_TZ"),
             blender_host: non_empty("BLENDER_MCP_HOST").unwrap_or_else(|| BLENDER_HOST.to_string()),
             blender_port,
             spotify_client_id: non_empty("SPOTIFY_CLIENT_ID"),
@@ -185,6 +195,7 @@ mod tests {
             ("GNEWS_API_KEY", "g-key"),
             ("MARVIN_CLONES_DIR", "/srv/clones"),
             ("MARVIN_CRONTAB", "/opt/fake/crontab"),
+            ("MARVIN_CRON_TZ", "UTC"),
             ("BLENDER_MCP_PORT", "9000"),
             ("SPOTIFY_CLIENT_ID", " abc123 "),
             ("SPOTIFY_REDIRECT_PORT", "8765"),
@@ -197,6 +208,7 @@ mod tests {
         assert_eq!(web.key("NEWSAPI_KEY").as_deref(), Some("from-file"));
         assert_eq!(web.key("NOPE_KEY"), None);
         assert_eq!(web.crontab, "/opt/fake/crontab");
+        assert_eq!(web.cron_tz.as_deref(), Some("UTC"));
         assert_eq!(
             (web.blender_host.as_str(), web.blender_port),
             ("127.0.0.1", 9000)

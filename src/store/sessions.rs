@@ -297,7 +297,7 @@ pub(crate) fn prune(home: &Path, warnings: &Warnings) {
 /// happened; none when it was not parked or not expired.
 pub(crate) fn expire(home: &Path, meta: &Meta, now: i64) -> Option<String> {
     let parked = meta.parked.as_ref()?;
-    let at = crate::tools::kit::when::parse(&parked.expires_at, now).ok()?;
+    let at = crate::when::parse(&parked.expires_at, now).ok()?;
     if at > now {
         return None;
     }

@@ -4,7 +4,7 @@
 use super::style::Style;
 use super::width::join_within;
 use crate::session::Resumed;
-use crate::tools::kit::when;
+use crate::when;
 
 /// The banner's lines, dim, each within `width` columns. `now` is the unix time, to say
 /// "today" or "yesterday".

@@ -16,7 +16,7 @@ use crate::config::{Config, Env};
 use crate::store::Warnings;
 use crate::store::sessions::{self, Meta};
 use crate::tools::everyday::ntfy::Ntfy;
-use crate::tools::kit::when;
+use crate::when;
 
 /// The session `--resume` names, or the one picked from the list when no name follows (on a
 /// terminal; elsewhere the list is shown and the run ends). `None`: no `--resume`, or none

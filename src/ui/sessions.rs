@@ -13,7 +13,7 @@ use super::width::truncate;
 use crate::clock::unix_now;
 use crate::commands::PendingAction;
 use crate::store::sessions::Meta;
-use crate::tools::kit::when;
+use crate::when;
 
 /// Sessions listed at most.
 const SHOWN: usize = 20;

@@ -4,28 +4,32 @@
 //! topic: the preference `ntfy_topic`, else its first ntfy subscription). A one-shot alarm's
 //! line carries its year, does nothing in any other year, and takes itself out of the crontab
 //! after firing (through a temporary file, so a failing `crontab -l` never empties it); `list_alarms` also drops one-shots whose time has passed (the machine may
-//! have been off). Calendar reminders are built here too ([`one_shot`]).
+//! have been off). Calendar reminders are built here too ([`one_shot`]). Lines are written on
+//! the cron daemon's clock (`kit::cron_clock`); a long label is kept in a file the line reads
+//! (`alarm_label`).
 
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use super::alarm_label::{self, Label};
 use crate::programs::find_program;
 use crate::store;
 use crate::tools::kit::cron::{self, Crontab};
-use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
+use crate::when;
 
 /// The guard that keeps a one-shot line quiet in any other year (`\%` is cron's `%`).
 const YEAR_GUARD: (&str, &str) = ("test \"$(date +\\%Y)\" = ", " || exit 0; ");
-const LABEL: &str = ": ";
+/// How a one-shot on another zone's clock starts: its moment, for listing it.
+const AT: &str = ": at=";
 
 const SET_PARAMS: &[Param] = &[
     Param::required(
         "time",
         Kind::String,
-        "When, in the user's local time: \"07:30\" (the next one), \"tomorrow 7:30\", \"friday 15:00\", \"in 20 minutes\", \"2026-12-24 18:00\" or an ISO date-time with offset",
+        "When, in the user's local time: \"07:30\" (the next one), \"tomorrow at 9\", \"next friday 3pm\" (the first Friday after today), \"December 5 10:00\", \"in 20 minutes\", \"in 3 days\", \"2026-12-24 18:00\" or an ISO date-time with offset",
     ),
     Param::optional(
         "label",
@@ -100,6 +104,8 @@ pub(crate) struct Notifier {
     ntfy: Option<(PathBuf, String)>,
     /// Sentences for the result about what is missing.
     pub missing: Vec<String>,
+    /// MARVIN_HOME, where long labels are kept.
+    pub home: Option<PathBuf>,
 }
 
 impl Notifier {
@@ -142,6 +148,20 @@ impl Notifier {
             osascript,
             ntfy,
             missing,
+            home: ctx.settings.marvin_home.clone(),
+        }
+    }
+
+    /// notify-send and an ntfy topic through curl, at made-up paths, keeping long labels
+    /// under `home`.
+    #[cfg(test)]
+    pub(crate) fn for_tests(home: Option<PathBuf>) -> Self {
+        Self {
+            notify_send: Some(PathBuf::from("/usr/bin/notify-send")),
+            osascript: None,
+            ntfy: Some((PathBuf::from("/usr/bin/curl"), "https://ntfy.sh/t".into())),
+            missing: Vec::new(),
+            home,
         }
     }
 
@@ -151,8 +171,9 @@ impl Notifier {
     }
 
     /// The commands that show `title` and `message`, each text one quoted word.
-    pub(crate) fn commands(&self, title: &str, message: &str) -> String {
-        let mut parts = vec![format!("{LABEL}{}", cron::quote(message))];
+    pub(crate) fn commands(&self, title: &str, message: &Label) -> String {
+        let mut parts = vec![message.head()];
+        let word = message.word();
         if let Some(program) = &self.notify_send {
             // SAFETY: getuid cannot fail.
             let uid = unsafe { libc::getuid() };
@@ -160,28 +181,49 @@ impl Notifier {
                 "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/{uid}/bus {} -a Marvin {} {}",
                 program.display(),
                 cron::quote(title),
-                cron::quote(message)
+                word
             ));
         }
         if let Some(program) = &self.osascript {
-            let text = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
-            let script = format!(
-                "display notification \"{}\" with title \"{}\"",
-                text(message),
-                text(title)
-            );
-            parts.push(format!("{} -e {}", program.display(), cron::quote(&script)));
+            parts.push(osascript(program, title, message));
         }
         if let Some((curl, url)) = &self.ntfy {
             parts.push(format!(
                 "{} -fsS -m 30 -H {} -d {} {} >/dev/null 2>&1",
                 curl.display(),
                 cron::quote(&format!("Title: {title}")),
-                cron::quote(message),
+                word,
                 cron::quote(url)
             ));
         }
         parts.join("; ")
+    }
+}
+
+/// macOS's notification of `message` under `title`: the texts as AppleScript strings, or
+/// the label file's text passed as an argument.
+fn osascript(program: &std::path::Path, title: &str, message: &Label) -> String {
+    let text = |t: &str| t.replace('\\', "\\\\").replace('"', "\\\"");
+    let program = program.display();
+    match message {
+        Label::Inline(message) => {
+            let script = format!(
+                "display notification \"{}\" with title \"{}\"",
+                text(message),
+                text(title)
+            );
+            format!("{program} -e {}", cron::quote(&script))
+        }
+        Label::File(_) => {
+            let show = format!(
+                "display notification (item 1 of argv) with title \"{}\"",
+                text(title)
+            );
+            format!(
+                "{program} -e 'on run argv' -e {} -e 'end run' \"$m\"",
+                cron::quote(&show)
+            )
+        }
     }
 }
 
@@ -198,8 +240,10 @@ fn topic(ctx: &ToolContext) -> Option<String> {
     chosen.filter(|t| store::is_plain_name(t, 64))
 }
 
-/// The crontab line of a one-time notification at unix time `at`: quiet in any other year,
-/// gone from the crontab once it has fired.
+/// The crontab line of a one-time notification at unix time `at`, on the daemon's clock:
+/// quiet in any other year, gone from the crontab (with its label file) once it has fired.
+/// When the daemon's zone is not Marvin's the line starts with `: at=<unix time>;`, so that
+/// listing it needs no conversion back.
 pub(crate) fn one_shot(
     crontab: &Crontab,
     notifier: &Notifier,
@@ -207,40 +251,108 @@ pub(crate) fn one_shot(
     id: &str,
     title: &str,
     message: &str,
-) -> String {
-    let l = when::local(at);
-    let fields = format!("{} {} {} {} *", l.minute, l.hour, l.day, l.month);
-    let program = cron::quote(&crontab.path().display().to_string());
-    // The table goes through a file so that a `crontab -l` that fails at that moment stops
-    // the removal instead of installing an empty table.
-    let command = format!(
-        "{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -; rm -f \"$f\"",
-        YEAR_GUARD.0,
-        l.year,
-        YEAR_GUARD.1,
-        notifier.commands(title, message),
-        cron::quote(&format!("marvin:{id}"))
+) -> Result<String, String> {
+    let wall = crontab.clock.walls(&[at])?[0];
+    let fields = format!(
+        "{} {} {} {} *",
+        wall.minute, wall.hour, wall.day, wall.month
     );
-    cron::line(&fields, &command, id)
+    let moment = match crontab.clock.converts() {
+        true => format!("{AT}{at}; "),
+        false => String::new(),
+    };
+    let program = cron::quote(&crontab.path().display().to_string());
+    let line = |label: &Label| {
+        // The table goes through a file so that a `crontab -l` that fails at that moment
+        // stops the removal instead of installing an empty table; the label file goes only
+        // with the line.
+        let command = format!(
+            "{moment}{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -{}; rm -f \"$f\"",
+            YEAR_GUARD.0,
+            wall.year,
+            YEAR_GUARD.1,
+            notifier.commands(title, label),
+            cron::quote(&format!("marvin:{id}")),
+            label.cleanup()
+        );
+        cron::line(&fields, &command, id)
+    };
+    fitted(notifier, id, message, line)
 }
 
-/// A line's year when it is a one-shot, and its label.
-pub(crate) fn read_command(command: &str) -> Option<(Option<i64>, String)> {
-    let (year, rest) = match command.strip_prefix(YEAR_GUARD.0) {
+/// The line `line` makes with `message` inside it when that is short enough, else with
+/// `message` kept in a label file.
+fn fitted(
+    notifier: &Notifier,
+    id: &str,
+    message: &str,
+    line: impl Fn(&Label) -> String,
+) -> Result<String, String> {
+    let inline = line(&Label::Inline(message.to_string()));
+    if inline.len() <= alarm_label::MAX_LINE {
+        return Ok(inline);
+    }
+    Ok(line(&alarm_label::store(
+        notifier.home.as_deref(),
+        id,
+        message,
+    )?))
+}
+
+/// What a line Marvin wrote says.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Said {
+    /// A one-shot's year on the daemon's clock.
+    pub year: Option<i64>,
+    /// A one-shot's moment, when the line carries it (the daemon's zone is another).
+    pub at: Option<i64>,
+    /// A repeating line's time and weekdays on Marvin's clock, when it checks them itself.
+    pub guard: Option<(String, String)>,
+    pub label: String,
+}
+
+/// What `command` (a line's command) says.
+pub(crate) fn read_command(command: &str) -> Option<Said> {
+    let (at, rest) = match command.strip_prefix(AT) {
+        Some(rest) => {
+            let (at, rest) = rest.split_once("; ")?;
+            (Some(at.parse().ok()?), rest)
+        }
+        None => (None, command),
+    };
+    let (year, rest) = match rest.strip_prefix(YEAR_GUARD.0) {
         Some(rest) => {
             let (year, rest) = rest.split_once(YEAR_GUARD.1)?;
             (Some(year.parse().ok()?), rest)
         }
-        None => (None, command),
+        None => (None, rest),
     };
-    let (label, _) = cron::unquote(rest.strip_prefix(LABEL)?)?;
-    Some((year, label))
+    let (guard, rest) = match rest.strip_prefix("case \"$(") {
+        Some(rest) => {
+            let (_, rest) = rest.split_once(" in ")?;
+            let (pattern, rest) = rest.split_once(") ;; *) exit 0 ;; esac; ")?;
+            let (clock, weekdays) = pattern.rsplit_once(':')?;
+            (Some((clock.to_string(), weekdays.to_string())), rest)
+        }
+        None => (None, rest),
+    };
+    let (label, _) = alarm_label::read(rest)?;
+    Some(Said {
+        year,
+        at,
+        guard,
+        label,
+    })
 }
 
-/// When a one-shot line fires, as unix time.
-pub(crate) fn one_shot_time(fields: &[&str; 5], year: i64) -> Option<i64> {
+/// When a one-shot line fires, as unix time: its own word for it, else its fields read on
+/// Marvin's clock (the daemon's then).
+pub(crate) fn one_shot_time(fields: &[&str; 5], said: &Said) -> Option<i64> {
+    if said.at.is_some() {
+        return said.at;
+    }
     let [minute, hour, day, month] = [0, 1, 2, 3].map(|i| fields[i].parse::<u32>().ok());
-    let days = crate::clock::days_from_civil(year, month?, day?);
+    let days = crate::clock::days_from_civil(said.year?, month?, day?);
     Some(when::from_local(days, hour?, minute?))
 }
 
@@ -304,15 +416,15 @@ fn schedule(
             ));
         }
         "" | "once" | "none" | "no" => (
-            one_shot(crontab, notifier, at, id, "Marvin alarm", label),
+            one_shot(crontab, notifier, at, id, "Marvin alarm", label)?,
             when::show(at),
         ),
         "daily" | "every day" => (
-            repeating(notifier, &l, "*", label, id),
+            repeating((crontab, notifier), (&l, now), ("*", "*"), label, id)?,
             format!("every day at {clock}"),
         ),
         "weekdays" | "weekday" => (
-            repeating(notifier, &l, "1-5", label, id),
+            repeating((crontab, notifier), (&l, now), ("1-5", "[1-5]"), label, id)?,
             format!("Monday to Friday at {clock}"),
         ),
         other => {
@@ -323,15 +435,31 @@ fn schedule(
     })
 }
 
+/// The line of an alarm every day (or weekday: `days` is the cron field and the `date +%u`
+/// pattern) at `l`'s time: on the daemon's clock, or at each hour it can fall on there with a
+/// guard on Marvin's clock when the two zones differ.
 fn repeating(
-    notifier: &Notifier,
-    l: &when::Local,
-    weekdays: &str,
+    (crontab, notifier): (&Crontab, &Notifier),
+    (l, now): (&when::Local, i64),
+    (field, pattern): (&str, &str),
     label: &str,
     id: &str,
-) -> String {
-    let fields = format!("{} {} * * {weekdays}", l.minute, l.hour);
-    cron::line(&fields, &notifier.commands("Marvin alarm", label), id)
+) -> Result<String, String> {
+    let clock = format!("{:02}:{:02}", l.hour, l.minute);
+    let (fields, guard) = match crontab.clock.guard(&clock, pattern) {
+        None => (
+            format!("{} {} * * {field}", l.minute, l.hour),
+            String::new(),
+        ),
+        Some(guard) => {
+            let times = crontab.clock.daily_fields(l.hour, l.minute, now)?;
+            (format!("{times} * * *"), guard)
+        }
+    };
+    fitted(notifier, id, label, |label| {
+        let command = format!("{guard}{}", notifier.commands("Marvin alarm", label));
+        cron::line(&fields, &command, id)
+    })
 }
 
 #[derive(Deserialize)]
@@ -347,24 +475,30 @@ fn list_alarms(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
             .into_iter()
             .filter(|o| o.id.starts_with("alarm-"))
         {
-            let Some((year, label)) = read_command(owned.command) else {
+            let Some(said) = read_command(owned.command) else {
                 continue;
             };
             let f = &owned.fields;
-            let said = match year.and_then(|y| one_shot_time(f, y)) {
+            let once = said.year.and_then(|_| one_shot_time(f, &said));
+            let (clock, weekdays) = match &said.guard {
+                Some((clock, days)) => (clock.clone(), days == "[1-5]"),
+                None => (format!("{:0>2}:{:0>2}", f[1], f[0]), f[4] == "1-5"),
+            };
+            let when_said = match once {
                 Some(at) if at <= now => {
                     past.push(owned.id.to_string());
                     continue;
                 }
                 Some(at) => when::show(at),
-                None if f[4] == "1-5" => format!("Monday to Friday at {:0>2}:{:0>2}", f[1], f[0]),
-                None => format!("every day at {:0>2}:{:0>2}", f[1], f[0]),
+                None if weekdays => format!("Monday to Friday at {clock}"),
+                None => format!("every day at {clock}"),
             };
-            lines.push(format!("- {} — {said}: {label}", owned.id));
+            lines.push(format!("- {} — {when_said}: {}", owned.id, said.label));
         }
         let (kept, _) = cron::without(table, |id| past.iter().any(|p| p == id));
         (kept, (lines, past))
     })?;
+    alarm_label::forget(ctx.settings.marvin_home.as_deref(), &past);
     let mut out = if lines.is_empty() {
         "No alarms are set.".to_string()
     } else {
@@ -394,6 +528,7 @@ fn cancel_alarm(args: CancelArgs, ctx: &ToolContext) -> Result<String, String> {
     }
     let crontab = Crontab::find(ctx)?;
     let removed = crontab.edit(&ctx.cancel, |table| cron::without(table, |i| i == id))?;
+    alarm_label::forget(ctx.settings.marvin_home.as_deref(), &[id.to_string()]);
     if removed == 0 {
         return Err(format!(
             "There is no alarm {id} (it may have rung already): list_alarms shows those set."
@@ -413,18 +548,17 @@ mod tests {
             osascript: None,
             ntfy: Some((PathBuf::from("/usr/bin/curl"), "https://ntfy.sh/t".into())),
             missing: Vec::new(),
+            home: None,
         };
         let crontab = Crontab::at(PathBuf::from("/usr/bin/crontab"));
         let at = when::from_local(crate::clock::days_from_civil(2027, 1, 15), 7, 30);
-        let line = one_shot(&crontab, &notifier, at, "alarm-0000aaaa", "T", "it's 50%");
+        let line = one_shot(&crontab, &notifier, at, "alarm-0000aaaa", "T", "it's 50%").unwrap();
         let owned = cron::owned(&line).unwrap();
         assert_eq!(owned.id, "alarm-0000aaaa");
         assert_eq!(owned.fields, ["30", "7", "15", "1", "*"]);
-        assert_eq!(
-            read_command(owned.command),
-            Some((Some(2027), "it's 50%".to_string()))
-        );
-        assert_eq!(one_shot_time(&owned.fields, 2027), Some(at));
+        let said = read_command(owned.command).unwrap();
+        assert_eq!((said.year, said.label.as_str()), (Some(2027), "it's 50%"));
+        assert_eq!(one_shot_time(&owned.fields, &said), Some(at));
         assert!(line.ends_with("; f=$(mktemp) && '/usr/bin/crontab' -l > \"$f\" && grep -vF 'marvin:alarm-0000aaaa' \"$f\" | '/usr/bin/crontab' -; rm -f \"$f\" # marvin:alarm-0000aaaa"), "{line}");
         assert!(!line.contains('\n'));
     }
@@ -436,9 +570,13 @@ mod tests {
             osascript: Some(PathBuf::from("/usr/bin/osascript")),
             ntfy: None,
             missing: Vec::new(),
+            home: None,
         };
         assert_eq!(
-            notifier.commands("Marvin alarm", r#"say "hi" \ it's 5%"#),
+            notifier.commands(
+                "Marvin alarm",
+                &Label::Inline(r#"say "hi" \ it's 5%"#.into())
+            ),
             // Each backslash is followed by '' (the quote closed and reopened) for cron.
             r#": 'say "hi" \'' it'\''s 5\%'; /usr/bin/osascript -e 'display notification "say \''"hi\''" \''\'' it'\''s 5\%" with title "Marvin alarm"'"#
         );

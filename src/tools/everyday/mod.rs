@@ -6,6 +6,7 @@
 //! folder only when a family has several); a new family is that file and one line here.
 
 pub(crate) mod academic;
+pub(crate) mod alarm_label;
 pub(crate) mod alarms;
 pub(crate) mod blender;
 pub(crate) mod bookmarks;

@@ -2,7 +2,8 @@
 //! written whole with `<crontab> -` (the program from MARVIN_CRONTAB). Marvin only ever adds
 //! or removes the lines it wrote, each ending in `# marvin:<id>`; every other line (the
 //! user's jobs, comments, blank lines, variables) is given back byte for byte. Also the
-//! quoting that keeps a text inside a cron command one shell word.
+//! quoting that keeps a text inside a cron command one shell word. Lines are written on the
+//! daemon's clock (`cron_clock`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::CancelToken;
 use crate::tools::ToolContext;
+use crate::tools::kit::cron_clock::CronClock;
 use crate::tools::kit::process;
 
 /// What ends every line Marvin wrote, before its id.
@@ -36,6 +38,8 @@ pub(crate) struct Crontab {
     /// `MARVIN_HOME/crontab`, whose lock (store::lock) other Marvins of this user take too
     /// while they change the table.
     shared: Option<PathBuf>,
+    /// The daemon's clock, which the lines' times are written on.
+    pub clock: CronClock,
 }
 
 impl Crontab {
@@ -53,10 +57,26 @@ impl Crontab {
                 .map(std::ffi::OsStr::new);
             crate::programs::find_program(&name, path)
         };
+        let web = ctx.settings.web.settings();
+        let date = crate::programs::find_program(
+            "date",
+            ctx.settings
+                .search_path
+                .as_deref()
+                .map(std::ffi::OsStr::new),
+        )
+        .or_else(|| {
+            ["/usr/bin/date", "/bin/date"]
+                .map(PathBuf::from)
+                .into_iter()
+                .find(|p| p.is_file())
+        });
+        let clock = CronClock::new(web.tz.clone(), web.cron_tz.clone(), date);
         match program {
             Some(program) => Ok(Self {
                 program,
                 name,
+                clock,
                 timeout: TIMEOUT,
                 shared: ctx
                     .settings
@@ -76,6 +96,7 @@ impl Crontab {
         let name = program.display().to_string();
         Self {
             shared: None,
+            clock: CronClock::new(None, None, None),
             program,
             name,
             timeout: Duration::from_secs(1),
@@ -284,13 +305,21 @@ pub(crate) fn with_line(table: &str, line: &str) -> String {
 /// `table` without the lines Marvin wrote whose id `remove` picks, and how many went. Every
 /// other line keeps its bytes, line ending included.
 pub(crate) fn without(table: &str, remove: impl Fn(&str) -> bool) -> (String, usize) {
-    let mut removed = 0;
+    let (kept, removed) = without_ids(table, remove);
+    (kept, removed.len())
+}
+
+/// [`without`], with the ids of the lines that went.
+pub(crate) fn without_ids(table: &str, remove: impl Fn(&str) -> bool) -> (String, Vec<String>) {
+    let mut removed = Vec::new();
     let kept = table
         .split_inclusive('\n')
-        .filter(|line| {
-            let gone = owned(line).is_some_and(|o| remove(o.id));
-            removed += usize::from(gone);
-            !gone
+        .filter(|line| match owned(line) {
+            Some(o) if remove(o.id) => {
+                removed.push(o.id.to_string());
+                false
+            }
+            _ => true,
         })
         .collect();
     (kept, removed)

@@ -3,11 +3,12 @@
 //! the web client every network tool goes through and the check on the addresses the model
 //! gives it (reach), HTML read as text, the feeds (Atom,
 //! RSS) it brings back, where a location argument points (geo), the crontab's lines Marvin
-//! owns (cron), moments read in the local time zone (when) and the session's private
+//! owns (cron) and the session's private
 //! temporary directory (scratch).
 
 pub(crate) mod confined;
 pub(crate) mod cron;
+pub(crate) mod cron_clock;
 pub(crate) mod edit;
 pub(crate) mod feed;
 pub(crate) mod fsafe;
@@ -22,4 +23,3 @@ pub(crate) mod read;
 pub(crate) mod scratch;
 pub(crate) mod target;
 pub(crate) mod web;
-pub(crate) mod when;

@@ -7,6 +7,8 @@ fn uid() -> u32 {
     unsafe { libc::getuid() }
 }
 
+/// The label, written three times with the test's long paths, would make a line over 900
+/// bytes: it is kept in a label file the line reads, which goes when the alarm has fired.
 #[test]
 fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     let machine = Machine::new("alarm-fire", true, true);
@@ -29,12 +31,14 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
         run.stderr()
     );
     let bin = machine.bin().display().to_string();
-    let quoted = format!(
-        "'Dentist; it'\\''s 100\\% C:\\''\\%TEMP\\% $(touch {p}) `touch {p}`'",
-        p = pwned.display()
-    );
+    let file = machine
+        .home
+        .path()
+        .join(format!("marvin-home/alarms/{id}.txt"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), label);
     let line = format!(
-        "30 8 15 1 * test \"$(date +\\%Y)\" = 2099 || exit 0; : {quoted}; DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/{uid}/bus {bin}/notify-send -a Marvin 'Marvin alarm' {quoted}; {bin}/curl -fsS -m 30 -H 'Title: Marvin alarm' -d {quoted} 'http://ntfy.test/marvin-alarms' >/dev/null 2>&1; f=$(mktemp) && '{bin}/crontab' -l > \"$f\" && grep -vF 'marvin:{id}' \"$f\" | '{bin}/crontab' -; rm -f \"$f\" # marvin:{id}",
+        "30 8 15 1 * test \"$(date +\\%Y)\" = 2099 || exit 0; m=$(cat '{f}'); DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/{uid}/bus {bin}/notify-send -a Marvin 'Marvin alarm' \"$m\"; {bin}/curl -fsS -m 30 -H 'Title: Marvin alarm' -d \"$m\" 'http://ntfy.test/marvin-alarms' >/dev/null 2>&1; f=$(mktemp) && '{bin}/crontab' -l > \"$f\" && grep -vF 'marvin:{id}' \"$f\" | '{bin}/crontab' - && rm -f '{f}'; rm -f \"$f\" # marvin:{id}",
+        f = file.display(),
         uid = uid()
     );
     assert_eq!(machine.table(), format!("{USER_TABLE}{line}\n"));
@@ -55,6 +59,7 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     );
     machine.fire(&line, Some(("2099", &year)));
     assert_eq!(machine.table(), format!("{USER_TABLE}{line}\n"));
+    assert!(file.exists(), "the label file went without its line");
     std::fs::remove_file(machine.log_path()).unwrap();
     std::fs::write(machine.bin().join("crontab"), fake).unwrap();
     // In its year it notifies with the label as one word each time, then leaves the table.
@@ -67,6 +72,54 @@ fn an_alarm_is_one_line_that_fires_once_quoted_and_then_removes_itself() {
     );
     assert!(!pwned.exists(), "the label ran as a command");
     assert_eq!(machine.table(), USER_TABLE);
+    assert!(!file.exists(), "the label file stayed");
+}
+
+/// The cron daemon in UTC (MARVIN_CRON_TZ) and Marvin in CET: a one-shot's fields are the
+/// daemon's time and the line carries its moment; a daily alarm rings at each UTC hour 08:30
+/// CET falls on over the year (07:30 in winter, 06:30 in summer) and checks the CET clock.
+#[test]
+fn alarms_on_the_daemons_clock() {
+    let machine = Machine::new("alarm-daemon-zone", true, false);
+    let utc = [("MARVIN_CRON_TZ", "UTC".to_string())];
+    let args = r#"{"time": "2099-01-15T07:30:00Z", "label": "Dentist"}"#;
+    let run = machine.run_with(&[("1", "set_alarm", args)], &utc);
+    let id = id_after(&run.results[0], "Alarm ");
+    assert_eq!(
+        run.results[0],
+        format!(
+            "Alarm {id} set for Thu 15 Jan 2099 08:30: Dentist. The profile has no ntfy topic, so nothing goes to the phone (set the preference ntfy_topic or subscribe to a topic)."
+        ),
+        "{}",
+        run.stderr()
+    );
+    let line = machine.table();
+    assert!(
+        line.starts_with(
+            "30 7 15 1 * : at=4072145400; test \"$(date +\\%Y)\" = 2099 || exit 0; : 'Dentist';"
+        ),
+        "{line}"
+    );
+    let args = r#"{"time": "08:30", "label": "Up", "repeat": "weekdays"}"#;
+    let run = machine.run_with(&[("1", "set_alarm", args)], &utc);
+    let daily = machine.table().lines().nth(1).unwrap().to_string();
+    assert!(
+        daily.starts_with("30 6,7 * * * case \"$(TZ='CET-1CEST,M3.5.0,M10.5.0/3' date +\\%H:\\%M:\\%u)\" in 08:30:[1-5]) ;; *) exit 0 ;; esac; : 'Up';"),
+        "{daily}\n{}",
+        run.stderr()
+    );
+    let listed = machine.run_with(&[("1", "list_alarms", "{}")], &utc);
+    assert!(
+        listed.results[0].contains(": Dentist")
+            && listed.results[0].contains("Monday to Friday at 08:30: Up"),
+        "{}",
+        listed.results[0]
+    );
+    assert!(
+        listed.results[0].contains("Thu 15 Jan 2099 08:30"),
+        "{}",
+        listed.results[0]
+    );
 }
 
 #[test]

@@ -96,6 +96,8 @@ impl Machine {
         vec![
             ("PATH", self.bin().display().to_string()),
             ("TZ", TZ.to_string()),
+            // The cron daemon runs in the same zone (alarms_on_the_daemons_clock changes it).
+            ("MARVIN_CRON_TZ", TZ.to_string()),
             ("NTFY_URL", "http://ntfy.test".to_string()),
         ]
     }

@@ -5,7 +5,7 @@
 //! local or TZID times (read in the local zone) and all-day dates.
 
 use crate::clock::{civil_from_days, days_from_civil};
-use crate::tools::kit::when;
+use crate::when;
 
 /// The octets of a line before it is folded; continuation lines start with a space.
 const LINE_OCTETS: usize = 75;
@@ -161,7 +161,7 @@ fn time(value: &str, params: &Params) -> Option<(i64, bool)> {
     let at = if value.ends_with('Z') {
         days * 86_400 + i64::from(hour * 3600 + minute * 60 + second)
     } else {
-        when::from_local(days, hour, minute) + i64::from(second)
+        when::from_civil(days, i64::from(hour * 3600 + minute * 60 + second))
     };
     Some((at, false))
 }

@@ -13,9 +13,9 @@ use serde::Deserialize;
 use super::alarms::{Notifier, one_shot};
 use crate::store::calendar;
 use crate::tools::kit::cron::{self, Crontab};
-use crate::tools::kit::when;
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
+use crate::when;
 use ics::Event;
 
 /// Minutes before an event that its reminders ring.
@@ -29,7 +29,7 @@ const ADD_PARAMS: &[Param] = &[
     Param::required(
         "start",
         Kind::String,
-        "When it starts, local time: \"2026-12-24 18:00\", \"friday 15:00\", \"tomorrow 9:30\"",
+        "When it starts, local time: \"2026-12-24 18:00\", \"friday 15:00\", \"tomorrow at 9:30\", \"December 5 10:00\", \"in 3 days\"",
     ),
     Param::optional(
         "end",
@@ -58,7 +58,7 @@ const VIEW_PARAMS: &[Param] = &[
     Param::optional(
         "date",
         Kind::String,
-        "The day: \"today\" (default), \"tomorrow\", a weekday or YYYY-MM-DD",
+        "The day: \"today\" (default), \"tomorrow\", a weekday, \"next friday\", \"December 5\" or YYYY-MM-DD",
     ),
     Param::optional(
         "end_date",
@@ -280,22 +280,21 @@ fn remind(ctx: &ToolContext, id: &str, event: &Event, now: i64) -> String {
             notifier.missing.join(" ")
         );
     }
-    let lines: Vec<String> = due
+    let lines: Result<Vec<String>, String> = due
         .iter()
         .map(|minutes| reminder(&crontab, &notifier, id, event, *minutes))
         .collect();
-    let written = crontab.edit(&ctx.cancel, |table| {
-        let table = lines
-            .iter()
-            .fold(table.to_string(), |t, l| cron::with_line(&t, l));
-        (table, ())
+    let written = lines.and_then(|lines| {
+        crontab.edit(&ctx.cancel, |table| {
+            let table = lines
+                .iter()
+                .fold(table.to_string(), |t, l| cron::with_line(&t, l));
+            (table, ())
+        })
     });
     let when_said: Vec<String> = due
         .iter()
-        .map(|minutes| {
-            let at = when::local(event.start - minutes * 60);
-            format!("{:02}:{:02}", at.hour, at.minute)
-        })
+        .map(|minutes| when::clock(event.start - minutes * 60))
         .collect();
     match written {
         Ok(()) => {
@@ -317,14 +316,13 @@ fn reminder(
     id: &str,
     event: &Event,
     minutes: i64,
-) -> String {
+) -> Result<String, String> {
     let title = if minutes == 60 {
         "In 1 hour".to_string()
     } else {
         format!("In {minutes} minutes")
     };
-    let clock = when::local(event.start);
-    let mut message = format!("{} at {:02}:{:02}", event.summary, clock.hour, clock.minute);
+    let mut message = format!("{} at {}", event.summary, when::clock(event.start));
     if let Some(location) = &event.location {
         message.push_str(&format!(" ({location})"));
     }
@@ -342,7 +340,6 @@ fn reminder(
 /// "'Dentist' on Tue 24 Nov 2026 15:00–16:00 at Main St 5".
 fn describe(event: &Event) -> String {
     let start = when::local(event.start);
-    let end = when::local(event.end);
     let span = if event.all_day {
         let last = when::local(event.end - 1).days();
         if last > start.days() {
@@ -354,15 +351,8 @@ fn describe(event: &Event) -> String {
         } else {
             format!("{} (all day)", when::show_day(start.days()))
         }
-    } else if start.days() == end.days() {
-        format!(
-            "{}–{:02}:{:02}",
-            when::show(event.start),
-            end.hour,
-            end.minute
-        )
     } else {
-        format!("{} – {}", when::show(event.start), when::show(event.end))
+        when::show_span(event.start, event.end)
     };
     let mut text = format!("'{}' on {span}", event.summary.replace('\n', " "));
     if let Some(location) = &event.location {
@@ -432,9 +422,12 @@ fn delete_event(args: DeleteArgs, ctx: &ToolContext) -> Result<String, String> {
         return Ok(format!("Deleted {what}."));
     };
     let reminders = crontab.edit(&ctx.cancel, |table| {
-        cron::without(table, |owned| owned.starts_with(&prefix))
+        cron::without_ids(table, |owned| owned.starts_with(&prefix))
     });
-    Ok(match reminders {
+    if let Ok(ids) = &reminders {
+        super::alarm_label::forget(ctx.settings.marvin_home.as_deref(), ids);
+    }
+    Ok(match reminders.map(|ids| ids.len()) {
         Ok(0) => format!("Deleted {what}."),
         Ok(n) => format!("Deleted {what} and its {n} reminder(s)."),
         Err(why) => format!("Deleted {what}; its reminders could not be looked for: {why}"),

@@ -222,7 +222,7 @@ fn weekday(said: &str) -> Option<usize> {
 
 /// The local day and time now (the TZ variable, else the system's zone).
 fn local_now() -> Departure {
-    let local = crate::tools::kit::when::local(crate::clock::unix_now());
+    let local = crate::when::local(crate::clock::unix_now());
     Departure {
         day: local.weekday as usize,
         hour: local.hour,

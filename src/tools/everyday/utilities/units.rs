@@ -290,11 +290,30 @@ pub(super) fn find(text: &str) -> Result<&'static Unit, String> {
             }
         }
     }
+    if let Some(speed) = ratio(&written) {
+        return Ok(speed);
+    }
     Err(format!(
         "'{}' is not a unit convert_units knows. It knows {}; currencies are three-letter codes such as USD or EUR.",
         text.trim(),
         known()
     ))
+}
+
+/// A speed written as a length over a time ("km/hr", "mi/hr", "metres per sec", as GNU units
+/// reads them): the speed unit of the table with that factor, when there is one.
+fn ratio(written: &str) -> Option<&'static Unit> {
+    let (length, time) = written
+        .split_once('/')
+        .or_else(|| written.split_once(" per "))?;
+    let (length, time) = (find(length).ok()?, find(time).ok()?);
+    if length.dimension != Length || time.dimension != Time {
+        return None;
+    }
+    let factor = length.factor / time.factor;
+    UNITS
+        .iter()
+        .find(|u| u.dimension == Speed && ((u.factor - factor) / factor).abs() < 1e-12)
 }
 
 fn names(unit: &Unit) -> impl Iterator<Item = &'static str> {
@@ -466,6 +485,12 @@ mod tests {
             ("hours", "h"),
             ("ounces", "oz"),
             ("kgs", "kg"),
+            // GNU units reads any length over any time; `hr` is its hour.
+            ("km/hr", "km/h"),
+            ("mi/hr", "mph"),
+            ("m/sec", "m/s"),
+            ("feet per sec", "ft/s"),
+            ("nmi/hr", "kn"),
         ];
         for (text, symbol) in cases {
             assert_eq!(find(text).map(|u| u.symbol), Ok(*symbol), "{text}");
