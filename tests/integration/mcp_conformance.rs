@@ -102,7 +102,7 @@ fn conformance_client() {
     let Ok(scenario) = std::env::var("MCP_CONFORMANCE_SCENARIO") else {
         return;
     };
-    let url = std::env::args().last().unwrap_or_default();
+    let url = std::env::args().next_back().unwrap_or_default();
     let played = marvin::test_support::mcp_conformance_client(&url, &scenario);
     assert!(played.is_ok(), "{scenario} at {url}: {played:?}");
 }
