@@ -50,3 +50,7 @@ pub fn as_cron_runs(command: &str) -> (String, bool) {
     }
     (out, false)
 }
+
+/// The MCP conformance suite's client scenarios, played by Marvin's MCP client.
+#[cfg(feature = "test-support")]
+pub use crate::tools::mcp::conformance::run as mcp_conformance_client;

@@ -15,6 +15,8 @@ mod redact;
 mod response;
 pub(crate) mod sse;
 #[cfg(test)]
+mod sse_conformance;
+#[cfg(test)]
 mod sse_props;
 mod transport;
 mod url;

@@ -2,6 +2,7 @@
 //! providers' streams and MCP's Streamable HTTP answers.
 
 use std::io::{self, BufRead};
+use std::time::Duration;
 
 /// One dispatched event: its `event:` name, if any, and its joined `data:` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +15,9 @@ pub(crate) struct SseEvent {
 /// instead of buffering without end.
 pub(crate) const MAX_EVENT: usize = 16 * 1024 * 1024;
 
+/// The byte-order mark a stream may open with (UTF-8 decoding drops one, at the start only).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Why no event could be read.
 #[derive(Debug)]
 pub(crate) enum SseError {
@@ -23,6 +27,17 @@ pub(crate) enum SseError {
     TooLarge,
 }
 
+/// How reading one line ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// A whole line, its ending (LF, CRLF or a CR alone) left out.
+    Ended,
+    /// `room` bytes of a line that goes on: the caller refuses it.
+    Full,
+    /// The stream ended; what was read of an unterminated last line is not a line.
+    Eof,
+}
+
 /// Reads events one at a time, so each delta can be shown the moment its line arrives.
 pub(crate) struct SseReader<R> {
     reader: R,
@@ -30,6 +45,16 @@ pub(crate) struct SseReader<R> {
     comments: usize,
     /// The last line ended with a CR: a LF that comes next is the rest of that ending.
     after_cr: bool,
+    /// No line was read yet: a BOM before it is dropped.
+    at_start: bool,
+    /// The last `id:` value read (the spec's "last event ID buffer"), kept from event to event.
+    id_buffer: String,
+    /// The id as of the last blank line (the spec's "last event ID string"): what a client
+    /// resuming the stream sends as `Last-Event-ID`.
+    last_event_id: String,
+    /// The last valid `retry:` field: how long the server asks a client to wait before
+    /// reconnecting.
+    retry: Option<Duration>,
 }
 
 impl<R: BufRead> SseReader<R> {
@@ -39,6 +64,10 @@ impl<R: BufRead> SseReader<R> {
             line: Vec::new(),
             comments: 0,
             after_cr: false,
+            at_start: true,
+            id_buffer: String::new(),
+            last_event_id: String::new(),
+            retry: None,
         }
     }
 
@@ -48,16 +77,28 @@ impl<R: BufRead> SseReader<R> {
         self.comments
     }
 
-    /// The next event, or `None` at the end of the stream. An event left unterminated at the
-    /// end of the stream is still dispatched: some services close without the final blank line.
+    /// The id of the last event dispatched (empty when none had one): sent back as
+    /// `Last-Event-ID` to resume the stream where it broke off.
+    pub(crate) fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    /// The reconnection time the server asked for with its last valid `retry:` field.
+    pub(crate) fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    /// The next event, or `None` at the end of the stream. As the format says, an event is
+    /// dispatched only at the blank line after it: one left unterminated when the stream
+    /// ends is dropped, for it may be cut short.
     pub(crate) fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
-        let mut event: Option<String> = None;
+        let mut event = String::new();
         let mut data = String::new();
         let mut has_data = false;
         loop {
             let room = MAX_EVENT.saturating_sub(data.len()) + 1;
-            if !self.read_line(room).map_err(SseError::Read)? {
-                return Ok(has_data.then(|| finish(event, data)));
+            if self.read_line(room).map_err(SseError::Read)? == Line::Eof {
+                return Ok(None);
             }
             let text = String::from_utf8_lossy(&self.line);
             // Counted as read and as kept: a byte that is not UTF-8 is kept as three.
@@ -65,10 +106,11 @@ impl<R: BufRead> SseReader<R> {
                 return Err(SseError::TooLarge);
             }
             if text.is_empty() {
+                self.last_event_id.clone_from(&self.id_buffer);
                 if has_data {
                     return Ok(Some(finish(event, data)));
                 }
-                event = None;
+                event.clear();
                 continue;
             }
             if text.starts_with(':') {
@@ -85,18 +127,28 @@ impl<R: BufRead> SseReader<R> {
                     data.push('\n');
                     has_data = true;
                 }
-                "event" => event = Some(value.to_string()),
-                _ => {} // id, retry and unknown fields carry nothing we use
+                "event" => value.clone_into(&mut event),
+                "id" if !value.contains('\0') => value.clone_into(&mut self.id_buffer),
+                "retry" => self.retry = retry(value).or(self.retry),
+                _ => {} // an id with NUL in it, and unknown fields, are ignored
             }
         }
     }
 
     /// Reads the next line into `self.line` without its ending (LF, CRLF, or a CR alone, as
-    /// the format allows), at most `room` bytes of it: a longer line comes back cut, for the
-    /// caller to refuse. `false` at the end of the stream.
-    fn read_line(&mut self, room: usize) -> io::Result<bool> {
+    /// the format allows), at most `room` bytes of it. A BOM before the first line is left
+    /// out.
+    fn read_line(&mut self, room: usize) -> io::Result<Line> {
+        let line = self.read_raw_line(room)?;
+        if std::mem::take(&mut self.at_start) && self.line.starts_with(BOM) {
+            self.line.drain(..BOM.len());
+        }
+        Ok(line)
+    }
+
+    /// [`Self::read_line`] as the bytes come.
+    fn read_raw_line(&mut self, room: usize) -> io::Result<Line> {
         self.line.clear();
-        let mut read_any = false;
         loop {
             let buffer = match self.reader.fill_buf() {
                 Ok(buffer) => buffer,
@@ -104,34 +156,44 @@ impl<R: BufRead> SseReader<R> {
                 Err(e) => return Err(e),
             };
             let Some(&first) = buffer.first() else {
-                return Ok(read_any);
+                return Ok(Line::Eof);
             };
             if std::mem::take(&mut self.after_cr) && first == b'\n' {
                 self.reader.consume(1);
                 continue;
             }
-            read_any = true;
             let wanted = &buffer[..buffer.len().min(room - self.line.len())];
             if let Some(end) = wanted.iter().position(|b| matches!(b, b'\n' | b'\r')) {
                 self.line.extend_from_slice(&wanted[..end]);
                 self.after_cr = wanted[end] == b'\r';
                 self.reader.consume(end + 1);
-                return Ok(true);
+                return Ok(Line::Ended);
             }
             let taken = wanted.len();
             self.line.extend_from_slice(wanted);
             self.reader.consume(taken);
             if self.line.len() == room {
-                return Ok(true);
+                return Ok(Line::Full);
             }
         }
     }
 }
 
-fn finish(event: Option<String>, mut data: String) -> SseEvent {
+/// A `retry:` value: ASCII digits only, in milliseconds (anything else is ignored).
+fn retry(value: &str) -> Option<Duration> {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Only digits: the one failure left is a number past u64, as good as forever.
+    Some(Duration::from_millis(value.parse().unwrap_or(u64::MAX)))
+}
+
+fn finish(event: String, mut data: String) -> SseEvent {
     if data.ends_with('\n') {
         data.pop();
     }
+    // An empty name is the default kind of event, as no name at all.
+    let event = (!event.is_empty()).then_some(event);
     SseEvent { event, data }
 }
 
@@ -190,12 +252,30 @@ mod tests {
                 2,
             ),
             (
-                "unterminated last event",
+                "unterminated last event is dropped",
                 "data: a\n\ndata: [DONE]\n",
-                vec![data("a"), data("[DONE]")],
+                vec![data("a")],
                 0,
             ),
-            ("no newline at all at eof", "data: z", vec![data("z")], 0),
+            ("no newline at all at eof", "data: z", vec![], 0),
+            (
+                "a BOM at the start is dropped",
+                "\u{feff}data: a\n\n",
+                vec![data("a")],
+                0,
+            ),
+            (
+                "a BOM elsewhere is part of the field name",
+                "data: a\n\n\u{feff}data: b\n\n",
+                vec![data("a")],
+                0,
+            ),
+            (
+                "an empty event name is no name",
+                "event:\ndata: a\n\n",
+                vec![data("a")],
+                0,
+            ),
             (
                 "a CR alone ends a line",
                 "data: a\rdata: b\r\rdata: c\r\n\r\n",
@@ -226,6 +306,40 @@ mod tests {
             let (got, seen_comments) = events(input);
             assert_eq!(&got, expected, "case {name}");
             assert_eq!(seen_comments, *comments, "comments in case {name}");
+        }
+    }
+
+    #[test]
+    fn ids_and_retries_are_kept_as_the_format_says() {
+        let cases: &[(&str, &str, &str, Option<u64>)] = &[
+            (
+                "id as of the last blank line",
+                "id: 1\ndata: a\n\nid: 2\n",
+                "1",
+                None,
+            ),
+            ("an id without data counts", "id: 7\n\n", "7", None),
+            (
+                "an id with NUL is ignored",
+                "id: 3\nid: x\0y\n\n",
+                "3",
+                None,
+            ),
+            ("an empty id clears it", "id: 3\n\nid\n\n", "", None),
+            ("retry in ms", "retry: 1500\n\n", "", Some(1500)),
+            (
+                "retry only digits",
+                "retry: 1500\nretry: 20x\nretry:\n\n",
+                "",
+                Some(1500),
+            ),
+            ("retry leading zeros", "retry:0250\n", "", Some(250)),
+        ];
+        for (name, input, id, retry) in cases {
+            let mut reader = SseReader::new(input.as_bytes());
+            while reader.next_event().unwrap().is_some() {}
+            assert_eq!(reader.last_event_id(), *id, "{name}");
+            assert_eq!(reader.retry(), retry.map(Duration::from_millis), "{name}");
         }
     }
 

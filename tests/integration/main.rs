@@ -40,6 +40,7 @@ mod interview_media;
 mod interview_server;
 mod local_model;
 mod mcp;
+mod mcp_conformance;
 mod mcp_project;
 mod ntfy;
 mod parked;

@@ -4,6 +4,8 @@
 //! delays the prompt; a non-interactive run waits for it so its first request offers them),
 //! and a project's servers started only once the person approved their command.
 
+#[cfg(feature = "test-support")]
+pub mod conformance;
 mod connection;
 mod elicit;
 mod era;

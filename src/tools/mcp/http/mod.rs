@@ -6,7 +6,6 @@
 //! DELETE. The declared headers (tokens) are kept out of every error.
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -15,8 +14,12 @@ use serde_json::Value;
 
 use super::connection::{Sink, Transport};
 use super::rpc::{self, Incoming, RpcError};
-use crate::net::sse::{MAX_EVENT, SseError, SseReader};
-use crate::net::{self, Phase, Response, Secrets};
+use crate::net::{self, Response, Secrets};
+use refused::Refused;
+
+mod answer;
+mod refused;
+mod resume;
 
 /// Reaching the server (name and connection) must not take longer than this.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -62,19 +65,6 @@ struct Session {
     id: Option<String>,
     /// The negotiated version, from the initialize result.
     protocol: Option<String>,
-}
-
-/// Why a POST brought nothing to read.
-#[derive(Debug)]
-enum Refused {
-    /// The server no longer knows our session: the owner must start a new one.
-    SessionEnded(String),
-    /// The server answered no (a status other than 2xx), in words, with its JSON-RPC code
-    /// when it gave one.
-    Failed(i64, String),
-    /// The message or its answer did not get through (nothing listens there, the answer broke
-    /// off or was not MCP), in words.
-    Broken(String),
 }
 
 /// Checks `url` and `headers` and prepares to reach the server; nothing is sent until the
@@ -287,7 +277,8 @@ impl Shared {
     fn exchange(&self, id: u64, message: String) {
         let outcome = self
             .post(message, None)
-            .and_then(|response| self.read_messages(response, Some(id)));
+            .and_then(|response| self.read_messages(response, Some(id)))
+            .and_then(|ended| self.resume(ended, Some(id)));
         if self.closing.load(Ordering::SeqCst) {
             return;
         }
@@ -323,7 +314,9 @@ impl Shared {
         let streams = net::header(&response, "content-type")
             .is_some_and(|kind| kind.starts_with("text/event-stream"));
         if response.status().is_success() && streams {
-            let _ = self.read_stream(response.into_body().into_reader(), None);
+            let reader = response.into_body().into_reader();
+            let ended = self.read_stream(reader, None, answer::Until::End);
+            let _ = ended.and_then(|ended| self.resume(ended, None));
         }
     }
 
@@ -389,198 +382,6 @@ impl Shared {
         }
         Err(self.refusal(response, had_session))
     }
-
-    /// A failure before any answer, in words: above all, that nothing listens there.
-    fn unreachable(&self, error: ureq::Error) -> String {
-        let url = &self.shown;
-        let text = match net::Transport::from_ureq(error, Phase::Request) {
-            net::Transport::Refused => {
-                format!("nothing answers at {url} (connection refused): is the server running?")
-            }
-            net::Transport::HostNotFound => {
-                format!("the host of {url} is not found: check the address and your network")
-            }
-            net::Transport::ConnectTimeout => format!(
-                "no connection to {url} within {} s: check the address and your network",
-                CONNECT_TIMEOUT.as_secs()
-            ),
-            net::Transport::Silent(_) => format!("{url} did not answer in time"),
-            net::Transport::ClosedEarly(why) => {
-                format!("{url} closed the connection before answering ({why})")
-            }
-            other => format!("the request to {url} failed: {other}"),
-        };
-        self.secrets.redact(&text)
-    }
-
-    /// A non-2xx answer, in words. A 404 (the spec) or a 400 saying "No valid session ID" (the
-    /// TypeScript SDK) to a POST that carried a session means the server forgot it.
-    fn refusal(&self, response: Response, had_session: bool) -> Refused {
-        let status = response.status();
-        let location = net::header(&response, "location");
-        let reader = response.into_body().into_reader();
-        let body = net::read_start(reader, MAX_ERROR_BODY).unwrap_or_default();
-        let (code, said) = said(&body);
-        let said = self.secrets.cut(&said, EXCERPT);
-        let url = &self.shown;
-        let heard = match status.canonical_reason() {
-            Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
-            None => format!("HTTP {}", status.as_u16()),
-        };
-        let heard = match said.is_empty() {
-            true => heard,
-            false => format!("{heard}: {said}"),
-        };
-        let lost = status.as_u16() == 404 || body.contains("No valid session ID");
-        if had_session && lost {
-            return Refused::SessionEnded(format!(
-                "the server ended the session ({url} answered {heard}); a new one must be started"
-            ));
-        }
-        let text = match status.as_u16() {
-            300..=399 => format!(
-                "{url} redirects to {} ({heard}); Marvin does not follow redirects: declare the \
-                 new address if it is the right one",
-                shown(&location.unwrap_or_default())
-            ),
-            401 | 403 => format!(
-                "the server at {url} refused the request ({heard}): check the credentials in \
-                 the headers of its declaration"
-            ),
-            404 | 405 => format!(
-                "the server at {url} does not take MCP messages there ({heard}): check the \
-                 address (often ending in /mcp); the old HTTP+SSE transport is not spoken"
-            ),
-            429 => format!("the server at {url} is busy ({heard}): wait before trying again"),
-            _ => format!("the server at {url} answered {heard}"),
-        };
-        Refused::Failed(code.unwrap_or(HTTP_FAILURE), self.secrets.redact(&text))
-    }
-
-    /// Hands every message of a 2xx answer to the sink: an event stream's events, a JSON
-    /// message or batch, or nothing (202). Whether the answer to `expected` was among them.
-    fn read_messages(&self, response: Response, expected: Option<u64>) -> Result<bool, Refused> {
-        let kind = net::header(&response, "content-type")
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let status = response.status().as_u16();
-        let reader = response.into_body().into_reader();
-        if kind.starts_with("text/event-stream") {
-            return self.read_stream(reader, expected);
-        }
-        if kind.starts_with("application/json") {
-            let text = net::read_text(reader, MAX_BODY).map_err(|e| self.broken(e))?;
-            return Ok(self.take_json(&text, expected));
-        }
-        let start = net::read_start(reader, 512).unwrap_or_default();
-        if status == 202 || status == 204 || start.trim().is_empty() {
-            return Ok(false);
-        }
-        let what = match net::is_html(Some(&kind), start.as_bytes()) {
-            true => "a web page (a login page, or not the server's address?)".to_string(),
-            false => format!("{kind:?}, neither JSON nor an event stream"),
-        };
-        Err(Refused::Broken(format!(
-            "the server at {} answered with {what}",
-            self.shown
-        )))
-    }
-
-    /// The events of a stream until it ends; the priming event (empty data) is skipped.
-    fn read_stream(
-        &self,
-        reader: impl std::io::Read,
-        expected: Option<u64>,
-    ) -> Result<bool, Refused> {
-        let mut events = SseReader::new(BufReader::with_capacity(64 << 10, reader));
-        let mut answered = false;
-        loop {
-            match events.next_event() {
-                Ok(Some(event)) if event.data.trim().is_empty() => {}
-                Ok(Some(event)) => answered |= self.take(&event.data, expected),
-                Ok(None) => return Ok(answered),
-                Err(SseError::TooLarge) => {
-                    return Err(self.broken(net::BodyError::TooLarge(MAX_EVENT as u64)));
-                }
-                Err(SseError::Read(error)) => return Err(self.broken(net::BodyError::Read(error))),
-            }
-        }
-    }
-
-    /// A JSON body: one message, or a batch of them.
-    fn take_json(&self, text: &str, expected: Option<u64>) -> bool {
-        let Ok(mut parsed) = serde_json::from_str::<Value>(text) else {
-            return self.take(text, expected);
-        };
-        // Each message is written out again below: the fields' order is kept first.
-        super::order::mark(&mut parsed, text);
-        let Value::Array(batch) = parsed else {
-            return self.take(text, expected);
-        };
-        // Every message goes to the sink, also after the answer (no short circuit).
-        let mut answered = false;
-        for message in &batch {
-            answered |= self.take(&message.to_string(), expected);
-        }
-        answered
-    }
-
-    /// One message to the sink, noting the negotiated version on the way; whether it is the
-    /// answer to `expected`. What is not JSON-RPC is kept for `/mcp`, not guessed at.
-    fn take(&self, text: &str, expected: Option<u64>) -> bool {
-        let message = match rpc::parse(text) {
-            Ok(message) => message,
-            Err(why) => {
-                let start: String = text.chars().take(80).collect();
-                self.sink.garbage(format!(
-                    "something that is not JSON-RPC ({why}: {start:?}) in an answer"
-                ));
-                return false;
-            }
-        };
-        let answered = matches!(&message, Incoming::Response { id, .. } if Some(*id) == expected);
-        if let Incoming::Response {
-            result: Ok(result), ..
-        } = &message
-        {
-            if let Some(version) = result.get("protocolVersion").and_then(Value::as_str) {
-                self.session().protocol = Some(version.to_string());
-            }
-        }
-        self.sink.deliver_during(expected, message);
-        answered
-    }
-
-    /// An answer that could not be read to its end.
-    fn broken(&self, error: net::BodyError) -> Refused {
-        let url = &self.shown;
-        let text = match error {
-            net::BodyError::TooLarge(limit) => format!(
-                "the answer from {url} holds a message larger than {} MB",
-                limit >> 20
-            ),
-            net::BodyError::Read(error) => format!(
-                "the answer from {url} broke off: {}",
-                net::Transport::from_io(error, Phase::Answer)
-            ),
-        };
-        Refused::Broken(self.secrets.redact(&text))
-    }
-}
-
-/// What an error answer says: its JSON-RPC error (code and message), or its text on one line
-/// (nothing of a web page).
-fn said(body: &str) -> (Option<i64>, String) {
-    if let Ok(value) = serde_json::from_str::<Value>(body) {
-        if let Some(message) = value.pointer("/error/message").and_then(Value::as_str) {
-            let code = value.pointer("/error/code").and_then(Value::as_i64);
-            return (code, message.to_string());
-        }
-    }
-    if net::is_html(None, body.as_bytes()) {
-        return (None, "(a web page)".into());
-    }
-    (None, body.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 #[cfg(test)]

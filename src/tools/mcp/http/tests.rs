@@ -510,7 +510,11 @@ fn messages_name_the_address_as_declared_never_with_the_key_filled_in() {
 
 #[test]
 fn a_stream_that_ends_without_the_result_fails_the_request() {
-    let server = Server::start(|_, out| sse(out, None, &[]));
+    // Without an event id, there is nothing to resume.
+    let server = Server::start(|_, out| {
+        stream(out, None);
+        end(out);
+    });
     let connection = connect(&server.url);
     let message = format!(
         "the answer from {} ended without the result of the request",
@@ -601,3 +605,5 @@ fn a_message_of_the_new_era_names_its_revision_method_and_tool_in_headers() {
     let old = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
     assert!(modern_headers(old).is_empty());
 }
+
+mod resume;
