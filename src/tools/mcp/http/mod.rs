@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -30,6 +30,8 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 const SHORT_EXCHANGE: Duration = Duration::from_secs(30);
 /// Ending the session is a courtesy: it must not hold up Marvin's exit.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the session's start waits for the server to answer the GET of its own stream.
+const LISTEN_OPENING: Duration = Duration::from_secs(2);
 /// A JSON answer longer than this is not one a client can use (an image is a few MB at most).
 /// An event stream is bounded per event instead ([`MAX_EVENT`]): only one is held at a time.
 const MAX_BODY: u64 = 32 << 20;
@@ -225,10 +227,18 @@ impl Transport for HttpTransport {
             shared.post_quietly(message)?;
             if opens {
                 let listener = shared.clone();
+                let (opened, heard) = mpsc::sync_channel(1);
                 // Without a thread there is no server stream; calls still work.
-                let _ = std::thread::Builder::new()
+                let spawned = std::thread::Builder::new()
                     .name("mcp-http-listen".into())
-                    .spawn(move || listener.listen());
+                    .spawn(move || listener.listen(&opened));
+                // The server's stream is opened before the first request goes out, so a GET
+                // of ours never reaches the server after a request's stream broke off, where
+                // it would be taken for that stream's resumption; a server slow to answer it
+                // holds the session's start up for LISTEN_OPENING at most.
+                if spawned.is_ok() {
+                    let _ = heard.recv_timeout(LISTEN_OPENING);
+                }
             }
             return Ok(());
         };
@@ -304,11 +314,13 @@ impl Shared {
     /// `notifications/tools/list_changed`. Optional in the protocol: a server without one
     /// answers 405, and anything but an event stream is left alone. It lasts until the server
     /// ends it or `close` cuts it.
-    fn listen(&self) {
+    fn listen(&self, opened: &mpsc::SyncSender<()>) {
         let request = self
             .with_headers(self.agent.get(&self.url))
             .header("Accept", "text/event-stream");
-        let Ok(response) = request.call() else {
+        let response = request.call();
+        let _ = opened.try_send(());
+        let Ok(response) = response else {
             return;
         };
         let streams = net::header(&response, "content-type")
