@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::tools::ToolContext;
-use crate::tools::kit::html::{self, Charset};
+use crate::tools::kit::html;
 use crate::tools::kit::process::{self, Ending, RunLimits};
 use crate::tools::kit::reach::{Reach, kept_note};
 
@@ -107,17 +107,17 @@ fn lynx_dump(
     content_type: Option<&str>,
     ctx: &ToolContext,
 ) -> Result<String, String> {
-    let charset = html::detect_charset(body, content_type);
+    let encoding = html::detect_charset(body, content_type);
     let mut input = format!("<base href=\"{}\">", url.replace('"', "%22")).into_bytes();
-    let label = match charset {
-        Charset::Utf16Le | Charset::Utf16Be => {
-            input.extend_from_slice(html::decode(body, content_type).as_bytes());
-            "utf-8"
-        }
-        other => {
-            input.extend_from_slice(body);
-            other.label()
-        }
+    // lynx is given the page's bytes under the WHATWG name of their encoding; UTF-16 (from a
+    // BOM or the header) and the other encodings a page cannot be written back in are handed
+    // over decoded, as UTF-8.
+    let label = if encoding.output_encoding() == encoding {
+        input.extend_from_slice(body);
+        encoding.name()
+    } else {
+        input.extend_from_slice(html::decode(body, content_type).as_bytes());
+        "utf-8"
     };
     let mut command = Command::new(lynx);
     command.args([
