@@ -6,6 +6,7 @@ pub(crate) mod charset;
 mod entities;
 mod entity_table;
 mod lex;
+mod open;
 mod prescan;
 mod render;
 mod tokenize;

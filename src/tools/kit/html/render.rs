@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::open::{Inserted, Open};
 use super::tokenize::{Tag, Token, Tokenizer};
 use super::url::resolve;
 
@@ -50,10 +51,6 @@ const DROPPED: &[&str] = &[
 ];
 /// Dropped on a whole page.
 const PAGE_CHROME: &[&str] = &["nav", "header", "footer"];
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr",
-];
 /// Elements that end the line before and after them.
 const BLOCKS: &[&str] = &[
     "address",
@@ -101,17 +98,23 @@ enum Frame {
 /// Renders `html` as text.
 pub(crate) fn render(html: &str, options: &Options<'_>) -> Rendered {
     let mut writer = Writer::new(options);
-    for token in Tokenizer::new(html) {
-        if writer.out.len() > MAX_TEXT {
-            break;
-        }
-        match token {
-            Token::Start(tag) => writer.start(&tag),
-            Token::End(name) => writer.end(&name),
-            Token::Text(text) => writer.text(&text),
-        }
-    }
+    writer.read(html);
     writer.finish()
+}
+
+/// The document's text the renderer keeps, in order, without what it adds (marks, bullets,
+/// links): what the html5lib tree-construction cases are scored on.
+#[cfg(test)]
+pub(crate) fn kept_text(html: &str) -> String {
+    let options = Options {
+        base: None,
+        links: Links::Drop,
+        page: false,
+    };
+    let mut writer = Writer::new(&options);
+    writer.kept = Some(String::new());
+    writer.read(html);
+    writer.kept.unwrap_or_default()
 }
 
 struct Writer<'a> {
@@ -126,8 +129,11 @@ struct Writer<'a> {
     blank: bool,
     frames: Vec<Frame>,
     bullet: Option<String>,
-    /// The dropped element being skipped, and how deep it nests in itself.
-    skipping: Option<(String, usize)>,
+    /// The elements open, and whether one hides what is here.
+    open: Open,
+    /// A frameset replaced the body: only the text of a `noframes` (while `noframes`) shows.
+    frameset: bool,
+    noframes: bool,
     title: Option<String>,
     in_title: bool,
     pre: usize,
@@ -140,9 +146,31 @@ struct Writer<'a> {
     links: Vec<String>,
     /// Each link's footnote number, so a page of many links is numbered in linear time.
     numbers: HashMap<String, usize>,
+    /// The document's text as it is kept, for the conformance tests.
+    #[cfg(test)]
+    kept: Option<String>,
 }
 
 impl<'a> Writer<'a> {
+    fn read(&mut self, html: &str) {
+        let mut tokens = Tokenizer::driven(html);
+        while let Some(token) = tokens.next() {
+            if self.out.len() > MAX_TEXT {
+                break;
+            }
+            match token {
+                Token::Start(tag) => {
+                    if self.start(&tag) == Inserted::Html {
+                        tokens.read_content_of(&tag.name);
+                    }
+                }
+                Token::End(name) => self.end(&name),
+                Token::Text(text) => self.text(&text),
+            }
+            tokens.set_foreign(self.open.in_foreign());
+        }
+    }
+
     fn new(options: &Options<'a>) -> Self {
         Self {
             options: *options,
@@ -154,7 +182,9 @@ impl<'a> Writer<'a> {
             blank: false,
             frames: Vec::new(),
             bullet: None,
-            skipping: None,
+            open: Open::default(),
+            frameset: false,
+            noframes: false,
             title: None,
             in_title: false,
             pre: 0,
@@ -164,28 +194,38 @@ impl<'a> Writer<'a> {
             link: None,
             links: Vec::new(),
             numbers: HashMap::new(),
+            #[cfg(test)]
+            kept: None,
         }
     }
 
-    fn start(&mut self, tag: &Tag) {
+    /// A start tag: the element opens (hiding its content if it is one to drop), and what it
+    /// means for the text is written.
+    fn start(&mut self, tag: &Tag) -> Inserted {
         let name = tag.name.as_str();
-        if let Some((skipped, depth)) = &mut self.skipping {
-            if skipped == name && !VOID.contains(&name) && !tag.self_closing {
-                *depth += 1;
+        // Only the first title is the page's; the others are as hidden as in a browser.
+        let hide = self.drops(name) || (name == "title" && self.title.is_some());
+        let inserted = self.open.start(tag, hide);
+        if self.frameset && name == "noframes" {
+            self.noframes = true;
+        }
+        if self.open.hidden() || self.frameset {
+            return inserted;
+        }
+        match name {
+            "title" => {
+                self.in_title = true;
+                self.title = Some(String::new());
             }
-            return;
+            // A frameset before any text replaces the body: nothing after it is shown.
+            "frameset" => self.frameset = self.out.is_empty() && self.line.is_empty(),
+            _ => self.layout(tag),
         }
-        if name == "title" && self.title.is_none() {
-            self.in_title = true;
-            self.title = Some(String::new());
-            return;
-        }
-        if self.drops(name) {
-            if !VOID.contains(&name) && !tag.self_closing {
-                self.skipping = Some((name.to_string(), 1));
-            }
-            return;
-        }
+        inserted
+    }
+
+    fn layout(&mut self, tag: &Tag) {
+        let name = tag.name.as_str();
         match name {
             "base" => {
                 if let Some(href) = tag.attr("href") {
@@ -232,13 +272,11 @@ impl<'a> Writer<'a> {
     }
 
     fn end(&mut self, name: &str) {
-        if let Some((skipped, depth)) = &mut self.skipping {
-            if skipped == name {
-                *depth -= 1;
-                if *depth == 0 {
-                    self.skipping = None;
-                }
-            }
+        self.open.end(name);
+        if name == "noframes" {
+            self.noframes = false;
+        }
+        if self.open.hidden() || self.frameset {
             return;
         }
         match name {
@@ -285,7 +323,7 @@ impl<'a> Writer<'a> {
     }
 
     fn text(&mut self, text: &str) {
-        if self.skipping.is_some() {
+        if self.open.hidden() || (self.frameset && !self.noframes) {
             return;
         }
         if self.in_title {
@@ -293,6 +331,10 @@ impl<'a> Writer<'a> {
                 title.push_str(text);
             }
             return;
+        }
+        #[cfg(test)]
+        if let Some(kept) = &mut self.kept {
+            kept.push_str(text);
         }
         if self.pre > 0 {
             return self.verbatim(text);
