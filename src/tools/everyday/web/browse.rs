@@ -156,8 +156,13 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
             short(&output)
         )
     })?;
-    let text = html::with_links(&html::page(dom.as_bytes(), Some("text/html"), &url));
-    Ok(finish(&url, &text, "even after its JavaScript ran") + &kept)
+    Ok(finish(&url, &dom_text(dom, &url), "even after its JavaScript ran") + &kept)
+}
+
+/// The DOM Chromium printed, as text. Chromium decoded the page already (its DOM is UTF-8
+/// text), so the charset a `<meta>` in it declares is not applied a second time.
+fn dom_text(dom: &str, url: &str) -> String {
+    html::with_links(&html::page_text(dom, url))
 }
 
 /// Headless Chromium with a profile of its own, every request of it through `proxy`:
@@ -299,6 +304,12 @@ mod tests {
         for (output, expected) in cases {
             assert_eq!(dom_of(output), *expected, "{output}");
         }
+    }
+
+    #[test]
+    fn the_dom_is_not_decoded_again_by_the_charset_it_declares() {
+        let dom = "<html><head><meta charset=\"windows-1252\"></head><body><p>Café … 5€</p></body></html>";
+        assert_eq!(dom_text(dom, "http://a.org/"), "Café … 5€");
     }
 
     #[test]
