@@ -32,7 +32,8 @@ lines = [
     "//! the 106 legacy names also read without it, sorted by their bytes.",
     "",
     "/// Every name, sorted, one after another.",
-    "pub(super) const NAMES: &str = concat!(",
+    "#[rustfmt::skip]",
+    "pub(super) static NAMES: &str = concat!(",
 ]
 chunk = ""
 for name in names:
@@ -44,12 +45,13 @@ lines.append(f'    "{chunk}",')
 lines.append(");")
 lines.append("")
 lines.append("/// The second character of the references that stand for two.")
-lines.append("pub(super) const SECONDS: [char; %d] = [%s];" % (
+lines.append("pub(super) static SECONDS: [char; %d] = [%s];" % (
     len(seconds), ", ".join("'\\u{%x}'" % ord(c) for c in seconds)))
 lines.append("")
 lines.append("/// Per name, in the order of `NAMES`: where it ends in `NAMES`, and its character, with")
 lines.append("/// 1 + the index of its second in `SECONDS` (0 for none) in the bits from 24 up.")
-lines.append("pub(super) const ENTITIES: [(u16, u32); %d] = [" % len(names))
+lines.append("#[rustfmt::skip]")
+lines.append("pub(super) static ENTITIES: [(u16, u32); %d] = [" % len(names))
 row = []
 for name, end in zip(names, ends):
     chars = table[name]

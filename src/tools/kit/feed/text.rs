@@ -281,11 +281,14 @@ mod tests {
             text(declared, None).0,
             "<?xml version=\"1.0\" encoding='iso-8859-15'?><rss>€</rss>"
         );
-        // A charset Marvin does not read is named, and the bytes read as best they can be.
+        // Every WHATWG encoding is read; a label that names none is named back, and the bytes
+        // read as best they can be.
         let koi8 = Some("text/xml; charset=KOI8-R");
+        assert_eq!(text(b"\xf0\xd2", koi8), plain("Пр"));
+        let klingon = Some("text/xml; charset=x-klingon");
         assert_eq!(
-            text(b"\xf0\xd2", koi8),
-            ("ðÒ".to_string(), Some("KOI8-R".to_string()))
+            text(b"\xf0\xd2", klingon),
+            ("ðÒ".to_string(), Some("x-klingon".to_string()))
         );
     }
 

@@ -37,7 +37,9 @@ fn longest_name(rest: &str) -> Option<(Chars, usize)> {
     let alnum = rest.bytes().take_while(u8::is_ascii_alphanumeric).count();
     let semicolon = usize::from(rest[alnum..].starts_with(';'));
     let most = (alnum + semicolon).min(LONGEST);
-    (1..=most).rev().find_map(|len| named(&rest[..len]).map(|chars| (chars, len)))
+    (1..=most)
+        .rev()
+        .find_map(|len| named(&rest[..len]).map(|chars| (chars, len)))
 }
 
 /// What a name (with its `;`, or a legacy one without) stands for.
@@ -138,17 +140,33 @@ mod tests {
         let cases: &[(&str, bool, &str)] = &[
             ("plain", false, "plain"),
             ("a &amp; b", false, "a & b"),
-            ("&lt;p&gt; &quot;x&quot; &#x27;y&#39;", false, "<p> \"x\" 'y'"),
+            (
+                "&lt;p&gt; &quot;x&quot; &#x27;y&#39;",
+                false,
+                "<p> \"x\" 'y'",
+            ),
             ("caf&eacute; &Eacute;t&eacute;", false, "café Été"),
             ("&hellip;&mdash;&euro;&nbsp;", false, "…—€\u{a0}"),
             ("&apos;&#X41;&#65", false, "'AA"),
             ("&#128;&#x9F;&#x81;", false, "€Ÿ\u{81}"),
-            ("&#0;&#xD800;&#99999999999;&#x110000;", false, "\u{fffd}\u{fffd}\u{fffd}\u{fffd}"),
+            (
+                "&#0;&#xD800;&#99999999999;&#x110000;",
+                false,
+                "\u{fffd}\u{fffd}\u{fffd}\u{fffd}",
+            ),
             ("&ampx &copy2024 &notit; &notin;", false, "&x ©2024 ¬it; ∉"),
             ("&unknown; & &; &#; &#x;", false, "&unknown; & &; &#; &#x;"),
             ("?a=1&copy=2&amp;b=3&notx", true, "?a=1&copy=2&b=3&notx"),
-            ("&Alpha;&alpha;&NotEqualTilde;&bne;", false, "Αα≂\u{338}=\u{20e5}"),
-            ("&CounterClockwiseContourIntegral;&zwnj;", false, "∳\u{200c}"),
+            (
+                "&Alpha;&alpha;&NotEqualTilde;&bne;",
+                false,
+                "Αα≂\u{338}=\u{20e5}",
+            ),
+            (
+                "&CounterClockwiseContourIntegral;&zwnj;",
+                false,
+                "∳\u{200c}",
+            ),
         ];
         for (input, attribute, expected) in cases {
             assert_eq!(decode(input, *attribute), *expected, "{input}");

@@ -3,7 +3,8 @@
 //! the 106 legacy names also read without it, sorted by their bytes.
 
 /// Every name, sorted, one after another.
-pub(super) const NAMES: &str = concat!(
+#[rustfmt::skip]
+pub(super) static NAMES: &str = concat!(
     "AEligAElig;AMPAMP;AacuteAacute;Abreve;AcircAcirc;Acy;Afr;AgraveAgrave;Alpha;Amacr;And;",
     "Aogon;Aopf;ApplyFunction;AringAring;Ascr;Assign;AtildeAtilde;AumlAuml;Backslash;Barv;",
     "Barwed;Bcy;Because;Bernoullis;Beta;Bfr;Bopf;Breve;Bscr;Bumpeq;CHcy;COPYCOPY;Cacute;Cap;",
@@ -206,11 +207,14 @@ pub(super) const NAMES: &str = concat!(
 );
 
 /// The second character of the references that stand for two.
-pub(super) const SECONDS: [char; 8] = ['\u{6a}', '\u{331}', '\u{333}', '\u{338}', '\u{200a}', '\u{20d2}', '\u{20e5}', '\u{fe00}'];
+pub(super) static SECONDS: [char; 8] = [
+    '\u{6a}', '\u{331}', '\u{333}', '\u{338}', '\u{200a}', '\u{20d2}', '\u{20e5}', '\u{fe00}',
+];
 
 /// Per name, in the order of `NAMES`: where it ends in `NAMES`, and its character, with
 /// 1 + the index of its second in `SECONDS` (0 for none) in the bits from 24 up.
-pub(super) const ENTITIES: [(u16, u32); 2231] = [
+#[rustfmt::skip]
+pub(super) static ENTITIES: [(u16, u32); 2231] = [
     (5, 0xc6), (11, 0xc6), (14, 0x26), (18, 0x26), (24, 0xc1), (31, 0xc1),
     (38, 0x102), (43, 0xc2), (49, 0xc2), (53, 0x410), (57, 0x1d504), (63, 0xc0),
     (70, 0xc0), (76, 0x391), (82, 0x100), (86, 0x2a53), (92, 0x104), (97, 0x1d538),

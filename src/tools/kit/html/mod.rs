@@ -83,6 +83,6 @@ pub(crate) fn with_links(rendered: &Rendered) -> String {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod conformance;
+#[cfg(test)]
+mod tests;

@@ -45,10 +45,44 @@ pub(crate) struct Open {
 
 /// Elements that close an open `p` (in button scope) when they start.
 const CLOSE_P: &[&str] = &[
-    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
-    "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "main", "menu", "nav",
-    "ol", "p", "search", "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
-    "listing", "form", "table", "hr", "xmp", "plaintext",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "search",
+    "section",
+    "summary",
+    "ul",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "listing",
+    "form",
+    "table",
+    "hr",
+    "xmp",
+    "plaintext",
 ];
 
 const VOID: &[&str] = &[
@@ -58,31 +92,175 @@ const VOID: &[&str] = &[
 
 /// HTML start tags that end SVG or MathML content.
 const BREAKOUT: &[&str] = &[
-    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
-    "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing",
-    "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike",
-    "sub", "sup", "table", "tt", "u", "ul", "var",
+    "b",
+    "big",
+    "blockquote",
+    "body",
+    "br",
+    "center",
+    "code",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "hr",
+    "i",
+    "img",
+    "li",
+    "listing",
+    "menu",
+    "meta",
+    "nobr",
+    "ol",
+    "p",
+    "pre",
+    "ruby",
+    "s",
+    "small",
+    "span",
+    "strong",
+    "strike",
+    "sub",
+    "sup",
+    "table",
+    "tt",
+    "u",
+    "ul",
+    "var",
 ];
 
 /// The spec's "special" HTML elements (an end tag of another element stops at them).
 const SPECIAL: &[&str] = &[
-    "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote",
-    "body", "br", "button", "caption", "center", "col", "colgroup", "dd", "details", "dir", "div",
-    "dl", "dt", "embed", "fieldset", "figcaption", "figure", "footer", "form", "frame",
-    "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html",
-    "iframe", "img", "input", "keygen", "li", "link", "listing", "main", "marquee", "menu",
-    "meta", "nav", "noembed", "noframes", "noscript", "object", "ol", "p", "param", "plaintext",
-    "pre", "script", "search", "section", "select", "source", "style", "summary", "table",
-    "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul",
-    "wbr", "xmp",
+    "address",
+    "applet",
+    "area",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "bgsound",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "iframe",
+    "img",
+    "input",
+    "keygen",
+    "li",
+    "link",
+    "listing",
+    "main",
+    "marquee",
+    "menu",
+    "meta",
+    "nav",
+    "noembed",
+    "noframes",
+    "noscript",
+    "object",
+    "ol",
+    "p",
+    "param",
+    "plaintext",
+    "pre",
+    "script",
+    "search",
+    "section",
+    "select",
+    "source",
+    "style",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+    "wbr",
+    "xmp",
 ];
 
 /// End tags that close their element when it is open in scope.
 const CLOSE_IN_SCOPE: &[&str] = &[
-    "address", "article", "aside", "blockquote", "button", "center", "details", "dialog", "dir",
-    "div", "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "listing",
-    "main", "menu", "nav", "ol", "pre", "search", "section", "summary", "ul", "select", "form",
-    "applet", "marquee", "object", "dd", "dt",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "button",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "pre",
+    "search",
+    "section",
+    "summary",
+    "ul",
+    "select",
+    "form",
+    "applet",
+    "marquee",
+    "object",
+    "dd",
+    "dt",
 ];
 
 /// The formatting elements (closed by the adoption agency).
@@ -91,7 +269,9 @@ const FORMATTING: &[&str] = &[
 ];
 
 /// Table parts that close a `select` open in a table.
-const TABLE_PARTS: &[&str] = &["caption", "table", "tbody", "tfoot", "thead", "tr", "td", "th"];
+const TABLE_PARTS: &[&str] = &[
+    "caption", "table", "tbody", "tfoot", "thead", "tr", "td", "th",
+];
 
 /// Kinds of scope: the elements an "in scope" search stops at, besides the integration points.
 #[derive(Clone, Copy)]
@@ -112,7 +292,10 @@ impl Element {
         match self.ns {
             Ns::Svg => matches!(self.name.as_str(), "foreignobject" | "desc" | "title"),
             Ns::MathMl => {
-                matches!(self.name.as_str(), "mi" | "mo" | "mn" | "ms" | "mtext" | "annotation-xml")
+                matches!(
+                    self.name.as_str(),
+                    "mi" | "mo" | "mn" | "ms" | "mtext" | "annotation-xml"
+                )
             }
             Ns::Html => false,
         }
@@ -128,7 +311,15 @@ impl Element {
             _ => {
                 matches!(
                     name,
-                    "applet" | "caption" | "html" | "table" | "td" | "th" | "marquee" | "object" | "template"
+                    "applet"
+                        | "caption"
+                        | "html"
+                        | "table"
+                        | "td"
+                        | "th"
+                        | "marquee"
+                        | "object"
+                        | "template"
                 ) || (matches!(scope, Scope::Button) && name == "button")
                     || (matches!(scope, Scope::ListItem) && matches!(name, "ol" | "ul"))
             }
@@ -159,7 +350,11 @@ impl Open {
                     }
                     return Inserted::Other;
                 }
-                while self.stack.last().is_some_and(|e| e.ns != Ns::Html && !e.integration_point()) {
+                while self
+                    .stack
+                    .last()
+                    .is_some_and(|e| e.ns != Ns::Html && !e.integration_point())
+                {
                     self.pop();
                 }
             }
@@ -207,13 +402,18 @@ impl Open {
         match name {
             "li" => self.close_item(&["li"]),
             "dd" | "dt" => self.close_item(&["dd", "dt"]),
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                if self.stack.last().is_some_and(|e| e.ns == Ns::Html && is_heading(&e.name)) {
-                    self.pop();
-                }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                if self
+                    .stack
+                    .last()
+                    .is_some_and(|e| e.ns == Ns::Html && is_heading(&e.name)) =>
+            {
+                self.pop();
             }
             "button" if self.in_scope("button", Scope::Default) => self.pop_until("button"),
-            "option" | "optgroup" if self.stack.last().is_some_and(|e| e.is("option")) => self.pop(),
+            "option" | "optgroup" if self.stack.last().is_some_and(|e| e.is("option")) => {
+                self.pop()
+            }
             "td" | "th" | "tr" | "tbody" | "thead" | "tfoot" | "caption" | "colgroup" => {
                 for part in ["td", "th", "tr", "tbody", "thead", "tfoot"] {
                     if part_closed_by(part, name) && self.in_scope(part, Scope::Table) {
@@ -252,13 +452,18 @@ impl Open {
     pub(crate) fn end(&mut self, name: &str) {
         if self.in_foreign() {
             if matches!(name, "p" | "br") {
-                while self.stack.last().is_some_and(|e| e.ns != Ns::Html && !e.integration_point()) {
+                while self
+                    .stack
+                    .last()
+                    .is_some_and(|e| e.ns != Ns::Html && !e.integration_point())
+                {
                     self.pop();
                 }
             } else {
                 // The foreign element of that name, up to the first HTML element below.
                 let mut depth = self.stack.len();
-                while depth > 0 && self.stack[depth - 1].ns != Ns::Html {
+                let floor = depth.saturating_sub(MAX_SEARCH);
+                while depth > floor && self.stack[depth - 1].ns != Ns::Html {
                     if self.stack[depth - 1].name.eq_ignore_ascii_case(name) {
                         self.stack_truncate(depth - 1);
                         return;
@@ -403,7 +608,10 @@ impl Open {
 
 fn breaks_out(tag: &Tag) -> bool {
     BREAKOUT.contains(&tag.name.as_str())
-        || (tag.name == "font" && ["color", "face", "size"].iter().any(|a| tag.attr(a).is_some()))
+        || (tag.name == "font"
+            && ["color", "face", "size"]
+                .iter()
+                .any(|a| tag.attr(a).is_some()))
 }
 
 fn is_heading(name: &str) -> bool {
@@ -420,8 +628,14 @@ fn is_special(e: &Element) -> bool {
 /// Whether an open `part` of a table is closed by the start of `name`.
 fn part_closed_by(part: &str, name: &str) -> bool {
     match part {
-        "td" | "th" => matches!(name, "td" | "th" | "tr" | "tbody" | "thead" | "tfoot" | "caption" | "colgroup"),
-        "tr" => matches!(name, "tr" | "tbody" | "thead" | "tfoot" | "caption" | "colgroup"),
+        "td" | "th" => matches!(
+            name,
+            "td" | "th" | "tr" | "tbody" | "thead" | "tfoot" | "caption" | "colgroup"
+        ),
+        "tr" => matches!(
+            name,
+            "tr" | "tbody" | "thead" | "tfoot" | "caption" | "colgroup"
+        ),
         _ => matches!(name, "tbody" | "thead" | "tfoot" | "caption" | "colgroup"),
     }
 }

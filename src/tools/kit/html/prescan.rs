@@ -46,7 +46,9 @@ pub(crate) fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
 
 /// `<meta` and then a space or `/`, in any case.
 fn starts_meta(rest: &[u8]) -> bool {
-    rest.len() >= 6 && rest[..5].eq_ignore_ascii_case(b"<meta") && (is_space(rest[5]) || rest[5] == b'/')
+    rest.len() >= 6
+        && rest[..5].eq_ignore_ascii_case(b"<meta")
+        && (is_space(rest[5]) || rest[5] == b'/')
 }
 
 /// The encoding the `<meta>` whose attributes start at `at` declares (if it does), and where
@@ -180,7 +182,9 @@ fn is_space(byte: u8) -> bool {
 }
 
 fn skip_spaces(bytes: &[u8], at: usize) -> usize {
-    at + bytes.get(at..).map_or(0, |rest| rest.iter().take_while(|b| is_space(**b)).count())
+    at + bytes
+        .get(at..)
+        .map_or(0, |rest| rest.iter().take_while(|b| is_space(**b)).count())
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -203,12 +207,24 @@ mod tests {
         let cases: &[(&str, Option<&'static Encoding>)] = &[
             ("<meta charset=iso-8859-2>", Some(ISO_8859_2)),
             ("<META CHARSET='cp1251'/>", Some(WINDOWS_1251)),
-            ("<meta http-equiv=Content-Type content='text/html; charset=latin1'>", Some(WINDOWS_1252)),
+            (
+                "<meta http-equiv=Content-Type content='text/html; charset=latin1'>",
+                Some(WINDOWS_1252),
+            ),
             // A content without its http-equiv declares nothing.
-            ("<meta content='text/html; charset=latin1'><meta charset=utf-8>", Some(UTF_8)),
-            ("<!-- <meta charset=cp1251> --><meta charset=l2>", Some(ISO_8859_2)),
+            (
+                "<meta content='text/html; charset=latin1'><meta charset=utf-8>",
+                Some(UTF_8),
+            ),
+            (
+                "<!-- <meta charset=cp1251> --><meta charset=l2>",
+                Some(ISO_8859_2),
+            ),
             ("<!--><meta charset=cp1251>", Some(WINDOWS_1251)),
-            ("<p title='<meta charset=cp1251>'><meta charset=utf-16le>", Some(UTF_8)),
+            (
+                "<p title='<meta charset=cp1251>'><meta charset=utf-16le>",
+                Some(UTF_8),
+            ),
             ("<meta charset=klingon><meta charset=l2>", Some(ISO_8859_2)),
             ("<meta charset=\"utf-8", None),
             ("<p>nothing here</p>", None),

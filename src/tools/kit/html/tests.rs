@@ -93,11 +93,17 @@ fn an_unclosed_element_never_swallows_the_page() {
         ("<div><select><option>A</div>shown", "shown"),
         ("<select><option>A<select>shown", "shown"),
         ("<form><select><option>A<input>shown</form>", "shown"),
-        ("<table><tr><td><select><option>A<td>shown</table>", "| shown"),
+        (
+            "<table><tr><td><select><option>A<td>shown</table>",
+            "| shown",
+        ),
         ("<div><button>Go</div><p>shown", "shown"),
         ("<p>a <button>b<button>c</button>shown", "a shown"),
         ("<title>T</title><p>a<title>hidden</title>b", "ab"),
-        ("<frameset><frame src=x></frameset>gone<noframes>shown</noframes>", "shown"),
+        (
+            "<frameset><frame src=x></frameset>gone<noframes>shown</noframes>",
+            "shown",
+        ),
     ];
     for (html, expected) in cases {
         assert_eq!(page_text(html), *expected, "{html}");

@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use super::lex::{Lexer, Raw, State};
 pub(crate) use super::lex::Tag;
+use super::lex::{Lexer, Raw, State};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Token<'a> {
@@ -160,7 +160,10 @@ mod tests {
                 "&NotEqualTilde; &copy 2024 &#x80;&#0;a\u{0}b",
                 &["\"≂\\u{338} © 2024 €\u{fffd}ab\""],
             ),
-            ("<textarea>\u{0}</textarea>", &["<textarea>", "\"\u{fffd}\"", "</textarea>"]),
+            (
+                "<textarea>\u{0}</textarea>",
+                &["<textarea>", "\"\u{fffd}\"", "</textarea>"],
+            ),
         ];
         for (html, expected) in cases {
             assert_eq!(tokens(html), *expected, "{html}");

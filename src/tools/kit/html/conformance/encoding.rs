@@ -25,7 +25,11 @@ fn html5lib_encoding() {
                 passed += 1;
             } else {
                 let data: String = String::from_utf8_lossy(&data).chars().take(300).collect();
-                failures.push(format!("{file}: {data:?}: expected {}, found {}", expected.name(), found.name()));
+                failures.push(format!(
+                    "{file}: {data:?}: expected {}, found {}",
+                    expected.name(),
+                    found.name()
+                ));
             }
         }
     }

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 /// The fixture files in `dir` (under tests/fixtures/html5lib/) whose names end in `ext`, sorted.
 fn fixtures(dir: &str, ext: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/html5lib").join(dir);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/html5lib")
+        .join(dir);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
@@ -19,7 +21,11 @@ fn fixtures(dir: &str, ext: &str) -> Vec<(String, Vec<u8>)> {
     files
         .into_iter()
         .map(|path| {
-            let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
             (name, std::fs::read(&path).expect("a fixture"))
         })
         .collect()
@@ -78,7 +84,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);
@@ -87,8 +93,22 @@ fn thousands(n: usize) -> String {
 }
 
 /// Prints a corpus's count (and a few failures to start from) and asserts its pass rate.
-fn report(corpus: &str, passed: usize, total: usize, skipped: &str, failures: &[String], target: f64) {
-    for failure in failures.iter().take(if std::env::var_os("HTML5LIB_ALL").is_some() { usize::MAX } else { 12 }) {
+fn report(
+    corpus: &str,
+    passed: usize,
+    total: usize,
+    skipped: &str,
+    failures: &[String],
+    target: f64,
+) {
+    for failure in failures
+        .iter()
+        .take(if std::env::var_os("HTML5LIB_ALL").is_some() {
+            usize::MAX
+        } else {
+            12
+        })
+    {
         eprintln!("FAIL {failure}");
     }
     eprintln!(

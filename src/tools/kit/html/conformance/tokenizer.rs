@@ -19,7 +19,9 @@ fn html5lib_tokenizer() {
             let expected = expected_tokens(&case["output"], escaped);
             let states = case["initialStates"]
                 .as_array()
-                .map_or(vec!["Data state"], |s| s.iter().filter_map(Value::as_str).collect());
+                .map_or(vec!["Data state"], |s| {
+                    s.iter().filter_map(Value::as_str).collect()
+                });
             for state in states {
                 // A lone surrogate cannot be in a Rust string, nor in text any decoder gives
                 // Marvin (they make it U+FFFD): such cases are counted as skipped.
@@ -58,8 +60,11 @@ fn tokens(input: &str, state: &str, last_start: Option<&str>) -> Vec<Value> {
     let tokens = lexer.map(|token| match token {
         Raw::Chars(text) => json!(["Character", text]),
         Raw::Start(tag) => {
-            let attrs: Map<String, Value> =
-                tag.attrs.into_iter().map(|(n, v)| (n, Value::String(v))).collect();
+            let attrs: Map<String, Value> = tag
+                .attrs
+                .into_iter()
+                .map(|(n, v)| (n, Value::String(v)))
+                .collect();
             if tag.self_closing {
                 json!(["StartTag", tag.name, attrs, true])
             } else {
@@ -106,7 +111,11 @@ fn merge_characters(tokens: impl Iterator<Item = Value>) -> Vec<Value> {
     for token in tokens {
         if let (Some(last), Some("Character")) = (out.last_mut(), token[0].as_str()) {
             if last[0] == "Character" {
-                let joined = format!("{}{}", last[1].as_str().unwrap_or_default(), token[1].as_str().unwrap_or_default());
+                let joined = format!(
+                    "{}{}",
+                    last[1].as_str().unwrap_or_default(),
+                    token[1].as_str().unwrap_or_default()
+                );
                 last[1] = Value::String(joined);
                 continue;
             }

@@ -23,7 +23,15 @@ const HIDDEN: &[&str] = &[
 
 /// Fragment contexts Marvin does not render from.
 const TEXT_CONTEXTS: &[&str] = &[
-    "title", "textarea", "style", "script", "xmp", "iframe", "noembed", "noframes", "noscript",
+    "title",
+    "textarea",
+    "style",
+    "script",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
     "plaintext",
 ];
 
@@ -56,14 +64,23 @@ fn html5lib_tree_construction_text() {
             if got == expected {
                 passed += 1;
             } else {
-                failures.push(format!("{file}: {html:?}\n  expected {expected:?}\n  got      {got:?}"));
+                failures.push(format!(
+                    "{file}: {html:?}\n  expected {expected:?}\n  got      {got:?}"
+                ));
             }
         }
     }
     let skipped = format!(
         " (skipped {script_on} scripting-on cases and {contexts} fragments of a foreign or text context)"
     );
-    report("tree construction (text)", passed, total, &skipped, &failures, 0.9);
+    report(
+        "tree construction (text)",
+        passed,
+        total,
+        &skipped,
+        &failures,
+        0.9,
+    );
 }
 
 fn squeeze(text: &str) -> String {

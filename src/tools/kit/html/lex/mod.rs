@@ -99,7 +99,8 @@ impl<'a> Lexer<'a> {
     /// Whether the input goes on with `word` (ASCII, any case); if so it is consumed.
     fn eat_ignore_case(&mut self, word: &str) -> bool {
         let rest = self.rest().as_bytes();
-        let found = rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word.as_bytes());
+        let found =
+            rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word.as_bytes());
         if found {
             self.pos += word.len();
         }
@@ -161,7 +162,9 @@ impl<'a> Lexer<'a> {
                     match self.tag_open() {
                         Step::Token(token) => return self.emit(token),
                         Step::Text(text) => self.text.push_str(text),
-                        Step::Nothing if self.state != State::Data => return self.finish_then_continue(),
+                        Step::Nothing if self.state != State::Data => {
+                            return self.finish_then_continue();
+                        }
                         Step::Nothing => {}
                     }
                 }

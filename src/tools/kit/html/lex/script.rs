@@ -24,7 +24,12 @@ impl Lexer<'_> {
     pub(super) fn script_data(&mut self) -> Option<Raw> {
         let mut state = Script::Data;
         while let Some(c) = self.peek() {
-            if c == '<' && matches!(state, Script::Data | Script::Escaped | Script::EscapedDash | Script::EscapedDashDash) {
+            if c == '<'
+                && matches!(
+                    state,
+                    Script::Data | Script::Escaped | Script::EscapedDash | Script::EscapedDashDash
+                )
+            {
                 if let Some(end) = self.appropriate_end_tag() {
                     return end;
                 }

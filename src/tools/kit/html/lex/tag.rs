@@ -244,7 +244,10 @@ impl Lexer<'_> {
         let appropriate = rest.starts_with(b"</")
             && name_len > 0
             && name.eq_ignore_ascii_case(self.last_start.as_bytes())
-            && matches!(rest.get(2 + name_len), Some(b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>'));
+            && matches!(
+                rest.get(2 + name_len),
+                Some(b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>')
+            );
         if !appropriate {
             return None;
         }
@@ -259,7 +262,7 @@ impl Lexer<'_> {
             _ => self.attributes(&mut tag),
         };
         let text = self.finish();
-        let end = (!matches!(after, After::Eof)).then(|| Raw::End(tag.name));
+        let end = (!matches!(after, After::Eof)).then_some(Raw::End(tag.name));
         self.state = State::Data;
         Some(match (text, end) {
             (Some(text), Some(end)) => {
