@@ -12,6 +12,13 @@ use super::tokenize::{Token, Tokenizer};
 /// first 1024 bytes found none: a head of large inline scripts and styles fits.
 const HEAD_SCAN: usize = 1024 * 1024;
 
+/// The elements of a head (a start tag of any other ends it).
+const IN_HEAD: &[&str] = &[
+    "html", "head", "meta", "title", "link", "style", "script", "base", "noscript", "template",
+];
+/// Those of them whose text is not the page's.
+const RAW_IN_HEAD: &[&str] = &["title", "style", "script", "noscript", "template"];
+
 /// The encoding a label names (WHATWG's labels: `latin1`, `cp1251`, `sjis`, …), quotes
 /// around it allowed.
 pub(crate) fn for_label(label: &str) -> Option<&'static Encoding> {
@@ -85,7 +92,13 @@ fn from_head(bytes: &[u8]) -> Option<&'static Encoding> {
     let head = &bytes[..bytes.len().min(HEAD_SCAN)];
     // The markup of a head is ASCII in every encoding a meta may declare.
     let text = String::from_utf8_lossy(head);
+    let mut in_raw_text = false;
     for token in Tokenizer::new(&text) {
+        match &token {
+            Token::Start(tag) => in_raw_text = RAW_IN_HEAD.contains(&tag.name.as_str()),
+            Token::End(_) => in_raw_text = false,
+            Token::Text(_) => {}
+        }
         match token {
             Token::Start(tag) if tag.name == "meta" => {
                 // The tree builder's rules for a `<meta>` in the head, as strict as the
@@ -101,8 +114,10 @@ fn from_head(bytes: &[u8]) -> Option<&'static Encoding> {
                     return Some(as_declared(encoding));
                 }
             }
-            Token::Start(tag) if tag.name == "body" => return None,
+            // The head ends at its end tag, at a tag that belongs in the body, or at text.
+            Token::Start(tag) if !IN_HEAD.contains(&tag.name.as_str()) => return None,
             Token::End(name) if name == "head" => return None,
+            Token::Text(text) if !text.trim().is_empty() && !in_raw_text => return None,
             _ => {}
         }
     }
@@ -160,8 +175,10 @@ mod tests {
         assert_eq!(detect(&bytes, Some("text/html")), encoding_rs::WINDOWS_1251);
         assert!(decode(&bytes, None).ends_with("Привет"));
         // In the body, a meta is not a declaration.
-        let body = format!("<body>{script}<meta charset=windows-1251>\u{e9}");
-        assert_eq!(detect(body.as_bytes(), None), UTF_8);
+        for body in ["<body>", "<p>", "text"] {
+            let page = format!("{body}{script}<meta charset=windows-1251>\u{e9}");
+            assert_eq!(detect(page.as_bytes(), None), UTF_8, "{body}");
+        }
     }
 
     #[test]
