@@ -159,11 +159,16 @@ const ARTICLE: &[u8] =
 <table><tr><th>Step</th><th>Minutes</th></tr><tr><td>Bake</td><td>40</td></tr></table></article>\
 <footer>\xa9 2026</footer></body></html>";
 
+/// A page in Windows-1252 declared by its `<meta>`: "Café … 5€".
+const CAFE: &[u8] = b"<html><head><meta charset=\"windows-1252\"></head>\
+<body><p>Caf\xe9 \x85 5\x80</p></body></html>";
+
 fn page_server() -> ReplayServer {
     ReplayServer::answering(|request| {
         match request.url.trim_start_matches("http://scrape.invalid") {
             "/recipe" => reply(200, "text/html", ARTICLE),
             "/notes.txt" => reply(200, "text/plain; charset=utf-8", "just text\n"),
+            "/cafe" => reply(200, "text/html", CAFE),
             "/app" => reply(
                 200,
                 "text/html",
@@ -304,6 +309,14 @@ fn scrape_page_runs_the_pages_javascript_in_chromium() {
         &[("MARVIN_TOOL_TIMEOUT", "120".into()), allow_loopback()],
     );
     assert_eq!(text, format!("{base}/app\n\n# Made by script\n\n42"));
+    // Chromium's DOM is decoded already: the page's charset is not applied to it again.
+    let text = call(
+        &home,
+        "scrape_page",
+        &format!(r#"{{"url": "{base}/cafe"}}"#),
+        &[("MARVIN_TOOL_TIMEOUT", "120".into()), allow_loopback()],
+    );
+    assert_eq!(text, format!("{base}/cafe\n\nCafé … 5€"));
     // Chromium fetches the page itself, through the proxy every other request takes (a name
     // only the proxy can resolve is the proxy's to reach).
     let proxy = page_server();

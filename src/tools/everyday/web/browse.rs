@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::tools::ToolContext;
-use crate::tools::kit::html::{self, Charset};
+use crate::tools::kit::html;
 use crate::tools::kit::process::{self, Ending, RunLimits};
 use crate::tools::kit::reach::{Reach, kept_note};
 
@@ -107,17 +107,17 @@ fn lynx_dump(
     content_type: Option<&str>,
     ctx: &ToolContext,
 ) -> Result<String, String> {
-    let charset = html::detect_charset(body, content_type);
+    let encoding = html::detect_charset(body, content_type);
     let mut input = format!("<base href=\"{}\">", url.replace('"', "%22")).into_bytes();
-    let label = match charset {
-        Charset::Utf16Le | Charset::Utf16Be => {
-            input.extend_from_slice(html::decode(body, content_type).as_bytes());
-            "utf-8"
-        }
-        other => {
-            input.extend_from_slice(body);
-            other.label()
-        }
+    // lynx is given the page's bytes under the WHATWG name of their encoding; UTF-16 (from a
+    // BOM or the header) and the other encodings a page cannot be written back in are handed
+    // over decoded, as UTF-8.
+    let label = if encoding.output_encoding() == encoding {
+        input.extend_from_slice(body);
+        encoding.name()
+    } else {
+        input.extend_from_slice(html::decode(body, content_type).as_bytes());
+        "utf-8"
     };
     let mut command = Command::new(lynx);
     command.args([
@@ -156,8 +156,13 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
             short(&output)
         )
     })?;
-    let text = html::with_links(&html::page(dom.as_bytes(), Some("text/html"), &url));
-    Ok(finish(&url, &text, "even after its JavaScript ran") + &kept)
+    Ok(finish(&url, &dom_text(dom, &url), "even after its JavaScript ran") + &kept)
+}
+
+/// The DOM Chromium printed, as text. Chromium decoded the page already (its DOM is UTF-8
+/// text), so the charset a `<meta>` in it declares is not applied a second time.
+fn dom_text(dom: &str, url: &str) -> String {
+    html::with_links(&html::page_text(dom, url))
 }
 
 /// Headless Chromium with a profile of its own, every request of it through `proxy`:
@@ -299,6 +304,12 @@ mod tests {
         for (output, expected) in cases {
             assert_eq!(dom_of(output), *expected, "{output}");
         }
+    }
+
+    #[test]
+    fn the_dom_is_not_decoded_again_by_the_charset_it_declares() {
+        let dom = "<html><head><meta charset=\"windows-1252\"></head><body><p>Café … 5€</p></body></html>";
+        assert_eq!(dom_text(dom, "http://a.org/"), "Café … 5€");
     }
 
     #[test]

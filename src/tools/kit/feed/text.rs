@@ -2,7 +2,7 @@
 //! keeps a line per block (enough for a feed's description or a search snippet; a page wants
 //! more), white space collapsed, and a feed's bytes turned into text.
 
-use crate::tools::kit::html::charset::{self, Charset};
+use crate::tools::kit::html::charset;
 
 /// The text of an XML reference: the five predefined entities and character references;
 /// any other entity (`&nbsp;` in a careless feed) is kept for the HTML pass.
@@ -207,10 +207,10 @@ pub(crate) fn decode(bytes: &[u8], content_type: Option<&str>) -> (String, Optio
     let guessed = || match std::str::from_utf8(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes))
     {
         Ok(text) => text.to_string(),
-        Err(_) => charset::decode_as(bytes, Charset::Windows1252),
+        Err(_) => charset::decode_as(bytes, encoding_rs::WINDOWS_1252),
     };
     match declared {
-        Some(label) => match Charset::from_label(&label) {
+        Some(label) => match charset::for_label(&label) {
             Some(known) => (charset::decode_as(bytes, known), None),
             None => (guessed(), Some(label)),
         },
@@ -281,11 +281,14 @@ mod tests {
             text(declared, None).0,
             "<?xml version=\"1.0\" encoding='iso-8859-15'?><rss>€</rss>"
         );
-        // A charset Marvin does not read is named, and the bytes read as best they can be.
+        // Every WHATWG encoding is read; a label that names none is named back, and the bytes
+        // read as best they can be.
         let koi8 = Some("text/xml; charset=KOI8-R");
+        assert_eq!(text(b"\xf0\xd2", koi8), plain("Пр"));
+        let klingon = Some("text/xml; charset=x-klingon");
         assert_eq!(
-            text(b"\xf0\xd2", koi8),
-            ("ðÒ".to_string(), Some("KOI8-R".to_string()))
+            text(b"\xf0\xd2", klingon),
+            ("ðÒ".to_string(), Some("x-klingon".to_string()))
         );
     }
 

@@ -1,85 +1,62 @@
-//! A page's bytes as text, in the charset it declares: a byte-order mark, the Content-Type
-//! header, or a `<meta>` near the start; UTF-8, UTF-16, and ISO-8859-1/Windows-1252 (which
-//! browsers read as one), ISO-8859-15. Undeclared: UTF-8 when the bytes are valid UTF-8,
-//! else Windows-1252.
+//! A page's bytes as text, in the encoding it declares, by WHATWG's rules: a byte-order mark,
+//! then the Content-Type header's `charset`, then a `<meta>` (the byte-stream prescan of the
+//! first 1024 bytes, then one later in the head); every WHATWG encoding, through
+//! `encoding_rs`. Undeclared: UTF-8 when the bytes are valid UTF-8, else Windows-1252.
 
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED};
+
+use super::prescan;
 use super::tokenize::{Token, Tokenizer};
 
-/// The encodings Marvin reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Charset {
-    Utf8,
-    Utf16Le,
-    Utf16Be,
-    Windows1252,
-    Latin9,
-}
+/// How far into a page the `<meta>` charset of its head is looked for once the prescan of its
+/// first 1024 bytes found none: a head of large inline scripts and styles fits.
+const HEAD_SCAN: usize = 1024 * 1024;
 
-impl Charset {
-    /// The encoding a charset label names (WHATWG's labels), if it is one of those read here.
-    pub(crate) fn from_label(label: &str) -> Option<Self> {
-        let label = label.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
-        match label.as_str() {
-            "utf-8" | "utf8" | "unicode-1-1-utf-8" | "x-unicode20utf8" => Some(Self::Utf8),
-            "utf-16" | "utf-16le" | "unicode" | "ucs-2" => Some(Self::Utf16Le),
-            "utf-16be" | "unicodefffe" => Some(Self::Utf16Be),
-            "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "iso-ir-100" | "latin1" | "l1"
-            | "cp819" | "ibm819" | "csisolatin1" | "windows-1252" | "cp1252" | "x-cp1252"
-            | "us-ascii" | "ascii" | "ansi_x3.4-1968" | "iso_8859-1:1987" => {
-                Some(Self::Windows1252)
-            }
-            "iso-8859-15" | "iso8859-15" | "iso_8859-15" | "latin9" | "latin-9" | "l9" => {
-                Some(Self::Latin9)
-            }
-            _ => None,
-        }
-    }
+/// The elements of a head (a start tag of any other ends it).
+const IN_HEAD: &[&str] = &[
+    "html", "head", "meta", "title", "link", "style", "script", "base", "noscript", "template",
+];
+/// Those of them whose text is not the page's.
+const RAW_IN_HEAD: &[&str] = &["title", "style", "script", "noscript", "template"];
 
-    /// The label lynx understands for it.
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Self::Utf8 | Self::Utf16Le | Self::Utf16Be => "utf-8",
-            Self::Windows1252 => "windows-1252",
-            Self::Latin9 => "iso-8859-15",
-        }
-    }
+/// The encoding a label names (WHATWG's labels: `latin1`, `cp1251`, `sjis`, …), quotes
+/// around it allowed.
+pub(crate) fn for_label(label: &str) -> Option<&'static Encoding> {
+    Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
 }
 
 /// The `charset=` of a Content-Type header.
-pub(crate) fn from_content_type(content_type: &str) -> Option<Charset> {
+pub(crate) fn from_content_type(content_type: &str) -> Option<&'static Encoding> {
     content_type.split(';').skip(1).find_map(|param| {
         let (name, value) = param.split_once('=')?;
         name.trim()
             .eq_ignore_ascii_case("charset")
-            .then(|| Charset::from_label(value))
+            .then(|| for_label(value))
             .flatten()
     })
 }
 
-/// How far into a page a `<meta>` charset is looked for.
-const PRESCAN: usize = 4096;
+/// The encoding a page is in: the one it declares, else UTF-8 when its bytes are valid UTF-8,
+/// else Windows-1252.
+pub(crate) fn detect(bytes: &[u8], content_type: Option<&str>) -> &'static Encoding {
+    declared(bytes, content_type).unwrap_or_else(|| {
+        if std::str::from_utf8(bytes).is_ok() {
+            UTF_8
+        } else {
+            WINDOWS_1252
+        }
+    })
+}
 
-/// The charset a page is in: its BOM, then the header, then a `<meta>` in its first bytes,
-/// then a guess.
-pub(crate) fn detect(bytes: &[u8], content_type: Option<&str>) -> Charset {
-    if let Some(charset) = from_bom(bytes) {
-        return charset;
+/// The encoding a page declares: its BOM, then the header, then a `<meta>`.
+pub(crate) fn declared(bytes: &[u8], content_type: Option<&str>) -> Option<&'static Encoding> {
+    if let Some((encoding, _)) = Encoding::for_bom(bytes) {
+        return Some(encoding);
     }
-    if let Some(charset) = content_type.and_then(from_content_type) {
-        return charset;
-    }
-    if let Some(charset) = from_meta(&bytes[..bytes.len().min(PRESCAN)]) {
-        // A page cannot declare itself UTF-16 in ASCII: browsers read such a page as UTF-8.
-        return match charset {
-            Charset::Utf16Le | Charset::Utf16Be => Charset::Utf8,
-            other => other,
-        };
-    }
-    if std::str::from_utf8(bytes).is_ok() {
-        Charset::Utf8
-    } else {
-        Charset::Windows1252
-    }
+    content_type
+        .and_then(from_content_type)
+        .or_else(|| prescan::prescan(bytes))
+        .or_else(|| from_head(bytes))
 }
 
 /// The page's text, decoded as [`detect`] says.
@@ -87,87 +64,64 @@ pub(crate) fn decode(bytes: &[u8], content_type: Option<&str>) -> String {
     decode_as(bytes, detect(bytes, content_type))
 }
 
-pub(crate) fn decode_as(bytes: &[u8], charset: Charset) -> String {
-    let bytes = strip_bom(bytes, charset);
-    match charset {
-        Charset::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
-        Charset::Utf16Le | Charset::Utf16Be => {
-            let units = bytes.chunks_exact(2).map(|pair| match charset {
-                Charset::Utf16Le => u16::from_le_bytes([pair[0], pair[1]]),
-                _ => u16::from_be_bytes([pair[0], pair[1]]),
-            });
-            char::decode_utf16(units)
-                .map(|c| c.unwrap_or('\u{fffd}'))
-                .collect()
+/// Bytes in `encoding` as text (a BOM, if any, wins, as in browsers); what cannot be decoded
+/// becomes U+FFFD.
+pub(crate) fn decode_as(bytes: &[u8], encoding: &'static Encoding) -> String {
+    encoding.decode(bytes).0.into_owned()
+}
+
+/// What a `<meta>` may declare: UTF-16 cannot be declared in ASCII (a page saying so is read as
+/// UTF-8), and `x-user-defined` is read as Windows-1252.
+pub(crate) fn as_declared(encoding: &'static Encoding) -> &'static Encoding {
+    if encoding == UTF_16LE || encoding == UTF_16BE {
+        UTF_8
+    } else if encoding == X_USER_DEFINED {
+        WINDOWS_1252
+    } else {
+        encoding
+    }
+}
+
+/// A `<meta>` charset later in the head than the prescan reads. The spec's prescan stops at
+/// 1024 bytes, and browsers then change the encoding (reparse) when the tree builder meets a
+/// `<meta charset>` while their confidence is tentative; reading the whole head (up to
+/// `HEAD_SCAN`) with the tokenizer does what that reparse does for a page whose meta comes after
+/// a large script or style. The body is not searched: a `<meta>` there is rare and more often
+/// quoted markup than a declaration.
+fn from_head(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = &bytes[..bytes.len().min(HEAD_SCAN)];
+    // The markup of a head is ASCII in every encoding a meta may declare.
+    let text = String::from_utf8_lossy(head);
+    let mut in_raw_text = false;
+    for token in Tokenizer::new(&text) {
+        match &token {
+            Token::Start(tag) => in_raw_text = RAW_IN_HEAD.contains(&tag.name.as_str()),
+            Token::End(_) => in_raw_text = false,
+            Token::Text(_) => {}
         }
-        Charset::Windows1252 => bytes.iter().map(|b| windows_1252(*b)).collect(),
-        Charset::Latin9 => bytes.iter().map(|b| latin9(*b)).collect(),
+        match token {
+            Token::Start(tag) if tag.name == "meta" => {
+                // The tree builder's rules for a `<meta>` in the head, as strict as the
+                // prescan's: a label as it is, a content only with its http-equiv.
+                let declared = match tag.attr("charset") {
+                    Some(label) => Encoding::for_label(label.as_bytes()),
+                    None => tag
+                        .attr("http-equiv")
+                        .filter(|equiv| equiv.eq_ignore_ascii_case("content-type"))
+                        .and_then(|_| prescan::from_content(tag.attr("content")?.as_bytes())),
+                };
+                if let Some(encoding) = declared {
+                    return Some(as_declared(encoding));
+                }
+            }
+            // The head ends at its end tag, at a tag that belongs in the body, or at text.
+            Token::Start(tag) if !IN_HEAD.contains(&tag.name.as_str()) => return None,
+            Token::End(name) if name == "head" => return None,
+            Token::Text(text) if !text.trim().is_empty() && !in_raw_text => return None,
+            _ => {}
+        }
     }
-}
-
-fn from_bom(bytes: &[u8]) -> Option<Charset> {
-    match bytes {
-        [0xef, 0xbb, 0xbf, ..] => Some(Charset::Utf8),
-        [0xff, 0xfe, ..] => Some(Charset::Utf16Le),
-        [0xfe, 0xff, ..] => Some(Charset::Utf16Be),
-        _ => None,
-    }
-}
-
-fn strip_bom(bytes: &[u8], charset: Charset) -> &[u8] {
-    match (charset, bytes) {
-        (Charset::Utf8, [0xef, 0xbb, 0xbf, rest @ ..]) => rest,
-        (Charset::Utf16Le, [0xff, 0xfe, rest @ ..])
-        | (Charset::Utf16Be, [0xfe, 0xff, rest @ ..]) => rest,
-        _ => bytes,
-    }
-}
-
-/// `<meta charset=…>` or `<meta http-equiv="Content-Type" content="…; charset=…">`.
-fn from_meta(start: &[u8]) -> Option<Charset> {
-    let text = String::from_utf8_lossy(start);
-    Tokenizer::new(&text).find_map(|token| match token {
-        Token::Start(tag) if tag.name == "meta" => tag
-            .attr("charset")
-            .and_then(Charset::from_label)
-            .or_else(|| {
-                let equiv = tag.attr("http-equiv")?;
-                equiv
-                    .eq_ignore_ascii_case("content-type")
-                    .then(|| tag.attr("content").and_then(from_content_type))
-                    .flatten()
-            }),
-        _ => None,
-    })
-}
-
-/// A Windows-1252 byte (what browsers read ISO-8859-1 as): Latin-1, with printable
-/// characters in 0x80–0x9F.
-pub(crate) fn windows_1252(byte: u8) -> char {
-    const HIGH: [char; 32] = [
-        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
-        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
-        'ž', 'Ÿ',
-    ];
-    match byte {
-        0x80..=0x9f => HIGH[usize::from(byte - 0x80)],
-        _ => char::from(byte),
-    }
-}
-
-/// An ISO-8859-15 byte: Latin-1 with the euro sign and seven letters in place of symbols.
-fn latin9(byte: u8) -> char {
-    match byte {
-        0xa4 => '€',
-        0xa6 => 'Š',
-        0xa8 => 'š',
-        0xb4 => 'Ž',
-        0xb8 => 'ž',
-        0xbc => 'Œ',
-        0xbd => 'œ',
-        0xbe => 'Ÿ',
-        _ => char::from(byte),
-    }
+    None
 }
 
 #[cfg(test)]
@@ -183,6 +137,10 @@ mod tests {
             (latin, Some("text/html;charset=\"windows-1252\""), "<p>café € “ok”</p>"),
             (latin, None, "<p>café € “ok”</p>"),
             (b"\xa4", Some("text/html; charset=iso-8859-15"), "€"),
+            (b"\xb3\xf3d\xbc", Some("text/html; charset=iso-8859-2"), "łódź"),
+            (b"\xcf\xf0\xe8\xe2\xe5\xf2", Some("text/html; charset=windows-1251"), "Привет"),
+            (b"\x93\xfa\x96\x7b", Some("text/html; charset=Shift_JIS"), "日本"),
+            (b"\xc6\xfc\xcb\xdc", Some("text/html; charset=euc-jp"), "日本"),
             (
                 b"<meta charset=\"iso-8859-1\"><p>\xe9t\xe9</p>",
                 None,
@@ -208,10 +166,27 @@ mod tests {
     }
 
     #[test]
-    fn labels_name_their_charsets() {
-        assert_eq!(Charset::from_label("Latin1"), Some(Charset::Windows1252));
-        assert_eq!(Charset::from_label(" UTF8 "), Some(Charset::Utf8));
-        assert_eq!(Charset::from_label("koi8-r"), None);
-        assert_eq!(Charset::Windows1252.label(), "windows-1252");
+    fn a_meta_after_the_first_kilobytes_of_the_head_counts() {
+        let script = format!("<script>{}</script>", "var x = 1;\n".repeat(600));
+        let page = format!("<html><head>{script}<meta charset=windows-1251></head><body>\u{0}");
+        let mut bytes = page.into_bytes();
+        bytes.extend_from_slice(b"\xcf\xf0\xe8\xe2\xe5\xf2");
+        assert!(bytes.len() > 4096);
+        assert_eq!(detect(&bytes, Some("text/html")), encoding_rs::WINDOWS_1251);
+        assert!(decode(&bytes, None).ends_with("Привет"));
+        // In the body, a meta is not a declaration.
+        for body in ["<body>", "<p>", "text"] {
+            let page = format!("{body}{script}<meta charset=windows-1251>\u{e9}");
+            assert_eq!(detect(page.as_bytes(), None), UTF_8, "{body}");
+        }
+    }
+
+    #[test]
+    fn labels_name_their_encodings() {
+        assert_eq!(for_label("Latin1"), Some(WINDOWS_1252));
+        assert_eq!(for_label(" UTF8 "), Some(UTF_8));
+        assert_eq!(for_label("'koi8-r'"), Some(encoding_rs::KOI8_R));
+        assert_eq!(for_label("klingon"), None);
+        assert_eq!(as_declared(UTF_16LE), UTF_8);
     }
 }

@@ -4,11 +4,15 @@
 
 pub(crate) mod charset;
 mod entities;
+mod entity_table;
+mod lex;
+mod open;
+mod prescan;
 mod render;
 mod tokenize;
 mod url;
 
-pub(crate) use charset::{Charset, detect as detect_charset};
+pub(crate) use charset::detect as detect_charset;
 pub(crate) use render::{Links, Options, Rendered, render};
 pub(crate) use tokenize::{Tag, Token, Tokenizer};
 pub(crate) use url::resolve;
@@ -16,9 +20,14 @@ pub(crate) use url::resolve;
 /// A fetched page as text: its bytes decoded in the charset it declares, rendered with its
 /// links as numbered footnotes resolved against `url`.
 pub(crate) fn page(bytes: &[u8], content_type: Option<&str>, url: &str) -> Rendered {
-    let html = charset::decode(bytes, content_type);
+    page_text(&charset::decode(bytes, content_type), url)
+}
+
+/// A page already decoded (a browser's DOM) as text: its `<meta>` charset is not applied
+/// again.
+pub(crate) fn page_text(html: &str, url: &str) -> Rendered {
     render(
-        &html,
+        html,
         &Options {
             base: Some(url),
             links: Links::Footnotes,
@@ -73,5 +82,7 @@ pub(crate) fn with_links(rendered: &Rendered) -> String {
     text
 }
 
+#[cfg(test)]
+mod conformance;
 #[cfg(test)]
 mod tests;

@@ -85,6 +85,32 @@ fn pages_read_as_articles() {
 }
 
 #[test]
+fn an_unclosed_element_never_swallows_the_page() {
+    let cases: &[(&str, &str)] = &[
+        ("<p>a<svg><circle r=1><p>shown</p>", "a\n\nshown"),
+        ("<div>a<svg><text>hidden</div><p>shown", "a\n\nshown"),
+        ("<p>x<math><mi>hidden</math>y</p><p>z", "xy\n\nz"),
+        ("<div><select><option>A</div>shown", "shown"),
+        ("<select><option>A<select>shown", "shown"),
+        ("<form><select><option>A<input>shown</form>", "shown"),
+        (
+            "<table><tr><td><select><option>A<td>shown</table>",
+            "| shown",
+        ),
+        ("<div><button>Go</div><p>shown", "shown"),
+        ("<p>a <button>b<button>c</button>shown", "a shown"),
+        ("<title>T</title><p>a<title>hidden</title>b", "ab"),
+        (
+            "<frameset><frame src=x></frameset>gone<noframes>shown</noframes>",
+            "shown",
+        ),
+    ];
+    for (html, expected) in cases {
+        assert_eq!(page_text(html), *expected, "{html}");
+    }
+}
+
+#[test]
 fn the_title_and_base_are_read_from_the_head() {
     let html = "<html><head><title> A  page </title><base href=\"https://cdn.example.net/x/\"></head><body><a href=\"y\">y</a></body></html>";
     let rendered = page(html.as_bytes(), None, "https://example.org/");

@@ -1,37 +1,13 @@
-//! A tolerant HTML tokenizer: start tags with their attributes, end tags and text (character
-//! references decoded); comments, doctypes and processing instructions skipped; the contents
-//! of `script` and `style` kept raw, of `title` and `textarea` as text. Broken markup never
-//! fails: what is not a tag is text.
+//! The tokens a reader of HTML acts on: start tags with their attributes, end tags and text
+//! (references decoded, NUL gone), from the WHATWG tokenizer (`lex`), switched into RCDATA
+//! (`title`, `textarea`), RAWTEXT (`style`, `xmp`, `iframe`, `noembed`, `noframes`), script data
+//! and PLAINTEXT by the start tags that switch it as a tree builder with scripting off does;
+//! comments and doctypes skipped. Broken markup never fails: the spec's recovery applies.
 
 use std::borrow::Cow;
 
-use super::entities;
-
-/// The attributes of one tag that are kept (a real page has a handful).
-const MAX_ATTRIBUTES: usize = 64;
-
-/// A start tag: its name and attributes lowercased, values decoded.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Tag {
-    pub(crate) name: String,
-    pub(crate) attrs: Vec<(String, String)>,
-    pub(crate) self_closing: bool,
-}
-
-impl Tag {
-    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Whether its `class` lists `class`.
-    pub(crate) fn has_class(&self, class: &str) -> bool {
-        self.attr("class")
-            .is_some_and(|classes| classes.split_ascii_whitespace().any(|c| c == class))
-    }
-}
+pub(crate) use super::lex::Tag;
+use super::lex::{Lexer, Raw, State};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Token<'a> {
@@ -40,137 +16,51 @@ pub(crate) enum Token<'a> {
     Text(Cow<'a, str>),
 }
 
-/// Elements whose content is not markup: raw (`script`) or text with references (`title`).
-fn content_kind(name: &str) -> Option<bool> {
+/// The state the content of an HTML element is read in, when it is not markup.
+fn content_state(name: &str) -> Option<State> {
     match name {
-        "script" | "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(false),
-        "title" | "textarea" => Some(true),
+        "title" | "textarea" => Some(State::Rcdata),
+        "style" | "xmp" | "iframe" | "noembed" | "noframes" => Some(State::Rawtext),
+        "script" => Some(State::ScriptData),
+        "plaintext" => Some(State::Plaintext),
         _ => None,
     }
 }
 
 pub(crate) struct Tokenizer<'a> {
-    src: &'a str,
-    pos: usize,
-    /// Inside an element whose content is not markup: its name, and whether references are
-    /// decoded there.
-    raw: Option<(String, bool)>,
+    lexer: Lexer<'a>,
+    /// Whether start tags switch the tokenizer themselves (else its user does, knowing which
+    /// are HTML elements).
+    switching: bool,
 }
 
 impl<'a> Tokenizer<'a> {
     pub(crate) fn new(src: &'a str) -> Self {
         Self {
-            src,
-            pos: 0,
-            raw: None,
+            lexer: Lexer::new(src),
+            switching: true,
         }
     }
 
-    fn raw_text(&mut self, name: &str, decode: bool) -> Option<Token<'a>> {
-        let rest = &self.src[self.pos..];
-        let end = find_end_tag(rest, name).unwrap_or(rest.len());
-        self.pos += end;
-        let text = &rest[..end];
-        (!text.is_empty()).then(|| {
-            Token::Text(if decode {
-                entities::decode(text, false)
-            } else {
-                Cow::Borrowed(text)
-            })
-        })
-    }
-
-    /// Text up to the next thing that is markup.
-    fn text(&mut self) -> Token<'a> {
-        let bytes = self.src.as_bytes();
-        let start = self.pos;
-        let mut at = start + 1;
-        while at < bytes.len() {
-            if bytes[at] == b'<' && markup_at(bytes, at) {
-                break;
-            }
-            at += 1;
-        }
-        self.pos = at;
-        Token::Text(entities::decode(&self.src[start..at], false))
-    }
-
-    fn start_tag(&mut self) -> Tag {
-        let bytes = self.src.as_bytes();
-        let mut at = self.pos + 1;
-        let name_end = scan(bytes, at, |b| {
-            !(b.is_ascii_whitespace() || b == b'/' || b == b'>')
-        });
-        let name = self.src[at..name_end].to_ascii_lowercase();
-        at = name_end;
-        let mut attrs = Vec::new();
-        let mut self_closing = false;
-        loop {
-            at = scan(bytes, at, |b| b.is_ascii_whitespace());
-            match bytes.get(at) {
-                None => break,
-                Some(b'>') => {
-                    at += 1;
-                    break;
-                }
-                Some(b'/') => {
-                    at += 1;
-                    self_closing = bytes.get(at) == Some(&b'>');
-                    continue;
-                }
-                Some(_) => {}
-            }
-            self_closing = false;
-            let (attr, next) = self.attribute(at);
-            at = next;
-            // The first of a repeated attribute counts, as in browsers; past MAX_ATTRIBUTES
-            // the rest are read and dropped, so a tag of 100,000 attributes costs linear time.
-            if attrs.len() < MAX_ATTRIBUTES && !attrs.iter().any(|(n, _)| *n == attr.0) {
-                attrs.push(attr);
-            }
-        }
-        self.pos = at;
-        Tag {
-            name,
-            attrs,
-            self_closing,
+    /// A tokenizer its user switches with [`Self::read_content_of`], as a tree builder does.
+    pub(crate) fn driven(src: &'a str) -> Self {
+        Self {
+            lexer: Lexer::new(src),
+            switching: false,
         }
     }
 
-    /// One attribute starting at `at`; returns it and where the next one may start.
-    fn attribute(&self, at: usize) -> ((String, String), usize) {
-        let bytes = self.src.as_bytes();
-        let name_end = scan(bytes, at + 1, |b| {
-            !(b.is_ascii_whitespace() || b == b'/' || b == b'>' || b == b'=')
-        });
-        let name = self.src[at..name_end].to_ascii_lowercase();
-        let mut next = scan(bytes, name_end, |b| b.is_ascii_whitespace());
-        if bytes.get(next) != Some(&b'=') {
-            return ((name, String::new()), name_end);
+    /// The HTML element `name` was just opened: its content is read as it says (`title` as
+    /// RCDATA, `script` as script data…).
+    pub(crate) fn read_content_of(&mut self, name: &str) {
+        if let Some(state) = content_state(name) {
+            self.lexer.state = state;
         }
-        next = scan(bytes, next + 1, |b| b.is_ascii_whitespace());
-        let (value, end) = match bytes.get(next) {
-            Some(&quote @ (b'"' | b'\'')) => {
-                let close = scan(bytes, next + 1, |b| b != quote);
-                (&self.src[next + 1..close], (close + 1).min(bytes.len()))
-            }
-            _ => {
-                let close = scan(bytes, next, |b| !(b.is_ascii_whitespace() || b == b'>'));
-                (&self.src[next..close], close)
-            }
-        };
-        ((name, entities::decode(value, true).into_owned()), end)
     }
 
-    fn end_tag(&mut self) -> Option<Token<'a>> {
-        let bytes = self.src.as_bytes();
-        let at = self.pos + 2;
-        let name_end = scan(bytes, at, |b| {
-            !(b.is_ascii_whitespace() || b == b'/' || b == b'>')
-        });
-        let name = self.src[at..name_end].to_ascii_lowercase();
-        self.pos = skip_past(bytes, name_end, b">");
-        (!name.is_empty()).then_some(Token::End(name))
+    /// Whether the current element is SVG or MathML, where `<![CDATA[` opens a CDATA section.
+    pub(crate) fn set_foreign(&mut self, foreign: bool) {
+        self.lexer.cdata = foreign;
     }
 }
 
@@ -179,82 +69,30 @@ impl<'a> Iterator for Tokenizer<'a> {
 
     fn next(&mut self) -> Option<Token<'a>> {
         loop {
-            if let Some((name, decode)) = self.raw.take() {
-                if let Some(text) = self.raw_text(&name, decode) {
-                    return Some(text);
-                }
-            }
-            let bytes = self.src.as_bytes();
-            if self.pos >= bytes.len() {
-                return None;
-            }
-            if bytes[self.pos] != b'<' || !markup_at(bytes, self.pos) {
-                return Some(self.text());
-            }
-            match bytes.get(self.pos + 1) {
-                Some(b'!') if bytes[self.pos..].starts_with(b"<!--") => {
-                    self.pos = skip_past(bytes, self.pos + 4, b"-->");
-                }
-                Some(b'!' | b'?') => self.pos = skip_past(bytes, self.pos + 2, b">"),
-                Some(b'/') => {
-                    if let Some(end) = self.end_tag() {
-                        return Some(end);
+            match self.lexer.next_raw()? {
+                Raw::Chars(text) => {
+                    // A NUL in the data state is dropped by the tree builder (in foreign content
+                    // it would be U+FFFD; SVG and MathML are never shown).
+                    let text = if text.contains('\0') {
+                        text.replace('\0', "")
+                    } else {
+                        text
+                    };
+                    if !text.is_empty() {
+                        return Some(Token::Text(Cow::Owned(text)));
                     }
                 }
-                _ => {
-                    let tag = self.start_tag();
-                    if !tag.self_closing {
-                        self.raw = content_kind(&tag.name).map(|d| (tag.name.clone(), d));
+                Raw::Start(tag) => {
+                    if self.switching {
+                        self.read_content_of(&tag.name);
                     }
                     return Some(Token::Start(tag));
                 }
+                Raw::End(name) => return Some(Token::End(name)),
+                Raw::Comment(_) | Raw::Doctype(_) => {}
             }
         }
     }
-}
-
-/// Whether the `<` at `at` starts markup (a tag, an end tag, a comment or declaration).
-fn markup_at(bytes: &[u8], at: usize) -> bool {
-    match bytes.get(at + 1) {
-        Some(b) if b.is_ascii_alphabetic() || *b == b'!' || *b == b'?' => true,
-        Some(b'/') => bytes.get(at + 2).is_some_and(|b| b.is_ascii_alphabetic()),
-        _ => false,
-    }
-}
-
-/// The first index from `at` whose byte does not satisfy `keep`.
-fn scan(bytes: &[u8], at: usize, keep: impl Fn(u8) -> bool) -> usize {
-    let at = at.min(bytes.len());
-    at + bytes[at..].iter().take_while(|b| keep(**b)).count()
-}
-
-/// The index just past the first `needle` from `at`, or the end.
-fn skip_past(bytes: &[u8], at: usize, needle: &[u8]) -> usize {
-    let at = at.min(bytes.len());
-    bytes[at..]
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map_or(bytes.len(), |i| at + i + needle.len())
-}
-
-/// Where `</name` (any case, then a space, `/` or `>`) starts in `text`.
-fn find_end_tag(text: &str, name: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(i) = bytes[from..].windows(2).position(|w| w == b"</") {
-        let at = from + i;
-        let after = at + 2 + name.len();
-        if bytes.len() >= after
-            && bytes[at + 2..after].eq_ignore_ascii_case(name.as_bytes())
-            && bytes
-                .get(after)
-                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'/' || *b == b'>')
-        {
-            return Some(at);
-        }
-        from = at + 2;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -280,20 +118,22 @@ mod tests {
     }
 
     #[test]
-    fn markup_is_read_tolerantly() {
+    fn markup_is_read_as_browsers_read_it() {
         let cases: &[(&str, &[&str])] = &[
             ("<p>Hi</p>", &["<p>", "\"Hi\"", "</p>"]),
             (
-                "<A HREF='x?a=1&amp;b=2' class=big data-x>t</A>",
+                "<A HREF='x?a=1&amp;b=2&copy=3' class=big data-x>t</A>",
                 &[
-                    "<a href=\"x?a=1&b=2\" class=\"big\" data-x=\"\">",
+                    "<a href=\"x?a=1&b=2&copy=3\" class=\"big\" data-x=\"\">",
                     "\"t\"",
                     "</a>",
                 ],
             ),
             ("<br/><img src=a.png />", &["<br/>", "<img src=\"a.png\"/>"]),
-            ("a < b && c<3 </ d", &["\"a < b && c<3 </ d\""]),
+            ("a < b && c<3 </ d", &["\"a < b && c<3 \""]),
             ("x<!-- <p>hidden</p> -->y", &["\"x\"", "\"y\""]),
+            // `<!-->` is an empty comment and `--!>` ends one, as in browsers.
+            ("a<!-->b<!-- c --!>d", &["\"a\"", "\"b\"", "\"d\""]),
             ("<!DOCTYPE html><?xml x?>z", &["\"z\""]),
             (
                 "<script>if (a<b) { x='</div>' }</script>after",
@@ -309,11 +149,21 @@ mod tests {
                 "<title>A &amp; <b>B</title>",
                 &["<title>", "\"A & <b>B\"", "</title>"],
             ),
-            ("<p title=\"unclosed", &["<p title=\"unclosed\">"]),
+            // A tag cut by the end of the input is dropped.
+            ("<p title=\"unclosed", &[]),
             ("<div id=a id=b>", &["<div id=\"a\">"]),
             ("<!-- never closed <p>x", &[]),
             ("<script>never closed", &["<script>", "\"never closed\""]),
-            ("</>text</ p>", &["\"</>text</ p>\""]),
+            ("</>text", &["\"text\""]),
+            // HTML5 names, legacy ones without `;`, numbers repaired; NUL never comes through.
+            (
+                "&NotEqualTilde; &copy 2024 &#x80;&#0;a\u{0}b",
+                &["\"≂\\u{338} © 2024 €\u{fffd}ab\""],
+            ),
+            (
+                "<textarea>\u{0}</textarea>",
+                &["<textarea>", "\"\u{fffd}\"", "</textarea>"],
+            ),
         ];
         for (html, expected) in cases {
             assert_eq!(tokens(html), *expected, "{html}");

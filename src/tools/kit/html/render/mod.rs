@@ -5,6 +5,9 @@
 
 use std::collections::HashMap;
 
+mod blocks;
+
+use super::open::{Inserted, Open};
 use super::tokenize::{Tag, Token, Tokenizer};
 use super::url::resolve;
 
@@ -50,10 +53,6 @@ const DROPPED: &[&str] = &[
 ];
 /// Dropped on a whole page.
 const PAGE_CHROME: &[&str] = &["nav", "header", "footer"];
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr",
-];
 /// Elements that end the line before and after them.
 const BLOCKS: &[&str] = &[
     "address",
@@ -101,17 +100,23 @@ enum Frame {
 /// Renders `html` as text.
 pub(crate) fn render(html: &str, options: &Options<'_>) -> Rendered {
     let mut writer = Writer::new(options);
-    for token in Tokenizer::new(html) {
-        if writer.out.len() > MAX_TEXT {
-            break;
-        }
-        match token {
-            Token::Start(tag) => writer.start(&tag),
-            Token::End(name) => writer.end(&name),
-            Token::Text(text) => writer.text(&text),
-        }
-    }
+    writer.read(html);
     writer.finish()
+}
+
+/// The document's text the renderer keeps, in order, without what it adds (marks, bullets,
+/// links): what the html5lib tree-construction cases are scored on.
+#[cfg(test)]
+pub(crate) fn kept_text(html: &str) -> String {
+    let options = Options {
+        base: None,
+        links: Links::Drop,
+        page: false,
+    };
+    let mut writer = Writer::new(&options);
+    writer.kept = Some(String::new());
+    writer.read(html);
+    writer.kept.unwrap_or_default()
 }
 
 struct Writer<'a> {
@@ -126,8 +131,11 @@ struct Writer<'a> {
     blank: bool,
     frames: Vec<Frame>,
     bullet: Option<String>,
-    /// The dropped element being skipped, and how deep it nests in itself.
-    skipping: Option<(String, usize)>,
+    /// The elements open, and whether one hides what is here.
+    open: Open,
+    /// A frameset replaced the body: only the text of a `noframes` (while `noframes`) shows.
+    frameset: bool,
+    noframes: bool,
     title: Option<String>,
     in_title: bool,
     pre: usize,
@@ -140,9 +148,31 @@ struct Writer<'a> {
     links: Vec<String>,
     /// Each link's footnote number, so a page of many links is numbered in linear time.
     numbers: HashMap<String, usize>,
+    /// The document's text as it is kept, for the conformance tests.
+    #[cfg(test)]
+    kept: Option<String>,
 }
 
 impl<'a> Writer<'a> {
+    fn read(&mut self, html: &str) {
+        let mut tokens = Tokenizer::driven(html);
+        while let Some(token) = tokens.next() {
+            if self.out.len() > MAX_TEXT {
+                break;
+            }
+            match token {
+                Token::Start(tag) => {
+                    if self.start(&tag) == Inserted::Html {
+                        tokens.read_content_of(&tag.name);
+                    }
+                }
+                Token::End(name) => self.end(&name),
+                Token::Text(text) => self.text(&text),
+            }
+            tokens.set_foreign(self.open.in_foreign());
+        }
+    }
+
     fn new(options: &Options<'a>) -> Self {
         Self {
             options: *options,
@@ -154,7 +184,9 @@ impl<'a> Writer<'a> {
             blank: false,
             frames: Vec::new(),
             bullet: None,
-            skipping: None,
+            open: Open::default(),
+            frameset: false,
+            noframes: false,
             title: None,
             in_title: false,
             pre: 0,
@@ -164,28 +196,38 @@ impl<'a> Writer<'a> {
             link: None,
             links: Vec::new(),
             numbers: HashMap::new(),
+            #[cfg(test)]
+            kept: None,
         }
     }
 
-    fn start(&mut self, tag: &Tag) {
+    /// A start tag: the element opens (hiding its content if it is one to drop), and what it
+    /// means for the text is written.
+    fn start(&mut self, tag: &Tag) -> Inserted {
         let name = tag.name.as_str();
-        if let Some((skipped, depth)) = &mut self.skipping {
-            if skipped == name && !VOID.contains(&name) && !tag.self_closing {
-                *depth += 1;
+        // Only the first title is the page's; the others are as hidden as in a browser.
+        let hide = self.drops(name) || (name == "title" && self.title.is_some());
+        let inserted = self.open.start(tag, hide);
+        if self.frameset && name == "noframes" {
+            self.noframes = true;
+        }
+        if self.open.hidden() || self.frameset {
+            return inserted;
+        }
+        match name {
+            "title" => {
+                self.in_title = true;
+                self.title = Some(String::new());
             }
-            return;
+            // A frameset before any text replaces the body: nothing after it is shown.
+            "frameset" => self.frameset = self.out.is_empty() && self.line.is_empty(),
+            _ => self.layout(tag),
         }
-        if name == "title" && self.title.is_none() {
-            self.in_title = true;
-            self.title = Some(String::new());
-            return;
-        }
-        if self.drops(name) {
-            if !VOID.contains(&name) && !tag.self_closing {
-                self.skipping = Some((name.to_string(), 1));
-            }
-            return;
-        }
+        inserted
+    }
+
+    fn layout(&mut self, tag: &Tag) {
+        let name = tag.name.as_str();
         match name {
             "base" => {
                 if let Some(href) = tag.attr("href") {
@@ -232,13 +274,11 @@ impl<'a> Writer<'a> {
     }
 
     fn end(&mut self, name: &str) {
-        if let Some((skipped, depth)) = &mut self.skipping {
-            if skipped == name {
-                *depth -= 1;
-                if *depth == 0 {
-                    self.skipping = None;
-                }
-            }
+        self.open.end(name);
+        if name == "noframes" {
+            self.noframes = false;
+        }
+        if self.open.hidden() || self.frameset {
             return;
         }
         match name {
@@ -285,7 +325,7 @@ impl<'a> Writer<'a> {
     }
 
     fn text(&mut self, text: &str) {
-        if self.skipping.is_some() {
+        if self.open.hidden() || (self.frameset && !self.noframes) {
             return;
         }
         if self.in_title {
@@ -293,6 +333,10 @@ impl<'a> Writer<'a> {
                 title.push_str(text);
             }
             return;
+        }
+        #[cfg(test)]
+        if let Some(kept) = &mut self.kept {
+            kept.push_str(text);
         }
         if self.pre > 0 {
             return self.verbatim(text);
@@ -437,140 +481,6 @@ impl<'a> Writer<'a> {
 
     fn in_cell(&self) -> bool {
         self.tables.last().is_some_and(|row| row.in_cell)
-    }
-
-    /// A row starts (or ends): cells are counted anew, on a new line.
-    fn open_row(&mut self) {
-        if let Some(row) = self.tables.last_mut() {
-            *row = Row::default();
-        }
-        self.block(false);
-    }
-
-    /// A cell starts, ending the one before if it was left open: `a | b`.
-    fn open_cell(&mut self) {
-        let Some(row) = self.tables.last_mut() else {
-            return;
-        };
-        row.in_cell = true;
-        row.cells += 1;
-        if row.cells > 1 {
-            self.space = true;
-            self.push('|');
-            self.space = true;
-        }
-    }
-
-    fn open_list(&mut self, ordered: bool, tag: &Tag) {
-        let nested = self.frames.iter().any(|f| matches!(f, Frame::List { .. }));
-        self.block(!nested);
-        let next = tag
-            .attr("start")
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(1);
-        self.frames.push(Frame::List { ordered, next });
-    }
-
-    fn open_item(&mut self) {
-        self.block(false);
-        let bullet = match self.frames.iter_mut().rev().find_map(|f| match f {
-            Frame::List { ordered, next } => Some((ordered, next)),
-            Frame::Quote => None,
-        }) {
-            Some((true, next)) => {
-                *next += 1;
-                format!("{}. ", *next - 1)
-            }
-            _ => "- ".to_string(),
-        };
-        self.bullet = Some(bullet);
-    }
-
-    fn close_list(&mut self) {
-        self.block(false);
-        if let Some(at) = self
-            .frames
-            .iter()
-            .rposition(|f| matches!(f, Frame::List { .. }))
-        {
-            self.frames.truncate(at);
-        }
-        self.bullet = None;
-        if !self.frames.iter().any(|f| matches!(f, Frame::List { .. })) {
-            self.blank = true;
-        }
-    }
-
-    fn open_pre(&mut self) {
-        self.block(true);
-        if self.pre == 0 {
-            self.push_raw("```");
-            self.flush(false);
-            self.pre_start = true;
-        }
-        self.pre += 1;
-    }
-
-    fn close_pre(&mut self) {
-        if self.pre == 0 {
-            return;
-        }
-        self.pre -= 1;
-        if self.pre == 0 {
-            self.flush(false);
-            self.push_raw("```");
-            self.flush(false);
-            self.blank = true;
-        }
-    }
-
-    fn open_link(&mut self, tag: &Tag) {
-        let href = tag.attr("href").map(str::trim).unwrap_or_default();
-        let lower = href.to_ascii_lowercase();
-        if href.is_empty()
-            || href.starts_with('#')
-            || lower.starts_with("javascript:")
-            || lower.starts_with("data:")
-        {
-            return;
-        }
-        let url = match &self.base {
-            Some(base) => resolve(base, href),
-            None => href.to_string(),
-        };
-        self.link = Some((url, 0));
-    }
-
-    fn close_link(&mut self) {
-        let Some((url, written)) = self.link.take() else {
-            return;
-        };
-        if written == 0 {
-            return;
-        }
-        match self.options.links {
-            Links::Drop => {}
-            Links::Inline => {
-                if !self.line.ends_with(url.as_str()) {
-                    self.mark(&format!(" ({url})"));
-                }
-            }
-            Links::Footnotes => {
-                let next = self.links.len() + 1;
-                let number = *self.numbers.entry(url.clone()).or_insert(next);
-                if number == next {
-                    self.links.push(url);
-                }
-                self.mark(&format!(" [{number}]"));
-            }
-        }
-    }
-
-    /// Adds a link's mark after its text, keeping the space that came after the text.
-    fn mark(&mut self, mark: &str) {
-        let space = std::mem::take(&mut self.space);
-        self.inline(mark);
-        self.space = space;
     }
 
     fn finish(mut self) -> Rendered {
