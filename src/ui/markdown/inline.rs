@@ -14,9 +14,16 @@ const WINDOW: usize = 256;
 pub(super) struct Paint<'a> {
     pub style: Style,
     pub base: &'a str,
+    /// The conformance tests' mode: spans marked with HTML's tag names instead of painted.
+    pub tags: bool,
 }
 
 impl Paint<'_> {
+    /// `text` in the tag `name` (tagged mode).
+    fn tag(self, name: &str, text: &str) -> String {
+        format!("<{name}>{text}</{name}>")
+    }
+
     /// `text` with the codes `extra` on top of the base ones, then the base again.
     fn span(self, extra: &str, text: &str) -> String {
         let codes = join(self.base, extra);
@@ -55,7 +62,7 @@ pub(super) fn stream(
         if c == '\n' {
             break;
         }
-        if !special(c, paint.style) {
+        if !special(c, paint) {
             *prev = c;
             i += c.len_utf8();
             continue;
@@ -83,8 +90,9 @@ pub(super) fn render(text: &str, paint: Paint) -> String {
     out
 }
 
-fn special(c: char, style: Style) -> bool {
-    matches!(c, '\\' | '`' | '*' | '_' | '[' | '!' | '<') || (c == '~' && style.colour)
+fn special(c: char, paint: Paint) -> bool {
+    matches!(c, '\\' | '`' | '*' | '_' | '[' | '!' | '<')
+        || (c == '~' && (paint.style.colour || paint.tags))
 }
 
 /// A span starting at `i`: its length and what shows instead (`None`: as written), or `None`
@@ -196,7 +204,7 @@ fn code(text: &str, i: usize, eof: bool, paint: Paint) -> Span {
     let Some(close) = code_end(text, i, open, n, eof)? else {
         return Some((n, None));
     };
-    if !paint.style.colour {
+    if !paint.style.colour && !paint.tags {
         return Some((close + n - i, None));
     }
     let mut content = &text[open..close];
@@ -204,7 +212,11 @@ fn code(text: &str, i: usize, eof: bool, paint: Paint) -> Span {
     if padded && !content.trim().is_empty() {
         content = &content[1..content.len() - 1];
     }
-    Some((close + n - i, Some(paint.span("36", content))))
+    let shown = match paint.tags {
+        true => paint.tag("code", content),
+        false => paint.span("36", content),
+    };
+    Some((close + n - i, Some(shown)))
 }
 
 /// Whether `c` counts as punctuation for the flanking rules (ASCII or any symbol).
@@ -250,7 +262,15 @@ fn emphasis(text: &str, i: usize, eof: bool, prev: char, paint: Paint) -> Span {
         return Some((n, None));
     };
     let inner = &text[open..close];
-    let shown = if paint.style.colour {
+    let shown = if paint.tags {
+        let inner = render(inner, paint);
+        match (mark, n) {
+            (b'~', _) => paint.tag("del", &inner),
+            (_, 1) => paint.tag("em", &inner),
+            (_, 2) => paint.tag("strong", &inner),
+            _ => paint.tag("em", &paint.tag("strong", &inner)),
+        }
+    } else if paint.style.colour {
         let codes = match (mark, n) {
             (b'~', _) => "9",
             (_, 1) => "3",
@@ -343,7 +363,10 @@ fn link(text: &str, i: usize, label: usize, eof: bool, paint: Paint) -> Span {
     let Some(end) = end else { return plain };
     let (words, url) = (&text[label..close], &text[close + 2..end]);
     let url_shown = underline(url, paint);
-    let shown = if words.is_empty() || words == url {
+    let shown = if paint.tags {
+        let name = if label > i + 1 { "img" } else { "a" };
+        paint.tag(name, &render(words, paint))
+    } else if words.is_empty() || words == url {
         url_shown
     } else {
         format!("{} ({url_shown})", render(words, paint))
@@ -380,7 +403,9 @@ fn autolink(text: &str, i: usize, eof: bool, paint: Paint) -> Span {
 }
 
 fn underline(url: &str, paint: Paint) -> String {
-    if paint.style.colour {
+    if paint.tags {
+        paint.tag("a", url)
+    } else if paint.style.colour {
         paint.span("4", url)
     } else {
         url.to_string()
@@ -399,6 +424,7 @@ mod tests {
                 unicode: true,
             },
             base: "",
+            tags: false,
         }
     }
 

@@ -3,11 +3,15 @@
 //! closer, a word until it ends, a table until its last row); prose is wrapped at word
 //! boundaries to the terminal's width, code in fences is shown exactly as written.
 
+#[cfg(test)]
+mod conformance;
 mod inline;
 mod line;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod view;
 mod wrap;
 
 use super::sanitize::sanitize;
@@ -34,6 +38,9 @@ pub(crate) struct Markdown {
     after_blank: bool,
     /// The output so far ends with a newline (or is empty).
     line_ended: bool,
+    /// The conformance tests' mode: no colour, and marks for what colour would show (see
+    /// `view.rs`) in place of decorations.
+    tags: bool,
 }
 
 /// Where the renderer is within the current line.
@@ -114,6 +121,16 @@ impl Markdown {
             lists: Vec::new(),
             after_blank: true,
             line_ended: true,
+            tags: false,
+        }
+    }
+
+    /// The tagged mode the conformance tests compare (no wrapping: rows are unbounded).
+    #[cfg(test)]
+    pub(super) fn tagged() -> Self {
+        Self {
+            tags: true,
+            ..Self::new(Style::PLAIN, usize::MAX / 4)
         }
     }
 
@@ -159,9 +176,12 @@ impl Markdown {
             if !ended {
                 out.push('\n');
             }
-            out.push_str(&self.code_rule(&fence.indent, ""));
+            out.push_str(&self.code_rule(&fence.indent, None));
         }
-        *self = Self::new(self.style, self.width);
+        *self = Self {
+            tags: self.tags,
+            ..Self::new(self.style, self.width)
+        };
         out
     }
 
@@ -194,12 +214,17 @@ impl Markdown {
         if let Some(fence) = &self.fence {
             match line::closes_fence(rest, eof, fence.mark, fence.len) {
                 None => return false,
-                Some(None) => self.line = Line::Code,
+                Some(None) => {
+                    let (skip, lead) = self.code_lead(rest, &fence.indent);
+                    out.push_str(&lead);
+                    self.pos += skip;
+                    self.line = Line::Code;
+                }
                 Some(Some(len)) => {
                     let newline = rest.as_bytes()[len - 1] == b'\n';
                     self.pos += len;
                     if let Some(fence) = self.fence.take() {
-                        out.push_str(&self.code_rule(&fence.indent, ""));
+                        out.push_str(&self.code_rule(&fence.indent, None));
                         out.push_str(if newline { "\n" } else { "" });
                     }
                 }
@@ -336,6 +361,7 @@ impl Markdown {
         let paint = Paint {
             style: self.style,
             base: text.base,
+            tags: self.tags,
         };
         let mut piece = String::new();
         self.pos += inline::stream(
@@ -359,17 +385,37 @@ impl Markdown {
         if !text.base.is_empty() {
             out.push_str(&inline::sgr(""));
         }
-        if let Some((level, shown)) = text.underline.filter(|&(_, shown)| shown > 0) {
-            let mark = match level {
-                1 => self.style.glyph("═", "="),
-                _ => self.style.glyph("─", "-"),
-            };
-            out.push('\n');
-            out.push_str(&mark.repeat(shown.min(self.width)));
+        if let Some((level, shown)) = text.underline {
+            out.push_str(&self.underline(level, shown));
         }
         out.push_str(if newline { "\n" } else { "" });
         self.line = Line::Start;
         true
+    }
+
+    /// The row under a heading without colour (none when nothing shows), after a newline.
+    fn underline(&self, level: usize, shown: usize) -> String {
+        if self.tags {
+            return format!("\n</h{level}>");
+        }
+        let mark = match level {
+            1 => self.style.glyph("═", "="),
+            _ => self.style.glyph("─", "-"),
+        };
+        match shown {
+            0 => String::new(),
+            _ => format!("\n{}", mark.repeat(shown.min(self.width))),
+        }
+    }
+
+    /// What starts a line of code in a block indented by `indent`: the spaces of `line` within
+    /// the indentation are skipped (how many bytes) and the block's indentation written
+    /// instead (a `|` after it in the tagged mode).
+    fn code_lead(&self, line: &str, indent: &str) -> (usize, String) {
+        let columns = table::display_width(indent);
+        let skip = line.bytes().take(columns).take_while(|&b| b == b' ').count();
+        let mark = if self.tags { "|" } else { "" };
+        (skip, format!("{indent}{mark}"))
     }
 
     /// Writes a code line as it comes, byte for byte.
@@ -413,7 +459,11 @@ impl Markdown {
         match kind {
             Whole::Rule => {
                 self.lists.clear();
-                out.push_str(&self.style.dim(&self.rule(0)));
+                let rule = match self.tags {
+                    true => "<hr>".to_string(),
+                    false => self.style.dim(&self.rule(0)),
+                };
+                out.push_str(&rule);
                 out.push_str(if newline { "\n" } else { "" });
             }
             Whole::Fence => self.open_fence(&line, newline, out),
@@ -429,7 +479,17 @@ impl Markdown {
     }
 
     /// The dim line above (with the language) or below a code block.
-    fn code_rule(&self, indent: &str, language: &str) -> String {
+    /// `language`: `None` below the block.
+    fn code_rule(&self, indent: &str, language: Option<&str>) -> String {
+        if self.tags {
+            let mark = match language {
+                None => "</pre>".to_string(),
+                Some("") => "<pre>".to_string(),
+                Some(language) => format!("<pre {language}>"),
+            };
+            return format!("{indent}{mark}");
+        }
+        let language = language.unwrap_or("");
         let columns = table::display_width(indent);
         let rule = self.rule(columns);
         let line = match language {
@@ -451,7 +511,7 @@ impl Markdown {
             return;
         };
         let indent = line[..indent].to_string();
-        out.push_str(&self.code_rule(&indent, language));
+        out.push_str(&self.code_rule(&indent, Some(language)));
         out.push('\n');
         self.fence = Some(Fence { mark, len, indent });
     }
@@ -512,6 +572,7 @@ impl Markdown {
         Paint {
             style: self.style,
             base: "",
+            tags: self.tags,
         }
     }
 }

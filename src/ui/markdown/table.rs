@@ -69,7 +69,11 @@ pub(super) fn draw(rows: &[String], style: Style, width: usize) -> String {
     let shown = |row: &str, base| -> Vec<String> {
         let mut cells = cells(row);
         cells.resize(columns, String::new());
-        let paint = Paint { style, base };
+        let paint = Paint {
+            style,
+            base,
+            tags: false,
+        };
         cells.iter().map(|cell| render(cell, paint)).collect()
     };
     let mut grid = vec![shown(header, if style.colour { "1" } else { "" })];

@@ -223,11 +223,13 @@ fn nothing_is_lost_and_plain_text_passes_unchanged() {
 fn code_in_a_fence_comes_out_byte_for_byte() {
     let code = "fn main() {\n    let s = \"**not bold** _x_ `y` [a](b)\";\n\t// | a | b |\n\
                 # not a heading\n- not a list\n> not a quote\n---\n   trailing   \n\n``\n}\n";
-    for fence in ["```rust\n", "  ~~~~\n"] {
+    // An indented fence's lines keep what is past its indentation, shown after the fence's.
+    for (fence, indent) in [("```rust\n", ""), ("  ~~~~\n", "  ")] {
+        let code: String = code.split_inclusive('\n').map(|l| format!("{indent}{l}")).collect();
         let doc = format!("Before:\n{fence}{code}{}\nAfter.\n", fence.trim_end());
         for (colour, unicode) in [(true, true), (false, false)] {
             let shown = whole(&doc, style(colour, unicode), 80);
-            let start = shown.find("fn main").expect("the code is shown");
+            let start = shown.find(&format!("{indent}fn main")).expect("the code is shown");
             assert_eq!(&shown[start..start + code.len()], code, "{fence:?}");
             let rule = if unicode { "─" } else { "-" };
             assert!(
