@@ -14,7 +14,10 @@ struct Example {
 }
 
 fn examples(file: &str) -> Vec<Example> {
-    let path = format!("{}/tests/fixtures/commonmark/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/commonmark/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -52,7 +55,10 @@ fn commonmark_spec_examples() {
     let examples = examples("spec.json");
     assert_eq!(examples.len(), 652, "CommonMark 0.31.2 has 652 examples");
     let (passed, run) = run("CommonMark 0.31.2 spec", &examples);
-    assert!(passed * 100 >= run * TARGET, "{passed}/{run} is under {TARGET}%");
+    assert!(
+        passed * 100 >= run * TARGET,
+        "{passed}/{run} is under {TARGET}%"
+    );
 }
 
 /// The share of the spec's examples that must pass, in percent.
@@ -61,7 +67,13 @@ const TARGET: usize = 95;
 #[test]
 fn gfm_extension_examples() {
     let examples = examples("gfm_extensions.json");
-    for kind in ["table", "strikethrough", "autolink", "tagfilter", "disabled"] {
+    for kind in [
+        "table",
+        "strikethrough",
+        "autolink",
+        "tagfilter",
+        "disabled",
+    ] {
         let of_kind: Vec<Example> = examples
             .iter()
             .filter(|e| e.extension == kind)

@@ -5,8 +5,12 @@
 
 #[cfg(test)]
 mod conformance;
+mod html;
 mod inline;
 mod line;
+mod nodes;
+mod parse;
+mod syntax;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -413,7 +417,11 @@ impl Markdown {
     /// instead (a `|` after it in the tagged mode).
     fn code_lead(&self, line: &str, indent: &str) -> (usize, String) {
         let columns = table::display_width(indent);
-        let skip = line.bytes().take(columns).take_while(|&b| b == b' ').count();
+        let skip = line
+            .bytes()
+            .take(columns)
+            .take_while(|&b| b == b' ')
+            .count();
         let mark = if self.tags { "|" } else { "" };
         (skip, format!("{indent}{mark}"))
     }

@@ -104,9 +104,9 @@ fn each_construct_in_each_style() {
             "See docs (https://d.io) and\nhttps://e.io.\n",
         ),
         (
-            "snake_case and 2*3*4 and a * b\n",
-            "snake_case and 2*3*4 and a * b\n",
-            "snake_case and 2*3*4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
         ),
     ];
     for (input, coloured, plain) in cases {
@@ -134,7 +134,7 @@ fn each_construct_in_each_style() {
 /// A document with every construct and the awkward cases between them.
 const DOC: &str = concat!(
     "# Marvin's *answer*\n",
-    "Intro with **bold**, _it_, `code`, ~~old~~, snake_case, 2*3*4, a \\* star and [a link](https://x.io/a_(b)).\n",
+    "Intro with **bold**, _it_, `code`, ~~old~~, snake_case, 2 * 3 * 4, a \\* star and [a link](https://x.io/a_(b)).\n",
     "\n",
     "## Steps\n",
     "- first **item**\n",
@@ -201,7 +201,7 @@ fn nothing_is_lost_and_plain_text_passes_unchanged() {
         for word in [
             "Marvin's",
             "snake_case",
-            "2*3*4",
+            "2 * 3",
             "continued",
             "tenth",
             "nested",
@@ -225,11 +225,16 @@ fn code_in_a_fence_comes_out_byte_for_byte() {
                 # not a heading\n- not a list\n> not a quote\n---\n   trailing   \n\n``\n}\n";
     // An indented fence's lines keep what is past its indentation, shown after the fence's.
     for (fence, indent) in [("```rust\n", ""), ("  ~~~~\n", "  ")] {
-        let code: String = code.split_inclusive('\n').map(|l| format!("{indent}{l}")).collect();
+        let code: String = code
+            .split_inclusive('\n')
+            .map(|l| format!("{indent}{l}"))
+            .collect();
         let doc = format!("Before:\n{fence}{code}{}\nAfter.\n", fence.trim_end());
         for (colour, unicode) in [(true, true), (false, false)] {
             let shown = whole(&doc, style(colour, unicode), 80);
-            let start = shown.find(&format!("{indent}fn main")).expect("the code is shown");
+            let start = shown
+                .find(&format!("{indent}fn main"))
+                .expect("the code is shown");
             assert_eq!(&shown[start..start + code.len()], code, "{fence:?}");
             let rule = if unicode { "─" } else { "-" };
             assert!(

@@ -316,8 +316,14 @@ mod tests {
                 "<blockquote>\n<ul>\n<li>a</li>\n<li></li>\n</ul>\n</blockquote>\n",
                 &["│ • a", "│ •"],
             ),
-            ("<ol start=\"3\">\n<li>a</li>\n<li>b</li>\n</ol>\n", &["3. a", "4. b"]),
-            ("<p><a href=\"u\">x</a> <img src=\"i\" alt=\"y\" /></p>\n", &["<a>x</a> <img>y</img>"]),
+            (
+                "<ol start=\"3\">\n<li>a</li>\n<li>b</li>\n</ol>\n",
+                &["3. a", "4. b"],
+            ),
+            (
+                "<p><a href=\"u\">x</a> <img src=\"i\" alt=\"y\" /></p>\n",
+                &["<a>x</a> <img>y</img>"],
+            ),
             ("<div>*raw*</div>\n<hr />\n", &["<div>*raw*</div>", "<hr>"]),
             (
                 "<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n</table>\n",
