@@ -34,6 +34,22 @@ pub(super) enum Kind {
     Fence,
     /// Starts with `|`: held until its newline.
     TableRow,
+    /// Indented code (four columns past `base`, not in a paragraph): the code starts at
+    /// `skip`, after `pad` spaces left of a tab that spanned the indentation.
+    Code { skip: usize, pad: usize },
+    /// `===` or `---` under a paragraph: it was a heading of this level.
+    Setext { level: usize },
+    /// Starts with `<`: held until its newline to see whether it starts an HTML block.
+    Html,
+}
+
+/// What the lines before tell about this one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Context {
+    /// A paragraph is open: indentation continues it, `===` makes it a heading.
+    pub paragraph: bool,
+    /// The column where indented code starts (the open list item's content, plus four).
+    pub code: usize,
 }
 
 /// The character at `i`, a newline past the end when nothing more will come (`eof`), or
@@ -48,7 +64,7 @@ fn is_space(b: u8) -> bool {
 
 /// Classifies the line at the start of `line`, or `None` while its start does not tell yet.
 /// `eof`: the line ends where `line` does.
-pub(super) fn classify(line: &str, eof: bool) -> Option<Class> {
+pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class> {
     let b = line.as_bytes();
     let at = |i| byte_at(b, i, eof);
     let (mut i, mut quote) = (0, 0);
@@ -67,12 +83,25 @@ pub(super) fn classify(line: &str, eof: bool) -> Option<Class> {
         }
     }
     let after_quote = i;
-    let mut indent = 0;
+    let (mut indent, mut code) = (0, None);
     while is_space(at(i)?) {
         indent += if b[i] == b'\t' { 4 - indent % 4 } else { 1 };
         i += 1;
+        if indent >= context.code && code.is_none() {
+            code = Some((i, indent - context.code));
+        }
     }
-    let kind = kind(b, i, indent, quote == 0, eof)?;
+    let kind = match code {
+        Some((skip, pad)) if !context.paragraph && at(i)? != b'\n' => Kind::Code { skip, pad },
+        Some(_) if at(i)? != b'\n' => Kind::Text { indent, skip: i },
+        _ if context.paragraph && quote == 0 && matches!(at(i)?, b'=' | b'-') => {
+            match setext(b, i, eof)? {
+                Some(level) => Kind::Setext { level },
+                None => kind(b, i, indent, quote == 0, eof)?,
+            }
+        }
+        _ => kind(b, i, indent, quote == 0, eof)?,
+    };
     Some(Class {
         quote,
         after_quote,
@@ -103,6 +132,7 @@ fn kind(b: &[u8], i: usize, indent: usize, blocks: bool, eof: bool) -> Option<Ki
             _ => text,
         },
         b'|' if blocks => Kind::TableRow,
+        b'<' => Kind::Html,
         mark @ (b'-' | b'*' | b'_' | b'+') => {
             if mark != b'+' && blocks && is_rule(b, i, mark, eof)? {
                 Kind::Rule
@@ -153,6 +183,16 @@ fn skip_spaces(b: &[u8], mut i: usize, eof: bool) -> Option<usize> {
         i += 1;
     }
     Some(i)
+}
+
+/// The level of a setext underline from `i` (`=`s or `-`s, then only spaces), `None` when
+/// the line is not one; known at its newline.
+fn setext(b: &[u8], i: usize, eof: bool) -> Option<Option<usize>> {
+    let mark = b[i];
+    let end = run_end(b, i, mark, eof)?;
+    let after = skip_spaces(b, end, eof)?;
+    let underline = byte_at(b, after, eof)? == b'\n';
+    Some(underline.then_some(if mark == b'=' { 1 } else { 2 }))
 }
 
 /// Whether the line from `i` is a thematic break: three or more `mark`s and nothing else but
@@ -207,8 +247,13 @@ pub(super) fn fence_open(line: &str) -> Option<(usize, u8, usize, &str)> {
 mod tests {
     use super::*;
 
+    const TOP: Context = Context {
+        paragraph: false,
+        code: 4,
+    };
+
     fn kind_of(line: &str, eof: bool) -> Option<Kind> {
-        classify(line, eof).map(|class| class.kind)
+        classify(line, eof, TOP).map(|class| class.kind)
     }
 
     #[test]
@@ -257,8 +302,10 @@ mod tests {
             ("   ~~~\n", Some(Kind::Fence)),
             ("`code`", text(0, 0)),
             ("| a", Some(Kind::TableRow)),
-            ("    indented", text(4, 4)),
-            ("\tx", text(4, 1)),
+            ("    indented", Some(Kind::Code { skip: 4, pad: 0 })),
+            ("    # not a heading", Some(Kind::Code { skip: 4, pad: 0 })),
+            ("  \t\tx", Some(Kind::Code { skip: 3, pad: 0 })),
+            ("   ", None),
             ("Plain", text(0, 0)),
         ];
         for (line, expected) in cases {
@@ -278,6 +325,27 @@ mod tests {
     }
 
     #[test]
+    fn a_paragraph_above_changes_what_a_line_is() {
+        let paragraph = Context {
+            paragraph: true,
+            code: 4,
+        };
+        let kind = |line| classify(line, false, paragraph).unwrap().kind;
+        assert_eq!(kind("    # not code"), Kind::Text { indent: 4, skip: 4 });
+        assert_eq!(kind("===\n"), Kind::Setext { level: 1 });
+        assert_eq!(kind("--- \n"), Kind::Setext { level: 2 });
+        assert_eq!(kind("- - -\n"), Kind::Rule);
+        assert_eq!(kind("=x"), Kind::Text { indent: 0, skip: 0 });
+        let in_item = Context {
+            paragraph: false,
+            code: 6,
+        };
+        let kind = |line| classify(line, false, in_item).unwrap().kind;
+        assert_eq!(kind("    text"), Kind::Text { indent: 4, skip: 4 });
+        assert_eq!(kind("      code"), Kind::Code { skip: 6, pad: 0 });
+    }
+
+    #[test]
     fn the_end_of_the_text_decides_when_nothing_follows() {
         let cases: &[(&str, Kind)] = &[
             ("", Kind::Blank { len: 0 }),
@@ -294,15 +362,15 @@ mod tests {
 
     #[test]
     fn quotes_nest_and_hold_only_text_kinds() {
-        let class = classify("> > ## T", false).unwrap();
+        let class = classify("> > ## T", false, TOP).unwrap();
         assert_eq!((class.quote, class.after_quote), (2, 4));
         assert_eq!(class.kind, Kind::Heading { level: 2, skip: 7 });
-        let plain = |line| classify(line, false).unwrap().kind;
+        let plain = |line| classify(line, false, TOP).unwrap().kind;
         assert!(matches!(plain("> | a"), Kind::Text { .. }));
         assert!(matches!(plain("> ```x"), Kind::Text { .. }));
         assert!(matches!(plain("> - a"), Kind::Item { .. }));
-        assert_eq!(classify(">", false), None);
-        assert_eq!(classify("> ", false), None);
+        assert_eq!(classify(">", false, TOP), None);
+        assert_eq!(classify("> ", false, TOP), None);
     }
 
     #[test]

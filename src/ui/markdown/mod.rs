@@ -3,6 +3,7 @@
 //! closer, a word until it ends, a table until its last row); prose is wrapped at word
 //! boundaries to the terminal's width, code in fences is shown exactly as written.
 
+mod blocks;
 #[cfg(test)]
 mod conformance;
 mod html;
@@ -21,7 +22,7 @@ mod wrap;
 use super::sanitize::sanitize;
 use super::style::Style;
 use inline::Paint;
-use line::{Class, Kind};
+use line::{Class, Context, Kind};
 use wrap::Wrap;
 
 /// A streaming renderer for one answer (or the text before a tool round).
@@ -42,6 +43,16 @@ pub(crate) struct Markdown {
     after_blank: bool,
     /// The output so far ends with a newline (or is empty).
     line_ended: bool,
+    /// The last line was a paragraph's (text, or a list item's first): the next may continue
+    /// it (lazily, or as a heading's underline).
+    paragraph: bool,
+    /// The quote depth of that paragraph, which a lazy line continues.
+    paragraph_quote: usize,
+    /// The columns the last line of text showed (for a setext heading's underline).
+    last_shown: usize,
+    indented: Option<blocks::Indented>,
+    /// An HTML block is open: how it ends.
+    html: Option<html::End>,
     /// The conformance tests' mode: no colour, and marks for what colour would show (see
     /// `view.rs`) in place of decorations.
     tags: bool,
@@ -60,11 +71,12 @@ enum Line {
 }
 
 impl Line {
-    fn text(base: &'static str, underline: Option<(usize, usize)>, wrap: Wrap) -> Self {
+    fn text(base: &'static str, underline: Option<usize>, wrap: Wrap) -> Self {
         Line::Text(Text {
             base,
             prev: ' ',
             underline,
+            shown: 0,
             wrap,
         })
     }
@@ -75,8 +87,10 @@ struct Text {
     base: &'static str,
     /// The character before the text still to render.
     prev: char,
-    /// A heading without colour: its level and the columns shown, for the row under it.
-    underline: Option<(usize, usize)>,
+    /// A heading without colour: its level, for the row under it.
+    underline: Option<usize>,
+    /// The columns shown so far.
+    shown: usize,
     /// Fits the line's text to the width.
     wrap: Wrap,
 }
@@ -86,6 +100,11 @@ enum Whole {
     Rule,
     Fence,
     TableRow,
+    /// A line starting with `<`, which may start an HTML block (a paragraph open above it).
+    Html {
+        paragraph: bool,
+    },
+    HtmlLine,
 }
 
 struct Fence {
@@ -106,6 +125,8 @@ struct Table {
 struct Item {
     /// The marker's column in the answer.
     indent: usize,
+    /// The column of its text in the answer.
+    content: usize,
     /// Where the item's text starts on the screen, for the lines that continue it.
     column: usize,
 }
@@ -125,6 +146,11 @@ impl Markdown {
             lists: Vec::new(),
             after_blank: true,
             line_ended: true,
+            paragraph: false,
+            paragraph_quote: 0,
+            last_shown: 0,
+            indented: None,
+            html: None,
             tags: false,
         }
     }
@@ -235,9 +261,28 @@ impl Markdown {
             }
             return true;
         }
-        let Some(class) = line::classify(rest, eof) else {
+        if self.html.is_some() {
+            let rest = self.buf[self.pos..].to_string();
+            match self.in_html(&rest, eof) {
+                None => return false,
+                Some(true) => return true,
+                Some(false) => {}
+            }
+        }
+        let rest = &self.buf[self.pos..];
+        let context = Context {
+            paragraph: self.paragraph,
+            code: self.lists.last().map_or(0, |item| item.content) + 4,
+        };
+        let Some(class) = line::classify(rest, eof, context) else {
             return false;
         };
+        if self.in_indented(&class, out) {
+            return true;
+        }
+        if !matches!(class.kind, Kind::Code { .. }) {
+            self.close_indented(out);
+        }
         if !matches!(class.kind, Kind::TableRow) {
             if let Some(table) = self.table.take() {
                 self.flush_table(table, out);
@@ -252,7 +297,17 @@ impl Markdown {
     fn begin(&mut self, class: Class, out: &mut String) {
         let blank = matches!(class.kind, Kind::Blank { .. });
         let after_blank = std::mem::replace(&mut self.after_blank, blank);
-        let bars = self.bars(class.quote);
+        let paragraph = std::mem::replace(
+            &mut self.paragraph,
+            matches!(class.kind, Kind::Text { .. } | Kind::Item { .. }),
+        );
+        let lazy = paragraph && matches!(class.kind, Kind::Text { .. });
+        let quote = match lazy {
+            true => class.quote.max(self.paragraph_quote),
+            false => class.quote,
+        };
+        self.paragraph_quote = quote;
+        let bars = self.bars(quote);
         let start = out.len();
         out.push_str(if blank { bars.trim_end() } else { &bars });
         match class.kind {
@@ -272,7 +327,7 @@ impl Markdown {
                     out.push_str(&inline::sgr(base));
                     Line::text(base, None, wrap)
                 } else {
-                    Line::text("", Some((level, 0)), self.wrap(&out[start..], bars, ""))
+                    Line::text("", Some(level), self.wrap(&out[start..], bars, ""))
                 };
             }
             Kind::Item {
@@ -281,12 +336,16 @@ impl Markdown {
                 ordered,
                 skip,
             } => {
+                let (marker_start, marker_end) = marker;
                 let marker = &self.buf[self.pos + marker.0..self.pos + marker.1];
                 let marker = match ordered {
                     true => marker.to_string(),
                     false => self.style.glyph("•", "-").to_string(),
                 };
-                let lead = self.item(indent, &marker);
+                let spaces = skip - marker_end;
+                let gap = if spaces == 0 || spaces > 4 { 1 } else { spaces };
+                let content = indent + marker_end - marker_start + gap;
+                let lead = self.item(indent, content, &marker);
                 let hang = bars + &" ".repeat(table::display_width(&lead));
                 out.push_str(&lead);
                 self.pos += skip;
@@ -310,6 +369,15 @@ impl Markdown {
             Kind::Rule => self.hold(Whole::Rule),
             Kind::Fence => self.hold(Whole::Fence),
             Kind::TableRow => self.hold(Whole::TableRow),
+            Kind::Html => self.hold(Whole::Html { paragraph }),
+            Kind::Code { skip, pad } => {
+                out.truncate(start);
+                self.indented_line(skip, pad, out);
+            }
+            Kind::Setext { level } => {
+                out.truncate(start);
+                self.setext(level, out);
+            }
         }
     }
 
@@ -330,7 +398,7 @@ impl Markdown {
 
     /// What starts a list item whose marker is at `indent` columns: the marker, indented by
     /// its nesting level.
-    fn item(&mut self, indent: usize, marker: &str) -> String {
+    fn item(&mut self, indent: usize, content: usize, marker: &str) -> String {
         while self.lists.last().is_some_and(|item| item.indent > indent) {
             self.lists.pop();
         }
@@ -339,7 +407,11 @@ impl Markdown {
         }
         let lead = format!("{}{marker} ", "  ".repeat(self.lists.len()));
         let column = table::display_width(&lead);
-        self.lists.push(Item { indent, column });
+        self.lists.push(Item {
+            indent,
+            content,
+            column,
+        });
         lead
     }
 
@@ -375,9 +447,7 @@ impl Markdown {
             paint,
             &mut piece,
         );
-        if let Some((_, shown)) = &mut text.underline {
-            *shown += table::display_width(&piece);
-        }
+        text.shown += table::display_width(&piece);
         text.wrap.push(&piece, out);
         let newline = self.buf[self.pos..].starts_with('\n');
         let ended = newline || (eof && self.pos == self.buf.len());
@@ -389,9 +459,11 @@ impl Markdown {
         if !text.base.is_empty() {
             out.push_str(&inline::sgr(""));
         }
-        if let Some((level, shown)) = text.underline {
+        let (underline, shown) = (text.underline, text.shown);
+        if let Some(level) = underline {
             out.push_str(&self.underline(level, shown));
         }
+        self.last_shown = shown;
         out.push_str(if newline { "\n" } else { "" });
         self.line = Line::Start;
         true
@@ -476,6 +548,8 @@ impl Markdown {
             }
             Whole::Fence => self.open_fence(&line, newline, out),
             Whole::TableRow => self.table_row(line, newline, out),
+            Whole::Html { paragraph } => self.html_start(&line, newline, paragraph, out),
+            Whole::HtmlLine => self.html_line(&line, newline, out),
         }
         true
     }
