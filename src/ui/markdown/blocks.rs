@@ -4,6 +4,7 @@
 
 use super::html::{self, End};
 use super::line::{Class, Kind};
+use super::syntax;
 use super::{Line, Markdown, Whole};
 
 /// An indented code block being shown.
@@ -136,6 +137,21 @@ impl Markdown {
             searched: 0,
         };
         Some(true)
+    }
+
+    /// A line starting with `[`, whole: a link reference definition is kept (the first for a
+    /// label) and not shown; anything else is a paragraph's text.
+    pub(super) fn definition(&mut self, line: &str, newline: bool, out: &mut String) {
+        match syntax::definition(line.trim_start()) {
+            Some((label, url)) => {
+                self.paragraph = false;
+                self.refs.entry(label).or_insert(url);
+            }
+            None => {
+                self.paragraph = true;
+                self.plain_line(line, newline, out);
+            }
+        }
     }
 
     /// A line of an HTML block, whole: written as it is; the block ends after it when it holds

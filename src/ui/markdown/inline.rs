@@ -4,6 +4,7 @@
 
 use super::nodes::Node;
 use super::parse::parse;
+pub(super) use super::syntax::Refs;
 use crate::ui::style::Style;
 
 /// The style, and the SGR codes already in force on the line (a heading's bold), which each
@@ -14,6 +15,8 @@ pub(super) struct Paint<'a> {
     pub base: &'a str,
     /// The conformance tests' mode: spans marked with HTML's tag names instead of painted.
     pub tags: bool,
+    /// The link reference definitions read so far.
+    pub refs: &'a Refs,
 }
 
 impl Paint<'_> {
@@ -59,7 +62,7 @@ pub(super) fn stream(
         Some(end) => (&text[..end], true),
         None => (text, eof),
     };
-    let parsed = parse(line, *prev, complete);
+    let parsed = parse(line, *prev, complete, paint.refs);
     out.push_str(&nodes(&parsed.nodes, paint));
     if let Some(last) = line[..parsed.taken].chars().next_back() {
         *prev = last;
@@ -135,6 +138,7 @@ fn link(kids: &[Node], url: &str, paint: Paint, tag: &str) -> String {
             style: plain,
             base: "",
             tags: false,
+            refs: paint.refs,
         },
     );
     if words.is_empty() || bare == url {
@@ -167,6 +171,7 @@ mod tests {
             },
             base: "",
             tags: false,
+            refs: &super::super::syntax::NO_REFS,
         }
     }
 

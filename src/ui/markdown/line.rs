@@ -41,6 +41,9 @@ pub(super) enum Kind {
     Setext { level: usize },
     /// Starts with `<`: held until its newline to see whether it starts an HTML block.
     Html,
+    /// Starts with `[` outside a paragraph: held until its newline to see whether it defines
+    /// a link reference.
+    Definition,
 }
 
 /// What the lines before tell about this one.
@@ -100,6 +103,7 @@ pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class>
                 None => kind(b, i, indent, quote == 0, eof)?,
             }
         }
+        _ if !context.paragraph && at(i)? == b'[' => Kind::Definition,
         _ => kind(b, i, indent, quote == 0, eof)?,
     };
     Some(Class {

@@ -53,6 +53,8 @@ pub(crate) struct Markdown {
     indented: Option<blocks::Indented>,
     /// An HTML block is open: how it ends.
     html: Option<html::End>,
+    /// The link reference definitions so far (`[label]: url`), by normalised label.
+    refs: inline::Refs,
     /// The conformance tests' mode: no colour, and marks for what colour would show (see
     /// `view.rs`) in place of decorations.
     tags: bool,
@@ -105,6 +107,8 @@ enum Whole {
         paragraph: bool,
     },
     HtmlLine,
+    /// A line starting with `[`, which may define a link reference.
+    Definition,
 }
 
 struct Fence {
@@ -151,6 +155,7 @@ impl Markdown {
             last_shown: 0,
             indented: None,
             html: None,
+            refs: inline::Refs::new(),
             tags: false,
         }
     }
@@ -370,6 +375,7 @@ impl Markdown {
             Kind::Fence => self.hold(Whole::Fence),
             Kind::TableRow => self.hold(Whole::TableRow),
             Kind::Html => self.hold(Whole::Html { paragraph }),
+            Kind::Definition => self.hold(Whole::Definition),
             Kind::Code { skip, pad } => {
                 out.truncate(start);
                 self.indented_line(skip, pad, out);
@@ -438,6 +444,7 @@ impl Markdown {
             style: self.style,
             base: text.base,
             tags: self.tags,
+            refs: &self.refs,
         };
         let mut piece = String::new();
         self.pos += inline::stream(
@@ -550,6 +557,7 @@ impl Markdown {
             Whole::TableRow => self.table_row(line, newline, out),
             Whole::Html { paragraph } => self.html_start(&line, newline, paragraph, out),
             Whole::HtmlLine => self.html_line(&line, newline, out),
+            Whole::Definition => self.definition(&line, newline, out),
         }
         true
     }
@@ -650,11 +658,12 @@ impl Markdown {
         out
     }
 
-    fn paint(&self) -> Paint<'static> {
+    fn paint(&self) -> Paint<'_> {
         Paint {
             style: self.style,
             base: "",
             tags: self.tags,
+            refs: &self.refs,
         }
     }
 }

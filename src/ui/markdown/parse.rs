@@ -4,7 +4,7 @@
 //! to come could still close (within [`WINDOW`] bytes of it).
 
 use super::nodes::{Delim, Node, Piece, WINDOW, can_open_close, process};
-use super::syntax;
+use super::syntax::{self, Refs, Scan};
 
 /// A line's text parsed so far.
 pub(super) struct Parsed {
@@ -26,6 +26,7 @@ struct Bracket {
 
 struct Parser<'a> {
     text: &'a str,
+    refs: &'a Refs,
     /// The line ends where `text` does.
     complete: bool,
     /// The character before `text`.
@@ -39,9 +40,10 @@ struct Parser<'a> {
 
 /// Parses `text` (one line, no newline) after the character `prev`; `complete`: the line ends
 /// where `text` does.
-pub(super) fn parse(text: &str, prev: char, complete: bool) -> Parsed {
+pub(super) fn parse(text: &str, prev: char, complete: bool, refs: &Refs) -> Parsed {
     let mut p = Parser {
         text,
+        refs,
         complete,
         prev,
         pieces: Vec::new(),
@@ -207,15 +209,38 @@ impl Parser<'_> {
             return Some(self.text("]", i, i + 1));
         }
         let after = match syntax::inline_link(&self.text[i + 1..]) {
-            syntax::Scan::Found(len, url) => Some((i + 1 + len, url)),
-            syntax::Scan::More if !self.complete => return self.wait(),
-            _ => None,
+            Scan::Found(len, url) => Some((i + 1 + len, url)),
+            Scan::More if !self.complete => return self.wait(),
+            _ => match self.reference(bracket.start, bracket.image, i) {
+                Scan::Found(end, url) => Some((end, url)),
+                Scan::More if !self.complete => return self.wait(),
+                _ => None,
+            },
         };
         let Some((end, url)) = after.filter(|(end, _)| end - bracket.start <= WINDOW) else {
             self.brackets.pop();
             return Some(self.text("]", i, i + 1));
         };
         Some(self.link(end, url))
+    }
+
+    /// A reference link closed by the `]` at `i`: `[text][label]`, `[text][]` or `[text]`,
+    /// its end and destination when the label is defined.
+    fn reference(&self, start: usize, image: bool, i: usize) -> Scan {
+        let text_start = start + if image { 2 } else { 1 };
+        let (end, raw) = match syntax::link_label(&self.text[i + 1..]) {
+            Scan::Found(len, raw) if !raw.is_empty() => (i + 1 + len, raw),
+            Scan::Found(len, _) => (i + 1 + len, self.text[text_start..i].to_string()),
+            Scan::More if self.text[i + 1..].is_empty() && self.complete => {
+                (i + 1, self.text[text_start..i].to_string())
+            }
+            Scan::More => return Scan::More,
+            Scan::No => (i + 1, self.text[text_start..i].to_string()),
+        };
+        match self.refs.get(&syntax::label(&raw)) {
+            Some(url) if raw.len() <= 999 => Scan::Found(end, url.clone()),
+            _ => Scan::No,
+        }
     }
 
     /// Makes the pieces after the last bracket a link (or image) ending at `end`.
@@ -262,8 +287,8 @@ impl Parser<'_> {
     /// `&name;`, `&#123;`, `&#x1F;`: the character; anything else a plain `&`.
     fn entity(&mut self, i: usize) -> Option<usize> {
         match syntax::entity(&self.text[i..]) {
-            syntax::Scan::Found(len, decoded) => Some(self.text(&decoded, i, i + len)),
-            syntax::Scan::More if !self.complete => self.wait(),
+            Scan::Found(len, decoded) => Some(self.text(&decoded, i, i + len)),
+            Scan::More if !self.complete => self.wait(),
             _ => Some(self.text("&", i, i + 1)),
         }
     }

@@ -22,6 +22,69 @@ pub(super) enum Angle {
     More,
 }
 
+/// Link reference definitions: normalised label to destination.
+pub(super) type Refs = std::collections::BTreeMap<String, String>;
+
+/// No definitions (where no document is around, as in a table's cell).
+pub(super) static NO_REFS: Refs = Refs::new();
+
+/// A label as references match it: case folded, runs of spaces made one.
+pub(super) fn label(raw: &str) -> String {
+    let folded = raw.to_lowercase().replace('ß', "ss").replace('ẞ', "ss");
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The label of `[label]` at the start of `text`: its raw text and the bytes taken; `More`
+/// when it is cut short.
+pub(super) fn link_label(text: &str) -> Scan {
+    let b = text.as_bytes();
+    if b.first() != Some(&b'[') {
+        return if b.is_empty() { Scan::More } else { Scan::No };
+    }
+    let mut j = 1;
+    loop {
+        match b.get(j) {
+            None => return Scan::More,
+            Some(b']') => break,
+            Some(b'[') => return Scan::No,
+            Some(b'\\') if j + 1 < b.len() => j += 2,
+            Some(_) => j += 1,
+        }
+    }
+    let raw = &text[1..j];
+    match raw.len() <= 999 {
+        true => Scan::Found(j + 1, raw.to_string()),
+        false => Scan::No,
+    }
+}
+
+/// A whole line `[label]: destination "title"`: its normalised label and destination.
+pub(super) fn definition(line: &str) -> Option<(String, String)> {
+    let Scan::Found(len, raw) = link_label(line) else {
+        return None;
+    };
+    let key = label(&raw);
+    let rest = line[len..].strip_prefix(':')?;
+    let start = rest.len() - rest.trim_start().len();
+    if key.is_empty() || rest[start..].is_empty() {
+        return None;
+    }
+    // The line's end ends the destination.
+    let (after, url) = match destination(&format!("{rest}\n"), start) {
+        Scan::Found(n, url) if n > 0 || rest[start..].starts_with('<') => (start + n, url),
+        _ => return None,
+    };
+    let b = rest.as_bytes();
+    let i = spaces(b, after);
+    if i == rest.len() {
+        return Some((key, url));
+    }
+    match (i > after, title(rest, i)) {
+        (true, Scan::Found(n, _)) if rest[i + n..].trim().is_empty() => Some((key, url)),
+        _ => None,
+    }
+}
+
 /// A code span's content: a space stripped from each end when both have one and it is not
 /// all spaces.
 pub(super) fn code_content(raw: &str) -> String {

@@ -73,6 +73,7 @@ pub(super) fn draw(rows: &[String], style: Style, width: usize) -> String {
             style,
             base,
             tags: false,
+            refs: &super::syntax::NO_REFS,
         };
         cells.iter().map(|cell| render(cell, paint)).collect()
     };
