@@ -51,8 +51,11 @@ pub(super) enum Kind {
 pub(super) struct Context {
     /// A paragraph is open: indentation continues it, `===` makes it a heading.
     pub paragraph: bool,
-    /// The column where indented code starts (the open list item's content, plus four).
-    pub code: usize,
+    /// The quote depth of that paragraph: an underline must be in the same quote.
+    pub quote: usize,
+    /// The column of the open list item's text (0 outside lists): a quote may start up to
+    /// three columns past it, indented code starts four past it.
+    pub content: usize,
 }
 
 /// The character at `i`, a newline past the end when nothing more will come (`eof`), or
@@ -73,7 +76,8 @@ pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class>
     let (mut i, mut quote) = (0, 0);
     loop {
         let mut j = i;
-        while j - i < 3 && at(j)? == b' ' {
+        let most = if quote == 0 { context.content + 3 } else { 3 };
+        while j - i < most && at(j)? == b' ' {
             j += 1;
         }
         if at(j)? != b'>' {
@@ -90,14 +94,19 @@ pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class>
     while is_space(at(i)?) {
         indent += if b[i] == b'\t' { 4 - indent % 4 } else { 1 };
         i += 1;
-        if indent >= context.code && code.is_none() {
-            code = Some((i, indent - context.code));
+        let code_at = context.content + 4;
+        if indent >= code_at && code.is_none() {
+            code = Some((i, indent - code_at));
         }
     }
     let kind = match code {
         Some((skip, pad)) if !context.paragraph && at(i)? != b'\n' => Kind::Code { skip, pad },
         Some(_) if at(i)? != b'\n' => Kind::Text { indent, skip: i },
-        _ if context.paragraph && quote == 0 && matches!(at(i)?, b'=' | b'-') => {
+        _ if context.paragraph
+            && quote == context.quote
+            && indent >= context.content
+            && matches!(at(i)?, b'=' | b'-') =>
+        {
             match setext(b, i, eof)? {
                 Some(level) => Kind::Setext { level },
                 None => kind(b, i, indent, quote == 0, eof)?,
@@ -253,7 +262,8 @@ mod tests {
 
     const TOP: Context = Context {
         paragraph: false,
-        code: 4,
+        quote: 0,
+        content: 0,
     };
 
     fn kind_of(line: &str, eof: bool) -> Option<Kind> {
@@ -332,7 +342,7 @@ mod tests {
     fn a_paragraph_above_changes_what_a_line_is() {
         let paragraph = Context {
             paragraph: true,
-            code: 4,
+            ..TOP
         };
         let kind = |line| classify(line, false, paragraph).unwrap().kind;
         assert_eq!(kind("    # not code"), Kind::Text { indent: 4, skip: 4 });
@@ -341,8 +351,8 @@ mod tests {
         assert_eq!(kind("- - -\n"), Kind::Rule);
         assert_eq!(kind("=x"), Kind::Text { indent: 0, skip: 0 });
         let in_item = Context {
-            paragraph: false,
-            code: 6,
+            content: 2,
+            ..TOP
         };
         let kind = |line| classify(line, false, in_item).unwrap().kind;
         assert_eq!(kind("    text"), Kind::Text { indent: 4, skip: 4 });

@@ -9,6 +9,7 @@ mod conformance;
 mod html;
 mod inline;
 mod line;
+mod lists;
 mod nodes;
 mod parse;
 mod syntax;
@@ -38,7 +39,7 @@ pub(crate) struct Markdown {
     fence: Option<Fence>,
     table: Option<Table>,
     /// The list items the current line may be nested in, outermost first.
-    lists: Vec<Item>,
+    lists: Vec<lists::Item>,
     /// The last line was blank (or there was none): an unindented line ends a list.
     after_blank: bool,
     /// The output so far ends with a newline (or is empty).
@@ -126,14 +127,6 @@ struct Table {
     newline: bool,
 }
 
-struct Item {
-    /// The marker's column in the answer.
-    indent: usize,
-    /// The column of its text in the answer.
-    content: usize,
-    /// Where the item's text starts on the screen, for the lines that continue it.
-    column: usize,
-}
 
 impl Markdown {
     /// `width`: the columns a row may take (for prose, tables and rules); `style`: colour on
@@ -201,6 +194,13 @@ impl Markdown {
         self.run(&mut out, true);
         if let Some(table) = self.table.take() {
             self.flush_table(table, &mut out);
+        }
+        if let Some(code) = self.indented.take() {
+            self.fence = Some(Fence {
+                mark: b'`',
+                len: 0,
+                indent: code.indent,
+            });
         }
         if let Some(fence) = self.fence.take() {
             let ended = if out.is_empty() {
@@ -277,7 +277,8 @@ impl Markdown {
         let rest = &self.buf[self.pos..];
         let context = Context {
             paragraph: self.paragraph,
-            code: self.lists.last().map_or(0, |item| item.content) + 4,
+            quote: self.paragraph_quote,
+            content: self.lists.last().map_or(0, |item| item.content),
         };
         let Some(class) = line::classify(rest, eof, context) else {
             return false;
@@ -344,13 +345,13 @@ impl Markdown {
                 let (marker_start, marker_end) = marker;
                 let marker = &self.buf[self.pos + marker.0..self.pos + marker.1];
                 let marker = match ordered {
-                    true => marker.to_string(),
-                    false => self.style.glyph("•", "-").to_string(),
+                    true => Some(marker.to_string()),
+                    false => None,
                 };
                 let spaces = skip - marker_end;
                 let gap = if spaces == 0 || spaces > 4 { 1 } else { spaces };
                 let content = indent + marker_end - marker_start + gap;
-                let lead = self.item(indent, content, &marker);
+                let lead = self.item(indent, content, marker);
                 let hang = bars + &" ".repeat(table::display_width(&lead));
                 out.push_str(&lead);
                 self.pos += skip;
@@ -402,39 +403,6 @@ impl Markdown {
         format!("{bar} ").repeat(depth)
     }
 
-    /// What starts a list item whose marker is at `indent` columns: the marker, indented by
-    /// its nesting level.
-    fn item(&mut self, indent: usize, content: usize, marker: &str) -> String {
-        while self.lists.last().is_some_and(|item| item.indent > indent) {
-            self.lists.pop();
-        }
-        if self.lists.last().is_some_and(|item| item.indent == indent) {
-            self.lists.pop();
-        }
-        let lead = format!("{}{marker} ", "  ".repeat(self.lists.len()));
-        let column = table::display_width(&lead);
-        self.lists.push(Item {
-            indent,
-            content,
-            column,
-        });
-        lead
-    }
-
-    /// Where a text line at `indent` columns continues a list item (its text's column), or
-    /// `None` when it is not part of a list (`after_blank`: a blank line came before it).
-    fn continuation(&mut self, indent: usize, after_blank: bool) -> Option<usize> {
-        if after_blank {
-            if indent == 0 {
-                return None;
-            }
-            while self.lists.len() > 1 && self.lists.last().is_some_and(|i| i.indent >= indent) {
-                self.lists.pop();
-            }
-        }
-        self.lists.last().map(|item| item.column)
-    }
-
     /// Streams a line's inline text; ends the line at its newline.
     fn text(&mut self, out: &mut String, eof: bool) -> bool {
         let Line::Text(text) = &mut self.line else {
@@ -478,8 +446,9 @@ impl Markdown {
 
     /// The row under a heading without colour (none when nothing shows), after a newline.
     fn underline(&self, level: usize, shown: usize) -> String {
+        let bars = self.bars(self.paragraph_quote);
         if self.tags {
-            return format!("\n</h{level}>");
+            return format!("\n{bars}</h{level}>");
         }
         let mark = match level {
             1 => self.style.glyph("═", "="),
@@ -487,7 +456,7 @@ impl Markdown {
         };
         match shown {
             0 => String::new(),
-            _ => format!("\n{}", mark.repeat(shown.min(self.width))),
+            _ => format!("\n{bars}{}", mark.repeat(shown.min(self.width))),
         }
     }
 

@@ -43,11 +43,13 @@ enum List {
 }
 
 /// The view of an HTML rendering.
-pub(super) fn from_html(html: &str) -> Vec<String> {
+/// `markdown`: the document; a tag written in it as it is in `html` is its own raw HTML.
+pub(super) fn from_html(html: &str, markdown: &str) -> Vec<String> {
     let mut view = Html::default();
     let mut rest = html;
     while !rest.is_empty() {
-        match tag_at(rest) {
+        let tag = tag_at(rest).filter(|(_, len)| !markdown.contains(&rest[..*len]));
+        match tag {
             Some((tag, len)) => {
                 view.tag(&tag, &rest[..len]);
                 rest = &rest[len..];
@@ -273,7 +275,7 @@ pub(super) fn normalise(text: &str) -> Vec<String> {
         if rest.chars().all(|c| "┌┬┐├┼┤└┴┘─ ".contains(c)) && !rest.is_empty() {
             continue;
         }
-        let rest = rest.trim_start();
+        let rest = ordered_marker(rest.trim_start());
         let rest = match rest.starts_with('|') {
             true => rest.trim_end().to_string(),
             false => rest.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -287,6 +289,15 @@ pub(super) fn normalise(text: &str) -> Vec<String> {
     }
     lines.retain(|line| !line.chars().all(|c| c == '│' || c == ' '));
     lines
+}
+
+/// An ordered item's `3)` made `3.`: the delimiter is not compared (HTML has none).
+fn ordered_marker(line: &str) -> String {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    match (digits, line.as_bytes().get(digits)) {
+        (1.., Some(b')')) => format!("{}.{}", &line[..digits], &line[digits + 1..]),
+        _ => line.to_string(),
+    }
 }
 
 /// The quote bars at the start of `line` (with the spaces around them), and the rest.
@@ -331,8 +342,15 @@ mod tests {
             ),
         ];
         for (html, lines) in cases {
-            assert_eq!(from_html(html), *lines, "{html:?}");
+            assert_eq!(from_html(html, ""), *lines, "{html:?}");
         }
+    }
+
+    #[test]
+    fn a_tag_the_document_wrote_is_text() {
+        let html = "<p><a href=\"u\">x</a></p>\n";
+        assert_eq!(from_html(html, "[x](u)"), ["<a>x</a>"]);
+        assert_eq!(from_html(html, "<a href=\"u\">x</a>"), ["<a href=\"u\">x</a>"]);
     }
 
     #[test]
