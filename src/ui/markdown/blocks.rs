@@ -11,8 +11,10 @@ use super::{Line, Markdown, Whole};
 pub(super) struct Indented {
     /// Blank lines since its last line of code: inside it if more code follows.
     pub blanks: usize,
-    /// Its screen indentation (a list item's).
+    /// Its screen indentation (a list item's, or a quote's bars).
     pub indent: String,
+    /// The depth of the quote it is in.
+    pub quote: usize,
 }
 
 impl Markdown {
@@ -29,7 +31,7 @@ impl Markdown {
                 self.pos += usize::from(self.buf[self.pos..].starts_with('\n'));
                 true
             }
-            Kind::Code { .. } => false,
+            Kind::Code { .. } if class.quote == code.quote => false,
             _ => {
                 let blanks = code.blanks;
                 self.close_indented(out);
@@ -47,15 +49,27 @@ impl Markdown {
         }
     }
 
-    /// A line of indented code: its code starts at `skip`, after `pad` spaces.
-    pub(super) fn indented_line(&mut self, skip: usize, pad: usize, out: &mut String) {
+    /// A line of indented code in `quote` levels of quote: its code starts at `skip`, after
+    /// `pad` spaces.
+    pub(super) fn indented_line(
+        &mut self,
+        skip: usize,
+        pad: usize,
+        quote: usize,
+        out: &mut String,
+    ) {
         let blanks = match &self.indented {
             Some(code) => code.blanks,
             None => {
-                let indent = " ".repeat(self.lists.last().map_or(0, |item| item.column));
+                let column = self.lists.last().map_or(0, |item| item.column);
+                let indent = self.bars(quote) + &" ".repeat(column);
                 out.push_str(&self.code_rule(&indent, Some("")));
                 out.push('\n');
-                self.indented = Some(Indented { blanks: 0, indent });
+                self.indented = Some(Indented {
+                    blanks: 0,
+                    indent,
+                    quote,
+                });
                 0
             }
         };

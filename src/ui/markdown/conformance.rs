@@ -36,7 +36,10 @@ fn run(name: &str, examples: &[Example]) -> (usize, usize) {
     let show = std::env::var_os("MARKDOWN_FAILURES").is_some();
     let mut passed = 0;
     for example in examples {
-        let (ours, expected) = (rendered(&example.markdown), view::from_html(&example.html, &example.markdown));
+        let (ours, expected) = (
+            rendered(&example.markdown),
+            view::from_html(&example.html, &example.markdown),
+        );
         if ours == expected {
             passed += 1;
         } else if show {

@@ -97,9 +97,22 @@ fn node(node: &Node, paint: Paint) -> String {
         Node::Del(kids) if paint.tags || paint.style.colour => span(kids, paint, "del", "9"),
         Node::Del(kids) => format!("~~{}~~", nodes(kids, paint)),
         Node::Link(kids, url) => link(kids, url, paint, "a"),
-        Node::Image(kids, url) => link(kids, url, paint, "img"),
+        Node::Image(kids, url) => link(&[Node::Text(alt(kids))], url, paint, "img"),
         Node::Autolink(url) => underline(url, paint),
     }
+}
+
+/// An image's description as plain text (its alt text): the text of every node in it.
+fn alt(kids: &[Node]) -> String {
+    kids.iter()
+        .map(|node| match node {
+            Node::Text(text) | Node::Code(text) | Node::Html(text) | Node::Autolink(text) => {
+                text.clone()
+            }
+            Node::Emph(kids) | Node::Strong(kids) | Node::Del(kids) => alt(kids),
+            Node::Link(kids, _) | Node::Image(kids, _) => alt(kids),
+        })
+        .collect()
 }
 
 /// Emphasis, strong or struck text: its tag, or its SGR codes on top of the line's.

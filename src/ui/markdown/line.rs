@@ -113,7 +113,15 @@ pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class>
             }
         }
         _ if !context.paragraph && at(i)? == b'[' => Kind::Definition,
-        _ => kind(b, i, indent, quote == 0, eof)?,
+        _ => match kind(b, i, indent, quote == 0, eof)? {
+            // A list's first item (not a sibling of the open item) interrupting a paragraph.
+            item @ Kind::Item { .. }
+                if context.paragraph && indent >= context.content && !interrupts(b, &item) =>
+            {
+                Kind::Text { indent, skip: i }
+            }
+            kind => kind,
+        },
     };
     Some(Class {
         quote,
@@ -170,6 +178,23 @@ fn kind(b: &[u8], i: usize, indent: usize, blocks: bool, eof: bool) -> Option<Ki
         _ => text,
     };
     Some(kind)
+}
+
+/// Whether a list item may end a paragraph: not when it is empty, nor when it is ordered and
+/// starts from another number than 1.
+fn interrupts(b: &[u8], item: &Kind) -> bool {
+    let Kind::Item {
+        marker,
+        ordered,
+        skip,
+        ..
+    } = item
+    else {
+        return true;
+    };
+    let empty = matches!(b.get(*skip), None | Some(b'\n'));
+    let one = !ordered || b[marker.0..marker.1 - 1] == *b"1";
+    !empty && one
 }
 
 fn item(b: &[u8], indent: usize, marker: (usize, usize), ordered: bool, eof: bool) -> Option<Kind> {
@@ -238,6 +263,25 @@ pub(super) fn closes_fence(line: &str, eof: bool, mark: u8, len: usize) -> Optio
         return Some(None);
     }
     Some(Some((after + 1).min(b.len())))
+}
+
+/// A heading's text in `rest` (its line from the title on): the bytes that may be shown now,
+/// and where the line ends once it has (its closing `#`s are never shown; while the line is
+/// arriving, a run of `#`s and spaces at the end may be one).
+pub(super) fn heading_content(rest: &str, eof: bool) -> (usize, Option<usize>) {
+    let Some(end) = rest.find('\n').or(eof.then_some(rest.len())) else {
+        return (rest.trim_end_matches([' ', '\t', '#']).len(), None);
+    };
+    let line = rest[..end].trim_end_matches([' ', '\t']);
+    let before = line.trim_end_matches('#');
+    let closing = before.len() < line.len()
+        && (before.is_empty() || before.ends_with([' ', '\t']))
+        && !before.ends_with('\\');
+    let content = match closing {
+        true => before.trim_end_matches([' ', '\t']),
+        false => line,
+    };
+    (content.len(), Some(end))
 }
 
 /// An opening fence: its indentation (bytes), mark, length and the language (the info
@@ -350,10 +394,10 @@ mod tests {
         assert_eq!(kind("--- \n"), Kind::Setext { level: 2 });
         assert_eq!(kind("- - -\n"), Kind::Rule);
         assert_eq!(kind("=x"), Kind::Text { indent: 0, skip: 0 });
-        let in_item = Context {
-            content: 2,
-            ..TOP
-        };
+        assert_eq!(kind("*\n"), Kind::Text { indent: 0, skip: 0 });
+        assert_eq!(kind("2. b"), Kind::Text { indent: 0, skip: 0 });
+        assert!(matches!(kind("1. b"), Kind::Item { .. }));
+        let in_item = Context { content: 2, ..TOP };
         let kind = |line| classify(line, false, in_item).unwrap().kind;
         assert_eq!(kind("    text"), Kind::Text { indent: 4, skip: 4 });
         assert_eq!(kind("      code"), Kind::Code { skip: 6, pad: 0 });
@@ -385,6 +429,22 @@ mod tests {
         assert!(matches!(plain("> - a"), Kind::Item { .. }));
         assert_eq!(classify(">", false, TOP), None);
         assert_eq!(classify("> ", false, TOP), None);
+    }
+
+    #[test]
+    fn a_headings_closing_marks_are_not_its_text() {
+        let cases: &[(&str, bool, (usize, Option<usize>))] = &[
+            ("foo ##\n", false, (3, Some(6))),
+            ("foo ##  ", true, (3, Some(8))),
+            ("foo#\n", false, (4, Some(4))),
+            ("###\n", false, (0, Some(3))),
+            ("foo \\##\n", false, (7, Some(7))),
+            ("foo ##", false, (3, None)),
+            ("foo # bar", false, (9, None)),
+        ];
+        for (rest, eof, expected) in cases {
+            assert_eq!(heading_content(rest, *eof), *expected, "{rest:?}");
+        }
     }
 
     #[test]

@@ -19,7 +19,12 @@ impl Markdown {
     /// its nesting level.
     /// `ordered`: the marker as written (`3.`, `10)`), numbered on from the item before it in
     /// the list; `None` for a bullet.
-    pub(super) fn item(&mut self, indent: usize, content: usize, ordered: Option<String>) -> String {
+    pub(super) fn item(
+        &mut self,
+        indent: usize,
+        content: usize,
+        ordered: Option<String>,
+    ) -> String {
         while self.lists.last().is_some_and(|item| item.indent > indent) {
             self.lists.pop();
         }
@@ -65,5 +70,4 @@ impl Markdown {
         }
         self.lists.last().map(|item| item.column)
     }
-
 }

@@ -78,10 +78,21 @@ impl Line {
         Line::Text(Text {
             base,
             prev: ' ',
+            heading: false,
             underline,
             shown: 0,
             wrap,
         })
+    }
+}
+
+impl Line {
+    fn heading(base: &'static str, underline: Option<usize>, wrap: Wrap) -> Self {
+        let mut line = Line::text(base, underline, wrap);
+        if let Line::Text(text) = &mut line {
+            text.heading = true;
+        }
+        line
     }
 }
 
@@ -90,6 +101,8 @@ struct Text {
     base: &'static str,
     /// The character before the text still to render.
     prev: char,
+    /// A heading's: its closing `#`s are not shown.
+    heading: bool,
     /// A heading without colour: its level, for the row under it.
     underline: Option<usize>,
     /// The columns shown so far.
@@ -126,7 +139,6 @@ struct Table {
     /// The last row ended with a newline.
     newline: bool,
 }
-
 
 impl Markdown {
     /// `width`: the columns a row may take (for prose, tables and rules); `style`: colour on
@@ -331,9 +343,9 @@ impl Markdown {
                     let base = if level == 1 { "1;4" } else { "1" };
                     let wrap = self.wrap(&out[start..], bars, &inline::sgr(base));
                     out.push_str(&inline::sgr(base));
-                    Line::text(base, None, wrap)
+                    Line::heading(base, None, wrap)
                 } else {
-                    Line::text("", Some(level), self.wrap(&out[start..], bars, ""))
+                    Line::heading("", Some(level), self.wrap(&out[start..], bars, ""))
                 };
             }
             Kind::Item {
@@ -379,7 +391,7 @@ impl Markdown {
             Kind::Definition => self.hold(Whole::Definition),
             Kind::Code { skip, pad } => {
                 out.truncate(start);
-                self.indented_line(skip, pad, out);
+                self.indented_line(skip, pad, quote, out);
             }
             Kind::Setext { level } => {
                 out.truncate(start);
@@ -415,13 +427,23 @@ impl Markdown {
             refs: &self.refs,
         };
         let mut piece = String::new();
-        self.pos += inline::stream(
-            &self.buf[self.pos..],
-            eof,
+        let rest = &self.buf[self.pos..];
+        let (content, line_end) = match text.heading {
+            true => line::heading_content(rest, eof),
+            false => (rest.len(), None),
+        };
+        let complete = eof || line_end.is_some();
+        let taken = inline::stream(
+            &rest[..content],
+            complete,
             &mut text.prev,
             paint,
             &mut piece,
         );
+        self.pos += match line_end {
+            Some(end) if taken == content => end,
+            _ => taken,
+        };
         text.shown += table::display_width(&piece);
         text.wrap.push(&piece, out);
         let newline = self.buf[self.pos..].starts_with('\n');
@@ -570,7 +592,8 @@ impl Markdown {
             return;
         };
         let indent = line[..indent].to_string();
-        out.push_str(&self.code_rule(&indent, Some(language)));
+        let language = syntax::unescape(language);
+        out.push_str(&self.code_rule(&indent, Some(&language)));
         out.push('\n');
         self.fence = Some(Fence { mark, len, indent });
     }

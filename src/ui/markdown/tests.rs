@@ -64,9 +64,9 @@ fn each_construct_in_each_style() {
             "Title\n═════\nSub `x`\n───────\nDeep\n────\n",
         ),
         (
-            "- one\n* two\n  + nested\n    more\nlazy\n\n1. first\n10) tenth\n\nafter\n",
-            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
-            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
+            "- one\n* two\n  + nested\n    more\nlazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
         ),
         (
             "1. step\n\n   continued\n   ```sh\n   make\n   ```\n2. next\n",

@@ -350,7 +350,10 @@ mod tests {
     fn a_tag_the_document_wrote_is_text() {
         let html = "<p><a href=\"u\">x</a></p>\n";
         assert_eq!(from_html(html, "[x](u)"), ["<a>x</a>"]);
-        assert_eq!(from_html(html, "<a href=\"u\">x</a>"), ["<a href=\"u\">x</a>"]);
+        assert_eq!(
+            from_html(html, "<a href=\"u\">x</a>"),
+            ["<a href=\"u\">x</a>"]
+        );
     }
 
     #[test]
