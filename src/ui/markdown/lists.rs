@@ -1,7 +1,19 @@
 //! Where a line stands in the lists above it: an item's marker (a bullet, or its number
 //! counted on from the item before), and which item a later line continues.
 
-use super::{Markdown, table};
+use super::line::{Class, Kind};
+use super::wrap::Wrap;
+use super::{Line, Markdown, table};
+
+/// The rest of a list item's first line, after its marker.
+pub(super) struct Nested {
+    /// The column it starts in.
+    pub offset: usize,
+    /// The columns the bars and marker took on the screen.
+    pub lead: usize,
+    /// What starts the item's later rows.
+    pub hang: String,
+}
 
 pub(super) struct Item {
     /// The marker's column in the answer.
@@ -15,6 +27,41 @@ pub(super) struct Item {
 }
 
 impl Markdown {
+    /// Reads what follows a list item's marker as a line of its own (a heading, a nested
+    /// item, code, a quote or, mostly, text).
+    pub(super) fn begin_nested(&mut self, class: Class, nested: Nested, out: &mut String) {
+        match class.kind {
+            Kind::Item {
+                indent,
+                marker,
+                ordered,
+                skip,
+            } => {
+                let kind = Kind::Item {
+                    indent: indent + nested.offset,
+                    marker,
+                    ordered,
+                    skip,
+                };
+                self.begin(Class { kind, ..class }, out);
+            }
+            Kind::Heading { .. } | Kind::Rule | Kind::Code { .. } => self.begin(class, out),
+            Kind::Fence => {
+                self.offset = nested.offset;
+                self.begin(class, out);
+            }
+            _ if class.quote > 0 => self.begin(class, out),
+            _ => {
+                self.paragraph = true;
+                self.line = Line::text(
+                    "",
+                    None,
+                    Wrap::new(self.width, nested.lead, nested.hang, ""),
+                );
+            }
+        }
+    }
+
     /// What starts a list item whose marker is at `indent` columns: the marker, indented by
     /// its nesting level.
     /// `ordered`: the marker as written (`3.`, `10)`), numbered on from the item before it in

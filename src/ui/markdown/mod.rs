@@ -52,6 +52,10 @@ pub(crate) struct Markdown {
     /// The columns the last line of text showed (for a setext heading's underline).
     last_shown: usize,
     indented: Option<blocks::Indented>,
+    /// A list item's marker was written: the rest of its line is read as a line of its own.
+    nested: Option<lists::Nested>,
+    /// The columns the line being read starts in (a list item's text after its marker).
+    offset: usize,
     /// An HTML block is open: how it ends.
     html: Option<html::End>,
     /// The link reference definitions so far (`[label]: url`), by normalised label.
@@ -159,6 +163,8 @@ impl Markdown {
             paragraph_quote: 0,
             last_shown: 0,
             indented: None,
+            nested: None,
+            offset: 0,
             html: None,
             refs: inline::Refs::new(),
             tags: false,
@@ -287,14 +293,25 @@ impl Markdown {
             }
         }
         let rest = &self.buf[self.pos..];
-        let context = Context {
-            paragraph: self.paragraph,
-            quote: self.paragraph_quote,
-            content: self.lists.last().map_or(0, |item| item.content),
+        let context = match self.nested {
+            Some(_) => Context {
+                paragraph: false,
+                quote: 0,
+                content: 0,
+            },
+            None => Context {
+                paragraph: self.paragraph,
+                quote: self.paragraph_quote,
+                content: self.lists.last().map_or(0, |item| item.content),
+            },
         };
         let Some(class) = line::classify(rest, eof, context) else {
             return false;
         };
+        if let Some(nested) = self.nested.take() {
+            self.begin_nested(class, nested, out);
+            return true;
+        }
         if self.in_indented(&class, out) {
             return true;
         }
@@ -366,8 +383,18 @@ impl Markdown {
                 let lead = self.item(indent, content, marker);
                 let hang = bars + &" ".repeat(table::display_width(&lead));
                 out.push_str(&lead);
-                self.pos += skip;
-                self.line = Line::text("", None, self.wrap(&out[start..], hang, ""));
+                self.pos += if spaces > 4 { marker_end + 1 } else { skip };
+                let lead = table::display_width(&out[start..]);
+                let empty = matches!(self.buf.as_bytes().get(self.pos), None | Some(b'\n'));
+                self.line = Line::text("", None, Wrap::new(self.width, lead, hang.clone(), ""));
+                if !empty {
+                    self.nested = Some(lists::Nested {
+                        offset: content,
+                        lead,
+                        hang,
+                    });
+                    self.line = Line::Start;
+                }
             }
             Kind::Text { indent, skip } => {
                 let hang = match self.continuation(indent, after_blank) {
@@ -591,7 +618,7 @@ impl Markdown {
             self.plain_line(line, newline, out);
             return;
         };
-        let indent = line[..indent].to_string();
+        let indent = " ".repeat(std::mem::take(&mut self.offset)) + &line[..indent];
         let language = syntax::unescape(language);
         out.push_str(&self.code_rule(&indent, Some(&language)));
         out.push('\n');

@@ -36,6 +36,9 @@ const GENERATED: &[&str] = &[
     "input",
 ];
 
+/// A quote's mark in the view, as the renderer draws it.
+const QUOTE: &str = "│ ";
+
 /// A list being read: its next item's marker.
 enum List {
     Bullet,
@@ -110,10 +113,10 @@ fn unescape(text: &str) -> String {
 struct Html {
     lines: Vec<String>,
     line: String,
-    quotes: usize,
+    /// The quotes and list items the text is in, outermost first: a quote's bars start each
+    /// line, an item's marker its first line only (`None` after it).
+    containers: Vec<Option<String>>,
     lists: Vec<List>,
-    /// The marker of a list item whose first line has not started.
-    marker: Option<String>,
     pre: bool,
     /// A `<pre>` was the last tag: a `<code>` now opens a code block.
     after_pre: bool,
@@ -128,13 +131,23 @@ impl Html {
         self.line.clear();
     }
 
+    /// What starts a new line: the bars and the markers not shown yet, in their nesting.
+    fn prefix(&mut self) -> String {
+        let mut prefix = String::new();
+        for container in &mut self.containers {
+            match container.as_deref() {
+                Some(QUOTE) => prefix.push_str(QUOTE),
+                Some(_) => prefix.push_str(&container.take().unwrap_or_default()),
+                None => {}
+            }
+        }
+        prefix
+    }
+
     /// Appends to the current line, starting it with its bars and marker when new.
     fn put(&mut self, text: &str) {
         if self.line.is_empty() {
-            self.line = "│ ".repeat(self.quotes);
-            if let Some(marker) = self.marker.take() {
-                self.line.push_str(&marker);
-            }
+            self.line = self.prefix();
         }
         self.line.push_str(text);
     }
@@ -192,9 +205,12 @@ impl Html {
             "blockquote" | "/blockquote" => {
                 self.end_line();
                 match tag.name.starts_with('/') {
-                    true => self.quotes -= 1,
-                    false => self.quotes += 1,
-                }
+                    true => self.containers.pop(),
+                    false => {
+                        self.containers.push(Some(QUOTE.to_string()));
+                        None
+                    }
+                };
             }
             "ul" | "ol" => {
                 self.end_line();
@@ -252,15 +268,16 @@ impl Html {
             }
             _ => "• ".to_string(),
         };
-        self.marker = Some(marker);
+        self.containers.push(Some(marker));
     }
 
     fn end_item(&mut self) {
         self.end_line();
-        if let Some(marker) = self.marker.take() {
-            let line = format!("{}{}", "│ ".repeat(self.quotes), marker.trim_end());
-            self.lines.push(line);
+        if self.containers.last().is_some_and(Option::is_some) {
+            let line = self.prefix();
+            self.lines.push(line.trim_end().to_string());
         }
+        self.containers.pop();
     }
 }
 
