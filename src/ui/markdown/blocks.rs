@@ -3,8 +3,9 @@
 //! end), and setext headings (the `===` under a paragraph drawn as the heading's underline).
 
 use super::html::{self, End};
-use super::line::{Class, Kind};
+use super::line::{self, Class, Context, Kind};
 use super::syntax;
+use super::syntax::{SOFT, SOFT_STR};
 use super::{Line, Markdown, Whole};
 
 /// An indented code block being shown.
@@ -150,6 +151,27 @@ impl Markdown {
             kind: Whole::HtmlLine,
             searched: 0,
         };
+        Some(true)
+    }
+
+    /// At the newline of a paragraph's line whose end is still open (a span may close on the
+    /// next line): when the next line continues the paragraph, the newline and that line's
+    /// indentation and quote marks become one [`SOFT`] break in the text (`true`); `false`
+    /// when the paragraph ends there; `None` while the next line's start does not tell.
+    pub(super) fn join(&mut self, eof: bool) -> Option<bool> {
+        let rest = &self.buf[self.pos..];
+        let newline = rest.find('\n')?;
+        let context = Context {
+            paragraph: true,
+            quote: self.paragraph_quote,
+            content: self.lists.last().map_or(0, |item| item.content),
+        };
+        let class = line::classify(&rest[newline + 1..], eof, context)?;
+        let Kind::Text { skip, .. } = class.kind else {
+            return Some(false);
+        };
+        let at = self.pos + newline;
+        self.buf.replace_range(at..at + 1 + skip, SOFT_STR);
         Some(true)
     }
 

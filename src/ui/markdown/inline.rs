@@ -51,18 +51,20 @@ pub(super) fn sgr(codes: &str) -> String {
 /// Renders `text` up to its first newline into `out`, as far as it can be decided, and
 /// returns how many bytes it took (the rest waits for more text). `eof`: nothing more comes on
 /// this line. `prev`: the character before `text` on the line (a space at its start).
+/// `soft`: the newline does not end the spans (the next line may continue them).
 pub(super) fn stream(
     text: &str,
     eof: bool,
+    soft: bool,
     prev: &mut char,
     paint: Paint,
     out: &mut String,
 ) -> usize {
-    let (line, complete) = match text.find('\n') {
-        Some(end) => (&text[..end], true),
-        None => (text, eof),
+    let (line, complete, ended) = match text.find('\n') {
+        Some(end) => (&text[..end], !soft, true),
+        None => (text, eof, eof),
     };
-    let parsed = parse(line, *prev, complete, paint.refs);
+    let parsed = parse(line, *prev, (complete, ended), paint.refs);
     out.push_str(&nodes(&parsed.nodes, paint));
     if let Some(last) = line[..parsed.taken].chars().next_back() {
         *prev = last;
@@ -73,7 +75,7 @@ pub(super) fn stream(
 /// The whole of `text` (no newline in it) rendered.
 pub(super) fn render(text: &str, paint: Paint) -> String {
     let mut out = String::with_capacity(text.len());
-    stream(text, true, &mut ' ', paint, &mut out);
+    stream(text, true, false, &mut ' ', paint, &mut out);
     out
 }
 
@@ -266,7 +268,7 @@ mod tests {
         ];
         for (input, shown) in cases {
             let mut out = String::new();
-            stream(input, false, &mut ' ', paint(true), &mut out);
+            stream(input, false, false, &mut ' ', paint(true), &mut out);
             assert_eq!(readable(&out), *shown, "{input:?}");
         }
     }
@@ -275,7 +277,7 @@ mod tests {
     fn an_opener_without_a_closer_in_the_window_is_plain() {
         let long = format!("**{}** end", "x".repeat(super::super::nodes::WINDOW));
         let mut out = String::new();
-        let taken = stream(&long, false, &mut ' ', paint(true), &mut out);
+        let taken = stream(&long, false, false, &mut ' ', paint(true), &mut out);
         assert_eq!(taken, long.len());
         assert_eq!(out, long);
     }

@@ -83,6 +83,7 @@ impl Line {
             base,
             prev: ' ',
             heading: false,
+            hard: false,
             underline,
             shown: 0,
             wrap,
@@ -107,6 +108,8 @@ struct Text {
     prev: char,
     /// A heading's: its closing `#`s are not shown.
     heading: bool,
+    /// Its newline ends its spans (the next line does not continue the paragraph).
+    hard: bool,
     /// A heading without colour: its level, for the row under it.
     underline: Option<usize>,
     /// The columns shown so far.
@@ -460,9 +463,12 @@ impl Markdown {
             false => (rest.len(), None),
         };
         let complete = eof || line_end.is_some();
+        // A paragraph's spans may go on into its next line: its newline does not end them.
+        let soft = !text.heading && !text.hard && rest.contains('\n');
         let taken = inline::stream(
             &rest[..content],
             complete,
+            soft,
             &mut text.prev,
             paint,
             &mut piece,
@@ -473,6 +479,18 @@ impl Markdown {
         };
         text.shown += table::display_width(&piece);
         text.wrap.push(&piece, out);
+        if soft && !self.buf[self.pos..].starts_with('\n') {
+            // Something waits at the line's end: the next line tells whether it continues.
+            return match self.join(eof) {
+                None => false,
+                Some(joined) => {
+                    if let Line::Text(text) = &mut self.line {
+                        text.hard = !joined;
+                    }
+                    true
+                }
+            };
+        }
         let newline = self.buf[self.pos..].starts_with('\n');
         let ended = newline || (eof && self.pos == self.buf.len());
         if !ended {

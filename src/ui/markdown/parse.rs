@@ -4,7 +4,7 @@
 //! to come could still close (within [`WINDOW`] bytes of it).
 
 use super::nodes::{Delim, Node, Piece, WINDOW, can_open_close, process};
-use super::syntax::{self, Refs, Scan};
+use super::syntax::{self, Refs, SOFT, Scan};
 
 /// A line's text parsed so far.
 pub(super) struct Parsed {
@@ -27,8 +27,10 @@ struct Bracket {
 struct Parser<'a> {
     text: &'a str,
     refs: &'a Refs,
-    /// The line ends where `text` does.
+    /// The text ends where `text` does.
     complete: bool,
+    /// The line ends where `text` does (the text may go on in the next line).
+    ended: bool,
     /// The character before `text`.
     prev: char,
     pieces: Vec<Piece>,
@@ -38,13 +40,15 @@ struct Parser<'a> {
     hold: usize,
 }
 
-/// Parses `text` (one line, no newline) after the character `prev`; `complete`: the line ends
-/// where `text` does.
-pub(super) fn parse(text: &str, prev: char, complete: bool, refs: &Refs) -> Parsed {
+/// Parses `text` (one line, no newline) after the character `prev`; `ends.0`: the text ends
+/// where `text` does; `ends.1`: its line does (a span may still go on in the next line).
+pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> Parsed {
+    let (complete, ended) = ends;
     let mut p = Parser {
         text,
         refs,
         complete,
+        ended,
         prev,
         pieces: Vec::new(),
         delims: Vec::new(),
@@ -125,9 +129,11 @@ impl Parser<'_> {
     fn escape(&mut self, i: usize) -> Option<usize> {
         match self.text[i + 1..].chars().next() {
             Some(c) if c.is_ascii_punctuation() => Some(self.text(&c.to_string(), i, i + 2)),
+            // A hard break before the next line: the line breaks there anyway.
+            Some(SOFT) => Some(self.text("", i, i + 1)),
             Some(_) => Some(self.text("\\", i, i + 1)),
-            // A backslash ending the line is a hard break: the line ends there anyway.
-            None if self.complete => Some(self.text("", i, i + 1)),
+            // A backslash at the end of a paragraph is text (a hard break needs a next line).
+            None if self.complete => Some(self.text("\\", i, i + 1)),
             None => self.wait(),
         }
     }
@@ -163,11 +169,12 @@ impl Parser<'_> {
         let mark = self.text.as_bytes()[i];
         let n = run(self.text, i, mark);
         let end = i + n;
-        if end == self.text.len() && !self.complete {
+        if end == self.text.len() && !self.complete && !self.ended {
             return self.wait();
         }
-        let prev = self.text[..i].chars().next_back().unwrap_or(self.prev);
-        let next = self.text[end..].chars().next().unwrap_or(' ');
+        let space = |c: char| if c == SOFT { ' ' } else { c };
+        let prev = space(self.text[..i].chars().next_back().unwrap_or(self.prev));
+        let next = space(self.text[end..].chars().next().unwrap_or(' '));
         let (mut open, mut close) = can_open_close(mark, prev, next);
         if mark == b'~' && n > 2 {
             (open, close) = (false, false);
@@ -288,7 +295,7 @@ impl Parser<'_> {
     fn entity(&mut self, i: usize) -> Option<usize> {
         match syntax::entity(&self.text[i..]) {
             Scan::Found(len, decoded) => Some(self.text(&decoded, i, i + len)),
-            Scan::More if !self.complete => self.wait(),
+            Scan::More if !self.complete && !self.ended => self.wait(),
             _ => Some(self.text("&", i, i + 1)),
         }
     }

@@ -22,6 +22,11 @@ pub(super) enum Angle {
     More,
 }
 
+/// A paragraph's line break inside its text, once the next line is known to continue it (a
+/// control character, which the sanitizer keeps out of the model's text).
+pub(super) const SOFT: char = '\u{1}';
+pub(super) const SOFT_STR: &str = "\u{1}";
+
 /// Link reference definitions: normalised label to destination.
 pub(super) type Refs = std::collections::BTreeMap<String, String>;
 
@@ -88,6 +93,7 @@ pub(super) fn definition(line: &str) -> Option<(String, String)> {
 /// A code span's content: a space stripped from each end when both have one and it is not
 /// all spaces.
 pub(super) fn code_content(raw: &str) -> String {
+    let raw = &raw.replace(SOFT, " ");
     let padded = raw.len() >= 2 && raw.starts_with(' ') && raw.ends_with(' ');
     match padded && !raw.bytes().all(|b| b == b' ') {
         true => raw[1..raw.len() - 1].to_string(),
@@ -123,7 +129,7 @@ pub(super) fn inline_link(text: &str) -> Scan {
 }
 
 fn spaces(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t')) {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\x01')) {
         i += 1;
     }
     i
