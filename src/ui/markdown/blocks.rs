@@ -5,7 +5,7 @@
 use super::html::{self, End};
 use super::line::{self, Class, Context, Kind};
 use super::syntax;
-use super::syntax::{SOFT, SOFT_STR};
+use super::syntax::SOFT_STR;
 use super::{Line, Markdown, Whole};
 
 /// An indented code block being shown.
@@ -156,7 +156,7 @@ impl Markdown {
 
     /// At the newline of a paragraph's line whose end is still open (a span may close on the
     /// next line): when the next line continues the paragraph, the newline and that line's
-    /// indentation and quote marks become one [`SOFT`] break in the text (`true`); `false`
+    /// indentation and quote marks become one soft break in the text (`true`); `false`
     /// when the paragraph ends there; `None` while the next line's start does not tell.
     pub(super) fn join(&mut self, eof: bool) -> Option<bool> {
         let rest = &self.buf[self.pos..];

@@ -161,10 +161,10 @@ pub(super) fn inline_tag(text: &str) -> Scan {
         None => Scan::More,
     };
     let b = text.as_bytes();
-    if text.starts_with("<!--") {
-        return match &text[4..] {
-            rest if rest.starts_with('>') => found(5),
-            rest if rest.starts_with("->") => found(6),
+    if let Some(rest) = text.strip_prefix("<!--") {
+        return match (rest.starts_with('>'), rest.starts_with("->")) {
+            (true, _) => found(5),
+            (_, true) => found(6),
             _ => until(4, "-->"),
         };
     }

@@ -433,7 +433,8 @@ mod tests {
 
     #[test]
     fn a_headings_closing_marks_are_not_its_text() {
-        let cases: &[(&str, bool, (usize, Option<usize>))] = &[
+        type Shown = (usize, Option<usize>);
+        let cases: &[(&str, bool, Shown)] = &[
             ("foo ##\n", false, (3, Some(6))),
             ("foo ##  ", true, (3, Some(8))),
             ("foo#\n", false, (4, Some(4))),

@@ -27,6 +27,42 @@ pub(super) struct Item {
 }
 
 impl Markdown {
+    /// Writes a list item's marker (after the `bars` written from `start` in `out`) and reads
+    /// the rest of its line: `(indent, marker, ordered, skip)` as the line's kind says.
+    pub(super) fn begin_item(
+        &mut self,
+        (indent, marker, ordered, skip): (usize, (usize, usize), bool, usize),
+        bars: String,
+        start: usize,
+        out: &mut String,
+    ) {
+        let (marker_start, marker_end) = marker;
+        let marker = &self.buf[self.pos + marker.0..self.pos + marker.1];
+        let marker = match ordered {
+            true => Some(marker.to_string()),
+            false => None,
+        };
+        let spaces = skip - marker_end;
+        let gap = if spaces == 0 || spaces > 4 { 1 } else { spaces };
+        let content = indent + marker_end - marker_start + gap;
+        let lead = self.item(indent, content, marker);
+        let hang = bars + &" ".repeat(table::display_width(&lead));
+        out.push_str(&lead);
+        self.pos += if spaces > 4 { marker_end + 1 } else { skip };
+        let lead = table::display_width(&out[start..]);
+        let empty = matches!(self.buf.as_bytes().get(self.pos), None | Some(b'\n'));
+        if empty {
+            self.line = Line::text("", None, Wrap::new(self.width, lead, hang, ""));
+        } else {
+            self.nested = Some(Nested {
+                offset: content,
+                lead,
+                hang,
+            });
+            self.line = Line::Start;
+        }
+    }
+
     /// Reads what follows a list item's marker as a line of its own (a heading, a nested
     /// item, code, a quote or, mostly, text).
     pub(super) fn begin_nested(&mut self, class: Class, nested: Nested, out: &mut String) {

@@ -87,8 +87,8 @@ fn pairs(o: &Delim, c: &Delim) -> bool {
         return o.count == c.count;
     }
     let odd = (o.close || c.open)
-        && (o.written + c.written) % 3 == 0
-        && !(o.written % 3 == 0 && c.written % 3 == 0);
+        && (o.written + c.written).is_multiple_of(3)
+        && !(o.written.is_multiple_of(3) && c.written.is_multiple_of(3));
     !odd
 }
 

@@ -35,7 +35,7 @@ pub(super) static NO_REFS: Refs = Refs::new();
 
 /// A label as references match it: case folded, runs of spaces made one.
 pub(super) fn label(raw: &str) -> String {
-    let folded = raw.to_lowercase().replace('ß', "ss").replace('ẞ', "ss");
+    let folded = raw.to_lowercase().replace(['ß', 'ẞ'], "ss");
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

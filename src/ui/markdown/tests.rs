@@ -419,3 +419,38 @@ fn prose_wraps_at_words_and_code_keeps_its_lines() {
         "{2}│{} {1}bold words that{}\n{2}│{} {1}wrap{} here\n"
     );
 }
+
+#[test]
+fn commonmark_blocks_and_spans_in_the_tagged_mode() {
+    // (input, tagged output): the faults the CommonMark spec's examples found.
+    let cases: &[(&str, &str)] = &[
+        ("    # foo\n", "<pre>\n|# foo\n</pre>"),
+        (
+            "    a\\*b *c*\n\n    d\n",
+            "<pre>\n|a\\*b *c*\n|\n|d\n</pre>",
+        ),
+        ("para\n    # not code\n", "para\n    # not code"),
+        (
+            "&copy; &amp; &#35; &#x22; &nosuch; &copy\n",
+            "© & # \" &nosuch; &copy\n",
+        ),
+        (
+            "<div>\n*not* **md**\n</div>\n",
+            "<div>\n*not* **md**\n</div>\n",
+        ),
+        ("a **b\n", "a **b\n"),
+        ("**foo*\n", "*<em>foo</em>\n"),
+        ("*foo\nbar*\n", "<em>foo\nbar</em>\n"),
+        ("Title\n===\n", "Title\n</h1>\n"),
+        ("1. a\n1. b\n", "1. a\n2. b\n"),
+        ("- # Head\n", "• Head\n</h1>\n"),
+        ("[x]: /u\n\n[x]\n", "\n<a>x</a>\n"),
+        ("## Title ##\n", "Title\n</h2>\n"),
+    ];
+    for (input, tagged) in cases {
+        let mut md = Markdown::tagged();
+        let mut shown = md.push(input);
+        shown.push_str(&md.finish());
+        assert_eq!(shown.trim_end(), tagged.trim_end(), "{input:?}");
+    }
+}

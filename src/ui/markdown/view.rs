@@ -194,7 +194,6 @@ impl Html {
             "pre" => {
                 self.end_line();
                 self.after_pre = true;
-                return;
             }
             "code" if after_pre => self.code_open(tag),
             "/code" if self.pre => {}
