@@ -120,6 +120,8 @@ struct Html {
     pre: bool,
     /// A `<pre>` was the last tag: a `<code>` now opens a code block.
     after_pre: bool,
+    /// Inside a table's row: its cells are one line.
+    row: bool,
 }
 
 impl Html {
@@ -155,6 +157,13 @@ impl Html {
     fn text(&mut self, text: &str) {
         let parts: Vec<&str> = text.split('\n').collect();
         for (n, part) in parts.iter().enumerate() {
+            if self.row {
+                // Between a row's cells: not a line break.
+                if !part.trim().is_empty() {
+                    self.put(part);
+                }
+                continue;
+            }
             if n > 0 {
                 self.end_line();
             }
@@ -184,8 +193,9 @@ impl Html {
             self.pre = true;
         }
         match tag.name.as_str() {
-            "p" | "/p" | "br" | "tr" | "table" | "/table" | "thead" | "/thead" | "tbody"
-            | "/tbody" => self.end_line(),
+            "p" | "/p" | "br" | "table" | "/table" | "thead" | "/thead" | "tbody" | "/tbody" => {
+                self.end_line()
+            }
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => self.end_line(),
             end @ ("/h1" | "/h2" | "/h3" | "/h4" | "/h5" | "/h6") => {
                 self.whole_line(&format!("<{end}>"))
@@ -225,11 +235,19 @@ impl Html {
             }
             "li" => self.item(),
             "/li" => self.end_item(),
+            "tr" => {
+                self.end_line();
+                self.row = true;
+            }
             "/tr" => {
+                self.row = false;
                 self.put("");
                 self.end_line();
             }
-            "th" | "td" => self.put("│ "),
+            "th" | "td" => {
+                let first = self.line.is_empty();
+                self.put(if first { "│ " } else { " " });
+            }
             "/th" | "/td" => self.put(" │"),
             "img" => {
                 let alt = tag.attr("alt").unwrap_or_default();

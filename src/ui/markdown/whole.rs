@@ -150,7 +150,7 @@ impl Markdown {
     /// that never became one.
     pub(super) fn flush_table(&mut self, table: Table, out: &mut String) {
         if table.confirmed {
-            out.push_str(&table::draw(&table.rows, self.style, self.width));
+            out.push_str(&table::draw(&table.rows, self.style, self.width, self.tags));
         } else {
             let rows: Vec<String> = table.rows.iter().map(|row| self.wrapped(row)).collect();
             out.push_str(&rows.join("\n"));
