@@ -217,6 +217,7 @@ impl Markdown {
         if let Some(table) = self.table.take() {
             self.flush_table(table, &mut out);
         }
+        // An indented code block open at the end closes with the same rule as a fence.
         if let Some(code) = self.indented.take() {
             self.fence = Some(Fence {
                 mark: b'`',
