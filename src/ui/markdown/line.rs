@@ -34,6 +34,28 @@ pub(super) enum Kind {
     Fence,
     /// Starts with `|`: held until its newline.
     TableRow,
+    /// Indented code (four columns past `base`, not in a paragraph): the code starts at
+    /// `skip`, after `pad` spaces left of a tab that spanned the indentation.
+    Code { skip: usize, pad: usize },
+    /// `===` or `---` under a paragraph: it was a heading of this level.
+    Setext { level: usize },
+    /// Starts with `<`: held until its newline to see whether it starts an HTML block.
+    Html,
+    /// Starts with `[` outside a paragraph: held until its newline to see whether it defines
+    /// a link reference.
+    Definition,
+}
+
+/// What the lines before tell about this one.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Context {
+    /// A paragraph is open: indentation continues it, `===` makes it a heading.
+    pub paragraph: bool,
+    /// The quote depth of that paragraph: an underline must be in the same quote.
+    pub quote: usize,
+    /// The column of the open list item's text (0 outside lists): a quote may start up to
+    /// three columns past it, indented code starts four past it.
+    pub content: usize,
 }
 
 /// The character at `i`, a newline past the end when nothing more will come (`eof`), or
@@ -48,13 +70,14 @@ fn is_space(b: u8) -> bool {
 
 /// Classifies the line at the start of `line`, or `None` while its start does not tell yet.
 /// `eof`: the line ends where `line` does.
-pub(super) fn classify(line: &str, eof: bool) -> Option<Class> {
+pub(super) fn classify(line: &str, eof: bool, context: Context) -> Option<Class> {
     let b = line.as_bytes();
     let at = |i| byte_at(b, i, eof);
     let (mut i, mut quote) = (0, 0);
     loop {
         let mut j = i;
-        while j - i < 3 && at(j)? == b' ' {
+        let most = if quote == 0 { context.content + 3 } else { 3 };
+        while j - i < most && at(j)? == b' ' {
             j += 1;
         }
         if at(j)? != b'>' {
@@ -67,12 +90,39 @@ pub(super) fn classify(line: &str, eof: bool) -> Option<Class> {
         }
     }
     let after_quote = i;
-    let mut indent = 0;
+    let (mut indent, mut code) = (0, None);
     while is_space(at(i)?) {
         indent += if b[i] == b'\t' { 4 - indent % 4 } else { 1 };
         i += 1;
+        let code_at = context.content + 4;
+        if indent >= code_at && code.is_none() {
+            code = Some((i, indent - code_at));
+        }
     }
-    let kind = kind(b, i, indent, quote == 0, eof)?;
+    let kind = match code {
+        Some((skip, pad)) if !context.paragraph && at(i)? != b'\n' => Kind::Code { skip, pad },
+        Some(_) if at(i)? != b'\n' => Kind::Text { indent, skip: i },
+        _ if context.paragraph
+            && quote == context.quote
+            && indent >= context.content
+            && matches!(at(i)?, b'=' | b'-') =>
+        {
+            match setext(b, i, eof)? {
+                Some(level) => Kind::Setext { level },
+                None => kind(b, i, indent, quote == 0, eof)?,
+            }
+        }
+        _ if !context.paragraph && at(i)? == b'[' => Kind::Definition,
+        _ => match kind(b, i, indent, quote == 0, eof)? {
+            // A list's first item (not a sibling of the open item) interrupting a paragraph.
+            item @ Kind::Item { .. }
+                if context.paragraph && indent >= context.content && !interrupts(b, &item) =>
+            {
+                Kind::Text { indent, skip: i }
+            }
+            kind => kind,
+        },
+    };
     Some(Class {
         quote,
         after_quote,
@@ -103,6 +153,7 @@ fn kind(b: &[u8], i: usize, indent: usize, blocks: bool, eof: bool) -> Option<Ki
             _ => text,
         },
         b'|' if blocks => Kind::TableRow,
+        b'<' => Kind::Html,
         mark @ (b'-' | b'*' | b'_' | b'+') => {
             if mark != b'+' && blocks && is_rule(b, i, mark, eof)? {
                 Kind::Rule
@@ -129,6 +180,23 @@ fn kind(b: &[u8], i: usize, indent: usize, blocks: bool, eof: bool) -> Option<Ki
     Some(kind)
 }
 
+/// Whether a list item may end a paragraph: not when it is empty, nor when it is ordered and
+/// starts from another number than 1.
+fn interrupts(b: &[u8], item: &Kind) -> bool {
+    let Kind::Item {
+        marker,
+        ordered,
+        skip,
+        ..
+    } = item
+    else {
+        return true;
+    };
+    let empty = matches!(b.get(*skip), None | Some(b'\n'));
+    let one = !ordered || b[marker.0..marker.1 - 1] == *b"1";
+    !empty && one
+}
+
 fn item(b: &[u8], indent: usize, marker: (usize, usize), ordered: bool, eof: bool) -> Option<Kind> {
     Some(Kind::Item {
         indent,
@@ -153,6 +221,16 @@ fn skip_spaces(b: &[u8], mut i: usize, eof: bool) -> Option<usize> {
         i += 1;
     }
     Some(i)
+}
+
+/// The level of a setext underline from `i` (`=`s or `-`s, then only spaces), `None` when
+/// the line is not one; known at its newline.
+fn setext(b: &[u8], i: usize, eof: bool) -> Option<Option<usize>> {
+    let mark = b[i];
+    let end = run_end(b, i, mark, eof)?;
+    let after = skip_spaces(b, end, eof)?;
+    let underline = byte_at(b, after, eof)? == b'\n';
+    Some(underline.then_some(if mark == b'=' { 1 } else { 2 }))
 }
 
 /// Whether the line from `i` is a thematic break: three or more `mark`s and nothing else but
@@ -187,6 +265,25 @@ pub(super) fn closes_fence(line: &str, eof: bool, mark: u8, len: usize) -> Optio
     Some(Some((after + 1).min(b.len())))
 }
 
+/// A heading's text in `rest` (its line from the title on): the bytes that may be shown now,
+/// and where the line ends once it has (its closing `#`s are never shown; while the line is
+/// arriving, a run of `#`s and spaces at the end may be one).
+pub(super) fn heading_content(rest: &str, eof: bool) -> (usize, Option<usize>) {
+    let Some(end) = rest.find('\n').or(eof.then_some(rest.len())) else {
+        return (rest.trim_end_matches([' ', '\t', '#']).len(), None);
+    };
+    let line = rest[..end].trim_end_matches([' ', '\t']);
+    let before = line.trim_end_matches('#');
+    let closing = before.len() < line.len()
+        && (before.is_empty() || before.ends_with([' ', '\t']))
+        && !before.ends_with('\\');
+    let content = match closing {
+        true => before.trim_end_matches([' ', '\t']),
+        false => line,
+    };
+    (content.len(), Some(end))
+}
+
 /// An opening fence: its indentation (bytes), mark, length and the language (the info
 /// string's first word); `None` when the line is not one (a backtick fence's info string
 /// holds no backtick).
@@ -207,8 +304,14 @@ pub(super) fn fence_open(line: &str) -> Option<(usize, u8, usize, &str)> {
 mod tests {
     use super::*;
 
+    const TOP: Context = Context {
+        paragraph: false,
+        quote: 0,
+        content: 0,
+    };
+
     fn kind_of(line: &str, eof: bool) -> Option<Kind> {
-        classify(line, eof).map(|class| class.kind)
+        classify(line, eof, TOP).map(|class| class.kind)
     }
 
     #[test]
@@ -257,8 +360,10 @@ mod tests {
             ("   ~~~\n", Some(Kind::Fence)),
             ("`code`", text(0, 0)),
             ("| a", Some(Kind::TableRow)),
-            ("    indented", text(4, 4)),
-            ("\tx", text(4, 1)),
+            ("    indented", Some(Kind::Code { skip: 4, pad: 0 })),
+            ("    # not a heading", Some(Kind::Code { skip: 4, pad: 0 })),
+            ("  \t\tx", Some(Kind::Code { skip: 3, pad: 0 })),
+            ("   ", None),
             ("Plain", text(0, 0)),
         ];
         for (line, expected) in cases {
@@ -278,6 +383,27 @@ mod tests {
     }
 
     #[test]
+    fn a_paragraph_above_changes_what_a_line_is() {
+        let paragraph = Context {
+            paragraph: true,
+            ..TOP
+        };
+        let kind = |line| classify(line, false, paragraph).unwrap().kind;
+        assert_eq!(kind("    # not code"), Kind::Text { indent: 4, skip: 4 });
+        assert_eq!(kind("===\n"), Kind::Setext { level: 1 });
+        assert_eq!(kind("--- \n"), Kind::Setext { level: 2 });
+        assert_eq!(kind("- - -\n"), Kind::Rule);
+        assert_eq!(kind("=x"), Kind::Text { indent: 0, skip: 0 });
+        assert_eq!(kind("*\n"), Kind::Text { indent: 0, skip: 0 });
+        assert_eq!(kind("2. b"), Kind::Text { indent: 0, skip: 0 });
+        assert!(matches!(kind("1. b"), Kind::Item { .. }));
+        let in_item = Context { content: 2, ..TOP };
+        let kind = |line| classify(line, false, in_item).unwrap().kind;
+        assert_eq!(kind("    text"), Kind::Text { indent: 4, skip: 4 });
+        assert_eq!(kind("      code"), Kind::Code { skip: 6, pad: 0 });
+    }
+
+    #[test]
     fn the_end_of_the_text_decides_when_nothing_follows() {
         let cases: &[(&str, Kind)] = &[
             ("", Kind::Blank { len: 0 }),
@@ -294,15 +420,32 @@ mod tests {
 
     #[test]
     fn quotes_nest_and_hold_only_text_kinds() {
-        let class = classify("> > ## T", false).unwrap();
+        let class = classify("> > ## T", false, TOP).unwrap();
         assert_eq!((class.quote, class.after_quote), (2, 4));
         assert_eq!(class.kind, Kind::Heading { level: 2, skip: 7 });
-        let plain = |line| classify(line, false).unwrap().kind;
+        let plain = |line| classify(line, false, TOP).unwrap().kind;
         assert!(matches!(plain("> | a"), Kind::Text { .. }));
         assert!(matches!(plain("> ```x"), Kind::Text { .. }));
         assert!(matches!(plain("> - a"), Kind::Item { .. }));
-        assert_eq!(classify(">", false), None);
-        assert_eq!(classify("> ", false), None);
+        assert_eq!(classify(">", false, TOP), None);
+        assert_eq!(classify("> ", false, TOP), None);
+    }
+
+    #[test]
+    fn a_headings_closing_marks_are_not_its_text() {
+        type Shown = (usize, Option<usize>);
+        let cases: &[(&str, bool, Shown)] = &[
+            ("foo ##\n", false, (3, Some(6))),
+            ("foo ##  ", true, (3, Some(8))),
+            ("foo#\n", false, (4, Some(4))),
+            ("###\n", false, (0, Some(3))),
+            ("foo \\##\n", false, (7, Some(7))),
+            ("foo ##", false, (3, None)),
+            ("foo # bar", false, (9, None)),
+        ];
+        for (rest, eof, expected) in cases {
+            assert_eq!(heading_content(rest, *eof), *expected, "{rest:?}");
+        }
     }
 
     #[test]

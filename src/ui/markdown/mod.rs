@@ -3,17 +3,28 @@
 //! closer, a word until it ends, a table until its last row); prose is wrapped at word
 //! boundaries to the terminal's width, code in fences is shown exactly as written.
 
+mod blocks;
+#[cfg(test)]
+mod conformance;
+mod html;
 mod inline;
 mod line;
+mod lists;
+mod nodes;
+mod parse;
+mod syntax;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod view;
+mod whole;
 mod wrap;
 
 use super::sanitize::sanitize;
 use super::style::Style;
 use inline::Paint;
-use line::{Class, Kind};
+use line::{Class, Context, Kind};
 use wrap::Wrap;
 
 /// A streaming renderer for one answer (or the text before a tool round).
@@ -29,11 +40,30 @@ pub(crate) struct Markdown {
     fence: Option<Fence>,
     table: Option<Table>,
     /// The list items the current line may be nested in, outermost first.
-    lists: Vec<Item>,
+    lists: Vec<lists::Item>,
     /// The last line was blank (or there was none): an unindented line ends a list.
     after_blank: bool,
     /// The output so far ends with a newline (or is empty).
     line_ended: bool,
+    /// The last line was a paragraph's (text, or a list item's first): the next may continue
+    /// it (lazily, or as a heading's underline).
+    paragraph: bool,
+    /// The quote depth of that paragraph, which a lazy line continues.
+    paragraph_quote: usize,
+    /// The columns the last line of text showed (for a setext heading's underline).
+    last_shown: usize,
+    indented: Option<blocks::Indented>,
+    /// A list item's marker was written: the rest of its line is read as a line of its own.
+    nested: Option<lists::Nested>,
+    /// The columns the line being read starts in (a list item's text after its marker).
+    offset: usize,
+    /// An HTML block is open: how it ends.
+    html: Option<html::End>,
+    /// The link reference definitions so far (`[label]: url`), by normalised label.
+    refs: inline::Refs,
+    /// The conformance tests' mode: no colour, and marks for what colour would show (see
+    /// `view.rs`) in place of decorations.
+    tags: bool,
 }
 
 /// Where the renderer is within the current line.
@@ -49,13 +79,26 @@ enum Line {
 }
 
 impl Line {
-    fn text(base: &'static str, underline: Option<(usize, usize)>, wrap: Wrap) -> Self {
+    fn text(base: &'static str, underline: Option<usize>, wrap: Wrap) -> Self {
         Line::Text(Text {
             base,
             prev: ' ',
+            heading: false,
+            hard: false,
             underline,
+            shown: 0,
             wrap,
         })
+    }
+}
+
+impl Line {
+    fn heading(base: &'static str, underline: Option<usize>, wrap: Wrap) -> Self {
+        let mut line = Line::text(base, underline, wrap);
+        if let Line::Text(text) = &mut line {
+            text.heading = true;
+        }
+        line
     }
 }
 
@@ -64,8 +107,14 @@ struct Text {
     base: &'static str,
     /// The character before the text still to render.
     prev: char,
-    /// A heading without colour: its level and the columns shown, for the row under it.
-    underline: Option<(usize, usize)>,
+    /// A heading's: its closing `#`s are not shown.
+    heading: bool,
+    /// Its newline ends its spans (the next line does not continue the paragraph).
+    hard: bool,
+    /// A heading without colour: its level, for the row under it.
+    underline: Option<usize>,
+    /// The columns shown so far.
+    shown: usize,
     /// Fits the line's text to the width.
     wrap: Wrap,
 }
@@ -75,6 +124,13 @@ enum Whole {
     Rule,
     Fence,
     TableRow,
+    /// A line starting with `<`, which may start an HTML block (a paragraph open above it).
+    Html {
+        paragraph: bool,
+    },
+    HtmlLine,
+    /// A line starting with `[`, which may define a link reference.
+    Definition,
 }
 
 struct Fence {
@@ -92,13 +148,6 @@ struct Table {
     newline: bool,
 }
 
-struct Item {
-    /// The marker's column in the answer.
-    indent: usize,
-    /// Where the item's text starts on the screen, for the lines that continue it.
-    column: usize,
-}
-
 impl Markdown {
     /// `width`: the columns a row may take (for prose, tables and rules); `style`: colour on
     /// or off and unicode or ASCII symbols.
@@ -114,6 +163,24 @@ impl Markdown {
             lists: Vec::new(),
             after_blank: true,
             line_ended: true,
+            paragraph: false,
+            paragraph_quote: 0,
+            last_shown: 0,
+            indented: None,
+            nested: None,
+            offset: 0,
+            html: None,
+            refs: inline::Refs::new(),
+            tags: false,
+        }
+    }
+
+    /// The tagged mode the conformance tests compare (no wrapping: rows are unbounded).
+    #[cfg(test)]
+    pub(super) fn tagged() -> Self {
+        Self {
+            tags: true,
+            ..Self::new(Style::PLAIN, usize::MAX / 4)
         }
     }
 
@@ -150,6 +217,14 @@ impl Markdown {
         if let Some(table) = self.table.take() {
             self.flush_table(table, &mut out);
         }
+        // An indented code block open at the end closes with the same rule as a fence.
+        if let Some(code) = self.indented.take() {
+            self.fence = Some(Fence {
+                mark: b'`',
+                len: 0,
+                indent: code.indent,
+            });
+        }
         if let Some(fence) = self.fence.take() {
             let ended = if out.is_empty() {
                 self.line_ended
@@ -159,9 +234,12 @@ impl Markdown {
             if !ended {
                 out.push('\n');
             }
-            out.push_str(&self.code_rule(&fence.indent, ""));
+            out.push_str(&self.code_rule(&fence.indent, None));
         }
-        *self = Self::new(self.style, self.width);
+        *self = Self {
+            tags: self.tags,
+            ..Self::new(self.style, self.width)
+        };
         out
     }
 
@@ -194,21 +272,57 @@ impl Markdown {
         if let Some(fence) = &self.fence {
             match line::closes_fence(rest, eof, fence.mark, fence.len) {
                 None => return false,
-                Some(None) => self.line = Line::Code,
+                Some(None) => {
+                    let (skip, lead) = self.code_lead(rest, &fence.indent);
+                    out.push_str(&lead);
+                    self.pos += skip;
+                    self.line = Line::Code;
+                }
                 Some(Some(len)) => {
                     let newline = rest.as_bytes()[len - 1] == b'\n';
                     self.pos += len;
                     if let Some(fence) = self.fence.take() {
-                        out.push_str(&self.code_rule(&fence.indent, ""));
+                        out.push_str(&self.code_rule(&fence.indent, None));
                         out.push_str(if newline { "\n" } else { "" });
                     }
                 }
             }
             return true;
         }
-        let Some(class) = line::classify(rest, eof) else {
+        if self.html.is_some() {
+            let rest = self.buf[self.pos..].to_string();
+            match self.in_html(&rest, eof) {
+                None => return false,
+                Some(true) => return true,
+                Some(false) => {}
+            }
+        }
+        let rest = &self.buf[self.pos..];
+        let context = match self.nested {
+            Some(_) => Context {
+                paragraph: false,
+                quote: 0,
+                content: 0,
+            },
+            None => Context {
+                paragraph: self.paragraph,
+                quote: self.paragraph_quote,
+                content: self.lists.last().map_or(0, |item| item.content),
+            },
+        };
+        let Some(class) = line::classify(rest, eof, context) else {
             return false;
         };
+        if let Some(nested) = self.nested.take() {
+            self.begin_nested(class, nested, out);
+            return true;
+        }
+        if self.in_indented(&class, out) {
+            return true;
+        }
+        if !matches!(class.kind, Kind::Code { .. }) {
+            self.close_indented(out);
+        }
         if !matches!(class.kind, Kind::TableRow) {
             if let Some(table) = self.table.take() {
                 self.flush_table(table, out);
@@ -223,7 +337,17 @@ impl Markdown {
     fn begin(&mut self, class: Class, out: &mut String) {
         let blank = matches!(class.kind, Kind::Blank { .. });
         let after_blank = std::mem::replace(&mut self.after_blank, blank);
-        let bars = self.bars(class.quote);
+        let paragraph = std::mem::replace(
+            &mut self.paragraph,
+            matches!(class.kind, Kind::Text { .. } | Kind::Item { .. }),
+        );
+        let lazy = paragraph && matches!(class.kind, Kind::Text { .. });
+        let quote = match lazy {
+            true => class.quote.max(self.paragraph_quote),
+            false => class.quote,
+        };
+        self.paragraph_quote = quote;
+        let bars = self.bars(quote);
         let start = out.len();
         out.push_str(if blank { bars.trim_end() } else { &bars });
         match class.kind {
@@ -241,9 +365,9 @@ impl Markdown {
                     let base = if level == 1 { "1;4" } else { "1" };
                     let wrap = self.wrap(&out[start..], bars, &inline::sgr(base));
                     out.push_str(&inline::sgr(base));
-                    Line::text(base, None, wrap)
+                    Line::heading(base, None, wrap)
                 } else {
-                    Line::text("", Some((level, 0)), self.wrap(&out[start..], bars, ""))
+                    Line::heading("", Some(level), self.wrap(&out[start..], bars, ""))
                 };
             }
             Kind::Item {
@@ -251,18 +375,7 @@ impl Markdown {
                 marker,
                 ordered,
                 skip,
-            } => {
-                let marker = &self.buf[self.pos + marker.0..self.pos + marker.1];
-                let marker = match ordered {
-                    true => marker.to_string(),
-                    false => self.style.glyph("•", "-").to_string(),
-                };
-                let lead = self.item(indent, &marker);
-                let hang = bars + &" ".repeat(table::display_width(&lead));
-                out.push_str(&lead);
-                self.pos += skip;
-                self.line = Line::text("", None, self.wrap(&out[start..], hang, ""));
-            }
+            } => self.begin_item((indent, marker, ordered, skip), bars, start, out),
             Kind::Text { indent, skip } => {
                 let hang = match self.continuation(indent, after_blank) {
                     Some(column) => {
@@ -281,6 +394,16 @@ impl Markdown {
             Kind::Rule => self.hold(Whole::Rule),
             Kind::Fence => self.hold(Whole::Fence),
             Kind::TableRow => self.hold(Whole::TableRow),
+            Kind::Html => self.hold(Whole::Html { paragraph }),
+            Kind::Definition => self.hold(Whole::Definition),
+            Kind::Code { skip, pad } => {
+                out.truncate(start);
+                self.indented_line(skip, pad, quote, out);
+            }
+            Kind::Setext { level } => {
+                out.truncate(start);
+                self.setext(level, out);
+            }
         }
     }
 
@@ -299,35 +422,6 @@ impl Markdown {
         format!("{bar} ").repeat(depth)
     }
 
-    /// What starts a list item whose marker is at `indent` columns: the marker, indented by
-    /// its nesting level.
-    fn item(&mut self, indent: usize, marker: &str) -> String {
-        while self.lists.last().is_some_and(|item| item.indent > indent) {
-            self.lists.pop();
-        }
-        if self.lists.last().is_some_and(|item| item.indent == indent) {
-            self.lists.pop();
-        }
-        let lead = format!("{}{marker} ", "  ".repeat(self.lists.len()));
-        let column = table::display_width(&lead);
-        self.lists.push(Item { indent, column });
-        lead
-    }
-
-    /// Where a text line at `indent` columns continues a list item (its text's column), or
-    /// `None` when it is not part of a list (`after_blank`: a blank line came before it).
-    fn continuation(&mut self, indent: usize, after_blank: bool) -> Option<usize> {
-        if after_blank {
-            if indent == 0 {
-                return None;
-            }
-            while self.lists.len() > 1 && self.lists.last().is_some_and(|i| i.indent >= indent) {
-                self.lists.pop();
-            }
-        }
-        self.lists.last().map(|item| item.column)
-    }
-
     /// Streams a line's inline text; ends the line at its newline.
     fn text(&mut self, out: &mut String, eof: bool) -> bool {
         let Line::Text(text) = &mut self.line else {
@@ -336,19 +430,44 @@ impl Markdown {
         let paint = Paint {
             style: self.style,
             base: text.base,
+            tags: self.tags,
+            refs: &self.refs,
         };
         let mut piece = String::new();
-        self.pos += inline::stream(
-            &self.buf[self.pos..],
-            eof,
+        let rest = &self.buf[self.pos..];
+        let (content, line_end) = match text.heading {
+            true => line::heading_content(rest, eof),
+            false => (rest.len(), None),
+        };
+        let complete = eof || line_end.is_some();
+        // A paragraph's spans may go on into its next line: its newline does not end them.
+        let soft = !text.heading && !text.hard && rest.contains('\n');
+        let taken = inline::stream(
+            &rest[..content],
+            complete,
+            soft,
             &mut text.prev,
             paint,
             &mut piece,
         );
-        if let Some((_, shown)) = &mut text.underline {
-            *shown += table::display_width(&piece);
-        }
+        self.pos += match line_end {
+            Some(end) if taken == content => end,
+            _ => taken,
+        };
+        text.shown += table::display_width(&piece);
         text.wrap.push(&piece, out);
+        if soft && !self.buf[self.pos..].starts_with('\n') {
+            // Something waits at the line's end: the next line tells whether it continues.
+            return match self.join(eof) {
+                None => false,
+                Some(joined) => {
+                    if let Line::Text(text) = &mut self.line {
+                        text.hard = !joined;
+                    }
+                    true
+                }
+            };
+        }
         let newline = self.buf[self.pos..].starts_with('\n');
         let ended = newline || (eof && self.pos == self.buf.len());
         if !ended {
@@ -359,159 +478,29 @@ impl Markdown {
         if !text.base.is_empty() {
             out.push_str(&inline::sgr(""));
         }
-        if let Some((level, shown)) = text.underline.filter(|&(_, shown)| shown > 0) {
-            let mark = match level {
-                1 => self.style.glyph("═", "="),
-                _ => self.style.glyph("─", "-"),
-            };
-            out.push('\n');
-            out.push_str(&mark.repeat(shown.min(self.width)));
+        let (underline, shown) = (text.underline, text.shown);
+        if let Some(level) = underline {
+            out.push_str(&self.underline(level, shown));
         }
+        self.last_shown = shown;
         out.push_str(if newline { "\n" } else { "" });
         self.line = Line::Start;
         true
     }
 
-    /// Writes a code line as it comes, byte for byte.
-    fn code(&mut self, out: &mut String, eof: bool) -> bool {
-        let rest = &self.buf[self.pos..];
-        match rest.find('\n') {
-            Some(end) => {
-                out.push_str(&rest[..=end]);
-                self.pos += end + 1;
-                self.line = Line::Start;
-                true
-            }
-            None => {
-                out.push_str(rest);
-                self.pos = self.buf.len();
-                if eof {
-                    self.line = Line::Start;
-                }
-                false
-            }
+    /// The row under a heading without colour (none when nothing shows), after a newline.
+    fn underline(&self, level: usize, shown: usize) -> String {
+        let bars = self.bars(self.paragraph_quote);
+        if self.tags {
+            return format!("\n{bars}</h{level}>");
         }
-    }
-
-    /// Waits for the newline of a line held whole, then writes it.
-    fn whole(&mut self, out: &mut String, eof: bool) -> bool {
-        let Line::Whole { kind, searched } = &mut self.line else {
-            return false;
+        let mark = match level {
+            1 => self.style.glyph("═", "="),
+            _ => self.style.glyph("─", "-"),
         };
-        let rest = &self.buf[self.pos..];
-        let (end, newline) = match rest[*searched..].find('\n') {
-            Some(at) => (*searched + at, true),
-            None if eof => (rest.len(), false),
-            None => {
-                *searched = rest.len();
-                return false;
-            }
-        };
-        let (kind, line) = (*kind, rest[..end].to_string());
-        self.pos += end + usize::from(newline);
-        self.line = Line::Start;
-        match kind {
-            Whole::Rule => {
-                self.lists.clear();
-                out.push_str(&self.style.dim(&self.rule(0)));
-                out.push_str(if newline { "\n" } else { "" });
-            }
-            Whole::Fence => self.open_fence(&line, newline, out),
-            Whole::TableRow => self.table_row(line, newline, out),
-        }
-        true
-    }
-
-    /// A horizontal line for a rule or a code block, `indent` columns in.
-    fn rule(&self, indent: usize) -> String {
-        let columns = self.width.min(80).saturating_sub(indent);
-        self.style.glyph("─", "-").repeat(columns)
-    }
-
-    /// The dim line above (with the language) or below a code block.
-    fn code_rule(&self, indent: &str, language: &str) -> String {
-        let columns = table::display_width(indent);
-        let rule = self.rule(columns);
-        let line = match language {
-            "" => rule,
-            _ => {
-                let mark = self.style.glyph("─", "-");
-                let label = format!("{mark}{mark} {language} ");
-                let used = table::display_width(&label);
-                let fill = rule.chars().count().saturating_sub(used).max(2);
-                format!("{label}{}", mark.repeat(fill))
-            }
-        };
-        format!("{indent}{}", self.style.dim(&line))
-    }
-
-    fn open_fence(&mut self, line: &str, newline: bool, out: &mut String) {
-        let Some((indent, mark, len, language)) = line::fence_open(line) else {
-            self.plain_line(line, newline, out);
-            return;
-        };
-        let indent = line[..indent].to_string();
-        out.push_str(&self.code_rule(&indent, language));
-        out.push('\n');
-        self.fence = Some(Fence { mark, len, indent });
-    }
-
-    /// A row of a table, or of what may become one: a first row waits for the delimiter row.
-    fn table_row(&mut self, line: String, newline: bool, out: &mut String) {
-        let mut table = self.table.take().unwrap_or(Table {
-            rows: Vec::new(),
-            confirmed: false,
-            newline,
-        });
-        table.newline = newline;
-        let header = table.rows.first().map(|row| table::cells(row).len());
-        let delimits = table::delimiter(&line).map(|aligns| aligns.len());
-        if table.confirmed || header.is_none() {
-            table.rows.push(line);
-        } else if header == delimits {
-            table.rows.push(line);
-            table.confirmed = true;
-            self.lists.clear();
-        } else {
-            let rows = std::mem::replace(&mut table.rows, vec![line]);
-            for row in rows {
-                self.plain_line(&row, true, out);
-            }
-        }
-        self.table = Some(table);
-    }
-
-    /// Writes a held table (a newline after it when its last row had one), or the lone row
-    /// that never became one.
-    fn flush_table(&mut self, table: Table, out: &mut String) {
-        if table.confirmed {
-            out.push_str(&table::draw(&table.rows, self.style, self.width));
-        } else {
-            let rows: Vec<String> = table.rows.iter().map(|row| self.wrapped(row)).collect();
-            out.push_str(&rows.join("\n"));
-        }
-        out.push_str(if table.newline { "\n" } else { "" });
-    }
-
-    /// A held line shown as text after all.
-    fn plain_line(&mut self, line: &str, newline: bool, out: &mut String) {
-        out.push_str(&self.wrapped(line));
-        out.push_str(if newline { "\n" } else { "" });
-    }
-
-    /// A whole line of text rendered and wrapped.
-    fn wrapped(&self, line: &str) -> String {
-        let mut wrap = self.wrap("", String::new(), "");
-        let mut out = String::new();
-        wrap.push(&inline::render(line, self.paint()), &mut out);
-        wrap.end(&mut out);
-        out
-    }
-
-    fn paint(&self) -> Paint<'static> {
-        Paint {
-            style: self.style,
-            base: "",
+        match shown {
+            0 => String::new(),
+            _ => format!("\n{bars}{}", mark.repeat(shown.min(self.width))),
         }
     }
 }

@@ -60,7 +60,8 @@ pub(super) fn delimiter(row: &str) -> Option<Vec<Align>> {
 
 /// The table in `rows` (header, delimiter, body) drawn within `width` columns, its lines
 /// joined by newlines; as written when it is wider.
-pub(super) fn draw(rows: &[String], style: Style, width: usize) -> String {
+/// `tags`: the tagged mode (cells' spans marked).
+pub(super) fn draw(rows: &[String], style: Style, width: usize, tags: bool) -> String {
     let (Some(header), Some(aligns)) = (rows.first(), rows.get(1).and_then(|r| delimiter(r)))
     else {
         return rows.join("\n");
@@ -69,7 +70,12 @@ pub(super) fn draw(rows: &[String], style: Style, width: usize) -> String {
     let shown = |row: &str, base| -> Vec<String> {
         let mut cells = cells(row);
         cells.resize(columns, String::new());
-        let paint = Paint { style, base };
+        let paint = Paint {
+            style,
+            base,
+            tags,
+            refs: &super::syntax::NO_REFS,
+        };
         cells.iter().map(|cell| render(cell, paint)).collect()
     };
     let mut grid = vec![shown(header, if style.colour { "1" } else { "" })];
@@ -182,7 +188,7 @@ mod tests {
             "└───────┴─────┴──────┘",
         ];
         assert_eq!(
-            draw(&table, style(false, true), 80),
+            draw(&table, style(false, true), 80, false),
             expected_unicode.join("\n")
         );
         let expected_ascii = [
@@ -194,16 +200,16 @@ mod tests {
             "+-------+-----+------+",
         ];
         assert_eq!(
-            draw(&table, style(false, false), 80),
+            draw(&table, style(false, false), 80, false),
             expected_ascii.join("\n")
         );
         assert_eq!(
-            draw(&table, style(false, true), 21),
+            draw(&table, style(false, true), 21, false),
             table.join("\n"),
             "too wide"
         );
         assert_eq!(
-            draw(&table, style(false, true), 22),
+            draw(&table, style(false, true), 22, false),
             expected_unicode.join("\n")
         );
     }
@@ -211,9 +217,9 @@ mod tests {
     #[test]
     fn cells_render_inline_markdown_and_pad_by_what_shows() {
         let table = rows(&["| a | b |", "|---|---|", "| **xy** | `y` |"]);
-        let plain = draw(&table, style(false, true), 80);
+        let plain = draw(&table, style(false, true), 80, false);
         assert!(plain.contains("│ xy │ `y` │"), "{plain}");
-        let coloured = draw(&table, style(true, true), 80);
+        let coloured = draw(&table, style(true, true), 80, false);
         let line = coloured.lines().nth(3).unwrap();
         assert_eq!(
             display_width(line),

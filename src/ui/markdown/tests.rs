@@ -64,9 +64,9 @@ fn each_construct_in_each_style() {
             "Title\n═════\nSub `x`\n───────\nDeep\n────\n",
         ),
         (
-            "- one\n* two\n  + nested\n    more\nlazy\n\n1. first\n10) tenth\n\nafter\n",
-            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
-            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n10) tenth\n\nafter\n",
+            "- one\n* two\n  + nested\n    more\nlazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
+            "• one\n• two\n  • nested\n    more\n    lazy\n\n1. first\n2. second\n10) tenth\n\nafter\n",
         ),
         (
             "1. step\n\n   continued\n   ```sh\n   make\n   ```\n2. next\n",
@@ -104,9 +104,9 @@ fn each_construct_in_each_style() {
             "See docs (https://d.io) and\nhttps://e.io.\n",
         ),
         (
-            "snake_case and 2*3*4 and a * b\n",
-            "snake_case and 2*3*4 and a * b\n",
-            "snake_case and 2*3*4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
+            "snake_case and 2 * 3 * 4 and a * b\n",
         ),
     ];
     for (input, coloured, plain) in cases {
@@ -134,7 +134,7 @@ fn each_construct_in_each_style() {
 /// A document with every construct and the awkward cases between them.
 const DOC: &str = concat!(
     "# Marvin's *answer*\n",
-    "Intro with **bold**, _it_, `code`, ~~old~~, snake_case, 2*3*4, a \\* star and [a link](https://x.io/a_(b)).\n",
+    "Intro with **bold**, _it_, `code`, ~~old~~, snake_case, 2 * 3 * 4, a \\* star and [a link](https://x.io/a_(b)).\n",
     "\n",
     "## Steps\n",
     "- first **item**\n",
@@ -201,7 +201,7 @@ fn nothing_is_lost_and_plain_text_passes_unchanged() {
         for word in [
             "Marvin's",
             "snake_case",
-            "2*3*4",
+            "2 * 3",
             "continued",
             "tenth",
             "nested",
@@ -223,11 +223,18 @@ fn nothing_is_lost_and_plain_text_passes_unchanged() {
 fn code_in_a_fence_comes_out_byte_for_byte() {
     let code = "fn main() {\n    let s = \"**not bold** _x_ `y` [a](b)\";\n\t// | a | b |\n\
                 # not a heading\n- not a list\n> not a quote\n---\n   trailing   \n\n``\n}\n";
-    for fence in ["```rust\n", "  ~~~~\n"] {
+    // An indented fence's lines keep what is past its indentation, shown after the fence's.
+    for (fence, indent) in [("```rust\n", ""), ("  ~~~~\n", "  ")] {
+        let code: String = code
+            .split_inclusive('\n')
+            .map(|l| format!("{indent}{l}"))
+            .collect();
         let doc = format!("Before:\n{fence}{code}{}\nAfter.\n", fence.trim_end());
         for (colour, unicode) in [(true, true), (false, false)] {
             let shown = whole(&doc, style(colour, unicode), 80);
-            let start = shown.find("fn main").expect("the code is shown");
+            let start = shown
+                .find(&format!("{indent}fn main"))
+                .expect("the code is shown");
             assert_eq!(&shown[start..start + code.len()], code, "{fence:?}");
             let rule = if unicode { "─" } else { "-" };
             assert!(
@@ -411,4 +418,39 @@ fn prose_wraps_at_words_and_code_keeps_its_lines() {
         readable(&coloured),
         "{2}│{} {1}bold words that{}\n{2}│{} {1}wrap{} here\n"
     );
+}
+
+#[test]
+fn commonmark_blocks_and_spans_in_the_tagged_mode() {
+    // (input, tagged output): the faults the CommonMark spec's examples found.
+    let cases: &[(&str, &str)] = &[
+        ("    # foo\n", "<pre>\n|# foo\n</pre>"),
+        (
+            "    a\\*b *c*\n\n    d\n",
+            "<pre>\n|a\\*b *c*\n|\n|d\n</pre>",
+        ),
+        ("para\n    # not code\n", "para\n    # not code"),
+        (
+            "&copy; &amp; &#35; &#x22; &nosuch; &copy\n",
+            "© & # \" &nosuch; &copy\n",
+        ),
+        (
+            "<div>\n*not* **md**\n</div>\n",
+            "<div>\n*not* **md**\n</div>\n",
+        ),
+        ("a **b\n", "a **b\n"),
+        ("**foo*\n", "*<em>foo</em>\n"),
+        ("*foo\nbar*\n", "<em>foo\nbar</em>\n"),
+        ("Title\n===\n", "Title\n</h1>\n"),
+        ("1. a\n1. b\n", "1. a\n2. b\n"),
+        ("- # Head\n", "• Head\n</h1>\n"),
+        ("[x]: /u\n\n[x]\n", "\n<a>x</a>\n"),
+        ("## Title ##\n", "Title\n</h2>\n"),
+    ];
+    for (input, tagged) in cases {
+        let mut md = Markdown::tagged();
+        let mut shown = md.push(input);
+        shown.push_str(&md.finish());
+        assert_eq!(shown.trim_end(), tagged.trim_end(), "{input:?}");
+    }
 }

@@ -58,6 +58,12 @@ impl Wrap {
                 continue;
             }
             rest = &rest[c.len_utf8()..];
+            if c == super::syntax::SOFT {
+                // The paragraph's next line: a row of its own, the spaces before it dropped.
+                self.place(out);
+                self.break_row(out);
+                continue;
+            }
             if c == ' ' || c == '\t' {
                 self.place(out);
                 self.gap.push(c);
