@@ -245,11 +245,10 @@ pub(super) fn entity(text: &str) -> Scan {
     }
 }
 
-/// What a character reference (`&…;`, whole) stands for, or `None` for an unknown name.
-/// The one place that decodes: the HTML reader's table (it decodes a text token's
-/// references), so that a fuller table there serves Markdown too.
+/// What a character reference (`&…;`, whole) stands for, or `None` for an unknown name:
+/// numbers as CommonMark reads them (0 and what is no character as U+FFFD), names from the
+/// HTML reader's table of all 2,231 HTML5 names (only with their `;`, as CommonMark wants).
 fn decode(reference: &str) -> Option<String> {
-    use crate::tools::kit::html::{Token, Tokenizer};
     if reference.starts_with("&#") {
         let digits = reference[2..reference.len() - 1].trim_start_matches(['x', 'X']);
         let radix = if reference.as_bytes()[2].is_ascii_digit() {
@@ -263,8 +262,11 @@ fn decode(reference: &str) -> Option<String> {
             .unwrap_or('\u{fffd}');
         return Some(c.to_string());
     }
-    match Tokenizer::new(reference).next() {
-        Some(Token::Text(text)) if text != reference => Some(text.into_owned()),
+    let name = reference.strip_prefix('&')?;
+    match crate::tools::kit::html::character_reference(name, false) {
+        Some(((first, second), used)) if used == name.len() && name.ends_with(';') => {
+            Some(std::iter::once(first).chain(second).collect())
+        }
         _ => None,
     }
 }
@@ -340,6 +342,9 @@ mod tests {
         assert_eq!(inline_link(""), Scan::More);
         assert_eq!(entity("&amp; x"), found(5, "&"));
         assert_eq!(entity("&copy;"), found(6, "©"));
+        // HTML5 names past HTML 4's 253, one of them two characters.
+        assert_eq!(entity("&Dcaron;"), found(8, "Ď"));
+        assert_eq!(entity("&ngE;"), found(5, "≧\u{338}"));
         assert_eq!(entity("&#35;"), found(5, "#"));
         assert_eq!(entity("&#X22;"), found(6, "\""));
         assert_eq!(entity("&#0;"), found(4, "\u{fffd}"));

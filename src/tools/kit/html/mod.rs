@@ -13,6 +13,7 @@ mod tokenize;
 mod url;
 
 pub(crate) use charset::detect as detect_charset;
+pub(crate) use entities::reference as character_reference;
 pub(crate) use render::{Links, Options, Rendered, render};
 pub(crate) use tokenize::{Tag, Token, Tokenizer};
 pub(crate) use url::resolve;
