@@ -207,17 +207,23 @@ mod tests {
     /// A server behind the gate whose every answer is 403 without reading the body, given on
     /// the thread that takes the requests.
     fn refusing(temp: &Path) -> Listening {
+        refusing_at(temp, LOOPBACK)
+    }
+
+    const LOOPBACK: [u8; 4] = [127, 0, 0, 1];
+
+    fn refusing_at(temp: &Path, ip: [u8; 4]) -> Listening {
         let limits = Limits {
             body: 100_000,
             connections: 4,
             too_big,
         };
-        let address = SocketAddr::from(([127, 0, 0, 1], 0));
+        let address = SocketAddr::from((ip, 0));
         listen(address, temp, "gate-test", limits).unwrap()
     }
 
-    fn ask(port: u16, request: &str) -> String {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    fn ask_at(ip: [u8; 4], port: u16, request: &str) -> String {
+        let mut stream = TcpStream::connect(SocketAddr::from((ip, port))).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
@@ -230,7 +236,10 @@ mod tests {
     #[test]
     fn an_answer_ends_the_body_and_an_announced_length_over_the_cap_never_gets_through() {
         let temp = crate::test_support::TempDir::new("gate");
-        let listening = Arc::new(refusing(temp.path()));
+        // An address of its own: once closed, its port may go to another test's server on
+        // 127.0.0.1 at once, which would answer the check that it is closed.
+        let ip = [127, 0, 0, 93];
+        let listening = Arc::new(refusing_at(temp.path(), ip));
         let serving = Arc::clone(&listening);
         let server = std::thread::spawn(move || {
             while let Ok(request) = serving.server().recv() {
@@ -240,7 +249,7 @@ mod tests {
         let port = listening.port();
         // A body announced and never sent (over 1 KB, which tiny_http would wait for before
         // the server sees the request): answered, and the next request too.
-        let mut stranger = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let mut stranger = TcpStream::connect(SocketAddr::from((ip, port))).unwrap();
         stranger
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
@@ -256,7 +265,8 @@ mod tests {
             answer.ends_with("\r\nConnection: close\r\n\r\nno"),
             "{answer}"
         );
-        let huge = ask(
+        let huge = ask_at(
+            ip,
             port,
             "POST / HTTP/1.1\r\nContent-Length: 100000000000000\r\n\r\n",
         );
@@ -264,13 +274,13 @@ mod tests {
             huge.starts_with("HTTP/1.1 413 ") && huge.ends_with("too big"),
             "{huge}"
         );
-        assert!(ask(port, "GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 403 "));
+        assert!(ask_at(ip, port, "GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 403 "));
         listening.server().unblock();
         server.join().unwrap();
         let dir = listening.gate.dir.clone();
         drop(listening);
         assert!(
-            TcpStream::connect(("127.0.0.1", port)).is_err(),
+            TcpStream::connect(SocketAddr::from((ip, port))).is_err(),
             "the port is closed"
         );
         assert!(!dir.exists(), "the private directory is removed");
