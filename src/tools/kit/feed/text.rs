@@ -2,7 +2,7 @@
 //! keeps a line per block (enough for a feed's description or a search snippet; a page wants
 //! more), white space collapsed, and a feed's bytes turned into text.
 
-use crate::tools::kit::html::charset;
+use crate::tools::kit::html::{self, charset};
 
 /// The text of an XML reference: the five predefined entities and character references;
 /// any other entity (`&nbsp;` in a careless feed) is kept for the HTML pass.
@@ -56,39 +56,31 @@ fn replace_references(text: &str, lookup: impl Fn(&str) -> Option<String>) -> St
     out
 }
 
-/// HTML's character references: numeric ones and the named ones feeds and snippets use.
+/// HTML's character references: numeric ones, and every HTML5 name (the HTML reader's
+/// table) written with its `;`; the spaces and invisible marks of typesetting become a plain
+/// space or nothing, so collapsing white space treats them as it treats the rest.
 pub(crate) fn decode_entities(text: &str) -> String {
     replace_references(text, |name| {
         char_reference(name)
             .map(String::from)
-            .or_else(|| named_entity(name).map(String::from))
+            .or_else(|| named_entity(name))
     })
 }
 
-fn named_entity(name: &str) -> Option<&'static str> {
-    #[rustfmt::skip]
-    const NAMED: &[(&str, &str)] = &[
-        ("amp", "&"), ("lt", "<"), ("gt", ">"), ("quot", "\""), ("apos", "'"), ("nbsp", " "),
-        ("ensp", " "), ("emsp", " "), ("thinsp", " "), ("shy", ""), ("zwnj", ""), ("zwj", ""),
-        ("lrm", ""), ("rlm", ""), ("ndash", "–"), ("mdash", "—"), ("hellip", "…"),
-        ("lsquo", "‘"), ("rsquo", "’"), ("sbquo", "‚"), ("ldquo", "“"), ("rdquo", "”"),
-        ("bdquo", "„"), ("laquo", "«"), ("raquo", "»"), ("bull", "•"), ("middot", "·"),
-        ("copy", "©"), ("reg", "®"), ("trade", "™"), ("deg", "°"), ("times", "×"),
-        ("divide", "÷"), ("plusmn", "±"), ("euro", "€"), ("pound", "£"), ("yen", "¥"),
-        ("cent", "¢"), ("sect", "§"), ("para", "¶"), ("frac12", "½"), ("frac14", "¼"),
-        ("frac34", "¾"), ("micro", "µ"), ("prime", "′"), ("aacute", "á"), ("agrave", "à"),
-        ("acirc", "â"), ("auml", "ä"), ("aring", "å"), ("atilde", "ã"), ("eacute", "é"),
-        ("egrave", "è"), ("ecirc", "ê"), ("euml", "ë"), ("iacute", "í"), ("igrave", "ì"),
-        ("icirc", "î"), ("iuml", "ï"), ("oacute", "ó"), ("ograve", "ò"), ("ocirc", "ô"),
-        ("ouml", "ö"), ("otilde", "õ"), ("oslash", "ø"), ("uacute", "ú"), ("ugrave", "ù"),
-        ("ucirc", "û"), ("uuml", "ü"), ("ccedil", "ç"), ("ntilde", "ñ"), ("szlig", "ß"),
-        ("Aacute", "Á"), ("Eacute", "É"), ("Ouml", "Ö"), ("Uuml", "Ü"), ("Auml", "Ä"),
-        ("Ccedil", "Ç"), ("Ntilde", "Ñ"), ("Oslash", "Ø"),
-    ];
-    NAMED
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
+/// The text of `&name;`, whole names only.
+fn named_entity(name: &str) -> Option<String> {
+    let reference = format!("{name};");
+    let ((first, second), used) = html::character_reference(&reference, false)?;
+    (used == reference.len()).then(|| {
+        std::iter::once(first)
+            .chain(second)
+            .filter_map(|c| match c {
+                '\u{a0}' | '\u{2002}' | '\u{2003}' | '\u{2009}' => Some(' '),
+                '\u{ad}' | '\u{200c}'..='\u{200f}' => None,
+                c => Some(c),
+            })
+            .collect()
+    })
 }
 
 /// Elements that break a line.
