@@ -3,6 +3,7 @@
 //! snippet as one line; and the tokenizer the search tools read result pages with.
 
 pub(crate) mod charset;
+mod elements;
 mod entities;
 mod entity_table;
 mod lex;
