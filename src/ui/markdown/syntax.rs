@@ -245,26 +245,13 @@ pub(super) fn entity(text: &str) -> Scan {
     }
 }
 
-/// What a character reference (`&…;`, whole) stands for, or `None` for an unknown name:
-/// numbers as CommonMark reads them (0 and what is no character as U+FFFD), names from the
-/// HTML reader's table of all 2,231 HTML5 names (only with their `;`, as CommonMark wants).
+/// What a character reference (`&…;`, whole, its length already checked by [`entity`])
+/// stands for, or `None` for an unknown name: read by the HTML reader (0 and what is no
+/// character as U+FFFD; all 2,231 HTML5 names, here only with their `;`, as CommonMark wants).
 fn decode(reference: &str) -> Option<String> {
-    if reference.starts_with("&#") {
-        let digits = reference[2..reference.len() - 1].trim_start_matches(['x', 'X']);
-        let radix = if reference.as_bytes()[2].is_ascii_digit() {
-            10
-        } else {
-            16
-        };
-        let value = u32::from_str_radix(digits, radix).unwrap_or(0);
-        let c = char::from_u32(value)
-            .filter(|&c| c != '\0')
-            .unwrap_or('\u{fffd}');
-        return Some(c.to_string());
-    }
-    let name = reference.strip_prefix('&')?;
-    match crate::tools::kit::html::character_reference(name, false) {
-        Some(((first, second), used)) if used == name.len() && name.ends_with(';') => {
+    let rest = reference.strip_prefix('&')?;
+    match crate::tools::kit::html::character_reference(rest, false) {
+        Some(((first, second), used)) if used == rest.len() && rest.ends_with(';') => {
             Some(std::iter::once(first).chain(second).collect())
         }
         _ => None,
