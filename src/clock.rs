@@ -54,6 +54,15 @@ pub(crate) fn iso8601(time: SystemTime) -> String {
     )
 }
 
+/// `2026-11-22T02:25:30.125Z` for a moment: to the millisecond, for ordering events.
+pub(crate) fn iso8601_millis(time: SystemTime) -> String {
+    let millis = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_millis());
+    let whole = iso8601(time);
+    format!("{}.{millis:03}Z", &whole[..whole.len() - 1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

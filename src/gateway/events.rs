@@ -51,6 +51,10 @@ pub(crate) fn question(id: u64, prompt: &Prompt) -> (&'static str, Value) {
             "question_prompt",
             json!({"questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
         ),
+        Request::Input(form) => (
+            "input_request",
+            json!({"tool": prompt.tool, "prompt": form.prompt, "inputSchema": form.to_json()}),
+        ),
         Request::Form(form) => ("form_opened", json!({"title": form.title, "url": form.url})),
     };
     value["interactionId"] = json!(id.to_string());
@@ -279,10 +283,12 @@ mod tests {
         };
         question[0].initial = Some(Answer::Many(vec!["MySQL".into(), "Other:".into()]));
         let prompt = Prompt {
-            request: Request::Questions(question),
             error: Some("Please type an answer".into()),
-            timeout: std::time::Duration::from_secs(1),
             call_id: "call_abc".into(),
+            ..Prompt::new(
+                Request::Questions(question),
+                std::time::Duration::from_secs(1),
+            )
         };
         let (kind, value) = super::question(7, &prompt);
         assert_eq!(kind, "question_prompt");
@@ -303,6 +309,7 @@ mod tests {
             detail: "make".into(),
             covers: String::new(),
             all_edits: false,
+            scopes: Vec::new(),
         });
         assert_eq!(
             approval_response(&approval, &json!("session")),

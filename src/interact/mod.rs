@@ -5,6 +5,11 @@
 pub(crate) mod approvals;
 pub(crate) mod diff;
 pub mod form;
+pub mod input;
+pub mod view;
+
+pub use input::InputForm;
+pub use view::{CompletedView, Presentation};
 
 use std::time::Duration;
 
@@ -15,6 +20,9 @@ pub enum Request {
     Approval(Approval),
     /// One to four multiple-choice questions (ask_user).
     Questions(Vec<Question>),
+    /// A form of fields to fill in (seed 003's `input`): answered with `Submitted`, or
+    /// `Dismissed` when the person closes it.
+    Input(InputForm),
     /// The interview form is open at an address: tell the person where (answered with
     /// `Shown`; the answers come from the browser).
     Form(FormNotice),
@@ -106,6 +114,29 @@ pub struct Approval {
     /// A file edit asked in the `default` mode: "allow all file edits in this session"
     /// (`Scope::AllEdits`) is offered too.
     pub all_edits: bool,
+    /// The scopes the tool offers (seed 003's `approvalScopes`); empty: once, session and
+    /// always.
+    pub scopes: Vec<Scope>,
+}
+
+impl Approval {
+    /// The scopes a surface offers, in order: the tool's own, or once, session and always;
+    /// with all file edits where `all_edits` says so.
+    pub fn offered(&self) -> Vec<Scope> {
+        let mut scopes = match self.scopes.is_empty() {
+            true => vec![Scope::Once, Scope::Session, Scope::Always],
+            false => self.scopes.clone(),
+        };
+        if self.all_edits && !scopes.contains(&Scope::AllEdits) {
+            scopes.push(Scope::AllEdits);
+        }
+        scopes
+    }
+
+    /// Whether `scope` may be granted.
+    pub fn offers(&self, scope: Scope) -> bool {
+        self.offered().contains(&scope)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -136,6 +167,27 @@ pub struct Prompt {
     /// The model's tool call that asks (empty when not known): a reprompt has the same one, so
     /// a front-end shows it where the first prompt was.
     pub call_id: String,
+    /// The tool that asks (empty when not known).
+    pub tool: String,
+    /// Inside the tool's block, or a block of its own (seed 003's `presentation`).
+    pub presentation: Presentation,
+    /// What the question shows once answered (seed 003's `completedView`).
+    pub completed: CompletedView,
+}
+
+impl Prompt {
+    /// `request`, asked for the first time, presented in its tool's block.
+    pub fn new(request: Request, timeout: Duration) -> Self {
+        Self {
+            request,
+            error: None,
+            timeout,
+            call_id: String::new(),
+            tool: String::new(),
+            presentation: Presentation::default(),
+            completed: CompletedView::default(),
+        }
+    }
 }
 
 /// How far an approval reaches.
@@ -182,6 +234,12 @@ pub enum Response {
     Shown,
     /// The interview answered in the terminal.
     FormAnswers(Vec<form::questions::Reply>),
+    /// An input form submitted: its values by field id, checked against the form and typed
+    /// (seed 003's `submit` with `input`).
+    Submitted(serde_json::Map<String, serde_json::Value>),
+    /// The person closed an input form without submitting it (seed 003's `cancel` action);
+    /// the turn goes on.
+    Dismissed,
     /// `--on-ask park`: nobody answers now; the run stops after this round and is saved, and
     /// the call is made again when the answer comes (`marvin --resume ID --answer ...`).
     Parked,
@@ -257,8 +315,42 @@ impl Asked {
     }
 }
 
-/// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt. Without an
-/// interactor the answer is `NO_UI` at once; Ctrl+C ends with an error.
+/// What a tool asks, and how it is shown.
+pub struct Ask {
+    pub request: Request,
+    pub timeout: Duration,
+    pub presentation: Presentation,
+    pub completed: CompletedView,
+}
+
+impl Ask {
+    pub fn new(request: Request, timeout: Duration) -> Self {
+        Self {
+            request,
+            timeout,
+            presentation: Presentation::default(),
+            completed: CompletedView::default(),
+        }
+    }
+}
+
+/// How a tool hears what became of its question (seed 003's hooks).
+pub struct Hooks<'a> {
+    /// The person answered: complete, reprompt or go pending.
+    pub on_response: &'a mut dyn FnMut(Response) -> Outcome,
+    /// Nobody answered in time.
+    pub on_timeout: &'a mut dyn FnMut() -> Outcome,
+    /// The turn was cancelled while the question was open (Ctrl+C, `/cancel`, the gateway's
+    /// cancel, SIGTERM): the tool may clean up; its call ends as cancelled.
+    pub on_cancel: &'a mut dyn FnMut(),
+    /// Turns a late answer (after `Pending`) into the message the model receives.
+    pub follow_up: Option<FollowUp>,
+}
+
+/// What a cancelled question's call returns.
+pub const CANCELLED: &str = "The question was cancelled with the turn.";
+
+/// The loop of seed 003 with the old hooks: see [`run`].
 pub fn interact(
     interactor: Option<&dyn Interactor>,
     request: Request,
@@ -267,27 +359,46 @@ pub fn interact(
     on_timeout: &mut dyn FnMut() -> Outcome,
     follow_up: Option<FollowUp>,
 ) -> Asked {
+    let hooks = Hooks {
+        on_response,
+        on_timeout,
+        on_cancel: &mut || {},
+        follow_up,
+    };
+    run(interactor, Ask::new(request, timeout), hooks)
+}
+
+/// The loop of seed 003: ask, let `on_response` decide, ask again on a reprompt (at most
+/// [`MAX_REPROMPTS`] times). Without an interactor the answer is `NO_UI` at once; a cancelled
+/// turn calls `on_cancel` and ends with [`CANCELLED`].
+pub fn run(interactor: Option<&dyn Interactor>, ask: Ask, hooks: Hooks) -> Asked {
+    let Hooks {
+        on_response,
+        on_timeout,
+        on_cancel,
+        follow_up,
+    } = hooks;
     let Some(interactor) = interactor else {
         return Asked::Finished(Err(NO_UI.to_string()));
     };
     let mut prompt = Prompt {
-        request,
-        error: None,
-        timeout,
-        call_id: String::new(),
+        presentation: ask.presentation,
+        completed: ask.completed,
+        ..Prompt::new(ask.request, ask.timeout)
     };
     for _ in 0..=MAX_REPROMPTS {
         let response = match interactor.ask(&prompt) {
             Ok(response) => response,
             Err(Unavailable::NoUi) => return Asked::Finished(Err(NO_UI.to_string())),
             Err(Unavailable::Cancelled) => {
-                return Asked::Finished(Err("The question was cancelled with the turn.".into()));
+                on_cancel();
+                return Asked::Finished(Err(CANCELLED.into()));
             }
         };
         let outcome = match response {
             Response::Cancelled => {
-                let why = "The user cancelled the question, and the turn with it.";
-                return Asked::Finished(Err(why.into()));
+                on_cancel();
+                return Asked::Finished(Err(CANCELLED.into()));
             }
             Response::Parked => return Asked::Parked,
             Response::Unavailable => return Asked::Finished(Err(NO_UI.into())),
@@ -300,8 +411,7 @@ pub fn interact(
                 prompt = Prompt {
                     request,
                     error: Some(error),
-                    timeout,
-                    call_id: prompt.call_id,
+                    ..prompt
                 }
             }
             Outcome::Pending(message) => {
@@ -318,6 +428,51 @@ pub fn interact(
     Asked::Finished(Err(format!(
         "The answer was still not usable after {MAX_REPROMPTS} tries; ask the user in plain text instead."
     )))
+}
+
+/// One line for the chat log and a completed question: what the person did.
+pub fn describe(response: &Response) -> String {
+    match response {
+        Response::Approved(Scope::Once) => "approved once".into(),
+        Response::Approved(Scope::Session) => "approved for this session".into(),
+        Response::Approved(Scope::Always) => "approved always in this project".into(),
+        Response::Approved(Scope::AllEdits) => {
+            "approved, with all file edits for the rest of this session".into()
+        }
+        Response::Denied(instead) if instead.trim().is_empty() => "denied".into(),
+        Response::Denied(instead) => format!("denied: {}", instead.trim()),
+        Response::Answers(answers) => {
+            let shown: Vec<String> = answers
+                .iter()
+                .map(|a| match a {
+                    Answer::One(label) => label.clone(),
+                    Answer::Many(labels) => labels.join(", "),
+                    Answer::Other(text) => format!("Other: {text}"),
+                })
+                .collect();
+            format!("answered: {}", shown.join("; "))
+        }
+        Response::TimedOut => "timed out".into(),
+        Response::Cancelled => "cancelled".into(),
+        Response::Shown => "shown".into(),
+        Response::Parked => "parked until the answer comes".into(),
+        Response::Unavailable => "nobody there to answer".into(),
+        Response::FormAnswers(replies) => {
+            let shown: Vec<String> = replies
+                .iter()
+                .map(|r| format!("{}: {}", r.id, r.value.joined()))
+                .collect();
+            format!(
+                "answered the interview in the terminal: {}",
+                shown.join("; ")
+            )
+        }
+        Response::Submitted(input) => {
+            let shown: Vec<String> = input.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            format!("submitted: {}", shown.join("; "))
+        }
+        Response::Dismissed => "dismissed without an answer".into(),
+    }
 }
 
 /// The default for a question nobody answered.
@@ -431,6 +586,42 @@ mod tests {
         });
         assert!(result.unwrap_err().contains("after 5 tries"));
         assert_eq!(stubborn.seen.lock().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn a_cancelled_turn_reaches_the_tool_apart_from_a_dismissed_form() {
+        let ask = |replies: Vec<Result<Response, Unavailable>>| {
+            let script = Scripted::new(replies);
+            let (mut cancelled, mut heard) = (0, Vec::new());
+            let result = super::run(
+                Some(&script),
+                Ask::new(question(), Duration::from_secs(60)),
+                Hooks {
+                    on_response: &mut |response| {
+                        heard.push(response);
+                        Outcome::Complete(Ok("answered".into()))
+                    },
+                    on_timeout: &mut || Outcome::Complete(Ok("timed out".into())),
+                    on_cancel: &mut || cancelled += 1,
+                    follow_up: None,
+                },
+            )
+            .result();
+            (result, cancelled, heard)
+        };
+        // Ctrl+C at the question, and the turn cancelled while it waited: the tool hears both.
+        for reply in [Ok(Response::Cancelled), Err(Unavailable::Cancelled)] {
+            assert_eq!(ask(vec![reply]), (Err(CANCELLED.into()), 1, vec![]));
+        }
+        // The person closing a form is an answer, not a cancelled turn; a timeout is neither.
+        assert_eq!(
+            ask(vec![Ok(Response::Dismissed)]),
+            (Ok("answered".into()), 0, vec![Response::Dismissed])
+        );
+        assert_eq!(
+            ask(vec![Ok(Response::TimedOut)]),
+            (Ok("timed out".into()), 0, vec![])
+        );
     }
 
     #[test]

@@ -62,8 +62,75 @@ pub enum Event {
     },
     /// Question `id` (see `Interaction`) is no longer open: answered on some surface, or
     /// given up (`outcome` says which, in the chat log's words). Front-ends still showing it
-    /// stop asking.
-    QuestionClosed { id: u64, outcome: String },
+    /// stop asking. It carries seed 003's `interaction_response`: where the question belongs,
+    /// the person's action (`approve`, `deny`, `submit`, `cancel`, `timeout`, …) with its
+    /// scope, input or reason, and what the question shows now (its completed view).
+    QuestionClosed {
+        id: u64,
+        outcome: String,
+        #[serde(flatten)]
+        answer: Box<Answered>,
+    },
+}
+
+/// Where a question belongs (seed 003 §Event Persistence): when it was asked or answered, the
+/// turn, the model response whose tool call asks, that call, the prompt itself (a reprompt is
+/// a prompt of its own), and the tool.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Correlation {
+    pub timestamp: String,
+    pub turn_id: String,
+    pub response_id: String,
+    pub tool_call_id: String,
+    pub interaction_id: String,
+    pub tool_name: String,
+}
+
+/// What became of a question, as every surface shows it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answered {
+    #[serde(flatten)]
+    pub correlation: Correlation,
+    pub action: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_scope: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The completed view's lines (the tool's summary, the values given).
+    pub completed: Vec<String>,
+}
+
+impl Answered {
+    /// `response` to `prompt`, answered now.
+    pub fn new(
+        prompt: &crate::interact::Prompt,
+        response: &crate::interact::Response,
+        correlation: Correlation,
+    ) -> Self {
+        use crate::interact::{Response, view};
+        let mut answered = Answered {
+            correlation,
+            action: view::action(response).to_string(),
+            completed: prompt.completed.render(&prompt.request, response),
+            ..Answered::default()
+        };
+        answered.correlation.timestamp = crate::clock::iso8601_millis(std::time::SystemTime::now());
+        match response {
+            Response::Approved(scope) => {
+                answered.approval_scope = Some(view::scope_name(*scope).to_string())
+            }
+            Response::Denied(reason) => answered.reason = Some(reason.clone()),
+            Response::Submitted(input) => {
+                answered.input = Some(serde_json::Value::Object(input.clone()))
+            }
+            _ => {}
+        }
+        answered
+    }
 }
 
 /// How much a notice matters.
@@ -276,8 +343,26 @@ mod tests {
                 Event::QuestionClosed {
                     id: 3,
                     outcome: "approved once".into(),
+                    answer: Box::new(Answered {
+                        correlation: Correlation {
+                            timestamp: "2026-11-28T09:30:00.125Z".into(),
+                            turn_id: "turn-1".into(),
+                            response_id: "turn-1/2".into(),
+                            tool_call_id: "call_1".into(),
+                            interaction_id: "3".into(),
+                            tool_name: "run_command".into(),
+                        },
+                        action: "approve".into(),
+                        approval_scope: Some("once".into()),
+                        completed: vec!["approved once".into()],
+                        ..Answered::default()
+                    }),
                 },
-                json!({"type": "question_closed", "id": 3, "outcome": "approved once"}),
+                json!({"type": "question_closed", "id": 3, "outcome": "approved once",
+                       "timestamp": "2026-11-28T09:30:00.125Z", "turnId": "turn-1",
+                       "responseId": "turn-1/2", "toolCallId": "call_1", "interactionId": "3",
+                       "toolName": "run_command", "action": "approve", "approvalScope": "once",
+                       "completed": ["approved once"]}),
             ),
         ];
         for (event, expected) in cases {

@@ -8,7 +8,7 @@ mod relay;
 mod saved;
 mod turn;
 
-pub use event::{CallShown, Event, FamilyOffered, Level, tools_line};
+pub use event::{Answered, CallShown, Correlation, Event, FamilyOffered, Level, tools_line};
 pub use relay::{Deferred, Interaction, Reply, describe_request, describe_response};
 
 use std::path::{Path, PathBuf};
@@ -114,6 +114,8 @@ pub struct Session {
     deferred: Vec<Deferred>,
     /// The last question's id: ids are unique in the session, across turns.
     last_question: u64,
+    /// The turn under way (or the last one): named in the questions its tools ask.
+    turn_id: String,
     /// Late answers, sent to the model at the start of the next turn.
     follow_ups: Vec<String>,
     /// The user's own tools, for `/tools`.
@@ -168,6 +170,7 @@ impl Session {
             user_home: config.user_home.clone(),
             deferred: Vec::new(),
             last_question: 0,
+            turn_id: String::new(),
             follow_ups: Vec::new(),
             custom_tools: Vec::new(),
             budget: Arc::new(Mutex::new(Budget::from_setting(config.context_budget))),

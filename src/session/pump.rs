@@ -9,7 +9,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::relay::{Finished, Interaction, Reply, WorkerMessage};
-use super::{Deferred, Event, Session, TurnUi, describe_request, describe_response};
+use super::{
+    Answered, Correlation, Deferred, Event, Session, TurnUi, describe_request, describe_response,
+};
 use crate::agent::AgentEvent;
 use crate::audit;
 use crate::cancel::CancelToken;
@@ -21,6 +23,13 @@ const CANCEL_GRACE: Duration = Duration::from_secs(3);
 /// How often the pump looks for Ctrl+C while it waits for messages.
 const POLL: Duration = Duration::from_millis(50);
 
+/// A question shown and not answered yet.
+struct Open {
+    tool: SyncSender<Response>,
+    prompt: Prompt,
+    correlation: Correlation,
+}
+
 pub(super) struct Pump<'a> {
     session: &'a mut Session,
     ui: &'a mut dyn TurnUi,
@@ -29,7 +38,10 @@ pub(super) struct Pump<'a> {
     /// handled in order with them.
     answers: mpsc::Sender<WorkerMessage>,
     /// Questions shown and not yet answered, by id: the asking tool waits on the sender.
-    open: HashMap<u64, SyncSender<Response>>,
+    open: HashMap<u64, Open>,
+    /// The round of each tool call of the turn, by call id: a question names the model
+    /// response whose call asks.
+    rounds: HashMap<String, usize>,
     tally: Tally,
     /// The answer's text since the last model call, kept if the turn is cancelled.
     partial: String,
@@ -61,6 +73,7 @@ impl<'a> Pump<'a> {
             cancel,
             answers,
             open: HashMap::new(),
+            rounds: HashMap::new(),
             tally: Tally::default(),
             partial: String::new(),
             cancelled_at: None,
@@ -130,7 +143,12 @@ impl<'a> Pump<'a> {
                     "kept open for later: {}",
                     describe_request(&prompt.request)
                 ));
-                self.session.deferred.push(Deferred { prompt, render });
+                let correlation = self.correlation(&prompt, 0);
+                self.session.deferred.push(Deferred {
+                    prompt,
+                    render,
+                    correlation,
+                });
             }
             WorkerMessage::Done(..) => {}
         }
@@ -140,6 +158,11 @@ impl<'a> Pump<'a> {
     fn step(&mut self, step: AgentEvent) {
         match &step {
             AgentEvent::Text(piece) => self.partial.push_str(piece),
+            AgentEvent::ToolRoundStarted { round, calls } => {
+                for call in calls {
+                    self.rounds.insert(call.id.clone(), *round);
+                }
+            }
             AgentEvent::ToolFinished {
                 call,
                 elapsed,
@@ -173,7 +196,15 @@ impl<'a> Pump<'a> {
     fn ask(&mut self, prompt: Prompt, reply: SyncSender<Response>) {
         let id = self.session.next_question_id();
         self.session.log(&describe_request(&prompt.request));
-        self.open.insert(id, reply);
+        let correlation = self.correlation(&prompt, id);
+        self.open.insert(
+            id,
+            Open {
+                tool: reply,
+                prompt: prompt.clone(),
+                correlation: correlation.clone(),
+            },
+        );
         if self.cancel.is_cancelled() {
             // Asked in the moment the turn was cancelled: nobody is shown it.
             self.close(id, Response::Cancelled);
@@ -183,7 +214,26 @@ impl<'a> Pump<'a> {
             id,
             prompt,
             reply: Reply::new(id, self.answers.clone()),
+            correlation,
         });
+    }
+
+    /// Where prompt `id` belongs, stamped now: the turn, the model response (the round) whose
+    /// call asks, the call (or the prompt itself, asked outside one) and the tool.
+    fn correlation(&self, prompt: &Prompt, id: u64) -> Correlation {
+        let turn = &self.session.turn_id;
+        let round = self.rounds.get(&prompt.call_id).copied().unwrap_or(0);
+        Correlation {
+            timestamp: crate::clock::iso8601_millis(std::time::SystemTime::now()),
+            turn_id: turn.clone(),
+            response_id: format!("{turn}/{round}"),
+            tool_call_id: match prompt.call_id.is_empty() {
+                true => format!("interaction-{id}"),
+                false => prompt.call_id.clone(),
+            },
+            interaction_id: id.to_string(),
+            tool_name: prompt.tool.clone(),
+        }
     }
 
     /// An answer from a front-end. The first for a question counts; a later one (another
@@ -201,14 +251,19 @@ impl<'a> Pump<'a> {
     /// Ends an open question with `response`: logged, passed to the asking tool, and every
     /// surface told.
     fn close(&mut self, id: u64, response: Response) {
-        let Some(tool) = self.open.remove(&id) else {
+        let Some(open) = self.open.remove(&id) else {
             return;
         };
         let outcome = describe_response(&response);
         self.session.log(&outcome);
+        let answer = Box::new(Answered::new(&open.prompt, &response, open.correlation));
         // The tool may have stopped waiting (the turn was cancelled): nothing to tell it.
-        let _ = tool.send(response);
-        self.ui.event(&Event::QuestionClosed { id, outcome });
+        let _ = open.tool.send(response);
+        self.ui.event(&Event::QuestionClosed {
+            id,
+            outcome,
+            answer,
+        });
     }
 
     /// Questions still open when the turn ends are cancelled.

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use crate::agent::AgentEvent;
 use crate::cancel::CancelToken;
-use crate::interact::{
-    Answer, FollowUp, FormPurpose, Interactor, Prompt, Request, Response, Scope, Unavailable,
-};
+use crate::interact::{FollowUp, FormPurpose, Interactor, Prompt, Request, Response, Unavailable};
 use crate::llm::LlmError;
 use crate::message::Message;
 
@@ -36,6 +34,9 @@ pub struct Interaction {
     pub id: u64,
     pub prompt: Prompt,
     pub reply: Reply,
+    /// Where it belongs: its turn, model response, call and tool (seed 003's
+    /// `interaction_request` fields), stamped when it was asked.
+    pub correlation: super::Correlation,
 }
 
 /// Answers one question. It may be cloned to every surface that shows the question and used
@@ -105,6 +106,8 @@ impl Interactor for Relay {
 pub struct Deferred {
     pub prompt: Prompt,
     pub(super) render: FollowUp,
+    /// Where the question was first asked (its turn, response and call).
+    pub correlation: super::Correlation,
 }
 
 /// One line for the chat log: what was asked.
@@ -124,6 +127,10 @@ pub fn describe_request(request: &Request) -> String {
                 .collect();
             format!("ask_user asked: {}", asked.join("; "))
         }
+        Request::Input(form) => {
+            let fields: Vec<&str> = form.fields.iter().map(|f| f.label.as_str()).collect();
+            format!("form asked: {} [{}]", form.prompt, fields.join(" | "))
+        }
         Request::Form(form) => {
             // The URL's query carries the form's session token, which no file may keep; an
             // interview is logged as its questions, never its address.
@@ -141,40 +148,5 @@ pub fn describe_request(request: &Request) -> String {
 
 /// One line for the chat log: what the person did.
 pub fn describe_response(response: &Response) -> String {
-    match response {
-        Response::Approved(Scope::Once) => "approved once".into(),
-        Response::Approved(Scope::Session) => "approved for this session".into(),
-        Response::Approved(Scope::Always) => "approved always in this project".into(),
-        Response::Approved(Scope::AllEdits) => {
-            "approved, with all file edits for the rest of this session".into()
-        }
-        Response::Denied(instead) if instead.trim().is_empty() => "denied".into(),
-        Response::Denied(instead) => format!("denied: {}", instead.trim()),
-        Response::Answers(answers) => {
-            let shown: Vec<String> = answers
-                .iter()
-                .map(|a| match a {
-                    Answer::One(label) => label.clone(),
-                    Answer::Many(labels) => labels.join(", "),
-                    Answer::Other(text) => format!("Other: {text}"),
-                })
-                .collect();
-            format!("answered: {}", shown.join("; "))
-        }
-        Response::TimedOut => "timed out".into(),
-        Response::Cancelled => "cancelled".into(),
-        Response::Shown => "shown".into(),
-        Response::Parked => "parked until the answer comes".into(),
-        Response::Unavailable => "nobody there to answer".into(),
-        Response::FormAnswers(replies) => {
-            let shown: Vec<String> = replies
-                .iter()
-                .map(|r| format!("{}: {}", r.id, r.value.joined()))
-                .collect();
-            format!(
-                "answered the interview in the terminal: {}",
-                shown.join("; ")
-            )
-        }
-    }
+    crate::interact::describe(response)
 }

@@ -50,6 +50,12 @@ impl Session {
                 ui.event(&Event::Notification { message });
             }
         }
+        self.turn_id = format!(
+            "turn-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis())
+        );
         let cancel = CancelToken::new();
         let (sender, receiver) = mpsc::channel();
         let ctx = self.tool_context(cancel.clone(), &sender);

@@ -205,17 +205,24 @@ pub struct ToolContext {
 struct CallInteractor {
     inner: Arc<dyn Interactor>,
     call_id: String,
+    tool: String,
 }
 
 impl Interactor for CallInteractor {
     fn ask(&self, prompt: &interact::Prompt) -> Result<Response, interact::Unavailable> {
         let mut prompt = prompt.clone();
         prompt.call_id.clone_from(&self.call_id);
+        if prompt.tool.is_empty() {
+            prompt.tool.clone_from(&self.tool);
+        }
         self.inner.ask(&prompt)
     }
 
     fn defer(&self, mut prompt: interact::Prompt, render: interact::FollowUp) {
         prompt.call_id.clone_from(&self.call_id);
+        if prompt.tool.is_empty() {
+            prompt.tool.clone_from(&self.tool);
+        }
         self.inner.defer(prompt, render);
     }
 }
@@ -262,13 +269,14 @@ impl ToolContext {
         }
     }
 
-    /// This context for call `call_id`: the questions it asks name the call (the outermost
-    /// call's id stays when a call runs others).
-    pub fn for_call(&self, call_id: &str) -> Self {
+    /// This context for call `call_id` of `tool`: the questions it asks name the call and the
+    /// tool (the outermost call's stay when a call runs others).
+    pub fn for_call(&self, call_id: &str, tool: &str) -> Self {
         let interactor = self.interactor.clone().map(|inner| {
             Arc::new(CallInteractor {
                 inner,
                 call_id: call_id.to_string(),
+                tool: tool.to_string(),
             }) as Arc<dyn Interactor>
         });
         Self {
@@ -283,6 +291,21 @@ impl ToolContext {
         if let Some(report) = &self.progress.0 {
             report(&self.call_id, text);
         }
+    }
+
+    /// Asks the person (seed 003) with every hook: `on_response` decides to complete,
+    /// reprompt or go pending, `on_timeout` what a question nobody answered gives, `on_cancel`
+    /// hears that the turn was cancelled while it waited.
+    pub fn request_interaction(
+        &self,
+        ask: interact::Ask,
+        hooks: interact::Hooks,
+    ) -> Result<String, String> {
+        let asked = interact::run(self.interactor.as_deref(), ask, hooks);
+        if asked == interact::Asked::Parked {
+            self.shared.parked.add(&self.call_id);
+        }
+        asked.result()
     }
 
     /// Asks the person (seed 003): `on_response` decides to complete, reprompt or go pending.
@@ -376,6 +399,7 @@ impl ToolContext {
             covers: action.covers(),
             all_edits: self.permission_mode() == PermissionMode::Default
                 && action.kind == ActionKind::Edit,
+            scopes: Vec::new(),
         });
         let tool = action.tool.clone();
         let mut on_response = |response: Response| match response {

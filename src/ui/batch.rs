@@ -53,7 +53,9 @@ pub(crate) struct BatchView {
 
 impl TurnUi for BatchView {
     fn event(&mut self, event: &Event) {
-        if let (Event::QuestionClosed { id, outcome }, Some(answers)) = (event, &mut self.answers) {
+        if let (Event::QuestionClosed { id, outcome, .. }, Some(answers)) =
+            (event, &mut self.answers)
+        {
             if let Some(closed) = answers.forget(*id, outcome) {
                 self.asked(vec![closed]);
             }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::phone::Phone;
-use crate::interact::{Answer, Approval, Question, Request, Response, Scope};
+use crate::interact::{Answer, Approval, InputForm, Question, Request, Response, Scope};
 use crate::session::Interaction;
 use crate::tools::everyday::ntfy::Ntfy;
 
@@ -227,8 +227,28 @@ pub(crate) fn response_to(request: &Request, answer: &Value) -> Result<Response,
     match request {
         Request::Approval(approval) => approval_response(approval, answer),
         Request::Questions(questions) => questions_response(questions, answer),
+        Request::Input(form) => input_response(form, answer),
         Request::Form(_) => Err("a form is answered in its page".to_string()),
     }
+}
+
+/// `{"input": {"port": 8080}}` for an input form (checked against its fields, every wrong
+/// field named), or `{"cancel": true}` to close it without an answer.
+fn input_response(form: &InputForm, answer: &Value) -> Result<Response, String> {
+    if answer["cancel"] == json!(true) || answer["action"] == json!("cancel") {
+        return Ok(Response::Dismissed);
+    }
+    if answer.get("input").is_none() {
+        return Err(
+            "\"input\" is an object of field ids and values (or send {\"cancel\": true})".into(),
+        );
+    }
+    form.check(&answer["input"])
+        .map(Response::Submitted)
+        .map_err(|errors| {
+            let said: Vec<String> = errors.into_iter().map(|e| e.message).collect();
+            said.join(" ")
+        })
 }
 
 /// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval.
@@ -335,6 +355,10 @@ pub(crate) fn question_event(interaction: &Interaction) -> Value {
                 .collect();
             json!({"type": "question", "id": id, "tool": "ask_user", "questions": questions})
         }
+        Request::Input(form) => json!({
+            "type": "input", "id": id, "tool": interaction.prompt.tool, "prompt": form.prompt,
+            "inputSchema": form.to_json(),
+        }),
         Request::Form(form) => {
             json!({"type": "form", "id": id, "title": form.title, "url": form.url})
         }
@@ -434,6 +458,7 @@ mod tests {
             detail: "make".into(),
             covers: "`make`".into(),
             all_edits: false,
+            scopes: Vec::new(),
         };
         let answer = |value: Value| approval_response(&approval, &value);
         assert_eq!(

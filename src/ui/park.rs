@@ -26,6 +26,7 @@ pub(crate) fn request_from_event(event: &Value) -> Option<Request> {
             all_edits: event["choices"]
                 .as_array()
                 .is_some_and(|c| c.iter().any(|c| c == "all_edits")),
+            scopes: Vec::new(),
         })),
         "question" => {
             let questions = event["questions"].as_array()?;
@@ -100,6 +101,7 @@ fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
                 questions.len()
             )),
         },
+        Request::Input(form) => Ok(json!({ "input": form.from_words(text)? })),
         Request::Form(_) => Err("a form is answered in its page".into()),
     }
 }

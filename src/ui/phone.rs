@@ -212,6 +212,17 @@ fn notification(topic: &str, reply: &str, id: u64, secret: &str, request: &Reque
             };
             ("Marvin asks".to_string(), text.join("\n"), actions)
         }
+        Request::Input(form) => {
+            let mut text = vec![form.prompt.clone()];
+            for field in &form.fields {
+                let hint = field.hint().map(|h| format!(" ({h})")).unwrap_or_default();
+                text.push(format!("{}: {}{hint}", field.key, field.label));
+            }
+            text.push(format!(
+                "Answer by publishing to {reply}: {{\"id\": {id}, \"secret\": \"{secret}\", \"input\": {{\"FIELD\": VALUE, ...}}}}"
+            ));
+            ("Marvin asks".to_string(), text.join("\n"), Vec::new())
+        }
         Request::Form(form) => (
             format!("Marvin asks: {}", form.title),
             "A form waits in the browser on the machine Marvin runs on.".to_string(),
@@ -234,6 +245,7 @@ mod tests {
             detail: "make deploy".into(),
             covers: "`make deploy`".into(),
             all_edits: false,
+            scopes: Vec::new(),
         });
         let message = notification("t", "https://ntfy.sh/t-r", 4, "s3cret", &request);
         assert_eq!(message["topic"], "t");

@@ -40,12 +40,12 @@ struct Open {
 
 enum Waiting {
     Event(Event),
-    Question(Interaction),
+    Question(Box<Interaction>),
 }
 
 impl TurnUi for TerminalTurn<'_> {
     fn event(&mut self, event: &Event) {
-        if let Event::QuestionClosed { id, outcome } = event {
+        if let Event::QuestionClosed { id, outcome, .. } = event {
             self.closed(*id, outcome);
         } else if self.open.is_some() {
             self.waiting.push_back(Waiting::Event(event.clone()));
@@ -56,7 +56,8 @@ impl TurnUi for TerminalTurn<'_> {
 
     fn ask(&mut self, interaction: Interaction) {
         if self.open.is_some() {
-            self.waiting.push_back(Waiting::Question(interaction));
+            self.waiting
+                .push_back(Waiting::Question(Box::new(interaction)));
         } else {
             self.show(interaction);
         }
@@ -132,7 +133,9 @@ impl<'a> TerminalTurn<'a> {
     fn show(&mut self, interaction: Interaction) {
         let handover = self.view.hand_over();
         let withdrawn = Arc::new(OnceLock::new());
-        let Interaction { id, prompt, reply } = interaction;
+        let Interaction {
+            id, prompt, reply, ..
+        } = interaction;
         let (flag, answer, asked) = (Arc::clone(&withdrawn), reply.clone(), prompt.clone());
         let request = prompt.request.clone();
         let spawned = std::thread::Builder::new()
@@ -174,7 +177,7 @@ impl<'a> TerminalTurn<'a> {
         while self.open.is_none() {
             match self.waiting.pop_front() {
                 Some(Waiting::Event(event)) => self.view.on_event(&event),
-                Some(Waiting::Question(question)) => self.show(question),
+                Some(Waiting::Question(question)) => self.show(*question),
                 None => break,
             }
         }

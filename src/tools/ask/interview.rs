@@ -236,6 +236,9 @@ fn ask(
         error: None,
         timeout: Duration::from_secs(seconds),
         call_id: ctx.call_id.clone(),
+        tool: String::new(),
+        presentation: Default::default(),
+        completed: Default::default(),
     };
     // The page counts down to the server's deadline: both stop at the same moment.
     let deadline = server.deadline();

@@ -193,7 +193,7 @@ impl Registry {
     /// Runs one call. Always returns a result for the model, with any notes the call left
     /// (see `CallNotes`) on lines of their own at the end.
     pub fn execute(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
-        let ctx = &ctx.for_call(&call.id);
+        let ctx = &ctx.for_call(&call.id, &call.function.name);
         let mut outcome = self.run(call, ctx);
         outcome.turned_back |= tickets::turned_back(ctx);
         for note in ctx.shared.notes.take(&ctx.call_id) {

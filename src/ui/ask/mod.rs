@@ -64,6 +64,7 @@ impl Asker<'_> {
             Request::Questions(questions) => self.questions(questions, deadline),
             Request::Approval(approval) => self.approval(approval, deadline),
             Request::Form(form) => self.form(form, deadline),
+            Request::Input(form) => self.input(form, &prompt.tool, deadline),
         };
         result.unwrap_or_else(|stop| {
             match &stop {

@@ -189,9 +189,8 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
     let prompt = Prompt {
         request: request.clone(),
         error: event["error"].as_str().map(str::to_string),
-        timeout: QUESTION_TIMEOUT,
         // The call that started the sub-agent; its interactor names it.
-        call_id: String::new(),
+        ..Prompt::new(request.clone(), QUESTION_TIMEOUT)
     };
     let response = interactor.ask(&prompt);
     match (request, response) {
@@ -243,6 +242,7 @@ fn request_of(event: &Value) -> Option<Request> {
             detail: event["detail"].as_str()?.to_string(),
             covers: event["covers"].as_str().unwrap_or("").to_string(),
             all_edits: choices.iter().any(|c| c == "all_edits"),
+            scopes: Vec::new(),
         }));
     }
     let questions = event["questions"].as_array()?;

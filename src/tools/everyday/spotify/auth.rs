@@ -87,6 +87,9 @@ fn notice(ctx: &ToolContext, url: &str, port: u16) -> Prompt {
         error: None,
         timeout: WAIT,
         call_id: ctx.call_id.clone(),
+        tool: String::new(),
+        presentation: Default::default(),
+        completed: Default::default(),
     }
 }
 
