@@ -222,10 +222,17 @@ pub(crate) fn saved(repl: &mut Repl<'_>) {
     repl.view.side_line(&crate::ui::sanitize::sanitize(&text));
 }
 
-/// Questions tools left open: asked now that the turn is over; answers go to the next turn.
+/// Questions tools left open: asked now that the turn is over, as they were shown (an input
+/// form with its keys, its presentation and its completed view; a reprompt with its error);
+/// answers go to the next turn.
 pub(crate) fn ask_deferred(session: &mut Session, view: &mut TerminalView) {
     for mut deferred in session.take_deferred() {
-        deferred.prompt.error = Some(crate::interact::STILL_OPEN.into());
+        let style = view.style();
+        view.side_line(&style.yellow(&format!(
+            "  {} {}",
+            style.glyph("⚠", "!"),
+            crate::interact::STILL_OPEN
+        )));
         deferred.prompt.timeout = crate::interact::DEFAULT_TIMEOUT;
         let response = view.ask(&deferred.prompt);
         session.answer_later(deferred, &response);

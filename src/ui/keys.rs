@@ -15,6 +15,12 @@ pub(crate) enum Key {
     CtrlC,
     CtrlD,
     Char(char),
+    /// Esc pressed on its own.
+    Escape,
+    /// Ctrl+U: clear the line typed so far.
+    ClearLine,
+    /// A key that means nothing here: an escape sequence not decoded (Right, Home, F1).
+    Other,
     /// The deadline passed.
     Timeout,
     /// A signal arrived while waiting (SIGINT when the terminal is in line mode).
@@ -127,16 +133,18 @@ pub(crate) fn read_key(deadline: Instant) -> Key {
         3 => Key::CtrlC,
         4 => Key::CtrlD,
         8 | 127 => Key::Backspace,
+        0x15 => Key::ClearLine,
         0x1b => escape(),
         _ => utf8(byte),
     }
 }
 
-/// After ESC: `[A`/`OA` up, `[B`/`OB` down; anything else is ignored as a lone ESC.
+/// After ESC: `[A`/`OA` up, `[B`/`OB` down; ESC with nothing after it is Esc itself, and any
+/// other sequence a key without a meaning here.
 fn escape() -> Key {
     let soon = Instant::now() + std::time::Duration::from_millis(30);
     if wait_readable(soon) != Ok(true) {
-        return Key::Char('\u{1b}');
+        return Key::Escape;
     }
     let first = read_byte();
     let second = if wait_readable(soon) == Ok(true) {
@@ -147,7 +155,7 @@ fn escape() -> Key {
     match (first, second) {
         (Some(b'[' | b'O'), Some(b'A')) => Key::Up,
         (Some(b'[' | b'O'), Some(b'B')) => Key::Down,
-        _ => Key::Char('\u{1b}'),
+        _ => Key::Other,
     }
 }
 

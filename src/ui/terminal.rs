@@ -191,14 +191,7 @@ impl TerminalView {
         self.answer.end_line();
         let (style, dumb) = (self.style, self.dumb);
         let out = self.side.as_mut().unwrap_or(&mut self.answer);
-        super::ask::Asker {
-            out,
-            style,
-            dumb,
-            elsewhere: None,
-            withdrawn: None,
-        }
-        .ask(prompt)
+        super::ask::Asker::new(out, style, dumb).ask(prompt)
     }
 
     /// Ends the lines in progress and flushes, so that another thread may ask a question on

@@ -212,12 +212,7 @@ fn ask_on_terminal(
     } else {
         Out::stdout(false)
     };
-    Asker {
-        out: &mut out,
-        style: handover.style,
-        dumb: handover.dumb,
-        elsewhere: None,
-        withdrawn,
-    }
-    .ask(prompt)
+    let mut asker = Asker::new(&mut out, handover.style, handover.dumb);
+    asker.withdrawn = withdrawn;
+    asker.ask(prompt)
 }

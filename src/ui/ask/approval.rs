@@ -1,16 +1,18 @@
 //! An approval at the terminal: what the tool wants to do (the command, or the change as a
-//! coloured diff), then the choices, each saying how far it reaches, and how it ended.
+//! coloured diff), then the choices (only the scopes the tool offers), each saying how far it
+//! reaches, and how it ended, as the tool's completed view says.
 
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
-use crate::interact::{Approval, Choice, Response, Scope};
+use crate::interact::{Approval, Choice, CompletedView, Request, Response, Scope};
 use crate::ui::sanitize::sanitize;
 
 impl Asker<'_> {
     pub(super) fn approval(
         &mut self,
         approval: &Approval,
+        view: &CompletedView,
         deadline: Instant,
     ) -> Result<Response, Stop> {
         self.title(&approval.tool, &approval.summary);
@@ -28,9 +30,9 @@ impl Asker<'_> {
             Some(scope) => Response::Approved(scope),
             None => Response::Denied(self.text("  What should Marvin do instead? ", deadline)?),
         };
-        let shown = crate::session::describe_response(&response);
+        let shown = view.render(&Request::Approval(approval.clone()), &response);
         let allowed = matches!(response, Response::Approved(_));
-        self.outcome(allowed, &sanitize(&shown));
+        self.outcome(allowed, &sanitize(&shown.join("\n")));
         if response == Response::Approved(Scope::AllEdits) {
             self.note(
                 "File edits go ahead without asking for the rest of this session, as with --permission-mode accept-edits; commands still ask.",
@@ -58,30 +60,90 @@ impl Asker<'_> {
         }
     }
 
-    /// The choices, each with what it grants (`None`: no, with what to do instead). "Allow
-    /// all file edits" only for a file edit asked in the `default` mode.
+    /// The choices the tool offers, each with what it grants (`None`: no, with what to do
+    /// instead, always offered). "Allow all file edits" only for a file edit asked in the
+    /// `default` mode.
     fn choices(&self, approval: &Approval) -> Vec<(String, Option<Scope>)> {
         let covers = sanitize(&approval.covers).replace('…', self.style.glyph("…", "..."));
-        let mut choices = vec![
-            ("Yes, once".to_string(), Some(Scope::Once)),
-            (
-                format!("Yes, and don't ask again this session for {covers}"),
-                Some(Scope::Session),
-            ),
-        ];
-        if approval.all_edits {
-            choices.push((
-                "Yes, and allow all file edits in this session".into(),
-                Some(Scope::AllEdits),
-            ));
+        let mut choices: Vec<(String, Option<Scope>)> = approval
+            .offered()
+            .into_iter()
+            .map(|scope| {
+                let label = match scope {
+                    Scope::Once => "Yes, once".to_string(),
+                    Scope::Session => {
+                        format!("Yes, and don't ask again this session for {covers}")
+                    }
+                    Scope::AllEdits => "Yes, and allow all file edits in this session".into(),
+                    Scope::Always => format!("Always in this project, for {covers}"),
+                };
+                (label, Some(scope))
+            })
+            .collect();
+        // As before scopes were the tool's: all file edits comes before always.
+        if let Some(edits) = choices.iter().position(|c| c.1 == Some(Scope::AllEdits)) {
+            let always = choices.iter().position(|c| c.1 == Some(Scope::Always));
+            if let Some(always) = always.filter(|always| *always < edits) {
+                let moved = choices.remove(edits);
+                choices.insert(always, moved);
+            }
         }
-        choices.extend([
-            (
-                format!("Always in this project, for {covers}"),
-                Some(Scope::Always),
-            ),
-            ("No, and tell Marvin what to do instead".into(), None),
-        ]);
+        choices.push(("No, and tell Marvin what to do instead".into(), None));
         choices
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::output::Out;
+    use crate::ui::style::Style;
+
+    fn approval(scopes: Vec<Scope>, all_edits: bool) -> Approval {
+        Approval {
+            tool: "deploy".into(),
+            summary: "Deploy v2 to prod?".into(),
+            detail: String::new(),
+            covers: "prod".into(),
+            all_edits,
+            scopes,
+        }
+    }
+
+    #[test]
+    fn only_the_scopes_the_tool_offers_are_choices() {
+        let mut out = Out::stderr();
+        let asker = Asker::new(&mut out, Style::PLAIN, true);
+        let offered = |scopes, all_edits| -> Vec<Option<Scope>> {
+            asker
+                .choices(&approval(scopes, all_edits))
+                .into_iter()
+                .map(|(_, scope)| scope)
+                .collect()
+        };
+        assert_eq!(
+            offered(vec![], false),
+            [
+                Some(Scope::Once),
+                Some(Scope::Session),
+                Some(Scope::Always),
+                None
+            ]
+        );
+        assert_eq!(
+            offered(vec![], true),
+            [
+                Some(Scope::Once),
+                Some(Scope::Session),
+                Some(Scope::AllEdits),
+                Some(Scope::Always),
+                None
+            ]
+        );
+        assert_eq!(offered(vec![Scope::Once], false), [Some(Scope::Once), None]);
+        assert_eq!(
+            offered(vec![Scope::Once, Scope::Always], false),
+            [Some(Scope::Once), Some(Scope::Always), None]
+        );
     }
 }

@@ -8,11 +8,10 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Asker, Stop, layout};
-use crate::interact::form::draft::Draft;
 use crate::interact::form::draft::Entry;
 use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue, Weight};
 use crate::interact::form::uploads::check_image_path;
-use crate::interact::{Choice, EMPTY_OTHER, FormNotice, InputForm, Response, TerminalForm};
+use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
 
 /// Why a required question is asked again.
@@ -42,52 +41,6 @@ impl Asker<'_> {
         let answers = self.form_questions(terminal, deadline);
         self.elsewhere = None;
         answers
-    }
-
-    /// An input form (seed 003): the tool's prompt, then each field asked in turn and checked
-    /// as it is answered (what was entered before, or the default, offered again); the
-    /// answers are sent typed.
-    pub(super) fn input(
-        &mut self,
-        form: &InputForm,
-        tool: &str,
-        deadline: Instant,
-    ) -> Result<Response, Stop> {
-        let prompt = match form.prompt.is_empty() {
-            true => "Please fill in:",
-            false => form.prompt.as_str(),
-        };
-        self.title(if tool.is_empty() { "form" } else { tool }, prompt);
-        self.note("Answer each field in turn; Ctrl+C cancels the turn.");
-        let questions: Vec<FormQuestion> = form
-            .questions()
-            .into_iter()
-            .filter(|q| q.id != "_prompt")
-            .collect();
-        let draft = Draft::default();
-        for question in &questions {
-            if let Some(default) = &question.default {
-                draft.set(&question.id, &Entry::Text(default.clone()));
-            }
-        }
-        let terminal = TerminalForm {
-            description: None,
-            questions,
-            working_dir: std::path::PathBuf::from("."),
-            draft,
-            answered_elsewhere: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        };
-        match self.form_questions(&terminal, deadline)? {
-            Response::FormAnswers(replies) => match form.from_replies(&replies) {
-                Ok(input) => Ok(Response::Submitted(input)),
-                // Each field was checked as it was answered: this is only said, never sent.
-                Err(why) => {
-                    self.failed(&sanitize(&why));
-                    Ok(Response::Dismissed)
-                }
-            },
-            other => Ok(other),
-        }
     }
 
     /// `said` and the address, bold: on one row when it fits, else the address on a row of

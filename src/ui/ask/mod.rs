@@ -1,6 +1,9 @@
-//! Asking the person at the terminal: multiple-choice questions and approvals, drawn as plain
-//! lines that fit an 80-column terminal over SSH. Arrow keys or digits move, Space toggles in
-//! a multi-select, Enter confirms, Ctrl+C cancels; a dumb terminal gets typed numbers instead.
+//! Asking the person at the terminal: multiple-choice questions, approvals and input forms,
+//! drawn as plain lines that fit an 80-column terminal over SSH. Arrow keys or digits move,
+//! Space toggles in a multi-select, Enter confirms, Esc closes an input form, Ctrl+C cancels
+//! the turn; a dumb terminal gets typed numbers instead. A question presented as a
+//! questionnaire is a block of its own under a heading; one presented in its tool's block sits
+//! under the tool's line.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -9,6 +12,7 @@ use std::time::{Duration, Instant};
 mod approval;
 mod blocks;
 mod form;
+mod input;
 mod layout;
 mod questions;
 
@@ -17,7 +21,7 @@ use super::output::Out;
 use super::sanitize::sanitize;
 use super::signal::Watch;
 use super::style::Style;
-use crate::interact::{Choice, Prompt, Request, Response};
+use crate::interact::{Choice, Presentation, Prompt, Request, Response};
 
 /// Why a question ended without an answer.
 enum Stop {
@@ -27,6 +31,8 @@ enum Stop {
     Elsewhere,
     /// The question closed while it was shown: why (the turn ended, another surface answered).
     Withdrawn(String),
+    /// Esc closed the input form: the tool hears it dismissed, the turn goes on.
+    Dismissed,
 }
 
 impl From<Stop> for Response {
@@ -36,6 +42,7 @@ impl From<Stop> for Response {
             Stop::Cancelled => Response::Cancelled,
             Stop::Elsewhere => Response::Shown,
             Stop::Withdrawn(_) => Response::Cancelled,
+            Stop::Dismissed => Response::Dismissed,
         }
     }
 }
@@ -50,6 +57,26 @@ pub(crate) struct Asker<'a> {
     pub elsewhere: Option<Arc<AtomicBool>>,
     /// Set, with the reason, when the question is no longer open: reading keys stops.
     pub withdrawn: Option<Arc<OnceLock<String>>>,
+    /// Columns every row is moved right by: the fields of a form in its tool's block sit
+    /// under the tool's line.
+    margin: usize,
+    /// Esc closes what is asked (an input form); elsewhere it does nothing.
+    dismissable: bool,
+}
+
+impl<'a> Asker<'a> {
+    /// Asks on `out`, in `style`; `dumb`: TERM=dumb.
+    pub(crate) fn new(out: &'a mut Out, style: Style, dumb: bool) -> Self {
+        Self {
+            out,
+            style,
+            dumb,
+            elsewhere: None,
+            withdrawn: None,
+            margin: 0,
+            dismissable: false,
+        }
+    }
 }
 
 impl Asker<'_> {
@@ -57,27 +84,75 @@ impl Asker<'_> {
     pub(crate) fn ask(&mut self, prompt: &Prompt) -> Response {
         let deadline = Instant::now() + prompt.timeout;
         self.out.end_line();
+        if prompt.presentation == Presentation::Questionnaire {
+            self.questionnaire(prompt);
+        }
         if let Some(error) = &prompt.error {
             self.failed(&sanitize(error));
         }
         let result = match &prompt.request {
             Request::Questions(questions) => self.questions(questions, deadline),
-            Request::Approval(approval) => self.approval(approval, deadline),
+            Request::Approval(approval) => self.approval(approval, &prompt.completed, deadline),
             Request::Form(form) => self.form(form, deadline),
-            Request::Input(form) => self.input(form, &prompt.tool, deadline),
+            Request::Input(form) => self.input(form, prompt, deadline),
         };
-        result.unwrap_or_else(|stop| {
+        let response = result.unwrap_or_else(|stop| {
             match &stop {
                 Stop::TimedOut => self.note("(no answer in time)"),
                 Stop::Cancelled => self.outcome(false, "cancelled"),
                 Stop::Elsewhere => self.note("(answered in the browser)"),
                 Stop::Withdrawn(why) => self.note(&format!("({})", sanitize(why))),
+                Stop::Dismissed => {
+                    self.outcome(false, &crate::interact::describe(&Response::Dismissed))
+                }
             }
             stop.into()
-        })
+        });
+        // ask_user's answers are shown as each is given; a view of the tool's own comes after.
+        let own_view = prompt.completed != crate::interact::CompletedView::default();
+        if let (Request::Questions(_), Response::Answers(_), true) =
+            (&prompt.request, &response, own_view)
+        {
+            self.completed(prompt, &response, true);
+        }
+        self.margin = 0;
+        self.dismissable = false;
+        response
+    }
+
+    /// What an answered question shows (the tool's completed view), as its outcome.
+    fn completed(&mut self, prompt: &Prompt, response: &Response, good: bool) {
+        let lines = prompt.completed.render(&prompt.request, response);
+        self.outcome(good, &sanitize(&lines.join("\n")));
+    }
+
+    /// A question presented as a questionnaire: a block of its own, under a heading (the
+    /// form's prompt, or who asks).
+    fn questionnaire(&mut self, prompt: &Prompt) {
+        let text = match &prompt.request {
+            Request::Input(form) if !form.prompt.is_empty() => form.prompt.clone(),
+            _ if prompt.tool.is_empty() => "Questions".to_string(),
+            _ => format!("Questions from {}", prompt.tool),
+        };
+        let style = self.style;
+        self.line("");
+        self.hang("  ", "  ", &sanitize(&text), |row| style.bold(row));
+        let rule = layout::width(&text).clamp(3, self.columns().saturating_sub(2));
+        self.line(&format!(
+            "  {}",
+            style.dim(&style.glyph("─", "-").repeat(rule))
+        ));
+    }
+
+    /// The widest row, less the margin.
+    fn columns(&self) -> usize {
+        layout::columns().saturating_sub(self.margin).max(20)
     }
 
     fn line(&mut self, text: &str) {
+        if self.margin > 0 && !text.is_empty() {
+            self.out.write(&" ".repeat(self.margin));
+        }
         self.out.write(text);
         self.out.write("\n");
     }
@@ -85,7 +160,7 @@ impl Asker<'_> {
     /// `text` after `lead` (`shown_lead` is how it looks, painted), wrapped to the columns
     /// with later rows under the first; each row of `text` painted by `paint`.
     fn hang(&mut self, lead: &str, shown_lead: &str, text: &str, paint: impl Fn(&str) -> String) {
-        let (indent, rows) = layout::hanging(layout::width(lead), text, layout::columns());
+        let (indent, rows) = layout::hanging(layout::width(lead), text, self.columns());
         for (i, row) in rows.iter().enumerate() {
             let before = match i {
                 0 => shown_lead.to_string(),
@@ -110,7 +185,7 @@ impl Asker<'_> {
             false => style.glyph("✗", "x"),
         };
         let lead = format!("  {mark} ");
-        let (indent, rows) = layout::hanging(layout::width(&lead), text, layout::columns());
+        let (indent, rows) = layout::hanging(layout::width(&lead), text, self.columns());
         for (i, row) in rows.iter().enumerate() {
             let shown = match (i, good) {
                 (0, true) => style.dim(&format!("{lead}{row}")),
@@ -247,11 +322,15 @@ impl Asker<'_> {
             true => format!("Space toggles {dot} Enter confirms"),
             false => "Enter chooses".to_string(),
         };
+        let close = match self.dismissable {
+            true => format!(" {dot} Esc closes the form"),
+            false => String::new(),
+        };
         let hint = format!(
-            "{arrows} or 1-{} move {dot} {keys} {dot} Ctrl+C cancels",
+            "{arrows} or 1-{} move {dot} {keys}{close} {dot} Ctrl+C cancels",
             items.len().min(9)
         );
-        for row in layout::wrap(&hint, layout::columns() - 4) {
+        for row in layout::wrap(&hint, self.columns() - 4) {
             self.line(&format!("    {}", style.dim(&row)));
             rows += 1;
         }
@@ -274,7 +353,7 @@ impl Asker<'_> {
             .map(|(l, d)| (l.as_str(), d.as_str()))
             .collect();
         let lead = leads.first().map_or(0, |lead| layout::width(lead));
-        let options = layout::options(&pairs, lead, layout::columns());
+        let options = layout::options(&pairs, lead, self.columns());
         options
             .into_iter()
             .zip(leads)
@@ -303,15 +382,36 @@ impl Asker<'_> {
 
     /// A line of free text, edited in raw mode (or typed normally on a dumb terminal).
     fn text(&mut self, label: &str, deadline: Instant) -> Result<String, Stop> {
-        self.out.write(label);
-        self.out.flush();
-        if self.dumb {
-            return self.read_line(deadline);
+        self.edit(label, "", deadline)
+    }
+
+    /// [`Self::text`] starting from `start`, shown after `label` to be kept with Enter or
+    /// changed (Backspace, Ctrl+U clears); on a dumb terminal Enter alone keeps it.
+    fn edit(&mut self, label: &str, start: &str, deadline: Instant) -> Result<String, Stop> {
+        if self.margin > 0 {
+            self.out.write(&" ".repeat(self.margin));
         }
-        let Some(_raw) = RawMode::enable() else {
-            return self.read_line(deadline);
+        self.out.write(label);
+        let raw = match self.dumb {
+            true => None,
+            false => RawMode::enable(),
         };
-        let mut text = String::new();
+        let Some(_raw) = raw else {
+            if !start.is_empty() {
+                let kept = format!("(Enter keeps {}) ", sanitize(start));
+                self.out.write(&self.style.dim(&kept));
+            }
+            self.out.flush();
+            let typed = self.read_line(deadline)?;
+            return Ok(if typed.is_empty() {
+                start.trim().to_string()
+            } else {
+                typed
+            });
+        };
+        let mut text = start.to_string();
+        self.out.write(&sanitize(&text));
+        self.out.flush();
         loop {
             let key = self.key(deadline).inspect_err(|_| self.out.write("\n"));
             match key? {
@@ -332,6 +432,11 @@ impl Asker<'_> {
                         self.out.write("\x08 \x08");
                     }
                 }
+                Key::ClearLine => {
+                    let typed = text.chars().count();
+                    self.out.write(&"\x08 \x08".repeat(typed));
+                    text.clear();
+                }
                 Key::CtrlC | Key::CtrlD | Key::Closed => {
                     self.out.write("\n");
                     return Err(Stop::Cancelled);
@@ -340,7 +445,7 @@ impl Asker<'_> {
                     self.out.write("\n");
                     return Err(Stop::TimedOut);
                 }
-                Key::Up | Key::Down | Key::Interrupted => {}
+                Key::Up | Key::Down | Key::Interrupted | Key::Escape | Key::Other => {}
             }
             self.out.flush();
         }
@@ -371,6 +476,7 @@ impl Asker<'_> {
             "  Number: "
         };
         loop {
+            self.out.write(&" ".repeat(self.margin));
             self.out.write(ask);
             self.out.flush();
             let typed = self.read_line(deadline)?;
@@ -411,7 +517,8 @@ impl Asker<'_> {
                 }
                 Key::Timeout => return Err(Stop::TimedOut),
                 Key::CtrlC | Key::CtrlD | Key::Closed => return Err(Stop::Cancelled),
-                Key::Up | Key::Down | Key::Interrupted => {}
+                Key::ClearLine => bytes.clear(),
+                Key::Up | Key::Down | Key::Interrupted | Key::Escape | Key::Other => {}
             }
             if watch.fired() {
                 return Err(Stop::Cancelled);
@@ -420,7 +527,8 @@ impl Asker<'_> {
     }
 
     /// The next key before `deadline`; stops early when the question closed, the interview
-    /// was answered elsewhere or SIGTERM/SIGHUP asked the run to end.
+    /// was answered elsewhere or SIGTERM/SIGHUP asked the run to end, and at Esc when what is
+    /// asked may be closed.
     fn key(&mut self, deadline: Instant) -> Result<Key, Stop> {
         loop {
             if super::signal::stop_signal().is_some() {
@@ -439,6 +547,7 @@ impl Asker<'_> {
             let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
             match keys::read_key(slice) {
                 Key::Timeout if Instant::now() < deadline => {}
+                Key::Escape if self.dismissable => return Err(Stop::Dismissed),
                 key => return Ok(key),
             }
         }
