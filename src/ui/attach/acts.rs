@@ -1,45 +1,84 @@
 //! What a line typed in an attached terminal does: a message for the session, or an answer to a
-//! question or approval the session waits on (`/answer`, `/approve`, `/deny`), or `/cancel`.
-//! The question's number may be left out when only one waits.
+//! question, approval or input form the session waits on (`/answer`, `/approve`, `/deny`,
+//! `/dismiss`, sent as `POST …/respond`), or `/cancel`. The question's number may be left out
+//! when only one waits; `/answer` with nothing after it asks the question here, with the
+//! REPL's chooser and fields (`ask`).
 
 use serde_json::{Value, json};
 
 use super::Target;
+use super::ask::{self, Desk};
+use super::request;
 use super::shown::{Open, Sent};
 use crate::ui::sanitize::sanitize;
 
-const COMMANDS: &str = "Commands: /answer [ID] N, /approve [ID] [once|session|always], /deny [ID] [what instead], /cancel; quit leaves.";
+const COMMANDS: &str = "Commands: /answer [ID] [N | FIELD=VALUE, …], /approve [ID] [SCOPE], /deny [ID] [what instead], /dismiss [ID], /cancel; Enter on an empty line answers what waits; quit leaves.";
 
 /// Carries out a typed line; what to say. A message is noted in `sent` first: the prompt shows
 /// it as typed, and its event is not shown again.
-pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open, sent: &Sent) -> String {
+pub(super) fn act(desk: &Desk, line: &str, sent: &Sent) -> String {
     let (command, rest) = match line.split_once(' ') {
         Some((command, rest)) => (command, rest.trim()),
         None => (line, ""),
     };
-    let (action, body) = match command {
-        "/answer" => match answer(open, rest) {
-            Ok(body) => ("submit-answers", body),
+    let open = &desk.open;
+    let body = match command {
+        "/answer" => match pick(open, rest, &["questions", "input"], false) {
+            Ok((id, "")) => return ask::here(desk, &id),
+            Ok((id, typed)) => match answer(open, &id, typed, &desk.client) {
+                Ok(body) => body,
+                Err(why) => return why,
+            },
             Err(why) => return why,
         },
-        "/approve" => match pick(open, rest, "approval_required", true) {
-            Ok((id, scope)) => {
-                let scope = if scope.is_empty() { "once" } else { scope };
-                ("approve", json!({"interactionId": id, "scope": scope}))
+        "/approve" => match pick(open, rest, &["approval"], true) {
+            Ok((id, scope)) => match approve(open, &id, scope, &desk.client) {
+                Ok(body) => body,
+                Err(why) => return why,
+            },
+            Err(why) => return why,
+        },
+        "/deny" => match pick(open, rest, &["approval"], true) {
+            Ok((id, reason)) => {
+                json!({"interactionId": id, "action": "deny", "reason": reason, "by": desk.client})
             }
             Err(why) => return why,
         },
-        "/deny" => match pick(open, rest, "approval_required", true) {
-            Ok((id, reason)) => ("deny", json!({"interactionId": id, "reason": reason})),
+        "/dismiss" => match pick(open, rest, &["input"], true) {
+            Ok((id, _)) => json!({"interactionId": id, "action": "cancel", "by": desk.client}),
             Err(why) => return why,
         },
-        "/cancel" => ("cancel", json!({})),
+        "/cancel" => return cancel(&desk.target, &desk.session),
         _ if command.starts_with('/') => {
             return format!("There is no {} here. {COMMANDS}", sanitize(command));
         }
-        _ => ("messages", json!({ "content": line })),
+        _ => return message(&desk.target, &desk.session, line, sent),
     };
-    let path = format!("/api/sessions/{session}/{action}");
+    ask::send(desk, body)
+}
+
+/// Enter on an empty line: the one question waiting is asked here.
+pub(super) fn waiting(desk: &Desk) -> String {
+    match pick(&desk.open, "", &["questions", "input", "approval"], false) {
+        Ok((id, _)) => ask::here(desk, &id),
+        Err(why) if why.starts_with("Several") => why,
+        Err(_) => String::new(),
+    }
+}
+
+/// `/cancel`: the turn under way is cancelled.
+pub(super) fn cancel(target: &Target, session: &str) -> String {
+    let path = format!("/api/sessions/{session}/cancel");
+    match target.call("POST", &path, Some(&json!({}))) {
+        Ok((200, reply)) if reply["running"] == false => "No turn is under way.".into(),
+        Ok((200, _)) => String::new(),
+        Ok((_, reply)) => refused(&reply),
+        Err(why) => why,
+    }
+}
+
+/// A message for the session, noted in `sent` while it is on its way.
+fn message(target: &Target, session: &str, line: &str, sent: &Sent) -> String {
     let note = |on: bool| {
         let mut sent = sent
             .lock()
@@ -53,48 +92,85 @@ pub(super) fn act(target: &Target, session: &str, line: &str, open: &Open, sent:
             }
         }
     };
-    if action == "messages" {
-        note(true);
-    }
-    let reply = target.call("POST", &path, Some(&body));
-    if action == "messages" && !matches!(reply, Ok((202, _))) {
+    note(true);
+    let path = format!("/api/sessions/{session}/messages");
+    let reply = target.call("POST", &path, Some(&json!({ "content": line })));
+    if !matches!(reply, Ok((202, _))) {
         note(false);
     }
     match reply {
-        Ok((200, reply)) if action == "cancel" && reply["running"] == false => {
-            "No turn is under way.".into()
-        }
         Ok((200 | 202, _)) => String::new(),
-        Ok((409, _)) if action == "messages" => {
-            "A turn is under way: wait for it to end, or /cancel it.".into()
-        }
-        Ok((409, _)) => {
-            "That question is over: answered already (elsewhere, perhaps), timed out or cancelled."
-                .into()
-        }
-        Ok((_, reply)) => format!(
-            "Not taken: {}",
-            sanitize(reply["error"].as_str().unwrap_or("the gateway refused it"))
-        ),
+        Ok((409, _)) => "A turn is under way: wait for it to end, or /cancel it.".into(),
+        Ok((_, reply)) => refused(&reply),
         Err(why) => why,
     }
 }
 
-/// The waiting `kind` (`question_prompt`, `approval_required`) that `rest` names by its number
-/// first, or the only one waiting; with the rest of the line. A first word is a number when
-/// more words follow, or when `alone` (an approval's scope is never a number; an answer may be).
+/// What a refusal's body says.
+pub(super) fn refused(reply: &Value) -> String {
+    format!(
+        "Not taken: {}",
+        sanitize(reply["error"].as_str().unwrap_or("the gateway refused it"))
+    )
+}
+
+/// `/approve [ID] [SCOPE]`: a scope the approval offers (once when none is said).
+fn approve(open: &Open, id: &str, scope: &str, by: &str) -> Result<Value, String> {
+    let offered: Vec<String> = open
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .and_then(|event| event["scopes"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect();
+    let scope = if scope.is_empty() { "once" } else { scope };
+    if !offered.is_empty() && !offered.iter().any(|s| s == scope) {
+        return Err(format!(
+            "{} is not offered here: /approve {}",
+            sanitize(scope),
+            offered.join(", /approve ")
+        ));
+    }
+    Ok(json!({"interactionId": id, "action": "approve", "approvalScope": scope, "by": by}))
+}
+
+/// `/answer [ID] …` in words: ask_user's answers (see [`answers`]), or an input form's
+/// `FIELD=VALUE, …` (a form of one field takes the bare value).
+fn answer(open: &Open, id: &str, typed: &str, by: &str) -> Result<Value, String> {
+    let event = open
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .cloned()
+        .unwrap_or_default();
+    if event["interactionType"] != "input" {
+        let answers = answers(&event, typed)?;
+        return Ok(json!({"interactionId": id, "action": "submit", "answers": answers, "by": by}));
+    }
+    let form = request::form(&event)?;
+    let input = form.from_words(typed)?;
+    Ok(json!({"interactionId": id, "action": "submit", "input": input, "by": by}))
+}
+
+/// The waiting question of one of `kinds` (`questions`, `input`, `approval`) that `rest` names
+/// by its number first, or the only one waiting; with the rest of the line. A first word is a
+/// number when more words follow, or when `alone` (an approval's scope is never a number; an
+/// answer may be).
 fn pick<'a>(
     open: &Open,
     rest: &'a str,
-    kind: &str,
+    kinds: &[&str],
     alone: bool,
 ) -> Result<(String, &'a str), String> {
     let open = open
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let of_kind = |event: &Value| kinds.iter().any(|kind| event["interactionType"] == *kind);
     let waiting: Vec<&String> = open
         .iter()
-        .filter(|(_, event)| event["type"] == kind && event["over"].is_null())
+        .filter(|(_, event)| of_kind(event) && event["over"].is_null())
         .map(|(id, _)| id)
         .collect();
     let (first, after) = rest
@@ -104,7 +180,7 @@ fn pick<'a>(
         if waiting.iter().any(|id| *id == first) {
             return Ok((first.to_string(), after));
         }
-        let named = open.get(first).filter(|event| event["type"] == kind);
+        let named = open.get(first).filter(|event| of_kind(event));
         if let Some(over) = named.and_then(|event| event["over"].as_str()) {
             return Err(format!("Question {first} is over ({over})."));
         }
@@ -120,44 +196,29 @@ fn pick<'a>(
             ));
         }
     }
-    let what = match kind {
-        "question_prompt" => "question",
-        _ => "approval",
+    let (what, command) = match kinds {
+        ["approval"] => ("approval", "approve"),
+        ["input"] => ("form", "dismiss"),
+        _ => ("question", "answer"),
     };
     match waiting.as_slice() {
         [only] => Ok(((*only).clone(), rest)),
         [] => Err(format!("No {what} waits here.")),
         many => Err(format!(
-            "Several wait ({}): name one, e.g. /{} {} …",
+            "Several wait ({}): name one, e.g. /{command} {} …",
             many.iter()
                 .map(|id| id.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
-            if what == "question" {
-                "answer"
-            } else {
-                "approve"
-            },
             many[0]
         )),
     }
 }
 
-/// `/answer [ID] …`: each question's answer (`;` between them), an option's number standing
-/// for its label; keyed by the question's text as the API wants it.
-fn answer(open: &Open, rest: &str) -> Result<Value, String> {
-    let (id, typed) = pick(open, rest, "question_prompt", false)?;
-    if typed.is_empty() {
-        return Err(format!("Say the answer: /answer {id} N"));
-    }
-    let open = open
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let questions = open
-        .get(&id)
-        .and_then(|event| event["questions"].as_array())
-        .cloned()
-        .unwrap_or_default();
+/// ask_user's answers typed (`;` between the questions'), an option's number standing for its
+/// label; keyed by the question's text as the API wants them.
+fn answers(event: &Value, typed: &str) -> Result<Value, String> {
+    let questions = event["questions"].as_array().cloned().unwrap_or_default();
     let given: Vec<&str> = typed.split(';').map(str::trim).collect();
     if given.len() != questions.len() {
         return Err(format!(
@@ -191,7 +252,7 @@ fn answer(open: &Open, rest: &str) -> Result<Value, String> {
             .collect::<Result<_, _>>()?;
         answers.insert(text, json!(chosen.join(", ")));
     }
-    Ok(json!({"interactionId": id, "answers": answers}))
+    Ok(Value::Object(answers))
 }
 
 #[cfg(test)]
@@ -209,72 +270,112 @@ mod tests {
     }
 
     fn question(id: &str) -> Value {
-        json!({"type": "question_prompt", "interactionId": id, "questions": [{"question": "Which database?",
+        json!({"type": "interaction_request", "interactionType": "questions", "interactionId": id,
+            "questions": [{"question": "Which database?",
             "options": [{"label": "SQLite"}, {"label": "Postgres"}]}]})
+    }
+
+    /// `/answer REST` as the body it sends.
+    fn typed(open: &Open, rest: &str) -> Result<Value, String> {
+        let (id, typed) = pick(open, rest, &["questions", "input"], false)?;
+        answer(open, &id, typed, "me")
     }
 
     #[test]
     fn typed_answers_become_the_api_s_with_or_without_the_question_s_number() {
         let open = waiting(&[question("4")]);
-        let body = |answers: Value| json!({"interactionId": "4", "answers": answers});
+        let body = |answers: Value| json!({"interactionId": "4", "action": "submit", "answers": answers, "by": "me"});
         assert_eq!(
-            answer(&open, "4 2").unwrap(),
+            typed(&open, "4 2").unwrap(),
             body(json!({"Which database?": "Postgres"}))
         );
         assert_eq!(
-            answer(&open, "2").unwrap(),
+            typed(&open, "2").unwrap(),
             body(json!({"Which database?": "Postgres"}))
         );
         assert_eq!(
-            answer(&open, "DuckDB in memory").unwrap(),
+            typed(&open, "DuckDB in memory").unwrap(),
             body(json!({"Which database?": "DuckDB in memory"}))
         );
-        assert!(answer(&open, "1; 2").unwrap_err().contains("put ; between"));
+        assert!(typed(&open, "1; 2").unwrap_err().contains("put ; between"));
         assert_eq!(
-            answer(&waiting(&[]), "1").unwrap_err(),
+            typed(&waiting(&[]), "1").unwrap_err(),
             "No question waits here."
         );
         let two = waiting(&[question("4"), question("5")]);
         assert!(
-            answer(&two, "1")
+            typed(&two, "1")
                 .unwrap_err()
                 .starts_with("Several wait (4, 5)")
         );
-        assert_eq!(answer(&two, "5 1").unwrap()["interactionId"], "5");
+        assert_eq!(typed(&two, "5 1").unwrap()["interactionId"], "5");
         two.lock().unwrap().get_mut("5").unwrap()["over"] = json!("answered: SQLite");
-        assert_eq!(answer(&two, "1").unwrap()["interactionId"], "4");
+        assert_eq!(typed(&two, "1").unwrap()["interactionId"], "4");
         assert_eq!(
-            answer(&two, "5 1").unwrap_err(),
+            typed(&two, "5 1").unwrap_err(),
             "Question 5 is over (answered: SQLite)."
         );
         // A mistyped number is not sent as the person's own words.
         assert!(
-            answer(&open, "3")
+            typed(&open, "3")
                 .unwrap_err()
                 .starts_with("There is no option 3 (1–2)")
         );
         assert_eq!(
-            answer(&open, "Other: 3").unwrap(),
+            typed(&open, "Other: 3").unwrap(),
             body(json!({"Which database?": "3"}))
         );
         assert!(
-            answer(&open, "9 1")
+            typed(&open, "9 1")
                 .unwrap_err()
                 .starts_with("No question 9 waits here (waiting: 4)")
         );
         // A number alone is the answer, even where it is also a question's number.
         let only_two = waiting(&[question("2")]);
         assert_eq!(
-            answer(&only_two, "2").unwrap(),
-            json!({"interactionId": "2", "answers": {"Which database?": "Postgres"}})
+            typed(&only_two, "2").unwrap()["answers"],
+            json!({"Which database?": "Postgres"})
+        );
+    }
+
+    #[test]
+    fn an_input_form_takes_field_equals_value_and_an_approval_its_offered_scopes() {
+        let form = json!({"type": "interaction_request", "interactionType": "input",
+            "interactionId": "6", "prompt": "Where?", "inputSchema": {"type": "form", "fields": [
+                {"id": "port", "type": "integer", "label": "Port", "required": true},
+                {"id": "tls", "type": "boolean", "label": "TLS", "required": false}]}});
+        let approval = json!({"type": "interaction_request", "interactionType": "approval",
+            "interactionId": "7", "scopes": ["once", "session"]});
+        let open = waiting(&[approval, question("4"), form]);
+        assert_eq!(
+            typed(&open, "6 port=8080, tls=yes").unwrap(),
+            json!({"interactionId": "6", "action": "submit", "by": "me",
+                   "input": {"port": "8080", "tls": "yes"}})
+        );
+        assert!(
+            typed(&open, "6 colour=red")
+                .unwrap_err()
+                .contains("names no field")
+        );
+        assert_eq!(pick(&open, "", &["input"], true), Ok(("6".into(), "")));
+        let approve = |rest| {
+            let (id, scope) = pick(&open, rest, &["approval"], true)?;
+            approve(&open, &id, scope, "me")
+        };
+        assert_eq!(approve("").unwrap()["approvalScope"], "once");
+        assert_eq!(approve("7 session").unwrap()["approvalScope"], "session");
+        assert_eq!(
+            approve("always").unwrap_err(),
+            "always is not offered here: /approve once, /approve session"
         );
     }
 
     #[test]
     fn an_approval_is_named_or_the_only_one() {
-        let approval = json!({"type": "approval_required", "interactionId": "7"});
+        let approval = json!({"type": "interaction_request", "interactionType": "approval",
+            "interactionId": "7"});
         let open = waiting(&[approval, question("4")]);
-        let approval = |rest| pick(&open, rest, "approval_required", true);
+        let approval = |rest| pick(&open, rest, &["approval"], true);
         assert_eq!(approval(""), Ok(("7".into(), "")));
         assert_eq!(approval("7"), Ok(("7".into(), "")));
         assert_eq!(approval("7 session"), Ok(("7".into(), "session")));

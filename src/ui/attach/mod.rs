@@ -1,9 +1,13 @@
 //! `marvin --attach URL`: the terminal as one more client of a session `marvin serve` serves.
 //! It shows the session's events as they come (printed above the prompt, which stays usable;
-//! `shown`), sends what is typed as messages, and answers the same questions the browsers see
-//! (`acts`). The first answer from any client counts; a late one is told so.
+//! `shown`), sends what is typed as messages, and answers the same questions the browsers see:
+//! by typed commands (`acts`) or asked here as the REPL asks them (`ask`), Enter on an empty
+//! line taking up the one that waits. The first answer from any client counts; a late one is
+//! told so, and a question answered elsewhere says so.
 
 mod acts;
+mod ask;
+mod request;
 mod shown;
 
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -17,6 +21,7 @@ use serde_json::Value;
 
 use super::sanitize::sanitize;
 use super::style::Style;
+use ask::{Desk, Hold};
 use shown::{Open, Sent, Shown};
 
 /// Where the served session is: the gateway's address, its token, the session.
@@ -96,11 +101,12 @@ impl Target {
 /// unless `raw`.
 pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
     let target = Arc::new(Target::parse(url)?);
-    let session = match &target.session {
+    let session: String = match &target.session {
         Some(id) => id.clone(),
         None => only_served(&target)?,
     };
-    let events = events(&target, &session)?;
+    let client = format!("terminal-{}", std::process::id());
+    let events = events(&target, &session, &client)?;
     if !std::io::stdin().is_terminal() {
         return Err("--attach needs a terminal to type in: stdin is not one".into());
     }
@@ -108,8 +114,14 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
     let printer = editor
         .create_external_printer()
         .map_err(|e| format!("the prompt: {e}"))?;
-    let open: Open = Arc::default();
-    let waiting = Arc::clone(&open);
+    let desk = Desk {
+        target,
+        session,
+        client,
+        open: Open::default(),
+        hold: Hold::default(),
+        style,
+    };
     let sent: Sent = Arc::default();
     let shown = Shown::new(
         style,
@@ -117,12 +129,14 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         raw,
         Arc::clone(&sent),
     );
+    let (open, hold) = (Arc::clone(&desk.open), Arc::clone(&desk.hold));
     std::thread::Builder::new()
         .name("attach-events".into())
-        .spawn(move || show_events(events, printer, shown, &waiting))
+        .spawn(move || show_events(events, printer, shown, &open, &hold))
         .map_err(|e| format!("cannot follow the session: {e}"))?;
     let banner = format!(
-        "Attached to session {session}: type to send, /answer N, /approve, /deny WHY, /cancel; Ctrl+D leaves."
+        "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
+        desk.session
     );
     println!("{}", super::width::fit(&banner, super::width::line_width()));
     loop {
@@ -135,12 +149,15 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         if line == "quit" || line == "exit" {
             return Ok(());
         }
-        if !line.is_empty() {
-            let _ = editor.add_history_entry(line);
-            let said = acts::act(&target, &session, line, &open, &sent);
-            if !said.is_empty() {
-                println!("{}", super::width::fit(&said, super::width::line_width()));
+        let said = match line.is_empty() {
+            true => acts::waiting(&desk),
+            false => {
+                let _ = editor.add_history_entry(line);
+                acts::act(&desk, line, &sent)
             }
+        };
+        if !said.is_empty() {
+            println!("{}", super::width::fit(&said, super::width::line_width()));
         }
     }
 }
@@ -237,10 +254,9 @@ fn refusal(reader: &mut BufReader<TcpStream>) -> Option<String> {
     json["error"].as_str().map(|e| sanitize(e).into_owned())
 }
 
-/// The session's event stream, its headers read.
-fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String> {
+/// The session's event stream as `client`, its headers read.
+fn events(target: &Target, session: &str, client: &str) -> Result<BufReader<TcpStream>, String> {
     let mut stream = target.connect()?;
-    let client = format!("terminal-{}", std::process::id());
     write!(
         stream,
         "GET /api/sessions/{session}/events?since=0&client={client} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\r\n",
@@ -264,12 +280,13 @@ fn events(target: &Target, session: &str) -> Result<BufReader<TcpStream>, String
     Ok(reader)
 }
 
-/// Prints each event above the prompt.
+/// Prints each event above the prompt, or after the question asked here meanwhile.
 fn show_events(
     events: BufReader<TcpStream>,
     mut printer: impl ExternalPrinter,
     mut shown: Shown,
     open: &Open,
+    hold: &Hold,
 ) {
     for line in events.lines() {
         let Ok(line) = line else { break };
@@ -280,11 +297,19 @@ fn show_events(
             continue;
         };
         let lines = shown.event(&event, open);
-        if !lines.is_empty() {
+        ask::show(hold, &event, lines, |lines| {
             let _ = printer.print(lines);
-        }
+        });
     }
-    let _ = printer.print("The gateway closed the session's stream.".into());
+    let closed = serde_json::json!({"type": "closed"});
+    ask::show(
+        hold,
+        &closed,
+        "The gateway closed the session's stream.".into(),
+        |lines| {
+            let _ = printer.print(lines);
+        },
+    );
 }
 
 #[cfg(test)]

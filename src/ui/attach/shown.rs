@@ -1,8 +1,10 @@
 //! What an attached terminal shows of a served session's events: the answer rendered as
 //! Markdown as it streams (whole lines at a time, as the external printer prints lines), tool
-//! calls as one line each, and questions and approvals with how to answer them. The questions
-//! shown are kept (`Open`), so a typed answer can name them, or not when only one waits, and
-//! one to a question that is over is told how it ended.
+//! calls as one line each, and questions, approvals and input forms with how to answer them
+//! (a questionnaire under a heading of its own); once one is over, the tool's completed view,
+//! and whether it was answered elsewhere. The questions shown are kept (`Open`), so a typed
+//! answer can name them, or not when only one waits, and one to a question that is over is
+//! told how it ended.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -77,6 +79,8 @@ impl Shown {
             return self.text(event["text"].as_str().unwrap_or(""));
         }
         let before = self.finish();
+        let asks = super::request::normalized(event);
+        let event = asks.as_ref().unwrap_or(event);
         let shown = match kind == "user_message" && self.sent_here(event) {
             true => String::new(),
             false => describe(event, open),
@@ -93,7 +97,6 @@ impl Shown {
 fn describe(event: &Value, open: &Open) -> String {
     let field = |key: &str| sanitize(event[key].as_str().unwrap_or("")).into_owned();
     let lock = || open.lock().unwrap_or_else(PoisonError::into_inner);
-    let id = field("interactionId");
     match event["type"].as_str().unwrap_or("") {
         "user_message" => format!("› {}", field("content")),
         "tool_call_start" => {
@@ -116,35 +119,155 @@ fn describe(event: &Value, open: &Open) -> String {
             };
             format!("  {mark} {}", field("name"))
         }
-        "question_prompt" => {
-            let named = named_if_not_alone(&mut lock(), &id, event);
-            let error = reprompted(event);
-            format!("{error}{}", question_text(&named, &event["questions"]))
+        "interaction_request" => {
+            let named = named_if_not_alone(&mut lock(), &field("interactionId"), event);
+            let heading = match event["presentation"] == "questionnaire" {
+                true => questionnaire(event),
+                false => String::new(),
+            };
+            format!("{heading}{}{}", reprompted(event), asking(event, &named))
         }
-        "approval_required" => {
-            let named = named_if_not_alone(&mut lock(), &id, event);
-            format!(
-                "{}[{}] {}\n{}\n  /approve {named}[once|session|always] or /deny {named}WHAT INSTEAD",
-                reprompted(event),
-                field("tool"),
-                field("summary"),
-                field("detail"),
-            )
-        }
-        "interaction_response" => {
-            let id = event["id"].to_string();
-            let mut open = lock();
-            let what = open.get(&id).map(asked).unwrap_or_default();
-            if let Some(shown) = open.get_mut(&id) {
-                shown["over"] = Value::String(field("outcome"));
-            }
-            format!("  ({what}{})", field("outcome"))
-        }
+        "interaction_response" => closed(event, &mut lock()),
         "done" => String::new(),
         "error" => format!("  error: {}", field("message")),
         "notice" => format!("  {}", field("message")),
         _ => String::new(),
     }
+}
+
+/// What a question asks, and how to answer it here (`named`: its id and a space, when a
+/// command must name it).
+fn asking(event: &Value, named: &str) -> String {
+    let field = |key: &str| sanitize(event[key].as_str().unwrap_or("")).into_owned();
+    match event["interactionType"].as_str().unwrap_or("") {
+        "questions" => question_text(named, &event["questions"]),
+        "approval" => {
+            let scopes: Vec<&str> = event["scopes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let scopes = match scopes.is_empty() {
+                true => "once|session|always".to_string(),
+                false => scopes.join("|"),
+            };
+            format!(
+                "[{}] {}\n{}\n  /approve {named}[{scopes}] or /deny {named}WHAT INSTEAD",
+                field("tool"),
+                field("summary"),
+                field("detail"),
+            )
+        }
+        "input" => form_text(event, named),
+        "form" => format!(
+            "[{}] {}\n  Open: {}",
+            field("toolName"),
+            field("title"),
+            field("url")
+        ),
+        _ => String::new(),
+    }
+}
+
+/// An input form's fields, one a line with what they take, and how to answer.
+fn form_text(event: &Value, named: &str) -> String {
+    let tool = sanitize(event["toolName"].as_str().unwrap_or("form")).into_owned();
+    let mut lines = match event["presentation"] == "questionnaire" {
+        true => Vec::new(),
+        false => {
+            let prompt = event["prompt"].as_str().filter(|p| !p.is_empty());
+            vec![format!(
+                "[{tool}] {}",
+                sanitize(prompt.unwrap_or("Please fill in:"))
+            )]
+        }
+    };
+    match super::request::form(event) {
+        Ok(form) => {
+            for field in &form.fields {
+                let optional = if field.required { "" } else { " (optional)" };
+                let takes = match (&field.choices, field.boolean) {
+                    (_, true) => Some("yes or no".to_string()),
+                    (choices, _) if !choices.is_empty() => {
+                        let labels: Vec<&str> = choices.iter().map(|(l, _)| l.as_str()).collect();
+                        Some(format!("one of {}", labels.join(", ")))
+                    }
+                    _ => field.hint(),
+                };
+                let takes = takes.map(|t| format!(": {t}")).unwrap_or_default();
+                let line = format!("{} [{}]{optional}{takes}", field.label, field.key);
+                lines.push(format!("  {}", sanitize(&line)));
+            }
+        }
+        Err(why) => lines.push(format!("  (cannot be asked here: {})", sanitize(&why))),
+    }
+    let here = match named.is_empty() {
+        true => "Enter or /answer".to_string(),
+        false => format!("/answer {}", named.trim_end()),
+    };
+    lines.push(format!(
+        "  {here} fills it in here; /answer {named}FIELD=VALUE, … sends it; /dismiss {named}closes it"
+    ));
+    lines.join("\n")
+}
+
+/// A questionnaire's heading: a block of its own, named by its prompt or who asks.
+fn questionnaire(event: &Value) -> String {
+    let prompt = event["prompt"].as_str().filter(|p| !p.is_empty());
+    let tool = event["toolName"].as_str().unwrap_or("");
+    let heading = match prompt {
+        Some(prompt) => prompt.to_string(),
+        None => format!("Questions from {tool}"),
+    };
+    let heading = sanitize(&heading).into_owned();
+    let rule = "─".repeat(crate::ui::width::width(&heading).clamp(3, 76));
+    format!("\n{heading}\n{rule}\n")
+}
+
+/// How a question ended, marking it over: its completed view (the tool's), with ✓ or ✗, or
+/// for a question whose tool left the view as it is, the outcome in brackets; and whether it
+/// was answered elsewhere.
+fn closed(event: &Value, open: &mut BTreeMap<String, Value>) -> String {
+    let id = match &event["interactionId"] {
+        Value::String(id) => id.clone(),
+        _ => event["id"].to_string(),
+    };
+    let outcome = sanitize(event["outcome"].as_str().unwrap_or("")).into_owned();
+    let Some(shown) = open.get_mut(&id) else {
+        return format!("  ({outcome})");
+    };
+    shown["over"] = Value::String(outcome.clone());
+    let what = asked(shown);
+    let action = event["action"].as_str().unwrap_or("");
+    let by_person =
+        matches!(action, "approve" | "deny" | "submit") || outcome.starts_with("dismissed");
+    let elsewhere = match by_person && shown["answeredHere"] != true {
+        true => " (answered elsewhere)",
+        false => "",
+    };
+    let completed: Vec<String> = event["completed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|line| line.as_str().map(|l| sanitize(l).into_owned()))
+        .collect();
+    let plain = shown["completedView"]["summaryTemplate"].is_null()
+        && shown["completedView"]["showInputs"] != false
+        && shown["interactionType"] != "input";
+    if plain || completed.is_empty() {
+        return format!("  ({what}{outcome}){elsewhere}");
+    }
+    let mark = match action {
+        "approve" | "submit" => "✓",
+        _ => "✗",
+    };
+    let mut lines = vec![format!("  {mark} {what}{}", completed[0])];
+    lines.extend(completed[1..].iter().map(|line| format!("    {line}")));
+    if !elsewhere.is_empty() {
+        lines.push(format!("   {elsewhere}"));
+    }
+    lines.join("\n")
 }
 
 /// Keeps `event` open as `id`; the id and a space when another of its kind waits too (a command
@@ -153,7 +276,9 @@ fn named_if_not_alone(open: &mut BTreeMap<String, Value>, id: &str, event: &Valu
     open.insert(id.to_string(), event.clone());
     let others = open
         .iter()
-        .filter(|(other, e)| *other != id && e["type"] == event["type"] && e["over"].is_null())
+        .filter(|(other, e)| {
+            *other != id && e["interactionType"] == event["interactionType"] && e["over"].is_null()
+        })
         .count();
     match others {
         0 => String::new(),
@@ -163,11 +288,13 @@ fn named_if_not_alone(open: &mut BTreeMap<String, Value>, id: &str, event: &Valu
 
 /// What a question or approval asked, as its closing line names it: `[Header] `.
 fn asked(event: &Value) -> String {
-    let name = match event["type"].as_str() {
-        Some("approval_required") => event["tool"].as_str(),
-        _ => event["questions"][0]["header"].as_str(),
+    let name = match event["interactionType"].as_str() {
+        Some("approval") => event["tool"].as_str(),
+        Some("questions") => event["questions"][0]["header"].as_str(),
+        _ => event["toolName"].as_str(),
     };
-    name.map(|n| format!("[{}] ", sanitize(n)))
+    name.filter(|n| !n.is_empty())
+        .map(|n| format!("[{}] ", sanitize(n)))
         .unwrap_or_default()
 }
 
@@ -317,5 +444,47 @@ mod tests {
         assert_eq!(shown.event(&said("hello"), &open), "");
         assert_eq!(shown.event(&said("hello"), &open), "› hello");
         assert!(sent.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_input_form_lists_its_fields_and_its_completed_view_replaces_it() {
+        let open: Open = Arc::default();
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let form = json!({"type": "interaction_request", "interactionType": "input",
+            "interactionId": "6", "toolName": "deploy", "prompt": "Where should it listen?",
+            "completedView": {"showInputs": true, "summaryTemplate": null},
+            "inputSchema": {"type": "form", "fields": [
+                {"id": "port", "type": "integer", "label": "Port", "required": true,
+                 "minimum": 1, "maximum": 65535},
+                {"id": "tls", "type": "boolean", "label": "TLS", "required": false},
+                {"id": "zone", "type": "select", "label": "Zone", "required": true,
+                 "options": [{"value": "eu", "label": "Europe"}, {"value": "us", "label": "America"}]}]}});
+        assert_eq!(
+            shown.event(&form, &open),
+            "[deploy] Where should it listen?\n  Port [port]: A whole number from 1 to 65535.\n  TLS [tls] (optional): yes or no\n  Zone [zone]: one of Europe, America\n  Enter or /answer fills it in here; /answer FIELD=VALUE, … sends it; /dismiss closes it"
+        );
+        let answered = json!({"type": "interaction_response", "id": 6, "interactionId": "6",
+            "outcome": "submitted: port: 8080", "action": "submit",
+            "completed": ["Port: 8080", "Zone: Europe"]});
+        assert_eq!(
+            shown.event(&answered, &open),
+            "  ✓ [deploy] Port: 8080\n    Zone: Europe\n    (answered elsewhere)"
+        );
+        // Answered here: not said to be elsewhere; a plain question keeps its one line.
+        open.lock().unwrap().get_mut("6").unwrap()["answeredHere"] = json!(true);
+        assert_eq!(
+            shown.event(&answered, &open),
+            "  ✓ [deploy] Port: 8080\n    Zone: Europe"
+        );
+        let asked = json!({"type": "interaction_request", "interactionType": "questions",
+            "interactionId": "8", "questions": [{"header": "Db", "question": "Which?",
+            "options": [{"label": "A"}]}]});
+        shown.event(&asked, &open);
+        let closed = json!({"type": "interaction_response", "id": 8, "interactionId": "8",
+            "outcome": "answered: A", "action": "submit", "completed": ["Which?: A"]});
+        assert_eq!(
+            shown.event(&closed, &open),
+            "  ([Db] answered: A) (answered elsewhere)"
+        );
     }
 }
