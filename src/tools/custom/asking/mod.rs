@@ -39,6 +39,7 @@ pub(super) fn converse<R: Read, W: Write>(
         ctx,
         pipe,
         parked: false,
+        told: false,
     };
     while let Some(request) = talk.pipe.next_request() {
         talk.handle(&request);
@@ -56,6 +57,8 @@ struct Talk<'a, R: Read, W: Write> {
     ctx: &'a ToolContext,
     pipe: Pipe<R, W>,
     parked: bool,
+    /// The model was told that a tool not marked interactive asked.
+    told: bool,
 }
 
 /// What a question's handler does with the person's response, with the pipe to reply on.
@@ -64,6 +67,9 @@ type Respond<'r, R, W> = dyn FnMut(&mut Pipe<R, W>, Response) -> Outcome + 'r;
 impl<R: Read, W: Write> Talk<'_, R, W> {
     fn handle(&mut self, request: &str) {
         if !self.pipe.interactive() {
+            if std::mem::replace(&mut self.told, true) {
+                return self.pipe.reply(Value::Null, true);
+            }
             self.ctx.shared.notes.add(
                 &self.ctx.call_id,
                 format!(
@@ -354,3 +360,6 @@ fn follow_up<R: Read, W: Write>(
         format!("The person answered the earlier question of {tool} (\"{gist}\"): {said}")
     })
 }
+
+#[cfg(test)]
+mod tests;
