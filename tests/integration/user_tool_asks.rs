@@ -1,9 +1,9 @@
 //! Users' own tools asking over `@@marvin-interact` (README "Your own tools"), through the real
-//! binary with the shell-script tools of tests/fixtures/user_tools: an approval with scopes
-//! (a session grant remembered on the next call), an input form with bounds that the tool
-//! refuses and asks again with an error, the reprompt limit, a question left pending whose late
-//! answer reaches the model on the next turn, a cancelled turn heard by the tool, and
-//! malformed requests answered with what to fix.
+//! binary with the shell-script tools of tests/fixtures/user_tools: an approval with scopes (a
+//! session grant remembered on the next call, an always grant in the next run), an input form
+//! with bounds that the tool refuses and asks again with an error, the reprompt limit, a
+//! question left pending whose late answer reaches the model on the next turn, a cancelled
+//! turn heard by the tool, and malformed requests answered with what to fix.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -345,4 +345,35 @@ fn a_question_left_pending_is_answered_after_the_turn_and_the_model_hears_it_nex
     );
     assert_eq!(messages[n - 1]["content"], "and now?");
     pty.leave();
+}
+
+#[test]
+fn an_always_grant_of_a_tools_key_lasts_into_the_next_run() {
+    let home = TempDir::new("user-tool-always");
+    install(&home, "deploy");
+    let staging = || call("c1", "deploy", json!({"env": "staging", "ask_port": false}));
+    let server = ReplayServer::start(vec![staging(), Reply::text(&["Deployed."])]);
+    let mut script = Script::start(&home, &server);
+    let approval = script.next("approval");
+    script.answer(json!({"id": approval["id"], "approve": "always"}));
+    assert_eq!(script.next("message")["text"], "Deployed.");
+    assert_eq!(script.finish().status.code(), Some(0));
+    let granted = printed(&server.requests()[1].last_tool_result(), "approval");
+    assert_eq!(granted["approvalScope"], "always");
+
+    // The next run asks nothing: the grant is Marvin's, under the tool's own key.
+    let server = ReplayServer::start(vec![staging(), Reply::text(&["Again."])]);
+    let script = Script::start(&home, &server);
+    assert_eq!(script.next("message")["text"], "Again.");
+    assert_eq!(script.finish().status.code(), Some(0));
+    let remembered = printed(&server.requests()[1].last_tool_result(), "approval");
+    assert_eq!(
+        (
+            remembered["approvalScope"].clone(),
+            remembered["remembered"].clone()
+        ),
+        (json!("always"), json!(true))
+    );
+    let store = std::fs::read_to_string(home.path().join("marvin-home/approvals.json")).unwrap();
+    assert!(store.contains("user-tool:deploy:staging"), "{store}");
 }
