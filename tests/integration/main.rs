@@ -61,6 +61,7 @@ mod special_files;
 mod stops;
 mod stranger_bodies;
 mod subagent_security;
+mod terminal_forms;
 mod terminal_safety;
 mod terminal_ux;
 mod terminal_wrap;

@@ -23,24 +23,18 @@ impl Asker<'_> {
         prompt: &Prompt,
         deadline: Instant,
     ) -> Result<Response, Stop> {
-        let mut said = String::new();
-        match prompt.presentation {
-            Presentation::Tool => {
-                let tool = match prompt.tool.is_empty() {
-                    true => "form",
-                    false => prompt.tool.as_str(),
-                };
-                let asked = match form.prompt.is_empty() {
-                    true => "Please fill in:",
-                    false => form.prompt.as_str(),
-                };
-                self.title(tool, asked);
-                self.margin = 2;
-            }
-            Presentation::Questionnaire if !prompt.tool.is_empty() => {
-                said = format!("{} asks. ", sanitize(&prompt.tool));
-            }
-            Presentation::Questionnaire => {}
+        // As a questionnaire, its heading says what is asked already.
+        if prompt.presentation == Presentation::Tool {
+            let tool = match prompt.tool.is_empty() {
+                true => "form",
+                false => prompt.tool.as_str(),
+            };
+            let asked = match form.prompt.is_empty() {
+                true => "Please fill in:",
+                false => form.prompt.as_str(),
+            };
+            self.title(tool, asked);
+            self.margin = 2;
         }
         self.dismissable = !self.dumb;
         let dot = self.style.glyph("·", "|");
@@ -50,7 +44,7 @@ impl Asker<'_> {
             ),
             false => format!("Enter keeps what is shown {dot} Ctrl+C cancels the turn"),
         };
-        self.note(&format!("{said}{keys}"));
+        self.note(&keys);
         let response = Response::Submitted(self.fields(form, deadline)?);
         self.dismissable = false;
         self.completed(prompt, &response, true);
@@ -126,9 +120,12 @@ impl Asker<'_> {
             match fitted(field, given.clone()) {
                 Ok(value) => {
                     if chosen {
-                        let said = value
-                            .as_ref()
-                            .map_or("(skipped)".into(), |v| shown(field, v));
+                        let said = match &value {
+                            None => "(skipped)".to_string(),
+                            Some(Value::Bool(true)) => "Yes".into(),
+                            Some(Value::Bool(false)) => "No".into(),
+                            Some(value) => shown(field, value),
+                        };
                         self.line(&format!("  › {}", style.dim(&sanitize(&said))));
                     }
                     return Ok(value);

@@ -127,12 +127,13 @@ impl Asker<'_> {
     }
 
     /// A question presented as a questionnaire: a block of its own, under a heading (the
-    /// form's prompt, or who asks).
+    /// form's prompt, or who asks: Marvin for ask_user, else the tool).
     fn questionnaire(&mut self, prompt: &Prompt) {
         let text = match &prompt.request {
             Request::Input(form) if !form.prompt.is_empty() => form.prompt.clone(),
-            _ if prompt.tool.is_empty() => "Questions".to_string(),
-            _ => format!("Questions from {}", prompt.tool),
+            // ask_user's questions are the model's own.
+            _ if matches!(prompt.tool.as_str(), "" | "ask_user") => "Marvin asks".to_string(),
+            _ => format!("{} asks", prompt.tool),
         };
         let style = self.style;
         self.line("");

@@ -1,0 +1,212 @@
+//! Input forms in the REPL under a real pseudo-terminal, asked by users' own tools over
+//! `@@marvin-interact` (the shell scripts of tests/fixtures/terminal_tools): bounds answered
+//! wrongly then rightly, Esc closing the form while the turn goes on, Ctrl+C cancelling the
+//! turn with the tool told, and a reprompt from the tool's own check with its error and what
+//! was entered kept; the presentation in the tool's block or as a questionnaire, and the
+//! completed view.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::pty::Pty;
+use crate::common::{FIXTURES, ReplayServer, Reply, TempDir, marvin};
+
+/// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
+pub(crate) fn install(home: &TempDir, name: &str) {
+    let from = Path::new(FIXTURES).join("terminal_tools").join(name);
+    let to = home.path().join("marvin-home/tools").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+pub(crate) fn call(name: &str, args: Value) -> Reply {
+    Reply::tool_calls(&[("c1", name, &args.to_string())])
+}
+
+fn repl(home: &TempDir, server: &ReplayServer) -> Pty {
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("TERM", "xterm");
+    Pty::spawn(command)
+}
+
+/// Each `reply: {…}` line a tool printed, as the action and input it was told.
+pub(crate) fn replies(result: &str) -> Vec<Value> {
+    result
+        .lines()
+        .filter_map(|line| line.strip_prefix("reply: "))
+        .map(|reply| {
+            let reply: Value = serde_json::from_str(reply).unwrap();
+            json!({"action": reply["action"], "input": reply["input"]})
+        })
+        .collect()
+}
+
+/// The rows shown from the one that starts with `first` on, `count` of them.
+fn rows_from(pty: &Pty, first: &str, count: usize) -> Vec<String> {
+    let lines = pty.visible().lines();
+    let at = lines
+        .iter()
+        .position(|line| line.starts_with(first))
+        .unwrap_or_else(|| panic!("no row {first:?} in:\n{}", lines.join("\n")));
+    lines[at..(at + count).min(lines.len())].to_vec()
+}
+
+#[test]
+fn an_input_form_with_bounds_is_answered_wrongly_then_rightly_and_the_tool_gets_typed_values() {
+    let home = TempDir::new("form-bounds");
+    install(&home, "port");
+    let server = ReplayServer::start(vec![
+        call("port", json!({})),
+        Reply::text(&["It listens on 8443."]),
+    ]);
+    let mut pty = repl(&home, &server);
+    pty.wait_for("› ");
+    pty.send("start the server\r");
+    pty.wait_for("A whole number from 1024 to 65535.");
+    pty.send("80\r");
+    pty.wait_for_words("Port: \"80\" is not a whole number from 1024 to 65535.");
+    // What was typed is there to correct: Ctrl+U clears it.
+    pty.send("\x158443\r");
+    pty.wait_for("Enter chooses");
+    pty.send("2\r");
+    pty.wait_for("It listens on 8443.");
+    // The fields sit under the tool's line; once answered, the tool's completed view.
+    assert_eq!(
+        rows_from(&pty, "  [port] Where should it listen?", 10),
+        [
+            "  [port] Where should it listen?",
+            "    Enter keeps what is shown · Esc closes the form · Ctrl+C cancels the turn",
+            "    Port",
+            "    A whole number from 1024 to 65535.",
+            "    › 80",
+            "    ✗ Port: \"80\" is not a whole number from 1024 to 65535.",
+            "    › 8443",
+            "    TLS",
+            "    › No",
+            "    ✓ Listening on 8443",
+        ]
+    );
+    // Only the answer that fits reached the tool, typed.
+    let result = server.requests()[1].last_tool_result();
+    assert_eq!(
+        replies(&result),
+        [json!({"action": "submit", "input": {"port": 8443, "tls": false}})]
+    );
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn esc_closes_the_form_the_tool_hears_it_dismissed_and_the_turn_goes_on() {
+    let home = TempDir::new("form-esc");
+    install(&home, "port");
+    let server = ReplayServer::start(vec![
+        call("port", json!({})),
+        Reply::text(&["Then it does not start."]),
+    ]);
+    let mut pty = repl(&home, &server);
+    pty.wait_for("› ");
+    pty.send("start the server\r");
+    pty.wait_for("Esc closes the form");
+    pty.send("\x1b");
+    pty.wait_for("Then it does not start.");
+    pty.wait_for_words("✗ dismissed without an answer");
+    let result = server.requests()[1].last_tool_result();
+    assert_eq!(
+        replies(&result),
+        [json!({"action": "cancel", "input": null})]
+    );
+    assert!(!pty.screen().contains("[Cancelled]"), "{}", pty.screen());
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn ctrl_c_in_an_open_form_cancels_the_turn_and_the_tool_hears_it_cancelled() {
+    let home = TempDir::new("form-ctrl-c");
+    install(&home, "hold");
+    let server = ReplayServer::start(vec![call("hold", json!({})), Reply::text(&["never"])]);
+    let mut pty = repl(&home, &server);
+    pty.wait_for("› ");
+    pty.send("pick a port\r");
+    pty.wait_for("Which port?");
+    pty.wait_for("Ctrl+C cancels the turn");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    let marker = home.path().join("hold.marker");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let heard = loop {
+        let heard = std::fs::read_to_string(&marker).unwrap_or_default();
+        if heard.contains("\"action\":\"cancelled\"") {
+            break heard;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the tool did not hear it cancelled: {heard:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let reply: Value =
+        serde_json::from_str(heard.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
+    assert_eq!(reply["action"], "cancelled");
+    assert_eq!(server.requests().len(), 1, "nothing more was asked");
+    assert!(pty.leave().success());
+}
+
+#[test]
+fn a_reprompt_from_the_tool_shows_its_error_above_the_questionnaire_and_keeps_what_was_entered() {
+    let home = TempDir::new("form-reprompt");
+    install(&home, "port");
+    let server = ReplayServer::start(vec![
+        call("port", json!({"presentation": "questionnaire"})),
+        Reply::text(&["It listens on 9090."]),
+    ]);
+    let mut pty = repl(&home, &server);
+    pty.wait_for("› ");
+    pty.send("start the server\r");
+    pty.wait_for("A whole number from 1024 to 65535.");
+    pty.send("8080\r");
+    pty.wait_for("Enter chooses");
+    pty.send("1\r");
+    pty.wait_for("Port 8080 is taken");
+    pty.wait_for_nth("Enter keeps what is shown", 2);
+    // A block of its own under its heading: the tool's error above it, what was entered in
+    // its fields.
+    assert_eq!(
+        rows_from(&pty, "  ✗ Port 8080 is taken", 5),
+        [
+            "  ✗ Port 8080 is taken",
+            "  Enter keeps what is shown · Esc closes the form · Ctrl+C cancels the turn",
+            "  Port",
+            "  A whole number from 1024 to 65535.",
+            "  › 8080",
+        ]
+    );
+    let shown = pty.visible().text();
+    assert_eq!(
+        shown
+            .matches("\n  Where should it listen?\n  ───────────────────────\n")
+            .count(),
+        2,
+        "{shown}"
+    );
+    pty.send("\x159090\r");
+    pty.wait_for_nth("Enter chooses", 2);
+    // Yes, chosen before, is chosen still: Enter keeps it.
+    pty.send("\r");
+    pty.wait_for("It listens on 9090.");
+    let result = server.requests()[1].last_tool_result();
+    assert_eq!(
+        replies(&result),
+        [
+            json!({"action": "submit", "input": {"port": 8080, "tls": true}}),
+            json!({"action": "submit", "input": {"port": 9090, "tls": true}}),
+        ]
+    );
+    assert!(pty.leave().success());
+}
