@@ -212,13 +212,16 @@ fn form_text(event: &Value, named: &str) -> String {
     lines.join("\n")
 }
 
-/// A questionnaire's heading: a block of its own, named by its prompt or who asks.
+/// A questionnaire's heading: a block of its own, named by its prompt or who asks (as the
+/// REPL names it).
 fn questionnaire(event: &Value) -> String {
     let prompt = event["prompt"].as_str().filter(|p| !p.is_empty());
     let tool = event["toolName"].as_str().unwrap_or("");
-    let heading = match prompt {
-        Some(prompt) => prompt.to_string(),
-        None => format!("Questions from {tool}"),
+    let heading = match (prompt, tool) {
+        (Some(prompt), _) => prompt.to_string(),
+        // ask_user's questions are the model's own, as the REPL says.
+        (None, "" | "ask_user") => "Marvin asks".to_string(),
+        (None, tool) => format!("{tool} asks"),
     };
     let heading = sanitize(&heading).into_owned();
     let rule = "─".repeat(crate::ui::width::width(&heading).clamp(3, 76));
