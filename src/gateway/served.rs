@@ -11,10 +11,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::answers::Refused;
 use super::broadcast::Broadcaster;
 use super::events;
 use crate::interact::{Request, Response};
-use crate::session::{Deferred, Event, Interaction, Session, TurnEnd, TurnReport, TurnUi};
+use crate::session::{
+    Answered, Deferred, Event, Interaction, Session, TurnEnd, TurnReport, TurnUi,
+};
+
+/// The fields that say where a question belongs (seed 003's correlation), on its request and
+/// its response alike.
+const CORRELATION: [&str; 6] = [
+    "timestamp",
+    "turnId",
+    "responseId",
+    "toolCallId",
+    "interactionId",
+    "toolName",
+];
 
 pub(crate) struct Served {
     pub id: String,
@@ -89,7 +103,8 @@ impl Questions {
     /// Closes prompt `id`: its reply, if it is still open.
     fn close(&mut self, id: u64) -> Option<crate::session::Reply> {
         let (open, _) = self.open.remove(&id)?;
-        self.closed.insert(id, events::call_of(id, &open.prompt));
+        self.closed
+            .insert(id, open.correlation.tool_call_id.clone());
         Some(open.reply)
     }
 
@@ -101,12 +116,15 @@ impl Questions {
                 self.closed.contains_key(id),
             ),
             Which::Call(call) => {
-                let asked = self.open.iter().map(|(id, (open, _))| (id, &open.prompt));
-                let left = self.late.iter().map(|(id, late)| (id, &late.prompt));
+                let asked = self
+                    .open
+                    .iter()
+                    .map(|(id, (open, _))| (id, &open.correlation));
+                let left = self.late.iter().map(|(id, late)| (id, &late.correlation));
                 (
                     asked
                         .chain(left)
-                        .find(|(id, prompt)| events::call_of(**id, prompt) == *call)
+                        .find(|(_, correlation)| correlation.tool_call_id == *call)
                         .map(|(id, _)| *id),
                     self.closed.values().any(|closed| closed == call),
                 )
@@ -134,7 +152,7 @@ pub(crate) enum NotTaken {
     /// It was answered already, or given up (409).
     Closed,
     /// The answer does not fit the question (400).
-    Invalid(String),
+    Invalid(Refused),
 }
 
 impl Served {
@@ -148,12 +166,14 @@ impl Served {
         // Asked in the session's earlier life and never answered: nobody waits on them now.
         for asked in events.unanswered() {
             let id = asked["interactionId"].as_str().unwrap_or_default();
-            events.publish(
-                "interaction_response",
-                json!({"id": id.parse::<u64>().unwrap_or(0), "interactionId": id,
-                       "toolCallId": asked["toolCallId"],
-                       "outcome": "no longer open: the gateway stopped before it was answered"}),
-            );
+            let outcome = "no longer open: the gateway stopped before it was answered";
+            let mut closed = json!({"id": id.parse::<u64>().unwrap_or(0), "outcome": outcome,
+                                    "action": "cancel", "completed": [outcome]});
+            for name in CORRELATION {
+                closed[name] = asked[name].clone();
+            }
+            closed["timestamp"] = json!(crate::clock::iso8601_millis(std::time::SystemTime::now()));
+            events.publish("interaction_response", closed);
         }
         if events.turn_unfinished() {
             events.publish(
@@ -352,7 +372,7 @@ impl Served {
         &self,
         which: &Which,
         by: Option<&str>,
-        answer: impl FnOnce(&Request) -> Result<Response, String>,
+        answer: impl FnOnce(&Request) -> Result<Response, Refused>,
     ) -> Result<(), NotTaken> {
         let mut questions = self
             .questions
@@ -374,25 +394,28 @@ impl Served {
             return Err(NotTaken::Unknown);
         };
         let response = match answer(&late.prompt.request) {
-            Ok(response) if !events::leaves_other_empty(&response) => response,
+            Ok(response) if !super::answers::leaves_other_empty(&response) => response,
             refused => {
                 questions.late.insert(id, late);
                 return Err(NotTaken::Invalid(
                     refused
                         .err()
-                        .unwrap_or_else(|| crate::interact::EMPTY_OTHER.to_string()),
+                        .unwrap_or_else(|| Refused::from(crate::interact::EMPTY_OTHER)),
                 ));
             }
         };
-        let call = events::call_of(id, &late.prompt);
-        let mut closed = events::answered_by(by, &response);
-        closed["outcome"] = json!(crate::session::describe_response(&response));
-        questions.closed.insert(id, call.clone());
+        let answer = Answered::new(&late.prompt, &response, late.correlation.clone());
+        let closed = events::response(
+            id,
+            crate::session::describe_response(&response),
+            answer,
+            Some(events::answered_by(by, &response)),
+        );
+        questions
+            .closed
+            .insert(id, late.correlation.tool_call_id.clone());
         questions.late_answers.push((late, response));
         drop(questions);
-        closed["id"] = json!(id);
-        closed["interactionId"] = json!(id.to_string());
-        closed["toolCallId"] = json!(call);
         self.publish("interaction_response", closed);
         self.publish(
             "notice",
@@ -402,17 +425,24 @@ impl Served {
     }
 
     /// Asks again, after the turn, the questions its tools left open; each keeps its place
-    /// until someone answers it.
+    /// until someone answers it. Each is a prompt of its own (a new `interactionId`) that
+    /// belongs where it was first asked (its turn, response and call).
     fn ask_late(&self, late: Vec<(u64, Deferred)>) {
         for (id, mut deferred) in late {
             deferred.prompt.error = Some(crate::interact::STILL_OPEN.into());
-            let (kind, value) = events::question(id, &deferred.prompt);
+            let correlation = &mut deferred.correlation;
+            correlation.interaction_id = id.to_string();
+            correlation.timestamp = crate::clock::iso8601_millis(std::time::SystemTime::now());
+            if deferred.prompt.call_id.is_empty() {
+                correlation.tool_call_id = format!("interaction-{id}");
+            }
+            let value = events::request(&deferred.prompt, &deferred.correlation, None);
             self.questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .late
                 .insert(id, deferred);
-            self.publish(kind, value);
+            self.publish(events::REQUEST, value);
         }
     }
 }
@@ -521,22 +551,18 @@ impl TurnUi for Clients {
         // Whatever comes next comes after the text before it.
         self.send_text();
         if let Event::QuestionClosed { id, .. } = event {
-            let (call, answered) = {
+            let answered = {
                 let mut questions = self
                     .served
                     .questions
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 questions.close(*id);
-                let answered = questions.answered.remove(id);
-                (questions.closed.get(id).cloned(), answered)
+                questions.answered.remove(id)
             };
-            // Named as the prompt was, so a client finds its card either way.
+            // The session's `QuestionClosed` (its correlation names the prompt and the call),
+            // with who answered and what was chosen.
             for (kind, mut value) in events::from_event(event) {
-                value["interactionId"] = json!(id.to_string());
-                if let Some(call) = &call {
-                    value["toolCallId"] = json!(call);
-                }
                 if let (Some(fields), Some(Value::Object(more))) =
                     (value.as_object_mut(), answered.clone())
                 {
@@ -551,14 +577,18 @@ impl TurnUi for Clients {
 
     fn ask(&mut self, interaction: Interaction) {
         self.send_text();
-        let (kind, value) = events::question(interaction.id, &interaction.prompt);
+        let waits = self
+            .served
+            .question_timeout
+            .unwrap_or(interaction.prompt.timeout);
+        let value = events::request(&interaction.prompt, &interaction.correlation, Some(waits));
         self.served
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .open
             .insert(interaction.id, (interaction, Instant::now()));
-        self.served.publish(kind, value);
+        self.served.publish(events::REQUEST, value);
     }
 
     fn interrupted(&mut self) -> bool {
