@@ -57,6 +57,7 @@
       problem: el('p', { class: 'error problem', role: 'alert', hidden: true }),
       // What enabling the card again leaves disabled (Submit until every question is answered).
       refresh: () => {},
+      // Where the person starts.
       focus: () => null,
     };
     card.append(parts.head, parts.reprompt, parts.body, parts.actions, parts.problem);
@@ -64,8 +65,9 @@
     card.marvin = {
       complete: (over) => complete(parts, over),
       readOnly: (off) => readOnly(parts, off),
+      // An approval takes no focus: an Enter meant for something else would grant it.
       focus: () => {
-        const first = parts.focus() || card.querySelector('input, select, textarea, button');
+        const first = parts.focus();
         if (first) first.focus({ preventScroll: true });
       },
     };
@@ -124,7 +126,7 @@
       placeholder: 'What to do instead (optional)' });
     const scopes = event.scopes || ['once', 'session', 'always'];
     actions.append(
-      scopes.map((scope) => button(SCOPES[scope] || scope, { 'data-scope': scope,
+      ...scopes.map((scope) => button(SCOPES[scope] || scope, { 'data-scope': scope,
         onclick: () => send(parts, { action: 'approve', approvalScope: scope }) })),
       reason,
       button('Deny', { class: 'secondary', 'data-deny': true,
@@ -154,7 +156,7 @@
     fields.forEach((f) => f.restore(f.initial));
     parts.refresh();
     // Where the person goes on: the empty "Other" a reprompt left, else the first option.
-    parts.focus = () => fields.map((f) => f.focusable()).find(Boolean) || null;
+    parts.focus = () => fields.map((f) => f.focusable()).find(Boolean) || card.querySelector('input');
   }
 
   function questionField(question, q, changed) {

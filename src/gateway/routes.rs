@@ -32,10 +32,9 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
         (Method::Get, ["gateway.js"]) => {
             Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
         }
-        (Method::Get, ["cards.js"]) => Ok(web::asset(
-            super::CARDS,
-            "text/javascript; charset=utf-8",
-        )),
+        (Method::Get, ["cards.js"]) => {
+            Ok(web::asset(super::CARDS, "text/javascript; charset=utf-8"))
+        }
         (Method::Get, ["markdown.js"]) => Ok(web::asset(
             super::MARKDOWN,
             "text/javascript; charset=utf-8",
