@@ -113,12 +113,12 @@ impl Gateway {
     }
 
     /// The session's events from `since` on, read until one of type `until` (included).
-    fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
+    pub(crate) fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
         self.events_as("a-test", id, since, until)
     }
 
     /// The same, following the session as client `client`.
-    fn events_as(&self, client: &str, id: &str, since: u64, until: &str) -> Vec<Value> {
+    pub(crate) fn events_as(&self, client: &str, id: &str, since: u64, until: &str) -> Vec<Value> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -425,7 +425,7 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
 }
 
 /// A session made on `gateway`, with `content` sent to it.
-fn session_with_message(gateway: &Gateway, content: &str) -> String {
+pub(crate) fn session_with_message(gateway: &Gateway, content: &str) -> String {
     let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
     let id = made["id"].as_str().unwrap().to_string();
     let path = format!("/api/sessions/{id}/messages");
@@ -547,6 +547,15 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
     let late = late.last().unwrap();
     assert_eq!(late["toolCallId"], "q1");
     assert_ne!(late["interactionId"], closed["interactionId"]);
+    // Asked again as a prompt of its own, where it was first asked: its turn and response.
+    let first_asked = third
+        .iter()
+        .find(|e| e["type"] == "interaction_request")
+        .unwrap();
+    for field in ["turnId", "responseId", "toolName"] {
+        assert_eq!(late[field], first_asked[field], "{field}");
+    }
+    assert_eq!(late["timeoutMs"], Value::Null, "a late question has no deadline");
     assert!(
         late["error"]
             .as_str()
@@ -572,7 +581,9 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         .rfind(|e| e["type"] == "interaction_response")
         .unwrap();
     assert_eq!(over["interactionId"], late["interactionId"]);
+    assert_eq!(over["turnId"], late["turnId"]);
     assert_eq!(over["outcome"], "answered: Blue");
+    assert_eq!(over["completed"], json!(["Which colour?: Blue"]));
     assert_eq!(
         act(
             "submit-answers",
