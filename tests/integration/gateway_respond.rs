@@ -46,7 +46,7 @@ fn respond_answers_a_question_and_its_request_and_response_replay_in_order_with_
     let request = asked.last().unwrap().clone();
     assert_eq!(request["interactionType"], "questions");
     assert_eq!(request["toolName"], "ask_user");
-    assert_eq!(request["presentation"], "tool");
+    assert_eq!(request["presentation"], "questionnaire");
     assert_eq!(request["timeoutMs"], 600_000);
     assert_eq!(request["completedView"]["showInputs"], true);
     for field in CORRELATION {
