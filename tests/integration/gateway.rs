@@ -555,7 +555,11 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
     for field in ["turnId", "responseId", "toolName"] {
         assert_eq!(late[field], first_asked[field], "{field}");
     }
-    assert_eq!(late["timeoutMs"], Value::Null, "a late question has no deadline");
+    assert_eq!(
+        late["timeoutMs"],
+        Value::Null,
+        "a late question has no deadline"
+    );
     assert!(
         late["error"]
             .as_str()

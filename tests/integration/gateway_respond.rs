@@ -1,7 +1,10 @@
 //! `POST /api/sessions/ID/respond` (seed 003's tool_interaction_response) through real HTTP
 //! against the built binary: questions submitted or dismissed, approvals given only an offered
-//! scope or denied, 400/404/409 as the older routes; and the `interaction_request` and
-//! `interaction_response` events in order with their correlation, as a reload replays them.
+//! scope or denied, an input form's wrong answer refused with each field (the form stays open)
+//! and a right one reaching the tool typed, 400/404/409 as the older routes; and the
+//! `interaction_request` and `interaction_response` events in order with their correlation, as
+//! a reload replays them. The forms and scoped approvals are asked by user tools (shell scripts
+//! in tests/fixtures/gateway_tools/).
 
 use serde_json::{Value, json};
 
@@ -17,6 +20,29 @@ const CORRELATION: [&str; 6] = [
     "interactionId",
     "toolName",
 ];
+
+/// Copies the user tools `names` (from tests/fixtures/gateway_tools/) into `home`'s profile.
+pub(crate) fn user_tools(home: &TempDir, names: &[&str]) {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gateway_tools");
+    for name in names {
+        let into = home.path().join("marvin-home/tools").join(name);
+        std::fs::create_dir_all(&into).unwrap();
+        for file in std::fs::read_dir(fixtures.join(name)).unwrap() {
+            let file = file.unwrap();
+            std::fs::copy(file.path(), into.join(file.file_name())).unwrap();
+        }
+    }
+}
+
+/// What the user tool said it was replied, one JSON object a line (`reply: {…}`).
+fn replies(result: &str) -> Vec<Value> {
+    result
+        .lines()
+        .filter_map(|line| line.strip_prefix("reply: "))
+        .map(|reply| serde_json::from_str(reply).unwrap_or_else(|e| panic!("{e}: {reply}")))
+        .collect()
+}
 
 fn respond(gateway: &Gateway, id: &str, body: Value) -> (u16, Value) {
     gateway.call("POST", &format!("/api/sessions/{id}/respond"), Some(body))
@@ -208,5 +234,159 @@ fn an_approval_takes_only_an_offered_scope_or_a_denial_with_its_reason() {
     assert!(
         result.as_str().unwrap().contains("not on this machine"),
         "{result}"
+    );
+}
+
+#[test]
+fn an_input_form_refuses_a_wrong_input_with_each_field_and_stays_open_then_takes_it_typed() {
+    let home = TempDir::new("gateway-respond-input");
+    user_tools(&home, &["listen"]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("l1", "listen", "{}")]),
+        Reply::text(&["Listening."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "start the server");
+    let asked = gateway.events_until(&id, 0, "interaction_request");
+    let form = asked.last().unwrap().clone();
+    assert_eq!(form["interactionType"], "input");
+    assert_eq!(form["toolName"], "listen");
+    assert_eq!(form["toolCallId"], "l1");
+    assert_eq!(form["presentation"], "tool");
+    assert_eq!(form["prompt"], "Where should the server listen?");
+    let port = &form["inputSchema"]["fields"][0];
+    assert_eq!(
+        (
+            &port["id"],
+            &port["type"],
+            &port["minimum"],
+            &port["maximum"]
+        ),
+        (
+            &json!("port"),
+            &json!("integer"),
+            &json!(1024),
+            &json!(65535)
+        )
+    );
+    // Every field that is wrong, in the form's order after a field it does not have; the
+    // question stays open.
+    let wrong =
+        json!({"toolCallId": "l1", "action": "submit", "input": {"port": 80, "colour": "red"}});
+    let (status, refused) = respond(&gateway, &id, wrong);
+    assert_eq!(status, 400, "{refused}");
+    let fields: Vec<&str> = refused["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["colour", "port", "mode"], "{refused}");
+    assert!(
+        refused["fields"][1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1024"),
+        "{refused}"
+    );
+    // Typed from what a person types; the tool itself refuses 8080 and asks again.
+    let typed = json!({"interactionId": form["interactionId"], "action": "submit",
+                       "input": {"port": "8080", "mode": "Production", "tls": "yes"}});
+    assert_eq!(respond(&gateway, &id, typed.clone()).0, 200);
+    let since = form["seq"].as_u64().unwrap();
+    let again = gateway.events_until(&id, since, "interaction_request");
+    let over = of(&again, "interaction_response")[0];
+    assert_eq!(
+        over["input"],
+        json!({"port": 8080, "mode": "prod", "tls": true})
+    );
+    assert!(
+        over["completed"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Port: 8080")),
+        "{over}"
+    );
+    let reprompt = again.last().unwrap();
+    assert_eq!(reprompt["error"], "Port 8080 is taken");
+    assert_eq!(reprompt["toolCallId"], "l1");
+    assert_ne!(reprompt["interactionId"], form["interactionId"]);
+    assert_eq!(reprompt["inputSchema"]["fields"][0]["initial"], 8080);
+    // The first prompt is over: by its interactionId the answer comes too late.
+    assert_eq!(respond(&gateway, &id, typed).0, 409);
+    let right =
+        json!({"toolCallId": "l1", "action": "submit", "input": {"port": 9090, "mode": "dev"}});
+    assert_eq!(respond(&gateway, &id, right).0, 200);
+    let events = gateway.events_until(&id, 0, "done");
+    assert_eq!(events.last().unwrap()["answer"], "Listening.");
+    let heard = replies(&server.requests()[1].result_of("l1"));
+    assert_eq!(heard.len(), 2, "{heard:?}");
+    assert_eq!(heard[0]["input"]["port"], 8080);
+    assert_eq!(
+        (&heard[1]["action"], &heard[1]["input"]["port"]),
+        (&json!("submit"), &json!(9090))
+    );
+}
+
+#[test]
+fn an_input_form_cancelled_tells_the_tool_and_a_tool_s_approval_takes_only_its_scopes() {
+    let home = TempDir::new("gateway-respond-tools");
+    user_tools(&home, &["listen", "deploy"]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("l1", "listen", "{}")]),
+        Reply::text(&["Not listening."]),
+        Reply::tool_calls(&[("p1", "deploy", "{}")]),
+        Reply::text(&["Deployed."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "start the server");
+    gateway.events_until(&id, 0, "interaction_request");
+    let cancel = json!({"toolCallId": "l1", "action": "cancel"});
+    assert_eq!(respond(&gateway, &id, cancel).0, 200);
+    let first = gateway.events_until(&id, 0, "done");
+    assert_eq!(of(&first, "interaction_response")[0]["action"], "cancel");
+    let heard = replies(&server.requests()[1].result_of("l1"));
+    assert_eq!(heard[0]["action"], "cancel", "{heard:?}");
+
+    let since = first.len() as u64;
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "deploy"})))
+            .0,
+        202
+    );
+    let asked = gateway.events_until(&id, since, "interaction_request");
+    let approval = asked.last().unwrap();
+    assert_eq!(approval["interactionType"], "approval");
+    assert_eq!(approval["scopes"], json!(["once", "session"]));
+    assert_eq!(approval["toolName"], "deploy");
+    for scope in ["always", "all_edits"] {
+        let body = json!({"toolCallId": "p1", "action": "approve", "approvalScope": scope});
+        let (status, refused) = respond(&gateway, &id, body);
+        assert_eq!(status, 400, "{refused}");
+        assert!(
+            refused["error"]
+                .as_str()
+                .unwrap()
+                .ends_with("not offered for this approval: once, session"),
+            "{refused}"
+        );
+    }
+    // The older route keeps to the offered scopes too.
+    let old = json!({"toolCallId": "p1", "scope": "always"});
+    let approve = format!("/api/sessions/{id}/approve");
+    assert_eq!(gateway.call("POST", &approve, Some(old)).0, 400);
+    let body = json!({"toolCallId": "p1", "action": "approve", "approvalScope": "session"});
+    assert_eq!(respond(&gateway, &id, body).0, 200);
+    let second = gateway.events_until(&id, since, "done");
+    assert_eq!(
+        of(&second, "interaction_response")[0]["approvalScope"],
+        "session"
+    );
+    let heard = replies(&server.requests()[3].result_of("p1"));
+    assert_eq!(
+        (&heard[0]["action"], &heard[0]["approvalScope"]),
+        (&json!("approve"), &json!("session"))
     );
 }

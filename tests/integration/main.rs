@@ -32,6 +32,7 @@ mod fixtures;
 mod form_browser;
 mod gateway;
 mod gateway_browser;
+mod gateway_forms;
 mod gateway_respond;
 mod git_security;
 mod headless_asks;
