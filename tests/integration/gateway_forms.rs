@@ -115,6 +115,7 @@ fn an_input_form_out_of_bounds_shows_its_field_error_then_the_tool_gets_the_type
         "const e = document.querySelector('.field[data-field=port] .field-error'); return !!e && !e.hidden",
         "the port's error shows at the port",
     );
+    browser.screenshot("gateway-input-form-refused");
     let refused = browser.script(
         "const card = document.querySelector('.card.input');
          return [card.querySelector('.field[data-field=port] .field-error').textContent,
@@ -148,10 +149,12 @@ fn an_input_form_out_of_bounds_shows_its_field_error_then_the_tool_gets_the_type
         json!([]),
     );
     assert_eq!(kept, json!(["8080", "prod", true, true]));
+    browser.screenshot("gateway-input-form-reprompt");
 
     retype(&browser, PORT, "9090");
     browser.press(&[key::ENTER]);
     answered(&browser, "Listening.");
+    browser.screenshot("gateway-input-form-completed");
     let completed = browser.script(
         "const card = document.querySelector('.card.input.done');
          return [[...card.querySelectorAll('.completed li')].map(li => li.textContent),
