@@ -138,6 +138,31 @@ pub(crate) fn response(
     value
 }
 
+/// The fields that say where a question belongs (seed 003's correlation), on its request and
+/// its response alike.
+const CORRELATION: [&str; 6] = [
+    "timestamp",
+    "turnId",
+    "responseId",
+    "toolCallId",
+    "interactionId",
+    "toolName",
+];
+
+/// The `interaction_response` that closes `asked`, a question of a session's earlier life that
+/// nobody answered before the gateway stopped: nothing waits on it now.
+pub(crate) fn no_longer_open(asked: &Value) -> Value {
+    let id = asked["interactionId"].as_str().unwrap_or_default();
+    let outcome = "no longer open: the gateway stopped before it was answered";
+    let mut closed = json!({"id": id.parse::<u64>().unwrap_or(0), "outcome": outcome,
+                            "action": "cancel", "completed": [outcome]});
+    for name in CORRELATION {
+        closed[name] = asked[name].clone();
+    }
+    closed["timestamp"] = json!(crate::clock::iso8601_millis(std::time::SystemTime::now()));
+    closed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

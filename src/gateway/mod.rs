@@ -7,9 +7,11 @@
 mod answers;
 mod broadcast;
 mod events;
+mod questions;
 mod routes;
 mod served;
 mod sse;
+mod text;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};

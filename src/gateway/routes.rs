@@ -11,7 +11,7 @@ use tiny_http::{Method, Request, Response};
 
 use super::answers::{self, Refused};
 use super::broadcast::Broadcaster;
-use super::served::{NotTaken, Which};
+use super::questions::{NotTaken, Which};
 use super::{Gateway, Served, sse};
 use crate::interact::{Request as Asked, Response as Answered};
 use crate::web::{self, HttpResponse, json_response};
