@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::phone::Phone;
+use crate::interact::view::scope_name;
 use crate::interact::{Answer, Approval, InputForm, Question, Request, Response, Scope};
 use crate::session::Interaction;
 use crate::tools::everyday::ntfy::Ntfy;
@@ -251,26 +252,46 @@ fn input_response(form: &InputForm, answer: &Value) -> Result<Response, String> 
         })
 }
 
-/// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval.
+/// `{"approve": "once" | "session" | "no", "reason": "..."}` for an approval; `"always"` (or
+/// only what it lists) where the asking tool offers its own scopes.
 fn approval_response(approval: &Approval, answer: &Value) -> Result<Response, String> {
     let reason = answer["reason"].as_str().unwrap_or("").to_string();
+    let choices = choices(approval);
     match &answer["approve"] {
-        Value::String(scope) if scope == "once" => Ok(Response::Approved(Scope::Once)),
-        Value::String(scope) if scope == "session" => Ok(Response::Approved(Scope::Session)),
-        Value::String(scope) if scope == "all_edits" && approval.all_edits => {
-            Ok(Response::Approved(Scope::AllEdits))
-        }
         Value::String(no) if no == "no" => Ok(Response::Denied(reason)),
         Value::Bool(false) => Ok(Response::Denied(reason)),
-        _ => Err(format!(
-            "\"approve\" is one of \"once\", \"session\"{} or \"no\" (with a \"reason\")",
-            if approval.all_edits {
-                ", \"all_edits\""
-            } else {
-                ""
-            }
-        )),
+        Value::String(word) if choices.contains(&word.as_str()) => {
+            let scope = match word.as_str() {
+                "session" => Scope::Session,
+                "always" => Scope::Always,
+                "all_edits" => Scope::AllEdits,
+                _ => Scope::Once,
+            };
+            Ok(Response::Approved(scope))
+        }
+        _ => {
+            let quoted: Vec<String> = choices.iter().map(|c| format!("\"{c}\"")).collect();
+            let (last, rest) = quoted.split_last().unwrap_or((&quoted[0], &[]));
+            Err(format!(
+                "\"approve\" is one of {} or {last} (with a \"reason\")",
+                rest.join(", ")
+            ))
+        }
     }
+}
+
+/// What an approval may be answered with: the scopes the tool offers (else once and
+/// session), all file edits where offered, and no.
+fn choices(approval: &Approval) -> Vec<&'static str> {
+    let mut choices = match approval.scopes.is_empty() {
+        true => vec!["once", "session"],
+        false => approval.scopes.iter().map(|s| scope_name(*s)).collect(),
+    };
+    if approval.all_edits && !choices.contains(&"all_edits") {
+        choices.push("all_edits");
+    }
+    choices.push("no");
+    choices
 }
 
 /// `{"answers": [...]}`: for each question in order, a label or your own text; a list of
@@ -340,8 +361,8 @@ pub(crate) fn question_event(interaction: &Interaction) -> Value {
     let mut event = match &interaction.prompt.request {
         Request::Approval(a) => json!({
             "type": "approval", "id": id, "tool": a.tool, "summary": a.summary,
-            "detail": a.detail, "covers": a.covers,
-            "choices": if a.all_edits { json!(["once", "session", "all_edits", "no"]) } else { json!(["once", "session", "no"]) },
+            "detail": a.detail, "covers": a.covers, "choices": choices(a),
+            "scopes": choices(a).into_iter().filter(|c| *c != "no").collect::<Vec<_>>(),
         }),
         Request::Questions(questions) => {
             let questions: Vec<Value> = questions
@@ -485,6 +506,21 @@ mod tests {
         assert!(
             answer(json!({"approve": "all_edits"})).is_err(),
             "only for file edits"
+        );
+        // A tool's own scopes: always where it offers it, and nothing it does not offer.
+        let offered = Approval {
+            scopes: vec![Scope::Once, Scope::Always],
+            ..approval.clone()
+        };
+        let answer = |value: Value| approval_response(&offered, &value);
+        assert_eq!(
+            answer(json!({"approve": "always"})),
+            Ok(Response::Approved(Scope::Always))
+        );
+        let refused = answer(json!({"approve": "session"})).unwrap_err();
+        assert!(
+            refused.contains("\"once\", \"always\" or \"no\""),
+            "{refused}"
         );
     }
 }
