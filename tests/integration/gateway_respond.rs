@@ -390,3 +390,74 @@ fn an_input_form_cancelled_tells_the_tool_and_a_tool_s_approval_takes_only_its_s
         (&json!("approve"), &json!("session"))
     );
 }
+
+#[test]
+fn an_input_form_left_pending_is_asked_again_where_it_was_asked_and_its_late_answer_checked() {
+    let home = TempDir::new("gateway-respond-late");
+    user_tools(&home, &["later"]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("w1", "later", "{}")]),
+        Reply::text(&["Started on the default port."]),
+        Reply::text(&["Moving to 9090."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "start it");
+    let first = gateway.events_until(&id, 0, "done");
+    let asked = of(&first, "interaction_request")[0];
+    assert!(
+        replies(&server.requests()[1].result_of("w1"))[0]["action"] == "pending",
+        "the tool went on without the answer"
+    );
+    // After the turn the form is asked again: a prompt of its own, where it was first asked,
+    // with no deadline.
+    let since = first.len() as u64;
+    let late = gateway.events_until(&id, since, "interaction_request");
+    let late = late.last().unwrap();
+    assert_eq!(late["interactionType"], "input");
+    for field in ["turnId", "responseId", "toolCallId", "toolName"] {
+        assert_eq!(late[field], asked[field], "{field}");
+    }
+    assert_ne!(late["interactionId"], asked["interactionId"]);
+    assert_eq!(late["timeoutMs"], Value::Null);
+    assert!(
+        late["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("An earlier question is still open")
+    );
+    // Checked as any form: a wrong input is refused at its field and the question kept.
+    let wrong = json!({"toolCallId": "w1", "action": "submit", "input": {"port": 80}});
+    let (status, refused) = respond(&gateway, &id, wrong);
+    assert_eq!(
+        (status, &refused["fields"][0]["field"]),
+        (400, &json!("port")),
+        "{refused}"
+    );
+    let right =
+        json!({"toolCallId": "w1", "action": "submit", "input": {"port": "9090"}, "by": "page-2"});
+    assert_eq!(respond(&gateway, &id, right.clone()).0, 200);
+    assert_eq!(respond(&gateway, &id, right).0, 409);
+    let answered = gateway.events_until(&id, since, "notice");
+    let over = of(&answered, "interaction_response");
+    let over = over.last().unwrap();
+    assert_eq!(over["interactionId"], late["interactionId"]);
+    assert_eq!(over["turnId"], asked["turnId"]);
+    assert_eq!(
+        (&over["action"], &over["input"]),
+        (&json!("submit"), &json!({"port": 9090}))
+    );
+    assert_eq!(over["completed"], json!(["Port: 9090"]));
+    assert_eq!(over["by"], "page-2");
+    // The answer reaches the model with the next message.
+    let path = format!("/api/sessions/{id}/messages");
+    assert_eq!(
+        gateway
+            .call("POST", &path, Some(json!({"content": "so?"})))
+            .0,
+        202
+    );
+    let since = since + answered.len() as u64;
+    gateway.events_until(&id, since, "done");
+    let sent = server.requests().last().unwrap().body["messages"].to_string();
+    assert!(sent.contains("9090"), "{sent}");
+}
