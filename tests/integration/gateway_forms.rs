@@ -274,3 +274,28 @@ fn an_approval_offers_only_the_scopes_its_tool_offers() {
         (&json!("approve"), &json!("session"))
     );
 }
+
+#[test]
+fn esc_closes_an_input_form_and_the_tool_hears_cancel() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-form-esc");
+    user_tools(&home, &["dinner"]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[("d1", "dinner", "{}")]),
+        Reply::text(&["No dinner, then."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    chat(&browser, &gateway.page(), "plan dinner");
+    browser.find(".card.questionnaire .field[data-field=guests] input");
+    // The form took the focus: Esc closes it.
+    browser.press(&[key::ESCAPE]);
+    answered(&browser, "No dinner, then.");
+    assert_eq!(
+        browser.text(".card.questionnaire.done .completed"),
+        "dismissed without an answer"
+    );
+    let result = server.requests().last().unwrap().result_of("d1");
+    assert!(result.contains("\"action\":\"cancel\""), "{result}");
+}
