@@ -305,11 +305,15 @@
     if (!text || state.running) return;
     if (starting) await starting;
     if (!state.id && !(await newSession())) return;
+    // Emptied as it goes, not when the gateway says it took it: a card the turn brings at once
+    // finds nobody typing, and takes the focus.
+    const box = $('message');
+    box.value = '';
     const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
     if (status === 202 || (status === 200 && typeof data.coding === 'boolean')) {
-      $('message').value = '';
       showError('');
     } else {
+      if (box.value === '') box.value = text;
       showError(data.error || 'The message was not sent.');
     }
   }
