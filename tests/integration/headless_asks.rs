@@ -176,14 +176,16 @@ fn an_approval_is_asked_on_stdin_and_a_no_carries_its_reason() {
     let approval = script.next("approval");
     assert_eq!(approval["tool"], "run_command");
     assert_eq!(approval["detail"], "echo from-the-script > made.txt");
-    assert_eq!(approval["choices"], json!(["once", "session", "no"]));
+    assert_eq!(
+        approval["choices"],
+        json!(["once", "session", "always", "no"])
+    );
+    assert_eq!(approval["scopes"], json!(["once", "session", "always"]));
     let id = approval["id"].as_u64().unwrap();
-    script.answer(&json!({"id": id, "approve": "always"}).to_string());
-    assert!(
-        script.next("answer_error")["message"]
-            .as_str()
-            .unwrap()
-            .contains("\"once\"")
+    script.answer(&json!({"id": id, "approve": "all_edits"}).to_string());
+    assert_eq!(
+        script.next("answer_error")["message"],
+        "\"approve\" is one of \"once\", \"session\", \"always\" or \"no\" (with a \"reason\")"
     );
     script.answer(&json!({"id": id, "approve": "once"}).to_string());
     assert_eq!(script.next("message")["text"], "Ran it.");
@@ -241,7 +243,11 @@ fn wait_denies_a_question_nobody_answered_in_time_and_the_run_goes_on() {
     let question = script.next("question");
     let closed = script.next("question_closed");
     assert_eq!(closed["id"], question["id"]);
-    assert_eq!(closed["outcome"], "no answer within 1 s (--on-ask wait)");
+    assert_eq!(
+        closed["outcome"],
+        "denied: no answer within 1 s (--on-ask wait)"
+    );
+    assert_eq!(closed["action"], "deny");
     assert_eq!(script.next("message")["text"], "Went on.");
     assert_eq!(script.finish().status.code(), Some(0));
 }
