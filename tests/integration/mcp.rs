@@ -364,18 +364,37 @@ const EVERYTHING_FIELDS: [&str; 13] = [
 ];
 
 /// A REPL with server-everything ready and its `trigger-elicitation-request` called; the form
-/// is on screen.
-fn elicitation_asked(home: &TempDir, model: &ReplayServer) -> crate::common::pty::Pty {
+/// is on screen: in the interview's page with `browser` (a desktop whose browser is a script
+/// that only records it was opened), else in the terminal.
+fn elicitation_asked(
+    home: &TempDir,
+    model: &ReplayServer,
+    browser: bool,
+) -> crate::common::pty::Pty {
     let mcp = json!({"mcpServers": {"everything": {"command": everything()}}});
     let mut command = with_servers(home, model, mcp);
-    command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
+    command.env("TERM", "xterm");
+    if browser {
+        let opener = home.path().join("browser");
+        std::fs::write(&opener, "#!/bin/sh\nexit 0\n").unwrap();
+        let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&opener, executable).unwrap();
+        command.env("DISPLAY", ":0").env("BROWSER", &opener);
+    } else {
+        command.env("MARVIN_NO_BROWSER", "1");
+    }
     let mut pty = crate::common::pty::Pty::spawn(command);
     pty.wait_for("› ");
     // At the prompt a server starts in the background; /mcp says when it is ready.
     ready(&mut pty, "everything  ready (mcp-servers/everything");
     pty.send("ask me things\r");
-    pty.wait_for("The MCP server everything asks");
-    // No list of words can tell every question for a secret: the form says who gets the answers.
+    if browser {
+        pty.wait_for("The MCP server everything asks");
+        return pty;
+    }
+    pty.wait_for("[everything__trigger-elicitation-request]");
+    // No list of words can tell every question for a secret: the form says who gets the answers
+    // (the page says it too, in its first block).
     pty.wait_for("Your answers go to the MCP server everything");
     pty.wait_for("Give a password or key only to a server you trust");
     pty
@@ -393,7 +412,7 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
     use crate::interview::{address, get_page, post_answer};
     let home = TempDir::new("mcp-elicit-form");
     let model = elicitation_model();
-    let mut pty = elicitation_asked(&home, &model);
+    let mut pty = elicitation_asked(&home, &model, true);
     let (port, token) = address(&pty, 1);
     // The page gets the server's order, its defaults filled in, only the options where only
     // they fit, and "optional" as the form's own mark (never in the question's text).
@@ -402,6 +421,14 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
     let data: Value =
         serde_json::from_str(&page[start..][..page[start..].find("</script>").unwrap()]).unwrap();
     let questions = data["questions"].as_array().unwrap();
+    assert!(
+        questions[0]["question"]
+            .as_str()
+            .unwrap()
+            .contains("Your answers go to the MCP server everything"),
+        "{}",
+        questions[0]
+    );
     let ids: Vec<&str> = questions.iter().filter_map(|q| q["id"].as_str()).collect();
     assert_eq!(ids[1..], EVERYTHING_FIELDS);
     for q in questions {
@@ -486,8 +513,7 @@ fn a_servers_question_is_asked_in_the_form_checked_and_answered() {
 fn in_the_terminal_a_servers_fields_are_checked_one_by_one_in_its_order() {
     let home = TempDir::new("mcp-elicit-terminal");
     let model = elicitation_model();
-    let mut pty = elicitation_asked(&home, &model);
-    pty.wait_for("Or answer here");
+    let mut pty = elicitation_asked(&home, &model, false);
     pty.wait_for("[name]");
     pty.wait_for("Your answer: ");
     pty.send("Marvin Paranoid\r");
@@ -550,7 +576,7 @@ fn in_the_terminal_a_servers_fields_are_checked_one_by_one_in_its_order() {
             "{id}: {screen}"
         );
     }
-    for never in ["[_message]", "type your own answer", "(optional)"] {
+    for never in ["[_prompt]", "type your own answer", "(optional)"] {
         assert!(!screen.contains(never), "{never}: {screen}");
     }
     let result = model.requests()[1].last_tool_result();
@@ -835,9 +861,9 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
     pty.wait_for("› ");
     ready(&mut pty, "greeter  ready (mrtr-test 1)");
     pty.send("greet someone\r");
-    pty.wait_for("The MCP server greeter asks");
+    pty.wait_for("[greeter__greet]");
     pty.wait_for("Whom should I greet?");
-    pty.wait_for("Not opening a browser for so short a form.");
+    pty.wait_for("Your answers go to the MCP server greeter");
     pty.wait_for("Your answer: ");
     pty.send("Ada\r");
     pty.wait_for("Greeted.");

@@ -9,7 +9,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::interact::{Answer, Choice, Outcome, Question, Request, Response};
+use crate::interact::{
+    Answer, Ask, Choice, Hooks, Outcome, Presentation, Question, Request, Response,
+};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
 
@@ -104,12 +106,20 @@ fn ask_user(args: Args, ctx: &ToolContext) -> Result<String, String> {
                 "(The user dismissed your earlier ask_user question without answering.)".to_string()
             }
         });
-    ctx.interact(
-        request,
-        timeout,
-        &mut on_response,
-        &mut on_timeout,
-        Some(follow_up),
+    // The question is the whole point of the call: a block of its own in the conversation
+    // (seed 003's questionnaire), which shows the answers once given.
+    let ask = Ask {
+        presentation: Presentation::Questionnaire,
+        ..Ask::new(request, timeout)
+    };
+    ctx.request_interaction(
+        ask,
+        Hooks {
+            on_response: &mut on_response,
+            on_timeout: &mut on_timeout,
+            on_cancel: &mut || {},
+            follow_up: Some(follow_up),
+        },
     )
 }
 

@@ -13,9 +13,6 @@ use serde_json::{Value, json};
 
 use super::server::{Server, State};
 use crate::config::{Declared, FormSurface, McpOrigin, McpServer, McpTransport};
-use crate::interact::form::answers::{Reply, ReplyValue};
-use crate::interact::form::draft::Entry;
-use crate::interact::form::questions::FormQuestion;
 use crate::interact::{FollowUp, Interactor, Prompt, Request, Response, Unavailable};
 use crate::tools::ToolContext;
 
@@ -90,41 +87,25 @@ fn context() -> ToolContext {
     ctx
 }
 
-/// A person who answers a form as it is shown: each question with what is filled in.
+/// A person who answers a form as it is shown: each field with what is filled in (the
+/// server's default), submitted as every surface submits it.
 struct TakesTheDefaults;
 
 impl Interactor for TakesTheDefaults {
     fn ask(&self, prompt: &Prompt) -> Result<Response, Unavailable> {
-        let Request::Form(notice) = &prompt.request else {
+        let Request::Input(form) = &prompt.request else {
             return Err(Unavailable::NoUi);
         };
-        let Some(form) = &notice.terminal else {
-            return Err(Unavailable::NoUi);
-        };
-        let replies = form.questions.iter().filter_map(|question| {
-            let value = shown(question, form.draft.entry(&question.id))?;
-            Some(Reply {
-                id: question.id.clone(),
-                value,
-                attachments: Vec::new(),
-            })
-        });
-        Ok(Response::FormAnswers(replies.collect()))
+        let shown: serde_json::Map<String, Value> = form
+            .fields
+            .iter()
+            .filter_map(|field| Some((field.key.clone(), field.default()?.clone())))
+            .collect();
+        match form.check(&Value::Object(shown)) {
+            Ok(input) => Ok(Response::Submitted(input)),
+            Err(_) => Ok(Response::Dismissed),
+        }
     }
 
     fn defer(&self, _prompt: Prompt, _render: FollowUp) {}
-}
-
-/// What the terminal shows `question` answered with, as Enter takes it: the draft's entry
-/// (a text field's default), else the recommended options it starts with chosen.
-fn shown(question: &FormQuestion, kept: Option<Entry>) -> Option<ReplyValue> {
-    match kept {
-        Some(Entry::Text(text)) => Some(ReplyValue::One(text)),
-        Some(Entry::Choice { picks, .. }) => Some(ReplyValue::Many(picks)),
-        Some(Entry::Paths(_)) => None,
-        None if question.preselect() && !question.recommended.is_empty() => {
-            Some(ReplyValue::Many(question.recommended.clone()))
-        }
-        None => None,
-    }
 }

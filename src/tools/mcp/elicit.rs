@@ -1,22 +1,24 @@
 //! A server's `elicitation/create` (it asks the person for input in the middle of a call)
-//! answered through Marvin's own form: the browser when one opens here, the same questions in
-//! the terminal otherwise (over SSH too). The requested schema maps onto the form's questions:
-//! an enum is a single choice, an array of enums a multiple choice, a boolean yes or no, a
-//! string or number a text field whose answer is checked against its format and bounds. A
-//! field that looks like a password or key is not asked for: the request is declined and the
-//! model told why; since no list of words can recognise every such question, every form also
-//! says which server receives the answers. Nobody to ask (a script, cron) declines at once;
-//! nothing ever hangs.
+//! answered as an input form (seed 003), on the one field model of `interact::input`: wherever
+//! the person is (the terminal, the gateway's page, `--attach`, `--on-ask stdin`, the phone),
+//! checked against the requested schema's bounds and formats, and sent typed. A long form is
+//! shown in the interview's page when a browser opens here, with the same questions in the
+//! terminal beside it. A field that looks like a password or key is not asked for: the request
+//! is declined and the model told why; since no list of words can recognise every such
+//! question, every form also says which server receives the answers. Nobody to ask (a script,
+//! cron) declines at once; nothing ever hangs.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::rpc::{INVALID_PARAMS, RpcError};
-use crate::interact::form::questions::{self, Interview, Reply, ReplyValue, Rule, Status};
+use crate::interact::form::questions::Status;
+use crate::interact::input::Field;
+use crate::interact::{Ask, Hooks, InputForm, Outcome, Request, Response};
 use crate::tools::ToolContext;
 
 /// How long the person has to answer a server's question.
 const ANSWER_SECONDS: u64 = 600;
-/// A form of at most this many questions is asked in the terminal.
+/// A form of more fields than this opens the interview's page when a browser opens here.
 const SHORT_FORM: usize = 3;
 
 /// Words that mark a field asking for a secret.
@@ -34,18 +36,6 @@ const SECRET_WORDS: &[&str] = &[
     "credential",
     "pin code",
 ];
-
-/// One field of the requested schema, as asked and as answered.
-struct Field {
-    key: String,
-    label: String,
-    schema: Value,
-    required: bool,
-    /// For choices: (label shown, value sent).
-    choices: Vec<(String, String)>,
-    multi: bool,
-    boolean: bool,
-}
 
 /// The answer to `elicitation/create` from `server` (reached as `reached`: its command line or
 /// address as declared): accept with the content, decline, or cancel, as MCP's ElicitResult.
@@ -69,8 +59,17 @@ pub fn answer(
         .unwrap_or("")
         .trim()
         .to_string();
-    let fields = match fields(params.get("requestedSchema").unwrap_or(&Value::Null)) {
-        Ok(fields) => fields,
+    let schema = params.get("requestedSchema").unwrap_or(&Value::Null);
+    let order: Vec<&str> = schema
+        .get(super::order::KEY)
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let prompt = format!(
+        "{message}\n\nYour answers go to the MCP server {server} ({reached}). Give a password or key only to a server you trust with it."
+    );
+    let form = match InputForm::from_schema(&prompt, schema, &order) {
+        Ok(form) => form,
         Err(why) => {
             note(
                 ctx,
@@ -79,7 +78,7 @@ pub fn answer(
             return Ok(json!({"action": "decline"}));
         }
     };
-    if let Some(secret) = fields.iter().find(|field| looks_secret(field)) {
+    if let Some(secret) = form.fields.iter().find(|field| looks_secret(field)) {
         note(
             ctx,
             format!(
@@ -98,23 +97,51 @@ pub fn answer(
         );
         return Ok(json!({"action": "decline"}));
     };
-    // A few questions are asked in the terminal; more open the form in a browser (where one
-    // can be opened), with the same questions in the terminal beside it. Each answer is
-    // checked where it is given (the terminal asks that one again, the page shows what to
-    // change at its field), so the answers that come back fit.
-    let asking = Asking {
-        server,
-        reached,
-        message: &message,
+    let long = form.fields.len() > SHORT_FORM && ctx.settings.form_surface.open_browser;
+    if long {
+        return in_the_page(server, &form, &*interactor, ctx);
+    }
+    let content = std::cell::RefCell::new(None);
+    let mut on_response = |response: Response| match response {
+        Response::Submitted(input) => {
+            *content.borrow_mut() = Some(json!({"action": "accept", "content": input}));
+            Outcome::Complete(Ok(String::new()))
+        }
+        _ => Outcome::Complete(Ok(String::new())),
     };
-    let mut interview = questions::parse(&form(&asking, &fields)).map_err(|why| RpcError {
-        code: INVALID_PARAMS,
-        message: format!("the requested schema cannot be asked: {why}"),
-    })?;
-    fit(&mut interview, &fields);
-    let short = fields.len() <= SHORT_FORM;
+    let asked = ctx.request_interaction(
+        Ask::new(
+            Request::Input(form),
+            std::time::Duration::from_secs(ANSWER_SECONDS),
+        ),
+        Hooks {
+            on_response: &mut on_response,
+            on_timeout: &mut || Outcome::Complete(Err("timeout".into())),
+            on_cancel: &mut || {},
+            follow_up: None,
+        },
+    );
+    Ok(match (content.into_inner(), asked) {
+        (Some(accepted), _) => accepted,
+        // Closed without an answer: the person declined.
+        (None, Ok(_)) => json!({"action": "decline"}),
+        // Timed out, cancelled with the turn, or nobody there after all.
+        (None, Err(_)) => json!({"action": "cancel"}),
+    })
+}
+
+/// A long form in the interview's page (a browser opened here), the same questions in the
+/// terminal beside it.
+fn in_the_page(
+    server: &str,
+    form: &InputForm,
+    interactor: &dyn crate::interact::Interactor,
+    ctx: &ToolContext,
+) -> Result<Value, RpcError> {
+    let title = format!("The MCP server {server} asks");
+    let interview = form.interview(&title);
     let asked =
-        crate::tools::ask::interview::ask_form(interview, ANSWER_SECONDS, short, &*interactor, ctx);
+        crate::tools::ask::interview::ask_form(interview, ANSWER_SECONDS, false, interactor, ctx);
     let (status, replies) = match asked {
         Ok(outcome) => outcome,
         Err(why) => {
@@ -126,7 +153,7 @@ pub fn answer(
         }
     };
     match status {
-        Status::Completed => match content(&fields, &replies) {
+        Status::Completed => match form.from_replies(&replies) {
             Ok(content) => Ok(json!({"action": "accept", "content": content})),
             Err(why) => {
                 note(
@@ -147,101 +174,6 @@ fn note(ctx: &ToolContext, line: String) {
     ctx.shared.notes.add(&ctx.call_id, line);
 }
 
-/// The fields of a requested schema, in the order the server wrote them (kept by
-/// [`super::order`]; by name when it could not be read).
-fn fields(schema: &Value) -> Result<Vec<Field>, String> {
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .ok_or("its schema has no properties")?;
-    let required = crate::tools::schema::required_names(schema);
-    let written: Vec<&str> = schema
-        .get(super::order::KEY)
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut keys: Vec<&String> = properties.keys().collect();
-    keys.sort_by_key(|key| written.iter().position(|name| name == key));
-    let mut fields = Vec::new();
-    for key in keys {
-        let property = &properties[key];
-        let text = |name: &str| {
-            property
-                .get(name)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        let kind = property.get("type").and_then(Value::as_str).unwrap_or("");
-        let (choices, multi) = match kind {
-            "array" => (choices(property.get("items").unwrap_or(&Value::Null)), true),
-            _ => (choices(property), false),
-        };
-        if multi && choices.is_empty() {
-            return Err(format!("its field {key:?} is a list without choices"));
-        }
-        if !matches!(kind, "string" | "number" | "integer" | "boolean" | "array") {
-            return Err(format!(
-                "its field {key:?} has the type {kind:?}, which a form cannot ask for"
-            ));
-        }
-        fields.push(Field {
-            key: key.clone(),
-            label: text("title").unwrap_or_else(|| key.clone()),
-            schema: property.clone(),
-            required: required.contains(&key.as_str()),
-            choices,
-            multi,
-            boolean: kind == "boolean",
-        });
-    }
-    Ok(fields)
-}
-
-/// The choices of an enum: `enum` (with `enumNames` for labels), or `oneOf`/`anyOf` of
-/// `{const, title}`; as (label, value).
-fn choices(schema: &Value) -> Vec<(String, String)> {
-    let strings = |name: &str| -> Vec<String> {
-        schema
-            .get(name)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let values = strings("enum");
-    if !values.is_empty() {
-        let names = strings("enumNames");
-        return values
-            .iter()
-            .enumerate()
-            .map(|(i, value)| {
-                (
-                    names.get(i).cloned().unwrap_or_else(|| value.clone()),
-                    value.clone(),
-                )
-            })
-            .collect();
-    }
-    ["oneOf", "anyOf"]
-        .iter()
-        .filter_map(|name| schema.get(*name).and_then(Value::as_array))
-        .flatten()
-        .filter_map(|option| {
-            let value = option.get("const")?.as_str()?.to_string();
-            let label = option
-                .get("title")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            Some((label.unwrap_or_else(|| value.clone()), value))
-        })
-        .collect()
-}
-
 fn looks_secret(field: &Field) -> bool {
     if field.schema.get("format").and_then(Value::as_str) == Some("password") {
         return true;
@@ -250,11 +182,7 @@ fn looks_secret(field: &Field) -> bool {
         "{} {} {}",
         field.key,
         field.label,
-        field
-            .schema
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
+        field.description.as_deref().unwrap_or("")
     )
     .to_lowercase()
     .replace(['_', '-'], " ");
@@ -263,183 +191,11 @@ fn looks_secret(field: &Field) -> bool {
         .any(|word| text.contains(&word.replace(['_', '-'], " ")))
 }
 
-/// Who asks, and their message.
-struct Asking<'a> {
-    server: &'a str,
-    reached: &'a str,
-    message: &'a str,
-}
-
-/// The form for `fields`: the server's message first, with whom the answers go to (no list of
-/// words can tell every question for a secret, so the person must know who receives it), then
-/// a question per field.
-fn form(asking: &Asking, fields: &[Field]) -> Value {
-    let Asking {
-        server,
-        reached,
-        message,
-    } = asking;
-    let text = format!(
-        "{message}\n\nYour answers go to the MCP server {server} ({reached}). Give a password or key only to a server you trust with it."
-    );
-    let mut questions = vec![json!({"id": "_message", "type": "info", "question": text})];
-    for field in fields {
-        let mut question = Map::new();
-        question.insert("id".into(), json!(field.key));
-        // "optional" is the form's own mark, shown once by each surface.
-        if !field.required {
-            question.insert("optional".into(), json!(true));
-        }
-        question.insert("question".into(), json!(field.label));
-        let default = field.schema.get("default");
-        if field.boolean {
-            question.insert("type".into(), json!("single"));
-            question.insert("options".into(), json!(["Yes", "No"]));
-            if let Some(Value::Bool(yes)) = default {
-                question.insert("recommended".into(), json!(if *yes { "Yes" } else { "No" }));
-            }
-        } else if !field.choices.is_empty() {
-            let labels: Vec<&str> = field
-                .choices
-                .iter()
-                .map(|(label, _)| label.as_str())
-                .collect();
-            question.insert(
-                "type".into(),
-                json!(if field.multi { "multi" } else { "single" }),
-            );
-            question.insert("options".into(), json!(labels));
-            let chosen: Vec<&str> = match default {
-                Some(Value::String(value)) => vec![value.as_str()],
-                Some(Value::Array(values)) => values.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            let recommended: Vec<&str> = field
-                .choices
-                .iter()
-                .filter(|(_, value)| chosen.contains(&value.as_str()))
-                .map(|(label, _)| label.as_str())
-                .collect();
-            if !recommended.is_empty() && (field.multi || recommended.len() == 1) {
-                question.insert(
-                    "recommended".into(),
-                    match field.multi {
-                        true => json!(recommended),
-                        false => json!(recommended[0]),
-                    },
-                );
-            }
-        } else {
-            question.insert("type".into(), json!("text"));
-        }
-        let mut context: Vec<String> = Vec::new();
-        if let Some(description) = field.schema.get("description").and_then(Value::as_str) {
-            context.push(description.to_string());
-        }
-        if let Some(hint) = Rule::new(field.schema.clone()).hint() {
-            context.push(hint);
-        }
-        if !context.is_empty() {
-            question.insert("context".into(), json!(context.join(" ")));
-        }
-        questions.push(Value::Object(question));
-    }
-    json!({"title": format!("The MCP server {server} asks"), "questions": questions})
-}
-
-/// What the form cannot say in JSON: a yes-or-no or a server's list takes only its options,
-/// each field's answer is checked against its schema, and a text field starts from the
-/// server's default.
-fn fit(interview: &mut Interview, fields: &[Field]) {
-    for question in &mut interview.questions {
-        let Some(field) = fields.iter().find(|field| field.key == question.id) else {
-            continue;
-        };
-        question.closed = field.boolean || !field.choices.is_empty();
-        question.rule = Some(Rule::new(field.schema.clone()));
-        if question.kind == questions::Kind::Text {
-            question.default = match field.schema.get("default") {
-                Some(Value::String(text)) => Some(text.clone()),
-                Some(number @ Value::Number(_)) => Some(number.to_string()),
-                _ => None,
-            };
-        }
-    }
-}
-
-/// The content of an `accept`, from the form's replies, checked against the schema; `Err`
-/// names the field and what is wrong, for the person to correct.
-fn content(fields: &[Field], replies: &[Reply]) -> Result<Map<String, Value>, String> {
-    let mut content = Map::new();
-    for field in fields {
-        let reply = replies.iter().find(|reply| reply.id == field.key);
-        let given = match reply.map(|r| &r.value) {
-            None => None,
-            Some(ReplyValue::One(text)) if text.trim().is_empty() => None,
-            Some(ReplyValue::Many(items)) if items.is_empty() => None,
-            Some(value) => Some(value),
-        };
-        let Some(given) = given else {
-            if field.required {
-                return Err(format!("{} needs an answer", field.label));
-            }
-            continue;
-        };
-        content.insert(field.key.clone(), value_of(field, given)?);
-    }
-    Ok(content)
-}
-
-/// The value sent for one answer; the form checked it against the field's schema already, so
-/// this only checks again (an answer that does not fit is named, never sent).
-fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
-    let label = &field.label;
-    let rule = Rule::new(field.schema.clone());
-    rule.check(given).map_err(|why| format!("{label}: {why}"))?;
-    let pick = |text: &str| -> Result<String, String> {
-        field
-            .choices
-            .iter()
-            .find(|(shown, value)| shown == text || value == text)
-            .map(|(_, value)| value.clone())
-            .ok_or_else(|| {
-                let shown: Vec<&str> = field.choices.iter().map(|(l, _)| l.as_str()).collect();
-                format!("{label} must be one of {}", shown.join(", "))
-            })
-    };
-    if field.boolean {
-        return match given.joined().trim().to_lowercase().as_str() {
-            "yes" | "true" => Ok(Value::Bool(true)),
-            "no" | "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("{label} must be yes or no")),
-        };
-    }
-    if field.multi {
-        let items: Vec<String> = match given {
-            ReplyValue::Many(items) => items.clone(),
-            ReplyValue::One(text) => vec![text.clone()],
-        };
-        let values = items
-            .iter()
-            .map(|item| pick(item))
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(json!(values));
-    }
-    let text = given.joined().trim().to_string();
-    if !field.choices.is_empty() {
-        return pick(&text).map(Value::String);
-    }
-    match field.schema.get("type").and_then(Value::as_str) {
-        Some("number" | "integer") => rule
-            .number_value(&text)
-            .ok_or_else(|| format!("{label} must be a number, not {text:?}")),
-        _ => Ok(Value::String(text)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interact::form::questions::{Reply, ReplyValue};
+    use serde_json::Map;
 
     /// The schema server-everything 2026.8.31 sends from `trigger-elicitation-request`
     /// (tests/fixtures/mcp/), cut to one field of each kind, read as a message is: with the
@@ -460,6 +216,28 @@ mod tests {
         message["requestedSchema"].take()
     }
 
+    fn form() -> InputForm {
+        let schema = schema();
+        let order: Vec<&str> = schema[super::super::order::KEY]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        InputForm::from_schema("Please provide inputs", &schema, &order).unwrap()
+    }
+
+    /// The typed content of a form's input, as a surface's submission is checked.
+    fn content_of(form: &InputForm, input: &Value) -> Result<Map<String, Value>, String> {
+        form.check(input).map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|e| e.message)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    }
+
     fn reply(id: &str, value: &str) -> Reply {
         Reply {
             id: id.into(),
@@ -470,18 +248,8 @@ mod tests {
 
     #[test]
     fn every_kind_of_field_becomes_a_question_the_form_accepts() {
-        let fields = fields(&schema()).unwrap();
-        let asking = Asking {
-            server: "everything",
-            reached: "npx -y @modelcontextprotocol/server-everything",
-            message: "Please provide inputs",
-        };
-        let mut interview = questions::parse(&form(&asking, &fields)).unwrap();
-        fit(&mut interview, &fields);
-        assert_eq!(
-            interview.questions[0].question,
-            "Please provide inputs\n\nYour answers go to the MCP server everything (npx -y @modelcontextprotocol/server-everything). Give a password or key only to a server you trust with it."
-        );
+        let interview = form().interview("The MCP server everything asks");
+        assert_eq!(interview.questions[0].question, "Please provide inputs");
         // In the server's order, closed where only the options fit, optional said once.
         let kinds: Vec<(&str, &str, bool)> = interview
             .questions
@@ -491,7 +259,7 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                ("_message", "info", false),
+                ("_prompt", "info", false),
                 ("name", "text", false),
                 ("check", "single", true),
                 ("email", "text", false),
@@ -529,7 +297,7 @@ mod tests {
 
     #[test]
     fn answers_are_sent_as_the_schema_types_them() {
-        let fields = fields(&schema()).unwrap();
+        let form = form();
         let replies = vec![
             reply("name", "Marvin Paranoid"),
             reply("check", "Yes"),
@@ -544,16 +312,16 @@ mod tests {
             reply("email", ""),
         ];
         assert_eq!(
-            Value::Object(content(&fields, &replies).unwrap()),
+            Value::Object(form.from_replies(&replies).unwrap()),
             json!({"name": "Marvin Paranoid", "check": true, "integer": 42, "legacyEnum": "opt2",
                    "titledSingleSelectEnum": "value1", "untitledMultipleSelectEnum": ["Piano", "Drums"]})
         );
-        // What the form let through is checked once more, never sent wrong.
+        // What a surface sends is checked once more, never sent wrong.
         let wrong = |id: &str, value: &str| {
             let mut replies = vec![reply("name", "M")];
             replies.retain(|r| r.id != id);
             replies.push(reply(id, value));
-            content(&fields, &replies).unwrap_err()
+            form.from_replies(&replies).unwrap_err()
         };
         assert_eq!(
             wrong("integer", "1000"),
@@ -562,7 +330,11 @@ mod tests {
         assert_eq!(wrong("name", ""), "Full name needs an answer");
         assert_eq!(
             wrong("legacyEnum", "Option Three"),
-            "legacyEnum must be one of Option One, Option Two"
+            "legacyEnum: choose from Option One, Option Two."
+        );
+        assert_eq!(
+            content_of(&form, &json!({"name": "M", "integer": "7"})).unwrap(),
+            *json!({"name": "M", "integer": 7}).as_object().unwrap()
         );
     }
 
@@ -570,7 +342,7 @@ mod tests {
     fn secrets_are_recognised() {
         let secret = |property: Value| {
             let schema = json!({"type": "object", "properties": {"x": property}});
-            looks_secret(&fields(&schema).unwrap()[0])
+            looks_secret(&InputForm::from_schema("", &schema, &[]).unwrap().fields[0])
         };
         assert!(secret(json!({"type": "string", "title": "GitHub token"})));
         assert!(secret(
@@ -579,6 +351,8 @@ mod tests {
         assert!(secret(json!({"type": "string", "format": "password"})));
         assert!(!secret(json!({"type": "string", "title": "Full name"})));
         let schema = json!({"type": "object", "properties": {"db_password": {"type": "string"}}});
-        assert!(looks_secret(&fields(&schema).unwrap()[0]));
+        assert!(looks_secret(
+            &InputForm::from_schema("", &schema, &[]).unwrap().fields[0]
+        ));
     }
 }
