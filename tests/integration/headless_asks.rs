@@ -28,8 +28,8 @@ fn ask_user() -> Reply {
 }
 
 /// A run of `marvin --non-interactive --json --on-ask stdin` and its event stream.
-struct Script {
-    child: Child,
+pub(crate) struct Script {
+    pub child: Child,
     stdin: Option<ChildStdin>,
     events: Receiver<Value>,
 }
@@ -46,7 +46,13 @@ impl Script {
             .env("MARVIN_MODEL", "gpt-4o")
             .args(["--non-interactive", "--json", "--on-ask", mode])
             .args(extra)
-            .args(["--prompt", "set it up"])
+            .args(["--prompt", "set it up"]);
+        Self::spawn(command)
+    }
+
+    /// `command` (given its flags) run with its stdin and stdout piped to the script.
+    pub(crate) fn spawn(mut command: std::process::Command) -> Self {
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -71,7 +77,7 @@ impl Script {
     }
 
     /// The next event of `kind`, the ones before it skipped.
-    fn next(&self, kind: &str) -> Value {
+    pub(crate) fn next(&self, kind: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut skipped = Vec::new();
         loop {
@@ -87,17 +93,17 @@ impl Script {
         }
     }
 
-    fn answer(&mut self, line: &str) {
+    pub(crate) fn answer(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
     }
 
-    fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
-    fn finish(mut self) -> std::process::Output {
+    pub(crate) fn finish(mut self) -> std::process::Output {
         self.stdin = None;
         self.child.wait_with_output().unwrap()
     }

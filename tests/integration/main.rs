@@ -34,6 +34,7 @@ mod gateway;
 mod gateway_browser;
 mod git_security;
 mod headless_asks;
+mod headless_forms;
 mod interactive;
 mod interview;
 mod interview_media;
