@@ -137,18 +137,13 @@ impl Drop for Phone {
 }
 
 /// Publishes a notification to `topic` on a thread of its own.
-pub(crate) fn tell(ntfy: &Ntfy, topic: &str, title: &'static str, message: String) {
-    let (ntfy, topic) = (ntfy.clone(), topic.to_string());
+pub(crate) fn tell(ntfy: &Ntfy, topic: &str, title: &str, message: String) {
+    let note = serde_json::json!({"topic": topic, "title": title, "message": message});
+    let ntfy = ntfy.clone();
     let _ = std::thread::Builder::new()
         .name("marvin-phone-told".into())
         .spawn(move || {
-            let _ = ntfy.publish(
-                &topic,
-                Some(title),
-                &message,
-                CALL_TIMEOUT,
-                &CancelToken::new(),
-            );
+            let _ = ntfy.publish_json(&note, CALL_TIMEOUT, &CancelToken::new());
         });
 }
 

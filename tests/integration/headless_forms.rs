@@ -381,7 +381,7 @@ fn a_form_parks_the_run_and_words_take_it_up() {
     assert_eq!(server.requests().len(), 1);
     let done = answering("port=8080, tls=no");
     assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
-    assert_eq!(common::stdout(&done), "Listening.\n");
+    assert_eq!(common::stdout(&done), "  🔧 listen_on\nListening.\n");
     let typed = reply_in(&server.requests()[1].last_tool_result());
     assert_eq!(typed["input"], json!({"port": 8080, "tls": false}));
 }
