@@ -436,3 +436,29 @@ fn a_sub_agents_form_is_answered_by_the_person_who_started_it() {
         requests[5].last_tool_result()
     );
 }
+
+#[test]
+fn a_parked_form_answered_from_the_phone_in_words_is_taken_up_by_resume() {
+    let home = TempDir::new("headless-park-phone");
+    install(&home, "listen_on");
+    let ntfy = NtfyServer::start();
+    let server = ReplayServer::start(vec![call("c1", "listen_on"), Reply::text(&["Listening."])]);
+    let output = run(&home, &server, &["--on-ask", "park", "--ntfy", TOPIC])
+        .env("NTFY_URL", ntfy.root())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let asked = published(&ntfy, TOPIC, "Marvin asks", 0);
+    let message = asked["message"].as_str().unwrap();
+    let id = message.rsplit("marvin --resume ").next().unwrap().trim();
+    let (url, start) = words_line(&asked);
+    press(&json!({"url": url, "body": format!("{start} port=9000, mode=dev")}));
+    let done = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["--resume", id])
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let typed = reply_in(&server.requests()[1].last_tool_result());
+    assert_eq!(typed["input"], json!({"port": 9000, "mode": "dev"}));
+}
