@@ -66,6 +66,7 @@ mod terminal_safety;
 mod terminal_ux;
 mod terminal_wrap;
 mod tools_on_demand;
+mod user_tool_asks;
 mod voice;
 mod web_reach;
 mod window;

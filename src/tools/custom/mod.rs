@@ -3,7 +3,11 @@
 //! turned into ordinary tool definitions at start-up. A broken definition is reported once and
 //! skipped; it never stops Marvin.
 
+mod asking;
+mod pipe;
+mod protocol;
 mod run;
+mod watchdog;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,26 +1,22 @@
 //! Running a user's tool: the arguments as one JSON line on stdin, stdout as the result,
-//! stderr for errors, questions through the `@@marvin-interact` line protocol, and a watchdog
-//! that ends the tool's whole process group on timeout or Ctrl+C.
+//! stderr for errors, requests through the `@@marvin-interact` line protocol (see `asking`),
+//! and a watchdog that ends the tool's whole process group on timeout or Ctrl+C.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::asking::{self, Talked};
+use super::pipe::Pipe;
+use super::watchdog::{Stop, Watchdog, Watched};
 use super::{Definition, Origin};
 use crate::interact::approvals::{Action, ActionKind};
-use crate::interact::{Outcome, Request, Response};
 use crate::tools::ToolContext;
-use crate::tools::ask::ask_user;
-use crate::tools::kit::process::{self, OUTPUT_CAP};
+use crate::tools::kit::process;
 
-/// The line prefix of a question from a tool.
-const INTERACT: &str = "@@marvin-interact ";
 const STDERR_CAP: usize = 8 * 1024;
 
 pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<String, String> {
@@ -44,9 +40,14 @@ pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<S
     let stdout = child.stdout.take().ok_or("the tool has no stdout")?;
     let stderr = child.stderr.take().ok_or("the tool has no stderr")?;
     let errors = std::thread::spawn(move || read_capped(stderr, STDERR_CAP));
-    let deadline = Arc::new(Mutex::new(Instant::now() + def.timeout));
-    let watchdog = Watchdog::start(group, Arc::clone(&deadline), ctx.cancel.clone());
-    let (output, omitted) = converse(def, stdout, stdin, ctx, &deadline);
+    let watched = Watched::new(def.timeout);
+    let watchdog = Watchdog::start(group, watched.clone(), ctx.cancel.clone());
+    let pipe = Pipe::new(stdout, stdin, watched, &ctx.call_id);
+    let Talked {
+        output,
+        omitted,
+        parked,
+    } = asking::converse(def, ctx, pipe);
     let status = child
         .wait()
         .map_err(|e| format!("Lost the tool {}: {e}.", def.name))?;
@@ -62,6 +63,10 @@ pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<S
             ),
             Stop::Cancelled => format!("{} was cancelled by the user (Ctrl+C).", def.name),
         });
+    }
+    if parked {
+        // The call is made again when the answer comes; what it did meanwhile is not its result.
+        return Err(crate::interact::PARKED.into());
     }
     let mut output = output.trim_end().to_string();
     if omitted > 0 {
@@ -190,98 +195,6 @@ fn render_key(template: &str, args: &Value) -> String {
     key
 }
 
-/// Reads the tool's stdout: questions are answered on its stdin, the rest is the result.
-fn converse(
-    def: &Definition,
-    stdout: impl Read,
-    mut stdin: Option<ChildStdin>,
-    ctx: &ToolContext,
-    deadline: &Mutex<Instant>,
-) -> (String, u64) {
-    let mut reader = BufReader::new(stdout);
-    let (mut output, mut omitted) = (String::new(), 0u64);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let text = String::from_utf8_lossy(&line);
-        if let Some(request) = text.strip_prefix(INTERACT) {
-            let asked = Instant::now();
-            let reply = match stdin.as_mut() {
-                Some(_) => answer(request.trim(), ctx),
-                None => {
-                    json!({"status": "invalid", "error": format!("{} asked a question but its tool.json lacks \"interactive\": true", def.name)})
-                }
-            };
-            // The time spent answering does not count against the tool's timeout.
-            *deadline.lock().unwrap_or_else(PoisonError::into_inner) += asked.elapsed();
-            if let Some(pipe) = stdin.as_mut() {
-                let _ = writeln!(pipe, "{reply}");
-                let _ = pipe.flush();
-            }
-            continue;
-        }
-        let room = OUTPUT_CAP.saturating_sub(output.len());
-        if text.len() <= room {
-            output.push_str(&text);
-        } else {
-            omitted += text.len() as u64;
-        }
-    }
-    (output, omitted)
-}
-
-/// The reply to one `@@marvin-interact {"questions": [...]}` line.
-fn answer(request: &str, ctx: &ToolContext) -> Value {
-    let parsed: Value = match serde_json::from_str(request) {
-        Ok(value) => value,
-        Err(e) => {
-            return json!({"status": "invalid", "error": format!("the request is not JSON: {e}")});
-        }
-    };
-    let raw = parsed
-        .get("questions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let questions = match ask_user::parse_questions(&raw) {
-        Ok(questions) => questions,
-        Err(error) => return json!({"status": "invalid", "error": error}),
-    };
-    if ctx.interactor.is_none() {
-        return json!({"status": "unavailable"});
-    }
-    let seconds = parsed
-        .get("timeout_seconds")
-        .and_then(Value::as_u64)
-        .unwrap_or(600)
-        .clamp(1, 3600);
-    let asked = questions.clone();
-    let mut on_response = |response: Response| match response {
-        Response::Answers(answers) => {
-            let mut reply = ask_user::answers_json(&asked, &answers);
-            reply["status"] = json!("answered");
-            Outcome::Complete(Ok(reply.to_string()))
-        }
-        _ => Outcome::Complete(Ok(json!({"status": "cancelled"}).to_string())),
-    };
-    let mut on_timeout = || Outcome::Complete(Ok(json!({"status": "timeout"}).to_string()));
-    let result = ctx.interact(
-        Request::Questions(questions),
-        Duration::from_secs(seconds),
-        &mut on_response,
-        &mut on_timeout,
-        None,
-    );
-    match result {
-        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|_| json!({"status": "cancelled"})),
-        Err(_) => json!({"status": "cancelled"}),
-    }
-}
-
 fn read_capped(mut stream: impl Read, cap: usize) -> String {
     let mut bytes = Vec::new();
     let _ = stream.by_ref().take(cap as u64).read_to_end(&mut bytes);
@@ -289,59 +202,10 @@ fn read_capped(mut stream: impl Read, cap: usize) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-enum Stop {
-    Timeout,
-    Cancelled,
-}
-
-/// Ends the tool's process group when its deadline passes or the turn is cancelled.
-struct Watchdog {
-    done: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<Option<Stop>>,
-}
-
-impl Watchdog {
-    fn start(
-        group: libc::pid_t,
-        deadline: Arc<Mutex<Instant>>,
-        cancel: crate::cancel::CancelToken,
-    ) -> Self {
-        let done = Arc::new(AtomicBool::new(false));
-        let finished = Arc::clone(&done);
-        let thread = std::thread::spawn(move || {
-            while !finished.load(Ordering::SeqCst) {
-                let late =
-                    Instant::now() >= *deadline.lock().unwrap_or_else(PoisonError::into_inner);
-                let why = if cancel.is_cancelled() {
-                    Some(Stop::Cancelled)
-                } else if late {
-                    Some(Stop::Timeout)
-                } else {
-                    None
-                };
-                if let Some(why) = why {
-                    process::kill_group(group, libc::SIGTERM);
-                    std::thread::sleep(Duration::from_millis(500));
-                    process::kill_group(group, libc::SIGKILL);
-                    return Some(why);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            None
-        });
-        Self { done, thread }
-    }
-
-    /// Stops watching; says whether it had to stop the tool.
-    fn finish(self) -> Option<Stop> {
-        self.done.store(true, Ordering::SeqCst);
-        self.thread.join().unwrap_or(None)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn keys_are_rendered_once_and_unambiguously() {

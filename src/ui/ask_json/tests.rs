@@ -129,6 +129,17 @@ fn approvals_take_an_offered_scope_or_a_no_with_its_reason() {
         answer(&every, json!({"approve": "all_edits"})).is_err(),
         "only for file edits"
     );
+    // A tool's own scopes: always where it offers it, and nothing it does not offer.
+    let own = approval(vec![Scope::Once, Scope::Always]);
+    assert_eq!(
+        answer(&own, json!({"approve": "always"})),
+        Ok(Response::Approved(Scope::Always))
+    );
+    let refused = answer(&own, json!({"approve": "session"})).unwrap_err();
+    assert!(
+        refused.message.contains("\"once\", \"always\" or \"no\""),
+        "{refused}"
+    );
     // A tool that offers once and session only: always is refused, naming what is offered.
     let some = approval(vec![Scope::Once, Scope::Session]);
     let refused = answer(&some, json!({"approve": "always"})).unwrap_err();
