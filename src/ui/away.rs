@@ -81,17 +81,17 @@ impl Away {
     }
 
     /// Answers that came from the phone: one carrying its question's secret (or code) and
-    /// fitting the question answers it (if the terminal has not already); any other is told
-    /// back to the phone, saying what to change.
+    /// fitting the question answers it (if the terminal has not already); one that does not
+    /// fit, or carries neither, is told back to the phone, saying what to change.
     pub(crate) fn poll(&mut self) {
         let Some((phone, lines)) = &self.phone else {
             return;
         };
         while let Ok(Some(body)) = lines.try_recv() {
             let answered = phone.read(&body).and_then(|(id, answer)| {
+                // A question over already: the phone was told when it closed.
                 let Some((request, reply)) = self.sent.get(&id) else {
-                    let why = format!("question {id} is no longer open");
-                    return Err((Some(id), why));
+                    return Ok(());
                 };
                 let response = response_to(request, &answer).map_err(|u| (Some(id), u.message))?;
                 self.answered_there.insert(id, describe_response(&response));

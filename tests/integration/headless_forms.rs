@@ -17,10 +17,10 @@ use crate::headless_asks::Script;
 
 /// What the model reads after a question was left open (interact::STILL_OPEN).
 const STILL_OPEN: &str = "An earlier question is still open (its tool went on without the answer):";
-const TOPIC: &str = "my-runs-5e0c2b9a41f7d36e";
+pub(crate) const TOPIC: &str = "my-runs-5e0c2b9a41f7d36e";
 
 /// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
-fn install(home: &TempDir, name: &str) {
+pub(crate) fn install(home: &TempDir, name: &str) {
     let from = Path::new(FIXTURES).join("headless_tools").join(name);
     let to = home.path().join("marvin-home/tools").join(name);
     std::fs::create_dir_all(&to).unwrap();
@@ -30,7 +30,7 @@ fn install(home: &TempDir, name: &str) {
     }
 }
 
-fn call(id: &str, name: &str) -> Reply {
+pub(crate) fn call(id: &str, name: &str) -> Reply {
     Reply::tool_calls(&[(id, name, "{}")])
 }
 
@@ -61,7 +61,7 @@ fn field<'a>(form: &'a Value, id: &str) -> &'a Value {
 }
 
 /// The reply a fixture tool printed (`reply: {…}`) in its result.
-fn reply_in(result: &str) -> Value {
+pub(crate) fn reply_in(result: &str) -> Value {
     let line = result
         .lines()
         .find_map(|line| line.strip_prefix("reply: "))
@@ -239,7 +239,7 @@ fn a_question_left_open_closes_unanswered_when_stdin_ends_first() {
 }
 
 /// Waits for a message on `topic` whose title is `title`, after the first `skip` of them.
-fn published(ntfy: &NtfyServer, topic: &str, title: &str, skip: usize) -> Value {
+pub(crate) fn published(ntfy: &NtfyServer, topic: &str, title: &str, skip: usize) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let found = ntfy
@@ -260,7 +260,7 @@ fn published(ntfy: &NtfyServer, topic: &str, title: &str, skip: usize) -> Value 
 
 /// The words line of a form's notification: the reply topic's address, and what starts the
 /// answer (the question's number and code).
-fn words_line(notification: &Value) -> (String, String) {
+pub(crate) fn words_line(notification: &Value) -> (String, String) {
     let text = notification["message"].as_str().unwrap();
     let line = text
         .lines()

@@ -46,6 +46,7 @@ mod mcp_project;
 mod ntfy;
 mod parked;
 mod patch_scenarios;
+mod phone_forms;
 mod phone_repl;
 mod project_questions;
 mod provider_security;
