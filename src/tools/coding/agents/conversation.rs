@@ -236,10 +236,12 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
         prompt.completed = completed;
     }
     let response = interactor.ask(&prompt);
+    if let Some(answer) = response.as_ref().ok().and_then(|r| answer_json(&id, r)) {
+        return Some(answer);
+    }
     match (&request, response) {
         (Request::Approval(_), Ok(Response::Parked)) => Some(json!({"id": id, "approve": "no",
             "reason": "a run parked on its questions cannot wait for a sub-agent's: ask in plain text instead"})),
-        (_, Ok(response)) if answer_json(&id, &response).is_some() => answer_json(&id, &response),
         (Request::Approval(_), response) => {
             let why = match response {
                 Err(Unavailable::Cancelled) | Ok(Response::Cancelled) => "cancelled it",
