@@ -12,6 +12,8 @@ pub(crate) mod custom;
 mod declare;
 pub(crate) mod everyday;
 pub(crate) mod family;
+#[cfg(test)]
+mod guide_example;
 pub(crate) mod kit;
 pub(crate) mod mcp;
 mod registry;

@@ -33,6 +33,7 @@ mod form_browser;
 mod gateway;
 mod gateway_browser;
 mod git_security;
+mod guide_example;
 mod headless_asks;
 mod headless_forms;
 mod interactive;

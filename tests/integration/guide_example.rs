@@ -1,0 +1,188 @@
+//! The worked example of doc/interactive-tools.md, run as the guide shows it: its `tool.json`
+//! and its script are taken from the page as they are, installed in a fresh MARVIN_HOME, and a
+//! room is booked through the real binary, answered over `--on-ask stdin`: a form that refuses
+//! a number out of bounds, the tool's own reprompt keeping what was typed, then its approval.
+//! If the guide goes stale, this fails.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{ReplayServer, Reply, TempDir, in_project};
+
+const GUIDE: &str = include_str!("../../doc/interactive-tools.md");
+
+/// The files the guide marks with `<!-- file: PATH -->` before a fenced block, as (path, text).
+fn files_of_the_guide() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut rest = GUIDE;
+    while let Some(at) = rest.find("<!-- file: ") {
+        let after = &rest[at + "<!-- file: ".len()..];
+        let path = after[..after.find(" -->").expect("a closed marker")].to_string();
+        let fence = after.find("```").expect("a block after the marker");
+        let body = &after[fence..];
+        let start = body.find('\n').unwrap() + 1;
+        let end = body[start..].find("\n```").expect("a closed block") + start + 1;
+        files.push((path, body[start..end].to_string()));
+        rest = &body[end..];
+    }
+    files
+}
+
+/// A run of `marvin --non-interactive --json --on-ask stdin`: its events, its stdin.
+struct Run {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Value>,
+}
+
+impl Run {
+    fn start(home: &TempDir, model: &ReplayServer) -> Self {
+        let mut command = in_project(home.path(), &model.url(), home.path());
+        command
+            .env("MARVIN_MODEL", "gpt-4o")
+            .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+            .args(["--prompt", "book a room for the design review"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, events) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let event = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                if sender.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            events,
+        }
+    }
+
+    /// The next event of `kind`, the ones before it skipped.
+    fn next(&self, kind: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut skipped = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let event = self
+                .events
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
+            if event["type"] == kind {
+                return event;
+            }
+            skipped.push(event);
+        }
+    }
+
+    fn answer(&mut self, answer: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn finish(mut self) -> std::process::Output {
+        self.stdin = None;
+        self.child.wait_with_output().unwrap()
+    }
+}
+
+fn install(home: &Path) {
+    let files = files_of_the_guide();
+    let names: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(names, ["book_room/tool.json", "book_room/book_room.py"]);
+    for (path, text) in files {
+        let path = home.join("marvin-home/tools").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+#[test]
+fn the_guides_example_books_a_room_as_the_guide_says() {
+    let home = TempDir::new("guide-example");
+    install(home.path());
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("b1", "book_room", "{}")]),
+        Reply::text(&["Booked."]),
+    ]);
+    let mut run = Run::start(&home, &model);
+
+    // The form, with its bounds and choices, as every surface reads it.
+    let form = run.next("input");
+    assert_eq!(form["tool"], "book_room");
+    assert_eq!(form["prompt"], "Which room, for how many people, and when?");
+    let fields = &form["inputSchema"]["fields"];
+    assert_eq!(fields[1]["maximum"], 12);
+    assert_eq!(
+        fields[0]["options"][0],
+        json!({"value": "ada", "label": "Ada (seats 4)"})
+    );
+    let id = form["id"].clone();
+
+    // Out of the field's bounds: refused where it is answered; the tool never sees it.
+    run.answer(json!({"id": id, "input": {"room": "ada", "people": 20, "day": "2026-12-01"}}));
+    let refused = run.next("answer_error");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("a whole number from 1 to 12"),
+        "{refused}"
+    );
+
+    // Within bounds, but Ada seats 4: the tool's own check asks again, keeping the input.
+    run.answer(json!({"id": id, "input": {"room": "ada", "people": 6, "day": "2026-12-01"}}));
+    let again = run.next("input");
+    assert_eq!(
+        again["error"],
+        "Ada seats 4: choose a bigger room or fewer people."
+    );
+    assert_ne!(again["id"], id, "a reprompt is a prompt of its own");
+    let people = &again["inputSchema"]["fields"][1];
+    assert_eq!(people["initial"], 6, "{again}");
+    run.answer(
+        json!({"id": again["id"], "input": {"room": "turing", "people": 6, "day": "2026-12-01"}}),
+    );
+
+    // Approval before the booking is written, with the scopes the tool offers.
+    let approval = run.next("approval");
+    assert!(
+        approval
+            .to_string()
+            .contains("Book Turing for 6 on 2026-12-01?"),
+        "{approval}"
+    );
+    assert!(
+        !approval.to_string().contains("always"),
+        "only once and session are offered: {approval}"
+    );
+    run.answer(json!({"id": approval["id"], "approve": "once"}));
+
+    let output = run.finish();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        model.requests()[1].last_tool_result(),
+        "Booked Turing for 6 people on 2026-12-01."
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("bookings.txt")).unwrap(),
+        "2026-12-01 Turing 6\n"
+    );
+}
