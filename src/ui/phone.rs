@@ -148,7 +148,8 @@ pub(crate) fn tell(ntfy: &Ntfy, topic: &str, title: &str, message: String) {
 }
 
 /// A published body: JSON (`{"id": 7, "secret": "…", …}`) or words (`7 48213377 port=8080`),
-/// vouched for by the secret `secret_of` gives for its question (or that secret's code).
+/// vouched for by the secret `secret_of` gives for its question (in words, that secret's code
+/// or the secret itself).
 fn read_body<'a>(
     body: &str,
     secret_of: impl Fn(u64) -> Option<&'a str>,
@@ -184,8 +185,11 @@ fn read_body<'a>(
         return Err((None, why.into()));
     };
     let (given, rest) = word(&rest);
-    let vouched = secret_of(id)
-        .is_some_and(|secret| crate::secret::same(given.as_bytes(), code(secret).as_bytes()));
+    // The code the notification shows, or the whole secret.
+    let vouched = secret_of(id).is_some_and(|secret| {
+        crate::secret::same(given.as_bytes(), code(secret).as_bytes())
+            || crate::secret::same(given.as_bytes(), secret.as_bytes())
+    });
     if !vouched {
         return Err((Some(id), NOT_VOUCHED.into()));
     }
@@ -302,6 +306,8 @@ mod tests {
         let json_answer = json!({"id": 7, "secret": SECRET, "input": {"port": 8080}}).to_string();
         assert_eq!(read(&json_answer), Ok((7, "json")));
         assert_eq!(read("7 23456789 port=8080, tls=yes"), Ok((7, "words")));
+        let whole = format!("7 {SECRET} port=8080, tls=yes");
+        assert_eq!(read(&whole), Ok((7, "words")));
         assert_eq!(
             read("  7   23456789   port=8080, tls=yes "),
             Ok((7, "words"))
