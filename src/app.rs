@@ -332,6 +332,8 @@ fn answer_once(args: &Args, env: &Env) -> (u8, Tally) {
             session.resume_parked(&mut view)
         }
     };
+    // Questions its tools left open are asked now; their answers make turns of their own.
+    let report = view.late_answers(&mut session, report);
     let code = end_batch_run(&config, &mut session, &mut view, &report);
     (code, session.totals())
 }

@@ -1,5 +1,6 @@
-// The gateway's page: the sessions, one session as a chat, and its tools' questions and
-// approvals as cards. Plain DOM, no framework; every text is set as text, never as HTML.
+// The gateway's page: the sessions, one session as a chat, and its tools' questions as cards
+// (made by cards.js) in their tool's block or on their own. Plain DOM, no framework; every
+// text is set as text, never as HTML.
 (() => {
   'use strict';
   const token = new URLSearchParams(location.search).get('token') || '';
@@ -16,10 +17,10 @@
       return made;
     }
   })();
-  const OFF_HINT = 'Questions are not answered in this page: tick "Answer questions in this page" to answer.';
   const TYPES = ['user_message', 'text_delta', 'notice', 'notification', 'session_status', 'tool_call_start',
-    'tool_result', 'tool_progress', 'tool_call_end', 'question_prompt', 'approval_required',
-    'form_opened', 'interaction_response', 'done', 'error'];
+    'tool_result', 'tool_progress', 'tool_call_end', 'interaction_request', 'interaction_response', 'done', 'error',
+    // An older Marvin's event log names its questions so.
+    'question_prompt', 'approval_required', 'form_opened', 'input_request'];
   let state = fresh(null);
   // The session being made (New session, or a first message), while it is.
   let starting = null;
@@ -45,18 +46,7 @@
     }
   }
 
-  function el(tag, props, ...children) {
-    const node = document.createElement(tag);
-    Object.entries(props || {}).forEach(([key, value]) => {
-      if (key === 'text') node.textContent = value;
-      else if (key === 'class') node.className = value;
-      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-      else if (value === true) node.setAttribute(key, '');
-      else if (value !== false && value !== undefined) node.setAttribute(key, value);
-    });
-    children.flat().forEach((child) => { if (child) node.append(child); });
-    return node;
-  }
+  const el = window.MarvinCards.el;
 
   function scrollDown() {
     const log = $('log');
@@ -149,9 +139,11 @@
       session_status: () => status(event),
       tool_call_start: () => (event.calls || []).forEach(startTool),
       tool_result: () => endTool(event),
-      question_prompt: () => questionCard(event),
-      approval_required: () => approvalCard(event),
-      form_opened: () => addBubble('notice', 'A form is open for the interview: ' + event.title + ' (' + event.url + ')'),
+      interaction_request: () => request(event),
+      question_prompt: () => request(Object.assign({ interactionType: 'questions' }, event)),
+      approval_required: () => request(Object.assign({ interactionType: 'approval' }, event)),
+      form_opened: () => request(Object.assign({ interactionType: 'form' }, event)),
+      input_request: () => request(Object.assign({ interactionType: 'input' }, event)),
       interaction_response: () => closeCard(event),
       // The session's name comes with its first saved turn.
       done: () => { state.bubble = null; setRunning(false); usage(event.usage); loadSessions(); },
@@ -225,143 +217,53 @@
 
   // ---- cards ------------------------------------------------------------------------------
 
-  // A card is found by its prompt's interactionId. A question asked again (a reprompt, or one
-  // left open by its tool: both say why in `error`) takes the place of the call's card before it,
-  // with what was entered; other prompts of one call (a sub-agent's) each get a card.
-  function placeCard(card, event) {
-    const id = String(event.interactionId);
-    const before = event.error && [...document.querySelectorAll('#log .card')].reverse()
-      .find((c) => c.dataset.call === String(event.toolCallId));
-    if (before) before.replaceWith(card); else $('log').append(card);
-    state.cards.set(id, card);
+  // The page as a card sees it (cards.js): who this page is, the answers it gave, and how it
+  // answers.
+  function cardContext() {
+    const session = state;
+    return {
+      client,
+      mine: session.mine,
+      interactive: () => $('interactive').checked,
+      respond: (event, body) => api('POST', '/api/sessions/' + encodeURIComponent(session.id) + '/respond',
+        Object.assign({ interactionId: String(event.interactionId), toolCallId: event.toolCallId, by: client }, body)),
+    };
   }
 
-  function answered(event, action, body) {
-    return api('POST', '/api/sessions/' + state.id + '/' + action,
-      Object.assign({ interactionId: String(event.interactionId), toolCallId: event.toolCallId, client }, body));
-  }
-
-  function questionCard(event) {
-    const form = el('form', { class: 'card', 'data-call': event.toolCallId });
-    const submit = el('button', { type: 'submit', disabled: true, text: 'Submit' });
-    const fields = event.questions.map((question, q) => questionField(question, q, () => {
-      const ready = fields.every((f) => f.value() !== '');
-      submit.dataset.ready = String(ready);
-      submit.disabled = !ready;
-    }));
-    fields.forEach((f) => form.append(f.node));
-    const error = el('p', { class: 'error', role: 'alert', hidden: !event.error, text: event.error || '' });
-    form.append(error, el('div', { class: 'actions' }, submit));
-    form.fields = fields;
-    form.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const answers = {};
-      fields.forEach((f) => { answers[f.question] = f.value(); });
-      submit.disabled = true;
-      state.mine.add(String(event.interactionId));
-      const { status, data } = await answered(event, 'submit-answers', { answers });
-      if (status === 200) return;
-      state.mine.delete(String(event.interactionId));
-      if (status === 409) return markDone(form, 'Answered on another device.');
-      error.hidden = false;
-      error.textContent = data.error || 'The answer was not taken.';
-      submit.disabled = false;
-    });
-    placeCard(form, event);
-    fields.forEach((f) => f.restore(f.initial));
-    if (!$('interactive').checked) return readOnly(form, true);
-    const first = fields.map((f) => f.focusable()).find(Boolean) || form.querySelector('input');
+  // A question a tool asks (interaction_request), as a card.
+  function request(event) {
+    const card = window.MarvinCards.make(event, cardContext());
+    placeCard(card, event);
+    if (!$('interactive').checked) return card.marvin.readOnly(true);
     // Never taken from someone typing a message: their next Enter would answer the card.
     const typing = document.activeElement === $('message') && $('message').value !== '';
-    if (first && !typing) first.focus({ preventScroll: true });
+    if (!typing) card.marvin.focus();
   }
 
-  function questionField(question, q, changed) {
-    const multi = question.multiSelect;
-    const name = 'q' + q + '-' + Math.random().toString(36).slice(2);
-    const set = el('fieldset', {}, el('span', { class: 'chip', text: question.header }),
-      el('legend', { text: question.question }));
-    const inputs = question.options.map((option) => {
-      const input = el('input', { type: multi ? 'checkbox' : 'radio', name, value: option.label, onchange: changed });
-      set.append(el('label', { class: 'option' }, input,
-        el('span', {}, el('span', { text: option.label }),
-          option.description ? el('span', { class: 'description', text: option.description }) : null)));
-      return input;
-    });
-    const other = el('input', { type: multi ? 'checkbox' : 'radio', name, value: '', onchange: changed });
-    const otherText = el('input', { type: 'text', 'aria-label': 'Your own answer', placeholder: 'Other: your own answer',
-      oninput: () => { other.checked = otherText.value.trim() !== ''; changed(); } });
-    set.append(el('label', { class: 'option' }, other, otherText));
-    const value = () => {
-      const own = other.checked ? otherText.value.trim() : '';
-      const labels = inputs.filter((i) => i.checked).map((i) => i.value);
-      if (!multi) return own || labels.join(', ');
-      return labels.concat(own ? [own] : []).join(', ');
-    };
-    // A reprompt: what was entered is chosen again (seed 003's initialValues); an answered
-    // card: what was answered.
-    const initial = question.initial;
-    const restore = (chosen) => {
-      if (!chosen) return;
-      inputs.forEach((i) => { i.checked = (chosen.chosen || []).includes(i.value); });
-      if (chosen.other !== null && chosen.other !== undefined) {
-        other.checked = true;
-        otherText.value = chosen.other;
-      }
-      changed();
-    };
-    // Where the person goes on: the empty "Other" they left.
-    const focusable = () => (initial && other.checked && otherText.value.trim() === '' ? otherText : null);
-    return { node: set, question: question.question, value, restore, focusable, initial };
-  }
-
-  function approvalCard(event) {
-    const card = el('div', { class: 'card', 'data-call': event.toolCallId });
-    const reason = el('input', { type: 'text', 'aria-label': 'What to do instead', placeholder: 'What to do instead (optional)' });
-    const error = el('p', { class: 'error', role: 'alert', hidden: true });
-    const send = async (action, body) => {
-      state.mine.add(String(event.interactionId));
-      card.querySelectorAll('button').forEach((b) => { b.disabled = true; });
-      const { status, data } = await answered(event, action, body);
-      if (status === 200) return;
-      state.mine.delete(String(event.interactionId));
-      if (status === 409) return markDone(card, 'Answered on another device.');
-      error.hidden = false;
-      error.textContent = data.error || 'The answer was not taken.';
-      card.querySelectorAll('button').forEach((b) => { b.disabled = false; });
-    };
-    const scopes = event.scopes || ['once', 'session', 'always'];
-    const labels = { once: 'Approve once', session: 'For this session', always: 'Always here',
-      all_edits: 'All file edits this session' };
-    card.append(el('span', { class: 'chip', text: event.tool }), el('p', { text: event.summary }),
-      el('pre', { text: event.detail }),
-      event.covers ? el('p', { class: 'description', text: 'A session or always grant covers ' + event.covers + '.' }) : null,
-      el('div', { class: 'actions' },
-        scopes.map((scope) => el('button', { type: 'button', 'data-scope': scope, text: labels[scope] || scope,
-          onclick: () => send('approve', { scope }) })),
-        reason,
-        el('button', { type: 'button', class: 'secondary', 'data-deny': true, text: 'Deny',
-          onclick: () => send('deny', { reason: reason.value }) })),
-      error);
-    if (event.error) { error.hidden = false; error.textContent = event.error; }
-    placeCard(card, event);
-    if (!$('interactive').checked) readOnly(card, true);
-  }
-
-  // Interactive mode off: the cards stay in view, read-only, with a hint.
-  function readOnly(card, off) {
-    if (card.classList.contains('done')) return;
-    card.querySelectorAll('input, button, textarea').forEach((node) => {
-      node.disabled = off || (node.type === 'submit' && node.dataset.ready !== 'true');
-    });
-    let hint = card.querySelector('.hint');
-    if (off && !hint) card.append(el('p', { class: 'hint', text: OFF_HINT }));
-    if (!off && hint) hint.remove();
+  // Where a card goes (seed 003's presentation): a question asked again (a reprompt, or one
+  // left open by its tool: both say why in `error`) takes the place of its call's card before
+  // it; "tool" puts it in its tool call's block, above the result to come; "questionnaire"
+  // (or a call with no block here) makes it a block of its own in the conversation. A card is
+  // found again by its prompt's interactionId.
+  function placeCard(card, event) {
+    const call = String(event.toolCallId);
+    const before = event.error && [...document.querySelectorAll('#log .card')].reverse()
+      .find((c) => c.dataset.call === call);
+    const tool = state.tools.get(event.toolCallId);
+    if (before) {
+      before.replaceWith(card);
+    } else if (event.presentation !== 'questionnaire' && tool) {
+      tool.block.open = true;
+      tool.block.append(card);
+    } else {
+      $('log').append(card);
+    }
+    state.cards.set(String(event.interactionId), card);
   }
 
   async function setInteractive() {
     const on = $('interactive').checked;
-    state.cards.forEach((card) => readOnly(card, !on));
+    state.cards.forEach((card) => card.marvin.readOnly(!on));
     if (state.id) {
       await api('POST', '/api/sessions/' + state.id + '/interaction-mode', { client, enabled: on });
     }
@@ -381,27 +283,11 @@
     }
   }
 
-  // A card answered (by this page, before a reload too, or elsewhere) shows what was chosen.
+  // A question over (interaction_response): its card shows the completed view, read-only.
   function closeCard(event) {
-    const id = String(event.id);
+    const id = String(event.interactionId !== undefined ? event.interactionId : event.id);
     const card = state.cards.get(id);
-    if (!card) return;
-    const mine = state.mine.has(id) || event.by === client;
-    (card.fields || []).forEach((f, n) => f.restore((event.answers || [])[n]));
-    markDone(card, outcome(event.outcome || '', mine));
-  }
-
-  function outcome(said, mine) {
-    if (said === 'timed out') return 'Nobody answered in time.';
-    if (!/^(answered|approved|denied)\b/.test(said)) return said.charAt(0).toUpperCase() + said.slice(1);
-    const what = said.replace(/^answered: /, '');
-    return (mine ? 'Answered: ' : 'Answered on another device: ') + what;
-  }
-
-  function markDone(card, text) {
-    card.classList.add('done');
-    card.querySelectorAll('input, button, textarea').forEach((node) => { node.disabled = true; });
-    if (!card.querySelector('.summary')) card.append(el('p', { class: 'summary', text }));
+    if (card) card.marvin.complete(event);
   }
 
   // ---- composer ---------------------------------------------------------------------------
@@ -419,11 +305,15 @@
     if (!text || state.running) return;
     if (starting) await starting;
     if (!state.id && !(await newSession())) return;
+    // Emptied as it goes, not when the gateway says it took it: a card the turn brings at once
+    // finds nobody typing, and takes the focus.
+    const box = $('message');
+    box.value = '';
     const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
     if (status === 202 || (status === 200 && typeof data.coding === 'boolean')) {
-      $('message').value = '';
       showError('');
     } else {
+      if (box.value === '') box.value = text;
       showError(data.error || 'The message was not sent.');
     }
   }

@@ -173,9 +173,14 @@ impl Broadcaster {
             .iter()
             .filter(|e| {
                 let kind = e.value["type"].as_str().unwrap_or("");
+                // The kinds before `interaction_request` too: a log kept by an older Marvin.
                 matches!(
                     kind,
-                    "question_prompt" | "approval_required" | "form_opened"
+                    "interaction_request"
+                        | "question_prompt"
+                        | "approval_required"
+                        | "form_opened"
+                        | "input_request"
                 )
             })
             .filter(|e| id_of(&e.value).is_some_and(|id| !closed.contains(&id)))
@@ -262,7 +267,7 @@ mod tests {
             json!({"id": 1, "outcome": "answered"}),
         );
         hub.publish(
-            "approval_required",
+            "interaction_request",
             json!({"interactionId": "2", "toolCallId": "b"}),
         );
         hub.publish(

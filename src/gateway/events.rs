@@ -1,13 +1,14 @@
-//! The gateway's events in the shape of seeds 001/004: what a session says during a turn
+//! The gateway's events in the shape of seeds 001/003/004: what a session says during a turn
 //! (`text_delta`, `tool_call_start`, `tool_result`, `tool_call_end`, `session_status`,
-//! `interaction_response`, …) and the questions its tools ask (`question_prompt`,
-//! `approval_required`), each a JSON object the broadcaster numbers; and the answers clients
-//! send back, turned into the session's responses.
+//! `interaction_response`, …) and the questions its tools ask (`interaction_request`), each a
+//! JSON object the broadcaster numbers. The answers clients send back are read in `answers`.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::interact::{Answer, Prompt, Question, Request, Response, Scope};
-use crate::session::Event;
+use crate::interact::{Answer, Prompt, Question, Request, Response, view};
+use crate::session::{Correlation, Event};
 
 /// The events a session's `event` becomes (a round's start names all its calls at once).
 pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
@@ -32,45 +33,46 @@ pub(crate) fn from_event(event: &Event) -> Vec<(&'static str, Value)> {
     vec![(kind, value)]
 }
 
-/// The event that asks prompt `id`. An answer names it by `interactionId` (this prompt), or by
-/// `toolCallId` (the model's call asking: the prompt open for it now, a reprompt included).
-pub(crate) fn question(id: u64, prompt: &Prompt) -> (&'static str, Value) {
-    let (kind, mut value) = match &prompt.request {
+/// The event kind every question is asked with.
+pub(crate) const REQUEST: &str = "interaction_request";
+
+/// The `interaction_request` that asks `prompt` (seed 003): its `interactionType` (approval,
+/// questions, input or form) with that type's body, the reprompt's `error`, how long it waits
+/// (`timeoutMs`; none for a question asked again after its turn), where it is shown
+/// (`presentation`), what it shows once answered (`completedView`) and where it belongs (the
+/// correlation: timestamp, turnId, responseId, toolCallId, interactionId, toolName). An
+/// answer names it by `interactionId`, or by `toolCallId` (the prompt open for that call now).
+pub(crate) fn request(
+    prompt: &Prompt,
+    correlation: &Correlation,
+    timeout: Option<Duration>,
+) -> Value {
+    let mut value = match &prompt.request {
         Request::Approval(a) => {
-            let mut scopes = vec!["once", "session", "always"];
-            if a.all_edits {
-                scopes.push("all_edits");
-            }
-            (
-                "approval_required",
-                json!({"tool": a.tool, "summary": a.summary, "detail": a.detail,
-                       "covers": a.covers, "scopes": scopes}),
-            )
+            let scopes: Vec<&str> = a.offered().into_iter().map(view::scope_name).collect();
+            json!({"interactionType": "approval", "tool": a.tool, "summary": a.summary,
+                   "detail": a.detail, "covers": a.covers, "scopes": scopes})
         }
-        Request::Questions(questions) => (
-            "question_prompt",
-            json!({"questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
-        ),
-        Request::Input(form) => (
-            "input_request",
-            json!({"tool": prompt.tool, "prompt": form.prompt, "inputSchema": form.to_json()}),
-        ),
-        Request::Form(form) => ("form_opened", json!({"title": form.title, "url": form.url})),
+        Request::Questions(questions) => json!({"interactionType": "questions",
+            "questions": questions.iter().map(question_json).collect::<Vec<_>>()}),
+        Request::Input(form) => json!({"interactionType": "input", "prompt": form.prompt,
+                                       "inputSchema": form.to_json()}),
+        Request::Form(form) => {
+            json!({"interactionType": "form", "title": form.title, "url": form.url})
+        }
     };
-    value["interactionId"] = json!(id.to_string());
-    value["toolCallId"] = json!(call_of(id, prompt));
+    if let (Some(fields), Ok(Value::Object(more))) =
+        (value.as_object_mut(), serde_json::to_value(correlation))
+    {
+        fields.extend(more);
+    }
     if let Some(error) = &prompt.error {
         value["error"] = json!(error);
     }
-    (kind, value)
-}
-
-/// The model's tool call that asks; a question asked outside one goes by its own id.
-pub(crate) fn call_of(id: u64, prompt: &Prompt) -> String {
-    match prompt.call_id.is_empty() {
-        true => format!("interaction-{id}"),
-        false => prompt.call_id.clone(),
-    }
+    value["timeoutMs"] = json!(timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)));
+    value["presentation"] = json!(prompt.presentation);
+    value["completedView"] = prompt.completed.to_json();
+    value
 }
 
 fn question_json(question: &Question) -> Value {
@@ -99,9 +101,9 @@ fn initial_json(answer: &Answer) -> Value {
     json!({"chosen": chosen, "other": other})
 }
 
-/// What an answer's `interaction_response` says besides the outcome: the client that gave it
-/// (`by`, when it said), and for questions each one's answer as a reprompt's `initial` has it,
-/// so every client can show what was chosen.
+/// What an answer's `interaction_response` says besides the session's `QuestionClosed`: the
+/// client that gave it (`by`, when it said), and for questions each one's answer as a
+/// reprompt's `initial` has it.
 pub(crate) fn answered_by(by: Option<&str>, response: &Response) -> Value {
     let mut value = json!({});
     if let Some(by) = by {
@@ -113,95 +115,73 @@ pub(crate) fn answered_by(by: Option<&str>, response: &Response) -> Value {
     value
 }
 
-/// `submit-answers`: `answers` maps each question's text to the label chosen (labels joined by
-/// ", " where several may be chosen) or the person's own words. A question left out is refused
-/// here; an empty answer is "Other" with nothing typed, which the tool itself asks again.
-pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Response, String> {
-    let Request::Questions(questions) = request else {
-        return Err("that is not a question: approve or deny it".into());
+/// The `interaction_response` of prompt `id`, closed with `outcome` (the chat log's words) and
+/// `answer`; `more` (from [`answered_by`]) is added.
+pub(crate) fn response(
+    id: u64,
+    outcome: String,
+    answer: crate::session::Answered,
+    more: Option<Value>,
+) -> Value {
+    let closed = Event::QuestionClosed {
+        id,
+        outcome,
+        answer: Box::new(answer),
     };
-    let Some(answers) = answers.as_object() else {
-        return Err("\"answers\" maps each question's text to its answer".into());
-    };
-    let mut chosen = Vec::new();
-    for question in questions {
-        let text = match answers.get(&question.question) {
-            Some(Value::String(text)) => text.trim(),
-            Some(_) => {
-                return Err(format!(
-                    "the answer to {:?} is a string: a label, labels joined by \", \", or your own words",
-                    question.question
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "no answer for the question {:?}",
-                    question.question
-                ));
-            }
-        };
-        chosen.push(answer_to(question, text));
+    let mut value = from_event(&closed)
+        .pop()
+        .map(|(_, value)| value)
+        .unwrap_or_else(|| json!({}));
+    if let (Some(fields), Some(Value::Object(more))) = (value.as_object_mut(), more) {
+        fields.extend(more);
     }
-    Ok(Response::Answers(chosen))
+    value
 }
 
-/// Where several may be chosen, the labels among `text`'s parts are chosen and the other parts
-/// are the person's own words ("Other: …").
-fn answer_to(question: &Question, text: &str) -> Answer {
-    let label = |t: &str| question.options.iter().any(|o| o.label == t);
-    if !question.multi_select || text.is_empty() {
-        return match label(text) {
-            true => Answer::One(text.to_string()),
-            false => Answer::Other(text.to_string()),
-        };
-    }
-    let (mut chosen, own): (Vec<&str>, Vec<&str>) = text.split(", ").partition(|p| label(p));
-    let mut chosen: Vec<String> = chosen.drain(..).map(str::to_string).collect();
-    if !own.is_empty() {
-        chosen.push(format!("Other: {}", own.join(", ")));
-    }
-    Answer::Many(chosen)
-}
+/// The fields that say where a question belongs (seed 003's correlation), on its request and
+/// its response alike.
+const CORRELATION: [&str; 6] = [
+    "timestamp",
+    "turnId",
+    "responseId",
+    "toolCallId",
+    "interactionId",
+    "toolName",
+];
 
-/// Whether `response` chose "Other" somewhere and typed nothing.
-pub(crate) fn leaves_other_empty(response: &Response) -> bool {
-    matches!(response, Response::Answers(answers) if answers.iter().any(Answer::leaves_other_empty))
-}
-
-/// `approve`: `scope` is once, session, always, or all_edits where offered.
-pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Response, String> {
-    let Request::Approval(approval) = request else {
-        return Err("that is a question, not an approval: submit answers to it".into());
-    };
-    let scope = match scope.as_str().unwrap_or("once") {
-        "once" => Scope::Once,
-        "session" => Scope::Session,
-        "always" => Scope::Always,
-        "all_edits" if approval.all_edits => Scope::AllEdits,
-        other => {
-            return Err(format!(
-                "\"scope\" is once, session or always, not {other:?}"
-            ));
-        }
-    };
-    Ok(Response::Approved(scope))
-}
-
-/// `deny`: with what to do instead.
-pub(crate) fn denial_response(request: &Request, reason: &Value) -> Result<Response, String> {
-    if !matches!(request, Request::Approval(_)) {
-        return Err("only an approval is denied; a question is answered".into());
+/// The `interaction_response` that closes `asked`, a question of a session's earlier life that
+/// nobody answered before the gateway stopped: nothing waits on it now.
+pub(crate) fn no_longer_open(asked: &Value) -> Value {
+    let id = asked["interactionId"].as_str().unwrap_or_default();
+    let outcome = "no longer open: the gateway stopped before it was answered";
+    let mut closed = json!({"id": id.parse::<u64>().unwrap_or(0), "outcome": outcome,
+                            "action": "cancel", "completed": [outcome]});
+    for name in CORRELATION {
+        closed[name] = asked[name].clone();
     }
-    Ok(Response::Denied(reason.as_str().unwrap_or("").to_string()))
+    closed["timestamp"] = json!(crate::clock::iso8601_millis(std::time::SystemTime::now()));
+    closed
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interact::{Approval, Choice};
+    use crate::interact::{Approval, Choice, CompletedView, InputForm, Presentation, Scope};
 
-    fn questions(multi: bool) -> Request {
-        Request::Questions(vec![Question {
+    fn correlation(call: &str, id: &str) -> Correlation {
+        Correlation {
+            timestamp: "2026-11-28T09:30:00.125Z".into(),
+            turn_id: "turn-1".into(),
+            response_id: "turn-1/1".into(),
+            tool_call_id: call.into(),
+            interaction_id: id.into(),
+            tool_name: "ask_user".into(),
+        }
+    }
+
+    #[test]
+    fn a_reprompt_shows_what_was_entered_and_names_the_call() {
+        let question = Question {
             header: "Database".into(),
             question: "Which database?".into(),
             options: ["SQLite", "MySQL"]
@@ -210,91 +190,21 @@ mod tests {
                     description: String::new(),
                 })
                 .to_vec(),
-            multi_select: multi,
-            initial: None,
-        }])
-    }
-
-    #[test]
-    fn answers_map_question_texts_to_labels_or_own_words() {
-        let cases: &[(Request, Value, Result<Response, &str>)] = &[
-            (
-                questions(false),
-                json!({"Which database?": "MySQL"}),
-                Ok(Response::Answers(vec![Answer::One("MySQL".into())])),
-            ),
-            (
-                questions(false),
-                json!({"Which database?": "DuckDB"}),
-                Ok(Response::Answers(vec![Answer::Other("DuckDB".into())])),
-            ),
-            (
-                questions(true),
-                json!({"Which database?": "SQLite, MySQL"}),
-                Ok(Response::Answers(vec![Answer::Many(vec![
-                    "SQLite".into(),
-                    "MySQL".into(),
-                ])])),
-            ),
-            (
-                questions(true),
-                json!({"Which database?": "MySQL, DuckDB, in memory"}),
-                Ok(Response::Answers(vec![Answer::Many(vec![
-                    "MySQL".into(),
-                    "Other: DuckDB, in memory".into(),
-                ])])),
-            ),
-            // Left empty: "Other" with nothing typed, which ask_user asks again.
-            (
-                questions(true),
-                json!({"Which database?": " "}),
-                Ok(Response::Answers(vec![Answer::Other(String::new())])),
-            ),
-            (
-                questions(false),
-                json!({"Other?": "x"}),
-                Err("no answer for"),
-            ),
-            (
-                questions(false),
-                json!(["MySQL"]),
-                Err("maps each question"),
-            ),
-            (
-                questions(false),
-                json!({"Which database?": 1}),
-                Err("is a string: a label"),
-            ),
-        ];
-        for (request, answers, expected) in cases {
-            match (answers_response(request, answers), expected) {
-                (Ok(got), Ok(expected)) => assert_eq!(&got, expected),
-                (Err(why), Err(part)) => assert!(why.contains(part), "{why}"),
-                (got, expected) => panic!("{answers}: {got:?} vs {expected:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn a_reprompt_shows_what_was_entered_and_names_the_call() {
-        let mut question = match questions(true) {
-            Request::Questions(q) => q,
-            _ => unreachable!(),
+            multi_select: true,
+            initial: Some(Answer::Many(vec!["MySQL".into(), "Other:".into()])),
         };
-        question[0].initial = Some(Answer::Many(vec!["MySQL".into(), "Other:".into()]));
         let prompt = Prompt {
             error: Some("Please type an answer".into()),
             call_id: "call_abc".into(),
-            ..Prompt::new(
-                Request::Questions(question),
-                std::time::Duration::from_secs(1),
-            )
+            ..Prompt::new(Request::Questions(vec![question]), Duration::from_secs(1))
         };
-        let (kind, value) = super::question(7, &prompt);
-        assert_eq!(kind, "question_prompt");
+        let value = request(&prompt, &correlation("call_abc", "7"), None);
+        assert_eq!(value["interactionType"], "questions");
         assert_eq!(value["toolCallId"], "call_abc");
         assert_eq!(value["interactionId"], "7");
+        assert_eq!(value["turnId"], "turn-1");
         assert_eq!(value["error"], "Please type an answer");
+        assert_eq!(value["timeoutMs"], Value::Null);
         assert_eq!(
             value["questions"][0]["initial"],
             json!({"chosen": ["MySQL"], "other": ""})
@@ -302,24 +212,75 @@ mod tests {
     }
 
     #[test]
-    fn approvals_take_a_scope_or_a_reason() {
+    fn every_kind_is_one_interaction_request_with_its_body_presentation_and_completed_view() {
         let approval = Request::Approval(Approval {
-            tool: "run_command".into(),
-            summary: String::new(),
-            detail: "make".into(),
-            covers: String::new(),
+            tool: "deploy".into(),
+            summary: "Deploy v2?".into(),
+            detail: "to prod".into(),
+            covers: "prod".into(),
             all_edits: false,
-            scopes: Vec::new(),
+            scopes: vec![Scope::Once, Scope::Session],
         });
-        assert_eq!(
-            approval_response(&approval, &json!("session")),
-            Ok(Response::Approved(Scope::Session))
+        let value = request(
+            &Prompt::new(approval, Duration::from_secs(600)),
+            &correlation("c1", "1"),
+            Some(Duration::from_secs(600)),
         );
-        assert!(approval_response(&approval, &json!("all_edits")).is_err());
-        assert!(approval_response(&questions(false), &json!("once")).is_err());
+        assert_eq!(value["interactionType"], "approval");
+        assert_eq!(value["scopes"], json!(["once", "session"]));
+        assert_eq!(value["timeoutMs"], 600_000);
+        assert_eq!(value["presentation"], "tool");
         assert_eq!(
-            denial_response(&approval, &json!("not now")),
-            Ok(Response::Denied("not now".into()))
+            value["completedView"],
+            json!({"showInputs": true, "summaryTemplate": null})
         );
+        for name in ["timestamp", "responseId", "toolName"] {
+            assert!(value[name].is_string(), "{name} in {value}");
+        }
+        let form = InputForm::from_fields(
+            "Where?",
+            &json!([{"id": "port", "type": "integer", "label": "Port", "minimum": 1}]),
+        )
+        .unwrap();
+        let prompt = Prompt {
+            presentation: Presentation::Questionnaire,
+            completed: CompletedView::parse(&json!({"summaryTemplate": "On {{port}}"})).unwrap(),
+            error: Some("Port 8080 is taken".into()),
+            ..Prompt::new(Request::Input(form), Duration::from_secs(5))
+        };
+        let value = request(
+            &prompt,
+            &correlation("c2", "2"),
+            Some(Duration::from_secs(5)),
+        );
+        assert_eq!(value["interactionType"], "input");
+        assert_eq!(value["prompt"], "Where?");
+        assert_eq!(value["inputSchema"]["fields"][0]["minimum"], 1);
+        assert_eq!(value["presentation"], "questionnaire");
+        assert_eq!(value["completedView"]["summaryTemplate"], "On {{port}}");
+        assert_eq!(value["error"], "Port 8080 is taken");
+    }
+
+    #[test]
+    fn a_response_carries_the_correlation_the_completed_view_and_who_answered() {
+        let prompt = Prompt::new(Request::Questions(Vec::new()), Duration::from_secs(1));
+        let answered = crate::session::Answered::new(
+            &prompt,
+            &Response::Answers(vec![Answer::One("SQLite".into())]),
+            correlation("c1", "3"),
+        );
+        let more = answered_by(
+            Some("page-1"),
+            &Response::Answers(vec![Answer::One("SQLite".into())]),
+        );
+        let value = response(3, "answered: SQLite".into(), answered, Some(more));
+        assert_eq!(value["id"], 3);
+        assert_eq!(value["interactionId"], "3");
+        assert_eq!(value["toolCallId"], "c1");
+        assert_eq!(value["action"], "submit");
+        assert_eq!(value["by"], "page-1");
+        assert_eq!(value["answers"][0]["chosen"], json!(["SQLite"]));
+        assert!(value["completed"].is_array());
+        assert!(value.get("type").is_none());
     }
 }

@@ -4,11 +4,14 @@
 //! token printed at start (`Authorization: Bearer TOKEN` or `?token=TOKEN`, compared in
 //! constant time), a loopback `Host` with this port, and no foreign `Origin`.
 
+mod answers;
 mod broadcast;
 mod events;
+mod questions;
 mod routes;
 mod served;
 mod sse;
+mod text;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -51,6 +54,8 @@ fn host_and_port(address: IpAddr, port: u16) -> String {
 const PAGE: &str = include_str!("../../form/gateway/index.html");
 pub(crate) const CSS: &str = include_str!("../../form/gateway/gateway.css");
 pub(crate) const JS: &str = include_str!("../../form/gateway/gateway.js");
+/// The questions' cards: approvals, ask_user's questions, input forms.
+pub(crate) const CARDS: &str = include_str!("../../form/gateway/cards.js");
 /// The answer's Markdown made into page elements, never parsed as HTML.
 pub(crate) const MARKDOWN: &str = include_str!("../../form/gateway/markdown.js");
 

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tiny_http::{Method, Request, Response};
 
+use super::answers::{self, Refused};
 use super::broadcast::Broadcaster;
-use super::served::{NotTaken, Which};
-use super::{Gateway, Served, events, sse};
+use super::questions::{NotTaken, Which};
+use super::{Gateway, Served, sse};
 use crate::interact::{Request as Asked, Response as Answered};
 use crate::web::{self, HttpResponse, json_response};
 
@@ -30,6 +31,9 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
         (Method::Get, ["gateway.css"]) => Ok(web::asset(super::CSS, "text/css; charset=utf-8")),
         (Method::Get, ["gateway.js"]) => {
             Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
+        }
+        (Method::Get, ["cards.js"]) => {
+            Ok(web::asset(super::CARDS, "text/javascript; charset=utf-8"))
         }
         (Method::Get, ["markdown.js"]) => Ok(web::asset(
             super::MARKDOWN,
@@ -113,7 +117,9 @@ fn index() -> HttpResponse {
         &json!({"routes": [
             "GET /api/sessions", "POST /api/sessions {resume?, code?}",
             "POST /api/sessions/:id/messages {content}", "GET /api/sessions/:id/events?since=N",
-            "POST /api/sessions/:id/cancel", "POST /api/sessions/:id/submit-answers {toolCallId, answers, client?}",
+            "POST /api/sessions/:id/cancel",
+            "POST /api/sessions/:id/respond {interactionId | toolCallId, action: approve|deny|submit|cancel, approvalScope?, input?, reason?, answers?, by?}",
+            "POST /api/sessions/:id/submit-answers {toolCallId, answers, client?}",
             "POST /api/sessions/:id/approve {toolCallId, scope, client?}", "POST /api/sessions/:id/deny {toolCallId, reason, client?}",
             "POST /api/sessions/:id/interaction-mode {client, enabled}",
         ]}),
@@ -289,14 +295,15 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
                 &json!({"enabled": on, "answering_clients": answering}),
             ))
         }
+        "respond" => answer_with(served, body, |asked| answers::respond(asked, body)),
         "submit-answers" => answer_with(served, body, |asked| {
-            events::answers_response(asked, &body["answers"])
+            Ok(answers::answers_response(asked, &body["answers"])?)
         }),
         "approve" => answer_with(served, body, |asked| {
-            events::approval_response(asked, &body["scope"])
+            Ok(answers::approval_response(asked, &body["scope"])?)
         }),
         "deny" => answer_with(served, body, |asked| {
-            events::denial_response(asked, &body["reason"])
+            Ok(answers::denial_response(asked, &body["reason"])?)
         }),
         _ => Err(error(404, "no such action: GET /api lists them")),
     }
@@ -305,7 +312,7 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
 fn answer_with(
     served: &Served,
     body: &Value,
-    answer: impl FnOnce(&Asked) -> Result<Answered, String>,
+    answer: impl FnOnce(&Asked) -> Result<Answered, Refused>,
 ) -> Result<HttpResponse, HttpResponse> {
     let prompt = match &body["interactionId"] {
         Value::Null => None,
@@ -314,10 +321,11 @@ fn answer_with(
         _ => Some(String::new()),
     };
     let call = body["toolCallId"].as_str().filter(|id| !id.is_empty());
-    // Who answers, told to every client with the outcome (a page knows its own answer again
-    // after a reload).
-    let by = body["client"]
+    // Who answers (`by`, or `client` as the older routes name it), told to every client with
+    // the outcome (a page knows its own answer again after a reload).
+    let by = body["by"]
         .as_str()
+        .or(body["client"].as_str())
         .filter(|c| !c.is_empty() && c.len() <= 64);
     let which = match (prompt, call) {
         (Some(id), _) => Which::Prompt(id.parse().map_err(|_| {
@@ -341,7 +349,13 @@ fn answer_with(
             409,
             "that question is over: answered already (perhaps by another client), timed out or cancelled",
         )),
-        Err(NotTaken::Invalid(why)) => Err(error(400, &why)),
+        Err(NotTaken::Invalid(Refused { error, fields })) if fields.is_empty() => {
+            Err(self::error(400, &error))
+        }
+        Err(NotTaken::Invalid(Refused { error, fields })) => Err(json_response(
+            400,
+            &json!({"error": error, "fields": fields}),
+        )),
     }
 }
 

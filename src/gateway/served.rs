@@ -4,17 +4,22 @@
 //! A question its tool left open ("pending", seed 003) is asked again after the turn and kept
 //! until someone answers it; that late answer reaches the model with the next message.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::answers::Refused;
 use super::broadcast::Broadcaster;
 use super::events;
+use super::questions::{NotTaken, Questions, Which};
+use super::text::Waiting;
 use crate::interact::{Request, Response};
-use crate::session::{Deferred, Event, Interaction, Session, TurnEnd, TurnReport, TurnUi};
+use crate::session::{
+    Answered, Deferred, Event, Interaction, Session, TurnEnd, TurnReport, TurnUi,
+};
 
 pub(crate) struct Served {
     pub id: String,
@@ -44,13 +49,6 @@ struct Client {
 
 /// How long a question waits for a client that answers questions to connect, when none is.
 const NOBODY_GRACE: Duration = Duration::from_secs(2);
-/// How often streamed text goes out: the tokens of this long join one `text_delta`. Fifty
-/// clients then get at most about sixty frames a second instead of one per token (each 80 bytes
-/// of framing around a few letters), and the event log a line per frame. Text goes out with the
-/// next token or the next `interrupted()` look, at least every 50 ms: when the model pauses, it
-/// waits no longer than that.
-const TEXT_EVERY: Duration = Duration::from_millis(16);
-
 /// Holds a client's place while its event stream is open.
 pub(crate) struct Following<'a> {
     served: &'a Served,
@@ -70,73 +68,6 @@ impl Drop for Following<'_> {
     }
 }
 
-#[derive(Default)]
-struct Questions {
-    /// Each with when it was asked.
-    open: BTreeMap<u64, (Interaction, Instant)>,
-    /// Answered or given up, with the call that asked: a late answer gets 409, not 404.
-    closed: HashMap<u64, String>,
-    /// Left open by tools that went on without the answer, asked after their turn.
-    late: BTreeMap<u64, Deferred>,
-    /// Their answers, for the model at the start of the next turn.
-    late_answers: Vec<(Deferred, Response)>,
-    /// What the `interaction_response` of an answered prompt adds to the session's outcome:
-    /// the client that answered, and what it chose.
-    answered: HashMap<u64, Value>,
-}
-
-impl Questions {
-    /// Closes prompt `id`: its reply, if it is still open.
-    fn close(&mut self, id: u64) -> Option<crate::session::Reply> {
-        let (open, _) = self.open.remove(&id)?;
-        self.closed.insert(id, events::call_of(id, &open.prompt));
-        Some(open.reply)
-    }
-
-    /// The prompt `which` names, or why there is none open.
-    fn find(&self, which: &Which) -> Result<u64, NotTaken> {
-        let (found, closed) = match which {
-            Which::Prompt(id) => (
-                (self.open.contains_key(id) || self.late.contains_key(id)).then_some(*id),
-                self.closed.contains_key(id),
-            ),
-            Which::Call(call) => {
-                let asked = self.open.iter().map(|(id, (open, _))| (id, &open.prompt));
-                let left = self.late.iter().map(|(id, late)| (id, &late.prompt));
-                (
-                    asked
-                        .chain(left)
-                        .find(|(id, prompt)| events::call_of(**id, prompt) == *call)
-                        .map(|(id, _)| *id),
-                    self.closed.values().any(|closed| closed == call),
-                )
-            }
-        };
-        found.ok_or(match closed {
-            true => NotTaken::Closed,
-            false => NotTaken::Unknown,
-        })
-    }
-}
-
-/// What an answer names: one prompt (`interactionId`), or the model's call that asks
-/// (`toolCallId`: whichever prompt is open for it, a reprompt included).
-pub(crate) enum Which {
-    Prompt(u64),
-    Call(String),
-}
-
-/// Why an answer was not taken.
-#[derive(Debug, PartialEq)]
-pub(crate) enum NotTaken {
-    /// No question with that id was ever asked (404).
-    Unknown,
-    /// It was answered already, or given up (409).
-    Closed,
-    /// The answer does not fit the question (400).
-    Invalid(String),
-}
-
 impl Served {
     pub(crate) fn new(
         id: String,
@@ -147,13 +78,7 @@ impl Served {
         session.number_questions_after(events.last_interaction());
         // Asked in the session's earlier life and never answered: nobody waits on them now.
         for asked in events.unanswered() {
-            let id = asked["interactionId"].as_str().unwrap_or_default();
-            events.publish(
-                "interaction_response",
-                json!({"id": id.parse::<u64>().unwrap_or(0), "interactionId": id,
-                       "toolCallId": asked["toolCallId"],
-                       "outcome": "no longer open: the gateway stopped before it was answered"}),
-            );
+            events.publish("interaction_response", events::no_longer_open(&asked));
         }
         if events.turn_unfinished() {
             events.publish(
@@ -352,7 +277,7 @@ impl Served {
         &self,
         which: &Which,
         by: Option<&str>,
-        answer: impl FnOnce(&Request) -> Result<Response, String>,
+        answer: impl FnOnce(&Request) -> Result<Response, Refused>,
     ) -> Result<(), NotTaken> {
         let mut questions = self
             .questions
@@ -374,25 +299,28 @@ impl Served {
             return Err(NotTaken::Unknown);
         };
         let response = match answer(&late.prompt.request) {
-            Ok(response) if !events::leaves_other_empty(&response) => response,
+            Ok(response) if !super::answers::leaves_other_empty(&response) => response,
             refused => {
                 questions.late.insert(id, late);
                 return Err(NotTaken::Invalid(
                     refused
                         .err()
-                        .unwrap_or_else(|| crate::interact::EMPTY_OTHER.to_string()),
+                        .unwrap_or_else(|| Refused::from(crate::interact::EMPTY_OTHER)),
                 ));
             }
         };
-        let call = events::call_of(id, &late.prompt);
-        let mut closed = events::answered_by(by, &response);
-        closed["outcome"] = json!(crate::session::describe_response(&response));
-        questions.closed.insert(id, call.clone());
+        let answer = Answered::new(&late.prompt, &response, late.correlation.clone());
+        let closed = events::response(
+            id,
+            crate::session::describe_response(&response),
+            answer,
+            Some(events::answered_by(by, &response)),
+        );
+        questions
+            .closed
+            .insert(id, late.correlation.tool_call_id.clone());
         questions.late_answers.push((late, response));
         drop(questions);
-        closed["id"] = json!(id);
-        closed["interactionId"] = json!(id.to_string());
-        closed["toolCallId"] = json!(call);
         self.publish("interaction_response", closed);
         self.publish(
             "notice",
@@ -402,17 +330,24 @@ impl Served {
     }
 
     /// Asks again, after the turn, the questions its tools left open; each keeps its place
-    /// until someone answers it.
+    /// until someone answers it. Each is a prompt of its own (a new `interactionId`) that
+    /// belongs where it was first asked (its turn, response and call).
     fn ask_late(&self, late: Vec<(u64, Deferred)>) {
         for (id, mut deferred) in late {
             deferred.prompt.error = Some(crate::interact::STILL_OPEN.into());
-            let (kind, value) = events::question(id, &deferred.prompt);
+            let correlation = &mut deferred.correlation;
+            correlation.interaction_id = id.to_string();
+            correlation.timestamp = crate::clock::iso8601_millis(std::time::SystemTime::now());
+            if deferred.prompt.call_id.is_empty() {
+                correlation.tool_call_id = format!("interaction-{id}");
+            }
+            let value = events::request(&deferred.prompt, &deferred.correlation, None);
             self.questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .late
                 .insert(id, deferred);
-            self.publish(kind, value);
+            self.publish(events::REQUEST, value);
         }
     }
 }
@@ -484,32 +419,6 @@ impl Clients {
     }
 }
 
-/// Streamed text not sent yet, and since when it waits.
-#[derive(Default)]
-struct Waiting {
-    text: String,
-    since: Option<Instant>,
-}
-
-impl Waiting {
-    /// Adds `text` at `now`; says whether what waits is due to go out.
-    fn push(&mut self, text: &str, now: Instant) -> bool {
-        self.text.push_str(text);
-        self.since.get_or_insert(now);
-        self.due(now)
-    }
-
-    fn due(&self, now: Instant) -> bool {
-        self.since
-            .is_some_and(|since| now.duration_since(since) >= TEXT_EVERY)
-    }
-
-    fn take(&mut self) -> Option<String> {
-        self.since = None;
-        Some(std::mem::take(&mut self.text)).filter(|text| !text.is_empty())
-    }
-}
-
 impl TurnUi for Clients {
     fn event(&mut self, event: &Event) {
         if let Event::Text { text } = event {
@@ -521,22 +430,18 @@ impl TurnUi for Clients {
         // Whatever comes next comes after the text before it.
         self.send_text();
         if let Event::QuestionClosed { id, .. } = event {
-            let (call, answered) = {
+            let answered = {
                 let mut questions = self
                     .served
                     .questions
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
                 questions.close(*id);
-                let answered = questions.answered.remove(id);
-                (questions.closed.get(id).cloned(), answered)
+                questions.answered.remove(id)
             };
-            // Named as the prompt was, so a client finds its card either way.
+            // The session's `QuestionClosed` (its correlation names the prompt and the call),
+            // with who answered and what was chosen.
             for (kind, mut value) in events::from_event(event) {
-                value["interactionId"] = json!(id.to_string());
-                if let Some(call) = &call {
-                    value["toolCallId"] = json!(call);
-                }
                 if let (Some(fields), Some(Value::Object(more))) =
                     (value.as_object_mut(), answered.clone())
                 {
@@ -551,14 +456,18 @@ impl TurnUi for Clients {
 
     fn ask(&mut self, interaction: Interaction) {
         self.send_text();
-        let (kind, value) = events::question(interaction.id, &interaction.prompt);
+        let waits = self
+            .served
+            .question_timeout
+            .unwrap_or(interaction.prompt.timeout);
+        let value = events::request(&interaction.prompt, &interaction.correlation, Some(waits));
         self.served
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .open
             .insert(interaction.id, (interaction, Instant::now()));
-        self.served.publish(kind, value);
+        self.served.publish(events::REQUEST, value);
     }
 
     fn interrupted(&mut self) -> bool {
@@ -567,27 +476,5 @@ impl TurnUi for Clients {
         }
         self.served.time_out_questions();
         self.served.cancel.load(Ordering::SeqCst)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn streamed_text_waits_a_moment_and_goes_out_joined() {
-        let start = Instant::now();
-        let mut waiting = Waiting::default();
-        assert!(!waiting.due(start + TEXT_EVERY), "nothing waits");
-        assert!(!waiting.push(" one", start + TEXT_EVERY * 2));
-        let start = start + TEXT_EVERY * 2;
-        assert!(!waiting.push(" two", start + TEXT_EVERY / 2));
-        assert!(waiting.push(" three", start + TEXT_EVERY));
-        assert_eq!(waiting.take().as_deref(), Some(" one two three"));
-        assert_eq!(waiting.take(), None);
-        // The clock starts again with the next text, not at the last send.
-        let later = start + TEXT_EVERY * 10;
-        assert!(!waiting.push(" four", later));
-        assert!(waiting.due(later + TEXT_EVERY));
     }
 }

@@ -85,11 +85,15 @@ impl CompletedView {
     }
 
     /// What the completed question says: the template filled in (when there is one), then
-    /// the values given (when shown). Lines, for any surface to print.
+    /// the values given (when shown). Lines, for any surface to print. A template that names
+    /// a form's fields is left out when no form was submitted (closed, timed out): it would
+    /// read "Dinner for :"; what happened is said instead.
     pub fn render(&self, request: &Request, response: &Response) -> Vec<String> {
         let mut lines = Vec::new();
         if let Some(template) = &self.summary_template {
-            lines.push(fill(template, request, response));
+            if matches!(response, Response::Submitted(_)) || !names_a_field(template) {
+                lines.push(fill(template, request, response));
+            }
         }
         if self.show_inputs || lines.is_empty() {
             lines.extend(values(request, response));
@@ -120,6 +124,14 @@ pub fn scope_name(scope: Scope) -> &'static str {
         Scope::Always => "always",
         Scope::AllEdits => "all_edits",
     }
+}
+
+/// Whether `template` has a `{{FIELD}}` besides the words every answer fills.
+fn names_a_field(template: &str) -> bool {
+    template.split("{{").skip(1).any(|part| {
+        let name = part.split("}}").next().unwrap_or("").trim();
+        part.contains("}}") && !["action", "scope", "reason", "summary"].contains(&name)
+    })
 }
 
 fn fill(template: &str, request: &Request, response: &Response) -> String {
@@ -225,6 +237,11 @@ mod tests {
         assert_eq!(
             approval.render(&form(), &Response::Approved(Scope::Session)),
             ["User approved: session", "approved for this session"]
+        );
+        // Closed without an answer: the fields' template has nothing to say.
+        assert_eq!(
+            summary.render(&form(), &Response::Dismissed),
+            ["dismissed without an answer"]
         );
         assert!(CompletedView::parse(&json!({"showInputs": "no"})).is_err());
         assert_eq!(

@@ -36,6 +36,14 @@ impl Session {
         self.run(None, parked, ui)
     }
 
+    /// A turn whose prompt is the late answers that came since the last turn (see
+    /// `answer_later`), for a front-end with nobody to type the next prompt (a
+    /// non-interactive run); `None` when none came.
+    pub fn submit_follow_ups(&mut self, ui: &mut dyn TurnUi) -> Option<TurnReport> {
+        let last = self.follow_ups.pop()?;
+        Some(self.submit(&last, ui))
+    }
+
     /// Whether the stored session this conversation took up waits for an answer.
     pub(crate) fn is_parked(&self) -> bool {
         self.stored().is_some_and(|m| m.parked.is_some())

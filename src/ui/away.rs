@@ -1,18 +1,16 @@
 //! A question left unanswered at the REPL goes to the phone: once it has waited
-//! MARVIN_PHONE_AFTER minutes, it is sent by ntfy to MARVIN_PHONE_TOPIC with buttons that answer
-//! it (see `phone`). The terminal keeps asking; the first answer from either counts, and the
-//! other is told: the terminal says it was answered elsewhere, the phone gets a notification
-//! that it was answered at the terminal.
+//! MARVIN_PHONE_AFTER minutes, it is sent by ntfy to MARVIN_PHONE_TOPIC with buttons, or words
+//! to type, that answer it (see `phone`). The terminal keeps asking; the first answer from
+//! either counts, and the other is told: the terminal says it was answered elsewhere, the
+//! phone gets a notification that it was answered at the terminal. An answer from the phone
+//! that does not fit is told back to the phone.
 
 use std::collections::HashMap;
 use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde_json::Value;
-
-use super::batch_ask::response_to;
-use super::phone::Phone;
-use crate::cancel::CancelToken;
+use super::ask_json::response_to;
+use super::phone::{Phone, tell};
 use crate::config::PhoneRelay;
 use crate::interact::Request;
 use crate::session::{Reply, describe_response};
@@ -67,7 +65,7 @@ impl Away {
         let Some((phone, _)) = &mut self.phone else {
             return;
         };
-        match phone.send(id, request) {
+        match phone.send(id, request, None) {
             Ok(()) => {
                 self.sent.insert(id, (request.clone(), reply.clone()));
             }
@@ -82,41 +80,28 @@ impl Away {
         ));
     }
 
-    /// Answers that came from the phone: one carrying its question's secret and fitting the
-    /// question answers it (if the terminal has not already).
+    /// Answers that came from the phone: one carrying its question's secret (or code) and
+    /// fitting the question answers it (if the terminal has not already); one that does not
+    /// fit, or carries neither, is told back to the phone, saying what to change.
     pub(crate) fn poll(&mut self) {
         let Some((phone, lines)) = &self.phone else {
             return;
         };
-        let mut answers = Vec::new();
-        while let Ok(Some(line)) = lines.try_recv() {
-            let Ok(answer) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            let Some(id) = answer["id"].as_u64() else {
-                continue;
-            };
-            if !phone.vouches_for(id, &answer) {
-                self.problems.push(
-                    "an answer on the phone's reply topic did not carry its question's secret: it was ignored"
-                        .into(),
-                );
-                continue;
-            }
-            answers.push((id, answer));
-        }
-        for (id, answer) in answers {
-            let Some((request, reply)) = self.sent.get(&id) else {
-                continue;
-            };
-            match response_to(request, &answer) {
-                Ok(response) => {
-                    self.answered_there.insert(id, describe_response(&response));
-                    reply.send(response);
-                }
-                Err(why) => self
-                    .problems
-                    .push(format!("the phone's answer was not usable: {why}")),
+        while let Ok(Some(body)) = lines.try_recv() {
+            let answered = phone.read(&body).and_then(|(id, answer)| {
+                // A question over already: the phone was told when it closed.
+                let Some((request, reply)) = self.sent.get(&id) else {
+                    return Ok(());
+                };
+                let response = response_to(request, &answer).map_err(|u| (Some(id), u.message))?;
+                self.answered_there.insert(id, describe_response(&response));
+                reply.send(response);
+                Ok(())
+            });
+            if let Err((id, why)) = answered {
+                phone.refuse(id, &why);
+                self.problems
+                    .push(format!("the phone's answer was not used: {why}"));
             }
         }
     }
@@ -128,23 +113,17 @@ impl Away {
         if self.sent.remove(&id).is_none() || phone_won {
             return;
         }
-        let (ntfy, topic) = (self.ntfy.clone(), self.relay.topic.clone());
         let message = match outcome {
             "cancelled" | "timed out" => format!("The question is over: {outcome}"),
             answered => format!("Answered at the terminal: {answered}"),
         };
         // On a thread of its own: the terminal must not wait for the phone.
-        let _ = std::thread::Builder::new()
-            .name("marvin-phone-told".into())
-            .spawn(move || {
-                let _ = ntfy.publish(
-                    &topic,
-                    Some("Marvin: question answered"),
-                    &message,
-                    Duration::from_secs(10),
-                    &CancelToken::new(),
-                );
-            });
+        tell(
+            &self.ntfy,
+            &self.relay.topic,
+            "Marvin: question answered",
+            message,
+        );
     }
 
     /// What went wrong since the last look.

@@ -1,13 +1,17 @@
 //! The non-interactive writer (seed 002 §6.5): raw answer tokens on stdout, `  🔧 a, b` before
 //! each tool round, or with --json one event object per line; and what happens when a tool
 //! asks (`--on-ask`): nothing reaches this view (deny), the run ends (fail), or the question
-//! goes out as an event and its answer comes on stdin or from the phone (see `batch_ask`).
+//! goes out as an event and its answer comes on stdin or from the phone (see `batch_ask`);
+//! a question its tool left open is asked again after the turn (see `late`).
+
+mod late;
 
 use serde_json::{Value, json};
 
 use std::time::Duration;
 
-use super::batch_ask::{Answers, Surfaces, question_event, response_to};
+use super::ask_json::{RUN_FIELDS, question_event, response_to};
+use super::batch_ask::{Answers, Surfaces};
 use super::output::{Out, warn};
 use super::park;
 use super::signal::{self, Watch};
@@ -49,14 +53,17 @@ pub(crate) struct BatchView {
     preset: Option<(Value, Value)>,
     /// `--on-ask park`: the questions the run stopped on, as their events have them.
     parked: Vec<Value>,
+    /// The last turn's answer was written (its `message` event, or its closing newline):
+    /// a question left open was asked after it.
+    answer_said: bool,
 }
 
 impl TurnUi for BatchView {
     fn event(&mut self, event: &Event) {
-        if let (Event::QuestionClosed { id, outcome, .. }, Some(answers)) =
-            (event, &mut self.answers)
-        {
-            if let Some(closed) = answers.forget(*id, outcome) {
+        if let (Event::QuestionClosed { id, .. }, Some(answers)) = (event, &mut self.answers) {
+            // Said whole where its question was asked.
+            if answers.forget(*id) {
+                let closed = serde_json::to_value(event).unwrap_or(Value::Null);
                 self.asked(vec![closed]);
             }
         }
@@ -65,7 +72,12 @@ impl TurnUi for BatchView {
 
     fn ask(&mut self, interaction: Interaction) {
         if let Some((answer, answered)) = self.preset.take() {
-            if as_parked(question_event(&interaction)) != answered {
+            let asked = question_event(
+                interaction.id,
+                &interaction.prompt,
+                &interaction.correlation,
+            );
+            if as_parked(asked) != answered {
                 // Something else is asked (the question changed, or another call asks first):
                 // the answer given was not to this.
                 self.preset = Some((answer, answered));
@@ -119,6 +131,7 @@ impl BatchView {
             failed_on: None,
             preset: None,
             parked: Vec::new(),
+            answer_said: false,
         }
     }
 
@@ -139,7 +152,12 @@ impl BatchView {
             ));
             return interaction.reply.send(Response::Cancelled);
         }
-        self.parked.push(as_parked(question_event(&interaction)));
+        let asked = question_event(
+            interaction.id,
+            &interaction.prompt,
+            &interaction.correlation,
+        );
+        self.parked.push(as_parked(asked));
         interaction.reply.send(Response::Parked);
     }
 
@@ -194,10 +212,17 @@ impl BatchView {
         for event in events {
             if self.json {
                 self.emit(event);
-            } else if event["type"] == "question" || event["type"] == "approval" {
-                warn("a question was sent to the phone by ntfy; the run waits for its answer");
-            } else if let Some(message) = event["message"].as_str().or(event["outcome"].as_str()) {
-                warn(message);
+                continue;
+            }
+            match event["type"].as_str().unwrap_or("") {
+                "question" | "approval" | "input" => {
+                    warn("a question was sent to the phone by ntfy; the run waits for its answer")
+                }
+                "question_closed" => warn(&format!(
+                    "the question was closed: {}",
+                    event["outcome"].as_str().unwrap_or("")
+                )),
+                _ => warn(event["message"].as_str().unwrap_or("")),
             }
         }
     }
@@ -319,6 +344,7 @@ impl BatchView {
             self.finish_json(report);
         } else {
             match &report.end {
+                TurnEnd::Answered(_) if self.answer_said => {}
                 TurnEnd::Answered(_) => self.out.write("\n"),
                 TurnEnd::Cancelled => self.out.write("\n[Cancelled]\n"),
                 TurnEnd::Failed(_) | TurnEnd::Parked => self.out.end_line(),
@@ -349,6 +375,7 @@ impl BatchView {
 
     fn finish_json(&mut self, report: &TurnReport) {
         match &report.end {
+            TurnEnd::Answered(_) if self.answer_said => {}
             TurnEnd::Answered(message) => {
                 self.emit(json!({"type": "message", "text": message.text()}))
             }
@@ -389,12 +416,15 @@ impl BatchView {
     }
 }
 
-/// A question's event as a parked run keeps it: without its id (which names it in one run
-/// only) and a reprompt's error.
+/// A question's event as a parked run keeps it: without what names it in one run only (its
+/// id, turn, call, time) and a reprompt's error.
 fn as_parked(mut event: Value) -> Value {
     if let Some(fields) = event.as_object_mut() {
         fields.remove("id");
         fields.remove("error");
+        for name in RUN_FIELDS {
+            fields.remove(name);
+        }
     }
     event
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod ask;
+pub(crate) mod ask_json;
 pub(crate) mod attach;
 mod away;
 pub(crate) mod banner;
@@ -16,6 +17,7 @@ pub(crate) mod markdown;
 pub(crate) mod output;
 pub(crate) mod park;
 pub(crate) mod phone;
+mod phone_note;
 pub(crate) mod repl;
 pub(crate) mod resume;
 pub(crate) mod sanitize;

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::batch_ask::response_to;
-use crate::interact::{Approval, Choice, Question, Request};
+use super::ask_json::{request_from_event, response_to};
+use crate::interact::{Question, Request};
 use crate::store::sessions::Meta;
 
 /// The question a parked run waits for (the first it stopped on), from the event that asked it.
@@ -14,64 +14,30 @@ pub(crate) fn parked_request(meta: &Meta) -> Option<Request> {
     request_from_event(event)
 }
 
-/// The request a `question` or `approval` event describes.
-pub(crate) fn request_from_event(event: &Value) -> Option<Request> {
-    let text = |key: &str| event[key].as_str().unwrap_or("").to_string();
-    match event["type"].as_str()? {
-        "approval" => Some(Request::Approval(Approval {
-            tool: text("tool"),
-            summary: text("summary"),
-            detail: text("detail"),
-            covers: text("covers"),
-            all_edits: event["choices"]
-                .as_array()
-                .is_some_and(|c| c.iter().any(|c| c == "all_edits")),
-            scopes: Vec::new(),
-        })),
-        "question" => {
-            let questions = event["questions"].as_array()?;
-            Some(Request::Questions(
-                questions.iter().map(question_from_event).collect(),
-            ))
-        }
-        _ => None,
-    }
-}
-
-fn question_from_event(question: &Value) -> Question {
-    let text = |v: &Value, key: &str| v[key].as_str().unwrap_or("").to_string();
-    Question {
-        header: text(question, "header"),
-        question: text(question, "question"),
-        multi_select: question["multi_select"].as_bool().unwrap_or(false),
-        initial: None,
-        options: question["options"]
-            .as_array()
-            .map(|options| {
-                options
-                    .iter()
-                    .map(|o| Choice {
-                        label: text(o, "label"),
-                        description: text(o, "description"),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
-}
-
-/// The JSON answer `text` gives to `request` (checked: it must fit), from plain words —
-/// `once`, `session`, `no`, `no: REASON` for an approval; a label, an option's number or your
-/// own words for one question; labels joined by commas where several may be chosen — or from
-/// the JSON `--on-ask stdin` reads (`{"answers": [...]}`, `{"approve": "once"}`, or just the
-/// list of answers).
+/// The JSON answer `text` gives to `request` (checked: it must fit), from plain words or
+/// JSON (see [`answer_from_text`]).
 pub(crate) fn answer_for(request: &Request, text: &str) -> Result<Value, String> {
-    let answer = match serde_json::from_str::<Value>(text.trim()) {
-        Ok(object @ Value::Object(_)) => object,
-        Ok(Value::Array(answers)) => json!({ "answers": answers }),
-        _ => words_as_answer(request, text.trim())?,
-    };
-    response_to(request, &answer).map(|_| answer)
+    let answer = answer_from_text(request, text)?;
+    response_to(request, &answer)
+        .map(|_| answer)
+        .map_err(|unfit| unfit.message)
+}
+
+/// The JSON answer `text` stands for (not yet checked against `request`), from plain words —
+/// `once`, `session`, `always`, `no`, `no: REASON` for an approval; a label, an option's
+/// number or your own words for one question (labels joined by commas where several may be
+/// chosen); `port=8080, tls=yes` for a form (`FIELD=VALUE`, a field by its id or label; a
+/// form of one field takes the bare answer) — or from the JSON `--on-ask stdin` reads
+/// (`{"answers": [...]}`, `{"approve": "once"}`, `{"input": {...}}`, or just the list of
+/// answers).
+pub(crate) fn answer_from_text(request: &Request, text: &str) -> Result<Value, String> {
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(object @ Value::Object(_)) => Ok(object),
+        Ok(Value::Array(answers)) if matches!(request, Request::Questions(_)) => {
+            Ok(json!({ "answers": answers }))
+        }
+        _ => words_as_answer(request, text.trim()),
+    }
 }
 
 fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
@@ -84,11 +50,12 @@ fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
             let approve = match word.to_ascii_lowercase().as_str() {
                 "once" | "yes" | "y" | "approve" => "once",
                 "session" => "session",
+                "always" => "always",
                 "all_edits" | "all edits" => "all_edits",
                 "no" | "n" | "deny" => "no",
                 _ => {
                     return Err(format!(
-                        "{text:?} does not answer an approval: say once, session, no, or no: WHAT TO DO INSTEAD"
+                        "{text:?} does not answer an approval: say once, session, always, no, or no: WHAT TO DO INSTEAD"
                     ));
                 }
             };
@@ -142,6 +109,12 @@ pub(crate) fn waits_for(meta: &Meta) -> String {
             let asked: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
             asked.join(" / ")
         }
+        Some(Request::Input(form)) => {
+            let fields: Vec<&str> = form.fields.iter().map(|f| f.label.as_str()).collect();
+            format!("{} ({})", form.prompt, fields.join(", "))
+                .trim()
+                .to_string()
+        }
         _ => "an answer".into(),
     }
 }
@@ -154,6 +127,10 @@ pub(crate) fn how_to_answer(meta: &Meta) -> String {
             .options
             .first()
             .map_or("ANSWER".into(), |o| shell_word(&o.label)),
+        Some(Request::Input(form)) => {
+            let fields: Vec<String> = form.fields.iter().map(|f| format!("{}=…", f.key)).collect();
+            shell_word(&fields.join(", "))
+        }
         _ => "ANSWER".into(),
     };
     format!("marvin --resume {} --answer {example}", meta.id)
@@ -191,12 +168,23 @@ mod tests {
         })
     }
 
+    fn form_event() -> Value {
+        json!({
+            "type": "input", "id": 2, "tool": "listen", "prompt": "Where should it listen?",
+            "inputSchema": {"type": "form", "fields": [
+                {"id": "port", "type": "integer", "label": "Port", "required": true,
+                 "minimum": 1024, "maximum": 65535},
+                {"id": "tls", "type": "boolean", "label": "TLS", "required": false}]},
+        })
+    }
+
     #[test]
     fn words_become_answers_that_fit_the_question() {
         let approval = request_from_event(&approval_event()).unwrap();
         let single = request_from_event(&question_event(false, 1)).unwrap();
         let multi = request_from_event(&question_event(true, 1)).unwrap();
         let two = request_from_event(&question_event(false, 2)).unwrap();
+        let form = request_from_event(&form_event()).unwrap();
         let cases: &[(&Request, &str, Result<Value, &str>)] = &[
             (
                 &approval,
@@ -241,6 +229,23 @@ mod tests {
                 Ok(json!({"approve": "no", "reason": "later"})),
             ),
             (&single, "", Err("is empty")),
+            (
+                &approval,
+                "always",
+                Err("\"approve\" is one of \"once\", \"session\" or \"no\""),
+            ),
+            (
+                &form,
+                "port=8080, TLS=yes",
+                Ok(json!({"input": {"port": "8080", "tls": "yes"}})),
+            ),
+            (
+                &form,
+                r#"{"input": {"port": 8443}}"#,
+                Ok(json!({"input": {"port": 8443}})),
+            ),
+            (&form, "port=80", Err("Port: ")),
+            (&form, "color=red", Err("names no field")),
         ];
         for (request, text, expected) in cases {
             match (answer_for(request, text), expected) {
@@ -276,6 +281,12 @@ mod tests {
         assert_eq!(
             how_to_answer(&meta),
             "marvin --resume ab12cd34 --answer SQLite"
+        );
+        meta.parked.as_mut().unwrap().questions = vec![form_event()];
+        assert_eq!(waits_for(&meta), "Where should it listen? (Port, TLS)");
+        assert_eq!(
+            how_to_answer(&meta),
+            "marvin --resume ab12cd34 --answer 'port=…, tls=…'"
         );
     }
 }

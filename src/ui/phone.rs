@@ -1,8 +1,9 @@
-//! Questions answered from the phone (`--on-ask notify`): each question goes to the run's ntfy
-//! topic as a notification with buttons that publish the answer to a reply topic of its own,
-//! which Marvin polls. No connection ever comes in to the machine Marvin runs on, so it works
-//! behind SSH and NAT. Every answer must carry its question's secret: a stray publish to the
-//! reply topic cannot approve anything.
+//! Questions answered from the phone (`--on-ask notify`, MARVIN_PHONE_TOPIC, a parked run's
+//! `--ntfy`): each question goes to the run's ntfy topic as a notification (see `phone_note`)
+//! whose answers are published to a reply topic of its own, which Marvin polls. No connection
+//! ever comes in to the machine Marvin runs on, so it works behind SSH and NAT. Every answer
+//! must carry its question's secret (a button's JSON) or code (words typed by hand): a stray
+//! publish to the reply topic cannot approve anything. An answer that is not used is told back.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,8 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::park;
+use super::phone_note::{self, code, notification};
 use crate::cancel::CancelToken;
 use crate::interact::Request;
 use crate::store::ntfy::Subscription;
@@ -20,16 +23,24 @@ use crate::tools::everyday::ntfy::Ntfy;
 /// How often the reply topic is looked at.
 const POLL_EVERY: Duration = Duration::from_secs(1);
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
-/// ntfy shows at most three buttons.
-const MAX_BUTTONS: usize = 3;
+/// What an answer without its question's secret or code is told.
+const NOT_VOUCHED: &str = "the answer does not carry its question's secret: it is ignored";
 
 pub(crate) struct Phone {
     ntfy: Ntfy,
     topic: String,
     /// Where answers are published: the topic, a dash and 16 random hex digits.
     reply: String,
-    secrets: HashMap<u64, String>,
+    /// The questions sent, by id: the secret their answers carry, and what was asked.
+    asked: HashMap<u64, (String, Request)>,
     stop: Arc<AtomicBool>,
+}
+
+/// A body published to a reply topic, vouched for: the JSON answer, or the words after the
+/// question's number and code.
+enum Said {
+    Json(Value),
+    Words(String),
 }
 
 impl Phone {
@@ -53,32 +64,141 @@ impl Phone {
             ntfy,
             topic,
             reply,
-            secrets: HashMap::new(),
+            asked: HashMap::new(),
             stop,
         })
     }
 
-    /// Sends question `id` to the phone; its answer must carry the secret made for it.
-    pub(crate) fn send(&mut self, id: u64, request: &Request) -> Result<(), String> {
+    /// Sends question `id` (with the error of a reprompt); its answer must carry the secret
+    /// made for it.
+    pub(crate) fn send(
+        &mut self,
+        id: u64,
+        request: &Request,
+        error: Option<&str>,
+    ) -> Result<(), String> {
         let secret =
             crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
-        let message = notification(&self.topic, &self.reply_url(), id, &secret, request);
+        let url = self.reply_url();
+        let reply = phone_note::Reply {
+            url: &url,
+            id,
+            secret: &secret,
+            code: &code(&secret),
+        };
+        let message = notification(&self.topic, &reply, request, error);
         self.ntfy
             .publish_json(&message, CALL_TIMEOUT, &CancelToken::new())?;
-        self.secrets.insert(id, secret);
+        self.asked.insert(id, (secret, request.clone()));
         Ok(())
     }
 
-    /// Whether `answer` carries the secret of the question it names.
-    pub(crate) fn vouches_for(&self, id: u64, answer: &Value) -> bool {
-        let given = answer["secret"].as_str().unwrap_or("");
-        self.secrets
-            .get(&id)
-            .is_some_and(|secret| crate::secret::same(given.as_bytes(), secret.as_bytes()))
+    /// What `body` answers: the question's id and the answer as the JSON `--on-ask stdin`
+    /// reads (not yet checked against the question); `Err` says why it is not used, and
+    /// which question it named if it could be read.
+    pub(crate) fn read(&self, body: &str) -> Result<(u64, Value), (Option<u64>, String)> {
+        let secret_of = |id: u64| self.asked.get(&id).map(|(secret, _)| secret.as_str());
+        let (id, said) = read_body(body, secret_of)?;
+        match said {
+            Said::Json(answer) => Ok((id, answer)),
+            Said::Words(words) => {
+                let Some((_, request)) = self.asked.get(&id) else {
+                    return Err((Some(id), NOT_VOUCHED.into()));
+                };
+                park::answer_from_text(request, &words)
+                    .map(|answer| (id, answer))
+                    .map_err(|why| (Some(id), why))
+            }
+        }
+    }
+
+    /// Tells the phone an answer was not used, and why (on a thread of its own: nothing
+    /// waits for the phone).
+    pub(crate) fn refuse(&self, id: Option<u64>, why: &str) {
+        let message = match id.and_then(|id| self.asked.get(&id).map(|a| (id, a))) {
+            Some((id, (secret, _))) => format!(
+                "Your answer to question {id} was not used: {why}\nAnswer again: {id} {} …",
+                code(secret)
+            ),
+            None => format!("An answer was not used: {why}"),
+        };
+        tell(&self.ntfy, &self.topic, "Marvin: answer not used", message);
     }
 
     fn reply_url(&self) -> String {
         format!("{}/{}", self.ntfy.base(), self.reply)
+    }
+}
+
+impl Drop for Phone {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Publishes a notification to `topic` on a thread of its own.
+pub(crate) fn tell(ntfy: &Ntfy, topic: &str, title: &str, message: String) {
+    let note = serde_json::json!({"topic": topic, "title": title, "message": message});
+    let ntfy = ntfy.clone();
+    let _ = std::thread::Builder::new()
+        .name("marvin-phone-told".into())
+        .spawn(move || {
+            let _ = ntfy.publish_json(&note, CALL_TIMEOUT, &CancelToken::new());
+        });
+}
+
+/// A published body: JSON (`{"id": 7, "secret": "…", …}`) or words (`7 48213377 port=8080`),
+/// vouched for by the secret `secret_of` gives for its question (in words, that secret's code
+/// or the secret itself).
+fn read_body<'a>(
+    body: &str,
+    secret_of: impl Fn(u64) -> Option<&'a str>,
+) -> Result<(u64, Said), (Option<u64>, String)> {
+    let body = body.trim();
+    if body.starts_with('{') {
+        let answer: Value = serde_json::from_str(body).map_err(|_| {
+            let why = "the answer is not JSON: publish {\"id\": N, \"secret\": \"…\", …} or the words the notification shows";
+            (None, why.to_string())
+        })?;
+        let Some(id) = answer["id"].as_u64() else {
+            return Err((
+                None,
+                "the answer has no \"id\": give its question's number".into(),
+            ));
+        };
+        let given = answer["secret"].as_str().unwrap_or("");
+        return match secret_of(id) {
+            Some(secret) if crate::secret::same(given.as_bytes(), secret.as_bytes()) => {
+                Ok((id, Said::Json(answer)))
+            }
+            _ => Err((Some(id), NOT_VOUCHED.into())),
+        };
+    }
+    let word = |text: &str| -> (String, String) {
+        let text = text.trim_start();
+        let (first, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        (first.to_string(), rest.trim().to_string())
+    };
+    let (number, rest) = word(body);
+    let Ok(id) = number.parse::<u64>() else {
+        let why = "start the answer with the question's number and code, as the notification shows: 7 48213377 ANSWER";
+        return Err((None, why.into()));
+    };
+    let (given, rest) = word(&rest);
+    // The code the notification shows, or the whole secret.
+    let vouched = secret_of(id).is_some_and(|secret| {
+        crate::secret::same(given.as_bytes(), code(secret).as_bytes())
+            || crate::secret::same(given.as_bytes(), secret.as_bytes())
+    });
+    if !vouched {
+        return Err((Some(id), NOT_VOUCHED.into()));
+    }
+    match rest.is_empty() {
+        false => Ok((id, Said::Words(rest))),
+        true => Err((
+            Some(id),
+            format!("write the answer after the code: {id} {given} ANSWER"),
+        )),
     }
 }
 
@@ -96,9 +216,15 @@ pub(crate) fn send_parked(
     let reply = format!("{topic}-{}", random(8)?);
     let secret = random(16)?;
     let url = format!("{}/{reply}", ntfy.base());
-    let mut message = notification(topic, &url, PARKED_ID, &secret, request);
+    let note = phone_note::Reply {
+        url: &url,
+        id: PARKED_ID,
+        secret: &secret,
+        code: &code(&secret),
+    };
+    let mut message = notification(topic, &note, request, None);
     if let Some(text) = message["message"].as_str() {
-        message["message"] = json!(format!(
+        message["message"] = serde_json::json!(format!(
             "{text}\nThe run waits; it goes on with the answer at: {resume}"
         ));
     }
@@ -110,33 +236,28 @@ pub(crate) fn send_parked(
 const PARKED_ID: u64 = 1;
 
 /// The answer to a parked run's question published to `reply` since `since` (unix seconds)
-/// with its `secret`, if the phone answered; the latest one counts.
+/// with its `secret` (or its code, in words), if the phone answered: the JSON answer or the
+/// words, as `--answer` takes them; the latest one counts.
 pub(crate) fn parked_answer(
     ntfy: &Ntfy,
     reply: &str,
     secret: &str,
     since: i64,
-) -> Result<Option<Value>, String> {
+) -> Result<Option<String>, String> {
     let mut subscription = Subscription {
         topic: reply.to_string(),
         since: since.to_string(),
     };
     let bodies = ntfy.poll_bodies(&mut subscription, CALL_TIMEOUT, &CancelToken::new())?;
+    let secret_of = |id: u64| (id == PARKED_ID).then_some(secret);
     Ok(bodies
         .iter()
         .rev()
-        .filter_map(|body| serde_json::from_str::<Value>(body).ok())
-        .find(|answer| {
-            let given = answer["secret"].as_str().unwrap_or("");
-            answer["id"].as_u64() == Some(PARKED_ID)
-                && crate::secret::same(given.as_bytes(), secret.as_bytes())
+        .find_map(|body| match read_body(body, secret_of) {
+            Ok((_, Said::Json(answer))) => Some(answer.to_string()),
+            Ok((_, Said::Words(words))) => Some(words),
+            Err(_) => None,
         }))
-}
-
-impl Drop for Phone {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
 }
 
 /// Reads the reply topic until told to stop or nobody listens; a failed poll is tried again.
@@ -158,148 +279,50 @@ fn poll(ntfy: &Ntfy, topic: String, lines: &Sender<Option<String>>, stop: &Atomi
     }
 }
 
-/// The notification for question `id`: what is asked, and buttons that publish the answer
-/// (with its secret) to `reply`; where buttons cannot hold every answer, how to reply by hand.
-fn notification(topic: &str, reply: &str, id: u64, secret: &str, request: &Request) -> Value {
-    let button = |label: &str, answer: Value| {
-        let mut body = answer;
-        body["id"] = json!(id);
-        body["secret"] = json!(secret);
-        json!({"action": "http", "label": label, "url": reply, "method": "POST",
-               "body": body.to_string(), "clear": true})
-    };
-    let (title, message, actions) = match request {
-        Request::Approval(a) => {
-            let detail: Vec<&str> = a.detail.lines().take(8).collect();
-            let actions = vec![
-                button("Allow once", json!({"approve": "once"})),
-                button(
-                    "Deny",
-                    json!({"approve": "no", "reason": "denied from the phone"}),
-                ),
-            ];
-            (
-                format!("Marvin asks: {}", a.tool),
-                format!("{}\n{}", a.summary, detail.join("\n")),
-                actions,
-            )
-        }
-        Request::Questions(questions) => {
-            let mut text = Vec::new();
-            for q in questions {
-                text.push(q.question.clone());
-                for (n, o) in q.options.iter().enumerate() {
-                    text.push(
-                        format!("{}. {} {}", n + 1, o.label, o.description)
-                            .trim_end()
-                            .to_string(),
-                    );
-                }
-            }
-            let single = questions.len() == 1 && !questions[0].multi_select;
-            let actions: Vec<Value> = match single {
-                true if questions[0].options.len() <= MAX_BUTTONS => questions[0]
-                    .options
-                    .iter()
-                    .map(|o| button(&o.label, json!({"answers": [o.label]})))
-                    .collect(),
-                _ => {
-                    text.push(format!(
-                        "Answer by publishing to {reply}: {{\"id\": {id}, \"secret\": \"{secret}\", \"answers\": [one per question]}}"
-                    ));
-                    Vec::new()
-                }
-            };
-            ("Marvin asks".to_string(), text.join("\n"), actions)
-        }
-        Request::Input(form) => {
-            let mut text = vec![form.prompt.clone()];
-            for field in &form.fields {
-                let hint = field.hint().map(|h| format!(" ({h})")).unwrap_or_default();
-                text.push(format!("{}: {}{hint}", field.key, field.label));
-            }
-            text.push(format!(
-                "Answer by publishing to {reply}: {{\"id\": {id}, \"secret\": \"{secret}\", \"input\": {{\"FIELD\": VALUE, ...}}}}"
-            ));
-            ("Marvin asks".to_string(), text.join("\n"), Vec::new())
-        }
-        Request::Form(form) => (
-            format!("Marvin asks: {}", form.title),
-            "A form waits in the browser on the machine Marvin runs on.".to_string(),
-            Vec::new(),
-        ),
-    };
-    json!({"topic": topic, "title": title, "message": message, "actions": actions, "priority": 4})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interact::{Approval, Choice, Question};
+    use serde_json::json;
 
-    #[test]
-    fn an_approval_has_allow_and_deny_buttons_carrying_the_secret() {
-        let request = Request::Approval(Approval {
-            tool: "run_command".into(),
-            summary: "run_command wants to run:".into(),
-            detail: "make deploy".into(),
-            covers: "`make deploy`".into(),
-            all_edits: false,
-            scopes: Vec::new(),
-        });
-        let message = notification("t", "https://ntfy.sh/t-r", 4, "s3cret", &request);
-        assert_eq!(message["topic"], "t");
-        assert_eq!(message["title"], "Marvin asks: run_command");
-        assert_eq!(message["message"], "run_command wants to run:\nmake deploy");
-        let actions = message["actions"].as_array().unwrap();
-        assert_eq!(actions.len(), 2);
-        assert_eq!(actions[0]["url"], "https://ntfy.sh/t-r");
-        let body: Value = serde_json::from_str(actions[0]["body"].as_str().unwrap()).unwrap();
-        assert_eq!(
-            body,
-            json!({"approve": "once", "id": 4, "secret": "s3cret"})
-        );
+    const SECRET: &str = "00000000075bcd15aaaaaaaaaaaaaaaa";
+
+    fn read(body: &str) -> Result<(u64, &'static str), (Option<u64>, String)> {
+        let secret_of = |id: u64| (id == 7).then_some(SECRET);
+        read_body(body, secret_of).map(|(id, said)| match said {
+            Said::Json(_) => (id, "json"),
+            Said::Words(words) => (
+                id,
+                if words == "port=8080, tls=yes" {
+                    "words"
+                } else {
+                    "other"
+                },
+            ),
+        })
     }
 
     #[test]
-    fn a_question_gets_a_button_per_option_or_how_to_reply() {
-        let question = |n: usize, multi| Question {
-            header: "Pick".into(),
-            question: "Which?".into(),
-            options: (0..n)
-                .map(|i| Choice {
-                    label: format!("o{i}"),
-                    description: String::new(),
-                })
-                .collect(),
-            multi_select: multi,
-            initial: None,
-        };
-        let few = notification(
-            "t",
-            "u",
-            1,
-            "s",
-            &Request::Questions(vec![question(3, false)]),
+    fn an_answer_carries_its_questions_secret_or_code() {
+        let json_answer = json!({"id": 7, "secret": SECRET, "input": {"port": 8080}}).to_string();
+        assert_eq!(read(&json_answer), Ok((7, "json")));
+        assert_eq!(read("7 23456789 port=8080, tls=yes"), Ok((7, "words")));
+        let whole = format!("7 {SECRET} port=8080, tls=yes");
+        assert_eq!(read(&whole), Ok((7, "words")));
+        assert_eq!(
+            read("  7   23456789   port=8080, tls=yes "),
+            Ok((7, "words"))
         );
-        assert_eq!(few["actions"].as_array().unwrap().len(), 3);
-        let body: Value =
-            serde_json::from_str(few["actions"][2]["body"].as_str().unwrap()).unwrap();
-        assert_eq!(body["answers"], json!(["o2"]));
-        let many = notification(
-            "t",
-            "u",
-            1,
-            "s",
-            &Request::Questions(vec![question(4, false)]),
+        let refused = |body: &str| read(body).unwrap_err();
+        assert_eq!(refused("7 11111111 port=8080").1, NOT_VOUCHED);
+        assert_eq!(refused("8 23456789 port=8080").1, NOT_VOUCHED);
+        assert_eq!(
+            refused(&json!({"id": 7, "secret": "guessed"}).to_string()).1,
+            NOT_VOUCHED
         );
-        assert!(many["actions"].as_array().unwrap().is_empty());
-        assert!(
-            many["message"]
-                .as_str()
-                .unwrap()
-                .contains("\"secret\": \"s\""),
-            "{many}"
+        assert!(refused("port=8080").1.starts_with("start the answer with"));
+        assert_eq!(
+            refused("7 23456789").1,
+            "write the answer after the code: 7 23456789 ANSWER"
         );
     }
 }

@@ -113,12 +113,12 @@ impl Gateway {
     }
 
     /// The session's events from `since` on, read until one of type `until` (included).
-    fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
+    pub(crate) fn events_until(&self, id: &str, since: u64, until: &str) -> Vec<Value> {
         self.events_as("a-test", id, since, until)
     }
 
     /// The same, following the session as client `client`.
-    fn events_as(&self, client: &str, id: &str, since: u64, until: &str) -> Vec<Value> {
+    pub(crate) fn events_as(&self, client: &str, id: &str, since: u64, until: &str) -> Vec<Value> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -357,7 +357,7 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
     };
     assert_eq!(send("  ").0, 400);
     assert_eq!(send("set up the database").0, 202);
-    let asked = gateway.events_until(&id, 0, "question_prompt");
+    let asked = gateway.events_until(&id, 0, "interaction_request");
     let kinds: Vec<&str> = asked.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(kinds[0], "user_message");
     assert!(kinds.contains(&"tool_call_start"), "{kinds:?}");
@@ -425,7 +425,7 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
 }
 
 /// A session made on `gateway`, with `content` sent to it.
-fn session_with_message(gateway: &Gateway, content: &str) -> String {
+pub(crate) fn session_with_message(gateway: &Gateway, content: &str) -> String {
     let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
     let id = made["id"].as_str().unwrap().to_string();
     let path = format!("/api/sessions/{id}/messages");
@@ -463,7 +463,7 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         &[("BLENDER_MCP_PORT", "9"), ("MARVIN_QUESTION_TIMEOUT", "1")],
     );
     let id = session_with_message(&gateway, "run some code");
-    let asked = gateway.events_until(&id, 0, "approval_required");
+    let asked = gateway.events_until(&id, 0, "interaction_request");
     let approval = asked.last().unwrap();
     assert_eq!(approval["tool"], "blender_execute_code");
     assert!(
@@ -512,7 +512,7 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
             .0,
         202
     );
-    let asked = gateway.events_until(&id, since, "approval_required");
+    let asked = gateway.events_until(&id, since, "interaction_request");
     let call_id = asked.last().unwrap()["toolCallId"].clone();
     assert_eq!(
         act("deny", json!({"toolCallId": call_id, "reason": "not now"})).0,
@@ -543,10 +543,23 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
 
     // ask_user left its question open: it is asked again after the turn, and kept.
     let since = since + third.len() as u64;
-    let late = gateway.events_until(&id, since, "question_prompt");
+    let late = gateway.events_until(&id, since, "interaction_request");
     let late = late.last().unwrap();
     assert_eq!(late["toolCallId"], "q1");
     assert_ne!(late["interactionId"], closed["interactionId"]);
+    // Asked again as a prompt of its own, where it was first asked: its turn and response.
+    let first_asked = third
+        .iter()
+        .find(|e| e["type"] == "interaction_request")
+        .unwrap();
+    for field in ["turnId", "responseId", "toolName"] {
+        assert_eq!(late[field], first_asked[field], "{field}");
+    }
+    assert_eq!(
+        late["timeoutMs"],
+        Value::Null,
+        "a late question has no deadline"
+    );
     assert!(
         late["error"]
             .as_str()
@@ -572,7 +585,9 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         .rfind(|e| e["type"] == "interaction_response")
         .unwrap();
     assert_eq!(over["interactionId"], late["interactionId"]);
+    assert_eq!(over["turnId"], late["turnId"]);
     assert_eq!(over["outcome"], "answered: Blue");
+    assert_eq!(over["completed"], json!(["Which colour?: Blue"]));
     assert_eq!(
         act(
             "submit-answers",
@@ -636,7 +651,7 @@ fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
     );
     let events = gateway.events_as("watcher", &id, 0, "done");
     assert!(
-        events.iter().any(|e| e["type"] == "question_prompt"),
+        events.iter().any(|e| e["type"] == "interaction_request"),
         "the card is still shown"
     );
     let closed = events
@@ -705,14 +720,14 @@ fn a_question_asked_again_comes_with_its_error_and_what_was_entered_under_the_sa
     let server = ReplayServer::start(vec![database_question(), Reply::text(&["DuckDB, noted."])]);
     let gateway = Gateway::start(&home, &server.url());
     let id = session_with_message(&gateway, "set up the database");
-    let first = gateway.events_until(&id, 0, "question_prompt");
+    let first = gateway.events_until(&id, 0, "interaction_request");
     let first = first.last().unwrap().clone();
     let path = format!("/api/sessions/{id}/submit-answers");
     // "Other" with nothing typed: the tool asks again, as in the terminal.
     let empty = json!({"toolCallId": "q1", "answers": {"Which database?": ""}});
     assert_eq!(gateway.call("POST", &path, Some(empty)).0, 200);
     let since = first["seq"].as_u64().unwrap();
-    let again = gateway.events_until(&id, since, "question_prompt");
+    let again = gateway.events_until(&id, since, "interaction_request");
     let closed = again
         .iter()
         .find(|e| e["type"] == "interaction_response")
@@ -770,10 +785,10 @@ fn a_terminal_attached_to_a_served_session_chats_and_answers_and_a_second_answer
     let since = gateway.events_until(&id, 0, "done").len() as u64;
     pty.send("again\r");
     pty.wait_for_nth("[Database] Which database?", 2);
-    let events = gateway.events_until(&id, since, "question_prompt");
+    let events = gateway.events_until(&id, since, "interaction_request");
     let second = events
         .iter()
-        .rfind(|e| e["type"] == "question_prompt")
+        .rfind(|e| e["type"] == "interaction_request")
         .unwrap();
     let path = format!("/api/sessions/{id}/submit-answers");
     let body =
@@ -872,7 +887,7 @@ fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled(
             .0,
         202
     );
-    gateway.events_until(&id, since, "question_prompt");
+    gateway.events_until(&id, since, "interaction_request");
     let cancel = format!("/api/sessions/{id}/cancel");
     let (status, cancelled) = gateway.call("POST", &cancel, Some(json!({})));
     assert_eq!((status, &cancelled["running"]), (200, &json!(true)));
@@ -911,7 +926,7 @@ fn a_parked_run_taken_up_by_the_gateway_asks_its_clients_and_goes_on() {
     assert_eq!(listed["sessions"][0]["parked"], true);
     let (status, taken) = gateway.call("POST", "/api/sessions", Some(json!({"resume": id})));
     assert_eq!((status, &taken["parked"]), (201, &json!(true)), "{taken}");
-    let asked = gateway.events_until(&id, 0, "approval_required");
+    let asked = gateway.events_until(&id, 0, "interaction_request");
     let approval = asked.last().unwrap();
     assert!(!home.path().join("made.txt").exists());
     let path = format!("/api/sessions/{id}/approve");
@@ -939,7 +954,7 @@ fn a_question_left_open_when_the_gateway_stopped_is_closed_when_its_session_is_s
         Some(json!({"content": "set up the database"})),
     );
     assert_eq!(sent.0, 202);
-    let asked = gateway.events_until(&id, 0, "question_prompt");
+    let asked = gateway.events_until(&id, 0, "interaction_request");
     let asked = asked.last().unwrap().clone();
     drop(gateway);
 

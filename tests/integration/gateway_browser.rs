@@ -4,7 +4,7 @@
 //! card's place with what was entered, a reload mid-question, an answer's Markdown rendered with
 //! nothing the model wrote becoming markup, and screenshots light and dark at desktop and 360 px.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::webdriver::{Browser, key};
 use crate::common::{ReplayServer, Reply, TempDir, database_question};
@@ -64,22 +64,23 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
         "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'SQLite it is.')",
         "the answer arrives in the first page",
     );
-    first.wait_until(
-        "return document.querySelector('form.card .summary').textContent === 'Answered: SQLite'",
-        "the first page's card turns into its summary",
-    );
-    second.wait_until(
-        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered on another device: SQLite'",
-        "the second page's card turns read-only",
-    );
-    // What was chosen shows in both, ticked.
-    for page in [&first, &second] {
+    // Both cards turn into the completed view: what was chosen, read-only; the second page's
+    // says it was answered elsewhere.
+    let completed = "const card = document.querySelector('form.card.done');
+         return card && [[...card.querySelectorAll('.completed li')].map(li => li.textContent),
+                         (card.querySelector('.by') || {}).textContent || null,
+                         card.querySelectorAll('input, button').length]";
+    for (page, by) in [
+        (&first, Value::Null),
+        (&second, json!("Answered on another device.")),
+    ] {
+        page.wait_until(
+            "return !!document.querySelector('form.card.done')",
+            "the card turns into its completed view",
+        );
         assert_eq!(
-            page.script(
-                "const i = document.querySelector('form.card input'); return [i.value, i.checked, i.disabled]",
-                json!([])
-            ),
-            json!(["SQLite", true, true])
+            page.script(completed, json!([])),
+            json!([["Which database?: SQLite"], by, 0])
         );
     }
     assert!(result_of(&server, "q1").contains("SQLite"));
@@ -332,21 +333,21 @@ fn a_first_message_from_the_landing_page_starts_a_named_session_and_a_reload_kee
         "return document.getElementById('session-title').textContent === 'set up the database'",
         "the page names the session",
     );
-    // After a reload the page's own answer is its own, with what it chose ticked.
+    // After a reload the page's own answer is its own (no "another device"), with what it chose.
     browser.refresh();
     browser.wait_until(
-        "return (document.querySelector('form.card .summary') || {}).textContent === 'Answered: PostgreSQL'",
-        "the reloaded card says this page answered",
+        "return (document.querySelector('form.card.done .completed li') || {}).textContent === 'Which database?: PostgreSQL'",
+        "the reloaded card shows its completed view",
     );
     let shown = browser.script(
         "return [document.getElementById('session-title').textContent,
-                 [...document.querySelectorAll('form.card input[type=radio]')].map(i => i.checked),
+                 !!document.querySelector('form.card .by'),
                  document.querySelector('#session-list button').textContent]",
         json!([]),
     );
     let listed_as = shown[2].as_str().unwrap();
     assert_eq!(shown[0], "set up the database");
-    assert_eq!(shown[1], json!([false, true, false]));
+    assert_eq!(shown[1], false, "answered by this page before the reload");
     assert!(listed_as.starts_with("set up the database"), "{listed_as}");
 }
 

@@ -28,8 +28,8 @@ fn ask_user() -> Reply {
 }
 
 /// A run of `marvin --non-interactive --json --on-ask stdin` and its event stream.
-struct Script {
-    child: Child,
+pub(crate) struct Script {
+    pub child: Child,
     stdin: Option<ChildStdin>,
     events: Receiver<Value>,
 }
@@ -46,7 +46,13 @@ impl Script {
             .env("MARVIN_MODEL", "gpt-4o")
             .args(["--non-interactive", "--json", "--on-ask", mode])
             .args(extra)
-            .args(["--prompt", "set it up"])
+            .args(["--prompt", "set it up"]);
+        Self::spawn(command)
+    }
+
+    /// `command` (given its flags) run with its stdin and stdout piped to the script.
+    pub(crate) fn spawn(mut command: std::process::Command) -> Self {
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -71,7 +77,7 @@ impl Script {
     }
 
     /// The next event of `kind`, the ones before it skipped.
-    fn next(&self, kind: &str) -> Value {
+    pub(crate) fn next(&self, kind: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut skipped = Vec::new();
         loop {
@@ -87,17 +93,17 @@ impl Script {
         }
     }
 
-    fn answer(&mut self, line: &str) {
+    pub(crate) fn answer(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
     }
 
-    fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
-    fn finish(mut self) -> std::process::Output {
+    pub(crate) fn finish(mut self) -> std::process::Output {
         self.stdin = None;
         self.child.wait_with_output().unwrap()
     }
@@ -176,14 +182,16 @@ fn an_approval_is_asked_on_stdin_and_a_no_carries_its_reason() {
     let approval = script.next("approval");
     assert_eq!(approval["tool"], "run_command");
     assert_eq!(approval["detail"], "echo from-the-script > made.txt");
-    assert_eq!(approval["choices"], json!(["once", "session", "no"]));
+    assert_eq!(
+        approval["choices"],
+        json!(["once", "session", "always", "no"])
+    );
+    assert_eq!(approval["scopes"], json!(["once", "session", "always"]));
     let id = approval["id"].as_u64().unwrap();
-    script.answer(&json!({"id": id, "approve": "always"}).to_string());
-    assert!(
-        script.next("answer_error")["message"]
-            .as_str()
-            .unwrap()
-            .contains("\"once\"")
+    script.answer(&json!({"id": id, "approve": "all_edits"}).to_string());
+    assert_eq!(
+        script.next("answer_error")["message"],
+        "\"approve\" is one of \"once\", \"session\", \"always\" or \"no\" (with a \"reason\")"
     );
     script.answer(&json!({"id": id, "approve": "once"}).to_string());
     assert_eq!(script.next("message")["text"], "Ran it.");
@@ -241,7 +249,11 @@ fn wait_denies_a_question_nobody_answered_in_time_and_the_run_goes_on() {
     let question = script.next("question");
     let closed = script.next("question_closed");
     assert_eq!(closed["id"], question["id"]);
-    assert_eq!(closed["outcome"], "no answer within 1 s (--on-ask wait)");
+    assert_eq!(
+        closed["outcome"],
+        "denied: no answer within 1 s (--on-ask wait)"
+    );
+    assert_eq!(closed["action"], "deny");
     assert_eq!(script.next("message")["text"], "Went on.");
     assert_eq!(script.finish().status.code(), Some(0));
 }

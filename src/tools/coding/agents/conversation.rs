@@ -1,8 +1,10 @@
 //! A sub-agent that may ask: the child runs with `--json --on-ask stdin`, its events are read
-//! as they come, its questions and approvals are asked of the parent's person (the terminal,
-//! the form, or the parent's own `--on-ask`), and the answers are written back to its stdin.
+//! as they come, its questions, approvals (with the scopes its tool offers) and input forms
+//! are asked of the parent's person (the terminal, the form, or the parent's own `--on-ask`),
+//! and the answers are written back to its stdin (a form closed unanswered as `cancel`).
 //! What the model gets is the child's answer as the plain stream would have shown it.
 
+use std::collections::HashSet;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -12,10 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::interact::{Answer, Approval, Choice, Interactor, Prompt, Question, Request, Response};
-use crate::interact::{Scope, Unavailable};
+use crate::interact::{CompletedView, Interactor, MAX_REPROMPTS, Presentation, Prompt};
+use crate::interact::{Request, Response, Unavailable};
 use crate::tools::ToolContext;
 use crate::tools::kit::process::{Ending, OUTPUT_CAP, RunOutput, ending_of, kill_group};
+use crate::ui::ask_json::{answer_json, request_from_event};
 
 /// How long a relayed question may wait for the parent's person.
 const QUESTION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -128,6 +131,11 @@ struct Transcript {
     stderr: String,
     /// The audit log, where each relayed question is recorded with its answer.
     log: PathBuf,
+    /// The last question relayed, and how often it was asked again because the child could
+    /// not use the answer.
+    last: Option<(Value, usize)>,
+    /// The child's questions that closed (answered, timed out, its turn over).
+    closed: HashSet<u64>,
 }
 
 impl Transcript {
@@ -154,25 +162,55 @@ impl Transcript {
                 let message = event["message"].as_str().unwrap_or("");
                 self.stderr.push_str(&format!("marvin: {message}\n"));
             }
-            "question" | "approval" => {
-                let answer = relay(&event, interactor);
-                let said = answer.as_ref().map_or("no answer".into(), Value::to_string);
-                let asked = match event["type"].as_str() {
-                    Some("approval") => format!("{} {}", event["summary"], event["detail"]),
-                    _ => event["questions"].to_string(),
-                };
-                let tool = event["tool"].as_str().unwrap_or("");
-                // The child logs its own call too; a log that cannot be written is its to say.
-                let _ = crate::audit::relayed(&self.log, tool, &asked, &said);
-                return Some(answer);
+            "question" | "approval" | "input" => {
+                self.last = Some((event.clone(), 0));
+                return Some(self.ask(&event, interactor));
             }
-            "answer_error" => {
-                // The child could not use what was relayed: it goes on without an answer.
-                return Some(None);
+            "question_closed" => {
+                if let Some(id) = event["id"].as_u64() {
+                    self.closed.insert(id);
+                }
             }
+            "answer_error" => return self.answer_refused(&event, interactor),
             _ => {}
         }
         None
+    }
+
+    /// Relays a question and records it with its answer in the audit log.
+    fn ask(&mut self, event: &Value, interactor: &dyn Interactor) -> Option<Value> {
+        let answer = relay(event, interactor);
+        let said = answer.as_ref().map_or("no answer".into(), Value::to_string);
+        let asked = match event["type"].as_str() {
+            Some("approval") => format!("{} {}", event["summary"], event["detail"]),
+            Some("input") => format!("{} {}", event["prompt"], event["inputSchema"]["fields"]),
+            _ => event["questions"].to_string(),
+        };
+        let tool = event["tool"].as_str().unwrap_or("");
+        // The child logs its own call too; a log that cannot be written is its to say.
+        let _ = crate::audit::relayed(&self.log, tool, &asked, &said);
+        answer
+    }
+
+    /// The child could not use what was relayed: the question is asked again with the
+    /// child's words above it, a few times; then the child goes on without an answer. A
+    /// question that closed meanwhile takes none.
+    fn answer_refused(
+        &mut self,
+        error: &Value,
+        interactor: &dyn Interactor,
+    ) -> Option<Option<Value>> {
+        let id = error["id"].as_u64();
+        if id.is_some_and(|id| self.closed.contains(&id)) {
+            return None;
+        }
+        let (mut event, tries) = self.last.take()?;
+        if event["id"].as_u64() != id || tries >= MAX_REPROMPTS {
+            return Some(None);
+        }
+        event["error"] = error["message"].clone();
+        self.last = Some((event.clone(), tries + 1));
+        Some(self.ask(&event, interactor))
     }
 
     fn output(&self) -> String {
@@ -185,37 +223,23 @@ impl Transcript {
 fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
     let id = event["id"].clone();
     // A question that cannot be read is not answered (the child goes on without).
-    let request = request_of(event)?;
-    let prompt = Prompt {
-        request: request.clone(),
+    let request = as_the_parents(request_from_event(event)?);
+    let mut prompt = Prompt {
         error: event["error"].as_str().map(str::to_string),
         // The call that started the sub-agent; its interactor names it.
         ..Prompt::new(request.clone(), QUESTION_TIMEOUT)
     };
+    if let Some(presentation) = event["presentation"].as_str().and_then(Presentation::parse) {
+        prompt.presentation = presentation;
+    }
+    if let Ok(completed) = CompletedView::parse(&event["completedView"]) {
+        prompt.completed = completed;
+    }
     let response = interactor.ask(&prompt);
-    match (request, response) {
-        (Request::Approval(_), Ok(Response::Approved(scope))) => {
-            let scope = match scope {
-                Scope::AllEdits => "all_edits",
-                // The child's session ends with its task; nothing of it is kept for always.
-                Scope::Session | Scope::Always => "session",
-                Scope::Once => "once",
-            };
-            Some(json!({"id": id, "approve": scope}))
-        }
-        (Request::Approval(_), Ok(Response::Denied(reason))) => {
-            Some(json!({"id": id, "approve": "no", "reason": reason}))
-        }
-        (Request::Questions(_), Ok(Response::Answers(answers))) => {
-            let answers: Vec<Value> = answers
-                .into_iter()
-                .map(|answer| match answer {
-                    Answer::One(label) | Answer::Other(label) => json!(label),
-                    Answer::Many(labels) => json!(labels),
-                })
-                .collect();
-            Some(json!({"id": id, "answers": answers}))
-        }
+    if let Some(answer) = response.as_ref().ok().and_then(|r| answer_json(&id, r)) {
+        return Some(answer);
+    }
+    match (&request, response) {
         (Request::Approval(_), Ok(Response::Parked)) => Some(json!({"id": id, "approve": "no",
             "reason": "a run parked on its questions cannot wait for a sub-agent's: ask in plain text instead"})),
         (Request::Approval(_), response) => {
@@ -232,40 +256,24 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
     }
 }
 
-/// The request a `question` or `approval` event stands for, as the parent shows it.
-fn request_of(event: &Value) -> Option<Request> {
-    if event["type"] == "approval" {
-        let choices = event["choices"].as_array()?;
-        return Some(Request::Approval(Approval {
-            tool: format!("{} (sub-agent)", event["tool"].as_str()?),
-            summary: format!("A sub-agent: {}", event["summary"].as_str()?),
-            detail: event["detail"].as_str()?.to_string(),
-            covers: event["covers"].as_str().unwrap_or("").to_string(),
-            all_edits: choices.iter().any(|c| c == "all_edits"),
-            scopes: Vec::new(),
-        }));
+/// The child's question as the parent shows it: marked as the sub-agent's.
+fn as_the_parents(request: Request) -> Request {
+    match request {
+        Request::Approval(mut approval) => {
+            approval.tool = format!("{} (sub-agent)", approval.tool);
+            approval.summary = format!("A sub-agent: {}", approval.summary);
+            Request::Approval(approval)
+        }
+        Request::Questions(mut questions) => {
+            for question in &mut questions {
+                question.question = format!("(sub-agent) {}", question.question);
+            }
+            Request::Questions(questions)
+        }
+        Request::Input(mut form) => {
+            form.prompt = format!("(sub-agent) {}", form.prompt).trim().to_string();
+            Request::Input(form)
+        }
+        other => other,
     }
-    let questions = event["questions"].as_array()?;
-    let questions = questions
-        .iter()
-        .map(|q| {
-            let options = q["options"].as_array()?;
-            Some(Question {
-                header: q["header"].as_str()?.to_string(),
-                question: format!("(sub-agent) {}", q["question"].as_str()?),
-                multi_select: q["multi_select"].as_bool().unwrap_or(false),
-                initial: None,
-                options: options
-                    .iter()
-                    .map(|o| {
-                        Some(Choice {
-                            label: o["label"].as_str()?.to_string(),
-                            description: o["description"].as_str().unwrap_or("").to_string(),
-                        })
-                    })
-                    .collect::<Option<Vec<Choice>>>()?,
-            })
-        })
-        .collect::<Option<Vec<Question>>>()?;
-    Some(Request::Questions(questions))
 }
