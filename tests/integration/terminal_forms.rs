@@ -1,9 +1,11 @@
-//! Input forms in the REPL under a real pseudo-terminal, asked by users' own tools over
-//! `@@marvin-interact` (the shell scripts of tests/fixtures/terminal_tools): bounds answered
-//! wrongly then rightly, Esc closing the form while the turn goes on, Ctrl+C cancelling the
-//! turn with the tool told, and a reprompt from the tool's own check with its error and what
-//! was entered kept; the presentation in the tool's block or as a questionnaire, and the
-//! completed view.
+//! Input forms in the REPL and in `--attach` under a real pseudo-terminal, asked by users' own
+//! tools over `@@marvin-interact` (the shell scripts of tests/fixtures/terminal_tools): bounds
+//! answered wrongly then rightly, Esc closing the form while the turn goes on, Ctrl+C
+//! cancelling the turn with the tool told, and a reprompt from the tool's own check with its
+//! error and what was entered kept; the presentation in the tool's block or as a
+//! questionnaire, and the completed view. Attached to `marvin serve`: a form its tool left
+//! pending answered late (a field the gateway refuses asked again here), and a form asked here
+//! that another client answers first.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -12,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::common::pty::Pty;
 use crate::common::{FIXTURES, ReplayServer, Reply, TempDir, marvin};
+use crate::gateway::Gateway;
 
 /// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
 pub(crate) fn install(home: &TempDir, name: &str) {
@@ -209,4 +212,81 @@ fn a_reprompt_from_the_tool_shows_its_error_above_the_questionnaire_and_keeps_wh
         ]
     );
     assert!(pty.leave().success());
+}
+
+#[test]
+fn a_form_left_pending_is_answered_late_from_an_attached_terminal_and_the_model_hears_it_next() {
+    let home = TempDir::new("attach-late-form");
+    install(&home, "later");
+    let server = ReplayServer::start(vec![
+        call("later", json!({})),
+        Reply::text(&["It runs on the default port for now."]),
+        Reply::text(&["Moving it to 8443."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, mut pty) = gateway.attach_new(&home, 100, 30);
+    pty.wait_for("attached› ");
+    pty.send("start the server\r");
+    pty.wait_for("It runs on the default port for now.");
+    // After the turn the question comes again, still open.
+    pty.wait_for("An earlier question is still open");
+    pty.wait_for_words("Port [port]: A whole number from 1024 to 65535.");
+    // Typed out of bounds: the gateway refuses the field, and it is asked here again.
+    pty.send("/answer port=80\r");
+    pty.wait_for_words("Port: \"80\" is not a whole number from 1024 to 65535.");
+    pty.wait_for("Esc closes the form");
+    pty.send("\x158443\r");
+    pty.wait_for_words("✓ [later] Port: 8443");
+    assert!(
+        !pty.screen().contains("answered elsewhere"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("and now?\r");
+    pty.wait_for("Moving it to 8443.");
+    let messages = server.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let n = messages.len();
+    assert_eq!(
+        messages[n - 2]["content"],
+        "The person answered the earlier question of later (\"Which port should it listen on?\"): Port: 8443"
+    );
+    assert_eq!(messages[n - 1]["content"], "and now?");
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn a_form_asked_in_an_attached_terminal_stops_when_another_client_answers_it() {
+    let home = TempDir::new("attach-elsewhere");
+    install(&home, "port");
+    let server = ReplayServer::start(vec![
+        call("port", json!({})),
+        Reply::text(&["It listens on 9000."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (id, mut pty) = gateway.attach_new(&home, 100, 30);
+    pty.wait_for("attached› ");
+    pty.send("start the server\r");
+    pty.wait_for("Enter fills it in here");
+    // Enter on an empty line asks the one form waiting, here.
+    pty.send("\r");
+    pty.wait_for("Esc closes the form");
+    let body = json!({"toolCallId": "c1", "action": "submit", "by": "a-page",
+                      "input": {"port": 9000, "tls": true}});
+    let path = format!("/api/sessions/{id}/respond");
+    assert_eq!(gateway.call("POST", &path, Some(body)).0, 200);
+    pty.wait_for_words("(answered elsewhere: submitted");
+    // Then what waited meanwhile: the tool's completed view, answered elsewhere.
+    pty.wait_for_words("✓ [port] Listening on 9000 (answered elsewhere)");
+    pty.wait_for("It listens on 9000.");
+    let result = server.requests()[1].last_tool_result();
+    assert_eq!(
+        replies(&result),
+        [json!({"action": "submit", "input": {"port": 9000, "tls": true}})]
+    );
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
 }

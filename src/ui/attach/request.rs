@@ -2,8 +2,7 @@
 //! terminal asks it: the event read back into the prompt the REPL's asker shows (an approval
 //! with the scopes the tool offers, ask_user's questions with what was chosen before, an input
 //! form with what was entered), and what the person did turned into the body of
-//! `POST /api/sessions/ID/respond`. Events of the gateway before `interaction_request`
-//! (`question_prompt`, `approval_required`, `input_request`, `form_opened`) read as it.
+//! `POST /api/sessions/ID/respond`.
 
 use std::time::Duration;
 
@@ -14,26 +13,6 @@ use crate::interact::{
     Answer, Approval, Choice, CompletedView, InputForm, Presentation, Prompt, Question, Request,
     Response, Scope,
 };
-
-/// `event` in the shape of `interaction_request` (its `interactionType` said), when it asks
-/// something; `None` for any other event.
-pub(super) fn normalized(event: &Value) -> Option<Value> {
-    let kind = match event["type"].as_str()? {
-        "interaction_request" => return Some(event.clone()),
-        "question_prompt" => "questions",
-        "approval_required" => "approval",
-        "input_request" => "input",
-        "form_opened" => "form",
-        _ => return None,
-    };
-    let mut event = event.clone();
-    event["type"] = json!("interaction_request");
-    event["interactionType"] = json!(kind);
-    if event["toolName"].is_null() {
-        event["toolName"] = event["tool"].clone();
-    }
-    Some(event)
-}
 
 /// The prompt `event` (an `interaction_request`) asks, for the terminal's asker; `Err` says
 /// why it cannot be asked here.
@@ -253,14 +232,10 @@ mod tests {
 
     #[test]
     fn approvals_offer_their_scopes_and_questions_keep_what_was_chosen() {
-        let old = json!({"type": "approval_required", "interactionId": "3", "tool": "deploy",
-                         "summary": "Deploy?", "detail": "v2", "covers": "prod",
-                         "scopes": ["once", "all_edits"]});
-        let event = normalized(&old).unwrap();
-        assert_eq!(
-            (&event["interactionType"], &event["toolName"]),
-            (&json!("approval"), &json!("deploy"))
-        );
+        let event = json!({"type": "interaction_request", "interactionType": "approval",
+                           "interactionId": "3", "tool": "deploy", "toolName": "deploy",
+                           "summary": "Deploy?", "detail": "v2", "covers": "prod",
+                           "scopes": ["once", "all_edits"]});
         let Request::Approval(approval) = prompt_of(&event).unwrap().request else {
             panic!()
         };
@@ -285,7 +260,6 @@ mod tests {
             answers_json(&questions, &[before]),
             json!({"Which?": "B, C"})
         );
-        assert!(normalized(&json!({"type": "text_delta"})).is_none());
         let page = json!({"type": "interaction_request", "interactionType": "form"});
         assert!(prompt_of(&page).is_err());
     }

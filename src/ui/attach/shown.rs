@@ -79,8 +79,6 @@ impl Shown {
             return self.text(event["text"].as_str().unwrap_or(""));
         }
         let before = self.finish();
-        let asks = super::request::normalized(event);
-        let event = asks.as_ref().unwrap_or(event);
         let shown = match kind == "user_message" && self.sent_here(event) {
             true => String::new(),
             false => describe(event, open),
@@ -203,11 +201,11 @@ fn form_text(event: &Value, named: &str) -> String {
         Err(why) => lines.push(format!("  (cannot be asked here: {})", sanitize(&why))),
     }
     let here = match named.is_empty() {
-        true => "Enter or /answer".to_string(),
+        true => "Enter".to_string(),
         false => format!("/answer {}", named.trim_end()),
     };
     lines.push(format!(
-        "  {here} fills it in here; /answer {named}FIELD=VALUE, … sends it; /dismiss {named}closes it"
+        "  {here} fills it in here · /answer {named}FIELD=VALUE, … · /dismiss {named}closes it"
     ));
     lines.join("\n")
 }
@@ -408,7 +406,8 @@ mod tests {
             "options": [{"label": "SQLite"}, {"label": "Postgres"}],
             "initial": {"chosen": [], "other": ""}}]);
         let asked = shown.event(
-            &json!({"type": "question_prompt", "interactionId": "4", "toolCallId": "call_1",
+            &json!({"type": "interaction_request", "interactionType": "questions",
+                    "interactionId": "4", "toolCallId": "call_1",
                     "error": "Please type an answer", "questions": questions}),
             &open,
         );
@@ -424,7 +423,8 @@ mod tests {
         );
         assert!(open.lock().unwrap().contains_key("4"));
         // A second waiting question is named, with its description.
-        let second = json!({"type": "question_prompt", "interactionId": "5", "questions": [
+        let second = json!({"type": "interaction_request", "interactionType": "questions",
+            "interactionId": "5", "questions": [
             {"header": "Port", "question": "Which port?", "multiSelect": true,
              "options": [{"label": "8080", "description": "the usual"}]}]});
         let asked = shown.event(&second, &open);
@@ -464,7 +464,7 @@ mod tests {
                  "options": [{"value": "eu", "label": "Europe"}, {"value": "us", "label": "America"}]}]}});
         assert_eq!(
             shown.event(&form, &open),
-            "[deploy] Where should it listen?\n  Port [port]: A whole number from 1 to 65535.\n  TLS [tls] (optional): yes or no\n  Zone [zone]: one of Europe, America\n  Enter or /answer fills it in here; /answer FIELD=VALUE, … sends it; /dismiss closes it"
+            "[deploy] Where should it listen?\n  Port [port]: A whole number from 1 to 65535.\n  TLS [tls] (optional): yes or no\n  Zone [zone]: one of Europe, America\n  Enter fills it in here · /answer FIELD=VALUE, … · /dismiss closes it"
         );
         let answered = json!({"type": "interaction_response", "id": 6, "interactionId": "6",
             "outcome": "submitted: port: 8080", "action": "submit",
