@@ -4,8 +4,8 @@
 //! cancelling the turn with the tool told, and a reprompt from the tool's own check with its
 //! error and what was entered kept; the presentation in the tool's block or as a
 //! questionnaire, and the completed view. Attached to `marvin serve`: a form its tool left
-//! pending answered late (a field the gateway refuses asked again here), and a form asked here
-//! that another client answers first.
+//! pending answered late (a field the gateway refuses asked again here), a form asked here
+//! that another client answers first, and ask_user's question answered with the chooser.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -286,6 +286,34 @@ fn a_form_asked_in_an_attached_terminal_stops_when_another_client_answers_it() {
     assert_eq!(
         replies(&result),
         [json!({"action": "submit", "input": {"port": 9000, "tls": true}})]
+    );
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn ask_user_s_questions_are_answered_with_the_chooser_in_an_attached_terminal() {
+    let home = TempDir::new("attach-chooser");
+    let server = ReplayServer::start(vec![
+        crate::common::database_question(),
+        Reply::text(&["PostgreSQL it is."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, mut pty) = gateway.attach_new(&home, 100, 30);
+    pty.wait_for("attached› ");
+    pty.send("set up the database\r");
+    pty.wait_for("/answer N (a number, a label, or Other: your own words)");
+    // A questionnaire under its heading; Enter on an empty line asks it here.
+    pty.wait_for_words("Marvin asks ─────────── [Database] Which database?");
+    pty.send("\r");
+    pty.wait_for("Enter chooses");
+    pty.send("2\r");
+    pty.wait_for("([Database] answered: PostgreSQL)");
+    pty.wait_for("PostgreSQL it is.");
+    let result = server.requests()[1].last_tool_result();
+    assert!(
+        result.contains(r#""Which database?":"PostgreSQL""#),
+        "{result}"
     );
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
