@@ -31,7 +31,7 @@ impl From<&str> for Refused {
 }
 
 /// `respond` (seed 003's `tool_interaction_response`): `action` with what it needs.
-/// An approval is approved with an offered `approvalScope` (the first offered when none is
+/// An approval is approved with an offered `approvalScope` (once when none is
 /// named), denied with a `reason`, or cancelled (a denial); questions are submitted with
 /// `answers` (as `submit-answers` takes them) or cancelled (dismissed); an input form is
 /// submitted with `input` (checked against its fields, typed) or cancelled (dismissed).
@@ -135,7 +135,8 @@ pub(crate) fn leaves_other_empty(response: &Response) -> bool {
 }
 
 /// `approve`: `scope` is one of the scopes the approval offers (once, session, always,
-/// all_edits); none named is the first offered.
+/// all_edits); none named is once, where once is offered (a bare yes never grants more than
+/// this one call).
 pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Response, String> {
     let Request::Approval(approval) = request else {
         return Err("that is a question, not an approval: submit answers to it".into());
@@ -143,7 +144,13 @@ pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Resp
     let offered = approval.offered();
     let names: Vec<&str> = offered.iter().map(|s| view::scope_name(*s)).collect();
     let scope = match scope {
-        Value::Null => offered.first().copied().unwrap_or(Scope::Once),
+        Value::Null if offered.contains(&Scope::Once) => Scope::Once,
+        Value::Null => {
+            return Err(format!(
+                "name the scope: this approval offers {}",
+                names.join(", ")
+            ));
+        }
         Value::String(name) => match offered.iter().find(|s| view::scope_name(**s) == name) {
             Some(scope) => *scope,
             None => {
@@ -292,11 +299,14 @@ mod tests {
             respond(json!({"action": "approve", "approvalScope": "once"})),
             Ok(Response::Approved(Scope::Once))
         );
-        // None named: the first the tool offers.
+        // None named: once, never more than this call without saying so.
         assert_eq!(
             respond(json!({"action": "approve"})),
-            Ok(Response::Approved(Scope::Session))
+            Ok(Response::Approved(Scope::Once))
         );
+        let lasting = approval_offering(vec![Scope::Always]);
+        let unnamed = super::respond(&lasting, &json!({"action": "approve"})).unwrap_err();
+        assert!(unnamed.error.contains("name the scope"), "{unnamed:?}");
         let refused = respond(json!({"action": "approve", "approvalScope": "always"})).unwrap_err();
         assert!(
             refused.error.contains("\"always\" is not offered")

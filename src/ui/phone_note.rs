@@ -135,9 +135,12 @@ fn by_hand(reply: &Reply, request: &Request, words: Option<&str>) -> Vec<String>
     lines
 }
 
-/// Allow once, allow for the session where offered, deny.
+/// Allow once and allow for the session, each where offered; deny.
 fn approval_buttons(approval: &Approval, button: &dyn Fn(&str, Value) -> Value) -> Vec<Value> {
-    let mut actions = vec![button("Allow once", json!({"approve": "once"}))];
+    let mut actions = Vec::new();
+    if approval.offers(Scope::Once) {
+        actions.push(button("Allow once", json!({"approve": "once"})));
+    }
     if approval.offers(Scope::Session) {
         actions.push(button("Allow this session", json!({"approve": "session"})));
     }

@@ -175,7 +175,7 @@ fn a_tool_asks_approval_and_a_port_refuses_one_and_its_session_grant_is_remember
     let granted = printed(&first, "approval");
     assert_eq!(granted["action"], "approve");
     assert_eq!(granted["approvalScope"], "session");
-    assert_eq!(granted["interactionId"], "c1/1");
+    assert_eq!(granted["requestId"], "c1/1");
     let refused = printed(&first, "refused");
     assert_eq!(
         (refused["action"].clone(), refused["input"].clone()),
@@ -184,14 +184,14 @@ fn a_tool_asks_approval_and_a_port_refuses_one_and_its_session_grant_is_remember
     );
     let taken = printed(&first, "input");
     assert_eq!(taken["input"], json!({"port": 9090, "tls": true}));
-    assert_eq!(taken["interactionId"], "c1/3");
+    assert_eq!(taken["requestId"], "c1/3");
     assert!(first.ends_with("deployed to prod on port 9090"), "{first}");
     // The second call was not asked: the session grant answered at once.
     let second = server.requests()[2].last_tool_result();
     let remembered = printed(&second, "approval");
     assert_eq!(
         remembered,
-        json!({"action": "approve", "approvalScope": "session", "remembered": true, "interactionId": "c2/1"})
+        json!({"action": "approve", "approvalScope": "session", "remembered": true, "requestId": "c2/1"})
     );
     assert!(second.ends_with("deployed to prod"), "{second}");
 }
@@ -230,7 +230,7 @@ fn the_reprompt_limit_refuses_the_sixth_time_a_tool_asks_again() {
             .contains("too many reprompts"),
         "{last}"
     );
-    assert_eq!(last["interactionId"], "c1/7");
+    assert_eq!(last["requestId"], "c1/7");
 }
 
 #[test]
@@ -250,10 +250,7 @@ fn a_cancelled_turn_reaches_the_tool_before_it_is_stopped() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let reply: Value = serde_json::from_str(&std::fs::read_to_string(&marker).unwrap()).unwrap();
-    assert_eq!(
-        reply,
-        json!({"action": "cancelled", "interactionId": "c1/1"})
-    );
+    assert_eq!(reply, json!({"action": "cancelled", "requestId": "c1/1"}));
 }
 
 #[test]
@@ -286,12 +283,12 @@ fn malformed_requests_are_answered_with_what_to_fix_and_nobody_there_is_unavaila
     ];
     for (n, (reply, said)) in replies.iter().zip(expected).enumerate() {
         assert_eq!(reply["action"], "invalid", "{reply}");
-        assert_eq!(reply["interactionId"], format!("c1/{}", n + 1), "{reply}");
+        assert_eq!(reply["requestId"], format!("c1/{}", n + 1), "{reply}");
         assert!(reply["error"].as_str().unwrap().contains(said), "{reply}");
     }
     assert_eq!(
         replies[6],
-        json!({"action": "unavailable", "interactionId": "c1/7"})
+        json!({"action": "unavailable", "requestId": "c1/7"})
     );
 }
 
@@ -316,10 +313,7 @@ fn a_question_left_pending_is_answered_after_the_turn_and_the_model_hears_it_nex
     pty.wait_for("It runs on the default port for now.");
     let result = server.requests()[1].last_tool_result();
     let pending = printed(&result, "reply");
-    assert_eq!(
-        pending,
-        json!({"action": "pending", "interactionId": "c1/1"})
-    );
+    assert_eq!(pending, json!({"action": "pending", "requestId": "c1/1"}));
     assert!(
         result.contains("started on the default port"),
         "the tool went on: {result}"
@@ -375,5 +369,5 @@ fn an_always_grant_of_a_tools_key_lasts_into_the_next_run() {
         (json!("always"), json!(true))
     );
     let store = std::fs::read_to_string(home.path().join("marvin-home/approvals.json")).unwrap();
-    assert!(store.contains("user-tool:deploy:staging"), "{store}");
+    assert!(store.contains("user-tool-ask:deploy:staging"), "{store}");
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::interact::form::questions::{Reply, ReplyValue};
 
 /// Seed 003's fields, with the bounds beside them.
 fn port_form() -> InputForm {
@@ -229,5 +230,19 @@ fn words_a_person_types_are_an_input() {
     assert_eq!(
         one.from_words("m@example.com").unwrap(),
         json!({"email": "m@example.com"})
+    );
+}
+
+#[test]
+fn a_choice_is_its_value_before_another_options_label() {
+    let form = InputForm::from_fields(
+        "",
+        &json!([{"id": "n", "type": "select", "label": "N",
+                 "options": [{"value": "1", "label": "2"}, {"value": "2", "label": "1"}]}]),
+    )
+    .unwrap();
+    assert_eq!(
+        Value::Object(form.check(&json!({"n": "2"})).unwrap()),
+        json!({"n": "2"})
     );
 }

@@ -10,6 +10,10 @@ use super::protocol::PREFIX;
 use super::watchdog::Watched;
 use crate::tools::kit::process::OUTPUT_CAP;
 
+/// The longest line read whole: a request is at most this long (a longer one is cut, and is
+/// then not JSON, which the tool is told); a longer output line counts as omitted.
+const LINE_CAP: u64 = 1024 * 1024;
+
 pub(super) struct Pipe<R: Read, W: Write> {
     reader: BufReader<R>,
     /// `None` for a tool that is not interactive: its stdin ended after the arguments.
@@ -54,9 +58,16 @@ impl<R: Read, W: Write> Pipe<R, W> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            match self.reader.read_until(b'\n', &mut line) {
+            match (&mut self.reader)
+                .take(LINE_CAP)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) | Err(_) => return None,
                 Ok(_) => {}
+            }
+            if line.len() as u64 == LINE_CAP && line.last() != Some(&b'\n') {
+                // A line without end in sight: the rest of it is read and dropped, never kept.
+                self.omitted += self.skip_line();
             }
             let text = String::from_utf8_lossy(&line);
             if let Some(request) = text.strip_prefix(PREFIX) {
@@ -70,6 +81,25 @@ impl<R: Read, W: Write> Pipe<R, W> {
                 self.output.push_str(&text);
             } else {
                 self.omitted += text.len() as u64;
+            }
+        }
+    }
+
+    /// Reads to the end of the current line, keeping nothing; how many bytes were dropped.
+    fn skip_line(&mut self) -> u64 {
+        let mut dropped = 0u64;
+        loop {
+            let (found, used) = match self.reader.fill_buf() {
+                Ok([]) | Err(_) => return dropped,
+                Ok(buffer) => match buffer.iter().position(|b| *b == b'\n') {
+                    Some(at) => (true, at + 1),
+                    None => (false, buffer.len()),
+                },
+            };
+            self.reader.consume(used);
+            dropped += used as u64;
+            if found {
+                return dropped;
             }
         }
     }
@@ -92,7 +122,7 @@ impl<R: Read, W: Write> Pipe<R, W> {
             return;
         };
         if !plain {
-            reply["interactionId"] = Value::String(id);
+            reply["requestId"] = Value::String(id);
         }
         if let Some(pipe) = self.stdin.as_mut() {
             // A tool that stopped reading is not an error of Marvin's.
@@ -114,6 +144,20 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_line_without_end_is_dropped_not_kept() {
+        let long = "x".repeat(3 * LINE_CAP as usize);
+        let stdout = format!("{long}\n@@marvin-interact {{\"a\":1}}\nlast\n");
+        let mut answers = Vec::new();
+        let watched = Watched::new(std::time::Duration::from_secs(60));
+        let mut pipe = Pipe::new(stdout.as_bytes(), Some(&mut answers), watched, "c1");
+        assert_eq!(pipe.next_request().as_deref(), Some("{\"a\":1}"));
+        assert_eq!(pipe.next_request(), None);
+        let (output, omitted) = pipe.finish();
+        assert_eq!(output, "last\n");
+        assert_eq!(omitted, long.len() as u64 + 1);
+    }
+
+    #[test]
     fn requests_are_told_apart_from_output_and_answered_once_each() {
         let stdout = "working\n@@marvin-interact {\"a\":1}\nmore\n@@marvin-interact {\"b\":2}\n";
         let mut answers = Vec::new();
@@ -132,7 +176,7 @@ mod tests {
         assert_eq!(pipe.finish(), ("working\nmore\n".to_string(), 0));
         assert_eq!(
             String::from_utf8(answers).unwrap(),
-            "{\"action\":\"approve\",\"interactionId\":\"c1/1\"}\n{\"status\":\"answered\"}\n"
+            "{\"action\":\"approve\",\"requestId\":\"c1/1\"}\n{\"status\":\"answered\"}\n"
         );
     }
 }

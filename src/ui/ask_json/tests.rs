@@ -1,5 +1,8 @@
 use super::*;
-use crate::interact::{Choice, CompletedView, Presentation};
+use crate::interact::wire::{answer_json, approval_response, input_response, questions_response};
+use crate::interact::{
+    Answer, Approval, Choice, CompletedView, InputForm, Presentation, Question, Scope,
+};
 use std::time::Duration;
 
 fn question(multi: bool) -> Question {

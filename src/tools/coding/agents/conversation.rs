@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::interact::wire::{answer_json, request_from_event};
 use crate::interact::{CompletedView, Interactor, MAX_REPROMPTS, Presentation, Prompt};
-use crate::interact::{Request, Response, Unavailable};
+use crate::interact::{Request, Response, Scope, Unavailable};
 use crate::tools::ToolContext;
 use crate::tools::kit::process::{Ending, OUTPUT_CAP, RunOutput, ending_of, kill_group};
-use crate::ui::ask_json::{answer_json, request_from_event};
 
 /// How long a relayed question may wait for the parent's person.
 const QUESTION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -260,6 +260,13 @@ fn relay(event: &Value, interactor: &dyn Interactor) -> Option<Value> {
 fn as_the_parents(request: Request) -> Request {
     match request {
         Request::Approval(mut approval) => {
+            // The child's session ends with its task: nothing granted to it is kept for always.
+            let mut scopes: Vec<Scope> = approval.offered();
+            scopes.retain(|scope| *scope != Scope::Always);
+            if scopes.is_empty() {
+                scopes.push(Scope::Once);
+            }
+            approval.scopes = scopes;
             approval.tool = format!("{} (sub-agent)", approval.tool);
             approval.summary = format!("A sub-agent: {}", approval.summary);
             Request::Approval(approval)

@@ -101,11 +101,12 @@ impl<R: Read, W: Write> Talk<'_, R, W> {
     }
 
     /// Approval: answered at once from an earlier grant for its key; else asked, a session or
-    /// always grant kept with Marvin's own (`user-tool:NAME:KEY`).
+    /// always grant kept with Marvin's own (`user-tool-ask:NAME:KEY`: apart from the grants of
+    /// the tool's `approval` in tool.json, `user-tool:NAME:…`, which stand for other words).
     fn approval(&mut self, ask: &Ask, approval: &protocol::Approval) {
         let namespace = match self.def.origin {
-            Origin::User => "user-tool",
-            Origin::Project => "project-tool",
+            Origin::User => "user-tool-ask",
+            Origin::Project => "project-tool-ask",
         };
         let name = &self.def.name;
         let grant_key = approval
@@ -117,7 +118,8 @@ impl<R: Read, W: Write> Talk<'_, R, W> {
             kind: ActionKind::Act,
             key: grant_key
                 .clone()
-                .unwrap_or_else(|| format!("{namespace}:{name}:")),
+                // No key: once only, under a key no grant is ever given.
+                .unwrap_or_else(|| format!("{namespace}:{name}")),
             scope: approval.key.as_ref().map(|key| {
                 let key_grant = format!("{namespace}:{name}:{key}");
                 (key_grant, format!("{name} approvals of {key}"))

@@ -119,10 +119,10 @@ fn a_session_grant_answers_the_next_approval_and_scopes_not_offered_are_once() {
     assert_eq!(
         replies,
         [
-            json!({"action": "approve", "approvalScope": "once", "interactionId": "c1/1"}),
-            json!({"action": "approve", "approvalScope": "session", "interactionId": "c1/2"}),
-            json!({"action": "approve", "approvalScope": "session", "remembered": true, "interactionId": "c1/3"}),
-            json!({"action": "deny", "reason": "not on Fridays", "interactionId": "c1/4"}),
+            json!({"action": "approve", "approvalScope": "once", "requestId": "c1/1"}),
+            json!({"action": "approve", "approvalScope": "session", "requestId": "c1/2"}),
+            json!({"action": "approve", "approvalScope": "session", "remembered": true, "requestId": "c1/3"}),
+            json!({"action": "deny", "reason": "not on Fridays", "requestId": "c1/4"}),
         ]
     );
     assert_eq!(talked.output, "done\n");
@@ -154,9 +154,9 @@ fn a_refused_form_is_asked_again_with_the_error_and_the_values_given() {
     assert_eq!(
         replies,
         [
-            json!({"action": "submit", "input": {"port": 8080}, "interactionId": "c1/1"}),
-            json!({"action": "submit", "input": {"port": 9090}, "interactionId": "c1/2"}),
-            json!({"action": "cancel", "interactionId": "c1/3"}),
+            json!({"action": "submit", "input": {"port": 8080}, "requestId": "c1/1"}),
+            json!({"action": "submit", "input": {"port": 9090}, "requestId": "c1/2"}),
+            json!({"action": "cancel", "requestId": "c1/3"}),
         ]
     );
     let seen = person.seen.lock().unwrap();
@@ -184,8 +184,8 @@ fn a_late_approval_grants_and_tells_the_model() {
     assert_eq!(
         replies,
         [
-            json!({"action": "pending", "interactionId": "c1/1"}),
-            json!({"action": "approve", "approvalScope": "session", "remembered": true, "interactionId": "c1/2"}),
+            json!({"action": "pending", "requestId": "c1/1"}),
+            json!({"action": "approve", "approvalScope": "session", "remembered": true, "requestId": "c1/2"}),
         ]
     );
     assert_eq!(
@@ -215,7 +215,7 @@ fn nobody_there_a_cancelled_turn_a_parked_run_and_a_timeout_each_have_their_repl
     assert_eq!(
         replies,
         [
-            json!({"action": "unavailable", "interactionId": "c1/1"}),
+            json!({"action": "unavailable", "requestId": "c1/1"}),
             json!({"status": "unavailable"}),
         ]
     );
@@ -233,10 +233,10 @@ fn nobody_there_a_cancelled_turn_a_parked_run_and_a_timeout_each_have_their_repl
     assert_eq!(
         replies,
         [
-            json!({"action": "timeout", "interactionId": "c1/1"}),
-            json!({"action": "cancelled", "interactionId": "c1/2"}),
+            json!({"action": "timeout", "requestId": "c1/1"}),
+            json!({"action": "cancelled", "requestId": "c1/2"}),
             json!({"status": "cancelled"}),
-            json!({"action": "cancelled", "interactionId": "c1/4"}),
+            json!({"action": "cancelled", "requestId": "c1/4"}),
         ]
     );
     assert!(talked.parked);
