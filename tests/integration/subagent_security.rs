@@ -143,7 +143,13 @@ fn sub_agents_inherit_the_mode_and_a_grant_covers_only_its_task() {
     pty.wait_for("mark (sub-agent)");
     // Drawn twice for task A (the cursor moved), once for mark: the whole chooser is shown.
     pty.wait_for_nth("No, and tell Marvin", 3);
-    pty.send("4\r");
+    // Once, this session, or no: nothing granted to a child is kept for always.
+    assert!(
+        !pty.screen()[pty.screen().find("mark (sub-agent)").unwrap()..].contains("Always"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("3\r");
     pty.wait_for("What should Marvin do instead?");
     pty.send("not in a child\r");
     // The next task is asked about again (moving the cursor redrew the first prompt).
