@@ -4,14 +4,11 @@
 //! a number out of bounds, the tool's own reprompt keeping what was typed, then its approval.
 //! If the guide goes stale, this fails.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crate::common::asking::Script;
 use crate::common::{ReplayServer, Reply, TempDir, in_project};
 
 const GUIDE: &str = include_str!("../../doc/interactive-tools.md");
@@ -33,70 +30,14 @@ fn files_of_the_guide() -> Vec<(String, String)> {
     files
 }
 
-/// A run of `marvin --non-interactive --json --on-ask stdin`: its events, its stdin.
-struct Run {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    events: Receiver<Value>,
-}
-
-impl Run {
-    fn start(home: &TempDir, model: &ReplayServer) -> Self {
-        let mut command = in_project(home.path(), &model.url(), home.path());
-        command
-            .env("MARVIN_MODEL", "gpt-4o")
-            .args(["--non-interactive", "--json", "--on-ask", "stdin"])
-            .args(["--prompt", "book a room for the design review"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, events) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let event = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-                if sender.send(event).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            events,
-        }
-    }
-
-    /// The next event of `kind`, the ones before it skipped.
-    fn next(&self, kind: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut skipped = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let event = self
-                .events
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
-            if event["type"] == kind {
-                return event;
-            }
-            skipped.push(event);
-        }
-    }
-
-    fn answer(&mut self, answer: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn finish(mut self) -> std::process::Output {
-        self.stdin = None;
-        self.child.wait_with_output().unwrap()
-    }
+/// Marvin asked to book a room, answered on stdin.
+fn book(home: &TempDir, model: &ReplayServer) -> Script {
+    let mut command = in_project(home.path(), &model.url(), home.path());
+    command
+        .env("MARVIN_MODEL", "gpt-4o")
+        .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+        .args(["--prompt", "book a room for the design review"]);
+    Script::spawn(command)
 }
 
 fn install(home: &Path) {
@@ -118,7 +59,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
         Reply::tool_calls(&[("b1", "book_room", "{}")]),
         Reply::text(&["Booked."]),
     ]);
-    let mut run = Run::start(&home, &model);
+    let mut run = book(&home, &model);
 
     // The form, with its bounds and choices, as every surface reads it.
     let form = run.next("input");
@@ -133,7 +74,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
     let id = form["id"].clone();
 
     // Out of the field's bounds: refused where it is answered; the tool never sees it.
-    run.answer(json!({"id": id, "input": {"room": "ada", "people": 20, "day": "2026-12-01"}}));
+    run.send(json!({"id": id, "input": {"room": "ada", "people": 20, "day": "2026-12-01"}}));
     let refused = run.next("answer_error");
     assert!(
         refused["message"]
@@ -144,7 +85,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
     );
 
     // Within bounds, but Ada seats 4: the tool's own check asks again, keeping the input.
-    run.answer(json!({"id": id, "input": {"room": "ada", "people": 6, "day": "2026-12-01"}}));
+    run.send(json!({"id": id, "input": {"room": "ada", "people": 6, "day": "2026-12-01"}}));
     let again = run.next("input");
     assert_eq!(
         again["error"],
@@ -153,7 +94,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
     assert_ne!(again["id"], id, "a reprompt is a prompt of its own");
     let people = &again["inputSchema"]["fields"][1];
     assert_eq!(people["initial"], 6, "{again}");
-    run.answer(
+    run.send(
         json!({"id": again["id"], "input": {"room": "turing", "people": 6, "day": "2026-12-01"}}),
     );
 
@@ -169,7 +110,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
         !approval.to_string().contains("always"),
         "only once and session are offered: {approval}"
     );
-    run.answer(json!({"id": approval["id"], "approve": "once"}));
+    run.send(json!({"id": approval["id"], "approve": "once"}));
 
     let output = run.finish();
     assert!(

@@ -3,13 +3,11 @@
 //! (`stdin`), malformed answers reported and asked again; from the phone by ntfy (`notify`);
 //! and a sub-agent's questions reaching the person who started it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 
+use crate::common::asking::Script;
 use crate::common::ntfy::{NtfyServer, press};
 use crate::common::{self, ReplayServer, Reply, TempDir, in_project, last_stderr_line, stderr};
 
@@ -27,15 +25,9 @@ fn ask_user() -> Reply {
     )])
 }
 
-/// A run of `marvin --non-interactive --json --on-ask stdin` and its event stream.
-pub(crate) struct Script {
-    pub child: Child,
-    stdin: Option<ChildStdin>,
-    events: Receiver<Value>,
-}
-
+/// The runs of this file: `--on-ask MODE` in a project, asked to set it up.
 impl Script {
-    fn start(home: &TempDir, server: &ReplayServer, extra: &[&str]) -> Self {
+    pub(crate) fn start(home: &TempDir, server: &ReplayServer, extra: &[&str]) -> Self {
         Self::start_asking(home, server, "stdin", extra)
     }
 
@@ -48,64 +40,6 @@ impl Script {
             .args(extra)
             .args(["--prompt", "set it up"]);
         Self::spawn(command)
-    }
-
-    /// `command` (given its flags) run with its stdin and stdout piped to the script.
-    pub(crate) fn spawn(mut command: std::process::Command) -> Self {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, events) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.unwrap();
-                let event = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-                if sender.send(event).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            events,
-        }
-    }
-
-    /// The next event of `kind`, the ones before it skipped.
-    pub(crate) fn next(&self, kind: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut skipped = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let event = self
-                .events
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
-            if event["type"] == kind {
-                return event;
-            }
-            skipped.push(event);
-        }
-    }
-
-    pub(crate) fn answer(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    pub(crate) fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    pub(crate) fn finish(mut self) -> std::process::Output {
-        self.stdin = None;
-        self.child.wait_with_output().unwrap()
     }
 }
 

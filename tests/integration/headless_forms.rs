@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::asking::Script;
 use crate::common::ntfy::{NtfyServer, press};
 use crate::common::{self, FIXTURES, ReplayServer, Reply, TempDir, marvin, stderr};
-use crate::headless_asks::Script;
 
 /// What the model reads after a question was left open (interact::STILL_OPEN).
 const STILL_OPEN: &str = "An earlier question is still open (its tool went on without the answer):";

@@ -5,14 +5,12 @@
 //! question left pending whose late answer reaches the model on the next turn, a cancelled
 //! turn heard by the tool, and malformed requests answered with what to fix.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::asking::Script;
 use crate::common::pty::Pty;
 use crate::common::{FIXTURES, ReplayServer, Reply, TempDir, marvin, stderr};
 
@@ -31,77 +29,14 @@ fn call(id: &str, name: &str, args: Value) -> Reply {
     Reply::tool_calls(&[(id, name, &args.to_string())])
 }
 
-/// A run of `marvin --non-interactive --json --on-ask stdin` and its event stream.
-struct Script {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    events: Receiver<Value>,
-}
-
-impl Script {
-    fn start(home: &TempDir, server: &ReplayServer) -> Self {
-        let mut command = marvin(home.path());
-        command
-            .env("OPENAI_COMPAT_URL", server.url())
-            .args(["--non-interactive", "--json", "--on-ask", "stdin"])
-            .args(["--prompt", "use the tool"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, events) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let event = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-                if sender.send(event).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            events,
-        }
-    }
-
-    /// The next event of `kind`, the ones before it skipped (and returned on failure).
-    fn next(&self, kind: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut skipped = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let event = self
-                .events
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
-            if event["type"] == kind {
-                return event;
-            }
-            skipped.push(event);
-        }
-    }
-
-    fn answer(&mut self, answer: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Answers the next input form of the run with `input`; returns its event.
-    fn fill(&mut self, input: Value) -> Value {
-        let form = self.next("input");
-        self.answer(json!({"id": form["id"], "input": input}));
-        form
-    }
-
-    fn finish(mut self) -> std::process::Output {
-        self.stdin = None;
-        self.child.wait_with_output().unwrap()
-    }
+/// A run of the tools of this file, asked to use the tool, answered on stdin.
+fn use_the_tool(home: &TempDir, server: &ReplayServer) -> Script {
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+        .args(["--prompt", "use the tool"]);
+    Script::spawn(command)
 }
 
 /// The field `id` of an input event's form.
@@ -132,7 +67,7 @@ fn a_tool_asks_approval_and_a_port_refuses_one_and_its_session_grant_is_remember
         call("c2", "deploy", json!({"env": "prod", "ask_port": false})),
         Reply::text(&["Deployed twice."]),
     ]);
-    let mut script = Script::start(&home, &server);
+    let mut script = use_the_tool(&home, &server);
     let approval = script.next("approval");
     assert_eq!(approval["tool"], "deploy");
     assert_eq!(approval["summary"], "Deploy v2 to prod?");
@@ -142,7 +77,7 @@ fn a_tool_asks_approval_and_a_port_refuses_one_and_its_session_grant_is_remember
         approval["choices"],
         json!(["once", "session", "always", "no"])
     );
-    script.answer(json!({"id": approval["id"], "approve": "session"}));
+    script.send(json!({"id": approval["id"], "approve": "session"}));
 
     // The form has the tool's bounds: an answer outside them is refused by Marvin itself.
     let form = script.next("input");
@@ -154,14 +89,14 @@ fn a_tool_asks_approval_and_a_port_refuses_one_and_its_session_grant_is_remember
         (json!(1024), json!(65535))
     );
     assert!(form.get("error").is_none(), "{form}");
-    script.answer(json!({"id": form["id"], "input": {"port": 80}}));
+    script.send(json!({"id": form["id"], "input": {"port": 80}}));
     let error = script.next("answer_error");
     assert!(
         error["message"].as_str().unwrap().contains("1024"),
         "{error}"
     );
     // A valid answer the tool refuses: it asks again, with its error and the values given.
-    script.answer(json!({"id": form["id"], "input": {"port": "8080", "tls": "yes"}}));
+    script.send(json!({"id": form["id"], "input": {"port": "8080", "tls": "yes"}}));
     let again = script.fill(json!({"port": 9090, "tls": true}));
     assert_eq!(again["error"], "Port 8080 is taken");
     assert_ne!(again["id"], form["id"]);
@@ -204,7 +139,7 @@ fn the_reprompt_limit_refuses_the_sixth_time_a_tool_asks_again() {
         call("c1", "stubborn", json!({})),
         Reply::text(&["It gave up."]),
     ]);
-    let mut script = Script::start(&home, &server);
+    let mut script = use_the_tool(&home, &server);
     let first = script.fill(json!({"name": "marvin"}));
     assert!(first.get("error").is_none(), "{first}");
     for n in 1..=5 {
@@ -238,7 +173,7 @@ fn a_cancelled_turn_reaches_the_tool_before_it_is_stopped() {
     let home = TempDir::new("user-tool-cancel");
     install(&home, "hold");
     let server = ReplayServer::start(vec![call("c1", "hold", json!({})), Reply::text(&["never"])]);
-    let script = Script::start(&home, &server);
+    let script = use_the_tool(&home, &server);
     script.next("input");
     unsafe { libc::kill(script.child.id() as i32, libc::SIGTERM) };
     let output = script.finish();
@@ -347,9 +282,9 @@ fn an_always_grant_of_a_tools_key_lasts_into_the_next_run() {
     install(&home, "deploy");
     let staging = || call("c1", "deploy", json!({"env": "staging", "ask_port": false}));
     let server = ReplayServer::start(vec![staging(), Reply::text(&["Deployed."])]);
-    let mut script = Script::start(&home, &server);
+    let mut script = use_the_tool(&home, &server);
     let approval = script.next("approval");
-    script.answer(json!({"id": approval["id"], "approve": "always"}));
+    script.send(json!({"id": approval["id"], "approve": "always"}));
     assert_eq!(script.next("message")["text"], "Deployed.");
     assert_eq!(script.finish().status.code(), Some(0));
     let granted = printed(&server.requests()[1].last_tool_result(), "approval");
@@ -357,7 +292,7 @@ fn an_always_grant_of_a_tools_key_lasts_into_the_next_run() {
 
     // The next run asks nothing: the grant is Marvin's, under the tool's own key.
     let server = ReplayServer::start(vec![staging(), Reply::text(&["Again."])]);
-    let script = Script::start(&home, &server);
+    let script = use_the_tool(&home, &server);
     assert_eq!(script.next("message")["text"], "Again.");
     assert_eq!(script.finish().status.code(), Some(0));
     let remembered = printed(&server.requests()[1].last_tool_result(), "approval");

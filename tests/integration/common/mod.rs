@@ -1,6 +1,7 @@
 //! Test support: temporary directories, a tiny_http server that replays recorded provider
 //! responses and records the requests, and a runner for the built binary in a clean environment.
 
+pub mod asking;
 pub mod ntfy;
 pub mod pty;
 pub mod screen;
