@@ -23,15 +23,8 @@ const CORRELATION: [&str; 6] = [
 
 /// Copies the user tools `names` (from tests/fixtures/gateway_tools/) into `home`'s profile.
 pub(crate) fn user_tools(home: &TempDir, names: &[&str]) {
-    let fixtures =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gateway_tools");
     for name in names {
-        let into = home.path().join("marvin-home/tools").join(name);
-        std::fs::create_dir_all(&into).unwrap();
-        for file in std::fs::read_dir(fixtures.join(name)).unwrap() {
-            let file = file.unwrap();
-            std::fs::copy(file.path(), into.join(file.file_name())).unwrap();
-        }
+        crate::common::install_user_tool(home.path(), "gateway_tools", name);
     }
 }
 

@@ -6,28 +6,21 @@
 //! told back, buttons for a yes-or-no), a parked run taken up with words, and a sub-agent's
 //! form answered by the person who started it.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::common::asking::Script;
 use crate::common::ntfy::{NtfyServer, press};
-use crate::common::{self, FIXTURES, ReplayServer, Reply, TempDir, marvin, stderr};
+use crate::common::{self, ReplayServer, Reply, TempDir, marvin, stderr};
 
 /// What the model reads after a question was left open (interact::STILL_OPEN).
 const STILL_OPEN: &str = "An earlier question is still open (its tool went on without the answer):";
 pub(crate) const TOPIC: &str = "my-runs-5e0c2b9a41f7d36e";
 
-/// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
+/// Installs the fixture tool `name` (tests/fixtures/headless_tools/) in the MARVIN_HOME of `home`.
 pub(crate) fn install(home: &TempDir, name: &str) {
-    let from = Path::new(FIXTURES).join("headless_tools").join(name);
-    let to = home.path().join("marvin-home/tools").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
+    crate::common::install_user_tool(home.path(), "headless_tools", name);
 }
 
 pub(crate) fn call(id: &str, name: &str) -> Reply {

@@ -7,24 +7,17 @@
 //! pending answered late (a field the gateway refuses asked again here), a form asked here
 //! that another client answers first, and ask_user's question answered with the chooser.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::common::pty::Pty;
-use crate::common::{FIXTURES, ReplayServer, Reply, TempDir, marvin};
+use crate::common::{ReplayServer, Reply, TempDir, marvin};
 use crate::gateway::Gateway;
 
-/// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
+/// Installs the fixture tool `name` (tests/fixtures/terminal_tools/) in the MARVIN_HOME of `home`.
 pub(crate) fn install(home: &TempDir, name: &str) {
-    let from = Path::new(FIXTURES).join("terminal_tools").join(name);
-    let to = home.path().join("marvin-home/tools").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
+    crate::common::install_user_tool(home.path(), "terminal_tools", name);
 }
 
 pub(crate) fn call(name: &str, args: Value) -> Reply {

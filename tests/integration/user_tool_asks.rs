@@ -5,24 +5,17 @@
 //! question left pending whose late answer reaches the model on the next turn, a cancelled
 //! turn heard by the tool, and malformed requests answered with what to fix.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::common::asking::Script;
 use crate::common::pty::Pty;
-use crate::common::{FIXTURES, ReplayServer, Reply, TempDir, marvin, stderr};
+use crate::common::{ReplayServer, Reply, TempDir, marvin, stderr};
 
-/// Copies the fixture tool `name` into the MARVIN_HOME of `home`.
+/// Installs the fixture tool `name` (tests/fixtures/user_tools/) in the MARVIN_HOME of `home`.
 fn install(home: &TempDir, name: &str) {
-    let from = Path::new(FIXTURES).join("user_tools").join(name);
-    let to = home.path().join("marvin-home/tools").join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
+    crate::common::install_user_tool(home.path(), "user_tools", name);
 }
 
 fn call(id: &str, name: &str, args: Value) -> Reply {

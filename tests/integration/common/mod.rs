@@ -556,6 +556,18 @@ pub fn epoch() -> u64 {
         .as_secs()
 }
 
+/// Copies the user tool `name` from `tests/fixtures/SET/` (a directory with its `tool.json`
+/// and script) into the MARVIN_HOME of `home`, as a person installs one.
+pub fn install_user_tool(home: &Path, set: &str, name: &str) {
+    let from = Path::new(FIXTURES).join(set).join(name);
+    let to = home.join("marvin-home/tools").join(name);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
 /// The built binary with an empty environment: no keys, MARVIN_HOME and HOME in `home`.
 pub fn marvin(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_marvin"));
