@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::interact::{Answer, Question, Request, Response, Scope, view};
+use crate::interact::{Answer, Question, Request, Response, view};
 
 /// Why an answer was not taken (400): what to change, and for an input form the fields that
 /// are wrong (`{"field", "message"}`, in the form's order).
@@ -141,32 +141,28 @@ pub(crate) fn approval_response(request: &Request, scope: &Value) -> Result<Resp
     let Request::Approval(approval) = request else {
         return Err("that is a question, not an approval: submit answers to it".into());
     };
-    let offered = approval.offered();
-    let names: Vec<&str> = offered.iter().map(|s| view::scope_name(*s)).collect();
-    let scope = match scope {
-        Value::Null if offered.contains(&Scope::Once) => Scope::Once,
-        Value::Null => {
-            return Err(format!(
-                "name the scope: this approval offers {}",
-                names.join(", ")
-            ));
-        }
-        Value::String(name) => match offered.iter().find(|s| view::scope_name(**s) == name) {
-            Some(scope) => *scope,
-            None => {
-                return Err(format!(
-                    "the scope {name:?} is not offered for this approval: {}",
-                    names.join(", ")
-                ));
-            }
-        },
+    let named = match scope {
+        Value::Null => None,
+        Value::String(name) => Some(name.as_str()),
         other => {
+            let names: Vec<&str> = approval
+                .offered()
+                .into_iter()
+                .map(view::scope_name)
+                .collect();
             return Err(format!(
                 "the scope is one of {}, not {other}",
                 names.join(", ")
             ));
         }
     };
+    let scope = approval.scope_named(named).map_err(|names| match named {
+        None => format!("name the scope: this approval offers {}", names.join(", ")),
+        Some(name) => format!(
+            "the scope {name:?} is not offered for this approval: {}",
+            names.join(", ")
+        ),
+    })?;
     Ok(Response::Approved(scope))
 }
 
@@ -181,7 +177,7 @@ pub(crate) fn denial_response(request: &Request, reason: &Value) -> Result<Respo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interact::{Approval, Choice, InputForm};
+    use crate::interact::{Approval, Choice, InputForm, Scope};
 
     fn questions(multi: bool) -> Request {
         Request::Questions(vec![Question {

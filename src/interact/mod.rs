@@ -138,6 +138,19 @@ impl Approval {
     pub fn offers(&self, scope: Scope) -> bool {
         self.offered().contains(&scope)
     }
+
+    /// The scope an answer names (`once`, `session`, `always`, `all_edits`; none named is
+    /// once: a bare yes never grants more than this call), when it is offered; else the names
+    /// of the scopes that are, for the surface to say.
+    pub fn scope_named(&self, name: Option<&str>) -> Result<Scope, Vec<&'static str>> {
+        let offered = self.offered();
+        let name = name.unwrap_or("once");
+        offered
+            .iter()
+            .copied()
+            .find(|scope| view::scope_name(*scope) == name)
+            .ok_or_else(|| offered.into_iter().map(view::scope_name).collect())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

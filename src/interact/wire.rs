@@ -87,24 +87,19 @@ pub(crate) fn approval_response(approval: &Approval, answer: &Value) -> Result<R
     if given == json!("no") || given == json!(false) {
         return Ok(Response::Denied(reason));
     }
-    let offered = approval.offered();
-    let scope = offered
-        .iter()
-        .find(|scope| given.as_str() == Some(view::scope_name(**scope)));
-    match scope {
-        Some(scope) => Ok(Response::Approved(*scope)),
-        None => {
-            let names: Vec<String> = offered
-                .iter()
-                .map(|scope| format!("\"{}\"", view::scope_name(*scope)))
-                .collect();
-            Err(format!(
-                "\"approve\" is one of {} or \"no\" (with a \"reason\")",
-                names.join(", ")
-            )
-            .into())
-        }
-    }
+    // A scope is named in words: anything else (`true`, a number) names none of them.
+    let named = match &given {
+        Value::String(name) => approval.scope_named(Some(name)),
+        _ => approval.scope_named(Some("")),
+    };
+    named.map(Response::Approved).map_err(|names| {
+        let names: Vec<String> = names.iter().map(|name| format!("\"{name}\"")).collect();
+        format!(
+            "\"approve\" is one of {} or \"no\" (with a \"reason\")",
+            names.join(", ")
+        )
+        .into()
+    })
 }
 
 /// `{"answers": [...]}`: for each question in order, a label or your own text; a list of
