@@ -198,14 +198,18 @@ impl InputForm {
 
     /// The input as one line per field, for a chat log or a completed view: `Port: 8080`.
     pub fn summary(&self, input: &Map<String, Value>) -> String {
+        self.lines(input).join("; ")
+    }
+
+    /// The input as the lines a completed form shows: `Port: 8080`, in the form's order.
+    pub fn lines(&self, input: &Map<String, Value>) -> Vec<String> {
         self.fields
             .iter()
             .filter_map(|field| {
                 let value = input.get(&field.key)?;
                 Some(format!("{}: {}", field.label, shown(field, value)))
             })
-            .collect::<Vec<_>>()
-            .join("; ")
+            .collect()
     }
 }
 

@@ -171,14 +171,7 @@ fn fill(template: &str, request: &Request, response: &Response) -> String {
 /// The values given, one line each: a form's fields as `Label: value`, an approval's scope.
 fn values(request: &Request, response: &Response) -> Vec<String> {
     match (request, response) {
-        (Request::Input(form), Response::Submitted(input)) => form
-            .fields
-            .iter()
-            .filter_map(|field| {
-                let value = input.get(&field.key)?;
-                Some(format!("{}: {}", field.label, input::shown(field, value)))
-            })
-            .collect(),
+        (Request::Input(form), Response::Submitted(input)) => form.lines(input),
         (Request::Questions(questions), Response::Answers(answers)) => questions
             .iter()
             .zip(answers)

@@ -101,10 +101,10 @@ pub fn answer(
     if long {
         return in_the_page(server, &form, &*interactor, ctx);
     }
-    let content = std::cell::RefCell::new(None);
+    let mut content = None;
     let mut on_response = |response: Response| match response {
         Response::Submitted(input) => {
-            *content.borrow_mut() = Some(json!({"action": "accept", "content": input}));
+            content = Some(json!({"action": "accept", "content": input}));
             Outcome::Complete(Ok(String::new()))
         }
         _ => Outcome::Complete(Ok(String::new())),
@@ -121,7 +121,7 @@ pub fn answer(
             follow_up: None,
         },
     );
-    Ok(match (content.into_inner(), asked) {
+    Ok(match (content, asked) {
         (Some(accepted), _) => accepted,
         // Closed without an answer: the person declined.
         (None, Ok(_)) => json!({"action": "decline"}),
