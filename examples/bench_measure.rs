@@ -5,6 +5,9 @@
 //! so its own peak RSS is read from its rusage. A spawned child starts from this small
 //! process's memory, which bounds the RSS floor (compare with /bin/true).
 
+// A benchmark starts the programs it measures: not programs for a model.
+#![allow(clippy::disallowed_methods)]
+
 use std::process::{Command, Stdio};
 use std::time::Instant;
 

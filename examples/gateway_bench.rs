@@ -7,6 +7,9 @@
 //!
 //! Usage: gateway_bench MARVIN_BINARY PROVIDER_URL CLIENTS [--stalled]
 
+// A benchmark starts the programs it measures: not programs for a model.
+#![allow(clippy::disallowed_methods)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};

@@ -497,6 +497,7 @@ fn tool_registry(config: &Config) -> (Arc<Registry>, Vec<custom::Loaded>) {
         registry.set_mcp(crate::tools::mcp::Hub::start(
             &config.mcp,
             &config.working_dir,
+            &config.sandbox,
         ));
     }
     (Arc::new(registry), loaded)

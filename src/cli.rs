@@ -42,6 +42,10 @@ pub struct Args {
     pub on_ask: Option<String>,
     /// `--tools auto|all`: the tools a request offers (MARVIN_TOOLS otherwise).
     pub tools: Option<String>,
+    /// `--sandbox MODE`: how programs run for the model are confined (MARVIN_SANDBOX otherwise).
+    pub sandbox: Option<String>,
+    /// `--no-network`: programs run for the model get no network (TCP).
+    pub no_network: bool,
     /// `--verbose`: say on stderr which tool families each request offers, and why.
     pub verbose: bool,
     /// `--code`: coding mode for a one-shot or REPL run (files change, commands run).
@@ -134,6 +138,12 @@ Options:
                            commands), plan (read-only) or bypass (never
                            ask); default: default, bypass with
                            --non-interactive
+      --sandbox MODE       how programs run for the model are confined (Linux
+                           5.13+): workspace (default: write only in the
+                           working and temp dirs, never read ~/.ssh and
+                           other secret stores), read-only (write nowhere)
+                           or off
+      --no-network         programs run for the model get no network (TCP)
       --profile NAME       use (or create) this profile; remembered for next
                            time (default: the last one, else default)
       --ntfy TOPIC         with --non-interactive: notify this ntfy topic
@@ -180,6 +190,10 @@ Environment:
   HTTPS_PROXY, NO_PROXY    proxy for the services below (never for loopback)
   MARVIN_PARK_DAYS         days a parked run waits for its answer (default 7)
   MARVIN_TOOLS             auto or all, as --tools (default auto)
+  MARVIN_SANDBOX           workspace, read-only or off, as --sandbox
+  MARVIN_SANDBOX_WRITE     more directories programs may write in, `:`
+                           between them (e.g. ~/.cargo:~/.npm)
+  MARVIN_SANDBOX_NETWORK   off: as --no-network
   MARVIN_PHONE_TOPIC       ntfy topic where a question left unanswered at the
                            prompt goes, with buttons that answer it
   MARVIN_PHONE_AFTER       minutes a question waits at the prompt before it
@@ -306,6 +320,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
                 parsed.permission_mode = Some(text(&mut parser, "--permission-mode")?)
             }
             Long("tools") => parsed.tools = Some(text(&mut parser, "--tools")?),
+            Long("sandbox") => parsed.sandbox = Some(text(&mut parser, "--sandbox")?),
+            Long("no-network") => parsed.no_network = true,
             Long("verbose") => parsed.verbose = true,
             Long("code") => parsed.code = true,
             Long("plain") => parsed.plain = true,

@@ -24,6 +24,7 @@ pub(crate) mod prompt;
 #[cfg(test)]
 mod props;
 pub mod providers;
+pub mod sandbox;
 pub(crate) mod secret;
 pub(crate) mod services;
 pub mod session;

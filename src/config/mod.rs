@@ -8,6 +8,7 @@ mod mcp;
 mod on_ask;
 mod provider;
 mod resolve;
+mod sandbox;
 mod url;
 mod voice;
 mod web;
@@ -68,6 +69,9 @@ const OWN: &[&str] = &[
     "MARVIN_PHONE_AFTER",
     "MARVIN_NTFY_ANY_TOPIC",
     "MARVIN_TOOLS",
+    "MARVIN_SANDBOX",
+    "MARVIN_SANDBOX_WRITE",
+    "MARVIN_SANDBOX_NETWORK",
     "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
@@ -294,6 +298,8 @@ pub struct Config {
     pub proxy: ProxyRules,
     /// Where the interview form shows up.
     pub form_surface: FormSurface,
+    /// How the programs started for the model are confined (`--sandbox`).
+    pub sandbox: crate::sandbox::Policy,
     /// The MCP servers of this run (mcp.json, .mcp.json, --mcp-config; none with --no-mcp).
     pub mcp: McpSettings,
     /// What the everyday tools need to reach the web.
@@ -400,7 +406,9 @@ impl Config {
             None => OnAsk::Deny,
         };
         question_topic(on_ask, args.ntfy.as_deref(), env)?;
+        let sandbox = sandbox::policy(args, env, home.as_deref(), cwd)?;
         Ok(Config {
+            sandbox,
             provider,
             fallbacks,
             timeout_override,

@@ -268,6 +268,8 @@ pub(crate) fn gh_auth_token(search_path: Option<&str>) -> Result<String, String>
     let missing = "copilot needs a GitHub login: set COPILOT_GITHUB_TOKEN, sign in to Copilot in your editor, or install the GitHub CLI and run `gh auth login`";
     let gh = crate::programs::find_program("gh", search_path.map(std::ffi::OsStr::new))
         .ok_or(missing)?;
+    // Marvin's own login for its provider, with the person's gh: not a program for the model.
+    #[allow(clippy::disallowed_methods)]
     let output = Command::new(gh)
         .args(["auth", "token"])
         .stdin(std::process::Stdio::null())

@@ -538,6 +538,7 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
         ),
         form_surface: config.form_surface.clone(),
         temp_dir: config.temp_dir.clone(),
+        sandbox: config.sandbox.clone(),
         on_demand: config.tools_on_demand,
         web: crate::tools::kit::web::Web::new(
             config.web.clone(),

@@ -39,6 +39,8 @@ pub struct ToolSettings {
     pub form_surface: crate::config::FormSurface,
     /// TMPDIR, when set.
     pub temp_dir: Option<PathBuf>,
+    /// How the programs the tools start are confined (`--sandbox`).
+    pub sandbox: crate::sandbox::Policy,
     /// The web services of the everyday tools, with the session's clients for them.
     pub(crate) web: super::kit::web::Web,
     /// Each request offers the core tools and the families the conversation needs
@@ -86,6 +88,8 @@ pub struct SessionTools {
     pub offer: super::route::Offer,
     /// Whether the working directory is a project (read-only coding tools outside coding mode).
     pub(crate) project: super::kit::project::ProjectCache,
+    /// The person and the model were told that programs run unconfined here.
+    pub(crate) sandbox_told: std::sync::atomic::AtomicBool,
 }
 
 /// The ids of the calls of this round whose question parked the run.
@@ -142,6 +146,24 @@ impl CallNotes {
 }
 
 impl SessionTools {
+    /// Tells the person (a warning) and the model (a line of call `call_id`'s result), once a
+    /// session, that the programs the tools start cannot be confined here, and why.
+    fn sandbox_unavailable(&self, why: &str, call_id: &str) {
+        if self
+            .sandbox_told
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        self.warnings.push(format!(
+            "programs run for the model are not confined: {why}; only Marvin's own checks and questions guard what they reach (--sandbox off hides this)"
+        ));
+        self.notes.add(
+            call_id,
+            format!("[Not confined: {why}. Programs can reach anything the person can.]"),
+        );
+    }
+
     pub fn profile_dir(&self) -> Option<PathBuf> {
         self.profile_dir
             .read()
@@ -466,5 +488,69 @@ impl ToolContext {
                 .as_deref()
                 .map(std::ffi::OsStr::new),
         )
+    }
+
+    /// `program`, confined by the session's sandbox: it writes in the directory Marvin was
+    /// started in (and the places of `paths`), never reads a secret store, and has none of
+    /// Marvin's keys. The first program of a session that cannot be confined says so, to the
+    /// person and to the model, once.
+    pub(crate) fn program(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        mut paths: crate::sandbox::Paths,
+    ) -> Result<std::process::Command, String> {
+        paths.writes.insert(0, self.workspace.root().to_path_buf());
+        self.program_apart(program, paths)
+    }
+
+    /// Like [`ToolContext::program`], for a program that has no business in the project (a
+    /// web page's renderer, a downloader): it writes only in the temp dir and `paths`.
+    pub(crate) fn program_apart(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        paths: crate::sandbox::Paths,
+    ) -> Result<std::process::Command, String> {
+        let (command, confined) = self.settings.sandbox.command(program, &paths)?;
+        if let crate::sandbox::Confined::Unavailable(why) = confined {
+            self.shared.sandbox_unavailable(&why, &self.call_id);
+        }
+        Ok(command)
+    }
+
+    /// Sentences for what the sandbox refused in `output` of a program started by
+    /// [`ToolContext::program`] with `paths`, in `cwd`.
+    pub(crate) fn sandbox_refusals(
+        &self,
+        output: &str,
+        cwd: &Path,
+        mut paths: crate::sandbox::Paths,
+    ) -> Option<String> {
+        paths.writes.insert(0, self.workspace.root().to_path_buf());
+        crate::sandbox::explain(output, cwd, &self.settings.sandbox, &paths)
+    }
+}
+
+#[cfg(test)]
+mod sandbox_notice_tests {
+    use super::*;
+
+    #[test]
+    fn a_session_hears_once_that_programs_are_not_confined() {
+        let shared = SessionTools::default();
+        shared.sandbox_unavailable("this kernel has no Landlock", "c1");
+        shared.sandbox_unavailable("this kernel has no Landlock", "c2");
+        assert_eq!(
+            shared.warnings.take(),
+            [
+                "programs run for the model are not confined: this kernel has no Landlock; only Marvin's own checks and questions guard what they reach (--sandbox off hides this)"
+            ]
+        );
+        assert_eq!(
+            shared.notes.take("c1"),
+            [
+                "[Not confined: this kernel has no Landlock. Programs can reach anything the person can.]"
+            ]
+        );
+        assert!(shared.notes.take("c2").is_empty());
     }
 }

@@ -123,6 +123,8 @@ pub(crate) fn preferences(repl: &mut Repl<'_>) {
             return;
         }
     };
+    // The person's own editor, on the person's own preferences.
+    #[allow(clippy::disallowed_methods)]
     let edited = Process::new("sh")
         .arg("-c")
         .arg(format!("{} \"$1\"", repl.config.editor))

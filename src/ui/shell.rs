@@ -52,6 +52,8 @@ fn run_reporting(command: &str, dir: &Path) -> std::io::Result<(ExitStatus, Opti
     let write_fd = writer.as_raw_fd();
     // On the command's own line, so that its line numbers in bash's messages stay right.
     let script = format!("trap 'builtin pwd -P >&{REPORT_FD}' EXIT; {command}");
+    // The person's own `!command` at the prompt: theirs to run as they would in their shell.
+    #[allow(clippy::disallowed_methods)]
     let mut bash = Command::new("bash");
     bash.arg("-c").arg(script).current_dir(dir);
     // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
@@ -163,6 +165,7 @@ mod tests {
         }
         // The job left running held the pipe open; it was not waited for.
         let job = std::fs::read_to_string(dir.path().join("job")).unwrap();
+        #[allow(clippy::disallowed_methods)]
         Command::new("kill").arg(job.trim()).status().unwrap();
     }
 

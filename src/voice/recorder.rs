@@ -62,7 +62,9 @@ pub(crate) fn find(custom: Option<&str>, path: Option<&OsStr>) -> Result<Recorde
 }
 
 impl Recorder {
-    /// The command that records `seconds` of 16 kHz mono 16-bit sound into `output`.
+    /// The command that records `seconds` of 16 kHz mono 16-bit sound into `output`: the
+    /// person's recorder, for the person's voice, not a program for the model.
+    #[allow(clippy::disallowed_methods)]
     fn command(&self, output: &Path, seconds: u32) -> Command {
         let seconds = seconds.to_string();
         match self {

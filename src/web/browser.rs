@@ -186,6 +186,8 @@ impl Launcher {
 /// in its own process group (Ctrl+C at Marvin's prompt must not close the browser), and without
 /// the credentials of the services table in its environment.
 fn command(program: &Path, opener: &Opener, url: &str) -> Command {
+    // The person's own browser, opened for the person (a form, a login page).
+    #[allow(clippy::disallowed_methods)]
     let mut command = Command::new(program);
     command
         .args(arguments_for(opener, url))

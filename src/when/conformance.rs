@@ -4,6 +4,9 @@
 //! in a child process of this test binary with TZ set: the tests never depend on the
 //! machine's own zone, only on /usr/share/zoneinfo being there.
 
+// Checks against the real programs, run as a person would.
+#![allow(clippy::disallowed_methods)]
+
 use std::collections::BTreeSet;
 use std::process::Command;
 

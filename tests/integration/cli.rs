@@ -747,13 +747,15 @@ fn stop_during_a_command(signal: i32, status: i32) {
         "run_command",
         script,
     )])]));
+    let work = common::work(home.path());
     let child = against(&home, &server)
+        .current_dir(&work)
         .args(["--non-interactive", "--prompt", "wait a minute"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = home.path().join("started");
+    let started = work.join("started");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !std::fs::read_to_string(&started).is_ok_and(|s| s.ends_with('\n')) {
         assert!(
@@ -795,8 +797,9 @@ fn a_command_whose_daemon_keeps_the_output_open_still_returns() {
         Reply::tool_calls(&[("c1", "run_command", script)]),
         Reply::text(&["ok"]),
     ]));
-    let output = ask(&home, &server, "start it");
-    let stray: i32 = std::fs::read_to_string(home.path().join("stray"))
+    let work = common::work(home.path());
+    let output = non_interactive(against(&home, &server).current_dir(&work), "start it");
+    let stray: i32 = std::fs::read_to_string(work.join("stray"))
         .unwrap()
         .trim()
         .parse()
@@ -1169,9 +1172,10 @@ fn a_round_of_many_commands_runs_a_few_at_a_time() {
         Reply::tool_calls(&calls),
         Reply::text(&["ok"]),
     ]));
-    let output = ask(&home, &server, "run them all");
+    let work = common::work(home.path());
+    let output = non_interactive(against(&home, &server).current_dir(&work), "run them all");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let log = std::fs::read_to_string(home.path().join("log")).unwrap();
+    let log = std::fs::read_to_string(work.join("log")).unwrap();
     let (mut running, mut most) = (0i32, 0i32);
     for line in log.lines() {
         running += if line == "s" { 1 } else { -1 };
@@ -1271,7 +1275,9 @@ fn helper_programs_never_see_the_keys() {
         Reply::text(&["done"]),
     ]);
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let work = common::work(home.path());
     let output = against(&home, &server)
+        .current_dir(&work)
         .env("PATH", path)
         .env("GH_TOKEN", "gh-secret-token")
         .args(["--non-interactive", "--prompt", "x"])
@@ -1279,7 +1285,7 @@ fn helper_programs_never_see_the_keys() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     for program in ["tk", "uv"] {
-        let env = std::fs::read_to_string(home.path().join(format!("{program}.env"))).unwrap();
+        let env = std::fs::read_to_string(work.join(format!("{program}.env"))).unwrap();
         assert!(env.contains("PATH="), "{program}: {env}");
         assert!(!env.contains("sk-test-secret"), "{program}: {env}");
         assert!(!env.contains("gh-secret-token"), "{program}: {env}");

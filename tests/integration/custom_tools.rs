@@ -119,13 +119,17 @@ fn a_python_tool_reads_to_the_end_and_errors_carry_stderr() {
 #[test]
 fn a_slow_tool_is_stopped_with_everything_it_started() {
     let home = TempDir::new("custom-timeout");
-    let script = "#!/bin/sh\necho $$ > \"$MARVIN_CWD/pid\"\nsleep 60 &\necho started\nsleep 60\n";
+    let pid = crate::common::logs(home.path()).join("pid");
+    let script = format!(
+        "#!/bin/sh\necho $$ > '{}'\nsleep 60 &\necho started\nsleep 60\n",
+        pid.display()
+    );
     install(
         &tools_dir(&home),
         "slow",
         json!({"name": "slow", "description": "Slow", "command": ["./slow.sh"], "timeout": 1}),
         "slow.sh",
-        script,
+        &script,
     );
     let server = ReplayServer::start(vec![call("slow", json!({})), Reply::text(&["gave up"])]);
     let output = run(&home, &server, &[]);
@@ -134,7 +138,7 @@ fn a_slow_tool_is_stopped_with_everything_it_started() {
         result(&server),
         "Error: slow did not finish within 1s and was stopped. Output so far:\nstarted\n"
     );
-    let group: i32 = std::fs::read_to_string(home.path().join("pid"))
+    let group: i32 = std::fs::read_to_string(&pid)
         .unwrap()
         .trim()
         .parse()

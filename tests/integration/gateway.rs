@@ -901,7 +901,10 @@ fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled(
 #[test]
 fn a_parked_run_taken_up_by_the_gateway_asks_its_clients_and_goes_on() {
     let home = TempDir::new("gateway-parked");
-    let command = json!({"command": "echo answered-in-the-page > made.txt"}).to_string();
+    // Into `out/`: the sandbox lets commands add nothing at the top of the home, which holds
+    // Marvin's.
+    std::fs::create_dir_all(home.path().join("out")).unwrap();
+    let command = json!({"command": "echo answered-in-the-page > out/made.txt"}).to_string();
     let server = ReplayServer::start(crate::common::ticketed(vec![
         Reply::tool_calls(&[("c1", "run_command", &command)]),
         Reply::text(&["Made it."]),
@@ -928,14 +931,14 @@ fn a_parked_run_taken_up_by_the_gateway_asks_its_clients_and_goes_on() {
     assert_eq!((status, &taken["parked"]), (201, &json!(true)), "{taken}");
     let asked = gateway.events_until(&id, 0, "interaction_request");
     let approval = asked.last().unwrap();
-    assert!(!home.path().join("made.txt").exists());
+    assert!(!home.path().join("out/made.txt").exists());
     let path = format!("/api/sessions/{id}/approve");
     let body = json!({"toolCallId": approval["toolCallId"], "scope": "once"});
     assert_eq!(gateway.call("POST", &path, Some(body)).0, 200);
     let done = gateway.events_until(&id, 0, "done");
     assert_eq!(done.last().unwrap()["answer"], "Made it.");
     assert_eq!(
-        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("out/made.txt")).unwrap(),
         "answered-in-the-page\n"
     );
 }

@@ -27,7 +27,7 @@ fn armed_repository(home: &TempDir) -> (PathBuf, PathBuf) {
     .unwrap();
     git(&project, &["add", "-A"]);
     git(&project, &["commit", "-qm", "start"]);
-    let ran = home.path().join("ran");
+    let ran = crate::common::logs(home.path()).join("ran");
     let evil = home.path().join("evil.sh");
     executable(
         &evil,
@@ -89,7 +89,7 @@ fn git_tools_never_run_what_the_repository_configuration_names() {
     let home = TempDir::new("sec-git-config");
     let (project, ran) = armed_repository(&home);
     // The user's own filter (global configuration) still runs, without Marvin's keys.
-    let seen = home.path().join("env-seen");
+    let seen = crate::common::logs(home.path()).join("env-seen");
     let mine = home.path().join("mine.sh");
     executable(
         &mine,
@@ -250,4 +250,195 @@ fn checkout_takes_only_refs_and_discarding_changes_asks_in_those_words() {
         std::fs::read_to_string(project.join("a.txt")).unwrap(),
         "precious work\n"
     );
+}
+
+/// The result of each of `calls` (one round each) in a `--non-interactive` run in `dir`.
+fn results_of(
+    home: &TempDir,
+    dir: &std::path::Path,
+    calls: &[(&str, serde_json::Value)],
+) -> Vec<String> {
+    let mut replies: Vec<Reply> = calls
+        .iter()
+        .map(|(name, args)| Reply::tool_calls(&[("c1", name, &args.to_string())]))
+        .collect();
+    replies.push(Reply::text(&["done"]));
+    let server = ReplayServer::start(common::ticketed(replies));
+    run(home, &server, dir, &[]);
+    (2..=calls.len() + 1)
+        .map(|i| server.requests()[i].latest_round().pop().unwrap())
+        .collect()
+}
+
+fn commit_all(dir: &std::path::Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-qm",
+            message,
+        ],
+    );
+}
+
+#[test]
+fn a_core_worktree_outside_the_project_shows_nothing_of_what_is_there() {
+    let home = TempDir::new("sec-git-worktree");
+    let project = project(&home);
+    let outside = home.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("id_rsa"), "OUTSIDE-PRIVATE-KEY\n").unwrap();
+    std::fs::write(outside.join("history"), "OUTSIDE-HISTORY\n").unwrap();
+    // The index names a decoy id_rsa; the configuration moves the work tree outside.
+    git(&project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("id_rsa"), "decoy\n").unwrap();
+    commit_all(&project, "start");
+    std::fs::remove_file(project.join("id_rsa")).unwrap();
+    git(&project, &["config", "core.worktree", "../../outside"]);
+    let results = results_of(
+        &home,
+        &project,
+        &[("git_diff", json!({})), ("git_status", json!({}))],
+    );
+    for result in &results {
+        assert!(
+            !result.contains("OUTSIDE-PRIVATE-KEY") && !result.contains("history"),
+            "{result}"
+        );
+    }
+    assert!(results[0].contains("-decoy"), "{}", results[0]);
+    assert!(results[1].contains(" D id_rsa"), "{}", results[1]);
+}
+
+#[test]
+fn a_git_file_leading_to_another_repository_is_refused() {
+    let home = TempDir::new("sec-git-file");
+    let project = project(&home);
+    let private = home.path().join("private");
+    std::fs::create_dir_all(&private).unwrap();
+    git(&private, &["init", "-q", "-b", "main"]);
+    std::fs::write(private.join("plans.txt"), "PRIVATE-CONTENTS\n").unwrap();
+    commit_all(&private, "PRIVATE-SUBJECT");
+    std::fs::write(project.join(".git"), "gitdir: ../private/.git\n").unwrap();
+    let results = results_of(
+        &home,
+        &project,
+        &[
+            ("git_log", json!({})),
+            ("git_diff", json!({"staged": true})),
+            ("git_blame", json!({"path": "plans.txt"})),
+        ],
+    );
+    for result in &results {
+        assert!(
+            !result.contains("PRIVATE-SUBJECT") && !result.contains("PRIVATE-CONTENTS"),
+            "{result}"
+        );
+        assert!(
+            result.contains("has a .git file that sends git to")
+                && result.contains("Marvin does not run git here"),
+            "{result}"
+        );
+    }
+}
+
+#[test]
+fn a_linked_worktree_git_made_still_works() {
+    let home = TempDir::new("sec-git-linked");
+    let project = project(&home);
+    git(&project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("a.txt"), "one\n").unwrap();
+    commit_all(&project, "first");
+    let linked = home.path().join("linked");
+    git(
+        &project,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            linked.to_str().unwrap(),
+            "-b",
+            "side",
+        ],
+    );
+    let linked = std::fs::canonicalize(linked).unwrap();
+    let results = results_of(&home, &linked, &[("git_log", json!({}))]);
+    assert!(results[0].contains("first"), "{}", results[0]);
+}
+
+#[test]
+fn a_commit_without_files_takes_only_the_working_directory_and_names_them() {
+    let home = TempDir::new("sec-git-commit");
+    let repo = project(&home);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["config", "user.name", "T"]);
+    git(&repo, &["config", "user.email", "t@e"]);
+    std::fs::write(repo.join("other.txt"), "one\n").unwrap();
+    std::fs::create_dir_all(repo.join("sub")).unwrap();
+    std::fs::write(repo.join("sub/keep.txt"), "keep\n").unwrap();
+    commit_all(&repo, "start");
+    // Changes above the working directory: an untracked secret and an edit.
+    std::fs::write(repo.join("secret.env"), "TOKEN=1\n").unwrap();
+    std::fs::write(repo.join("other.txt"), "two\n").unwrap();
+    std::fs::write(repo.join("sub/a.txt"), "new\n").unwrap();
+    let sub = repo.join("sub");
+    // Asked on stdin: the question names the file it commits.
+    let server = ReplayServer::start(common::ticketed(vec![
+        Reply::tool_calls(&[("c1", "git_commit", r#"{"message": "Add a"}"#)]),
+        Reply::text(&["done"]),
+    ]));
+    let mut command = in_project(home.path(), &server.url(), &sub);
+    command
+        .args(["--non-interactive", "--json", "--on-ask", "stdin"])
+        .args(["--permission-mode", "default", "--prompt", "commit"]);
+    let mut script = crate::common::asking::Script::spawn(command);
+    let approval = script.next("approval");
+    // The files of the working directory (the ticket the run made among them), no others.
+    let detail = approval["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("Add a\n") && detail.lines().any(|l| l == "a.txt"),
+        "{detail}"
+    );
+    assert!(
+        !detail.contains("secret.env") && !detail.contains("other.txt"),
+        "{detail}"
+    );
+    let id = approval["id"].as_u64().unwrap();
+    script.answer(&json!({"id": id, "approve": "once"}).to_string());
+    let output = script.finish();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let committed = git(&repo, &["show", "--name-only", "--format=%s", "HEAD"]);
+    assert!(
+        committed.starts_with("Add a\n") && committed.contains("\nsub/a.txt\n"),
+        "{committed}"
+    );
+    assert!(
+        committed
+            .lines()
+            .skip(2)
+            .all(|file| file.starts_with("sub/")),
+        "{committed}"
+    );
+    let status = git(&repo, &["status", "--short"]);
+    assert!(
+        status.contains("?? secret.env") && status.contains(" M other.txt"),
+        "{status}"
+    );
+
+    // Staged changes above it would go along: refused, nothing committed.
+    git(&repo, &["add", "other.txt"]);
+    std::fs::write(repo.join("sub/b.txt"), "b\n").unwrap();
+    let results = results_of(&home, &sub, &[("git_commit", json!({"message": "Add b"}))]);
+    assert!(
+        results[0].contains("Changes outside the working directory are staged")
+            && results[0].contains("other.txt"),
+        "{}",
+        results[0]
+    );
+    assert!(git(&repo, &["log", "--format=%s"]).starts_with("Add a\n"));
 }

@@ -32,7 +32,8 @@ fn files_of_the_guide() -> Vec<(String, String)> {
 
 /// Marvin asked to book a room, answered on stdin.
 fn book(home: &TempDir, model: &ReplayServer) -> Script {
-    let mut command = in_project(home.path(), &model.url(), home.path());
+    let work = crate::common::work(home.path());
+    let mut command = in_project(home.path(), &model.url(), &work);
     command
         .env("MARVIN_MODEL", "gpt-4o")
         .args(["--non-interactive", "--json", "--on-ask", "stdin"])
@@ -123,7 +124,7 @@ fn the_guides_example_books_a_room_as_the_guide_says() {
         "Booked Turing for 6 people on 2026-12-01."
     );
     assert_eq!(
-        std::fs::read_to_string(home.path().join("bookings.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("work/bookings.txt")).unwrap(),
         "2026-12-01 Turing 6\n"
     );
 }

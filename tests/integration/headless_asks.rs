@@ -33,7 +33,8 @@ impl Script {
 
     /// The same with `--on-ask MODE`.
     fn start_asking(home: &TempDir, server: &ReplayServer, mode: &str, extra: &[&str]) -> Self {
-        let mut command = in_project(home.path(), &server.url(), home.path());
+        let work = common::work(home.path());
+        let mut command = in_project(home.path(), &server.url(), &work);
         command
             .env("MARVIN_MODEL", "gpt-4o")
             .args(["--non-interactive", "--json", "--on-ask", mode])
@@ -132,7 +133,7 @@ fn an_approval_is_asked_on_stdin_and_a_no_carries_its_reason() {
     let output = script.finish();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
-        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("work/made.txt")).unwrap(),
         "from-the-script\n"
     );
 
@@ -329,7 +330,8 @@ fn an_approval_is_answered_from_the_phone_and_a_forged_answer_is_ignored() {
         Reply::tool_calls(&[("c1", "run_command", &arguments)]),
         Reply::text(&["Phoned."]),
     ]));
-    let mut command = in_project(home.path(), &server.url(), home.path());
+    let work = common::work(home.path());
+    let mut command = in_project(home.path(), &server.url(), &work);
     command
         .env("NTFY_URL", ntfy.root())
         .env("NTFY_TOKEN", "tk_only-for-my-ntfy-server")
@@ -372,7 +374,7 @@ fn an_approval_is_answered_from_the_phone_and_a_forged_answer_is_ignored() {
         stderr(&output)
     );
     assert_eq!(
-        std::fs::read_to_string(home.path().join("phoned.txt")).unwrap(),
+        std::fs::read_to_string(work.join("phoned.txt")).unwrap(),
         "from-the-phone\n"
     );
     // Every publish and poll of Marvin's carried the access token (the phone's presses are

@@ -373,7 +373,9 @@ fn approve_once_runs_and_asks_again_next_time() {
         command_call("touch one"),
         Reply::text(&["again"]),
     ]);
-    let mut pty = coding_repl(&home, &server, &[], "make it");
+    // Its own working directory: the sandbox lets `touch` add no file to the home's top.
+    let work = common::work(home.path()).display().to_string();
+    let mut pty = coding_repl(&home, &server, &["--working-dir", &work], "make it");
     // The hint comes after every option: the whole chooser is on screen.
     pty.wait_for("Enter chooses");
     let screen = pty.screen();

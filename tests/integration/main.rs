@@ -3,6 +3,9 @@
 //! `common` (servers, the clean-environment runner, pty, webdriver), `scripted` (raw TCP
 //! scripts), `security` and `staged` (runs of the binary in a project).
 
+// Tests set up repositories and servers as a person would: their programs are not the model's.
+#![allow(clippy::disallowed_methods)]
+
 mod common;
 mod scripted;
 mod security;
@@ -59,6 +62,7 @@ mod providers;
 mod repl;
 mod repl_input;
 mod request_props;
+mod sandbox;
 mod session;
 mod sessions;
 mod soak;

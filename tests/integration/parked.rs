@@ -39,7 +39,10 @@ fn parked_id(output: &std::process::Output) -> String {
 }
 
 /// `marvin --non-interactive --json --on-ask park` in `home` with `prompt`.
+/// The commands write into `out/`: the sandbox lets them add nothing at the top of the home,
+/// which holds Marvin's.
 fn parked_run(home: &TempDir, server: &ReplayServer, prompt: &str) -> std::process::Output {
+    std::fs::create_dir_all(home.path().join("out")).unwrap();
     in_project(home.path(), &server.url(), home.path())
         .env("MARVIN_MODEL", "gpt-4o")
         .args(["--non-interactive", "--json", "--on-ask", "park"])
@@ -66,7 +69,7 @@ fn answering(
 fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
     let home = TempDir::new("parked-approval");
     let server = ReplayServer::start(common::ticketed(vec![
-        command("echo parked-then-ran > made.txt"),
+        command("echo parked-then-ran > out/made.txt"),
         Reply::text(&["Ran it after all."]),
     ]));
     let output = parked_run(&home, &server, "make the file");
@@ -76,7 +79,7 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
     assert_eq!(parked["questions"][0]["type"], "approval");
     assert_eq!(
         parked["questions"][0]["detail"],
-        "echo parked-then-ran > made.txt"
+        "echo parked-then-ran > out/made.txt"
     );
     let answer_with = format!("marvin --resume {id} --answer once");
     assert_eq!(parked["answer_with"], answer_with.as_str());
@@ -86,7 +89,7 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
         stderr(&output)
     );
     assert!(
-        !home.path().join("made.txt").exists(),
+        !home.path().join("out/made.txt").exists(),
         "nothing ran before the answer"
     );
     // Only the ticket round and the parked round reached the model.
@@ -113,7 +116,7 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
         "{}",
         stderr(&wrong)
     );
-    assert!(!home.path().join("made.txt").exists());
+    assert!(!home.path().join("out/made.txt").exists());
     assert_eq!(server.requests().len(), 2);
 
     let done = answering(&home, &server, &id, "once");
@@ -123,7 +126,7 @@ fn a_parked_approval_is_answered_later_and_the_turn_goes_on() {
         "  🔧 run_command\nRan it after all.\n"
     );
     assert_eq!(
-        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("out/made.txt")).unwrap(),
         "parked-then-ran\n"
     );
     // The model saw the round as if it had never stopped: its call, then the command's result.
@@ -196,7 +199,7 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
 fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
     let home = TempDir::new("parked-repl");
     let server = ReplayServer::start(common::ticketed(vec![
-        command("echo answered-at-the-prompt > made.txt"),
+        command("echo answered-at-the-prompt > out/made.txt"),
         Reply::text(&["Made it."]),
     ]));
     let output = parked_run(&home, &server, "make the file");
@@ -210,12 +213,12 @@ fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
     pty.wait_for("waits for: approve run_command: echo answered-at-the-prompt");
     pty.send(&format!("/pending {id}\r"));
     pty.wait_for("Enter chooses");
-    assert!(!home.path().join("made.txt").exists());
+    assert!(!home.path().join("out/made.txt").exists());
     pty.send("\r");
     pty.wait_for("Made it.");
     assert!(pty.leave().success());
     assert_eq!(
-        std::fs::read_to_string(home.path().join("made.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("out/made.txt")).unwrap(),
         "answered-at-the-prompt\n"
     );
     let sessions = marvin(home.path()).arg("--pending").output().unwrap();
@@ -231,9 +234,10 @@ fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume(
     let home = TempDir::new("parked-phone");
     let ntfy = NtfyServer::start();
     let server = ReplayServer::start(common::ticketed(vec![
-        command("echo from-the-phone > phoned.txt"),
+        command("echo from-the-phone > out/phoned.txt"),
         Reply::text(&["Done from the phone."]),
     ]));
+    std::fs::create_dir_all(home.path().join("out")).unwrap();
     let output = in_project(home.path(), &server.url(), home.path())
         .env("MARVIN_MODEL", "gpt-4o")
         .env("NTFY_URL", ntfy.root())
@@ -277,7 +281,7 @@ fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume(
     assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
     assert!(String::from_utf8_lossy(&done.stdout).ends_with("Done from the phone.\n"));
     assert_eq!(
-        std::fs::read_to_string(home.path().join("phoned.txt")).unwrap(),
+        std::fs::read_to_string(home.path().join("out/phoned.txt")).unwrap(),
         "from-the-phone\n"
     );
 }
@@ -285,7 +289,9 @@ fn a_parked_question_sent_to_the_phone_is_answered_there_and_taken_up_by_resume(
 #[test]
 fn a_parked_run_can_be_dropped() {
     let home = TempDir::new("parked-drop");
-    let server = ReplayServer::start(common::ticketed(vec![command("echo never > never.txt")]));
+    let server = ReplayServer::start(common::ticketed(vec![command(
+        "echo never > out/never.txt",
+    )]));
     let output = parked_run(&home, &server, "make the file");
     let id = parked_id(&output);
     let dropped = marvin(home.path()).args(["--drop", &id]).output().unwrap();
@@ -303,14 +309,14 @@ fn a_parked_run_can_be_dropped() {
         "{}",
         stderr(&late)
     );
-    assert!(!home.path().join("never.txt").exists());
+    assert!(!home.path().join("out/never.txt").exists());
 }
 
 #[test]
 fn an_answer_is_for_the_question_shown_and_another_one_parks_the_run_again() {
     let home = TempDir::new("parked-changed");
     let server = ReplayServer::start(common::ticketed(vec![
-        command("echo the-one-approved > made.txt"),
+        command("echo the-one-approved > out/made.txt"),
         Reply::text(&["Should not get here."]),
     ]));
     let output = parked_run(&home, &server, "make the file");
@@ -330,9 +336,9 @@ fn an_answer_is_for_the_question_shown_and_another_one_parks_the_run_again() {
     let again = answering(&home, &server, &id, "once");
     assert_eq!(again.status.code(), Some(4), "{}", stderr(&again));
     assert!(
-        stderr(&again).contains("approve run_command: echo something-else > made.txt"),
+        stderr(&again).contains("approve run_command: echo something-else > out/made.txt"),
         "{}",
         stderr(&again)
     );
-    assert!(!home.path().join("made.txt").exists());
+    assert!(!home.path().join("out/made.txt").exists());
 }

@@ -38,7 +38,7 @@ fn write_sub_agents_of_one_round_run_one_after_the_other() {
     let project = project(&home);
     // Each child's tk call marks its start, gives the other child up to two seconds to start
     // too (it would, were they run together), then marks its end.
-    let log = home.path().join("log");
+    let log = crate::common::logs(home.path()).join("log");
     let bin = home.path().join("bin");
     executable(
         &bin.join("tk"),

@@ -24,9 +24,11 @@ pub(crate) fn call(name: &str, args: Value) -> Reply {
     Reply::tool_calls(&[("c1", name, &args.to_string())])
 }
 
+/// The REPL in a working directory of its own, where the tools may leave their notes.
 fn repl(home: &TempDir, server: &ReplayServer) -> Pty {
     let mut command = marvin(home.path());
     command
+        .current_dir(crate::common::work(home.path()))
         .env("OPENAI_COMPAT_URL", server.url())
         .env("TERM", "xterm");
     Pty::spawn(command)
@@ -134,7 +136,7 @@ fn ctrl_c_in_an_open_form_cancels_the_turn_and_the_tool_hears_it_cancelled() {
     pty.wait_for("Ctrl+C cancels the turn");
     pty.send("\x03");
     pty.wait_for("[Cancelled]");
-    let marker = home.path().join("hold.marker");
+    let marker = home.path().join("work/hold.marker");
     let deadline = Instant::now() + Duration::from_secs(20);
     let heard = loop {
         let heard = std::fs::read_to_string(&marker).unwrap_or_default();

@@ -26,6 +26,7 @@ fn call(id: &str, name: &str, args: Value) -> Reply {
 fn use_the_tool(home: &TempDir, server: &ReplayServer) -> Script {
     let mut command = marvin(home.path());
     command
+        .current_dir(crate::common::work(home.path()))
         .env("OPENAI_COMPAT_URL", server.url())
         .args(["--non-interactive", "--json", "--on-ask", "stdin"])
         .args(["--prompt", "use the tool"]);
@@ -171,7 +172,7 @@ fn a_cancelled_turn_reaches_the_tool_before_it_is_stopped() {
     unsafe { libc::kill(script.child.id() as i32, libc::SIGTERM) };
     let output = script.finish();
     assert_ne!(output.status.code(), Some(0), "{}", stderr(&output));
-    let marker = home.path().join("hold.marker");
+    let marker = home.path().join("work/hold.marker");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !marker.exists() {
         assert!(Instant::now() < deadline, "the tool wrote no reply down");

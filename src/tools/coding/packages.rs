@@ -1,6 +1,5 @@
 //! `install_packages`: `uv add [--dev]` in the working directory's Python project.
 
-use std::process::Command;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -77,8 +76,8 @@ fn install_packages(args: Args, ctx: &ToolContext) -> Result<String, String> {
         "install_packages wants to run:".into(),
         format!("uv add{dev} {}", packages.join(" ")),
     ))?;
-    let mut command = Command::new(uv);
-    process::without_secrets(&mut command).arg("add");
+    let mut command = ctx.program(uv, uv_places(ctx))?;
+    command.arg("add");
     if args.dev == Some(true) {
         command.arg("--dev");
     }
@@ -90,6 +89,21 @@ fn install_packages(args: Args, ctx: &ToolContext) -> Result<String, String> {
     let output = process::run_program(command, "uv add", Duration::from_secs(600), &ctx.cancel)?
         .success("uv add")?;
     Ok(format!("Added {}.\n{output}", packages.join(", ")))
+}
+
+/// Where uv keeps what it downloads, which it writes besides the project: its cache and the
+/// Pythons it installs (made here when missing, so the sandbox can let uv write in them).
+fn uv_places(ctx: &ToolContext) -> crate::sandbox::Paths {
+    let home = ctx.settings.sandbox.user_home.clone();
+    let writes: Vec<std::path::PathBuf> = home
+        .iter()
+        .flat_map(|home| [home.join(".cache/uv"), home.join(".local/share/uv")])
+        .filter(|dir| std::fs::create_dir_all(dir).is_ok())
+        .collect();
+    crate::sandbox::Paths {
+        writes,
+        reads: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -198,7 +197,7 @@ fn ripgrep(
     args: &GrepArgs,
     scope: &Path,
 ) -> Result<Vec<String>, String> {
-    let mut command = Command::new(rg);
+    let mut command = ctx.program(rg, crate::sandbox::Paths::default())?;
     command
         .args([
             "--line-number",

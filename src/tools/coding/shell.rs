@@ -1,12 +1,12 @@
 //! `run_command`: a bash command in the working directory, with a timeout, combined capped
 //! output and the exit code; the command and everything it started end with it.
 
-use std::process::Command;
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::interact::approvals::Action;
+use crate::sandbox::Paths;
 use crate::tools::kit::process::{self, Ending, OUTPUT_CAP, RunLimits};
 use crate::tools::schema::{Kind, Param};
 use crate::tools::{Family, Offered, ToolContext, ToolDef};
@@ -69,13 +69,13 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
     let bash = ctx.find_program("bash").ok_or(
         "bash is not installed, so commands cannot run. Install it with: sudo apt install bash",
     )?;
-    let mut child = Command::new(bash);
+    let cwd = ctx.working_dir();
+    let mut child = ctx.program(bash, Paths::default())?;
     child
         .arg("-c")
         .arg(command)
-        .current_dir(ctx.working_dir())
+        .current_dir(&cwd)
         .env_remove("GIT_DIR");
-    process::without_secrets(&mut child);
     let limits = RunLimits {
         timeout: Duration::from_secs(timeout as u64),
         output_cap: OUTPUT_CAP,
@@ -93,6 +93,10 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "\n[Output truncated — {} bytes omitted]",
             run.omitted
         ));
+    }
+    if let Some(refusals) = ctx.sandbox_refusals(&text, &cwd, Paths::default()) {
+        text.push('\n');
+        text.push_str(&refusals);
     }
     match run.ending {
         Ending::Exited(code) => Ok(format!("{text}\n[exit code: {code}]")),
@@ -212,5 +216,71 @@ mod tests {
                 .unwrap_err()
                 .contains("sudo apt install bash")
         );
+    }
+
+    /// A context confined as `--sandbox mode` would, with a home of its own holding a key.
+    fn confined(dir: &TempDir, mode: crate::sandbox::Mode) -> ToolContext {
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for sub in ["home/.ssh", "work", "tmp", "outside"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        std::fs::write(root.join("home/.ssh/id_rsa"), "KEY").unwrap();
+        let mut ctx = ToolContext {
+            coding_mode: true,
+            ..ToolContext::new(root.join("work"))
+        };
+        ctx.settings = Arc::new(crate::tools::ToolSettings {
+            search_path: std::env::var("PATH").ok(),
+            sandbox: crate::sandbox::Policy {
+                mode,
+                user_home: Some(root.join("home")),
+                temp_dir: root.join("tmp"),
+                ..crate::sandbox::Policy::default()
+            },
+            ..crate::tools::ToolSettings::default()
+        });
+        ctx
+    }
+
+    #[test]
+    fn the_sandbox_keeps_commands_in_the_working_and_temp_dirs() {
+        if crate::sandbox::kernel().is_err() {
+            eprintln!(
+                "skipped: {}",
+                crate::sandbox::kernel().as_ref().unwrap_err()
+            );
+            return;
+        }
+        let dir = TempDir::new("shell-sandbox");
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let ctx = confined(&dir, crate::sandbox::Mode::Workspace);
+        let out = run(
+            &ctx,
+            "echo in > in.txt && echo t > ../tmp/t && cat in.txt ../tmp/t",
+            None,
+        )
+        .unwrap();
+        assert_eq!(out, "in\nt\n\n[exit code: 0]");
+        let out = run(&ctx, "echo x > ../outside/x", None).unwrap();
+        assert!(
+            out.contains(
+                "The sandbox refused to write ../outside/x: it is outside the working directory"
+            ),
+            "{out}"
+        );
+        assert!(!root.join("outside/x").exists());
+        let out = run(
+            &ctx,
+            &format!("cat {}", root.join("home/.ssh/id_rsa").display()),
+            None,
+        )
+        .unwrap();
+        assert!(!out.contains("KEY"), "{out}");
+        assert!(out.contains("one of the person's secret stores"), "{out}");
+        let read_only = confined(&dir, crate::sandbox::Mode::ReadOnly);
+        let out = run(&read_only, "cat in.txt; echo y > y.txt", None).unwrap();
+        assert!(out.starts_with("in\n"), "{out}");
+        assert!(out.contains("--sandbox read-only"), "{out}");
+        assert!(!root.join("work/y.txt").exists());
     }
 }

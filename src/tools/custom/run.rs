@@ -7,6 +7,8 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use crate::sandbox::Paths;
+
 use serde_json::Value;
 
 use super::asking::{self, Talked};
@@ -80,11 +82,19 @@ pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<S
         }),
         code => {
             let code = code.map_or("a signal".to_string(), |c| format!("exit code {c}"));
-            let detail = if errors.trim().is_empty() {
+            let mut detail = if errors.trim().is_empty() {
                 output
             } else {
                 errors.trim_end().to_string()
             };
+            let paths = Paths {
+                writes: Vec::new(),
+                reads: vec![def.dir.clone()],
+            };
+            if let Some(refusals) = ctx.sandbox_refusals(&detail, &ctx.working_dir(), paths) {
+                detail.push('\n');
+                detail.push_str(&refusals);
+            }
             Err(format!("{} failed ({code}):\n{detail}", def.name))
         }
     }
@@ -114,7 +124,12 @@ fn command(def: &Definition, ctx: &ToolContext) -> Result<Command, String> {
             )
         })?,
     };
-    let mut command = Command::new(program);
+    // The tool reads its own directory, which may lie in Marvin's home (a secret store).
+    let paths = Paths {
+        writes: Vec::new(),
+        reads: vec![def.dir.clone()],
+    };
+    let mut command = ctx.program(program, paths)?;
     for word in &def.command[1..] {
         match local(word) {
             Some(path) => command.arg(path),
@@ -135,7 +150,6 @@ fn command(def: &Definition, ctx: &ToolContext) -> Result<Command, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    process::without_secrets(&mut command);
     Ok(command)
 }
 

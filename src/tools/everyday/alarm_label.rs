@@ -96,6 +96,7 @@ pub(crate) fn forget(home: Option<&Path>, ids: &[String]) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests run programs as a person would
 mod tests {
     use super::*;
 

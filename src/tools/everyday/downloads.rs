@@ -424,8 +424,10 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
     let dir = downloads_dir(ctx)?;
     // yt-dlp fetches the address itself: through Marvin's filtering proxy, like Chromium.
     let proxy = Reach::new(ctx, "yt_dlp_download").program_proxy(url)?;
+    // It writes in the downloads directory (and its own cache under the temp dir) only.
+    let command = ctx.program_apart(&program, crate::sandbox::Paths::writing(&dir))?;
     let command = yt_dlp_command(
-        &program,
+        command,
         &dir,
         args.audio_only == Some(true),
         &proxy.url(),
@@ -450,11 +452,16 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
     }
 }
 
-/// yt-dlp saving `url` into `dir`, reaching the web through `proxy`, without the person's
-/// keys or any configuration file.
-fn yt_dlp_command(program: &Path, dir: &Path, audio_only: bool, proxy: &str, url: &str) -> Command {
-    let mut command = Command::new(program);
-    process::without_secrets(&mut command)
+/// yt-dlp (`command`, confined and without the person's keys) saving `url` into `dir`,
+/// reaching the web through `proxy`, reading no configuration file.
+fn yt_dlp_command(
+    mut command: Command,
+    dir: &Path,
+    audio_only: bool,
+    proxy: &str,
+    url: &str,
+) -> Command {
+    command
         .args([
             // No configuration file is read: with --paths, yt-dlp would read a yt-dlp.conf
             // from the downloads directory, where download_file may have put one (--exec).

@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -181,8 +180,21 @@ fn clones_dir(ctx: &ToolContext) -> Result<PathBuf, String> {
 /// sentence with what it said.
 fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, String> {
     let program = ctx.find_program("gh").ok_or(INSTALL_HINT)?;
-    let mut command = Command::new(program);
-    process::without_secrets(&mut command);
+    // Confined, gh still reads its own login (a secret store) and writes the clones.
+    let places = crate::sandbox::Paths {
+        writes: ctx
+            .settings
+            .web
+            .settings()
+            .clones_dir
+            .clone()
+            .into_iter()
+            .collect(),
+        reads: (ctx.settings.sandbox.user_home.iter())
+            .map(|home| home.join(".config/gh"))
+            .collect(),
+    };
+    let mut command = ctx.program_apart(program, places)?;
     if let Some((var, token)) = &ctx.settings.web.settings().gh_token {
         command.env(var, token);
     }

@@ -11,7 +11,6 @@
 //! (GeoClue's own demo client) holds one connection for the whole exchange.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -137,8 +136,9 @@ fn show(found: &Found, tried: &[String]) -> String {
 #[cfg(target_os = "macos")]
 fn device(ctx: &ToolContext) -> Option<Result<Found, String>> {
     let program = ctx.find_program("CoreLocationCLI")?;
-    let mut command = Command::new(program);
-    process::without_secrets(&mut command);
+    let command = ctx
+        .program_apart(program, crate::sandbox::Paths::default())
+        .ok()?;
     let limit = Duration::from_secs(GEOCLUE_WAIT + 4);
     let said = process::run_program(command, "CoreLocationCLI", limit, &ctx.cancel)
         .and_then(|exit| exit.success("CoreLocationCLI"));
@@ -171,8 +171,10 @@ fn corelocation(text: &str) -> Result<Found, String> {
 #[cfg(target_os = "linux")]
 fn device(ctx: &ToolContext) -> Option<Result<Found, String>> {
     let program = where_am_i(ctx)?;
-    let mut command = Command::new(program);
-    process::without_secrets(&mut command).arg(format!("--timeout={GEOCLUE_WAIT}"));
+    let mut command = ctx
+        .program_apart(program, crate::sandbox::Paths::default())
+        .ok()?;
+    command.arg(format!("--timeout={GEOCLUE_WAIT}"));
     let limit = Duration::from_secs(GEOCLUE_WAIT + 4);
     let output = process::run_program(command, "GeoClue's where-am-i", limit, &ctx.cancel)
         .map(|exit| exit.output);

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::when;
 
@@ -104,7 +104,8 @@ const FORMAT: &str = "+%Y %m %d %H %M";
 /// `date` in the daemon's zone: GNU's `-f -` reads every moment at once, else BSD's `-r`.
 fn run_date(date: &PathBuf, zone: Option<&str>, ats: &[i64]) -> Result<Vec<Wall>, String> {
     let command = |args: &[String]| {
-        let mut c = Command::new(date);
+        // The system's `date`, given only numbers: the person's own program.
+        let mut c = crate::sandbox::unconfined(date);
         c.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -37,6 +37,7 @@ pub fn run(url: &str, scenario: &str) -> Result<String, String> {
     let server = Server::new(
         declared(url),
         std::env::temp_dir(),
+        crate::sandbox::Policy::default(),
         Duration::from_secs(20),
         State::Starting,
     );

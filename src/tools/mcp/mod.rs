@@ -38,7 +38,11 @@ pub struct Hub {
 impl Hub {
     /// Starts every declared server that needs no approval, each on a thread of its own; a
     /// project's servers wait for [`Hub::prepare`].
-    pub fn start(settings: &McpSettings, working_dir: &Path) -> Arc<Hub> {
+    pub fn start(
+        settings: &McpSettings,
+        working_dir: &Path,
+        sandbox: &crate::sandbox::Policy,
+    ) -> Arc<Hub> {
         let hub = Arc::new(Hub {
             servers: settings
                 .servers
@@ -51,6 +55,7 @@ impl Hub {
                     Arc::new(Server::new(
                         config.clone(),
                         working_dir.to_path_buf(),
+                        sandbox.clone(),
                         settings.timeout,
                         state,
                     ))

@@ -2,7 +2,8 @@
 //! page by page), its state for `/mcp`, calls with a deadline and Ctrl+C, and one restart when
 //! it has died since the last call.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
@@ -14,7 +15,7 @@ use super::era::{self, Era};
 use super::tools::RemoteTool;
 use super::{elicit, stdio};
 use crate::cancel::CancelToken;
-use crate::config::{McpServer, McpTransport};
+use crate::config::{McpOrigin, McpServer, McpTransport};
 use crate::tools::ToolContext;
 
 /// Where a server is, for `/mcp`.
@@ -42,11 +43,19 @@ pub struct Server {
     /// Its failure to start was told to the person.
     pub reported: AtomicBool,
     working_dir: PathBuf,
+    /// How a project's server is confined.
+    sandbox: crate::sandbox::Policy,
     pub timeout: Duration,
 }
 
 impl Server {
-    pub fn new(config: McpServer, working_dir: PathBuf, timeout: Duration, state: State) -> Self {
+    pub fn new(
+        config: McpServer,
+        working_dir: PathBuf,
+        sandbox: crate::sandbox::Policy,
+        timeout: Duration,
+        state: State,
+    ) -> Self {
         Self {
             config,
             state: Mutex::new(state),
@@ -57,6 +66,7 @@ impl Server {
             era: Mutex::new(Era::Legacy),
             reported: AtomicBool::new(false),
             working_dir,
+            sandbox,
             timeout,
         }
     }
@@ -139,8 +149,10 @@ impl Server {
                     env,
                     cwd,
                 } => {
-                    let cwd = cwd.as_deref().unwrap_or(&self.working_dir);
-                    Ok(Box::new(stdio::start(command, args, env, cwd, sink)?))
+                    let (program, cwd) = self.program(command, cwd.as_deref())?;
+                    Ok(Box::new(stdio::start(
+                        program, command, args, env, &cwd, sink,
+                    )?))
                 }
                 McpTransport::Http {
                     url,
@@ -174,6 +186,54 @@ impl Server {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(connection);
         Ok(())
+    }
+
+    /// The server's program and the directory it starts in. The person's own servers start in
+    /// the working directory, as they are; a project's start confined (writing in the working
+    /// directory, where they start and their private directory), where the entry says (shown
+    /// in its approval and kept in its key), else in their private directory: never in the
+    /// repository, where `npx` would run the repository's own `node_modules`, `uvx` read its
+    /// `uv.toml` and `python3 -m` import its files first.
+    fn program(&self, command: &str, cwd: Option<&Path>) -> Result<(Command, PathBuf), String> {
+        if self.config.origin != McpOrigin::Project {
+            let cwd = cwd.unwrap_or(&self.working_dir).to_path_buf();
+            return Ok((crate::sandbox::unconfined(command), cwd));
+        }
+        let private = self.private_dir()?;
+        let cwd = cwd.map_or_else(|| private.clone(), Path::to_path_buf);
+        let paths = crate::sandbox::Paths {
+            writes: vec![self.working_dir.clone(), cwd.clone(), private.clone()],
+            reads: Vec::new(),
+        };
+        let (mut program, _) = self.sandbox.command(command, &paths)?;
+        // Package managers fill caches of their own here, not the person's (which a server
+        // could otherwise poison for later installs, and which the sandbox does not let it
+        // write): npm's, and uv's and pip's under XDG_CACHE_HOME.
+        program
+            .env("npm_config_cache", private.join("cache/npm"))
+            .env("XDG_CACHE_HOME", private.join("cache"));
+        Ok((program, cwd))
+    }
+
+    /// A directory of this server's own, private (0700), under Marvin's home (not under the
+    /// temp dir, where any user may make a `node_modules` in a directory above it).
+    fn private_dir(&self) -> Result<PathBuf, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let Some(home) = &self.sandbox.marvin_home else {
+            return Err("a project's server starts in a directory of its own under Marvin's home, and there is none (set MARVIN_HOME, or HOME)".into());
+        };
+        let dir = home.join("mcp-servers").join(&self.config.name);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| {
+                format!(
+                    "cannot make a directory for it to start in ({}: {e})",
+                    dir.display()
+                )
+            })?;
+        Ok(dir)
     }
 
     /// Every page of `tools/list`.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::connection::{Sink, Transport};
 use super::rpc;
-use crate::tools::kit::process::{die_with_parent, kill_group, without_secrets};
+use crate::tools::kit::process::{die_with_parent, kill_group};
 
 /// Lines of stderr kept for reports.
 pub(super) const STDERR_LINES: usize = 20;
@@ -30,25 +30,27 @@ pub struct StdioTransport {
     exited: Arc<AtomicBool>,
 }
 
-/// Starts `command args` in `cwd` and connects its output to `sink`. The child is started by
-/// the thread that reads it, which lives as long as the child: on Linux the child gets SIGTERM
-/// if Marvin dies without cleaning up (the signal follows the thread that spawned it).
+/// Starts `child_command` (the server's program, made by the sandbox: confined as it says,
+/// without Marvin's keys) with `args` and `env` in `cwd`, and connects its output to `sink`.
+/// `command` names it in messages. The child is started by the thread that reads it, which
+/// lives as long as the child: on Linux the child gets SIGTERM if Marvin dies without cleaning
+/// up (the signal follows the thread that spawned it).
 pub fn start(
+    mut child_command: Command,
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: &Path,
     sink: Sink,
 ) -> Result<StdioTransport, String> {
-    let mut child_command = Command::new(command);
     child_command
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0);
-    without_secrets(&mut child_command).envs(env);
+        .process_group(0)
+        .envs(env);
     die_with_parent(&mut child_command);
     let stderr_lines = Arc::new(Mutex::new(VecDeque::new()));
     let exited = Arc::new(AtomicBool::new(false));

@@ -10,7 +10,7 @@ pub mod webdriver;
 
 use std::io::{Cursor, Read, Write};
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
@@ -566,6 +566,25 @@ pub fn install_user_tool(home: &Path, set: &str, name: &str) {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
     }
+}
+
+/// Where the tests' stand-in programs note what they saw (`home/logs`, made here). The sandbox
+/// lets the programs Marvin starts write only in the working and temp dirs; the test's home is
+/// in the temp dir, but its top level holds Marvin's home (a secret store) and so takes no new
+/// entries: a directory made beforehand does.
+pub fn logs(home: &Path) -> PathBuf {
+    let dir = home.join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A working directory of its own in `home` (`home/work`, made here), for runs whose commands
+/// make files: the top of the home holds Marvin's home, where the sandbox lets no program add
+/// entries.
+pub fn work(home: &Path) -> PathBuf {
+    let dir = home.join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::canonicalize(dir).unwrap()
 }
 
 /// The built binary with an empty environment: no keys, MARVIN_HOME and HOME in `home`.

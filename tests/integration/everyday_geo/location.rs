@@ -132,7 +132,7 @@ fn a_private_address_html_and_silence_become_sentences() {
 #[test]
 fn geoclue_answers_first_with_its_accuracy_and_nominatim_names_the_place() {
     let home = TempDir::new("location-geoclue");
-    let log = home.path().join("where-am-i.log");
+    let log = crate::common::logs(home.path()).join("where-am-i.log");
     let script = format!(
         "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\n\
          printf 'Client object: /org/freedesktop/GeoClue2/Client/1\\n\\nNew location:\\n'\n\

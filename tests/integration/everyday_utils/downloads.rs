@@ -183,7 +183,8 @@ fn a_silent_server_times_out_and_leaves_nothing() {
 fn fake_yt_dlp(home: &TempDir) -> String {
     let bin = home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let logs = home.path().display();
+    let logs = crate::common::logs(home.path());
+    let logs = logs.display();
     let script = format!(
         r#"#!/bin/sh
 printf '%s\n' "$*" >> "{logs}/yt.log"
@@ -252,7 +253,7 @@ fn yt_dlp_saves_into_the_downloads_directory_and_its_errors_come_back() {
         "{}",
         run.results[2]
     );
-    let calls = std::fs::read_to_string(home.path().join("yt.log")).unwrap();
+    let calls = std::fs::read_to_string(home.path().join("logs/yt.log")).unwrap();
     assert!(
         calls.contains(&format!("--ignore-config --no-playlist --no-overwrites --no-progress --newline --paths {} --output %(title)s [%(id)s].%(ext)s --print after_move:filepath --proxy http://127.0.0.1:", dir.display())),
         "yt-dlp goes through Marvin's filtering proxy: {calls}"
@@ -264,7 +265,7 @@ fn yt_dlp_saves_into_the_downloads_directory_and_its_errors_come_back() {
         "{calls}"
     );
     assert_eq!(calls.lines().count(), 2, "{calls}");
-    let environment = std::fs::read_to_string(home.path().join("yt.env")).unwrap();
+    let environment = std::fs::read_to_string(home.path().join("logs/yt.env")).unwrap();
     assert!(!environment.contains("news-secret-3"), "{environment}");
 }
 

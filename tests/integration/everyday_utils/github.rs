@@ -12,7 +12,8 @@ use crate::common::{FIXTURES, TempDir};
 fn fake_gh(home: &TempDir) -> String {
     let bin = home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let logs = home.path().display();
+    let logs = crate::common::logs(home.path());
+    let logs = logs.display();
     let script = format!(
         r#"#!/bin/sh
 printf '%s\n' "$*" >> "{logs}/gh.log"
@@ -60,7 +61,7 @@ fn clones(home: &TempDir) -> PathBuf {
 }
 
 fn log(home: &Path, name: &str) -> String {
-    std::fs::read_to_string(home.join(name)).unwrap_or_default()
+    std::fs::read_to_string(home.join("logs").join(name)).unwrap_or_default()
 }
 
 #[test]

@@ -353,7 +353,7 @@ fn lynx_gets_the_fetched_page_with_its_base_and_charset_but_no_keys() {
     let home = TempDir::new("browse-fake-lynx");
     let server = page_server();
     let base = server.root();
-    let seen = home.path().join("seen");
+    let seen = crate::common::logs(home.path()).join("seen");
     let recording = fake_lynx(
         &home,
         "recording",

@@ -137,8 +137,16 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
     } else {
         ctx.permission_mode()
     };
+    // Marvin itself, with the person's keys it needs for its model: not confined here, it
+    // confines what it starts in turn, as this session does (its sandbox is handed down).
+    #[allow(clippy::disallowed_methods)]
     let mut command = Command::new(program);
+    let sandbox = &ctx.settings.sandbox;
+    if !sandbox.network {
+        command.arg("--no-network");
+    }
     command
+        .args(["--sandbox", sandbox.mode.name()])
         .args([
             "--non-interactive",
             "--permission-mode",

@@ -1,6 +1,7 @@
 //! The git tools: status, diff, log, commit, checkout, restore, blame and branch, run in the
 //! working directory through [`run`], which keeps the repository's own programs from running.
 
+mod pin;
 mod run;
 mod switch;
 
@@ -38,7 +39,7 @@ const COMMIT_PARAMS: &[Param] = &[
     Param::optional(
         "files",
         Kind::StringList,
-        "Files to commit; all changes when omitted",
+        "Files to commit; every change in the working directory when omitted",
     ),
 ];
 const CHECKOUT_PARAMS: &[Param] = &[
@@ -90,7 +91,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             .example(r#"{"count": 10}"#)
             .handler(log),
         ToolDef::build("git_commit")
-            .describe("Stage files (all changes when none are given) and commit them with a message.")
+            .describe("Stage files (every change in the working directory when none are given) and commit them with a message.")
             .offered(Offered::Coding)
             .writes()
             .ticket_gated()
@@ -129,12 +130,6 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 /// Runs `git args...` in the working directory; a failure is an error for the model.
 fn git(ctx: &ToolContext, args: &[&str]) -> Result<String, String> {
     let exit = run::exit(ctx, args)?;
-    if exit.output.contains("not a git repository") {
-        return Err(format!(
-            "{}\nThe working directory is not inside a git repository; run `git init` with run_command to start one.",
-            exit.output
-        ));
-    }
     if exit.code != 0 && exit.output.contains("Please tell me who you are") {
         return Err(format!(
             "{}\nGit has no author identity here: ask the user for their name and email, or commit with run_command and `git -c user.name=... -c user.email=... commit`.",
@@ -226,28 +221,85 @@ fn commit(args: CommitArgs, ctx: &ToolContext) -> Result<String, String> {
     if args.message.trim().is_empty() {
         return Err("The commit message is empty: say what the commit changes and why.".into());
     }
-    let files = match &args.files {
-        Some(files) if !files.is_empty() => files.join(", "),
-        _ => "all changes".to_string(),
+    refuse_staged_outside(ctx)?;
+    let named = match &args.files {
+        Some(files) if !files.is_empty() => files
+            .iter()
+            .map(|file| checked_path(ctx, file))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => Vec::new(),
     };
+    let shown = match named.is_empty() {
+        true => changed_here(ctx)?,
+        false => named.clone(),
+    };
+    if shown.is_empty() {
+        return Err("Nothing in the working directory has changed, so there is nothing to commit (git_status shows what changed).".into());
+    }
     ctx.approve(Action::act(
         "git_commit",
         "git_commit wants to commit:".into(),
-        format!("{} ({files})", args.message.trim()),
+        format!("{}\n{}", args.message.trim(), listed(&shown)),
     ))?;
-    match &args.files {
-        Some(files) if !files.is_empty() => {
-            let mut argv = vec!["add".to_string(), "--".into()];
-            for file in files {
-                argv.push(checked_path(ctx, file)?);
-            }
-            git(ctx, &argv.iter().map(String::as_str).collect::<Vec<_>>())?;
-        }
-        _ => {
-            git(ctx, &["add", "--all"])?;
-        }
-    }
+    let mut argv: Vec<&str> = match named.is_empty() {
+        true => vec!["add", "--all", "--", "."],
+        false => vec!["add", "--"],
+    };
+    argv.extend(named.iter().map(String::as_str));
+    git(ctx, &argv)?;
     git(ctx, &["commit", "--no-verify", "-m", args.message.trim()])
+}
+
+/// The most files a commit's question names; the rest are counted.
+const FILES_SHOWN: usize = 20;
+
+/// `files`, one a line, the ones past [`FILES_SHOWN`] counted.
+fn listed(files: &[String]) -> String {
+    let mut lines: Vec<String> = files.iter().take(FILES_SHOWN).cloned().collect();
+    if files.len() > FILES_SHOWN {
+        lines.push(format!("and {} more", files.len() - FILES_SHOWN));
+    }
+    lines.join("\n")
+}
+
+/// What changed in the working directory and below (tracked or not), as `git status` names it
+/// from here.
+fn changed_here(ctx: &ToolContext) -> Result<Vec<String>, String> {
+    let status = git(
+        ctx,
+        &["status", "--short", "--untracked-files=all", "--", "."],
+    )?;
+    Ok(status
+        .lines()
+        .filter(|line| line.len() > 3 && *line != "(no output)")
+        .map(|line| line[3..].to_string())
+        .collect())
+}
+
+/// A commit takes everything staged: staged changes outside the working directory (which a
+/// commit from here would take along) are refused, not committed unseen.
+fn refuse_staged_outside(ctx: &ToolContext) -> Result<(), String> {
+    let prefix = git(ctx, &["rev-parse", "--show-prefix"])?;
+    let prefix = match prefix.trim() {
+        "(no output)" => "",
+        prefix => prefix,
+    };
+    if prefix.is_empty() {
+        return Ok(());
+    }
+    let staged = git(ctx, &["diff", "--cached", "--name-only"])?;
+    let outside: Vec<String> = staged
+        .lines()
+        .filter(|name| *name != "(no output)" && !name.starts_with(prefix))
+        .map(str::to_string)
+        .collect();
+    if outside.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "Changes outside the working directory are staged, and a commit from here would take them along:\n{}\nMarvin commits only what is inside the working directory: ask the person to commit or unstage them (git restore --staged) first.",
+        listed(&outside)
+    ))
 }
 
 #[derive(Deserialize)]
@@ -297,14 +349,26 @@ mod tests {
             }),
             ..ToolContext::new(dir.path().to_path_buf())
         };
+        init(dir.path());
+        (dir, ctx)
+    }
+
+    /// A new repository in `dir`, made as a person would (the tools never run git init).
+    #[allow(clippy::disallowed_methods)]
+    fn init(dir: &std::path::Path) {
         for args in [
             &["init", "-q", "-b", "main"][..],
             &["config", "user.name", "Test"],
             &["config", "user.email", "t@example.org"],
         ] {
-            git(&ctx, args).unwrap();
+            let done = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir)
+                .env_remove("GIT_DIR")
+                .output()
+                .unwrap();
+            assert!(done.status.success());
         }
-        (dir, ctx)
     }
 
     #[test]

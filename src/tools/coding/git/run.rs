@@ -1,11 +1,14 @@
 //! Running git in a repository someone else may have prepared: its configuration (and any file
-//! it includes) can name programs for git to run. Every call of the git tools goes through
-//! [`exit`], which switches those off, keeps Marvin's keys from git and what it starts, and
-//! never lets git prompt or page.
+//! it includes) can name programs for git to run, and its `.git` can point git elsewhere.
+//! Every call of the git tools goes through [`exit`], which pins git to the checked repository
+//! (see `pin`), switches those programs off, keeps Marvin's keys from git and what it starts,
+//! confines it, and never lets git prompt or page.
 
 use std::process::Command;
 use std::time::Duration;
 
+use super::pin::{Pinned, pin};
+use crate::sandbox::Paths;
 use crate::tools::ToolContext;
 use crate::tools::kit::process::{self, Ending, Exit, RunLimits};
 
@@ -63,31 +66,53 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("core.quotepath", "false"),
 ];
 
-/// Runs `git args...` in the working directory with the repository's programs switched off.
-/// Starting failures, timeouts and Ctrl+C are errors; any exit code is returned.
+/// Runs `git args...` in the working directory, pinned to the repository that holds it, with
+/// the repository's programs switched off. Starting failures, timeouts and Ctrl+C are errors;
+/// any exit code is returned.
 pub(super) fn exit(ctx: &ToolContext, args: &[&str]) -> Result<Exit, String> {
     let program = ctx
         .find_program("git")
         .ok_or("git is not installed. Install it with: sudo apt install git")?;
+    let pinned = pin(&ctx.working_dir())?;
     let mut settings: Vec<(String, String)> = OVERRIDES
         .iter()
         .map(|(key, value)| (key.to_string(), value.to_string()))
         .collect();
-    settings.extend(drivers_off(&configuration(ctx, &program)?));
-    let mut command = command(ctx, &program, &settings);
+    settings.extend(drivers_off(&configuration(ctx, &program, &pinned)?));
+    let mut command = command(ctx, &program, &pinned, &settings)?;
     command.args(args);
     process::run_program(command, "git", TIMEOUT, &ctx.cancel)
 }
 
-/// git with `settings` as command-line configuration. They go in GIT_CONFIG_KEY_n and
-/// GIT_CONFIG_VALUE_n rather than `-c key=value`, which would split a driver name holding
-/// `=` in the wrong place.
-fn command(ctx: &ToolContext, program: &std::path::Path, settings: &[(String, String)]) -> Command {
-    let mut command = Command::new(program);
+/// git with `settings` as command-line configuration, pinned to `pinned`, confined to writing
+/// in its work tree and git directories. The settings go in GIT_CONFIG_KEY_n and
+/// GIT_CONFIG_VALUE_n rather than `-c key=value`, which would split a driver name holding `=`
+/// in the wrong place.
+fn command(
+    ctx: &ToolContext,
+    program: &std::path::Path,
+    pinned: &Pinned,
+    settings: &[(String, String)],
+) -> Result<Command, String> {
+    let paths = Paths {
+        writes: vec![
+            pinned.work_tree.clone(),
+            pinned.git_dir.clone(),
+            pinned.common_dir.clone(),
+        ],
+        reads: Vec::new(),
+    };
+    let mut command = ctx.program(program, paths)?;
     command
         .arg("--no-pager")
         .current_dir(ctx.working_dir())
-        .env_remove("GIT_DIR")
+        .env("GIT_DIR", &pinned.git_dir)
+        .env("GIT_WORK_TREE", &pinned.work_tree)
+        .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_OBJECT_DIRECTORY")
+        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+        .env_remove("GIT_NAMESPACE")
         .env_remove("GIT_CONFIG_PARAMETERS")
         .env_remove("GIT_EXTERNAL_DIFF")
         .env_remove("GIT_ASKPASS")
@@ -103,17 +128,20 @@ fn command(ctx: &ToolContext, program: &std::path::Path, settings: &[(String, St
             .env(format!("GIT_CONFIG_KEY_{n}"), key)
             .env(format!("GIT_CONFIG_VALUE_{n}"), value);
     }
-    process::without_secrets(&mut command);
-    command
+    Ok(command)
 }
 
 /// Every setting git sees here, with its scope (`git config --list --show-scope --null`).
-fn configuration(ctx: &ToolContext, program: &std::path::Path) -> Result<String, String> {
+fn configuration(
+    ctx: &ToolContext,
+    program: &std::path::Path,
+    pinned: &Pinned,
+) -> Result<String, String> {
     let settings: Vec<(String, String)> = OVERRIDES
         .iter()
         .map(|(key, value)| (key.to_string(), value.to_string()))
         .collect();
-    let mut command = command(ctx, program, &settings);
+    let mut command = command(ctx, program, pinned, &settings)?;
     command.args(["config", "--list", "--show-scope", "--null"]);
     let limits = RunLimits {
         timeout: TIMEOUT,

@@ -5,7 +5,6 @@
 
 mod store;
 
-use std::process::Command;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -152,8 +151,8 @@ fn tk(args: Args, ctx: &ToolContext) -> Result<String, String> {
     }
     let output = match ctx.find_program("tk") {
         Some(program) => {
-            let mut command = Command::new(program);
-            process::without_secrets(&mut command)
+            let mut command = ctx.program(program, crate::sandbox::Paths::default())?;
+            command
                 .args(&argv)
                 .current_dir(ctx.working_dir())
                 .env_remove("GIT_DIR");

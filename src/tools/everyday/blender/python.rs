@@ -188,6 +188,7 @@ pub(super) fn printed(output: &str) -> Option<Value> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests run programs as a person would
 mod tests {
     use super::*;
     use serde_json::json;

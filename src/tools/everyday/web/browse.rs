@@ -119,7 +119,7 @@ fn lynx_dump(
         input.extend_from_slice(html::decode(body, content_type).as_bytes());
         "utf-8"
     };
-    let mut command = Command::new(lynx);
+    let mut command = ctx.program_apart(lynx, crate::sandbox::Paths::default())?;
     command.args([
         "-dump",
         "-stdin",
@@ -144,7 +144,10 @@ pub(crate) fn scrape(url: &str, ctx: &ToolContext) -> Result<String, String> {
     };
     let proxy = Reach::new(ctx, "scrape_page").program_proxy(&url)?;
     let profile = tempfile_dir(ctx)?;
-    let mut command = chromium_command(&chromium, &profile, &proxy.url());
+    // Confined too: a page that broke out of Chromium's own sandbox still writes nowhere but
+    // its profile and the temp dir.
+    let command = ctx.program_apart(&chromium, crate::sandbox::Paths::writing(&profile))?;
+    let mut command = chromium_command(command, &profile, &proxy.url());
     command.arg("--dump-dom").arg(&url);
     let result = run(command, "Chromium", None, ctx);
     let _ = std::fs::remove_dir_all(&profile);
@@ -168,8 +171,7 @@ fn dom_text(dom: &str, url: &str) -> String {
 /// Headless Chromium with a profile of its own, every request of it through `proxy`:
 /// loopback too (Chromium would otherwise go there directly), QUIC and WebRTC's UDP off, as
 /// they would not go through it.
-fn chromium_command(chromium: &Path, profile: &Path, proxy: &str) -> Command {
-    let mut command = Command::new(chromium);
+fn chromium_command(mut command: Command, profile: &Path, proxy: &str) -> Command {
     command
         .args([
             "--headless",
@@ -214,14 +216,14 @@ fn tempfile_dir(ctx: &ToolContext) -> Result<std::path::PathBuf, String> {
     Ok(dir)
 }
 
-/// Runs a renderer within the tool timeout (Ctrl+C stops it), without the person's keys.
+/// Runs a renderer (confined, without the person's keys) within the tool timeout (Ctrl+C
+/// stops it).
 fn run(
     mut command: Command,
     what: &str,
     input: Option<Vec<u8>>,
     ctx: &ToolContext,
 ) -> Result<String, String> {
-    process::without_secrets(&mut command);
     if let Some(path) = &ctx.settings.search_path {
         command.env("PATH", path);
     }

@@ -264,6 +264,7 @@ mod tests {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests run programs as a person would
 mod repo_tests {
     use super::*;
     use crate::test_support::TempDir;
