@@ -47,6 +47,9 @@ const LARGE_FILES: &str = "\
 When writing a large file, create it with the first part (create_file) and add the rest in \
 sections (append_file) so that no single call is huge.";
 
+/// What opens each project instruction file's part.
+const PROJECT_DOC: &str = "Project instructions from ";
+
 const NO_TOOLS: &str = "\
 No tools are available in this conversation: you cannot read files, run commands or look \
 anything up. Answer from what you know and what the conversation holds, and say so when a \
@@ -104,7 +107,7 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
         parts.push(facts.tools_line.to_string());
     }
     for (file, text) in facts.project_docs {
-        parts.push(format!("Project instructions from {file}:\n{text}"));
+        parts.push(format!("{PROJECT_DOC}{file}:\n{text}"));
     }
     parts.join("\n\n")
 }
@@ -123,6 +126,18 @@ pub(crate) fn without_tools(prompt: &str) -> String {
         Some(index) => parts[index] = NO_TOOLS,
         None => parts.push(NO_TOOLS),
     }
+    parts.join("\n\n")
+}
+
+/// What of system prompt `prompt` a request cannot do without: all but the list of tools
+/// (withheld from a window they do not fit) and the project's instruction files (which a
+/// small window may hold only the start of).
+pub(crate) fn essential(prompt: &str) -> String {
+    let prompt = without_tools(prompt);
+    let parts: Vec<&str> = prompt
+        .split("\n\n")
+        .take_while(|part| !part.starts_with(PROJECT_DOC))
+        .collect();
     parts.join("\n\n")
 }
 
@@ -357,6 +372,9 @@ mod tests {
         let mut none = facts(dir, &[], &[]);
         none.tools_line = "";
         assert!(without_tools(&system_prompt(&none)).ends_with(NO_TOOLS));
+        let essential = essential(&prompt);
+        assert!(essential.starts_with(PERSONALITY) && essential.ends_with(NO_TOOLS));
+        assert!(!essential.contains("make.") && !essential.contains("system_info"));
     }
 
     #[test]
