@@ -242,7 +242,7 @@ fn call_model(
     let (mut retried, mut compact_again) = (false, false);
     loop {
         let tools = if last_call { None } else { *offered };
-        let fitted = fit(turn, messages, tools, compact_again);
+        let fitted = fit(turn, messages, tools, compact_again)?;
         if tools.is_some() && fitted.tools.is_none() {
             *offered = None;
         }

@@ -36,6 +36,9 @@ pub(crate) enum Command {
     Last,
     /// `saved`: the saved places.
     Saved,
+    /// `notifications`: the last ntfy messages heard, whole (before a prompt each shows as
+    /// one line).
+    Notifications,
     /// `clear`: forget the conversation.
     Clear,
     /// `new`: start a new conversation.
@@ -98,6 +101,7 @@ pub(crate) const WORDS: &[(&str, &str)] = &[
     ("mcp", "/mcp [restart NAME]"),
     ("model", "/model [NAME]"),
     ("new", "/new"),
+    ("notifications", "/notifications"),
     ("pending", "/pending [ID | drop ID]"),
     ("preferences", "/preferences"),
     ("profiles", "/profiles [NAME]"),
@@ -182,6 +186,7 @@ fn word(name: &str, args: &[&str], slash: bool, line: &str) -> Option<Command> {
         ("context", []) => Command::Context,
         ("last", []) => Command::Last,
         ("saved", []) => Command::Saved,
+        ("notifications", []) => Command::Notifications,
         ("tools", []) => Command::Tools,
         ("preferences", []) => Command::Preferences,
         ("profiles", []) => Command::Profiles(None),
@@ -388,6 +393,7 @@ mod tests {
             ("rename", Command::Misused("/rename NAME")),
             ("fork", Command::Fork),
             ("pending", Command::Pending(None)),
+            ("notifications", Command::Notifications),
         ];
         for (word, expected) in cases {
             for line in [

@@ -10,8 +10,9 @@ use serde_json::value::RawValue;
 
 use crate::agent::{AgentEvent, Turn, compact, lock};
 use crate::budget::Budget;
-use crate::message::Message;
-use crate::prompt::without_tools;
+use crate::llm::{ErrorKind, LlmError};
+use crate::message::{Message, Role};
+use crate::prompt::{essential, without_tools};
 
 /// What a request carries once fitted: the tools it offers and its estimated size.
 pub(crate) struct Fitted<'a> {
@@ -28,8 +29,9 @@ pub(crate) fn fit<'a>(
     messages: &mut Vec<Message>,
     tools: Option<&'a RawValue>,
     compact_first: bool,
-) -> Fitted<'a> {
+) -> Result<Fitted<'a>, LlmError> {
     let mut tools = offer(turn, messages, tools);
+    too_small(turn, messages)?;
     if tools.is_some() && crowds_out(&lock(turn.budget)) {
         tools = None;
         drop_tools(turn, messages);
@@ -51,10 +53,46 @@ pub(crate) fn fit<'a>(
         drop_tools(turn, messages);
     }
     cut_if_needed(turn, messages);
-    Fitted {
+    Ok(Fitted {
         tools,
         tokens: lock(turn.budget).request(messages),
+    })
+}
+
+/// Characters of the person's last message a request must be able to hold whole: a longer
+/// one (a piped log) may be cut to fit, a question must not be.
+const QUESTION: usize = 1000;
+
+/// A window that cannot hold even the essentials of the system prompt and the start of the
+/// person's message (a server misconfigured, or one that lies: a window of 3 tokens) would
+/// have the request cut to notes: it is refused, and what was learned of the model is
+/// forgotten, so that a server put right is asked again.
+fn too_small(turn: &Turn<'_>, messages: &[Message]) -> Result<(), LlmError> {
+    let budget = lock(turn.budget);
+    let (Some(room), Some(model)) = (budget.room(), budget.model()) else {
+        return Ok(());
+    };
+    let system = messages.first().filter(|m| m.role == Role::System);
+    let question = messages.iter().rev().find(|m| m.role == Role::User);
+    let mut least = vec![Message::system(essential(system.map_or("", Message::text)))];
+    if let Some(question) = question {
+        let text = question.text();
+        least.push(Message::user(match text.char_indices().nth(QUESTION) {
+            Some((end, _)) => &text[..end],
+            None => text,
+        }));
     }
+    let needed = budget.estimate(&least);
+    if needed <= room {
+        return Ok(());
+    }
+    let message = format!(
+        "the model's window is {} tokens (from {}): too small for Marvin's instructions and your message (about {needed} tokens) and an answer, so nothing was sent; start the model's server with a larger context (llama.cpp: --ctx-size, vLLM: --max-model-len, LM Studio: the model's context length, Ollama: num_ctx), or choose another model",
+        model.window, model.source
+    );
+    drop(budget);
+    turn.providers.active().forget();
+    Err(LlmError::new(ErrorKind::BadRequest, message))
 }
 
 /// The budget follows the model that will answer, and the tools it can be offered: none to a

@@ -47,6 +47,9 @@ const LARGE_FILES: &str = "\
 When writing a large file, create it with the first part (create_file) and add the rest in \
 sections (append_file) so that no single call is huge.";
 
+/// What opens each project instruction file's part.
+const PROJECT_DOC: &str = "Project instructions from ";
+
 const NO_TOOLS: &str = "\
 No tools are available in this conversation: you cannot read files, run commands or look \
 anything up. Answer from what you know and what the conversation holds, and say so when a \
@@ -104,7 +107,7 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
         parts.push(facts.tools_line.to_string());
     }
     for (file, text) in facts.project_docs {
-        parts.push(format!("Project instructions from {file}:\n{text}"));
+        parts.push(format!("{PROJECT_DOC}{file}:\n{text}"));
     }
     parts.join("\n\n")
 }
@@ -123,6 +126,18 @@ pub(crate) fn without_tools(prompt: &str) -> String {
         Some(index) => parts[index] = NO_TOOLS,
         None => parts.push(NO_TOOLS),
     }
+    parts.join("\n\n")
+}
+
+/// What of system prompt `prompt` a request cannot do without: all but the list of tools
+/// (withheld from a window they do not fit) and the project's instruction files (which a
+/// small window may hold only the start of).
+pub(crate) fn essential(prompt: &str) -> String {
+    let prompt = without_tools(prompt);
+    let parts: Vec<&str> = prompt
+        .split("\n\n")
+        .take_while(|part| !part.starts_with(PROJECT_DOC))
+        .collect();
     parts.join("\n\n")
 }
 
@@ -154,18 +169,19 @@ fn compact_history(history: &[Entry]) -> Option<String> {
 /// The project's instruction files, most specific last: .marvin-instructions,
 /// .marvin/instructions.md, ~/.marvin/instructions/<working dir path>.md, every AGENTS.md
 /// from the git root down to the working dir, then .marvin/spec.md, ux.md and design.md.
-/// Files of the project are read only when they are regular files inside it (a symlink may
-/// point elsewhere in the project, never out of it); each is read up to DOC_LIMIT bytes. One
-/// that cannot be read as that says so in place of its text, so the model knows why.
+/// Files of the project are read only when they are regular files inside the directory they
+/// are found for (a symlink may point elsewhere in it, never out of it): the working
+/// directory's own in the working directory, each AGENTS.md above it in its own directory.
+/// So a working directory without a `.git` of its own (a download under a home kept in git)
+/// reaches nothing above it through a symlink. Each is read up to DOC_LIMIT bytes. One that
+/// cannot be read as that says so in place of its text, so the model knows why.
 pub(crate) fn project_docs(working_dir: &Path, user_home: Option<&Path>) -> Vec<(String, String)> {
     let project = working_dir
         .ancestors()
         .find(|dir| dir.join(".git").exists())
         .unwrap_or(working_dir);
-    let mut files: Vec<Doc> = vec![
-        Doc::Project(working_dir.join(".marvin-instructions")),
-        Doc::Project(working_dir.join(".marvin/instructions.md")),
-    ];
+    let own = |name: &str| Doc::Project(working_dir.to_path_buf(), working_dir.join(name));
+    let mut files: Vec<Doc> = vec![own(".marvin-instructions"), own(".marvin/instructions.md")];
     if let Some(home) = user_home {
         let keyed = working_dir.strip_prefix("/").unwrap_or(working_dir);
         files.push(Doc::Own(
@@ -176,14 +192,14 @@ pub(crate) fn project_docs(working_dir: &Path, user_home: Option<&Path>) -> Vec<
     let mut agents: Vec<Doc> = working_dir
         .ancestors()
         .take_while(|dir| dir.starts_with(project))
-        .map(|dir| Doc::Project(dir.join("AGENTS.md")))
+        .map(|dir| Doc::Project(dir.to_path_buf(), dir.join("AGENTS.md")))
         .collect();
     agents.reverse();
     files.extend(agents);
     files.extend(
         ["spec.md", "ux.md", "design.md"]
             .iter()
-            .map(|name| Doc::Project(working_dir.join(".marvin").join(name))),
+            .map(|name| own(&format!(".marvin/{name}"))),
     );
     let mut docs = Vec::new();
     let mut total = 0;
@@ -192,7 +208,7 @@ pub(crate) fn project_docs(working_dir: &Path, user_home: Option<&Path>) -> Vec<
             break;
         }
         let limit = DOC_LIMIT.min(DOCS_TOTAL - total);
-        let Some(text) = file.read(project, limit) else {
+        let Some(text) = file.read(working_dir, limit) else {
             continue;
         };
         total += text.len();
@@ -205,26 +221,27 @@ pub(crate) fn project_docs(working_dir: &Path, user_home: Option<&Path>) -> Vec<
     docs
 }
 
-/// An instruction file: the project's (confined to it) or the user's own (in their home).
+/// An instruction file: the project's (confined to the directory it is found for, the first
+/// path) or the user's own (in their home).
 enum Doc {
-    Project(PathBuf),
+    Project(PathBuf, PathBuf),
     Own(PathBuf),
 }
 
 impl Doc {
     fn path(&self) -> &Path {
         match self {
-            Doc::Project(path) | Doc::Own(path) => path,
+            Doc::Project(_, path) | Doc::Own(path) => path,
         }
     }
 
     /// The text to show, cut at `limit` bytes and marked; `None` when there is nothing to
     /// show (no such file, empty, not UTF-8).
-    fn read(&self, project: &Path, limit: usize) -> Option<String> {
+    fn read(&self, working_dir: &Path, limit: usize) -> Option<String> {
         let read = match self {
             Doc::Own(path) => confined::read_any(path, limit as u64),
-            Doc::Project(path) => match project_file(project, path) {
-                Ok(real) => confined::read(project, &real, limit as u64),
+            Doc::Project(root, path) => match project_file(root, path) {
+                Ok(real) => confined::read(root, &real, limit as u64),
                 Err(refused) => Err(refused),
             },
         };
@@ -232,7 +249,13 @@ impl Doc {
             Ok(read) => read,
             Err(Refused::Missing | Refused::Directory) => return None,
             Err(Refused::Outside) => {
-                return Some("[not read: it leads outside the project through a symlink]".into());
+                let out_of = match self {
+                    Doc::Project(root, _) if root != working_dir => "the directory it is in",
+                    _ => "the project",
+                };
+                return Some(format!(
+                    "[not read: it leads outside {out_of} through a symlink]"
+                ));
             }
             Err(refused) => return Some(format!("[not read: {refused}]")),
         };
@@ -254,11 +277,11 @@ impl Doc {
     }
 }
 
-/// Where project file `path` really is, when that is inside `project`.
-fn project_file(project: &Path, path: &Path) -> Result<PathBuf, Refused> {
-    let relative = path.strip_prefix(project).map_err(|_| Refused::Outside)?;
+/// Where project file `path` really is, when that is inside `root`.
+fn project_file(root: &Path, path: &Path) -> Result<PathBuf, Refused> {
+    let relative = path.strip_prefix(root).map_err(|_| Refused::Outside)?;
     let relative = relative.to_str().ok_or(Refused::Outside)?;
-    crate::tools::kit::paths::resolve(project, relative).map_err(|_| Refused::Outside)
+    crate::tools::kit::paths::resolve(root, relative).map_err(|_| Refused::Outside)
 }
 
 #[cfg(test)]
@@ -357,6 +380,9 @@ mod tests {
         let mut none = facts(dir, &[], &[]);
         none.tools_line = "";
         assert!(without_tools(&system_prompt(&none)).ends_with(NO_TOOLS));
+        let essential = essential(&prompt);
+        assert!(essential.starts_with(PERSONALITY) && essential.ends_with(NO_TOOLS));
+        assert!(!essential.contains("make.") && !essential.contains("system_info"));
     }
 
     #[test]

@@ -295,6 +295,11 @@ pub enum Outcome {
 
 /// At most this many reprompts before the tool gives up.
 pub const MAX_REPROMPTS: usize = 5;
+/// At most this many questions one tool call (a user's tool, an MCP server's call) puts to
+/// the person. A form holds many questions at once, and a tool that asks per item can be
+/// granted the session; one that asks more than this is in a loop, and the person would be
+/// asked without end (a tool asked 887 approvals in a minute, the run never ending).
+pub const MAX_QUESTIONS: usize = 20;
 /// How long a question waits by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 

@@ -261,6 +261,10 @@ impl Provider for Copilot {
     fn facts(&self, cancel: &CancelToken) -> super::ModelFacts {
         self.chat.learned_facts(cancel)
     }
+
+    fn forget(&self) {
+        self.chat.forget_facts();
+    }
 }
 
 /// `gh auth token`, for a user logged in with the GitHub CLI.

@@ -68,6 +68,11 @@ pub trait Provider: Send + Sync {
     fn facts(&self, _cancel: &CancelToken) -> ModelFacts {
         ModelFacts::guess(self.name(), self.model())
     }
+
+    /// What was learned of the model cannot be right (a window too small to hold any
+    /// request): it is dropped, from the cache of what servers said too, and the next ask
+    /// learns it again.
+    fn forget(&self) {}
 }
 
 /// How long asking a server about its model may take in all.

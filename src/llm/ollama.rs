@@ -404,6 +404,10 @@ impl Provider for Ollama {
     fn facts(&self, cancel: &CancelToken) -> ModelFacts {
         self.learned.get(cancel, || self.discover(cancel))
     }
+
+    fn forget(&self) {
+        self.learned.forget();
+    }
 }
 
 #[cfg(test)]

@@ -68,7 +68,7 @@ impl OpenAiCompat {
         // What the server said a moment ago saves asking it again at every start (a remote
         // server's model list can be a megabyte): a day for a server elsewhere, ten minutes
         // for one on this machine, which may be started again with another window.
-        let key = format!("{}|{model}", self.settings.shown_url());
+        let key = self.cache_key();
         let now = u64::try_from(crate::clock::unix_now()).unwrap_or(0);
         let kept = match crate::net::is_loopback(&crate::net::host_of(&self.settings.base_url)) {
             true => store::models::KEPT_LOCAL,
@@ -97,6 +97,20 @@ impl OpenAiCompat {
             store::models::keep(path, &key, known);
         }
         facts
+    }
+
+    /// The model's entry in the cache of what servers said: the server's address and the model.
+    fn cache_key(&self) -> String {
+        format!("{}|{}", self.settings.shown_url(), self.settings.model)
+    }
+
+    /// What was learned of the model is dropped, here and in the cache (see
+    /// [`Provider::forget`]).
+    pub fn forget_facts(&self) {
+        self.learned.forget();
+        if let Some(path) = self.settings.facts_cache.as_deref() {
+            store::models::forget(path, &self.cache_key());
+        }
     }
 
     /// What the server itself says of the model (see [`Self::discover`]).
@@ -362,5 +376,9 @@ impl Provider for OpenAiCompat {
 
     fn facts(&self, cancel: &CancelToken) -> ModelFacts {
         self.learned_facts(cancel)
+    }
+
+    fn forget(&self) {
+        self.forget_facts();
     }
 }

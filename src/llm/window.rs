@@ -73,6 +73,11 @@ impl Learned {
         facts
     }
 
+    /// What was learned is dropped: the next ask learns it again.
+    pub fn forget(&self) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
     /// The server refused the tools: the model gets none from now on.
     pub fn refuse_tools(&self) {
         if let Some(facts) = self
@@ -431,5 +436,12 @@ mod tests {
         learned.refuse_tools();
         let now = learned.get(&cancel, || unreachable!());
         assert_eq!((now.window, now.source, now.tools), (4096, REFUSAL, false));
+        learned.forget();
+        assert_eq!(
+            learned
+                .get(&cancel, || ModelFacts::learned(1, TABLE))
+                .window,
+            1
+        );
     }
 }

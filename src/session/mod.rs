@@ -422,6 +422,14 @@ impl Session {
         }
     }
 
+    /// The last ntfy messages heard on the profile's subscriptions, whole, the oldest first.
+    pub fn heard_notifications(&self) -> Vec<crate::store::ntfy::Heard> {
+        match self.profile_dir() {
+            Some(dir) => crate::store::ntfy::heard(&dir, &self.warnings),
+            None => Vec::new(),
+        }
+    }
+
     /// The session's ntfy server, for `--ntfy` notifications of a run.
     pub fn ntfy(&self) -> &Ntfy {
         &self.settings.ntfy

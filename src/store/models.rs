@@ -60,6 +60,22 @@ pub(crate) fn keep(path: &Path, key: &str, known: Known) {
     let _ = super::json::save(path, &all);
 }
 
+/// Drops what is known of `key` (it cannot be right); as [`keep`], failures are not reported.
+pub(crate) fn forget(path: &Path, key: &str) {
+    let Ok(_held) = lock::hold(path) else {
+        return;
+    };
+    let Some(mut all) = std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<BTreeMap<String, Known>>(&bytes).ok())
+    else {
+        return;
+    };
+    if all.remove(key).is_some() {
+        let _ = super::json::save(path, &all);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +114,8 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("http://a|m"), "{text}");
+        forget(&path, "http://b|m");
+        assert_eq!(recall(&path, "http://b|m", later, KEPT), None);
         std::fs::write(&path, "{broken").unwrap();
         assert_eq!(recall(&path, "http://b|m", later, KEPT), None);
     }

@@ -224,6 +224,29 @@ pub(crate) fn saved(repl: &mut Repl<'_>) {
     repl.view.side_line(&crate::ui::sanitize::sanitize(&text));
 }
 
+/// The last ntfy messages heard on the profile's subscriptions, whole (before a prompt each
+/// showed as one line), the oldest first; sanitised, as whoever publishes to a topic wrote them.
+pub(crate) fn notifications(repl: &mut Repl<'_>) {
+    let style = repl.view.style();
+    let heard = repl.session.heard_notifications();
+    if heard.is_empty() {
+        let none = "No ntfy message has come on this profile's subscriptions yet.";
+        return repl.view.side_line(&style.dim(none));
+    }
+    let bell = style.glyph("🔔", "*");
+    let shown: Vec<String> = heard
+        .iter()
+        .map(|heard| {
+            let when = style.dim(&format!("({})", heard.at));
+            format!(
+                "{bell} {when}\n{}",
+                super::sanitize::sanitize(&heard.message)
+            )
+        })
+        .collect();
+    repl.view.side_text(&shown.join("\n\n"));
+}
+
 /// Questions tools left open: asked now that the turn is over, as they were shown (an input
 /// form with its keys, its presentation and its completed view; a reprompt with its error);
 /// answers go to the next turn.

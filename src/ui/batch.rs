@@ -303,9 +303,13 @@ impl BatchView {
                     .write_outside(&format!("  🔧 {}\n", names.join(", ")));
             }
             Event::Notice { message, .. } => warn(message),
-            // On stderr: stdout is the answer alone.
+            // On stderr: stdout is the answer alone. `--json` gives the message whole.
             Event::Notification { message } => {
-                eprintln!("🔔 {}", crate::ui::sanitize::sanitize(message))
+                let width = crate::ui::width::line_width();
+                eprintln!(
+                    "{}",
+                    super::notification::one_line("🔔", message, width, true)
+                );
             }
             Event::ToolsOffered {
                 families,

@@ -133,7 +133,8 @@ mod tests {
             (10, vec!["groq".to_string()])
         );
         assert_eq!(complete(&completion, "/mo").1, ["/model"]);
-        assert_eq!(complete(&completion, "/n").1, ["/new"]);
+        assert_eq!(complete(&completion, "/n").1, ["/new", "/notifications"]);
+        assert_eq!(complete(&completion, "/no").1, ["/notifications"]);
         assert_eq!(complete(&completion, "us").1, ["usage"]);
         assert_eq!(complete(&completion, "/us").1, ["/usage"]);
         assert_eq!(

@@ -49,6 +49,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ),
             ("/saved", "the saved places of this profile"),
             (
+                "/notifications",
+                "the last ntfy messages whole (one line each shows)",
+            ),
+            (
                 "/approvals",
                 "actions always allowed here; /approvals revoke N",
             ),

@@ -14,6 +14,7 @@ mod help;
 mod input;
 pub(crate) mod keys;
 pub(crate) mod markdown;
+mod notification;
 pub(crate) mod output;
 pub(crate) mod park;
 pub(crate) mod phone;

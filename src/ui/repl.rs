@@ -197,6 +197,7 @@ impl Repl<'_> {
             }
             Command::Last => actions::last_output(self),
             Command::Saved => actions::saved(self),
+            Command::Notifications => actions::notifications(self),
             Command::Sessions => super::sessions::list(self),
             Command::Resume(key) => super::sessions::resume(self, &key),
             Command::Rename(name) => super::sessions::rename(self, &name),

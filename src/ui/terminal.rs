@@ -317,7 +317,9 @@ impl TerminalView {
             } => self.warning(message),
             Event::Notification { message } => {
                 let bell = style.glyph("🔔", "*");
-                self.side_line(&format!("{bell} {}", sanitize(message)));
+                let line =
+                    super::notification::one_line(bell, message, line_width(), style.unicode);
+                self.side_line(&line);
             }
             Event::ToolRound { calls, .. } => {
                 let calls: Vec<RoundCall> = calls

@@ -1,5 +1,6 @@
 //! A cloned repository cannot get Marvin to read or write outside the working directory:
-//! symlinked `.marvin`, `.marvin/notes`, audit log and instruction files, `code_grep` through
+//! symlinked `.marvin`, `.marvin/notes`, audit log and instruction files (a working directory
+//! without a `.git` of its own too), `code_grep` through
 //! `link/..` or symlinked files, `.tickets/`, and context backups kept out of commits. Each
 //! case is staged as an attacker would, with the model's tool calls replayed to the real
 //! binary; nothing outside may reach the provider or change, and the model is told why.
@@ -174,6 +175,57 @@ fn instruction_files_pointing_out_of_the_project_are_not_read() {
             "{file}: {prompt}"
         );
     }
+}
+
+#[test]
+fn without_a_git_of_its_own_a_working_directory_reaches_nothing_above_it_for_instructions() {
+    // A home kept in git (its dotfiles), a key in it, and a download unpacked there: the
+    // working directory has no .git of its own, so the nearest is the home's.
+    let home = TempDir::new("confine-agents-home");
+    let dir = home.path();
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::create_dir_all(dir.join(".ssh")).unwrap();
+    std::fs::write(dir.join(".ssh/id_ed25519"), format!("{SECRET}\n")).unwrap();
+    std::fs::write(dir.join("CLAUDE.md"), "Home rules.").unwrap();
+    // The home's own AGENTS.md may point beside it, as `ln -s CLAUDE.md AGENTS.md` does.
+    symlink("CLAUDE.md", dir.join("AGENTS.md")).unwrap();
+    let download = dir.join("download");
+    let work = download.join("sub");
+    std::fs::create_dir_all(work.join(".marvin")).unwrap();
+    std::fs::write(
+        download.join("notes.md"),
+        "Notes beside the working directory.",
+    )
+    .unwrap();
+    symlink("../.ssh/id_ed25519", download.join("AGENTS.md")).unwrap();
+    symlink("../../.ssh/id_ed25519", work.join("AGENTS.md")).unwrap();
+    symlink("../notes.md", work.join(".marvin-instructions")).unwrap();
+    symlink("../../../.ssh/id_ed25519", work.join(".marvin/spec.md")).unwrap();
+    let run = run(&work, vec![Reply::text(&["hello"])], |_| {});
+    run.assert_ok();
+    let prompt = run.system_prompt();
+    let docs = prompt
+        .split_once("\n\nProject instructions from ")
+        .map_or("", |(_, docs)| docs);
+    let outside = |out_of: &str| format!("[not read: it leads outside {out_of} through a symlink]");
+    let expected = [
+        format!(".marvin-instructions:\n{}", outside("the project")),
+        format!("{}/AGENTS.md:\nHome rules.", dir.display()),
+        format!(
+            "{}/AGENTS.md:\n{}",
+            download.display(),
+            outside("the directory it is in")
+        ),
+        format!("AGENTS.md:\n{}", outside("the project")),
+        format!(".marvin/spec.md:\n{}", outside("the project")),
+    ];
+    assert_eq!(
+        docs.split("\n\nProject instructions from ")
+            .collect::<Vec<_>>(),
+        expected,
+        "{prompt}"
+    );
+    assert!(!prompt.contains("Notes beside"), "{prompt}");
 }
 
 /// The project for the code_grep cases: a link out of it, a symlinked file, and tickets.

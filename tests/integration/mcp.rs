@@ -1,7 +1,8 @@
 //! MCP through the real binary against the reference servers from npm (installed once by
 //! scripts/mcp-test-servers.sh under the target directory): tools listed and called, their
 //! pictures saved, Marvin's keys kept out of the server, a project's server that needs
-//! approval, servers that fail to start or never answer, and elicitation with nobody to ask.
+//! approval, servers that fail to start or never answer, elicitation with nobody to ask, and
+//! a server that asks without end.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -877,6 +878,40 @@ fn a_call_that_needs_input_is_asked_and_sent_again_with_the_answer() {
     assert!(pty.leave().success());
     assert_eq!(model.requests()[1].last_tool_result(), "Hello, Ada!");
     assert!(!opened.exists(), "a browser was opened for one question");
+}
+
+#[test]
+fn a_server_that_asks_without_end_is_declined_after_twenty_questions() {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/insistent_server.py");
+    let mcp = json!({"mcpServers": {"insistent": {"command": "python3", "args": [script]}}});
+    let home = TempDir::new("mcp-insistent");
+    let model = ReplayServer::start(vec![
+        Reply::tool_calls(&[("i1", "insistent__insist", "{}")]),
+        Reply::text(&["It stopped asking."]),
+    ]);
+    let mut command = with_servers(&home, &model, mcp);
+    command.env("TERM", "xterm").env("MARVIN_NO_BROWSER", "1");
+    let mut pty = crate::common::pty::Pty::spawn(command);
+    pty.wait_for("› ");
+    ready(&mut pty, "insistent  ready (insistent-test 1)");
+    pty.send("go\r");
+    // Each question is closed unanswered (declined); the server asks again.
+    for asked in 1..=20 {
+        pty.wait_for(&format!("Name file {asked} to delete"));
+        pty.send("\x1b");
+    }
+    pty.wait_for("It stopped asking.");
+    assert!(pty.leave().success());
+    assert!(
+        !pty.screen().contains("Name file 21 to delete"),
+        "the person is asked twenty times, not a hundred"
+    );
+    // The server asks on (it is declined at once, nobody asked) until its own end.
+    assert_eq!(
+        model.requests()[1].last_tool_result(),
+        "asked 100 times; last answer: {\"action\": \"decline\"}\nThe MCP server insistent asked the person more than 20 questions in one call: Marvin declined the rest, so its result may lack answers it wanted. If you need more from the person, ask them in plain text."
+    );
 }
 
 #[test]

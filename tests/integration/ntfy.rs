@@ -1,6 +1,7 @@
 //! ntfy against a local server speaking its protocol: --ntfy notifications of a run, the
 //! subscribe/publish/list tools, and new messages shown before an interactive prompt (one poll
-//! answered with the ntfy maintainers' example stream, tests/fixtures/apis/ntfy_json_stream).
+//! answered with the ntfy maintainers' example stream, tests/fixtures/apis/ntfy_json_stream),
+//! a long one as one line that `/notifications` shows whole.
 
 use crate::common::pty::Pty;
 use crate::common::{self, ReplayServer, Reply, TempDir, fixture, marvin, stderr, stdout};
@@ -123,6 +124,84 @@ fn subscriptions_are_polled_before_each_prompt() {
     pty.leave();
     let saved = saved_subscriptions(&home);
     assert!(saved.contains("\"since\": \"msg1\""), "{saved}");
+}
+
+#[test]
+fn a_long_message_shows_one_line_before_the_prompt_and_notifications_shows_it_whole() {
+    let home = TempDir::new("ntfy-long");
+    // About 900 KB, as a server that takes long messages may send them.
+    let long = format!("START {}END", "filler ".repeat(130_000));
+    let event = json!({"id": "big1", "time": 1, "event": "message", "topic": "alerts", "title": "Log", "message": long});
+    let ntfy = ReplayServer::start(vec![Reply::ndjson(format!("{event}\n"))]);
+    let (mut pty, _model) = subscribe_then_ask(&home, "alerts", &ntfy);
+    pty.wait_for("noted");
+    let lines = pty.visible().lines();
+    let shown: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("alerts · Log"))
+        .collect();
+    assert_eq!(
+        shown,
+        ["🔔 alerts · Log: START filler filler filler fi… (/notifications shows it whole)"],
+        "{lines:?}"
+    );
+    assert!(pty.screen().len() < 20_000, "the message was printed whole");
+    pty.send("/notifications\r");
+    pty.wait_for("filler END");
+    let screen = pty.screen();
+    assert!(screen.contains(&long), "shown whole");
+    pty.leave();
+    let kept = std::fs::read_to_string(
+        home.path()
+            .join("marvin-home/profiles/default/ntfy_heard.json"),
+    )
+    .unwrap();
+    assert!(kept.contains(&long));
+}
+
+/// A one-shot question says a long message in one line on stderr and keeps it whole for
+/// `/notifications`; `--json` gives it whole to the program that reads it.
+#[test]
+fn a_long_message_is_one_line_on_stderr_and_whole_in_json() {
+    let home = TempDir::new("ntfy-long-batch");
+    let profile = home.path().join("marvin-home/profiles/default");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(
+        profile.join("ntfy_subscriptions.json"),
+        r#"[{"topic": "alerts", "since": "all"}]"#,
+    )
+    .unwrap();
+    let long = format!("START\n{}END", "filler ".repeat(130_000));
+    let event =
+        json!({"id": "big1", "time": 1, "event": "message", "topic": "alerts", "message": long});
+    let stream = format!("{event}\n");
+    let ntfy = ReplayServer::start(vec![Reply::ndjson(stream.clone()), Reply::ndjson(stream)]);
+    let model = ReplayServer::start(vec![Reply::text(&["Seen."]), Reply::text(&["Seen."])]);
+    let run = |args: &[&str]| {
+        marvin(home.path())
+            .env("OPENAI_COMPAT_URL", model.url())
+            .env("NTFY_URL", ntfy.root())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&["anything new?"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output).lines().next().unwrap_or_default(),
+        "🔔 alerts: START filler filler filler filler f… (/notifications shows it whole)"
+    );
+    let kept = std::fs::read_to_string(profile.join("ntfy_heard.json")).unwrap();
+    let quoted = serde_json::to_string(&format!("alerts: {long}")).unwrap();
+    assert!(kept.contains(&quoted), "kept whole");
+
+    let output = run(&["--non-interactive", "--json", "--prompt", "check"]);
+    let notified = stdout(&output)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|e| e["type"] == "notification")
+        .unwrap();
+    assert_eq!(notified["message"], format!("alerts: {long}"));
 }
 
 /// A REPL that subscribes to `topic` at its first prompt (a replayed model calls

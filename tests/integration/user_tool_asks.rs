@@ -1,9 +1,10 @@
 //! Users' own tools asking over `@@marvin-interact` (README "Your own tools"), through the real
 //! binary with the shell-script tools of tests/fixtures/user_tools: an approval with scopes (a
 //! session grant remembered on the next call, an always grant in the next run), an input form
-//! with bounds that the tool refuses and asks again with an error, the reprompt limit, a
-//! question left pending whose late answer reaches the model on the next turn, a cancelled
-//! turn heard by the tool, and malformed requests answered with what to fix.
+//! with bounds that the tool refuses and asks again with an error, the reprompt limit, the
+//! limit of questions in one call, a question left pending whose late answer reaches the model
+//! on the next turn, a cancelled turn heard by the tool, and malformed requests answered with
+//! what to fix.
 
 use std::time::{Duration, Instant};
 
@@ -160,6 +161,45 @@ fn the_reprompt_limit_refuses_the_sixth_time_a_tool_asks_again() {
         "{last}"
     );
     assert_eq!(last["requestId"], "c1/7");
+}
+
+#[test]
+fn a_tool_that_asks_without_end_is_refused_after_twenty_questions() {
+    let home = TempDir::new("user-tool-insistent");
+    install(&home, "insistent");
+    let server = ReplayServer::start(vec![
+        call("c1", "insistent", json!({})),
+        Reply::text(&["It stopped asking."]),
+    ]);
+    let mut script = use_the_tool(&home, &server);
+    let mut asked = 0;
+    loop {
+        let event = script.next_of(&["approval", "message"]);
+        if event["type"] == "message" {
+            assert_eq!(event["text"], "It stopped asking.");
+            break;
+        }
+        asked += 1;
+        assert_eq!(event["summary"], format!("Delete file {asked}?"));
+        script.send(json!({"id": event["id"], "approve": "no"}));
+    }
+    assert_eq!(asked, 20, "the person is asked twenty times, not a hundred");
+    let output = script.finish();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result = server.requests()[1].last_tool_result();
+    let last = printed(&result, "after 21 asks");
+    assert_eq!(
+        last,
+        json!({
+            "action": "refused",
+            "error": "too many questions: this call has asked the person 20 times, the most one call may; go on without the answer, or end and say in the result what is missing",
+            "requestId": "c1/21"
+        })
+    );
+    assert!(
+        result.ends_with("(insistent asked the person more than 20 questions in one call: Marvin refused the rest, so its result may lack answers it wanted. If you need more from the person, ask them in plain text.)"),
+        "{result}"
+    );
 }
 
 #[test]

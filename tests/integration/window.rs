@@ -1,7 +1,8 @@
 //! The window the model has, through the real binary against stand-in servers that answer as
 //! the real ones do (their recorded bodies): Ollama is asked for a `num_ctx` that holds the
 //! request, a conversation that outgrows a llama.cpp window is compacted instead of refused,
-//! a server that refuses tools gets none, and `/context` says what was learned.
+//! a server that refuses tools gets none, a window too small for any request is refused and
+//! not remembered, and `/context` says what was learned.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -298,5 +299,60 @@ fn what_a_server_said_of_its_model_is_remembered_between_runs() {
     let other = server.url().replace("127.0.0.1", "localhost");
     assert_eq!(run(other.clone()), said);
     assert_eq!(run(other), remembered);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_window_too_small_for_the_system_prompt_is_refused_and_not_remembered() {
+    let home = TempDir::new("window-absurd");
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
+    // A llama.cpp whose /props says its window is 3 tokens (a server misconfigured, or one
+    // that lies): nothing Marvin sends can fit that.
+    let server = ReplayServer::answering_all(move |request| {
+        Some(match request.url.as_str() {
+            "/props" => {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Reply::json(200, r#"{"default_generation_settings":{"n_ctx":3}}"#)
+            }
+            "/v1/chat/completions" => Reply::text(&["Paris."]),
+            _ => Reply::json(404, r#"{"error":{"code":404,"message":"File Not Found"}}"#),
+        })
+    });
+    let run = || {
+        common::non_interactive(
+            marvin(home.path())
+                .env("OPENAI_COMPAT_URL", server.url())
+                .env("MARVIN_MODEL", "SmolLM2-135M-Instruct"),
+            "What is the capital of France?",
+        )
+    };
+    let output = run();
+    let said = stderr(&output);
+    assert!(!output.status.success(), "{said}");
+    assert_eq!(stdout(&output), "");
+    // The size of the instructions changes with them: the rest of the line is the contract.
+    let line = said.lines().next().unwrap_or_default();
+    let (start, end) = line.split_once("(about ").unwrap_or_default();
+    assert_eq!(
+        (start, end.trim_start_matches(char::is_numeric)),
+        (
+            "marvin: the model's window is 3 tokens (from llama.cpp /props): too small for Marvin's instructions and your message ",
+            " tokens) and an answer, so nothing was sent; start the model's server with a larger context (llama.cpp: --ctx-size, vLLM: --max-model-len, LM Studio: the model's context length, Ollama: num_ctx), or choose another model"
+        ),
+        "{said}"
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.url != "/v1/chat/completions"),
+        "nothing was sent"
+    );
+    // The window is not kept: the next run asks the server again.
+    let cache =
+        std::fs::read_to_string(home.path().join("marvin-home/models.json")).unwrap_or_default();
+    assert!(!cache.contains("SmolLM2"), "{cache}");
+    assert!(!run().status.success());
     assert_eq!(asked.load(Ordering::SeqCst), 2);
 }

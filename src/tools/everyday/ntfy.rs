@@ -212,7 +212,8 @@ impl Ntfy {
             .map_err(|failure| self.unreachable(failure))
     }
 
-    /// Polls every subscription of the profile within `budget` in all; returns the new lines.
+    /// Polls every subscription of the profile within `budget` in all; returns the new lines,
+    /// which are kept whole in the profile too (`/notifications` shows them).
     pub fn poll_all(
         &self,
         profile_dir: &Path,
@@ -235,6 +236,14 @@ impl Ntfy {
             lines.extend(self.poll(subscription, left, &cancel).unwrap_or_default());
         }
         let _ = save(profile_dir, &subscriptions);
+        let at = crate::clock::iso8601(SystemTime::now());
+        if let Err(unsaved) = store::ntfy::keep_heard(profile_dir, &lines, &at, warnings) {
+            warnings.push(format!(
+                "cannot keep the ntfy messages for /notifications in {}: {}",
+                unsaved.path.display(),
+                unsaved.error
+            ));
+        }
         lines
     }
 

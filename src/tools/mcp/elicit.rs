@@ -6,14 +6,15 @@
 //! terminal beside it. A field that looks like a password or key is not asked for: the request
 //! is declined and the model told why; since no list of words can recognise every such
 //! question, every form also says which server receives the answers. Nobody to ask (a script,
-//! cron) declines at once; nothing ever hangs.
+//! cron) declines at once; nothing ever hangs. One call puts at most [`MAX_QUESTIONS`] to the
+//! person: a server that asks more is declined at once.
 
 use serde_json::{Value, json};
 
 use super::rpc::{INVALID_PARAMS, RpcError};
 use crate::interact::form::questions::Status;
 use crate::interact::input::Field;
-use crate::interact::{Ask, Hooks, InputForm, Outcome, Request, Response};
+use crate::interact::{Ask, Hooks, InputForm, MAX_QUESTIONS, Outcome, Request, Response};
 use crate::tools::ToolContext;
 
 /// How long the person has to answer a server's question.
@@ -39,12 +40,14 @@ const SECRET_WORDS: &[&str] = &[
 
 /// The answer to `elicitation/create` from `server` (reached as `reached`: its command line or
 /// address as declared): accept with the content, decline, or cancel, as MCP's ElicitResult.
-/// What the model should know (a refusal) goes into the call's notes.
+/// What the model should know (a refusal) goes into the call's notes. `asked` counts the
+/// questions this call put to the person.
 pub fn answer(
     server: &str,
     reached: &str,
     params: &Value,
     ctx: &ToolContext,
+    asked: &mut usize,
 ) -> Result<Value, RpcError> {
     let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
     if mode != "form" {
@@ -97,6 +100,9 @@ pub fn answer(
         );
         return Ok(json!({"action": "decline"}));
     };
+    if too_many(server, ctx, asked) {
+        return Ok(json!({"action": "decline"}));
+    }
     let long = form.fields.len() > SHORT_FORM && ctx.settings.form_surface.open_browser;
     if long {
         return in_the_page(server, &form, &*interactor, ctx);
@@ -168,6 +174,21 @@ fn in_the_page(
         Status::Cancelled => Ok(json!({"action": "decline"})),
         Status::Timeout | Status::Aborted => Ok(json!({"action": "cancel"})),
     }
+}
+
+/// One more question would pass [`MAX_QUESTIONS`] for this call: it is not asked, and the
+/// model is told once.
+fn too_many(server: &str, ctx: &ToolContext, asked: &mut usize) -> bool {
+    *asked += 1;
+    if *asked == MAX_QUESTIONS + 1 {
+        note(
+            ctx,
+            format!(
+                "The MCP server {server} asked the person more than {MAX_QUESTIONS} questions in one call: Marvin declined the rest, so its result may lack answers it wanted. If you need more from the person, ask them in plain text."
+            ),
+        );
+    }
+    *asked > MAX_QUESTIONS
 }
 
 fn note(ctx: &ToolContext, line: String) {

@@ -319,8 +319,10 @@ impl Server {
                 .dir_for(&temp, &format!("mcp-{}", ctx.call_id))
         });
         let reached = self.config.shown();
+        let mut asked = 0;
         // The person's answer may come as a request of the server's during the call (the old
-        // era) or as an `input_required` answer to it (the new): the same form either way.
+        // era) or as an `input_required` answer to it (the new): the same form either way, and
+        // the same count of questions for the whole call.
         let result = era::request_with_input(
             &connection,
             self.era(),
@@ -329,7 +331,9 @@ impl Server {
             self.timeout,
             &ctx.cancel,
             &mut |method, params| match method {
-                "elicitation/create" => Some(elicit::answer(name, &reached, params, ctx)),
+                "elicitation/create" => {
+                    Some(elicit::answer(name, &reached, params, ctx, &mut asked))
+                }
                 _ => None,
             },
         );

@@ -44,6 +44,11 @@ impl Script {
 
     /// The next event of `kind`, the ones before it skipped.
     pub fn next(&self, kind: &str) -> Value {
+        self.next_of(&[kind])
+    }
+
+    /// The next event of one of `kinds`, the ones before it skipped.
+    pub fn next_of(&self, kinds: &[&str]) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut skipped = Vec::new();
         loop {
@@ -51,8 +56,8 @@ impl Script {
             let event = self
                 .events
                 .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no {kind} event came; after: {skipped:?}"));
-            if event["type"] == kind {
+                .unwrap_or_else(|_| panic!("no {kinds:?} event came; after: {skipped:?}"));
+            if kinds.iter().any(|kind| event["type"] == *kind) {
                 return event;
             }
             skipped.push(event);

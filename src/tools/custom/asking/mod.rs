@@ -1,8 +1,9 @@
 //! What a user's tool asks over `@@marvin-interact`, asked of the person: approvals kept as
 //! Marvin's own grants in the tool's namespace, input forms asked again when the tool refuses
 //! an answer (a reprompt, at most [`MAX_REPROMPTS`] in a row), questions left open when nobody
-//! answers in time (pending, the late answer a message for the model), and the replies for
-//! nobody there and for a cancelled turn.
+//! answers in time (pending, the late answer a message for the model), at most
+//! [`MAX_QUESTIONS`] questions a call, and the replies for nobody there and for a cancelled
+//! turn.
 
 use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
@@ -15,7 +16,7 @@ use super::protocol::{self, Ask, Kind, With, plain, reply};
 use super::{Definition, Origin};
 use crate::interact::approvals::{Action, ActionKind};
 use crate::interact::{
-    self, FollowUp, InputForm, MAX_REPROMPTS, Outcome, Request, Response, Scope,
+    self, FollowUp, InputForm, MAX_QUESTIONS, MAX_REPROMPTS, Outcome, Request, Response, Scope,
 };
 use crate::tools::ToolContext;
 use crate::tools::ask::ask_user;
@@ -40,6 +41,7 @@ pub(super) fn converse<R: Read, W: Write>(
         pipe,
         parked: false,
         told: false,
+        asked: 0,
     };
     while let Some(request) = talk.pipe.next_request() {
         talk.handle(&request);
@@ -59,6 +61,8 @@ struct Talk<'a, R: Read, W: Write> {
     parked: bool,
     /// The model was told that a tool not marked interactive asked.
     told: bool,
+    /// Questions put to the person in this call (a remembered grant asks nobody).
+    asked: usize,
 }
 
 /// What a question's handler does with the person's response, with the pipe to reply on.
@@ -249,10 +253,36 @@ impl<R: Read, W: Write> Talk<'_, R, W> {
         });
     }
 
+    /// One more question would pass [`MAX_QUESTIONS`] for this call: it is not asked, and the
+    /// model is told once.
+    fn too_many(&mut self) -> bool {
+        self.asked += 1;
+        if self.asked == MAX_QUESTIONS + 1 {
+            self.ctx.shared.notes.add(
+                &self.ctx.call_id,
+                format!(
+                    "({} asked the person more than {MAX_QUESTIONS} questions in one call: Marvin refused the rest, so its result may lack answers it wanted. If you need more from the person, ask them in plain text.)",
+                    self.def.name
+                ),
+            );
+        }
+        self.asked > MAX_QUESTIONS
+    }
+
     /// Asks the person; `respond` replies to what they did. Nobody answering in time gives
     /// `timeout`, or `pending` with the question left open; a cancelled turn `cancelled`.
     fn put(&mut self, ask: &Ask, request: Request, late: FollowUp, respond: &mut Respond<R, W>) {
         let old = ask.old();
+        if self.too_many() {
+            let why = format!(
+                "too many questions: this call has asked the person {MAX_QUESTIONS} times, the most one call may; go on without the answer, or end and say in the result what is missing"
+            );
+            let refused = match old {
+                true => protocol::status("cancelled"),
+                false => reply("refused"),
+            };
+            return self.pipe.reply(refused.with("error", why), old);
+        }
         let ctx = self.ctx;
         let pipe = RefCell::new(&mut self.pipe);
         let went_pending = Cell::new(false);
