@@ -1,8 +1,8 @@
 //! A request's head as the gate judges it: what it says of the body (every `Content-Length`
 //! a number within the server's cap, or a `Transfer-Encoding`), whether the client waits for
-//! `100 Continue`, and the head tiny_http is given, which asks for the connection to close
-//! after the answer. Lines are split and trimmed as tiny_http 0.12 does, so any length it
-//! would act on is one checked here.
+//! `100 Continue`, what the server's checks read (method, target, headers) and the head
+//! tiny_http is given, which asks for the connection to close after the answer. Lines are
+//! split and trimmed as tiny_http 0.12 does, so any length it would act on is one checked here.
 
 use std::io::Read;
 use std::net::TcpStream;
@@ -29,6 +29,48 @@ pub(super) struct Head {
     pub expects_continue: bool,
     /// The head as tiny_http gets it: `Connection: close`, no `Expect`.
     pub forwarded: Vec<u8>,
+    /// What the server's checks read of it.
+    pub asked: Asking,
+}
+
+/// The request line's method and target, and the headers, as the server's checks read them.
+#[derive(Debug, PartialEq, Default)]
+pub(super) struct Asking {
+    method: String,
+    target: String,
+    fields: Vec<(String, String)>,
+}
+
+impl crate::web::Asked for Asking {
+    fn method_name(&self) -> &str {
+        &self.method
+    }
+
+    fn target(&self) -> &str {
+        &self.target
+    }
+
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(field, _)| field.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+impl Asking {
+    /// The method and target of `line`, the request line, split as tiny_http splits it.
+    fn new(line: &[u8]) -> Asking {
+        let line = String::from_utf8_lossy(line.trim_ascii_end());
+        let mut parts = line.split(' ');
+        let method = parts.next().unwrap_or_default().to_string();
+        let target = parts.next().unwrap_or_default().to_string();
+        Asking {
+            method,
+            target,
+            fields: Vec::new(),
+        }
+    }
 }
 
 /// Why a head is not passed on.
@@ -79,7 +121,9 @@ pub(super) fn read(client: &TcpStream, deadline: Instant) -> Result<(Vec<u8>, Ve
 /// Judges `head` (through its blank line) against a body cap of `cap` bytes.
 pub(super) fn parse(head: &[u8], cap: usize) -> Result<Head, Refusal> {
     let mut lines = head.split_inclusive(|&b| b == b'\n');
-    let mut forwarded = lines.next().unwrap_or_default().to_vec();
+    let first = lines.next().unwrap_or_default();
+    let mut asked = Asking::new(first);
+    let mut forwarded = first.to_vec();
     let (mut length, mut chunked, mut expects_continue) = (None, false, false);
     for line in lines {
         let Some((name, value)) = field(line) else {
@@ -89,6 +133,8 @@ pub(super) fn parse(head: &[u8], cap: usize) -> Result<Head, Refusal> {
             }
             continue;
         };
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        asked.fields.push((text(name), text(value)));
         let dropped = match name.to_ascii_lowercase().as_slice() {
             b"content-length" => {
                 let n = std::str::from_utf8(value)
@@ -126,6 +172,7 @@ pub(super) fn parse(head: &[u8], cap: usize) -> Result<Head, Refusal> {
         body,
         expects_continue,
         forwarded,
+        asked,
     })
 }
 
@@ -207,6 +254,26 @@ mod tests {
                 .forwarded
                 .starts_with(b"POST /x HTTP/1.1\r\nExpect: something\r\n")
         );
+    }
+
+    #[test]
+    fn the_servers_checks_read_the_method_target_and_first_header_of_a_name() {
+        use crate::web::Asked;
+        let head = parse(
+            b"POST /submit?session=a HTTP/1.1\r\nhost:  127.0.0.1:9 \r\nX-Marvin-Session: t\r\nHOST: evil\r\n\r\n",
+            CAP,
+        )
+        .unwrap();
+        let asked = &head.asked;
+        assert_eq!(asked.method_name(), "POST");
+        assert_eq!(asked.target(), "/submit?session=a");
+        assert_eq!(asked.field("Host"), Some("127.0.0.1:9"));
+        assert_eq!(asked.field("x-marvin-session"), Some("t"));
+        assert_eq!(asked.field("Origin"), None);
+        assert!(crate::web::host_allowed(asked, 9));
+        assert!(crate::web::has_token(asked, "t", "X-Marvin-Session"));
+        let bare = parse(b"GET\r\n\r\n", CAP).unwrap();
+        assert_eq!((bare.asked.method_name(), bare.asked.target()), ("GET", ""));
     }
 
     #[test]

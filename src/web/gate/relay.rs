@@ -1,4 +1,5 @@
-//! One connection through the gate: its head read and judged, then the request passed to
+//! One connection through the gate: its head read and judged (a place of the server's for a
+//! head that passes its checks, a stranger's place for the rest), then the request passed to
 //! tiny_http and the answer back. The body goes on only as far as announced (a chunked one
 //! to the cap and a little more) and only until the server answers: an answer written before
 //! the body was read (a refusal) ends the body for tiny_http at once, so nothing of Marvin's
@@ -8,18 +9,19 @@
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::head::{self, Body, Refusal};
-use super::{Limits, timed_out};
+use super::head::{self, Body, Head, Refusal};
+use super::places::{NoSeat, Place};
+use super::{Entrance, Limits, timed_out};
 use crate::web::respond::{HttpResponse, busy, json_response};
 
-/// How long a client has to send its head.
-const HEAD_DEADLINE: Duration = Duration::from_secs(10);
+/// How long a client has to send its head, waiting among the strangers: a browser or a client
+/// sends it at once.
+const HEAD_DEADLINE: Duration = Duration::from_secs(3);
 /// How long a body is relayed at most. The servers' own deadline for reading one is shorter;
 /// this one ends a body of 1 KB or less, which tiny_http reads whole before the server sees
 /// the request.
@@ -34,9 +36,11 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// What a chunked body may add to the cap in chunk sizes and line ends.
 const CHUNK_SLACK: usize = 64 * 1024;
 
-/// Serves `client` through the server listening on `socket`; `name` names the body's thread.
-pub(super) fn pass(client: TcpStream, socket: &Path, name: &str, limits: &Limits) {
+/// Serves `client` through the server behind `entrance`, holding `place` (a stranger's, until the
+/// head passes the server's checks) to the end.
+pub(super) fn pass(client: TcpStream, mut place: Place, entrance: &Entrance) {
     let _ = client.set_write_timeout(Some(WRITE_TIMEOUT));
+    let limits = &entrance.limits;
     let judged = head::read(&client, Instant::now() + HEAD_DEADLINE)
         .and_then(|(head, early)| Ok((head::parse(&head, limits.body)?, early)));
     let (head, early) = match judged {
@@ -44,7 +48,12 @@ pub(super) fn pass(client: TcpStream, socket: &Path, name: &str, limits: &Limits
         Err(Refusal::Gone) => return,
         Err(refusal) => return refuse(&client, refusal_response(refusal, limits)),
     };
-    let Ok(upstream) = UnixStream::connect(socket) else {
+    match seat(&mut place, &head, entrance) {
+        Ok(()) => {}
+        Err(NoSeat::LetGo) => return,
+        Err(NoSeat::Full) => return refuse(&client, busy()),
+    }
+    let Ok(upstream) = UnixStream::connect(&entrance.socket) else {
         return refuse(&client, busy());
     };
     if (&upstream).write_all(&head.forwarded).is_err() {
@@ -58,7 +67,17 @@ pub(super) fn pass(client: TcpStream, socket: &Path, name: &str, limits: &Limits
         Body::Length(n) => n,
         Body::Chunked => limits.body.saturating_add(CHUNK_SLACK),
     };
-    exchange(&client, &upstream, early, relayed, name);
+    exchange(&client, &upstream, early, relayed, &entrance.name);
+}
+
+/// A place of the server's for a head that passes its checks; the rest keep their stranger's
+/// place while the server refuses them.
+fn seat(place: &mut Place, head: &Head, entrance: &Entrance) -> Result<(), NoSeat> {
+    if (entrance.admit)(&head.asked, entrance.port) {
+        place.take_seat()
+    } else {
+        Ok(())
+    }
 }
 
 /// The body to the server (at most `relayed` bytes, on a thread of its own) while the answer
