@@ -88,12 +88,25 @@ pub(super) enum Refusal {
     Gone,
 }
 
-/// Reads the head (through its blank line) by `deadline`; the bytes read past it come back
-/// too, the body's start.
-pub(super) fn read(client: &TcpStream, deadline: Instant) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
-    let mut bytes = Vec::new();
+/// Reads the head (through its blank line) by `deadline`, after the bytes that had `arrived`;
+/// the bytes read past it come back too, the body's start.
+pub(super) fn read(
+    client: &TcpStream,
+    deadline: Instant,
+    arrived: Vec<u8>,
+) -> Result<(Vec<u8>, Vec<u8>), Refusal> {
+    let mut bytes = arrived;
+    let mut searched_from = 0;
     let mut piece = [0u8; 4096];
     loop {
+        if let Some(at) = find(&bytes[searched_from..], b"\r\n\r\n") {
+            let rest = bytes.split_off(searched_from + at + 4);
+            return Ok((bytes, rest));
+        }
+        if bytes.len() >= MAX_HEAD {
+            return Err(Refusal::TooLong);
+        }
+        searched_from = bytes.len().saturating_sub(3);
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() || client.set_read_timeout(Some(left)).is_err() {
             return Err(Refusal::TooSlow);
@@ -105,17 +118,34 @@ pub(super) fn read(client: &TcpStream, deadline: Instant) -> Result<(Vec<u8>, Ve
             Err(e) if super::timed_out(&e) => return Err(Refusal::TooSlow),
             Err(_) => return Err(Refusal::Gone),
         };
-        let searched_from = bytes.len().saturating_sub(3);
         bytes.extend_from_slice(&piece[..n]);
-        if let Some(at) = find(&bytes[searched_from..], b"\r\n\r\n") {
-            let end = searched_from + at + 4;
-            let rest = bytes.split_off(end);
-            return Ok((bytes, rest));
-        }
-        if bytes.len() >= MAX_HEAD {
-            return Err(Refusal::TooLong);
+    }
+}
+
+/// What the client has sent already, read without waiting (about a head's worth at most).
+pub(super) fn arrived(client: &TcpStream) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if client.set_nonblocking(true).is_err() {
+        return bytes;
+    }
+    let mut piece = [0u8; 4096];
+    while bytes.len() < MAX_HEAD {
+        match (&mut &*client).read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&piece[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
         }
     }
+    // Blocking again for the reads with timeouts that follow (left non-blocking, the socket
+    // would read as a head that never comes).
+    let _ = client.set_nonblocking(false);
+    bytes
+}
+
+/// The head at the start of `bytes`, through its blank line, when it is all there.
+pub(super) fn whole(bytes: &[u8]) -> Option<&[u8]> {
+    find(bytes, b"\r\n\r\n").map(|at| &bytes[..at + 4])
 }
 
 /// Judges `head` (through its blank line) against a body cap of `cap` bytes.
@@ -286,15 +316,26 @@ mod tests {
         let mut client = std::net::TcpStream::connect(address).unwrap();
         let (server, _) = listener.accept().unwrap();
         let soon = || Instant::now() + Duration::from_secs(20);
-        client.write_all(b"GET / HTTP/1.1\r\nHost: h\r\n").unwrap();
+        // The head's start had arrived already; the rest comes in two writes.
+        client.write_all(b" / HTTP/1.1\r\nHost: h\r\n").unwrap();
         client.write_all(b"\r\n{\"body\"").unwrap();
-        let (head, rest) = read(&server, soon()).unwrap();
+        let (head, rest) = read(&server, soon(), b"GET".to_vec()).unwrap();
         assert_eq!(head, b"GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assert_eq!(rest, b"{\"body\"");
+        // What had arrived may hold the whole head, and more.
+        let (head, rest) =
+            read(&server, Instant::now(), b"GET / HTTP/1.1\r\n\r\nx".to_vec()).unwrap();
+        assert_eq!(
+            (&head[..], &rest[..]),
+            (&b"GET / HTTP/1.1\r\n\r\n"[..], &b"x"[..])
+        );
         client.write_all(&[b'a'; MAX_HEAD]).unwrap();
-        assert_eq!(read(&server, soon()), Err(Refusal::TooLong));
-        assert_eq!(read(&server, Instant::now()), Err(Refusal::TooSlow));
+        assert_eq!(read(&server, soon(), Vec::new()), Err(Refusal::TooLong));
+        assert_eq!(
+            read(&server, Instant::now(), Vec::new()),
+            Err(Refusal::TooSlow)
+        );
         drop(client);
-        assert_eq!(read(&server, soon()), Err(Refusal::Gone));
+        assert_eq!(read(&server, soon(), Vec::new()), Err(Refusal::Gone));
     }
 }

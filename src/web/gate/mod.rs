@@ -169,15 +169,16 @@ fn accept(listener: &TcpListener, entrance: &Arc<Entrance>, stop: &AtomicBool) {
                 continue;
             }
         };
-        let Ok(place) = entrance.places.enter(&client) else {
+        let Ok(mut place) = entrance.places.enter(&client) else {
             turn_away(client);
             continue;
         };
+        let arrived = relay::arrive(&client, &mut place, entrance);
         let entrance = Arc::clone(entrance);
         // Without a thread the connection and its place go at once.
         let _ = std::thread::Builder::new()
             .name(format!("{}-conn", entrance.name))
-            .spawn(move || relay::pass(client, place, &entrance));
+            .spawn(move || relay::pass(client, place, arrived, &entrance));
     }
 }
 

@@ -38,11 +38,12 @@ enum Held {
     Waiting(u64),
     /// One of the server's own.
     Seat,
-    Nothing,
+    /// None: the connection was refused one of the server's.
+    Turned(NoSeat),
 }
 
 /// Why a stranger gets no place of the server's.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum NoSeat {
     /// It was let go for a newer stranger (its connection is shut already).
     LetGo,
@@ -85,6 +86,18 @@ impl Places {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Stranger `number` out of the queue and into one of the server's places.
+    fn seat(&self, number: u64) -> Result<(), NoSeat> {
+        if !self.leave(number) {
+            return Err(NoSeat::LetGo);
+        }
+        if self.served.fetch_add(1, Ordering::SeqCst) >= self.limit {
+            self.served.fetch_sub(1, Ordering::SeqCst);
+            return Err(NoSeat::Full);
+        }
+        Ok(())
+    }
+
     /// Takes stranger `number` out of the queue; false when it was let go already.
     fn leave(&self, number: u64) -> bool {
         let mut waiting = self.waiting();
@@ -95,20 +108,20 @@ impl Places {
 
 impl Place {
     /// Trades the place among the strangers for one of the server's own, for a connection that
-    /// has shown a head passing the server's checks. On `Err` the connection holds nothing.
+    /// has shown a head passing the server's checks (asked again, the same answer). On `Err`
+    /// the connection holds no place.
     pub(super) fn take_seat(&mut self) -> Result<(), NoSeat> {
-        let Held::Waiting(number) = std::mem::replace(&mut self.held, Held::Nothing) else {
-            return Ok(());
+        let number = match self.held {
+            Held::Waiting(number) => number,
+            Held::Seat => return Ok(()),
+            Held::Turned(why) => return Err(why),
         };
-        if !self.places.leave(number) {
-            return Err(NoSeat::LetGo);
-        }
-        if self.places.served.fetch_add(1, Ordering::SeqCst) >= self.places.limit {
-            self.places.served.fetch_sub(1, Ordering::SeqCst);
-            return Err(NoSeat::Full);
-        }
-        self.held = Held::Seat;
-        Ok(())
+        let taken = self.places.seat(number);
+        self.held = match taken {
+            Ok(()) => Held::Seat,
+            Err(why) => Held::Turned(why),
+        };
+        taken
     }
 }
 
@@ -121,7 +134,7 @@ impl Drop for Place {
             Held::Seat => {
                 self.places.served.fetch_sub(1, Ordering::SeqCst);
             }
-            Held::Nothing => {}
+            Held::Turned(_) => {}
         }
     }
 }
@@ -180,7 +193,9 @@ mod tests {
         assert!(open(&mut clients[1].0), "the served one stays");
         assert!(open(&mut client));
         assert_eq!(strangers[0].take_seat(), Err(NoSeat::LetGo));
+        assert_eq!(strangers[0].take_seat(), Err(NoSeat::LetGo), "asked again");
         // Two places of the server's: the third that shows its head is told they are taken.
+        newest.take_seat().unwrap();
         newest.take_seat().unwrap();
         assert_eq!(strangers[1].take_seat(), Err(NoSeat::Full));
         drop(seated);
