@@ -6,6 +6,7 @@
 
 mod answers;
 mod broadcast;
+mod door;
 mod events;
 mod questions;
 mod routes;
@@ -23,13 +24,15 @@ use tiny_http::Request;
 
 use crate::session::Session;
 use crate::web;
+use door::Door;
 
 pub(crate) use served::Served;
 
 /// Requests handled at once; more are told the gateway is busy (503). Each event stream holds
 /// one for as long as it is open.
 const MAX_REQUESTS: usize = 64;
-/// Connections served at once: the requests handled, and room for those being refused.
+/// Connections with the token served at once: the requests handled, and room for those told
+/// the gateway is busy. Connections without it wait among the gate's strangers.
 const MAX_CONNECTIONS: usize = MAX_REQUESTS + 32;
 
 /// Where the gateway listens.
@@ -65,9 +68,8 @@ pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;
 /// What the request threads share.
 pub(crate) struct Gateway {
     pub port: u16,
-    /// The address listened on besides the loopback names, with `--listen`.
-    listen: Option<IpAddr>,
-    token: String,
+    /// Who is let in.
+    door: Arc<Door>,
     pub sessions: Mutex<BTreeMap<String, Arc<Served>>>,
     pub new_session: NewSession,
     /// MARVIN_HOME, where stored sessions are listed from and event logs kept.
@@ -87,19 +89,26 @@ pub(crate) fn serve(
     mut stop: impl FnMut() -> bool,
 ) -> Result<(), String> {
     let address = place.listen.unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    let server = listen(address, &place)?;
+    let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
+    let door = Arc::new(Door {
+        listen: place.listen,
+        token,
+    });
+    let server = listen(address, &place, Arc::clone(&door))?;
     let port = server.port();
     let pool = web::Pool::start(&format!("gw-{port}"), MAX_REQUESTS, too_busy)
         .map_err(|e| format!("cannot start the gateway's threads: {e}"))?;
-    let token = crate::secret::random_hex(16).map_err(|e| format!("no secure randomness: {e}"))?;
     started(
-        &format!("http://{}/?token={token}", host_and_port(address, port)),
+        &format!(
+            "http://{}/?token={}",
+            host_and_port(address, port),
+            door.token
+        ),
         port,
     );
     let gateway = Arc::new(Gateway {
         port,
-        listen: place.listen,
-        token,
+        door,
         sessions: Mutex::new(BTreeMap::new()),
         new_session,
         home,
@@ -118,15 +127,17 @@ pub(crate) fn serve(
     Ok(())
 }
 
-/// The gateway's server on `address` at `place.port`, behind the gate.
-fn listen(address: IpAddr, place: &Place) -> Result<web::Listening, String> {
+/// The gateway's server on `address` at `place.port`, behind the gate, which lets only those
+/// `door` admits take the gateway's places.
+fn listen(address: IpAddr, place: &Place, door: Arc<Door>) -> Result<web::Listening, String> {
     let limits = web::Limits {
         body: routes::MAX_BODY,
         connections: MAX_CONNECTIONS,
         too_big: routes::too_big,
     };
     let at = SocketAddr::new(address, place.port);
-    web::listen(at, &place.temp, "gw", limits).map_err(|e| {
+    let admit = Box::new(move |request: &dyn web::Asked, port| door.admit(request, port).is_ok());
+    web::listen(at, &place.temp, "gw", limits, admit).map_err(|e| {
         let on = match place.port {
             0 => format!("{address}"),
             _ => format!("{address}:{}", place.port),
@@ -158,60 +169,12 @@ impl Gateway {
     /// Checks the request, then answers it on a thread of its own; a refusal is answered off
     /// this thread too, so a body that trickles in holds up nobody (see [`web::Pool`]).
     fn take(self: &Arc<Self>, request: Request, pool: &web::Pool) {
-        if let Err(response) = self.admit(&request) {
+        if let Err(response) = self.door.admit(&request, self.port) {
             pool.refuse(request, response);
             return;
         }
         let gateway = Arc::clone(self);
         pool.accept(request, move |request| routes::answer(&gateway, request));
-    }
-
-    /// The Host, the Origin and the token, before anything else is read.
-    fn admit(&self, request: &Request) -> Result<(), web::HttpResponse> {
-        let refuse = |status, error: &str| {
-            Err(web::json_response(
-                status,
-                &serde_json::json!({ "error": error }),
-            ))
-        };
-        if !web::host_allowed(request, self.port) && !self.names_listen_address(request, "Host") {
-            return refuse(403, "the Host is not this gateway's address");
-        }
-        let foreign_origin = web::header_value(request, "Origin").is_some()
-            && !self.names_listen_address(request, "Origin");
-        if !web::origin_allowed(request, self.port) && foreign_origin {
-            return refuse(403, "requests from another site are refused");
-        }
-        if !self.has_token(request) {
-            return refuse(
-                401,
-                "the token is missing or wrong: use the address marvin serve printed",
-            );
-        }
-        Ok(())
-    }
-
-    /// Whether header `name` (Host, or Origin without its scheme) is the `--listen` address
-    /// with this port.
-    fn names_listen_address(&self, request: &Request, name: &'static str) -> bool {
-        let Some(address) = self.listen else {
-            return false;
-        };
-        let expected = host_and_port(address, self.port);
-        web::header_value(request, name).is_some_and(|value| {
-            value
-                .trim_start_matches("http://")
-                .eq_ignore_ascii_case(&expected)
-        })
-    }
-
-    fn has_token(&self, request: &Request) -> bool {
-        let (_, query) = web::path_and_query(request);
-        let given = web::header_value(request, "Authorization")
-            .and_then(|h| h.strip_prefix("Bearer ").map(str::to_string))
-            .or_else(|| web::query_param(query, "token"))
-            .unwrap_or_default();
-        crate::secret::same(given.as_bytes(), self.token.as_bytes())
     }
 
     /// The sessions served now.
@@ -226,7 +189,7 @@ impl Gateway {
 
     /// The page, its links carrying the token (the assets are asked for with it too).
     pub(crate) fn page(&self) -> String {
-        PAGE.replace("__TOKEN__", &self.token)
+        PAGE.replace("__TOKEN__", &self.door.token)
     }
 
     pub(crate) fn find(&self, id: &str) -> Option<Arc<Served>> {

@@ -2,7 +2,8 @@
 //! (User-Agent, proxy, timeouts), the cancel-aware exchange, per-host politeness, bounded
 //! bodies, multipart uploads, server-sent events (model streams, MCP over HTTP), transport failures classified, and credentials kept out of every error. A leaf: it
 //! uses nothing of Marvin's but the cancel token. `guard` checks the addresses the model
-//! chose (Marvin's own requests and the filtering proxy programs go through).
+//! chose (Marvin's own requests and the filtering proxy programs go through); `whatwg` reads
+//! a URL's host as browsers do.
 
 mod agent;
 mod body;
@@ -20,6 +21,7 @@ mod sse_conformance;
 mod sse_props;
 mod transport;
 mod url;
+pub(crate) mod whatwg;
 
 pub(crate) use agent::{CONNECT_TIMEOUT, ProxyRules, user_agent};
 pub(crate) use body::{BodyError, read_bytes, read_start, read_text};

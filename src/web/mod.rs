@@ -1,6 +1,7 @@
 //! What every loopback HTTP server of Marvin checks and how it answers, shared by the interview
 //! form, the gateway and the Spotify sign-in: the gate in front of tiny_http (each head and its
-//! announced body judged before tiny_http sees them), the Host (DNS rebinding), the Origin, the
+//! announced body judged before tiny_http sees them, and a connection without the server's
+//! token held apart among a few strangers), the Host (DNS rebinding), the Origin, the
 //! session token (query, or a header checked before any body is read), bodies read with a cap
 //! and a deadline, who answers (refusals off the thread that takes requests) and responses with
 //! the safety headers. A leaf: it knows nothing of forms or sessions.
@@ -15,17 +16,41 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tiny_http::{Method, Request};
 
-pub(crate) use gate::{Limits, Listening, listen};
+pub(crate) use gate::{Admit, Limits, Listening, listen};
 pub(crate) use pool::Pool;
 pub(crate) use respond::{HttpResponse, asset, busy, header, json_response, text, with_headers};
 
+/// What the checks read of a request: its method, its target and its headers, from tiny_http's
+/// request or from the head the gate has read (which lets in only a head that passes the
+/// server's checks; see [`listen`]).
+pub(crate) trait Asked {
+    fn method_name(&self) -> &str;
+    /// The path and query, as sent.
+    fn target(&self) -> &str;
+    /// The first header called `name` (any case), its value trimmed.
+    fn field(&self, name: &str) -> Option<&str>;
+}
+
+impl Asked for Request {
+    fn method_name(&self) -> &str {
+        self.method().as_str()
+    }
+
+    fn target(&self) -> &str {
+        self.url()
+    }
+
+    fn field(&self, name: &str) -> Option<&str> {
+        self.headers()
+            .iter()
+            .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+}
+
 /// The value of request header `name`.
-pub(crate) fn header_value(request: &Request, name: &'static str) -> Option<String> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv(name))
-        .map(|h| h.value.as_str().to_string())
+pub(crate) fn header_value<R: Asked + ?Sized>(request: &R, name: &str) -> Option<String> {
+    request.field(name).map(str::to_string)
 }
 
 /// The value of `name` in a query string (`a=1&b=2`), as sent.
@@ -38,22 +63,24 @@ pub(crate) fn query_param(query: &str, name: &str) -> Option<String> {
 }
 
 /// The request's path and query.
-pub(crate) fn path_and_query(request: &Request) -> (&str, &str) {
-    let url = request.url();
+pub(crate) fn path_and_query<R: Asked + ?Sized>(request: &R) -> (&str, &str) {
+    let url = request.target();
     url.split_once('?').unwrap_or((url, ""))
 }
 
 /// `Host` must name this server on a loopback name: a page from elsewhere whose name was
 /// pointed at 127.0.0.1 (DNS rebinding) sends its own name and is refused.
-pub(crate) fn host_allowed(request: &Request, port: u16) -> bool {
-    header_value(request, "Host").is_some_and(|host| is_loopback_at(&host, port))
+pub(crate) fn host_allowed<R: Asked + ?Sized>(request: &R, port: u16) -> bool {
+    request
+        .field("Host")
+        .is_some_and(|host| is_loopback_at(host, port))
 }
 
 /// A browser says where a request comes from in `Origin`; when it does, it must be this very
 /// server (a page of another site that learnt the address is refused). Clients that send no
 /// Origin (curl, the page's own same-origin GETs) are judged by the token alone.
-pub(crate) fn origin_allowed(request: &Request, port: u16) -> bool {
-    match header_value(request, "Origin") {
+pub(crate) fn origin_allowed<R: Asked + ?Sized>(request: &R, port: u16) -> bool {
+    match request.field("Origin") {
         None => true,
         Some(origin) => origin
             .strip_prefix("http://")
@@ -68,9 +95,9 @@ fn is_loopback_at(host: &str, port: u16) -> bool {
 
 /// Whether the request carries `token`: in the query's `session` for a GET, in `header` (or
 /// the query) for anything else. Compared in constant time.
-pub(crate) fn has_token(request: &Request, token: &str, header: &'static str) -> bool {
+pub(crate) fn has_token<R: Asked + ?Sized>(request: &R, token: &str, header: &str) -> bool {
     let (_, query) = path_and_query(request);
-    let given = if request.method() == &Method::Get {
+    let given = if request.method_name() == "GET" {
         query_param(query, "session")
     } else {
         header_value(request, header).or_else(|| query_param(query, "session"))

@@ -69,6 +69,7 @@ mod soak;
 mod special_files;
 mod stops;
 mod stranger_bodies;
+mod stranger_connections;
 mod subagent_security;
 mod terminal_forms;
 mod terminal_safety;

@@ -33,7 +33,8 @@ pub const SESSION_HEADER: &str = "X-Marvin-Session";
 const BODY_DEADLINE: Duration = Duration::from_secs(30);
 /// POST bodies read at once; more are told the form is busy.
 const MAX_BODY_THREADS: usize = 4;
-/// Connections served at once (the page makes a few; each is closed after its answer).
+/// Connections with the token served at once (the page makes a few; each is closed after its
+/// answer). Connections without it wait among the gate's strangers.
 const MAX_CONNECTIONS: usize = 32;
 
 /// Where the page's data goes in index.html, and where the token goes in its links.
@@ -163,7 +164,7 @@ impl FormServer {
         } = setup;
         let token = secret::random_hex(16)
             .map_err(|e| format!("No secure randomness for the form: {e}"))?;
-        let server = Arc::new(listen(&uploads)?);
+        let server = Arc::new(listen(&uploads, admit(token.clone()))?);
         let port = server.port();
         let (sender, events) = mpsc::channel();
         let pool = web::Pool::start(&format!("form-{port}"), MAX_BODY_THREADS, web::busy)
@@ -276,8 +277,9 @@ impl Drop for FormServer {
 }
 
 /// The form's server on 127.0.0.1 at a port the OS picks, its private socket beside the
-/// uploads' directory (in the temporary directory the tool chose).
-fn listen(uploads: &std::path::Path) -> Result<web::Listening, String> {
+/// uploads' directory (in the temporary directory the tool chose); only those `admit` passes
+/// take the form's places.
+fn listen(uploads: &std::path::Path, admit: web::Admit) -> Result<web::Listening, String> {
     let temp = uploads.parent().unwrap_or(std::path::Path::new("/tmp"));
     let limits = web::Limits {
         body: MAX_BODY_BYTES,
@@ -285,8 +287,18 @@ fn listen(uploads: &std::path::Path) -> Result<web::Listening, String> {
         too_big: too_large,
     };
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    web::listen(address, temp, "form", limits)
+    web::listen(address, temp, "form", limits, admit)
         .map_err(|e| format!("Cannot start the form's web server on 127.0.0.1: {e}"))
+}
+
+/// Whom the gate lets take the form's places: requests that pass [`screen`]'s checks of the
+/// Host, the Origin and the token.
+fn admit(token: String) -> web::Admit {
+    Box::new(move |request: &dyn web::Asked, port| {
+        web::host_allowed(request, port)
+            && web::origin_allowed(request, port)
+            && web::has_token(request, &token, SESSION_HEADER)
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

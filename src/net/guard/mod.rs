@@ -119,13 +119,12 @@ impl Guard {
         }
     }
 
-    /// Whether `url` may be reached, before a program fetches it itself: its host's addresses
-    /// here (one allowed is enough; the proxy that connects keeps to those), or as
-    /// [`Guard::check_proxied`] when the person's proxy carries it. A name that does not
-    /// resolve passes: the program will say so.
+    /// Whether `url` may be reached, before a program fetches it itself: the host it reaches
+    /// (as the program reads it: see [`reached`]), its addresses here (one allowed is enough;
+    /// the proxy that connects keeps to those), or as [`Guard::check_proxied`] when the
+    /// person's proxy carries it. A name that does not resolve passes: the program will say so.
     pub(crate) fn check_url(&self, url: &str, proxied: bool) -> Result<(), Refusal> {
-        let host = crate::net::host_of(url);
-        let port = port_of(url);
+        let (host, port) = reached(url);
         if proxied {
             return self.check_proxied(url, &host, port);
         }
@@ -151,6 +150,17 @@ impl Guard {
         addrs
             .into_iter()
             .try_for_each(|addr| self.check(url, host, addr))
+    }
+}
+
+/// The host and port `url` reaches as the WHATWG URL standard reads them, which is what a
+/// browser, and a program that follows the standard, connects to (`127.0.0.1` for
+/// `http://0x7f.1/`, `http://%31%32%37.0.0.1/` or `http://１２７.０.０.１/`); as written when
+/// the standard reads no host from it.
+fn reached(url: &str) -> (String, u16) {
+    match super::whatwg::reached(url, None) {
+        Ok(reached) => (reached.host.to_string(), reached.port),
+        Err(_) => (crate::net::host_of(url), port_of(url)),
     }
 }
 
@@ -183,6 +193,30 @@ mod tests {
         assert!(guard.check_url("https://[::1]/", false).is_err());
         assert!(guard.check_url("http://2130706433/", true).is_err());
         assert!(guard.check_url("http://name.invalid/", false).is_ok());
+        // Spelt as only a browser reads them: judged as the address it reaches.
+        for url in [
+            "http://0x7f.1:8080/",
+            "http://%31%32%37.0.0.1:8080/",
+            "http://１２７.０.０.１:8080/",
+            "http://ｌｏｃａｌｈｏｓｔ:8080/",
+            "http://[::ffff:7f00:1]:8080/",
+        ] {
+            for proxied in [false, true] {
+                let refusal = guard.check_url(url, proxied).unwrap_err();
+                assert_eq!(refusal.addr.port(), 8080, "{url}");
+                assert!(refusal.addr.ip().is_loopback(), "{url}");
+            }
+        }
+        let refusal = guard.check_url("http://192.168.257./", true).unwrap_err();
+        assert_eq!(refusal.addr.to_string(), "192.168.1.1:80");
+        assert_eq!(refusal.host, "192.168.1.1");
+        let refusal = guard.check_url("http://0x.0x.0:81/", false);
+        assert!(
+            refusal.is_ok(),
+            "0.0.0.0:81 is what the policy lets through"
+        );
+        let refusal = guard.check_url("http://0x.0x.0/", false).unwrap_err();
+        assert_eq!(refusal.own, Own::Unspecified);
         for (url, port) in [
             ("https://example.org/a", 443),
             ("HTTP://example.org", 80),

@@ -3,11 +3,13 @@
 //! announced size (`EqualReader::drop`): one `Content-Length: 100000000000000` aborts the
 //! process, and a body that never comes holds whichever thread answers. No call of its API lets
 //! a request go without that. So tiny_http never gets a connection of its own: the gate owns
-//! the listening socket, reads each head itself (16 KB, 10 s), refuses what tiny_http must not
+//! the listening socket, reads each head itself (16 KB, 3 s), refuses what tiny_http must not
 //! see (a length over the server's cap, 413) and closes; the rest goes to tiny_http over a Unix
-//! socket in a private directory, one request a connection (see `relay`).
+//! socket in a private directory, one request a connection (see `relay`). Until its head has
+//! passed the server's checks a connection holds only a stranger's place (see `places`).
 
 mod head;
+mod places;
 mod relay;
 
 use std::io::Write;
@@ -16,21 +18,41 @@ use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use super::Asked;
 use super::respond::HttpResponse;
+use places::Places;
 
 /// What one server lets through.
 #[derive(Clone, Copy)]
 pub(crate) struct Limits {
     /// The largest body announced, in bytes.
     pub body: usize,
-    /// Connections served at once; more are told the server is busy.
+    /// Connections served at once whose heads passed the server's checks; more are told the
+    /// server is busy.
     pub connections: usize,
     /// What a body announced over `body` is told (413).
     pub too_big: fn() -> HttpResponse,
+}
+
+/// The server's checks of a request before its body (Host, Origin, token), given the port it
+/// came to: a head that passes them takes one of the server's places. The server applies the
+/// same checks again to what tiny_http gives it, and answers those that fail.
+pub(crate) type Admit = Box<dyn Fn(&dyn Asked, u16) -> bool + Send + Sync>;
+
+/// What the threads serving connections share.
+struct Entrance {
+    /// tiny_http's socket.
+    socket: PathBuf,
+    /// Names the threads.
+    name: String,
+    limits: Limits,
+    port: u16,
+    admit: Admit,
+    places: Arc<Places>,
 }
 
 /// A loopback server: tiny_http, behind the gate.
@@ -59,13 +81,15 @@ struct Gate {
     dir: PathBuf,
 }
 
-/// Listens on `address`, tiny_http's socket in a private directory under `temp`. Threads are
-/// named `NAME-PORT-…` (Linux keeps 15 characters).
+/// Listens on `address`, tiny_http's socket in a private directory under `temp`, letting into
+/// the server's places the requests `admit` passes. Threads are named `NAME-PORT-…` (Linux
+/// keeps 15 characters).
 pub(crate) fn listen(
     address: SocketAddr,
     temp: &Path,
     name: &str,
     limits: Limits,
+    admit: Admit,
 ) -> std::io::Result<Listening> {
     let listener = TcpListener::bind(address)?;
     let address = listener.local_addr()?;
@@ -83,13 +107,20 @@ pub(crate) fn listen(
             return Err(e);
         }
     };
-    let name = format!("{name}-{}", address.port());
+    let entrance = Arc::new(Entrance {
+        socket,
+        name: format!("{name}-{}", address.port()),
+        limits,
+        port: address.port(),
+        admit,
+        places: Places::new(limits.connections),
+    });
     let stop = Arc::new(AtomicBool::new(false));
     let thread = std::thread::Builder::new()
-        .name(format!("{name}-gate"))
+        .name(format!("{}-gate", entrance.name))
         .spawn({
             let stop = Arc::clone(&stop);
-            move || accept(&listener, &socket, &name, limits, &stop)
+            move || accept(&listener, &entrance, &stop)
         });
     let thread = match thread {
         Ok(thread) => thread,
@@ -123,10 +154,9 @@ fn private_dir(temp: &Path) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Takes connections until `stop`, each on a thread of its own while fewer than
-/// `limits.connections` are served.
-fn accept(listener: &TcpListener, socket: &Path, name: &str, limits: Limits, stop: &AtomicBool) {
-    let active = Arc::new(AtomicUsize::new(0));
+/// Takes connections until `stop`, each on a thread of its own, waiting among the strangers
+/// until its head has passed the server's checks.
+fn accept(listener: &TcpListener, entrance: &Arc<Entrance>, stop: &AtomicBool) {
     for client in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             return;
@@ -139,26 +169,22 @@ fn accept(listener: &TcpListener, socket: &Path, name: &str, limits: Limits, sto
                 continue;
             }
         };
-        if active.fetch_add(1, Ordering::SeqCst) >= limits.connections {
-            active.fetch_sub(1, Ordering::SeqCst);
+        let Ok(mut place) = entrance.places.enter(&client) else {
             turn_away(client);
             continue;
-        }
-        let (served, socket, conn) = (Arc::clone(&active), socket.to_path_buf(), name.to_string());
-        let spawned = std::thread::Builder::new()
-            .name(format!("{name}-conn"))
-            .spawn(move || {
-                relay::pass(client, &socket, &conn, &limits);
-                served.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
-            active.fetch_sub(1, Ordering::SeqCst);
-        }
+        };
+        let arrived = relay::arrive(&client, &mut place, entrance);
+        let entrance = Arc::clone(entrance);
+        // Without a thread the connection and its place go at once.
+        let _ = std::thread::Builder::new()
+            .name(format!("{}-conn", entrance.name))
+            .spawn(move || relay::pass(client, place, arrived, &entrance));
     }
 }
 
-/// Tells a connection over the limit that the server is busy, without waiting on it: a new
-/// connection's send buffer takes the answer at once.
+/// Tells a connection the gate cannot keep a place for (no descriptor left to do it with) that
+/// the server is busy, without waiting on it: a new connection's send buffer takes the answer
+/// at once.
 fn turn_away(client: TcpStream) {
     if client.set_nonblocking(true).is_ok() {
         let _ = (&client).write_all(&relay::gate_answer(super::respond::busy()));
@@ -219,7 +245,8 @@ mod tests {
             too_big,
         };
         let address = SocketAddr::from((ip, 0));
-        listen(address, temp, "gate-test", limits).unwrap()
+        let admit = Box::new(|request: &dyn Asked, _| request.field("X-Token") == Some("let-in"));
+        listen(address, temp, "gate-test", limits, admit).unwrap()
     }
 
     fn ask_at(ip: [u8; 4], port: u16, request: &str) -> String {
@@ -284,6 +311,40 @@ mod tests {
             "the port is closed"
         );
         assert!(!dir.exists(), "the private directory is removed");
+    }
+
+    #[test]
+    fn connections_without_the_token_take_none_of_the_servers_places() {
+        let temp = crate::test_support::TempDir::new("gate-strangers");
+        let listening = Arc::new(refusing(temp.path()));
+        let serving = Arc::clone(&listening);
+        let server = std::thread::spawn(move || {
+            while let Ok(request) = serving.server().recv() {
+                let _ = request.respond(super::super::text(403, "no"));
+            }
+        });
+        let port = listening.port();
+        // Ten times the server's places and more than the strangers' in idle connections, and
+        // a head never finished: the oldest are let go, the newest wait their deadline.
+        let mut idle: Vec<TcpStream> = (0..40)
+            .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+            .collect();
+        let mut half = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(half, "GET / HTTP/1.1\r\nX-Token: let-in\r\n").unwrap();
+        for _ in 0..10 {
+            let with = ask_at(LOOPBACK, port, "GET / HTTP/1.1\r\nX-Token: let-in\r\n\r\n");
+            assert!(with.starts_with("HTTP/1.1 403 "), "{with}");
+        }
+        // A stranger's whole head is passed on all the same, for the server to refuse.
+        let without = ask_at(LOOPBACK, port, "GET / HTTP/1.1\r\n\r\n");
+        assert!(without.starts_with("HTTP/1.1 403 "), "{without}");
+        let mut gone = [0u8; 1];
+        idle[0]
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert_eq!(idle[0].read(&mut gone).unwrap(), 0, "the oldest was let go");
+        listening.server().unblock();
+        server.join().unwrap();
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! One connection through the gate: its head read and judged, then the request passed to
+//! One connection through the gate: its head read and judged (a place of the server's for a
+//! head that passes its checks, a stranger's place for the rest), then the request passed to
 //! tiny_http and the answer back. The body goes on only as far as announced (a chunked one
 //! to the cap and a little more) and only until the server answers: an answer written before
 //! the body was read (a refusal) ends the body for tiny_http at once, so nothing of Marvin's
@@ -8,18 +9,19 @@
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::head::{self, Body, Refusal};
-use super::{Limits, timed_out};
+use super::head::{self, Body, Head, Refusal};
+use super::places::{NoSeat, Place};
+use super::{Entrance, Limits, timed_out};
 use crate::web::respond::{HttpResponse, busy, json_response};
 
-/// How long a client has to send its head.
-const HEAD_DEADLINE: Duration = Duration::from_secs(10);
+/// How long a client has to send its head, waiting among the strangers: a browser or a client
+/// sends it at once.
+const HEAD_DEADLINE: Duration = Duration::from_secs(3);
 /// How long a body is relayed at most. The servers' own deadline for reading one is shorter;
 /// this one ends a body of 1 KB or less, which tiny_http reads whole before the server sees
 /// the request.
@@ -34,17 +36,37 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// What a chunked body may add to the cap in chunk sizes and line ends.
 const CHUNK_SLACK: usize = 64 * 1024;
 
-/// Serves `client` through the server listening on `socket`; `name` names the body's thread.
-pub(super) fn pass(client: TcpStream, socket: &Path, name: &str, limits: &Limits) {
+/// For a connection just taken: what it has sent already; when that is a whole head passing
+/// the server's checks, its seat is taken now, before newer strangers could have it let go
+/// (under a flood of connections, a person's head is there by the time theirs is taken).
+pub(super) fn arrive(client: &TcpStream, place: &mut Place, entrance: &Entrance) -> Vec<u8> {
+    let arrived = head::arrived(client);
+    let judged = head::whole(&arrived).map(|whole| head::parse(whole, entrance.limits.body));
+    if let Some(Ok(head)) = judged {
+        // Refused a seat, it is refused again where its head is judged.
+        let _ = seat(place, &head, entrance);
+    }
+    arrived
+}
+
+/// Serves `client` through the server behind `entrance`, from what had `arrived`, holding
+/// `place` (a stranger's, until the head passes the server's checks) to the end.
+pub(super) fn pass(client: TcpStream, mut place: Place, arrived: Vec<u8>, entrance: &Entrance) {
     let _ = client.set_write_timeout(Some(WRITE_TIMEOUT));
-    let judged = head::read(&client, Instant::now() + HEAD_DEADLINE)
+    let limits = &entrance.limits;
+    let judged = head::read(&client, Instant::now() + HEAD_DEADLINE, arrived)
         .and_then(|(head, early)| Ok((head::parse(&head, limits.body)?, early)));
     let (head, early) = match judged {
         Ok(judged) => judged,
         Err(Refusal::Gone) => return,
         Err(refusal) => return refuse(&client, refusal_response(refusal, limits)),
     };
-    let Ok(upstream) = UnixStream::connect(socket) else {
+    match seat(&mut place, &head, entrance) {
+        Ok(()) => {}
+        Err(NoSeat::LetGo) => return,
+        Err(NoSeat::Full) => return refuse(&client, busy()),
+    }
+    let Ok(upstream) = UnixStream::connect(&entrance.socket) else {
         return refuse(&client, busy());
     };
     if (&upstream).write_all(&head.forwarded).is_err() {
@@ -58,7 +80,17 @@ pub(super) fn pass(client: TcpStream, socket: &Path, name: &str, limits: &Limits
         Body::Length(n) => n,
         Body::Chunked => limits.body.saturating_add(CHUNK_SLACK),
     };
-    exchange(&client, &upstream, early, relayed, name);
+    exchange(&client, &upstream, early, relayed, &entrance.name);
+}
+
+/// A place of the server's for a head that passes its checks; the rest keep their stranger's
+/// place while the server refuses them.
+fn seat(place: &mut Place, head: &Head, entrance: &Entrance) -> Result<(), NoSeat> {
+    if (entrance.admit)(&head.asked, entrance.port) {
+        place.take_seat()
+    } else {
+        Ok(())
+    }
 }
 
 /// The body to the server (at most `relayed` bytes, on a thread of its own) while the answer
@@ -258,5 +290,47 @@ mod tests {
         let refused = String::from_utf8(refused).unwrap();
         assert!(refused.starts_with("HTTP/1.1 503 "), "{refused}");
         assert!(refused.contains("\r\nConnection: close\r\n"), "{refused}");
+    }
+
+    #[test]
+    fn a_whole_head_with_the_token_there_when_taken_is_seated_before_newer_strangers_come() {
+        use super::super::places::{Places, STRANGERS};
+        use std::net::TcpListener;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let entrance = Entrance {
+            socket: std::path::PathBuf::new(),
+            name: "test".into(),
+            limits: Limits {
+                body: 0,
+                connections: 4,
+                too_big: busy,
+            },
+            port: 1,
+            admit: Box::new(|request, _| request.field("X-Token") == Some("let-in")),
+            places: Places::new(4),
+        };
+        let take = |sent: &[u8]| {
+            let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+            client.write_all(sent).unwrap();
+            let (server, _) = listener.accept().unwrap();
+            let mut place = entrance.places.enter(&server).unwrap();
+            // Taken once all it sent has come, as under a flood.
+            let mut seen = vec![0u8; sent.len()];
+            while server.peek(&mut seen).unwrap() < sent.len() {}
+            let arrived = arrive(&server, &mut place, &entrance);
+            (client, server, place, arrived)
+        };
+        let with = b"GET / HTTP/1.1\r\nX-Token: let-in\r\n\r\n";
+        let (_c1, _s1, mut seated, arrived) = take(with);
+        assert_eq!(arrived, with);
+        let without = b"GET / HTTP/1.1\r\nX-Token: no\r\n\r\n";
+        let (_c2, _s2, mut stranger, _) = take(without);
+        let half = b"GET / HTTP/1.1\r\nX-Token: let-in\r\n";
+        let (_c3, _s3, mut halfway, _) = take(half);
+        let newer: Vec<_> = (0..STRANGERS).map(|_| take(b"G")).collect();
+        assert_eq!(seated.take_seat(), Ok(()));
+        assert_eq!(stranger.take_seat(), Err(NoSeat::LetGo));
+        assert_eq!(halfway.take_seat(), Err(NoSeat::LetGo));
+        drop(newer);
     }
 }

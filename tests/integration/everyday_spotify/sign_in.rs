@@ -2,8 +2,8 @@
 //! line (no display over SSH), the test playing the browser on the callback (a wrong state and
 //! a foreign Host refused, the flow still waiting), a local authorisation server that accepts
 //! the code only with the verifier whose SHA-256 is the challenge it was sent, the tokens kept
-//! 0600 and `/me` said; a declined sign-in, a code the server refuses, Ctrl+C, no UI and no
-//! client id.
+//! 0600 and `/me` said; a declined sign-in, a code the server refuses, strangers holding
+//! connections, Ctrl+C, no UI and no client id.
 
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -14,6 +14,7 @@ use super::{CLIENT_ID, field, form, now, profile, saved_token};
 use crate::common::pty::Pty;
 use crate::common::{Recorded, ReplayServer, Reply, TempDir, http_exchange, marvin, status_of};
 use crate::everyday_web::call;
+use crate::stranger_connections::hold_strangers;
 
 /// What the authorisation server was told of the sign-in: the challenge from the address.
 type Challenge = Arc<Mutex<Option<String>>>;
@@ -315,4 +316,27 @@ fn without_a_terminal_or_a_client_id_the_sentence_says_what_to_do() {
         text,
         "Error: Spotify needs SPOTIFY_CLIENT_ID: create an app at https://developer.spotify.com/dashboard (Web API), add the redirect URI http://127.0.0.1:8765/callback to it exactly, and set SPOTIFY_CLIENT_ID to its Client ID before starting Marvin."
     );
+}
+
+#[test]
+fn strangers_holding_connections_keep_the_browsers_answer_from_nobody() {
+    let home = TempDir::new("spotify-strangers");
+    // A declined sign-in never reaches the token endpoint.
+    let (accounts, api, model) = (ReplayServer::unused(), ReplayServer::unused(), model());
+    let port = free_port();
+    let mut pty = start(&home, &model, &api, &accounts, port);
+    let query = shown_address(&pty, &accounts);
+    let state = field(&query, "state").unwrap();
+    let held = hold_strangers(
+        port,
+        &format!(
+            "GET /callback?code=good-code&state=not-ours HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        ),
+    );
+    let callback = format!("/callback?error=access_denied&state={state}");
+    let (status, page) = get(port, &format!("127.0.0.1:{port}"), &callback);
+    assert_eq!(status, 200, "{page}");
+    pty.wait_for("All set.");
+    assert!(pty.leave().success());
+    drop(held);
 }

@@ -1,9 +1,10 @@
 //! Where the browser comes back after the Spotify sign-in: a tiny_http thread behind the gate
-//! (`web::listen`) on 127.0.0.1:<port> serving `/callback` while spotify_auth waits. It answers only a loopback
-//! `Host` (DNS rebinding, as the interview's server), ignores an answer whose `state` is not
-//! this sign-in's (the page says so and the wait goes on), and passes the code, or Spotify's
-//! refusal (`error=access_denied`), to the waiting tool; the page tells the person they may
-//! close it. Stopped and joined when dropped.
+//! (`web::listen`) on 127.0.0.1:<port> serving `/callback` while spotify_auth waits. It answers
+//! only a loopback `Host` (DNS rebinding, as the interview's server), ignores an answer whose
+//! `state` is not this sign-in's (the page says so and the wait goes on; at the gate such
+//! connections wait among the strangers, never in the browser's places), and passes the code,
+//! or Spotify's refusal (`error=access_denied`), to the waiting tool; the page tells the person
+//! they may close it. Stopped and joined when dropped.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -17,7 +18,8 @@ use tiny_http::{Method, Request, Response};
 use crate::tools::kit::web::percent_decode;
 use crate::web::{self, HttpResponse, Listening, Pool};
 
-/// Connections served at once: the browser's, and whoever else tries.
+/// Connections served at once that come back from this sign-in; whoever else tries waits among
+/// the gate's strangers.
 const MAX_CONNECTIONS: usize = 8;
 
 /// What came back.
@@ -45,7 +47,7 @@ impl Callback {
             too_big: no_body,
         };
         let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let server = web::listen(address, temp, "spotify", limits).map_err(|e| {
+        let server = web::listen(address, temp, "spotify", limits, admit(state.clone())).map_err(|e| {
             format!(
                 "Cannot listen on 127.0.0.1:{port} for Spotify's answer ({e}): another program uses the port. Stop it and try again, or set SPOTIFY_REDIRECT_PORT to a free port and register http://127.0.0.1:<that port>/callback with the Spotify app."
             )
@@ -92,6 +94,24 @@ fn serve(server: &Listening, port: u16, state: &str, pool: &Pool, answers: &Send
     }
 }
 
+/// Whom the gate lets take the callback's places: the browser coming back from this sign-in
+/// (a loopback Host, `GET /callback` with this sign-in's `state`), as [`judge`] checks it.
+fn admit(state: String) -> web::Admit {
+    Box::new(move |request: &dyn web::Asked, port| {
+        web::host_allowed(request, port)
+            && request.method_name() == "GET"
+            && web::path_and_query(request).0 == "/callback"
+            && carries_state(request, &state)
+    })
+}
+
+/// Whether the request's query has `state`, compared in constant time.
+fn carries_state<R: web::Asked + ?Sized>(request: &R, state: &str) -> bool {
+    let (_, query) = web::path_and_query(request);
+    let given = web::query_param(query, "state").map(|v| percent_decode(&v.replace('+', " ")));
+    crate::secret::same(given.unwrap_or_default().as_bytes(), state.as_bytes())
+}
+
 /// The page for `request`, and the answer it brings, if any.
 fn judge(request: &Request, port: u16, state: &str) -> (HttpResponse, Option<Answer>) {
     if !web::host_allowed(request, port) {
@@ -108,8 +128,7 @@ fn judge(request: &Request, port: u16, state: &str) -> (HttpResponse, Option<Ans
         );
     }
     let param = |name| web::query_param(query, name).map(|v| percent_decode(&v.replace('+', " ")));
-    let given = param("state").unwrap_or_default();
-    if !crate::secret::same(given.as_bytes(), state.as_bytes()) {
+    if !carries_state(request, state) {
         return (
             page(
                 400,
