@@ -71,7 +71,12 @@ printf '{"mcpServers": {"a": %s, "b": %s, "c": %s, "d": %s}}' "$slow" "$slow" "$
 model_at mcp --call bench__echo '{"text":"hello"}' --rounds "$mcp_calls"
 model_at read --call read_file '{"path":"note.txt"}' --rounds "$mcp_calls"
 model_at none --call read_file '{}' --rounds 0
-mcp_url=$(model_url mcp) read_url=$(model_url read) none_url=$(model_url none)
+# The sandbox: 50 git_status calls (two confined git processes each) in a repository, with
+# --sandbox workspace (the default) and off; the difference over 100 programs is what entering
+# a Landlock ruleset costs each program Marvin starts.
+model_at git --call git_status '{}' --rounds "$mcp_calls"
+git -C "$work/project" init -q 2>/dev/null
+mcp_url=$(model_url mcp) read_url=$(model_url read) none_url=$(model_url none) git_url=$(model_url git)
 ask=(target/release/marvin --non-interactive --working-dir "$work/project" --prompt "Go.")
 target/release/examples/bench_measure "$runs" \
   --cmd mcp_calls -- env "MARVIN_HOME=$work/mcp-home" "OPENAI_COMPAT_URL=$mcp_url" "${ask[@]}" \
@@ -79,6 +84,8 @@ target/release/examples/bench_measure "$runs" \
   --cmd read_calls -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$read_url" "${ask[@]}" \
   --cmd read_none -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
   --cmd mcp_four -- env "MARVIN_HOME=$work/mcp4-home" "OPENAI_COMPAT_URL=$none_url" "${ask[@]}" \
+  --cmd git_confined -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$git_url" "${ask[@]}" --sandbox workspace \
+  --cmd git_open -- env "MARVIN_HOME=$work/read-home" "OPENAI_COMPAT_URL=$git_url" "${ask[@]}" --sandbox off \
   >>"$work/results"
 
 # The gateway: one session, a 1,000-token answer, to 1 client and to 50 (plus one that never
@@ -139,6 +146,8 @@ per_call = ((ms("mcp_calls") - ms("mcp_none")) - (ms("read_calls") - ms("read_no
 rows += [
     ("one MCP tools/call (stdio)", f"{per_call:+.3f} ms", f"vs read_file, {calls} calls", "target ≤ 1 ms"),
     ("four MCP servers, 200 ms start", f'+{ms("mcp_four") - ms("read_none"):.0f} ms', "vs none", "in parallel: ≈ 200"),
+    ("a program entering the sandbox", f'{(ms("git_confined") - ms("git_open")) / (2 * calls):+.3f} ms',
+     f'{2 * calls} git runs: {ms("git_confined"):.0f} vs {ms("git_open"):.0f} ms', "Landlock, per program"),
 ]
 runs = {}
 for line in open(sys.argv[7]):

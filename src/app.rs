@@ -25,6 +25,7 @@ use crate::usage::Tally;
 /// Runs Marvin with parsed arguments.
 pub fn run(args: Args) -> ExitCode {
     tools::install_panic_hook();
+    crate::sandbox::keep_to_myself();
     // A run that answers once ends on SIGTERM/SIGHUP like on Ctrl+C from its very start; the
     // REPL only during a turn (at its prompt they end Marvin once its temporary files are
     // removed).

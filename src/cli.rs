@@ -139,7 +139,7 @@ Options:
                            ask); default: default, bypass with
                            --non-interactive
       --sandbox MODE       how programs run for the model are confined (Linux
-                           5.13+): workspace (default: write only in the
+                           5.19+): workspace (default: write only in the
                            working and temp dirs, never read ~/.ssh and
                            other secret stores), read-only (write nowhere)
                            or off
@@ -621,6 +621,18 @@ mod tests {
         assert_eq!(
             parsed(&["--provider=gemini"]).provider.as_deref(),
             Some("gemini")
+        );
+    }
+
+    #[test]
+    fn the_sandbox_flags_are_taken_as_given() {
+        let args = parsed(&["--sandbox", "read-only", "--no-network", "hi"]);
+        assert_eq!(args.sandbox.as_deref(), Some("read-only"));
+        assert!(args.no_network);
+        assert!(!parsed(&["hi"]).no_network);
+        assert_eq!(
+            run(&["--sandbox"]),
+            Err("--sandbox needs a value".to_string())
         );
     }
 

@@ -131,6 +131,17 @@ const STANDARD: &[&str] = &[
     // Set by Windows Subsystem for Linux and by Termux: how a browser is opened there.
     "WSL_DISTRO_NAME",
     "TERMUX_VERSION",
+    // Where tools keep their credentials when not in the home's usual places: the sandbox
+    // keeps programs out of them too (see config/sandbox.rs).
+    "XDG_DATA_HOME",
+    "GH_CONFIG_DIR",
+    "GNUPGHOME",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "KUBECONFIG",
+    "DOCKER_CONFIG",
+    "PASSWORD_STORE_DIR",
+    "CLOUDSDK_CONFIG",
 ];
 
 /// A snapshot of the environment. Tests build one from pairs instead of touching the process.

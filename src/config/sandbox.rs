@@ -43,10 +43,57 @@ pub(super) fn policy(
         writable: writable(env.get("MARVIN_SANDBOX_WRITE"), env.get("HOME"), cwd)?,
         user_home: env.get("HOME").map(PathBuf::from),
         marvin_home: marvin_home.map(Path::to_path_buf),
+        named_stores: named_stores(env),
         temp_dir: env
             .get("TMPDIR")
             .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from),
     })
+}
+
+/// Secret stores the environment put somewhere of its own: the tools' own variables, and
+/// the stores under XDG_CONFIG_HOME and XDG_DATA_HOME when those are not the home's usual
+/// `.config` and `.local/share` (which `sandbox::stores` names already).
+fn named_stores(env: &Env) -> Vec<PathBuf> {
+    let mut named: Vec<PathBuf> = [
+        "GH_CONFIG_DIR",
+        "GNUPGHOME",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "AWS_CONFIG_FILE",
+        "DOCKER_CONFIG",
+        "PASSWORD_STORE_DIR",
+        "CLOUDSDK_CONFIG",
+    ]
+    .iter()
+    .filter_map(|name| env.get(name))
+    .map(PathBuf::from)
+    .collect();
+    // KUBECONFIG is a list of files, `:` between them.
+    named.extend(
+        env.get("KUBECONFIG")
+            .unwrap_or("")
+            .split(':')
+            .filter(|file| !file.is_empty())
+            .map(PathBuf::from),
+    );
+    if let Some(config) = env.get("XDG_CONFIG_HOME") {
+        for store in [
+            "gh",
+            "github-copilot",
+            "hub",
+            "gcloud",
+            "google-chrome",
+            "chromium",
+            "BraveSoftware",
+            "microsoft-edge",
+        ] {
+            named.push(Path::new(config).join(store));
+        }
+    }
+    if let Some(data) = env.get("XDG_DATA_HOME") {
+        named.push(Path::new(data).join("keyrings"));
+    }
+    named.retain(|path| path.is_absolute());
+    named
 }
 
 /// MARVIN_SANDBOX_WRITE's directories: `~/` means the home directory, a relative one counts
@@ -140,5 +187,26 @@ mod tests {
         assert!(
             matches!(missing, ConfigError::Invalid(m) if m.contains("nowhere is not a directory"))
         );
+    }
+
+    #[test]
+    fn stores_the_environment_moved_are_named() {
+        let moved = env(&[
+            ("GNUPGHOME", "/srv/gpg"),
+            ("KUBECONFIG", "/k/a.yaml::/k/b.yaml"),
+            ("XDG_CONFIG_HOME", "/cfg"),
+            ("DOCKER_CONFIG", "relative/not/taken"),
+        ]);
+        let named = named_stores(&moved);
+        for path in [
+            "/srv/gpg",
+            "/k/a.yaml",
+            "/k/b.yaml",
+            "/cfg/gh",
+            "/cfg/github-copilot",
+        ] {
+            assert!(named.contains(&PathBuf::from(path)), "{path}: {named:?}");
+        }
+        assert!(!named.iter().any(|p| p.ends_with("taken")));
     }
 }

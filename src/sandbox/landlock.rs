@@ -27,6 +27,8 @@ pub(crate) mod fs {
     pub const REFER: u64 = 1 << 13;
     /// ABI 3: truncating a file.
     pub const TRUNCATE: u64 = 1 << 14;
+    /// ABI 5: ioctl on a device (a terminal's TIOCSTI among them).
+    pub const IOCTL_DEV: u64 = 1 << 15;
 
     /// Reading and running what is there.
     pub const READ: u64 = EXECUTE | READ_FILE | READ_DIR;
@@ -45,14 +47,14 @@ pub(crate) mod fs {
         | MAKE_SYM
         | REFER;
     /// The rights a rule on a file (not a directory) may hold.
-    pub const ON_A_FILE: u64 = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE;
+    pub const ON_A_FILE: u64 = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV;
 }
 
 /// TCP rights (`LANDLOCK_ACCESS_NET_*`, ABI 4).
 const NET_BIND_TCP: u64 = 1 << 0;
 const NET_CONNECT_TCP: u64 = 1 << 1;
-/// Scopes (`LANDLOCK_SCOPE_*`, ABI 6): no connecting to abstract Unix sockets, no signals to
-/// processes outside the sandbox.
+/// Scopes (`LANDLOCK_SCOPE_*`, ABI 6): no connecting to abstract Unix sockets of processes
+/// outside the sandbox (an X server's, a desktop's buses), no signals to them.
 const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
 const SCOPE_SIGNAL: u64 = 1 << 1;
 
@@ -91,12 +93,15 @@ pub(crate) fn abi() -> Result<u32, io::Error> {
 
 /// The file rights an ABI knows.
 pub(crate) fn handled_fs(abi: u32) -> u64 {
-    let mut rights = fs::READ | fs::WRITE;
+    let mut rights = fs::READ | fs::WRITE | fs::IOCTL_DEV;
     if abi < 2 {
         rights &= !fs::REFER;
     }
     if abi < 3 {
         rights &= !fs::TRUNCATE;
+    }
+    if abi < 5 {
+        rights &= !fs::IOCTL_DEV;
     }
     rights
 }
@@ -118,10 +123,9 @@ impl Ruleset {
             } else {
                 NET_BIND_TCP | NET_CONNECT_TCP
             },
-            scoped: match (abi >= 6, network) {
-                (false, _) => 0,
-                (true, true) => SCOPE_SIGNAL,
-                (true, false) => SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET,
+            scoped: match abi >= 6 {
+                true => SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET,
+                false => 0,
             },
         };
         // SAFETY: the attribute is a valid struct of the size given; the kernel returns a new
@@ -187,9 +191,10 @@ impl Ruleset {
     }
 }
 
-/// Puts the calling process (a child between fork and exec) into the ruleset `fd`, for good.
-/// Only async-signal-safe calls.
-pub(crate) fn enter(fd: RawFd) -> io::Result<()> {
+/// Puts the calling process (a child between fork and exec) into the ruleset `fd`, for good:
+/// no new privileges (a set-user-ID program gains nothing), then the ruleset. Only
+/// async-signal-safe calls.
+pub(crate) fn restrict_self(fd: RawFd) -> io::Result<()> {
     // SAFETY: prctl and a system call, no allocation; the descriptor stays open until exec.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {

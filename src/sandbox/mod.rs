@@ -6,11 +6,18 @@
 //! temp dir and what the person allows (`--sandbox`, `MARVIN_SANDBOX_WRITE`).
 
 #[cfg(target_os = "linux")]
+mod child;
+#[cfg(target_os = "linux")]
+mod kernel;
+#[cfg(target_os = "linux")]
 mod landlock;
 mod refusal;
 #[cfg(target_os = "linux")]
 mod rules;
 mod stores;
+
+#[cfg(target_os = "linux")]
+pub(crate) use kernel::kernel;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -59,10 +66,12 @@ pub struct Policy {
     pub network: bool,
     /// Directories the person lets programs write in besides the working and temp dirs.
     pub writable: Vec<PathBuf>,
-    /// The person's home, where the secret stores are.
+    /// The person's home (HOME), where the secret stores are.
     pub user_home: Option<PathBuf>,
-    /// MARVIN_HOME: Marvin's own keys, tokens, grants and logs.
+    /// MARVIN_HOME: Marvin's own keys, tokens, grants and logs. Never writable by a program.
     pub marvin_home: Option<PathBuf>,
+    /// Secret stores the environment moved out of the home's usual places (GNUPGHOME, …).
+    pub named_stores: Vec<PathBuf>,
     /// Where temporary files go (TMPDIR, else /tmp).
     pub temp_dir: PathBuf,
 }
@@ -75,6 +84,7 @@ impl Default for Policy {
             writable: Vec::new(),
             user_home: None,
             marvin_home: None,
+            named_stores: Vec::new(),
             temp_dir: PathBuf::from("/tmp"),
         }
     }
@@ -130,53 +140,59 @@ impl Policy {
         Ok((command, confined))
     }
 
-    /// The secret stores of this person that exist, as real paths.
+    /// The secret stores of this person that exist, as real paths: under HOME and under the
+    /// home the password database names, those the environment moved, and Marvin's own.
     pub(crate) fn stores(&self) -> Vec<PathBuf> {
-        stores::existing(self.user_home.as_deref(), self.marvin_home.as_deref())
+        let mut homes: Vec<PathBuf> = self.user_home.iter().cloned().collect();
+        homes.extend(stores::passwd_home().filter(|home| !homes.contains(home)));
+        let mut named = self.named_stores.clone();
+        named.extend(self.marvin_home.iter().cloned());
+        stores::existing(&homes, &named)
     }
 
     /// Where every program may write: the temp dir and the person's own choices (none in
-    /// read-only mode), besides the working directory each is given.
+    /// read-only mode), besides the working directory each is given; never inside Marvin's
+    /// own home (a program that could write there could grant itself approvals or plant a
+    /// tool), even when the working directory is there.
     pub(crate) fn writable_roots(&self, paths: &Paths) -> Vec<PathBuf> {
         if self.mode == Mode::ReadOnly {
             return Vec::new();
         }
+        let own = self
+            .marvin_home
+            .as_ref()
+            .and_then(|home| std::fs::canonicalize(home).ok());
         let mut roots = paths.writes.clone();
         roots.push(self.temp_dir.clone());
         roots.extend(self.writable.iter().cloned());
         roots
             .iter()
             .map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| root.clone()))
+            .filter(|root| own.as_ref().is_none_or(|own| !root.starts_with(own)))
             .collect()
+    }
+
+    /// Why programs cannot be confined as this policy asks, if they cannot.
+    pub(crate) fn unavailable(&self) -> Option<String> {
+        if self.mode == Mode::Off {
+            return None;
+        }
+        #[cfg(target_os = "linux")]
+        return kernel().as_ref().err().cloned();
+        #[cfg(not(target_os = "linux"))]
+        return Some(
+            "programs cannot be confined on this system (Marvin's sandbox needs Linux's Landlock)"
+                .into(),
+        );
     }
 
     #[cfg(target_os = "linux")]
     fn confine(&self, command: &mut Command, paths: &Paths) -> Result<Confined, String> {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::process::CommandExt;
-        let abi = match kernel() {
-            Ok(abi) => *abi,
-            Err(why) if self.network => return Ok(Confined::Unavailable(why.clone())),
-            Err(why) => return Err(no_network_refused(why)),
-        };
-        if !self.network && abi < 4 {
-            return Err(no_network_refused(&format!(
-                "this kernel's Landlock (ABI {abi}) cannot refuse the network; Linux 6.7 or later can"
-            )));
-        }
-        let ruleset = self
-            .ruleset(abi, paths)
-            .map_err(|e| format!("The sandbox could not be set up: {e}."))?;
-        // SAFETY: the child makes only prctl and landlock_restrict_self (async-signal-safe) on
-        // a descriptor the closure keeps open until the command is dropped after spawning.
-        unsafe {
-            command.pre_exec(move || enter(ruleset.as_raw_fd()));
-        }
-        Ok(Confined::Kernel(abi))
+        kernel::confine(self, command, paths)
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn confine(&self, _command: &mut Command, _reach: &Paths) -> Result<Confined, String> {
+    fn confine(&self, _command: &mut Command, _paths: &Paths) -> Result<Confined, String> {
         if !self.network {
             return Err(no_network_refused(
                 "programs cannot be confined on this system",
@@ -187,89 +203,24 @@ impl Policy {
                 .into(),
         ))
     }
-
-    /// The ruleset: read everything but the secret stores, write in the writable roots, use
-    /// the few devices every program writes to.
-    #[cfg(target_os = "linux")]
-    fn ruleset(&self, abi: u32, paths: &Paths) -> std::io::Result<std::os::fd::OwnedFd> {
-        use landlock::fs;
-        use rules::Rule;
-        let mut grants = vec![Rule::new("/", fs::READ)];
-        for root in self.writable_roots(paths) {
-            grants.push(Rule::new(root, fs::READ | fs::WRITE));
-        }
-        for device in DEVICES {
-            grants.push(Rule::new(*device, fs::CHANGE));
-        }
-        for shared in ["/dev/pts", "/dev/shm"] {
-            grants.push(Rule::new(shared, fs::READ | fs::WRITE));
-        }
-        let mut rules = rules::carve(&grants, &self.stores(), &entries);
-        for place in &paths.reads {
-            let place = std::fs::canonicalize(place).unwrap_or_else(|_| place.clone());
-            rules.push(Rule::new(place, fs::READ));
-        }
-        let mut ruleset = landlock::Ruleset::new(abi, self.network)?;
-        for rule in rules {
-            ruleset.allow(&rule.path, rule.access)?;
-        }
-        Ok(ruleset.finish())
-    }
 }
 
-/// The devices any program may write to (a file rule each; what is not there is skipped).
-#[cfg(target_os = "linux")]
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
-];
-
-#[cfg(target_os = "linux")]
-fn enter(ruleset: std::os::fd::RawFd) -> std::io::Result<()> {
-    landlock::enter(ruleset)
-}
-
-/// The entries of `dir` that are not symlinks (an unreadable directory has none).
-#[cfg(target_os = "linux")]
-fn entries(dir: &Path) -> Vec<std::ffi::OsString> {
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    listing
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|kind| !kind.is_symlink()))
-        .map(|entry| entry.file_name())
-        .collect()
-}
-
-/// This kernel's Landlock ABI, asked once; or why there is none.
-#[cfg(target_os = "linux")]
-pub(crate) fn kernel() -> &'static Result<u32, String> {
-    static ABI: std::sync::OnceLock<Result<u32, String>> = std::sync::OnceLock::new();
-    ABI.get_or_init(|| match landlock::abi() {
-        Ok(abi) => Ok(abi),
-        Err(error) => Err(match error.raw_os_error() {
-            Some(libc::ENOSYS) => {
-                "this kernel has no Landlock (Linux 5.13 or later is needed)".to_string()
-            }
-            Some(libc::EOPNOTSUPP) => {
-                "Landlock is switched off in this kernel (add landlock to its lsm= boot option)"
-                    .to_string()
-            }
-            _ => format!("Landlock cannot be used here ({error})"),
-        }),
-    })
-}
-
-fn no_network_refused(why: &str) -> String {
+pub(crate) fn no_network_refused(why: &str) -> String {
     format!(
         "Programs cannot be kept off the network here: {why}. Ask the person to run it themselves, or to run Marvin without --no-network."
     )
+}
+
+/// Makes this process's memory and environment (Marvin's keys) unreadable to other
+/// processes, the programs it starts among them: not dumpable, so /proc/PID/environ and
+/// ptrace need CAP_SYS_PTRACE, which a confined program, even root's, does not have (see
+/// `child`). No core dumps either, which would hold the keys too.
+pub fn keep_to_myself() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
 }
 
 /// `program` as the person would run it themselves, not confined, without Marvin's keys: for

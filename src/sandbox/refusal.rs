@@ -129,7 +129,7 @@ fn judge(
     let inside = roots.iter().find(|root| path.starts_with(root));
     match inside {
         None => Some(format!(
-            "The sandbox refused to write {shown}: it is outside the working directory{}. Ask the person to run it themselves, or to use --sandbox off.",
+            "The sandbox refused to write {shown}: it is outside the working directory{}. Ask the person to run it themselves, to let programs write there (MARVIN_SANDBOX_WRITE), or to use --sandbox off.",
             roots
                 .first()
                 .map(|root| format!(" ({})", root.display()))
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(
             outside,
             format!(
-                "The sandbox refused to write ../x: it is outside the working directory ({}). Ask the person to run it themselves, or to use --sandbox off.",
+                "The sandbox refused to write ../x: it is outside the working directory ({}). Ask the person to run it themselves, to let programs write there (MARVIN_SANDBOX_WRITE), or to use --sandbox off.",
                 work.display()
             )
         );

@@ -148,7 +148,7 @@ impl CallNotes {
 impl SessionTools {
     /// Tells the person (a warning) and the model (a line of call `call_id`'s result), once a
     /// session, that the programs the tools start cannot be confined here, and why.
-    fn sandbox_unavailable(&self, why: &str, call_id: &str) {
+    pub(crate) fn sandbox_unavailable(&self, why: &str, call_id: &str) {
         if self
             .sandbox_told
             .swap(true, std::sync::atomic::Ordering::SeqCst)

@@ -401,7 +401,7 @@ fn a_commit_without_files_takes_only_the_working_directory_and_names_them() {
     // The files of the working directory (the ticket the run made among them), no others.
     let detail = approval["detail"].as_str().unwrap();
     assert!(
-        detail.starts_with("Add a\n") && detail.lines().any(|l| l == "a.txt"),
+        detail.starts_with("Add a\n") && detail.lines().any(|l| l == "sub/a.txt"),
         "{detail}"
     );
     assert!(
@@ -441,4 +441,63 @@ fn a_commit_without_files_takes_only_the_working_directory_and_names_them() {
         results[0]
     );
     assert!(git(&repo, &["log", "--format=%s"]).starts_with("Add a\n"));
+}
+
+/// The ways the review found to commit what the question did not show: a repository's
+/// diff.relative hiding staged changes above, pathspec magic in a named file, a rename from
+/// outside, and other staged files beside the named ones.
+#[test]
+fn a_commit_never_takes_what_its_question_did_not_name() {
+    let home = TempDir::new("sec-git-commit-ways");
+    let repo = project(&home);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["config", "user.name", "T"]);
+    git(&repo, &["config", "user.email", "t@e"]);
+    git(&repo, &["config", "diff.relative", "true"]);
+    std::fs::write(repo.join("other.txt"), "one\n").unwrap();
+    std::fs::create_dir_all(repo.join("sub")).unwrap();
+    std::fs::write(repo.join("sub/keep.txt"), "keep\n").unwrap();
+    commit_all(&repo, "start");
+    let sub = repo.join("sub");
+    // Staged above, hidden from a relative diff: refused.
+    std::fs::write(repo.join("other.txt"), "two\n").unwrap();
+    git(&repo, &["add", "other.txt"]);
+    std::fs::write(sub.join("a.txt"), "a\n").unwrap();
+    let results = results_of(&home, &sub, &[("git_commit", json!({"message": "A"}))]);
+    assert!(results[0].contains("are staged"), "{}", results[0]);
+    git(&repo, &["restore", "--staged", "other.txt"]);
+    // A rename from outside into the working directory: refused too.
+    git(&repo, &["mv", "other.txt", "sub/moved.txt"]);
+    let results = results_of(&home, &sub, &[("git_commit", json!({"message": "B"}))]);
+    assert!(results[0].contains("are staged"), "{}", results[0]);
+    git(&repo, &["mv", "sub/moved.txt", "other.txt"]);
+    git(&repo, &["restore", "--staged", "other.txt"]);
+    // `:/secret.env` is a file's name, not "the top's secret.env"; a.txt staged beside the
+    // named b.txt stays out of the commit.
+    std::fs::write(repo.join("secret.env"), "TOKEN=1\n").unwrap();
+    std::fs::write(sub.join("b.txt"), "b\n").unwrap();
+    git(&repo, &["add", "sub/a.txt"]);
+    let results = results_of(
+        &home,
+        &sub,
+        &[
+            (
+                "git_commit",
+                json!({"message": "C", "files": [":/secret.env"]}),
+            ),
+            ("git_commit", json!({"message": "D", "files": ["b.txt"]})),
+        ],
+    );
+    assert!(
+        results[0].starts_with("Error: git add failed"),
+        "{}",
+        results[0]
+    );
+    let committed = git(&repo, &["show", "--name-only", "--format=%s", "HEAD"]);
+    assert_eq!(committed.trim(), "D\n\nsub/b.txt", "{}", results[1]);
+    let status = git(&repo, &["status", "--short"]);
+    assert!(
+        status.contains("?? secret.env") && status.contains("A  sub/a.txt"),
+        "{status}"
+    );
 }

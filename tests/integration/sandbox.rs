@@ -242,3 +242,121 @@ fn a_project_mcp_server_is_confined_the_same_way() {
         results[1]
     );
 }
+
+/// A command that tries to push `!command` into Marvin's own prompt (TIOCSTI) through the
+/// terminal it would share with Marvin, or through the terminal's device found from its
+/// parent: it has no terminal, and no right to a device's ioctl.
+#[test]
+fn a_command_cannot_type_into_marvins_prompt() {
+    if !landlock() {
+        return;
+    }
+    let place = place("sandbox-tiocsti");
+    let pwned = place.outside.join("pwned");
+    let script = format!(
+        "import fcntl, os, termios\n\
+         keys = '!touch {}\\r'\n\
+         for path in ['/dev/tty', os.readlink('/proc/%d/fd/0' % os.getppid())]:\n\
+         \x20   try:\n\
+         \x20       fd = os.open(path, os.O_RDONLY | os.O_NOCTTY)\n\
+         \x20       [fcntl.ioctl(fd, termios.TIOCSTI, k.encode()) for k in keys]\n\
+         \x20       print('pushed through', path)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('refused', path, e.errno)\n",
+        pwned.display()
+    );
+    std::fs::write(place.temp.join("push.py"), script).unwrap();
+    let call = json!({"command": format!("python3 {}/push.py", place.temp.display())});
+    let server = ReplayServer::start(common::ticketed(vec![
+        Reply::tool_calls(&[("c1", "run_command", &call.to_string())]),
+        Reply::text(&["tried"]),
+    ]));
+    let temp = place.temp.display().to_string();
+    let mut pty = crate::common::pty::at_80(
+        &place.home,
+        &server.url(),
+        &[("TMPDIR", temp.as_str())],
+        &[
+            "--working-dir",
+            place.project.to_str().unwrap(),
+            "--permission-mode",
+            "bypass",
+        ],
+    );
+    pty.send_in_coding_mode("try it");
+    pty.wait_for("tried");
+    // Whatever was pushed would have been read by now; one more turn makes sure.
+    pty.send("/context\r");
+    pty.wait_for("window");
+    pty.leave();
+    let result = server.requests()[2].latest_round().pop().unwrap();
+    assert!(!result.contains("pushed through"), "{result}");
+    assert!(
+        !pwned.exists(),
+        "a command typed into Marvin's prompt: {result}"
+    );
+}
+
+/// Marvin's own environment holds its keys: a command cannot read it from /proc (Landlock
+/// keeps a confined program from looking into processes outside its sandbox). Run as a
+/// person runs it: as root, capabilities get past that (see the README).
+#[test]
+fn a_command_cannot_read_marvins_environment() {
+    use std::os::unix::process::CommandExt;
+    if !landlock() {
+        return;
+    }
+    let place = place("sandbox-environ");
+    let server = ReplayServer::start(common::ticketed(vec![
+        Reply::tool_calls(&[(
+            "c1",
+            "run_command",
+            r#"{"command": "tr '\\0' '\\n' < /proc/$PPID/environ | grep -c KEY-IN-ENV"}"#,
+        )]),
+        Reply::text(&["done"]),
+    ]));
+    let mut command = in_project(place.home.path(), &server.url(), &place.project);
+    command
+        .env("TMPDIR", &place.temp)
+        .env("OPENAI_COMPAT_API_KEY", "KEY-IN-ENV");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let nobody = 65534;
+        let chowned = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(place.home.path())
+            .status()
+            .unwrap();
+        assert!(chowned.success());
+        command.uid(nobody).gid(nobody);
+    }
+    let output = non_interactive(&mut command, "go");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result = server.requests()[2].latest_round().pop().unwrap();
+    assert!(result.contains("/environ: Permission denied"), "{result}");
+    assert!(
+        result.starts_with("0\n") || result.contains("\n0\n"),
+        "{result}"
+    );
+}
+
+/// `--no-network` refuses TCP (where the kernel can); the network stays on without it.
+#[test]
+fn no_network_refuses_tcp_and_the_default_allows_it() {
+    let abi = unsafe { libc::syscall(444, std::ptr::null::<u8>(), 0usize, 1u32) };
+    if abi < 4 {
+        eprintln!("skipped: this kernel's Landlock cannot refuse the network (ABI {abi})");
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5); print('connected')\""
+    );
+    let place = place("sandbox-network");
+    let results = run(&place, &[command(&connect)], &["--no-network"]);
+    assert!(!results[0].contains("connected"), "{}", results[0]);
+    assert!(results[0].contains("Permission denied"), "{}", results[0]);
+    let results = run(&place, &[command(&connect)], &[]);
+    assert!(results[0].starts_with("connected"), "{}", results[0]);
+}

@@ -83,21 +83,7 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
         input: None,
     };
     let run = process::run(child, limits).map_err(|e| format!("Could not start bash: {e}."))?;
-    let mut text = if run.output.is_empty() {
-        "(no output)".to_string()
-    } else {
-        run.output
-    };
-    if run.omitted > 0 {
-        text.push_str(&format!(
-            "\n[Output truncated — {} bytes omitted]",
-            run.omitted
-        ));
-    }
-    if let Some(refusals) = ctx.sandbox_refusals(&text, &cwd, Paths::default()) {
-        text.push('\n');
-        text.push_str(&refusals);
-    }
+    let text = shown(&run, ctx, &cwd);
     match run.ending {
         Ending::Exited(code) => Ok(format!("{text}\n[exit code: {code}]")),
         Ending::Signalled(signal) => Ok(format!("{text}\n[killed by signal {signal}]")),
@@ -106,6 +92,27 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
         )),
         Ending::Cancelled => Err("The command was cancelled by the user (Ctrl+C).".into()),
     }
+}
+
+/// What the command printed, as the model reads it: "(no output)" for nothing, a trailer for
+/// what was cut, and a sentence for each thing the sandbox refused.
+fn shown(run: &process::RunOutput, ctx: &ToolContext, cwd: &std::path::Path) -> String {
+    let mut text = if run.output.is_empty() {
+        "(no output)".to_string()
+    } else {
+        run.output.clone()
+    };
+    if run.omitted > 0 {
+        text.push_str(&format!(
+            "\n[Output truncated — {} bytes omitted]",
+            run.omitted
+        ));
+    }
+    if let Some(refusals) = ctx.sandbox_refusals(&text, cwd, Paths::default()) {
+        text.push('\n');
+        text.push_str(&refusals);
+    }
+    text
 }
 
 #[cfg(test)]

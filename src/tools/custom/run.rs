@@ -70,33 +70,49 @@ pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<S
         // The call is made again when the answer comes; what it did meanwhile is not its result.
         return Err(crate::interact::PARKED.into());
     }
+    finished(def, ctx, status.code(), &output, omitted, &errors)
+}
+
+/// What the model hears of a call that ran to its end with `code`: its output, or why it
+/// failed with its errors (and what the sandbox refused in them).
+fn finished(
+    def: &Definition,
+    ctx: &ToolContext,
+    code: Option<i32>,
+    output: &str,
+    omitted: u64,
+    errors: &str,
+) -> Result<String, String> {
     let mut output = output.trim_end().to_string();
     if omitted > 0 {
         output.push_str(&format!("\n[Output truncated — {omitted} bytes omitted]"));
     }
-    match status.code() {
-        Some(0) => Ok(if output.is_empty() {
+    if code == Some(0) {
+        return Ok(if output.is_empty() {
             "(no output)".into()
         } else {
             output
-        }),
-        code => {
-            let code = code.map_or("a signal".to_string(), |c| format!("exit code {c}"));
-            let mut detail = if errors.trim().is_empty() {
-                output
-            } else {
-                errors.trim_end().to_string()
-            };
-            let paths = Paths {
-                writes: Vec::new(),
-                reads: vec![def.dir.clone()],
-            };
-            if let Some(refusals) = ctx.sandbox_refusals(&detail, &ctx.working_dir(), paths) {
-                detail.push('\n');
-                detail.push_str(&refusals);
-            }
-            Err(format!("{} failed ({code}):\n{detail}", def.name))
-        }
+        });
+    }
+    let code = code.map_or("a signal".to_string(), |c| format!("exit code {c}"));
+    let mut detail = if errors.trim().is_empty() {
+        output
+    } else {
+        errors.trim_end().to_string()
+    };
+    if let Some(refusals) = ctx.sandbox_refusals(&detail, &ctx.working_dir(), places(def)) {
+        detail.push('\n');
+        detail.push_str(&refusals);
+    }
+    Err(format!("{} failed ({code}):\n{detail}", def.name))
+}
+
+/// What the tool reaches besides the working directory: its own directory, which may lie in
+/// Marvin's home (a secret store), to read.
+fn places(def: &Definition) -> Paths {
+    Paths {
+        writes: Vec::new(),
+        reads: vec![def.dir.clone()],
     }
 }
 
@@ -124,12 +140,7 @@ fn command(def: &Definition, ctx: &ToolContext) -> Result<Command, String> {
             )
         })?,
     };
-    // The tool reads its own directory, which may lie in Marvin's home (a secret store).
-    let paths = Paths {
-        writes: Vec::new(),
-        reads: vec![def.dir.clone()],
-    };
-    let mut command = ctx.program(program, paths)?;
+    let mut command = ctx.program(program, places(def))?;
     for word in &def.command[1..] {
         match local(word) {
             Some(path) => command.arg(path),

@@ -167,6 +167,9 @@ impl Hub {
             }
             match ctx.approve_in_every_mode(action) {
                 Ok(()) => {
+                    if let Some(why) = ctx.settings.sandbox.unavailable() {
+                        ctx.shared.sandbox_unavailable(&why, &ctx.call_id);
+                    }
                     self.start_in_background(server.clone());
                     approved_now.push(server.clone());
                 }

@@ -215,14 +215,29 @@ impl Server {
         Ok((program, cwd))
     }
 
-    /// A directory of this server's own, private (0700), under Marvin's home (not under the
-    /// temp dir, where any user may make a `node_modules` in a directory above it).
+    /// A directory of this server's own, private (0700), in the person's cache
+    /// (`~/.cache/marvin/mcp-servers/NAME-KEY`): not under the temp dir, where any user may
+    /// make a `node_modules` in a directory above it, nor in Marvin's home, where no program
+    /// may write. KEY digests the project and the declaration, so another project's server of
+    /// the same name never starts where this one's packages were left.
     fn private_dir(&self) -> Result<PathBuf, String> {
         use std::os::unix::fs::DirBuilderExt;
-        let Some(home) = &self.sandbox.marvin_home else {
-            return Err("a project's server starts in a directory of its own under Marvin's home, and there is none (set MARVIN_HOME, or HOME)".into());
+        let Some(home) = &self.sandbox.user_home else {
+            return Err("a project's server starts in a directory of its own under the home directory, and there is none (set HOME)".into());
         };
-        let dir = home.join("mcp-servers").join(&self.config.name);
+        let whose = format!(
+            "{}\0{}",
+            self.config.source.display(),
+            self.config.declared.identity()
+        );
+        let digest = ring::digest::digest(&ring::digest::SHA256, whose.as_bytes());
+        let key: String = digest.as_ref()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let dir = home
+            .join(".cache/marvin/mcp-servers")
+            .join(format!("{}-{key}", self.config.name));
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)

@@ -115,6 +115,18 @@ fn resolve_model(ctx: &ToolContext, choice: Option<&str>) -> String {
     }
 }
 
+/// Marvin itself, with the person's keys it needs for its model: not confined here, it
+/// confines what it starts in turn as this session does (its sandbox is handed down).
+fn marvin_itself(program: std::path::PathBuf, sandbox: &crate::sandbox::Policy) -> Command {
+    #[allow(clippy::disallowed_methods)]
+    let mut command = Command::new(program);
+    if !sandbox.network {
+        command.arg("--no-network");
+    }
+    command.args(["--sandbox", sandbox.mode.name()]);
+    command
+}
+
 fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
     let depth = ctx.settings.depth + 1;
     if depth > MAX_DEPTH {
@@ -137,16 +149,8 @@ fn command(ctx: &ToolContext, spec: &Spec<'_>) -> Result<Command, String> {
     } else {
         ctx.permission_mode()
     };
-    // Marvin itself, with the person's keys it needs for its model: not confined here, it
-    // confines what it starts in turn, as this session does (its sandbox is handed down).
-    #[allow(clippy::disallowed_methods)]
-    let mut command = Command::new(program);
-    let sandbox = &ctx.settings.sandbox;
-    if !sandbox.network {
-        command.arg("--no-network");
-    }
+    let mut command = marvin_itself(program, &ctx.settings.sandbox);
     command
-        .args(["--sandbox", sandbox.mode.name()])
         .args([
             "--non-interactive",
             "--permission-mode",

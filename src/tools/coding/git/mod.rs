@@ -241,13 +241,22 @@ fn commit(args: CommitArgs, ctx: &ToolContext) -> Result<String, String> {
         "git_commit wants to commit:".into(),
         format!("{}\n{}", args.message.trim(), listed(&shown)),
     ))?;
-    let mut argv: Vec<&str> = match named.is_empty() {
-        true => vec!["add", "--all", "--", "."],
-        false => vec!["add", "--"],
-    };
-    argv.extend(named.iter().map(String::as_str));
-    git(ctx, &argv)?;
-    git(ctx, &["commit", "--no-verify", "-m", args.message.trim()])
+    let message = args.message.trim();
+    if named.is_empty() {
+        git(ctx, &["add", "--all", "--", "."])?;
+        return git(ctx, &["commit", "--no-verify", "-m", message]);
+    }
+    // Only the files named, whatever else is staged: what the question showed.
+    let files: Vec<&str> = named.iter().map(String::as_str).collect();
+    git(ctx, &[&["add", "--"][..], &files].concat())?;
+    git(
+        ctx,
+        &[
+            &["commit", "--no-verify", "--only", "-m", message, "--"][..],
+            &files,
+        ]
+        .concat(),
+    )
 }
 
 /// The most files a commit's question names; the rest are counted.
@@ -262,22 +271,37 @@ fn listed(files: &[String]) -> String {
     lines.join("\n")
 }
 
-/// What changed in the working directory and below (tracked or not), as `git status` names it
-/// from here.
+/// What changed in the working directory and below, staged or not, tracked or not, as paths
+/// from the top of the repository (`git status -z`: a rename's old path follows it, skipped).
 fn changed_here(ctx: &ToolContext) -> Result<Vec<String>, String> {
     let status = git(
         ctx,
-        &["status", "--short", "--untracked-files=all", "--", "."],
+        &[
+            "status",
+            "--porcelain",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            ".",
+        ],
     )?;
-    Ok(status
-        .lines()
-        .filter(|line| line.len() > 3 && *line != "(no output)")
-        .map(|line| line[3..].to_string())
-        .collect())
+    let mut changed = Vec::new();
+    let mut entries = status
+        .split('\0')
+        .filter(|e| !e.is_empty() && *e != "(no output)");
+    while let Some(entry) = entries.next() {
+        let Some(path) = entry.get(3..) else { continue };
+        changed.push(path.to_string());
+        if entry.starts_with(['R', 'C']) {
+            entries.next();
+        }
+    }
+    Ok(changed)
 }
 
 /// A commit takes everything staged: staged changes outside the working directory (which a
-/// commit from here would take along) are refused, not committed unseen.
+/// commit from here would take along) are refused, not committed unseen. Renames are two
+/// changes here, so one from outside counts as outside.
 fn refuse_staged_outside(ctx: &ToolContext) -> Result<(), String> {
     let prefix = git(ctx, &["rev-parse", "--show-prefix"])?;
     let prefix = match prefix.trim() {
@@ -287,10 +311,13 @@ fn refuse_staged_outside(ctx: &ToolContext) -> Result<(), String> {
     if prefix.is_empty() {
         return Ok(());
     }
-    let staged = git(ctx, &["diff", "--cached", "--name-only"])?;
+    let staged = git(
+        ctx,
+        &["diff", "--cached", "--name-only", "--no-renames", "-z"],
+    )?;
     let outside: Vec<String> = staged
-        .lines()
-        .filter(|name| *name != "(no output)" && !name.starts_with(prefix))
+        .split('\0')
+        .filter(|name| !name.is_empty() && *name != "(no output)" && !name.starts_with(prefix))
         .map(str::to_string)
         .collect();
     if outside.is_empty() {

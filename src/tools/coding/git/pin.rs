@@ -25,16 +25,13 @@ pub(super) fn pin(cwd: &Path) -> Result<Pinned, String> {
     let cwd = std::fs::canonicalize(cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
     let (work_tree, git_dir) = find(&cwd)?.ok_or(NOT_A_REPOSITORY)?;
     let common_dir = common_dir(&work_tree, &git_dir)?;
-    for objects in alternates(&common_dir) {
-        let inside = objects.starts_with(&work_tree) || objects.starts_with(&common_dir);
-        if !inside {
-            return Err(format!(
-                "The repository at {} borrows objects from {} (objects/info/alternates), outside it, so Marvin does not run git here. If you trust it, run git yourself, or make the repository whole with `git repack -a -d` and remove that file.",
-                work_tree.display(),
-                objects.display()
-            ));
-        }
+    let realm = [git_dir.clone(), common_dir.clone(), work_tree.clone()];
+    let mut seen = 0;
+    links_stay_inside(&git_dir, &realm, &mut seen)?;
+    if common_dir != git_dir {
+        links_stay_inside(&common_dir, &realm, &mut seen)?;
     }
+    alternates_stay_inside(&common_dir.join("objects"), &realm, 0)?;
     Ok(Pinned {
         git_dir,
         work_tree,
@@ -68,7 +65,7 @@ fn find(cwd: &Path) -> Result<Option<(PathBuf, PathBuf)>, String> {
 
 /// The git directory a `.git` file names (`gitdir: PATH`), if it is the work tree's own, a
 /// linked worktree's (whose git directory points back at this very file) or a submodule's
-/// (kept in the `.git/modules` of a repository above).
+/// (kept in the `.git/modules` of a repository above, its work tree this directory).
 fn through_file(dir: &Path, dot: &Path) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(dot).map_err(|e| format!("{}: {e}", dot.display()))?;
     let named = text
@@ -102,26 +99,53 @@ fn linked_worktree(git_dir: &Path, dot: &Path) -> bool {
         .is_some_and(|parent| parent.file_name().is_some_and(|name| name == "worktrees"));
     let back = std::fs::read_to_string(git_dir.join("gitdir")).ok();
     let points_back = back
-        .and_then(|back| std::fs::canonicalize(back.trim()).ok())
+        .and_then(|back| std::fs::canonicalize(back.trim_end_matches(['\n', '\r'])).ok())
         .is_some_and(|back| std::fs::canonicalize(dot).is_ok_and(|dot| dot == back));
     in_worktrees && points_back
 }
 
-/// `git_dir` is kept in the `.git/modules` of a repository above `dir`.
+/// `git_dir` is kept in the `.git/modules` of a repository above `dir`, and its configuration
+/// names `dir` as its work tree (as `git submodule` writes it).
 fn submodule(git_dir: &Path, dir: &Path) -> bool {
-    dir.ancestors().skip(1).any(|above| {
+    let kept_above = dir.ancestors().skip(1).any(|above| {
         let modules = above.join(".git").join("modules");
         above.join(".git").is_dir() && git_dir.starts_with(&modules)
-    })
+    });
+    let config = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+    let back =
+        core_worktree(&config).and_then(|tree| std::fs::canonicalize(git_dir.join(tree)).ok());
+    kept_above && back.as_deref() == Some(dir)
+}
+
+/// `core.worktree` in the text of a git configuration file, as simple files write it.
+fn core_worktree(config: &str) -> Option<String> {
+    let mut in_core = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_core = line
+                .trim_matches(['[', ']'])
+                .trim()
+                .eq_ignore_ascii_case("core");
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if in_core && key.trim().eq_ignore_ascii_case("worktree") {
+            return Some(value.trim().trim_matches('"').to_string());
+        }
+    }
+    None
 }
 
 /// Where objects and refs come from: the git directory itself, or what its `commondir` names
-/// when that is the main repository of a linked worktree (the directory above `worktrees/`).
+/// (read as git reads it: only line ends taken off) when that is the main repository of a
+/// linked worktree (the directory above `worktrees/`).
 fn common_dir(work_tree: &Path, git_dir: &Path) -> Result<PathBuf, String> {
     let Ok(text) = std::fs::read_to_string(git_dir.join("commondir")) else {
         return Ok(git_dir.to_path_buf());
     };
-    let named = git_dir.join(text.trim());
+    let named = git_dir.join(text.trim_end_matches(['\n', '\r']));
     let real = std::fs::canonicalize(&named).map_err(|e| format!("{}: {e}", named.display()))?;
     let main = git_dir
         .parent()
@@ -137,25 +161,122 @@ fn common_dir(work_tree: &Path, git_dir: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// The object directories `objects/info/alternates` adds, as real paths.
-fn alternates(common_dir: &Path) -> Vec<PathBuf> {
-    let objects = common_dir.join("objects");
-    let Ok(text) = std::fs::read_to_string(objects.join("info/alternates")) else {
-        return Vec::new();
+/// The most entries of a git directory looked at for symlinks: a repository with more loose
+/// objects than this needs `git gc` (which git runs itself past 6,700).
+const MOST_ENTRIES: usize = 200_000;
+
+/// Every symlink in `dir` (a git directory, looked through to the bottom) leads inside
+/// `realm` (the git directories and the work tree): git follows them, so one to another
+/// repository's objects or refs would read that repository.
+fn links_stay_inside(dir: &Path, realm: &[PathBuf], seen: &mut usize) -> Result<(), String> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Ok(());
     };
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(|line| {
-            let path = objects.join(line);
-            std::fs::canonicalize(&path).unwrap_or(path)
-        })
-        .collect()
+    for entry in listing.flatten() {
+        *seen += 1;
+        if *seen > MOST_ENTRIES {
+            return Err(format!(
+                "The repository's git directory holds over {MOST_ENTRIES} files, too many to check for links out of it; ask the person to run `git gc` there."
+            ));
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_symlink() {
+            let target = std::fs::canonicalize(&path).ok();
+            if !target
+                .as_ref()
+                .is_some_and(|t| realm.iter().any(|r| t.starts_with(r)))
+            {
+                return Err(format!(
+                    "{} is a link {}, so Marvin does not run git here: git would read what it leads to. If the person trusts it, they can run git there themselves.",
+                    path.display(),
+                    target.map_or("that leads nowhere".to_string(), |t| format!(
+                        "to {}, outside the repository",
+                        t.display()
+                    ))
+                ));
+            }
+        } else if kind.is_dir() {
+            links_stay_inside(&path, realm, seen)?;
+        }
+    }
+    Ok(())
+}
+
+/// The object directories `objects/info/alternates` adds (read as git reads them: a line each,
+/// C-quoted or as it is, `#` lines and blank ones skipped, relative to `objects`, and theirs
+/// in turn, five deep as git goes) all lie inside `realm`; one that is not there is skipped,
+/// as git skips it.
+fn alternates_stay_inside(objects: &Path, realm: &[PathBuf], depth: usize) -> Result<(), String> {
+    if depth > 5 {
+        return Ok(());
+    }
+    let Ok(text) = std::fs::read_to_string(objects.join("info/alternates")) else {
+        return Ok(());
+    };
+    for line in text
+        .split('\n')
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let named = match line.strip_prefix('"') {
+            Some(quoted) => unquote(quoted),
+            None => line.to_string(),
+        };
+        let Ok(real) = std::fs::canonicalize(objects.join(&named)) else {
+            continue;
+        };
+        if !realm.iter().any(|r| real.starts_with(r)) {
+            return Err(format!(
+                "The repository borrows objects from {} (objects/info/alternates), outside it, so Marvin does not run git here. If the person trusts it, they can run git there themselves, or make the repository whole with `git repack -a -d` and remove that file.",
+                real.display()
+            ));
+        }
+        alternates_stay_inside(&real, realm, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// The rest of a C-quoted string after its opening quote, as git unquotes it (`\\`, `\"`,
+/// `\n` and the like, three octal digits); what follows the closing quote is dropped.
+fn unquote(quoted: &str) -> String {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut rest = quoted.bytes().peekable();
+    while let Some(byte) = rest.next() {
+        match byte {
+            b'"' => break,
+            b'\\' => {
+                let Some(next) = rest.next() else { break };
+                bytes.push(match next {
+                    b'a' => 7,
+                    b'b' => 8,
+                    b't' => b'\t',
+                    b'n' => b'\n',
+                    b'v' => 11,
+                    b'f' => 12,
+                    b'r' => b'\r',
+                    b'0'..=b'7' => {
+                        let mut value = u32::from(next - b'0');
+                        for _ in 0..2 {
+                            if let Some(digit) = rest.next_if(|d| (b'0'..=b'7').contains(d)) {
+                                value = value * 8 + u32::from(digit - b'0');
+                            }
+                        }
+                        value as u8
+                    }
+                    other => other,
+                });
+            }
+            other => bytes.push(other),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn outside(dir: &Path, target: &Path, how: &str) -> String {
     format!(
-        "The repository at {} {how} {}, outside it (not a worktree or submodule git made), so Marvin does not run git here: it could read another repository or files outside this project. If you trust it, run git yourself.",
+        "The repository at {} {how} {}, outside it (not a worktree or submodule git made), so Marvin does not run git here: it could read another repository or files outside this project. If the person trusts it, they can run git there themselves.",
         dir.display(),
         target.display()
     )
@@ -262,5 +383,113 @@ mod tests {
         std::fs::remove_file(repo.join(".git/objects/info/alternates")).unwrap();
         std::fs::write(repo.join(".git/commondir"), "../../other/.git\n").unwrap();
         assert!(pin(&repo).unwrap_err().contains("commondir"));
+    }
+
+    /// Two repositories side by side: `repo`, and `private` with one commit.
+    fn two(tag: &str) -> (TempDir, PathBuf, PathBuf) {
+        let dir = TempDir::new(tag);
+        let (repo, private) = (
+            real(dir.path()).join("repo"),
+            real(dir.path()).join("private"),
+        );
+        for r in [&repo, &private] {
+            std::fs::create_dir_all(r).unwrap();
+            git(r, &["init", "-q"]);
+        }
+        (dir, repo, private)
+    }
+
+    #[test]
+    fn links_in_the_git_directory_may_not_lead_out() {
+        let (_dir, repo, private) = two("pin-links");
+        std::fs::remove_dir_all(repo.join(".git/objects")).unwrap();
+        std::os::unix::fs::symlink(private.join(".git/objects"), repo.join(".git/objects"))
+            .unwrap();
+        let refused = pin(&repo).unwrap_err();
+        assert!(
+            refused.contains("is a link to") && refused.contains("objects"),
+            "{refused}"
+        );
+        // A link inside the repository is fine.
+        std::fs::remove_file(repo.join(".git/objects")).unwrap();
+        std::fs::create_dir(repo.join(".git/objects")).unwrap();
+        std::os::unix::fs::symlink(repo.join(".git/HEAD"), repo.join(".git/ORIG_HEAD")).unwrap();
+        assert!(pin(&repo).is_ok());
+    }
+
+    #[test]
+    fn alternates_are_read_as_git_reads_them_and_followed() {
+        let (_dir, repo, private) = two("pin-alternates");
+        let info = repo.join(".git/objects/info");
+        std::fs::create_dir_all(&info).unwrap();
+        let quoted = format!("\"{}\"\n", private.join(".git/objects").display());
+        std::fs::write(info.join("alternates"), &quoted).unwrap();
+        assert!(pin(&repo).unwrap_err().contains("borrows objects from"));
+        // One inside that borrows from outside in turn.
+        let inner = repo.join("store/objects");
+        std::fs::create_dir_all(inner.join("info")).unwrap();
+        std::fs::write(
+            info.join("alternates"),
+            "../../store/objects\n# a comment\n\n",
+        )
+        .unwrap();
+        assert!(pin(&repo).is_ok());
+        std::fs::write(
+            inner.join("info/alternates"),
+            format!("{}\n", private.join(".git/objects").display()),
+        )
+        .unwrap();
+        assert!(pin(&repo).unwrap_err().contains("borrows objects from"));
+        // One that is not there is skipped, as git skips it.
+        std::fs::write(info.join("alternates"), "/no/such/objects\n").unwrap();
+        assert!(pin(&repo).is_ok());
+    }
+
+    #[test]
+    fn commondir_keeps_what_git_keeps_of_it() {
+        let (_dir, repo, private) = two("pin-commondir");
+        // Git keeps the trailing space: `x ` is the link out, `x` a harmless directory.
+        std::fs::create_dir(repo.join(".git/x")).unwrap();
+        std::os::unix::fs::symlink(private.join(".git"), repo.join(".git/x ")).unwrap();
+        std::fs::write(repo.join(".git/commondir"), "x \n").unwrap();
+        assert!(pin(&repo).is_err());
+    }
+
+    #[test]
+    fn a_submodule_must_name_its_own_work_tree() {
+        let dir = TempDir::new("pin-submodule");
+        let top = real(dir.path());
+        git(&top, &["init", "-q"]);
+        let modules = top.join(".git/modules");
+        for name in ["lib", "other"] {
+            std::fs::create_dir_all(top.join(name)).unwrap();
+            git(
+                &top,
+                &["init", "-q", "--bare", &format!(".git/modules/{name}")],
+            );
+        }
+        std::fs::write(
+            modules.join("lib/config"),
+            "[core]\n\tbare = false\n\tworktree = ../../../lib\n",
+        )
+        .unwrap();
+        std::fs::write(top.join("lib/.git"), "gitdir: ../.git/modules/lib\n").unwrap();
+        assert_eq!(pin(&top.join("lib")).unwrap().git_dir, modules.join("lib"));
+        // A directory pointing at another submodule's git directory is not its submodule.
+        std::fs::write(top.join("other/.git"), "gitdir: ../.git/modules/lib\n").unwrap();
+        assert!(pin(&top.join("other")).is_err());
+    }
+
+    #[test]
+    fn quoted_paths_are_unquoted_as_git_does() {
+        for (quoted, plain) in [
+            (r#"plain" rest"#, "plain"),
+            (r#"a\"b""#, "a\"b"),
+            (r#"tab\there""#, "tab\there"),
+            (r#"\303\251t\303\251""#, "été"),
+            (r#"back\\slash""#, "back\\slash"),
+        ] {
+            assert_eq!(unquote(quoted), plain, "{quoted}");
+        }
     }
 }

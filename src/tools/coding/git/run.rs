@@ -61,6 +61,9 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("submodule.recurse", "false"),
     ("diff.ignoreSubmodules", "dirty"),
     ("status.submoduleSummary", "false"),
+    // Paths as the tools mean them: staged changes listed from the top of the repository,
+    // never only the working directory's (a repository's diff.relative would hide the rest).
+    ("diff.relative", "false"),
     // Plain output for the model.
     ("color.ui", "false"),
     ("core.quotepath", "false"),
@@ -108,7 +111,9 @@ fn command(
         .current_dir(ctx.working_dir())
         .env("GIT_DIR", &pinned.git_dir)
         .env("GIT_WORK_TREE", &pinned.work_tree)
-        .env_remove("GIT_COMMON_DIR")
+        .env("GIT_COMMON_DIR", &pinned.common_dir)
+        // A path the model names is a path, never pathspec magic (`:/x` is the top's x).
+        .env("GIT_LITERAL_PATHSPECS", "1")
         .env_remove("GIT_INDEX_FILE")
         .env_remove("GIT_OBJECT_DIRECTORY")
         .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
