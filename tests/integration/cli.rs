@@ -342,7 +342,9 @@ fn json_mode_emits_one_event_per_line() {
     };
     let first = families(&events[0]);
     assert_eq!(first[0], ("core".into(), "always".into()));
-    assert_eq!(first[1], ("coding/files".into(), "coding mode".into()));
+    // The ticket tool first: the gate it opens stands before every write.
+    assert_eq!(first[1], ("coding/tickets".into(), "coding mode".into()));
+    assert_eq!(first[2], ("coding/files".into(), "coding mode".into()));
     assert!(events[0]["tools"].as_u64().unwrap() > 10);
     assert!(events[0]["bytes"].as_u64().unwrap() > 1000);
     let second = families(&events[3]);

@@ -196,7 +196,11 @@ impl Registry {
         let ctx = &ctx.for_call(&call.id, &call.function.name);
         let mut outcome = self.run(call, ctx);
         outcome.turned_back |= tickets::turned_back(ctx);
+        if outcome.is_error {
+            self.offer_named(&outcome.content, ctx);
+        }
         for note in ctx.shared.notes.take(&ctx.call_id) {
+            self.offer_named(&note, ctx);
             outcome.content.push('\n');
             outcome.content.push_str(&note);
         }
@@ -435,3 +439,5 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod way_out_tests;

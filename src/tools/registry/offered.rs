@@ -17,13 +17,28 @@ pub(crate) const FIND_TOOLS: &str = "find_tools";
 /// Tools every request offers.
 const CORE: &[&str] = &[FIND_TOOLS, "web_search", "ask_user"];
 
-/// Families every request in coding mode offers.
+/// Families every request in coding mode offers: the tools of the work, and the ticket tool
+/// whenever the ticket gate can refuse them (it says to call `tk`, which must then be there).
 const CODING_CORE: &[&str] = &[
+    "coding/tickets",
     "coding/files",
     "coding/shell",
     "coding/search",
     "coding/git",
 ];
+
+/// The coding core `ctx` gets: none outside coding mode; without the tickets for a read-only
+/// agent, which the gate never stops.
+fn coding_core(ctx: &ToolContext) -> Vec<&'static str> {
+    match ctx.coding_mode {
+        false => Vec::new(),
+        true => CODING_CORE
+            .iter()
+            .copied()
+            .filter(|f| !(ctx.readonly && *f == "coding/tickets"))
+            .collect(),
+    }
+}
 
 /// The family a message that asks for none gets: most such messages are questions of fact.
 const FALLBACK: &str = "wiki";
@@ -187,10 +202,7 @@ impl Registry {
         if !ctx.settings.on_demand {
             return allowed;
         }
-        let mut families: Vec<String> = Vec::new();
-        if ctx.coding_mode {
-            families.extend(CODING_CORE.iter().map(|f| f.to_string()));
-        }
+        let mut families: Vec<String> = coding_core(ctx).iter().map(|f| f.to_string()).collect();
         families.extend(ctx.shared.offer.families().into_iter().map(|l| l.family));
         let mut offered: Vec<&ToolDef> = allowed
             .iter()
@@ -214,13 +226,11 @@ impl Registry {
             return vec![("all".into(), "--tools all".into())];
         }
         let mut families = vec![("core".to_string(), "always".to_string())];
-        if ctx.coding_mode {
-            families.extend(
-                CODING_CORE
-                    .iter()
-                    .map(|f| (f.to_string(), "coding mode".to_string())),
-            );
-        }
+        families.extend(
+            coding_core(ctx)
+                .iter()
+                .map(|f| (f.to_string(), "coding mode".to_string())),
+        );
         families.extend(
             ctx.shared
                 .offer
@@ -295,7 +305,8 @@ impl Registry {
     /// mode allows, the MCP servers' among them (`mcp:NAME`).
     fn loadable<'a>(&'a self, ctx: &ToolContext, remote: &[ToolDef]) -> Vec<Cow<'a, FamilyInfo>> {
         let allowed = self.allowed(ctx, remote);
-        let core = |id: &str| id == "core" || (ctx.coding_mode && CODING_CORE.contains(&id));
+        let coding = coding_core(ctx);
+        let core = |id: &str| id == "core" || coding.contains(&id);
         let mut families: Vec<Cow<'a, FamilyInfo>> = self
             .families
             .iter()
@@ -357,6 +368,33 @@ impl Registry {
         }
         chosen.retain(|c| ctx.shared.offer.load(&c.family, &c.why));
         chosen
+    }
+
+    /// Offers, from the next request on, the family of every tool `text` (an error or a note
+    /// a call gave the model) names: whatever tells the model to call a tool ("create a
+    /// ticket with tk", "use git_restore") names one it can then call. The mode decides as
+    /// ever: a tool it does not allow is not offered.
+    pub(super) fn offer_named(&self, text: &str, ctx: &ToolContext) {
+        if !ctx.settings.on_demand {
+            return;
+        }
+        let remote = self.mcp_tools();
+        let allowed = self.allowed(ctx, &remote);
+        let offered = self.offered(ctx, &remote);
+        let words = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.len() > 1);
+        for word in words {
+            if offered.iter().any(|t| t.name == word) {
+                continue;
+            }
+            if let Some(tool) = allowed.iter().find(|t| t.name == word) {
+                if tool.family != "core" {
+                    let why = format!("a result named {word}");
+                    ctx.shared.offer.load(family_of(tool, ctx), &why);
+                }
+            }
+        }
     }
 
     /// `find_tools`: loads the families `arguments` ask for and says what they bring.
