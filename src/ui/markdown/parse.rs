@@ -78,6 +78,13 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
 }
 
 impl Parser<'_> {
+    /// The text from `from` to the window's edge past `start` (the byte `start + WINDOW`,
+    /// moved back to a character's start), and whether the edge cut it short.
+    fn window(&self, from: usize, start: usize) -> (&str, bool) {
+        let edge = edge(self.text, start + WINDOW).max(from);
+        (&self.text[from..edge], edge < self.text.len())
+    }
+
     fn scan(&mut self) {
         let mut i = 0;
         while i < self.text.len() {
@@ -144,9 +151,11 @@ impl Parser<'_> {
         if i + n == self.text.len() && !self.complete {
             return self.wait();
         }
-        let limit = self.text.len().min(i + WINDOW);
+        let (span, cut) = self.window(i, i);
+        let limit = i + span.len();
         let mut j = i + n;
-        while let Some(at) = self.text[j..limit].find('`') {
+        // A run that starts inside the window may end past it (then `j > limit`).
+        while let Some(at) = self.text.get(j..limit).and_then(|rest| rest.find('`')) {
             let start = j + at;
             let len = run(self.text, start, b'`');
             if start + len == self.text.len() && !self.complete {
@@ -158,7 +167,7 @@ impl Parser<'_> {
             }
             j = start + len;
         }
-        if limit == self.text.len() && !self.complete {
+        if !cut && !self.complete {
             return self.wait();
         }
         Some(self.text(&self.text[i..i + n], i, i + n))
@@ -276,8 +285,7 @@ impl Parser<'_> {
 
     /// `<`: an autolink, raw HTML, or a plain `<`.
     fn angle(&mut self, i: usize) -> Option<usize> {
-        let rest = &self.text[i..self.text.len().min(i + WINDOW)];
-        let cut = rest.len() < self.text.len() - i;
+        let (rest, cut) = self.window(i, i);
         match syntax::angle(rest) {
             syntax::Angle::Autolink(len, _) => {
                 let shown = rest[1..len - 1].to_string();
@@ -301,10 +309,66 @@ impl Parser<'_> {
     }
 }
 
+/// The byte `at` (at most the text's end) moved back to the start of its character.
+fn edge(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// The length of the run of `mark` at `i`.
 fn run(text: &str, i: usize, mark: u8) -> usize {
     text.as_bytes()[i..]
         .iter()
         .take_while(|&&b| b == mark)
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::syntax::NO_REFS;
+    use super::*;
+
+    /// The text of `text` as parsed in one piece (complete) and streamed (more to come).
+    fn both(text: &str) -> (Parsed, Parsed) {
+        let complete = parse(text, ' ', (true, true), &NO_REFS);
+        let streamed = parse(text, ' ', (false, false), &NO_REFS);
+        (complete, streamed)
+    }
+
+    /// Issue 41, finding 5: an unclosed backtick, then a run of backticks that crosses the
+    /// window's edge, sliced the text backwards (`begin > end`) and ended the REPL.
+    #[test]
+    fn a_run_of_backticks_across_the_windows_edge_is_text() {
+        for before in WINDOW - 8..=WINDOW {
+            let text = format!("`{}``````{}", "a".repeat(before), "b".repeat(20));
+            let (complete, _) = both(&text);
+            assert_eq!(complete.taken, text.len(), "{before}");
+            let shown: String = complete
+                .nodes
+                .iter()
+                .map(|node| match node {
+                    Node::Text(text) => text.as_str(),
+                    other => panic!("{before}: only text expected, got {other:?}"),
+                })
+                .collect();
+            assert_eq!(shown, text, "{before}");
+        }
+    }
+
+    /// A window's edge inside a character (a code span's or an angle's, anything after a
+    /// multibyte character) is moved back to the character's start.
+    #[test]
+    fn a_window_edge_inside_a_character_is_a_character_boundary() {
+        for lead in ["`", "``", "<", "<a"] {
+            for pad in 0..4 {
+                let text = format!("{lead}{}{}", "x".repeat(pad), "é苹🔧".repeat(40));
+                let (complete, streamed) = both(&text);
+                assert_eq!(complete.taken, text.len(), "{lead:?} {pad}");
+                assert!(streamed.taken <= text.len(), "{lead:?} {pad}");
+            }
+        }
+    }
 }

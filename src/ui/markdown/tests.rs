@@ -454,3 +454,19 @@ fn commonmark_blocks_and_spans_in_the_tagged_mode() {
         assert_eq!(shown.trim_end(), tagged.trim_end(), "{input:?}");
     }
 }
+
+/// Issue 41, finding 5: a 280-byte answer, an unclosed backtick and then a run of six across
+/// the window's edge, ended the REPL (`begin > end` in `parse.rs`). It is text, as written,
+/// however it arrives.
+#[test]
+fn backticks_across_the_windows_edge_are_shown_as_written() {
+    let answer = format!("`{}``````{}\n", "a".repeat(250), "b".repeat(22));
+    assert_eq!(answer.len(), 280);
+    for (colour, unicode) in [(true, true), (false, false)] {
+        let style = style(colour, unicode);
+        let expected = whole(&answer, style, usize::MAX / 4);
+        assert_eq!(expected, answer, "colour {colour}");
+        let by_char = pieces(&answer, std::iter::repeat(1), style, usize::MAX / 4);
+        assert_eq!(by_char, expected, "char by char, colour {colour}");
+    }
+}
