@@ -18,7 +18,6 @@ pub(super) struct Parsed {
 struct Bracket {
     piece: usize,
     image: bool,
-    active: bool,
     /// The delimiters before it: the ones after are the link text's.
     delims: usize,
     start: usize,
@@ -36,6 +35,9 @@ struct Parser<'a> {
     pieces: Vec<Piece>,
     delims: Vec<Delim>,
     brackets: Vec<Bracket>,
+    /// The brackets below this index are inactive unless they are images' (a link was made
+    /// after them: links do not nest), as the spec marks them, at once.
+    links_from: usize,
     /// Where the text stops telling what comes next (more is needed).
     hold: usize,
 }
@@ -53,12 +55,18 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
         pieces: Vec::new(),
         delims: Vec::new(),
         brackets: Vec::new(),
+        links_from: 0,
         hold: text.len(),
     };
     p.scan();
-    let mut waits: Vec<usize> = process(&mut p.pieces, &mut p.delims, 0);
+    let mut waits: Vec<usize> = process(&mut p.pieces, &mut p.delims, 0, 0);
     if !complete {
-        waits.extend(p.brackets.iter().filter(|b| b.active).map(|b| b.start));
+        let active = p
+            .brackets
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| p.active(*i, b));
+        waits.extend(active.map(|(_, b)| b.start));
     }
     let open_until = |start: usize| complete || p.hold - start > WINDOW;
     let settled = waits
@@ -78,6 +86,11 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
 }
 
 impl Parser<'_> {
+    /// Whether bracket `i` may still open a link or an image.
+    fn active(&self, i: usize, bracket: &Bracket) -> bool {
+        bracket.image || i >= self.links_from
+    }
+
     /// The text from `from` to the window's edge past `start` (the byte `start + WINDOW`,
     /// moved back to a character's start), and whether the edge cut it short.
     fn window(&self, from: usize, start: usize) -> (&str, bool) {
@@ -205,10 +218,10 @@ impl Parser<'_> {
     }
 
     fn bracket(&mut self, i: usize, end: usize, image: bool) -> usize {
+        self.links_from = self.links_from.min(self.brackets.len());
         self.brackets.push(Bracket {
             piece: self.pieces.len(),
             image,
-            active: true,
             delims: self.delims.len(),
             start: i,
         });
@@ -220,12 +233,16 @@ impl Parser<'_> {
         let Some(bracket) = self.brackets.last() else {
             return Some(self.text("]", i, i + 1));
         };
-        if !bracket.active || i - bracket.start > WINDOW {
+        let active = self.active(self.brackets.len() - 1, bracket);
+        if !active || i - bracket.start > WINDOW {
             self.brackets.pop();
             return Some(self.text("]", i, i + 1));
         }
-        let after = match syntax::inline_link(&self.text[i + 1..]) {
+        let (rest, cut) = self.window(i + 1, bracket.start);
+        let after = match syntax::inline_link(rest) {
             Scan::Found(len, url) => Some((i + 1 + len, url)),
+            // A destination still open at the window's edge: no link within it.
+            Scan::More if cut => None,
             Scan::More if !self.complete => return self.wait(),
             _ => match self.reference(bracket.start, bracket.image, i) {
                 Scan::Found(end, url) => Some((end, url)),
@@ -244,12 +261,15 @@ impl Parser<'_> {
     /// its end and destination when the label is defined.
     fn reference(&self, start: usize, image: bool, i: usize) -> Scan {
         let text_start = start + if image { 2 } else { 1 };
-        let (end, raw) = match syntax::link_label(&self.text[i + 1..]) {
+        let (rest, cut) = self.window(i + 1, start);
+        let (end, raw) = match syntax::link_label(rest) {
             Scan::Found(len, raw) if !raw.is_empty() => (i + 1 + len, raw),
             Scan::Found(len, _) => (i + 1 + len, self.text[text_start..i].to_string()),
             Scan::More if self.text[i + 1..].is_empty() && self.complete => {
                 (i + 1, self.text[text_start..i].to_string())
             }
+            // A label still open at the window's edge: no link within it.
+            Scan::More if cut => return Scan::No,
             Scan::More => return Scan::More,
             Scan::No => (i + 1, self.text[text_start..i].to_string()),
         };
@@ -264,19 +284,19 @@ impl Parser<'_> {
         let Some(bracket) = self.brackets.pop() else {
             return end;
         };
-        process(&mut self.pieces, &mut self.delims, bracket.delims);
-        let kids = self
-            .pieces
-            .drain(bracket.piece + 1..)
-            .map(|p| p.node)
-            .collect();
+        let kids_from = bracket.piece + 1;
+        process(
+            &mut self.pieces,
+            &mut self.delims,
+            bracket.delims,
+            kids_from,
+        );
+        let kids = self.pieces.drain(kids_from..).map(|p| p.node).collect();
         self.pieces.pop();
         let node = match bracket.image {
             true => Node::Image(kids, url),
             false => {
-                for b in &mut self.brackets {
-                    b.active = b.image && b.active;
-                }
+                self.links_from = self.brackets.len();
                 Node::Link(kids, url)
             }
         };

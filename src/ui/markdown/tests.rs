@@ -446,6 +446,14 @@ fn commonmark_blocks_and_spans_in_the_tagged_mode() {
         ("- # Head\n", "• Head\n</h1>\n"),
         ("[x]: /u\n\n[x]\n", "\n<a>x</a>\n"),
         ("## Title ##\n", "Title\n</h2>\n"),
+        // Spans that share a run of marks, and runs that cannot pair across each other.
+        ("***a* b**\n", "<strong><em>a</em> b</strong>\n"),
+        ("**a *b***\n", "<strong>a <em>b</em></strong>\n"),
+        ("***a** b*\n", "<em><strong>a</strong> b</em>\n"),
+        ("*a _b* c_\n", "<em>a _b</em> c_\n"),
+        ("_a *b_ c* *d*\n", "<em>a *b</em> c* <em>d</em>\n"),
+        ("[*a](u) b*\n", "<a>*a</a> b*\n"),
+        ("*[a*](u)\n", "*<a>a*</a>\n"),
     ];
     for (input, tagged) in cases {
         let mut md = Markdown::tagged();
