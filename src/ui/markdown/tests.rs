@@ -478,3 +478,60 @@ fn backticks_across_the_windows_edge_are_shown_as_written() {
         assert_eq!(by_char, expected, "char by char, colour {colour}");
     }
 }
+
+/// Deep nesting is read as CommonMark reads it but shown at most `DEEPEST` levels deep, and
+/// list items opened on one row follow each other on it: what starts a row stays narrow,
+/// however deep the answer nests (cmark's pathological "nested block quotes" and "empty lines
+/// in deeply nested lists" made rows of millions of columns here).
+#[test]
+fn deep_nesting_is_shown_at_most_ten_levels_deep() {
+    let deep = |unit: &str, n: usize| unit.repeat(n);
+    let cases: &[(String, String)] = &[
+        (
+            format!("{}a\n", deep("> ", 30)),
+            format!("{}a\n", deep("│ ", 10)),
+        ),
+        ("- - - x\n".to_string(), "• • • x\n".to_string()),
+        (
+            "- - - x\n  more\n".to_string(),
+            "• • • x\n      more\n".to_string(),
+        ),
+        (
+            format!("{}x\n", deep("- ", 12)),
+            format!("{}- - x\n", deep("• ", 10)),
+        ),
+        (
+            (0..14).map(|i| format!("{}* a\n", deep("  ", i))).collect(),
+            (0..14)
+                .map(|i| format!("{}• a\n", deep("  ", i.min(10))))
+                .collect(),
+        ),
+    ];
+    for (input, shown) in cases {
+        assert_eq!(&whole(input, style(false, true), 200), shown, "{input:?}");
+        let by_char = pieces(input, std::iter::repeat(1), style(false, true), 200);
+        assert_eq!(&by_char, shown, "char by char: {input:?}");
+    }
+}
+
+/// A line's start, or a run of marks, that stays undecided for long is looked at again only
+/// as it doubles (or its line ends), not for every small piece: the same shows.
+#[test]
+fn long_waits_show_the_same_however_split() {
+    let docs = [
+        format!("{}a*b*\n", ">".repeat(3000)),
+        format!("{}a{}\n", "*".repeat(2000), "*".repeat(2000)),
+        format!("{}\nafter\n", "- ".repeat(1500)),
+        format!("x {}y\n", "`".repeat(2500)),
+        format!("{}\n", "|".repeat(3000)),
+    ];
+    for doc in &docs {
+        for style in [style(true, true), style(false, false)] {
+            let expected = whole(doc, style, 80);
+            for size in [1, 3, 700] {
+                let shown = pieces(doc, std::iter::repeat(size), style, 80);
+                assert_eq!(shown, expected, "pieces of {size}: {}", &doc[..20]);
+            }
+        }
+    }
+}
