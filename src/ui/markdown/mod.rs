@@ -12,6 +12,8 @@ mod line;
 mod lists;
 mod nodes;
 mod parse;
+#[cfg(any(test, feature = "test-support"))]
+pub(crate) mod pathological;
 mod syntax;
 mod table;
 #[cfg(test)]
