@@ -6,6 +6,7 @@
 mod blocks;
 #[cfg(test)]
 mod conformance;
+mod guard;
 mod html;
 mod inline;
 mod line;
@@ -84,6 +85,9 @@ pub(crate) struct Markdown {
     /// The conformance tests' mode: no colour, and marks for what colour would show (see
     /// `view.rs`) in place of decorations.
     tags: bool,
+    /// Rendering panicked (a bug), here (`file:line`): the rest of the answer is shown as the
+    /// plain text it is, and [`Self::finish`] says so (see `guard.rs`).
+    fault: Option<String>,
 }
 
 /// Where the renderer is within the current line.
@@ -194,6 +198,7 @@ impl Markdown {
             html: None,
             refs: inline::Refs::new(),
             tags: false,
+            fault: None,
         }
     }
 
@@ -212,32 +217,47 @@ impl Markdown {
     /// colour). A heading's style stays on until its line ends, so nothing else should be
     /// written between two pushes in the middle of a line ([`Self::finish`] ends it).
     pub(crate) fn push(&mut self, text: &str) -> String {
-        self.buf.push_str(&sanitize(text));
-        let mut out = String::new();
-        self.run(&mut out, false);
-        out
+        let text = sanitize(text);
+        if self.fault.is_some() {
+            return self.plain(&text);
+        }
+        self.buf.push_str(&text);
+        self.guard(|md, out| md.run(out, false))
     }
 
     /// The answer paused: returns the word held until its end so far (nothing when none is),
     /// so that what arrived is on the screen while more is waited for.
     pub(crate) fn release(&mut self) -> String {
-        let mut out = String::new();
-        if let Line::Text(text) = &mut self.line {
-            text.wrap.release(&mut out);
-        }
-        if !out.is_empty() {
-            self.line_ended = false;
-        }
-        out
+        self.guard(|md, out| {
+            if let Line::Text(text) = &mut md.line {
+                text.wrap.release(out);
+            }
+            if !out.is_empty() {
+                md.line_ended = false;
+            }
+        })
     }
 
     /// The answer (or the text before a tool round) ended: returns everything still held back
     /// and starts over, so the next text is a new document.
     pub(crate) fn finish(&mut self) -> String {
-        let mut out = String::new();
-        self.run(&mut out, true);
+        let mut out = match self.fault {
+            None => self.guard(Self::close),
+            Some(_) => String::new(),
+        };
+        out.push_str(&self.note(&out));
+        *self = Self {
+            tags: self.tags,
+            ..Self::new(self.style, self.width)
+        };
+        out
+    }
+
+    /// Writes everything still held back at the answer's end.
+    fn close(&mut self, out: &mut String) {
+        self.run(out, true);
         if let Some(table) = self.table.take() {
-            self.flush_table(table, &mut out);
+            self.flush_table(table, out);
         }
         // An indented code block open at the end closes with the same rule as a fence.
         if let Some(code) = self.indented.take() {
@@ -258,11 +278,6 @@ impl Markdown {
             }
             out.push_str(&self.code_rule(&fence.indent, None));
         }
-        *self = Self {
-            tags: self.tags,
-            ..Self::new(self.style, self.width)
-        };
-        out
     }
 
     /// Renders as much of the buffer as can be decided (all of it at `eof`). A long wait (see

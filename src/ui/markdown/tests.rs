@@ -535,3 +535,31 @@ fn long_waits_show_the_same_however_split() {
         }
     }
 }
+
+/// A panic while rendering (a bug: here the buffer's position set past its end, as one might
+/// leave it) does not leave the renderer: what was shown stays, what it held and the rest of
+/// the answer come as the plain text they are, one line at the answer's end says what
+/// happened, and the next answer is rendered again.
+#[test]
+fn a_panic_while_rendering_shows_the_rest_as_plain_text() {
+    let mut md = Markdown::new(style(true, true), 80);
+    let mut shown = md.push("Hello **bold** and *it");
+    md.pos = usize::MAX / 2;
+    shown.push_str(&md.push("alic* and \x1b[2J`code`\n"));
+    shown.push_str(&md.push("# not a heading\n"));
+    assert_eq!(
+        readable(&shown),
+        "Hello {1}bold{} and{} *italic* and ^[[2J`code`\n# not a heading\n"
+    );
+    let end = md.finish();
+    assert!(
+        end.starts_with("\x1b[2m[marvin: showing this answer's Markdown failed at src/ui/"),
+        "{end:?}"
+    );
+    assert!(
+        end.ends_with("from there on it is plain text]\x1b[0m"),
+        "{end:?}"
+    );
+    assert_eq!(readable(&md.push("**b**\n")), "{1}b{}\n");
+    assert_eq!(md.finish(), "");
+}
