@@ -563,3 +563,24 @@ fn a_panic_while_rendering_shows_the_rest_as_plain_text() {
     assert_eq!(readable(&md.push("**b**\n")), "{1}b{}\n");
     assert_eq!(md.finish(), "");
 }
+
+/// A character reference decodes after the answer was sanitized: one that stands for ESC (or
+/// any control character) is shown as the sanitizer shows it, never written (found by the
+/// property tests).
+#[test]
+fn character_references_write_no_escape_sequence() {
+    let doc = "a &#x1B;[2J b &#27;]0;title&#7; [x](&#x1b;[31m) &#x202E;c\n";
+    for (colour, unicode) in [(true, true), (false, false)] {
+        let shown = whole(doc, style(colour, unicode), 200);
+        let plain = readable(&shown);
+        assert!(plain.contains("a ^[[2J b ^[]0;title\u{fffd}"), "{plain:?}");
+        assert!(plain.contains("^[[31m"), "{plain:?}");
+        assert!(
+            !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
+            "{shown:?}"
+        );
+        let escapes = shown.matches('\x1b').count();
+        let codes = shown.matches("\x1b[0").count() + shown.matches("\x1b[2m").count();
+        assert_eq!(escapes, codes, "only the renderer's own codes: {shown:?}");
+    }
+}
