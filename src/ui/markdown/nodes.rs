@@ -46,7 +46,7 @@ pub(super) const WINDOW: usize = 256;
 
 /// Matches the delimiters from `bottom` on (CommonMark's "process emphasis") and nests the
 /// pieces from `from` on into the spans found; the marks left unmatched stay as text. Returns
-/// the openers left unmatched (their start), for a stream to wait on.
+/// where the openers left unmatched start, for a stream to wait on.
 pub(super) fn process(
     pieces: &mut Vec<Piece>,
     delims: &mut Vec<Delim>,
@@ -54,10 +54,12 @@ pub(super) fn process(
     from: usize,
 ) -> Vec<usize> {
     let spans = pair(pieces, &mut delims[bottom..]);
+    // A stream waits from the start of the run as written: read again from a mark inside it,
+    // the rest would be a shorter run, and pair otherwise (the rule of three).
     let open = delims[bottom..]
         .iter()
         .filter(|d| d.open && d.count > 0)
-        .map(|d| d.start + d.written - d.count)
+        .map(|d| d.start)
         .collect();
     delims.truncate(bottom);
     let nested = nest(pieces.drain(from..).collect(), from, &spans);

@@ -107,6 +107,8 @@ impl Parser<'_> {
                 b'*' | b'_' | b'~' => self.delim(i),
                 b'[' => Some(self.bracket(i, i + 1, false)),
                 b'!' if self.text[i + 1..].starts_with('[') => Some(self.bracket(i, i + 2, true)),
+                // An image's `![` cut after its `!`: the next piece tells.
+                b'!' if i + 1 == self.text.len() && !self.complete && !self.ended => self.wait(),
                 b']' => self.close_bracket(i),
                 b'<' => self.angle(i),
                 b'&' => self.entity(i),

@@ -564,6 +564,31 @@ fn a_panic_while_rendering_shows_the_rest_as_plain_text() {
     assert_eq!(md.finish(), "");
 }
 
+/// Cuts the property tests (`props.rs`) found to show otherwise than the whole answer: an
+/// image's `!` alone at a piece's end (shown before its `[` came, it made a link of the
+/// image), and a run of marks a span used part of (read again from inside the run, the rest
+/// was a shorter run that paired otherwise, or not at all).
+#[test]
+fn cuts_the_property_tests_found_show_the_same() {
+    let stars = format!("**-{}_", "*".repeat(99));
+    let cases: &[(&str, &str)] = &[
+        ("see !", "[the logo](l.png) now\n"),
+        ("![", "](u)\n"),
+        ("************ ]***_**_", "`aa`***`****``````\n"),
+        (&stars, "*****```\n"),
+    ];
+    for (front, back) in cases {
+        for (style, width) in [(style(false, false), 8), (style(true, true), 80)] {
+            let expected = whole(&format!("{front}{back}"), style, width);
+            let mut md = Markdown::new(style, width);
+            let mut shown = md.push(front);
+            shown.push_str(&md.push(back));
+            shown.push_str(&md.finish());
+            assert_eq!(shown, expected, "{front:?} then {back:?}");
+        }
+    }
+}
+
 /// A character reference decodes after the answer was sanitized: one that stands for ESC (or
 /// any control character) is shown as the sanitizer shows it, never written (found by the
 /// property tests).
