@@ -15,6 +15,8 @@ mod nodes;
 mod parse;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) mod pathological;
+#[cfg(test)]
+mod props;
 mod syntax;
 mod table;
 #[cfg(test)]
