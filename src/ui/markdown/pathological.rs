@@ -224,7 +224,8 @@ mod tests {
                 .collect()
         };
         panic!(
-            "{name}: {} bytes shown, {} expected, apart from byte {at}:\n shown:    {:?}\n expected: {:?}",
+            "{name}: {} bytes shown, {} expected, apart from byte {at}:\n \
+             shown:    {:?}\n expected: {:?}",
             shown.len(),
             expected.len(),
             near(shown),

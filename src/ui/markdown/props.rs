@@ -3,8 +3,8 @@
 //! cut, and lets no escape sequence through but the renderer's own colour codes. The text is
 //! heavy in what Markdown is made of, in long runs, and in multibyte characters put across
 //! the inline window's edge. How the time grows with the size is for `make bench`. Before they
-//! passed they found three faults, now tests of their own in `tests.rs`
-//! (`cuts_the_property_tests_found_show_the_same`, `character_references_write_no_escape_sequence`).
+//! passed they found three faults, now tests of their own in `tests.rs`:
+//! `cuts_the_property_tests_found_show_the_same`, `character_references_write_no_escape_sequence`.
 
 use proptest::prelude::*;
 
@@ -12,6 +12,10 @@ use super::Markdown;
 use super::nodes::WINDOW;
 use crate::props::{awkward_char, config};
 use crate::ui::style::Style;
+
+/// Openers the second property puts before text across the window, and what may close them.
+const LEADS: &[&str] = &["`", "``", "*", "**", "_", "[", "![", "<", "&", "~~", "\\"];
+const CLOSES: &[&str] = &["`", "``````", "*", "**", "_", "](u)", "]", ">", ";", "~~"];
 
 /// What Markdown is made of, and some text.
 const PIECES: &[&str] = &[
@@ -172,7 +176,8 @@ proptest! {
         let whole = render(&[text.as_str()], style, width, false);
         prop_assert!(whole.is_ok(), "{:?}: {:?}", whole, text);
         let pieces = cut(&text, &points);
-        prop_assert_eq!(&render(&pieces, style, width, false), &whole, "{:?} cut at {:?}", text, points);
+        let cut_shown = render(&pieces, style, width, false);
+        prop_assert_eq!(&cut_shown, &whole, "{:?} cut at {:?}", text, points);
         let paused = render(&pieces, style, width, true);
         prop_assert!(paused.is_ok(), "{:?}: {:?} cut at {:?}", paused, text, points);
         let shown = whole.unwrap_or_default();
@@ -181,10 +186,10 @@ proptest! {
 
     #[test]
     fn text_across_the_window_in_any_script_renders_without_a_panic(
-        lead in prop::sample::select(&["`", "``", "*", "**", "_", "[", "![", "<", "&", "~~", "\\"][..]),
+        lead in prop::sample::select(LEADS),
         filler in prop::sample::select(&["a", "é", "苹", "🔧", " ", "`", "*"][..]),
         before in 0..=WINDOW + 8,
-        close in prop::sample::select(&["`", "``````", "*", "**", "_", "](u)", "]", ">", ";", "~~"][..]),
+        close in prop::sample::select(CLOSES),
         after in 0..16usize,
     ) {
         let text = format!("{lead}{}{close}{}\n", filler.repeat(before), "z".repeat(after));
@@ -192,7 +197,8 @@ proptest! {
             let whole = render(&[text.as_str()], style, 80, false);
             prop_assert!(whole.is_ok(), "{:?}: {:?}", whole, text);
             let by_char: Vec<&str> = cut(&text, &(0..text.len()).collect::<Vec<_>>());
-            prop_assert_eq!(render(&by_char, style, 80, false), whole, "{:?} char by char", text);
+            let shown = render(&by_char, style, 80, false);
+            prop_assert_eq!(shown, whole, "{:?} char by char", text);
         }
     }
 }
