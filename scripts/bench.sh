@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 runs=${BENCH_RUNS:-30}
 cargo build --release --locked --quiet
 cargo build --release --locked --quiet --example stream_server --example bench_measure \
-  --example tool_round_server --example mcp_echo_server --example gateway_bench
+  --example tool_round_server --example mcp_echo_server --example gateway_bench \
+  --example markdown_bench
 command -v curl >/dev/null || { echo "bench: curl is needed for the comparison" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -179,6 +180,11 @@ if [ "$said" != "$measured" ]; then
   echo "README.md says the stripped binary is ${said:-nothing} MB; it is $measured MB: update it" >&2
   size_drift=1
 fi
+
+# The Markdown renderer on cmark's pathological inputs (issue 41, finding 6): the time at 1×,
+# 10× and 100× the size, whole and streamed in small pieces, should grow about tenfold a step.
+echo
+target/release/examples/markdown_bench
 
 # What the first request carries (issue "Model-aware requests"): an everyday question of
 # SLURP's devel split, each asked of a fresh home, and a --non-interactive coding question;

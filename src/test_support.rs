@@ -54,3 +54,25 @@ pub fn as_cron_runs(command: &str) -> (String, bool) {
 /// The MCP conformance suite's client scenarios, played by Marvin's MCP client.
 #[cfg(feature = "test-support")]
 pub use crate::tools::mcp::conformance::run as mcp_conformance_client;
+
+/// cmark's pathological Markdown shapes (`ui/markdown/pathological.rs`) with `n` repeats of
+/// each: its name and input, for the bench.
+#[cfg(feature = "test-support")]
+pub fn markdown_shapes(n: usize) -> Vec<(&'static str, String)> {
+    use crate::ui::markdown::pathological::{SHAPES, as_written};
+    let written = as_written().map(|(name, unit)| (name, unit.repeat(n)));
+    let shaped = SHAPES.iter().map(|shape| (shape.name, (shape.input)(n)));
+    written.chain(shaped).collect()
+}
+
+/// What the REPL shows of `answer` (colour, 80 columns) pushed to its Markdown renderer in
+/// pieces of `piece` bytes (0: at once), for the bench.
+#[cfg(feature = "test-support")]
+pub fn render_markdown(answer: &str, piece: usize) -> String {
+    let style = crate::ui::style::Style {
+        colour: true,
+        unicode: true,
+    };
+    let markdown = crate::ui::markdown::Markdown::new(style, 79);
+    crate::ui::markdown::pathological::render(markdown, answer, piece)
+}

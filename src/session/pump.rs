@@ -1,9 +1,11 @@
 //! The event pump of a turn, on the thread that called `submit`: the worker's steps become
 //! events for the front-end (and the turn's tally, partial text and audit log), tools'
 //! questions go to the front-end with a handle to answer them now or later (the first answer
-//! wins), and Ctrl+C or a broken pipe cancels the turn.
+//! wins), and Ctrl+C or a broken pipe cancels the turn. A front-end that panics showing an
+//! event loses the event, never the turn.
 
 use std::collections::HashMap;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -50,6 +52,8 @@ pub(super) struct Pump<'a> {
     /// one. (A stop by SIGTERM reads as interrupted on every look, and must still let the
     /// turn wind down: its tools remove what they half made.)
     calm_since_cancel: bool,
+    /// The front-end panicked showing an event (said once a turn).
+    ui_broke: bool,
 }
 
 /// What the pump gathered while the turn ran.
@@ -78,6 +82,7 @@ impl<'a> Pump<'a> {
             partial: String::new(),
             cancelled_at: None,
             calm_since_cancel: false,
+            ui_broke: false,
         }
     }
 
@@ -188,7 +193,17 @@ impl<'a> Pump<'a> {
             }
             _ => {}
         }
-        self.ui.event(&Event::from(step));
+        self.show(&Event::from(step));
+    }
+
+    /// Hands `event` to the front-end (see [`show`]); the first time it breaks in a turn,
+    /// a warning says the turn goes on.
+    fn show(&mut self, event: &Event) {
+        if !show(self.ui, event) && !std::mem::replace(&mut self.ui_broke, true) {
+            self.session
+                .warnings
+                .push("showing this turn failed (a bug in Marvin); the turn goes on and is saved");
+        }
     }
 
     /// A tool's question: logged, then handed to the front-end with its own reply handle. The
@@ -259,7 +274,7 @@ impl<'a> Pump<'a> {
         let answer = Box::new(Answered::new(&open.prompt, &response, open.correlation));
         // The tool may have stopped waiting (the turn was cancelled): nothing to tell it.
         let _ = open.tool.send(response);
-        self.ui.event(&Event::QuestionClosed {
+        self.show(&Event::QuestionClosed {
             id,
             outcome,
             answer,
@@ -288,7 +303,14 @@ impl<'a> Pump<'a> {
     /// as notices in order with the rest.
     fn show_warnings(&mut self) {
         for warning in self.session.warnings.take() {
-            self.ui.event(&Event::warning(warning));
+            self.show(&Event::warning(warning));
         }
     }
+}
+
+/// Hands `event` to `ui`; `false` when the front-end panicked showing it (a bug there). The
+/// event is lost to that front-end, not the turn: the pump goes on, and the turn is stored as
+/// if it had been shown.
+pub(super) fn show(ui: &mut dyn TurnUi, event: &Event) -> bool {
+    panic::catch_unwind(AssertUnwindSafe(|| ui.event(event))).is_ok()
 }

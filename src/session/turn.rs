@@ -55,7 +55,7 @@ impl Session {
         // subscriptions (two seconds at most; a server that does not answer is skipped).
         if text.is_some() {
             for message in self.notifications() {
-                ui.event(&Event::Notification { message });
+                super::pump::show(ui, &Event::Notification { message });
             }
         }
         self.turn_id = format!(
@@ -76,7 +76,7 @@ impl Session {
         }
         self.finish(&end, &pumped.tally, &pumped.partial);
         for warning in self.warnings.take() {
-            ui.event(&Event::warning(warning));
+            super::pump::show(ui, &Event::warning(warning));
         }
         let exit_requested = self
             .shared

@@ -59,6 +59,7 @@ mod provider_security;
 mod provider_streams;
 mod provider_trust;
 mod providers;
+mod render_safety;
 mod repl;
 mod repl_input;
 mod request_props;

@@ -1,5 +1,6 @@
 //! A session in interactive coding mode: a tool's approval request travels from the worker to
-//! the thread that called `submit`, the answer decides what happens, and grants are remembered.
+//! the thread that called `submit`, the answer decides what happens, and grants are remembered;
+//! a front-end that breaks showing the answer does not cost the turn.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -263,4 +264,48 @@ fn questions_wait_for_a_later_answer_while_the_turn_goes_on_and_the_first_answer
         .collect();
     assert!(results[0].contains(r#""Question 1?":"x1""#), "{results:?}");
     assert!(results[1].contains(r#""Question 2?":"y2""#), "{results:?}");
+}
+
+/// Breaks on the answer's text, as a front-end with a bug in its rendering would.
+struct BreaksOnText;
+
+impl TurnUi for BreaksOnText {
+    fn event(&mut self, event: &Event) {
+        if let Event::Text { .. } = event {
+            panic!("the front-end broke showing the answer");
+        }
+    }
+    fn interrupted(&mut self) -> bool {
+        false
+    }
+    fn ask(&mut self, _: Interaction) {}
+}
+
+/// Issue 41, finding 5: a front-end that panicked while drawing the answer unwound through
+/// the turn, which was never stored. The turn now goes on and is stored whatever the
+/// front-end does: in the report, the chat log and the conversation.
+#[test]
+fn a_front_end_that_breaks_showing_the_answer_does_not_cost_the_turn() {
+    let dir = TempDir::new("broken-ui");
+    let home = TempDir::new("broken-ui-home");
+    let server = ReplayServer::start(vec![
+        Reply::text(&["Kept ", "all the same."]),
+        Reply::text(&["Second."]),
+    ]);
+    let mut session = interactive_coding_session(&server, dir.path(), home.path());
+    let report = session.submit("hello", &mut BreaksOnText);
+    match &report.end {
+        TurnEnd::Answered(message) => assert_eq!(message.text(), "Kept all the same."),
+        other => panic!("{other:?}"),
+    }
+    let log = std::fs::read_to_string(home.path().join("profiles/default/chat_log.jsonl"));
+    let log = log.unwrap_or_default();
+    assert!(log.contains(r#""text":"Kept all the same.""#), "{log}");
+    let mut ui = Scripted {
+        answers: Vec::new(),
+        asked: Vec::new(),
+    };
+    session.submit("and now?", &mut ui);
+    let messages = &server.requests()[1].body["messages"];
+    assert_eq!(messages[2]["content"], "Kept all the same.");
 }

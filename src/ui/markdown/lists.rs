@@ -13,6 +13,8 @@ pub(super) struct Nested {
     pub lead: usize,
     /// What starts the item's later rows.
     pub hang: String,
+    /// The list markers on the row so far, this one's included.
+    pub markers: usize,
 }
 
 pub(super) struct Item {
@@ -45,8 +47,9 @@ impl Markdown {
         let spaces = skip - marker_end;
         let gap = if spaces == 0 || spaces > 4 { 1 } else { spaces };
         let content = indent + marker_end - marker_start + gap;
-        let lead = self.item(indent, content, marker);
-        let hang = bars + &" ".repeat(table::display_width(&lead));
+        let markers = self.same_row + 1;
+        let (lead, column) = self.item(indent, content, marker);
+        let hang = bars + &" ".repeat(column);
         out.push_str(&lead);
         self.pos += if spaces > 4 { marker_end + 1 } else { skip };
         let lead = table::display_width(&out[start..]);
@@ -58,6 +61,7 @@ impl Markdown {
                 offset: content,
                 lead,
                 hang,
+                markers,
             });
             self.line = Line::Start;
         }
@@ -72,13 +76,14 @@ impl Markdown {
                 marker,
                 ordered,
                 skip,
-            } => {
+            } if nested.markers < super::DEEPEST => {
                 let kind = Kind::Item {
                     indent: indent + nested.offset,
                     marker,
                     ordered,
                     skip,
                 };
+                self.same_row = nested.markers;
                 self.begin(Class { kind, ..class }, out);
             }
             Kind::Heading { .. } | Kind::Rule | Kind::Code { .. } => self.begin(class, out),
@@ -99,7 +104,7 @@ impl Markdown {
     }
 
     /// What starts a list item whose marker is at `indent` columns: the marker, indented by
-    /// its nesting level.
+    /// its nesting level (not on its parent's row), and the screen column of its text.
     /// `ordered`: the marker as written (`3.`, `10)`), numbered on from the item before it in
     /// the list; `None` for a bullet.
     pub(super) fn item(
@@ -107,7 +112,7 @@ impl Markdown {
         indent: usize,
         content: usize,
         ordered: Option<String>,
-    ) -> String {
+    ) -> (String, usize) {
         while self.lists.last().is_some_and(|item| item.indent > indent) {
             self.lists.pop();
         }
@@ -129,15 +134,21 @@ impl Markdown {
             }
             None => (self.style.glyph("•", "-").to_string(), None),
         };
-        let lead = format!("{}{marker} ", "  ".repeat(self.lists.len()));
+        let indent_shown = "  ".repeat(self.lists.len().min(super::DEEPEST));
+        let lead = format!("{indent_shown}{marker} ");
         let column = table::display_width(&lead);
+        // On its parent's row, the marker is where the parent's text starts already.
+        let lead = match std::mem::take(&mut self.same_row) {
+            0 => lead,
+            _ => lead[indent_shown.len()..].to_string(),
+        };
         self.lists.push(Item {
             indent,
             content,
             column,
             number,
         });
-        lead
+        (lead, column)
     }
 
     /// Where a text line at `indent` columns continues a list item (its text's column), or

@@ -6,12 +6,17 @@
 mod blocks;
 #[cfg(test)]
 mod conformance;
+mod guard;
 mod html;
 mod inline;
 mod line;
 mod lists;
 mod nodes;
 mod parse;
+#[cfg(any(test, feature = "test-support"))]
+pub(crate) mod pathological;
+#[cfg(test)]
+mod props;
 mod syntax;
 mod table;
 #[cfg(test)]
@@ -27,6 +32,19 @@ use inline::Paint;
 use line::{Class, Context, Kind};
 use wrap::Wrap;
 
+/// The most levels of quotes, and of lists, shown by their bars and indentation: deeper ones
+/// are read as CommonMark reads them but shown at this depth, so that what starts each row
+/// stays narrow (10,000 levels would otherwise start every row with 20,000 columns). Also the
+/// most list items opened on one row (`- - - x`): past them the row is text, or each would
+/// read the rest of the row again.
+const DEEPEST: usize = 10;
+
+/// Bytes waiting undecided (a line's start of 5,000 `>`, a run of `*` whose next character
+/// tells what it is) past which a push that adds a little is not read again: the whole wait
+/// would be read again for every piece, and a long one streamed in small pieces would take
+/// time in the square of its length. What is shown is the same, a little later.
+const LONG_WAIT: usize = 1024;
+
 /// A streaming renderer for one answer (or the text before a tool round).
 pub(crate) struct Markdown {
     style: Style,
@@ -36,6 +54,8 @@ pub(crate) struct Markdown {
     /// Sanitized text not rendered yet, from `pos` (the front is dropped after each push).
     buf: String,
     pos: usize,
+    /// How much of `buf` waited for more text after the last push.
+    stalled: usize,
     line: Line,
     fence: Option<Fence>,
     table: Option<Table>,
@@ -55,6 +75,9 @@ pub(crate) struct Markdown {
     indented: Option<blocks::Indented>,
     /// A list item's marker was written: the rest of its line is read as a line of its own.
     nested: Option<lists::Nested>,
+    /// The markers on the row of the line begun (the rest of a list item's first row): a
+    /// nested item's marker goes right after its parent's, not indented again.
+    same_row: usize,
     /// The columns the line being read starts in (a list item's text after its marker).
     offset: usize,
     /// An HTML block is open: how it ends.
@@ -64,6 +87,9 @@ pub(crate) struct Markdown {
     /// The conformance tests' mode: no colour, and marks for what colour would show (see
     /// `view.rs`) in place of decorations.
     tags: bool,
+    /// Rendering panicked (a bug), here (`file:line`): the rest of the answer is shown as the
+    /// plain text it is, and [`Self::finish`] says so (see `guard.rs`).
+    fault: Option<String>,
 }
 
 /// Where the renderer is within the current line.
@@ -157,6 +183,7 @@ impl Markdown {
             width,
             buf: String::new(),
             pos: 0,
+            stalled: 0,
             line: Line::Start,
             fence: None,
             table: None,
@@ -168,10 +195,12 @@ impl Markdown {
             last_shown: 0,
             indented: None,
             nested: None,
+            same_row: 0,
             offset: 0,
             html: None,
             refs: inline::Refs::new(),
             tags: false,
+            fault: None,
         }
     }
 
@@ -190,32 +219,47 @@ impl Markdown {
     /// colour). A heading's style stays on until its line ends, so nothing else should be
     /// written between two pushes in the middle of a line ([`Self::finish`] ends it).
     pub(crate) fn push(&mut self, text: &str) -> String {
-        self.buf.push_str(&sanitize(text));
-        let mut out = String::new();
-        self.run(&mut out, false);
-        out
+        let text = sanitize(text);
+        if self.fault.is_some() {
+            return self.plain(&text);
+        }
+        self.buf.push_str(&text);
+        self.guard(|md, out| md.run(out, false))
     }
 
     /// The answer paused: returns the word held until its end so far (nothing when none is),
     /// so that what arrived is on the screen while more is waited for.
     pub(crate) fn release(&mut self) -> String {
-        let mut out = String::new();
-        if let Line::Text(text) = &mut self.line {
-            text.wrap.release(&mut out);
-        }
-        if !out.is_empty() {
-            self.line_ended = false;
-        }
-        out
+        self.guard(|md, out| {
+            if let Line::Text(text) = &mut md.line {
+                text.wrap.release(out);
+            }
+            if !out.is_empty() {
+                md.line_ended = false;
+            }
+        })
     }
 
     /// The answer (or the text before a tool round) ended: returns everything still held back
     /// and starts over, so the next text is a new document.
     pub(crate) fn finish(&mut self) -> String {
-        let mut out = String::new();
-        self.run(&mut out, true);
+        let mut out = match self.fault {
+            None => self.guard(Self::close),
+            Some(_) => String::new(),
+        };
+        out.push_str(&self.note(&out));
+        *self = Self {
+            tags: self.tags,
+            ..Self::new(self.style, self.width)
+        };
+        out
+    }
+
+    /// Writes everything still held back at the answer's end.
+    fn close(&mut self, out: &mut String) {
+        self.run(out, true);
         if let Some(table) = self.table.take() {
-            self.flush_table(table, &mut out);
+            self.flush_table(table, out);
         }
         // An indented code block open at the end closes with the same rule as a fence.
         if let Some(code) = self.indented.take() {
@@ -236,18 +280,19 @@ impl Markdown {
             }
             out.push_str(&self.code_rule(&fence.indent, None));
         }
-        *self = Self {
-            tags: self.tags,
-            ..Self::new(self.style, self.width)
-        };
-        out
     }
 
-    /// Renders as much of the buffer as can be decided (all of it at `eof`).
+    /// Renders as much of the buffer as can be decided (all of it at `eof`). A long wait (see
+    /// [`LONG_WAIT`]) is looked at again only once it has doubled or a line ended in it.
     fn run(&mut self, out: &mut String, eof: bool) {
-        while self.step(out, eof) {}
+        let arrived = self.buf.get(self.stalled..).unwrap_or("");
+        let doubled = self.buf.len() >= 2 * self.stalled;
+        if eof || self.stalled < LONG_WAIT || doubled || arrived.contains('\n') {
+            while self.step(out, eof) {}
+        }
         self.buf.drain(..self.pos);
         self.pos = 0;
+        self.stalled = self.buf.len();
         if !out.is_empty() {
             self.line_ended = out.ends_with('\n');
         }
@@ -416,10 +461,10 @@ impl Markdown {
         self.line = Line::Whole { kind, searched: 0 };
     }
 
-    /// The quote bars for `depth` levels.
+    /// The quote bars for `depth` levels (at most [`DEEPEST`]).
     fn bars(&self, depth: usize) -> String {
         let bar = self.style.dim(self.style.glyph("│", "|"));
-        format!("{bar} ").repeat(depth)
+        format!("{bar} ").repeat(depth.min(DEEPEST))
     }
 
     /// Streams a line's inline text; ends the line at its newline.

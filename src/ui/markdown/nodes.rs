@@ -44,43 +44,114 @@ pub(super) struct Delim {
 /// streams. A pair further apart is text.
 pub(super) const WINDOW: usize = 256;
 
-/// Matches the delimiters above `bottom` and wraps what is between each pair; the ones left
-/// unmatched stay as text. Returns the openers left unmatched (their start), for a stream to
-/// wait on.
+/// Matches the delimiters from `bottom` on (CommonMark's "process emphasis") and nests the
+/// pieces from `from` on into the spans found; the marks left unmatched stay as text. Returns
+/// where the openers left unmatched start, for a stream to wait on.
 pub(super) fn process(
     pieces: &mut Vec<Piece>,
     delims: &mut Vec<Delim>,
     bottom: usize,
+    from: usize,
 ) -> Vec<usize> {
-    let mut ci = bottom;
-    while ci < delims.len() {
-        if !delims[ci].close {
-            ci += 1;
-            continue;
-        }
-        match (bottom..ci)
-            .rev()
-            .find(|&oi| pairs(&delims[oi], &delims[ci]))
-        {
-            Some(oi) => ci = matched(pieces, delims, oi, ci),
-            None if !delims[ci].open => {
-                delims.remove(ci);
-            }
-            None => ci += 1,
-        }
-    }
+    let spans = pair(pieces, &mut delims[bottom..]);
+    // A stream waits from the start of the run as written: read again from a mark inside it,
+    // the rest would be a shorter run, and pair otherwise (the rule of three).
     let open = delims[bottom..]
         .iter()
         .filter(|d| d.open && d.count > 0)
-        .map(|d| d.start + d.written - d.count)
+        .map(|d| d.start)
         .collect();
     delims.truncate(bottom);
+    let nested = nest(pieces.drain(from..).collect(), from, &spans);
+    pieces.extend(nested);
     open
+}
+
+/// A span `pair` found: the pieces between its opener's and its closer's, in a node of `kind`.
+struct Span {
+    open: usize,
+    close: usize,
+    kind: u8,
+}
+
+/// Pairs closers with openers in order, as the spec's algorithm does, in time linear in the
+/// delimiters: the list is linked backwards (`prev`), so the delimiters between a pair leave
+/// it at once; a closer looks back no further than its `openers_bottom` (where the last search
+/// for its kind failed) and the window. Spans come out innermost first. A delimiter out of the
+/// list has `count` 0.
+fn pair(pieces: &mut [Piece], delims: &mut [Delim]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut prev: Vec<Option<usize>> = (0..delims.len()).map(|i| i.checked_sub(1)).collect();
+    // By mark, whether the closer may open, its run's length mod 3: the lowest index to try.
+    let mut openers_bottom = [[[0usize; 3]; 2]; 3];
+    for ci in 0..delims.len() {
+        while delims[ci].close && delims[ci].count > 0 {
+            let c = &delims[ci];
+            let kind = match c.mark {
+                b'*' => 0,
+                b'_' => 1,
+                _ => 2,
+            };
+            let floor = &mut openers_bottom[kind][usize::from(c.open)][c.written % 3];
+            let Some(oi) = opener(delims, &prev, ci, *floor) else {
+                *floor = ci;
+                if !delims[ci].open {
+                    leave(delims, &mut prev, ci);
+                }
+                break;
+            };
+            spans.push(matched(pieces, delims, oi, ci));
+            link_pair(delims, &mut prev, oi, ci);
+        }
+    }
+    spans
+}
+
+/// After opener `oi` and closer `ci` paired: the delimiters between them leave the list at
+/// once, and so does either of the two with no marks left.
+fn link_pair(delims: &mut [Delim], prev: &mut [Option<usize>], oi: usize, ci: usize) {
+    let mut at = prev[ci];
+    while let Some(i) = at.filter(|&i| i > oi) {
+        delims[i].count = 0;
+        at = prev[i];
+    }
+    prev[ci] = match delims[oi].count {
+        0 => prev[oi],
+        _ => Some(oi),
+    };
+    if delims[ci].count == 0 {
+        leave(delims, prev, ci);
+    }
+}
+
+/// The nearest opener in the list for closer `ci`, at `floor` or above and within the window.
+fn opener(delims: &[Delim], prev: &[Option<usize>], ci: usize, floor: usize) -> Option<usize> {
+    let c = &delims[ci];
+    let mut at = prev[ci];
+    while let Some(oi) = at.filter(|&oi| oi >= floor) {
+        if c.start - delims[oi].start > WINDOW {
+            return None;
+        }
+        if pairs(&delims[oi], c) {
+            return Some(oi);
+        }
+        at = prev[oi];
+    }
+    None
+}
+
+/// Takes closer `ci` out of the list: the one after it (not reached yet) links past it.
+fn leave(delims: &mut [Delim], prev: &mut [Option<usize>], ci: usize) {
+    delims[ci].count = 0;
+    let before = prev[ci];
+    if let Some(next) = prev.get_mut(ci + 1) {
+        *next = before;
+    }
 }
 
 /// Whether the opener `o` may close with the closer `c`.
 fn pairs(o: &Delim, c: &Delim) -> bool {
-    if o.mark != c.mark || !o.open || c.start - o.start > WINDOW {
+    if o.mark != c.mark || !o.open || o.count == 0 {
         return false;
     }
     if o.mark == b'~' {
@@ -92,41 +163,76 @@ fn pairs(o: &Delim, c: &Delim) -> bool {
     !odd
 }
 
-/// Wraps the pieces between opener `oi` and closer `ci` in a span, uses up their marks, and
-/// returns the delimiter to look at next.
-fn matched(pieces: &mut Vec<Piece>, delims: &mut Vec<Delim>, oi: usize, ci: usize) -> usize {
+/// Uses up the marks opener `oi` and closer `ci` share, and returns their span.
+fn matched(pieces: &mut [Piece], delims: &mut [Delim], oi: usize, ci: usize) -> Span {
     let (o, c) = (&delims[oi], &delims[ci]);
     let used = match o.mark {
         b'~' => c.count,
         _ if o.count >= 2 && c.count >= 2 => 2,
         _ => 1,
     };
-    let (op, cp) = (o.piece, c.piece);
-    let inner: Vec<Node> = pieces.drain(op + 1..cp).map(|p| p.node).collect();
-    shrink(&mut pieces[op], used, false);
-    shrink(&mut pieces[op + 1], used, true);
-    let node = match (o.mark, used) {
-        (b'~', _) => Node::Del(inner),
-        (_, 1) => Node::Emph(inner),
-        _ => Node::Strong(inner),
+    let kind = match (o.mark, used) {
+        (b'~', _) => b'~',
+        (mark, 1) => mark,
+        _ => b'2',
     };
-    let (start, end) = (pieces[op].end, pieces[op + 1].start);
-    pieces.insert(op + 1, Piece { node, start, end });
-    delims.drain(oi + 1..ci);
-    let mut ci = oi + 1;
-    for d in &mut delims[ci..] {
-        d.piece = d.piece + op + 2 - cp;
-    }
+    let span = Span {
+        open: o.piece,
+        close: c.piece,
+        kind,
+    };
+    shrink(&mut pieces[span.open], used, false);
+    shrink(&mut pieces[span.close], used, true);
     delims[oi].count -= used;
     delims[ci].count -= used;
-    if delims[ci].count == 0 {
-        delims.remove(ci);
+    span
+}
+
+/// The pieces (the first is piece `from`) with each span's in a node: a span opens after its
+/// opener's piece (the last found outermost) and closes before its closer's (the first found
+/// innermost). A span at the top comes out as a piece from its opener's marks to its closer's.
+fn nest(pieces: Vec<Piece>, from: usize, spans: &[Span]) -> Vec<Piece> {
+    let mut opens: Vec<usize> = (0..spans.len()).collect();
+    opens.sort_by_key(|&s| (spans[s].open, std::cmp::Reverse(s)));
+    let mut closes: Vec<usize> = (0..spans.len()).collect();
+    closes.sort_by_key(|&s| (spans[s].close, s));
+    let (mut opens, mut closes) = (opens.into_iter().peekable(), closes.into_iter().peekable());
+    let mut top: Vec<Piece> = Vec::with_capacity(pieces.len());
+    // The spans open, innermost last: kind, where it starts, the nodes in it so far.
+    let mut open: Vec<(u8, usize, Vec<Node>)> = Vec::new();
+    for (i, piece) in (from..).zip(pieces) {
+        while closes.next_if(|&s| spans[s].close == i).is_some() {
+            if let Some((kind, start, kids)) = open.pop() {
+                let node = span_node(kind, kids);
+                match open.last_mut() {
+                    Some((_, _, outer)) => outer.push(node),
+                    None => top.push(Piece {
+                        node,
+                        start,
+                        end: piece.start,
+                    }),
+                }
+            }
+        }
+        let end = piece.end;
+        match open.last_mut() {
+            Some((_, _, kids)) => kids.push(piece.node),
+            None => top.push(piece),
+        }
+        while let Some(s) = opens.next_if(|&s| spans[s].open == i) {
+            open.push((spans[s].kind, end, Vec::new()));
+        }
     }
-    if delims[oi].count == 0 {
-        delims.remove(oi);
-        ci -= 1;
+    top
+}
+
+/// The node of a span of `kind` (`*` or `_`: emphasis, `2`: strong, `~`: struck).
+fn span_node(kind: u8, kids: Vec<Node>) -> Node {
+    match kind {
+        b'~' => Node::Del(kids),
+        b'2' => Node::Strong(kids),
+        _ => Node::Emph(kids),
     }
-    ci
 }
 
 /// Takes `n` marks off a delimiter's text, at its start (`front`) or its end.

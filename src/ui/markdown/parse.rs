@@ -18,7 +18,6 @@ pub(super) struct Parsed {
 struct Bracket {
     piece: usize,
     image: bool,
-    active: bool,
     /// The delimiters before it: the ones after are the link text's.
     delims: usize,
     start: usize,
@@ -36,6 +35,9 @@ struct Parser<'a> {
     pieces: Vec<Piece>,
     delims: Vec<Delim>,
     brackets: Vec<Bracket>,
+    /// The brackets below this index are inactive unless they are images' (a link was made
+    /// after them: links do not nest), as the spec marks them, at once.
+    links_from: usize,
     /// Where the text stops telling what comes next (more is needed).
     hold: usize,
 }
@@ -53,12 +55,18 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
         pieces: Vec::new(),
         delims: Vec::new(),
         brackets: Vec::new(),
+        links_from: 0,
         hold: text.len(),
     };
     p.scan();
-    let mut waits: Vec<usize> = process(&mut p.pieces, &mut p.delims, 0);
+    let mut waits: Vec<usize> = process(&mut p.pieces, &mut p.delims, 0, 0);
     if !complete {
-        waits.extend(p.brackets.iter().filter(|b| b.active).map(|b| b.start));
+        let active = p
+            .brackets
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| p.active(*i, b));
+        waits.extend(active.map(|(_, b)| b.start));
     }
     let open_until = |start: usize| complete || p.hold - start > WINDOW;
     let settled = waits
@@ -78,6 +86,18 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
 }
 
 impl Parser<'_> {
+    /// Whether bracket `i` may still open a link or an image.
+    fn active(&self, i: usize, bracket: &Bracket) -> bool {
+        bracket.image || i >= self.links_from
+    }
+
+    /// The text from `from` to the window's edge past `start` (the byte `start + WINDOW`,
+    /// moved back to a character's start), and whether the edge cut it short.
+    fn window(&self, from: usize, start: usize) -> (&str, bool) {
+        let edge = edge(self.text, start + WINDOW).max(from);
+        (&self.text[from..edge], edge < self.text.len())
+    }
+
     fn scan(&mut self) {
         let mut i = 0;
         while i < self.text.len() {
@@ -87,6 +107,8 @@ impl Parser<'_> {
                 b'*' | b'_' | b'~' => self.delim(i),
                 b'[' => Some(self.bracket(i, i + 1, false)),
                 b'!' if self.text[i + 1..].starts_with('[') => Some(self.bracket(i, i + 2, true)),
+                // An image's `![` cut after its `!`: the next piece tells.
+                b'!' if i + 1 == self.text.len() && !self.complete && !self.ended => self.wait(),
                 b']' => self.close_bracket(i),
                 b'<' => self.angle(i),
                 b'&' => self.entity(i),
@@ -144,9 +166,11 @@ impl Parser<'_> {
         if i + n == self.text.len() && !self.complete {
             return self.wait();
         }
-        let limit = self.text.len().min(i + WINDOW);
+        let (span, cut) = self.window(i, i);
+        let limit = i + span.len();
         let mut j = i + n;
-        while let Some(at) = self.text[j..limit].find('`') {
+        // A run that starts inside the window may end past it (then `j > limit`).
+        while let Some(at) = self.text.get(j..limit).and_then(|rest| rest.find('`')) {
             let start = j + at;
             let len = run(self.text, start, b'`');
             if start + len == self.text.len() && !self.complete {
@@ -158,7 +182,7 @@ impl Parser<'_> {
             }
             j = start + len;
         }
-        if limit == self.text.len() && !self.complete {
+        if !cut && !self.complete {
             return self.wait();
         }
         Some(self.text(&self.text[i..i + n], i, i + n))
@@ -196,10 +220,10 @@ impl Parser<'_> {
     }
 
     fn bracket(&mut self, i: usize, end: usize, image: bool) -> usize {
+        self.links_from = self.links_from.min(self.brackets.len());
         self.brackets.push(Bracket {
             piece: self.pieces.len(),
             image,
-            active: true,
             delims: self.delims.len(),
             start: i,
         });
@@ -211,12 +235,16 @@ impl Parser<'_> {
         let Some(bracket) = self.brackets.last() else {
             return Some(self.text("]", i, i + 1));
         };
-        if !bracket.active || i - bracket.start > WINDOW {
+        let active = self.active(self.brackets.len() - 1, bracket);
+        if !active || i - bracket.start > WINDOW {
             self.brackets.pop();
             return Some(self.text("]", i, i + 1));
         }
-        let after = match syntax::inline_link(&self.text[i + 1..]) {
+        let (rest, cut) = self.window(i + 1, bracket.start);
+        let after = match syntax::inline_link(rest) {
             Scan::Found(len, url) => Some((i + 1 + len, url)),
+            // A destination still open at the window's edge: no link within it.
+            Scan::More if cut => None,
             Scan::More if !self.complete => return self.wait(),
             _ => match self.reference(bracket.start, bracket.image, i) {
                 Scan::Found(end, url) => Some((end, url)),
@@ -235,12 +263,15 @@ impl Parser<'_> {
     /// its end and destination when the label is defined.
     fn reference(&self, start: usize, image: bool, i: usize) -> Scan {
         let text_start = start + if image { 2 } else { 1 };
-        let (end, raw) = match syntax::link_label(&self.text[i + 1..]) {
+        let (rest, cut) = self.window(i + 1, start);
+        let (end, raw) = match syntax::link_label(rest) {
             Scan::Found(len, raw) if !raw.is_empty() => (i + 1 + len, raw),
             Scan::Found(len, _) => (i + 1 + len, self.text[text_start..i].to_string()),
             Scan::More if self.text[i + 1..].is_empty() && self.complete => {
                 (i + 1, self.text[text_start..i].to_string())
             }
+            // A label still open at the window's edge: no link within it.
+            Scan::More if cut => return Scan::No,
             Scan::More => return Scan::More,
             Scan::No => (i + 1, self.text[text_start..i].to_string()),
         };
@@ -255,19 +286,19 @@ impl Parser<'_> {
         let Some(bracket) = self.brackets.pop() else {
             return end;
         };
-        process(&mut self.pieces, &mut self.delims, bracket.delims);
-        let kids = self
-            .pieces
-            .drain(bracket.piece + 1..)
-            .map(|p| p.node)
-            .collect();
+        let kids_from = bracket.piece + 1;
+        process(
+            &mut self.pieces,
+            &mut self.delims,
+            bracket.delims,
+            kids_from,
+        );
+        let kids = self.pieces.drain(kids_from..).map(|p| p.node).collect();
         self.pieces.pop();
         let node = match bracket.image {
             true => Node::Image(kids, url),
             false => {
-                for b in &mut self.brackets {
-                    b.active = b.image && b.active;
-                }
+                self.links_from = self.brackets.len();
                 Node::Link(kids, url)
             }
         };
@@ -276,8 +307,7 @@ impl Parser<'_> {
 
     /// `<`: an autolink, raw HTML, or a plain `<`.
     fn angle(&mut self, i: usize) -> Option<usize> {
-        let rest = &self.text[i..self.text.len().min(i + WINDOW)];
-        let cut = rest.len() < self.text.len() - i;
+        let (rest, cut) = self.window(i, i);
         match syntax::angle(rest) {
             syntax::Angle::Autolink(len, _) => {
                 let shown = rest[1..len - 1].to_string();
@@ -301,10 +331,66 @@ impl Parser<'_> {
     }
 }
 
+/// The byte `at` (at most the text's end) moved back to the start of its character.
+fn edge(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// The length of the run of `mark` at `i`.
 fn run(text: &str, i: usize, mark: u8) -> usize {
     text.as_bytes()[i..]
         .iter()
         .take_while(|&&b| b == mark)
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::syntax::NO_REFS;
+    use super::*;
+
+    /// The text of `text` as parsed in one piece (complete) and streamed (more to come).
+    fn both(text: &str) -> (Parsed, Parsed) {
+        let complete = parse(text, ' ', (true, true), &NO_REFS);
+        let streamed = parse(text, ' ', (false, false), &NO_REFS);
+        (complete, streamed)
+    }
+
+    /// Issue 41, finding 5: an unclosed backtick, then a run of backticks that crosses the
+    /// window's edge, sliced the text backwards (`begin > end`) and ended the REPL.
+    #[test]
+    fn a_run_of_backticks_across_the_windows_edge_is_text() {
+        for before in WINDOW - 8..=WINDOW {
+            let text = format!("`{}``````{}", "a".repeat(before), "b".repeat(20));
+            let (complete, _) = both(&text);
+            assert_eq!(complete.taken, text.len(), "{before}");
+            let shown: String = complete
+                .nodes
+                .iter()
+                .map(|node| match node {
+                    Node::Text(text) => text.as_str(),
+                    other => panic!("{before}: only text expected, got {other:?}"),
+                })
+                .collect();
+            assert_eq!(shown, text, "{before}");
+        }
+    }
+
+    /// A window's edge inside a character (a code span's or an angle's, anything after a
+    /// multibyte character) is moved back to the character's start.
+    #[test]
+    fn a_window_edge_inside_a_character_is_a_character_boundary() {
+        for lead in ["`", "``", "<", "<a"] {
+            for pad in 0..4 {
+                let text = format!("{lead}{}{}", "x".repeat(pad), "é苹🔧".repeat(40));
+                let (complete, streamed) = both(&text);
+                assert_eq!(complete.taken, text.len(), "{lead:?} {pad}");
+                assert!(streamed.taken <= text.len(), "{lead:?} {pad}");
+            }
+        }
+    }
 }

@@ -248,11 +248,14 @@ pub(super) fn entity(text: &str) -> Scan {
 /// What a character reference (`&…;`, whole, its length already checked by [`entity`])
 /// stands for, or `None` for an unknown name: read by the HTML reader (0 and what is no
 /// character as U+FFFD; all 2,231 HTML5 names, here only with their `;`, as CommonMark wants).
+/// The answer was sanitized before it was parsed, so what a reference decodes to is sanitized
+/// here: `&#27;` is ESC, and `&#x1B;[2J` must not clear the screen.
 fn decode(reference: &str) -> Option<String> {
     let rest = reference.strip_prefix('&')?;
     match crate::tools::kit::html::character_reference(rest, false) {
         Some(((first, second), used)) if used == rest.len() && rest.ends_with(';') => {
-            Some(std::iter::once(first).chain(second).collect())
+            let decoded: String = std::iter::once(first).chain(second).collect();
+            Some(crate::ui::sanitize::sanitize(&decoded).into_owned())
         }
         _ => None,
     }
@@ -335,6 +338,13 @@ mod tests {
         assert_eq!(entity("&#35;"), found(5, "#"));
         assert_eq!(entity("&#X22;"), found(6, "\""));
         assert_eq!(entity("&#0;"), found(4, "\u{fffd}"));
+        // Decoded, as the sanitizer would have the character itself.
+        assert_eq!(entity("&#x1B;"), found(6, "^["));
+        assert_eq!(entity("&#27;"), found(5, "^["));
+        assert_eq!(entity("&#x8D;"), found(6, "\u{fffd}"));
+        assert_eq!(entity("&#x202E;"), found(8, "\u{fffd}"));
+        assert_eq!(entity("&#10;"), found(5, "\n"));
+        assert_eq!(entity("&#9;"), found(4, "\t"));
         assert_eq!(entity("&copy"), Scan::More);
         assert_eq!(entity("&copy x"), Scan::No);
         assert_eq!(entity("&nosuch;"), Scan::No);
