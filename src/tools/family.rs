@@ -10,7 +10,10 @@ pub(crate) struct Family {
     pub id: &'static str,
     /// What it is for, a few words for the catalogue.
     pub about: &'static str,
-    /// Words and phrases that ask for it, lower case. A trailing `*` matches any ending
-    /// (`remind*`); a leading `~` marks a weak hint (`~tomorrow`), which counts less.
+    /// Words and phrases that name what it is for, lower case: retrieval counts them most
+    /// (see `route::index`; a leading `~` or a trailing `*` is read as the plain word).
     pub words: &'static [&'static str],
+    /// Requests that ask for it, as people say them: what retrieval learns the family's
+    /// vocabulary from besides its words and its tools' descriptions (see `route::index`).
+    pub asks: &'static [&'static str],
 }

@@ -48,6 +48,12 @@ pub(crate) const FAMILY: Family = Family {
         "which one",
         "help me decide",
     ],
+    asks: &[
+        "help me choose between options",
+        "ask me which one I prefer",
+        "let me pick from a few choices",
+        "give me options to decide",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

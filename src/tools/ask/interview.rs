@@ -67,6 +67,13 @@ pub(crate) const FAMILY: Family = Family {
         "several questions",
         "many questions",
     ],
+    asks: &[
+        "ask me a few questions in a form",
+        "give me a questionnaire",
+        "collect my preferences with a form",
+        "a survey with several questions",
+        "interview me about the project",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

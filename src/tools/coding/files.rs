@@ -67,6 +67,17 @@ pub(crate) const FAMILY: Family = Family {
     words: &[
         "file", "files", "read", "edit", "change", "write", "create", "patch", "rename",
     ],
+    asks: &[
+        "read the readme",
+        "open main.rs",
+        "edit the config file",
+        "create a new file",
+        "fix the bug in this module",
+        "add a function to the module",
+        "rename a variable across the code",
+        "write a test for it",
+        "what's in this file",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -32,6 +32,13 @@ pub(crate) const FAMILY: Family = Family {
         "apt",
         "npm install",
     ],
+    asks: &[
+        "install the requests package",
+        "add this dependency",
+        "pip install",
+        "add httpx to the project",
+        "install a library",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -72,6 +72,16 @@ pub(crate) const FAMILY: Family = Family {
         "usage",
         "occurrence*",
     ],
+    asks: &[
+        "where is this function defined",
+        "search the code for",
+        "find every use of",
+        "grep for the config key",
+        "show the tree of files",
+        "which places use this function",
+        "files in the src folder",
+        "look for fixme comments",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -35,6 +35,16 @@ pub(crate) const FAMILY: Family = Family {
         "run", "command", "shell", "terminal", "execute", "script", "build", "test", "tests",
         "compile", "make", "cargo", "npm",
     ],
+    asks: &[
+        "run the tests",
+        "build the project",
+        "execute this command",
+        "run the script",
+        "start the server",
+        "run cargo check",
+        "install with npm",
+        "check the output of make",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

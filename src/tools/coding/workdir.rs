@@ -25,6 +25,14 @@ pub(crate) const FAMILY: Family = Family {
         "other project",
         "directory",
     ],
+    asks: &[
+        "change to the docs directory",
+        "what directory are we in",
+        "pwd",
+        "cd into the crate",
+        "switch to the other project",
+        "work in the server folder",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

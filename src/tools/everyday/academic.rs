@@ -56,6 +56,14 @@ pub(crate) const FAMILY: Family = Family {
         "paper", "papers", "arxiv", "research", "study", "studies", "journal", "scholar",
         "citation", "preprint",
     ],
+    asks: &[
+        "find research papers on",
+        "search arxiv for",
+        "papers about transformers",
+        "the latest studies on sleep",
+        "cite this paper",
+        "who wrote the paper",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

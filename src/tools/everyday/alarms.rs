@@ -68,6 +68,16 @@ pub(crate) const FAMILY: Family = Family {
         "remind*",
         "~cancel",
     ],
+    asks: &[
+        "wake me up at half six",
+        "set an alarm for tomorrow morning",
+        "I have to be up early, get me up at 5",
+        "cancel my morning alarm",
+        "which alarms do I have",
+        "label the alarm gym",
+        "turn off the alarm",
+        "alarm at 7",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -56,6 +56,15 @@ pub(crate) const FAMILY: Family = Family {
         "read later",
         "saved link",
     ],
+    asks: &[
+        "save this link for later",
+        "bookmark that article",
+        "find the link I saved about",
+        "show my saved links",
+        "remove that bookmark",
+        "dig out the page I stored",
+        "keep this url to read later",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -58,6 +58,7 @@ pub(crate) const FAMILY: Family = Family {
     id: "downloads",
     about: "downloading files and videos",
     words: &[
+        "wget",
         "download",
         "youtube",
         "video",
@@ -65,6 +66,14 @@ pub(crate) const FAMILY: Family = Family {
         "yt-dlp",
         "mp3",
         "mp4",
+    ],
+    asks: &[
+        "download this file",
+        "save the video from this link",
+        "grab the mp3 of this youtube video",
+        "fetch that pdf to my computer",
+        "download the audio only",
+        "get this iso",
     ],
 };
 

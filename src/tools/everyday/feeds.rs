@@ -34,6 +34,13 @@ pub(crate) const FAMILY: Family = Family {
     id: "feeds",
     about: "RSS and Atom feeds, podcasts",
     words: &["rss", "feed", "atom", "podcast", "episode", "blog"],
+    asks: &[
+        "read this rss feed",
+        "latest episodes of the podcast",
+        "what's new on this blog",
+        "subscribe to a feed",
+        "atom feed of the site",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

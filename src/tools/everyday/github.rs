@@ -95,6 +95,7 @@ pub(crate) const FAMILY: Family = Family {
     id: "github",
     about: "GitHub repositories: search, clone, read, grep",
     words: &[
+        "gh",
         "github",
         "repository",
         "repo",
@@ -102,6 +103,15 @@ pub(crate) const FAMILY: Family = Family {
         "clone",
         "source code",
         "open source",
+    ],
+    asks: &[
+        "search github for a library",
+        "clone this repository",
+        "read the readme of that repo",
+        "find repos about",
+        "open source projects for",
+        "grep the repository on github",
+        "show the files of a github repo",
     ],
 };
 

@@ -48,6 +48,13 @@ pub(crate) const FAMILY: Family = Family {
         "nearest",
         "~local",
     ],
+    asks: &[
+        "where am I",
+        "what's my current location",
+        "what city am I in",
+        "find my position",
+        "which country am I in right now",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -71,6 +71,14 @@ pub(crate) const FAMILY: Family = Family {
         "located",
         "location of",
     ],
+    asks: &[
+        "what are the coordinates of the eiffel tower",
+        "find the address of the town hall",
+        "look up this address on the map",
+        "reverse geocode these coordinates",
+        "which street is this latitude longitude",
+        "show the postcode of the museum",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

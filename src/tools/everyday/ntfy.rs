@@ -323,6 +323,17 @@ pub(crate) const FAMILY: Family = Family {
         "subscribe",
         "topic",
     ],
+    asks: &[
+        "show me what gets posted to a topic",
+        "push an alert to my phone",
+        "ping my phone when it's done",
+        "push a message to my topic",
+        "subscribe to the alerts topic",
+        "stop following that topic",
+        "make a private topic for notifications",
+        "notify me on my phone",
+        "what topics am I subscribed to",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

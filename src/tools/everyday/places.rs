@@ -35,6 +35,15 @@ pub(crate) const FAMILY: Family = Family {
         "my work address",
         "remember this address",
     ],
+    asks: &[
+        "remember this address as home",
+        "save my work address",
+        "keep this place as the gym",
+        "which places have I saved",
+        "forget the place called office",
+        "what's my home address",
+        "store mum's address",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -105,6 +105,24 @@ pub(crate) const FAMILY: Family = Family {
         "mall",
         "cinema",
     ],
+    asks: &[
+        "where can I get a new phone case",
+        "who sells cheap laptops nearby",
+        "where should we go for thai food",
+        "a shop that delivers",
+        "restaurants near me",
+        "find a cafe nearby",
+        "where can I buy a charger",
+        "a pharmacy open now",
+        "good pizza in town",
+        "hotels in lisbon",
+        "the nearest gas station",
+        "where to eat sushi",
+        "bars around here",
+        "a place to fix my bike",
+        "opening hours of the bakery",
+        "set up google places",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -69,6 +69,14 @@ pub(crate) const FAMILY: Family = Family {
         "programming",
         "~code",
     ],
+    asks: &[
+        "search stack overflow for this error",
+        "how do I fix this exception",
+        "programming question about rust lifetimes",
+        "top answer on stack overflow",
+        "why does this code throw",
+        "error message when compiling",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -18,6 +18,18 @@ pub(crate) const FAMILY: Family = Family {
         "disk", "memory", "cpu", "battery", "uptime", "hostname", "machine", "computer", "system",
         "usage", "cost", "tokens", "spent", "quit", "exit", "bye", "compact",
     ],
+    asks: &[
+        "is the disk full",
+        "how much memory is free",
+        "how long has the computer been up",
+        "how much have I spent on tokens",
+        "usage and cost so far",
+        "shrink the history of this chat",
+        "quit marvin",
+        "close the app",
+        "goodbye",
+        "what machine is this",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

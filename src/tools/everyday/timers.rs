@@ -58,6 +58,15 @@ pub(crate) const FAMILY: Family = Family {
         "alert me in",
         "remind me in",
     ],
+    asks: &[
+        "set a timer for ten minutes",
+        "countdown 5 minutes",
+        "how long is left on the timer",
+        "stop the timer",
+        "remind me in twenty minutes",
+        "time my tea for 4 minutes",
+        "start a stopwatch",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -37,6 +37,7 @@ pub(crate) const FAMILY: Family = Family {
     id: "weather",
     about: "weather forecasts",
     words: &[
+        "tmrw",
         "weather",
         "forecast",
         "rain",
@@ -85,6 +86,16 @@ pub(crate) const FAMILY: Family = Family {
         "nice out",
         "nice day",
         "degree",
+    ],
+    asks: &[
+        "weather tomorrow",
+        "will it rain today",
+        "should I take an umbrella",
+        "how cold is it outside",
+        "forecast for the weekend",
+        "is it going to snow",
+        "temperature in london",
+        "should I wear a jacket",
     ],
 };
 

@@ -76,6 +76,8 @@ pub struct Registry {
     mcp: Option<Arc<Hub>>,
     /// The families of `tools`, in their order: the built-in ones and the user's own tools.
     families: Vec<FamilyInfo>,
+    /// What retrieval knows of each of `families`, made once when first asked.
+    entries: std::sync::OnceLock<Vec<crate::tools::route::Entry>>,
 }
 
 /// A family as the router and the catalogue see it.
@@ -84,6 +86,8 @@ struct FamilyInfo {
     id: String,
     about: String,
     words: Vec<String>,
+    /// Requests that ask for it (see `Family::asks`).
+    asks: Vec<String>,
 }
 
 impl Registry {
@@ -96,6 +100,7 @@ impl Registry {
                 id: family.id.to_string(),
                 about: family.about.to_string(),
                 words: family.words.iter().map(|w| w.to_string()).collect(),
+                asks: family.asks.iter().map(|a| a.to_string()).collect(),
             });
             for tool in tools {
                 registry.add(tool.in_family(family.id));
@@ -437,6 +442,8 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+#[cfg(test)]
+mod recall_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

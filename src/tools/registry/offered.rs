@@ -40,8 +40,11 @@ fn coding_core(ctx: &ToolContext) -> Vec<&'static str> {
     }
 }
 
-/// The family a message that asks for none gets: most such messages are questions of fact.
+/// The family a question of fact that asks for no other gets.
 const FALLBACK: &str = "wiki";
+
+/// The family a message naming a web address gets, whatever else it asks.
+const WEB: &str = "web";
 
 /// Outside coding mode, in a project: the tools that only read it (`Offered::Project`), as
 /// one family of their own, asked for by words about code or by naming one of its files.
@@ -83,12 +86,30 @@ const PROJECT_WORDS: &[&str] = &[
     "what does",
 ];
 
+/// Requests about the project, as people put them.
+const PROJECT_ASKS: &[&str] = &[
+    "what does this code do",
+    "where are the settings read",
+    "explain this file",
+    "the commit history of the project",
+    "what changed lately",
+    "what is the structure of the repository",
+    "which files are in the source folder",
+    "who last touched this file",
+    "find where this is defined",
+    "any changes not committed yet",
+    "how does this part of the code work",
+    "where is that value set in the source",
+    "todo and fixme comments in the code",
+];
+
 /// The project family's card.
 fn project_family() -> FamilyInfo {
     FamilyInfo {
         id: PROJECT.to_string(),
         about: "this project, read only: its files, code search, git status, diff and history (changes need coding mode)".to_string(),
         words: PROJECT_WORDS.iter().map(|w| w.to_string()).collect(),
+        asks: PROJECT_ASKS.iter().map(|a| a.to_string()).collect(),
     }
 }
 
@@ -152,12 +173,35 @@ pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
         .in_family("core")
 }
 
+/// What retrieval knows of a family: its words count most, then what it is for and its tools'
+/// names, then their descriptions, then their parameters'.
+fn entry_of(info: &FamilyInfo, tools: &[&ToolDef]) -> route::Entry {
+    let words: Vec<&str> = info
+        .words
+        .iter()
+        .map(|w| w.trim_start_matches('~').trim_end_matches('*'))
+        .collect();
+    let words = words.join(" ");
+    let mut fields: Vec<(String, f64)> = vec![(words, 3.0), (info.about.clone(), 2.0)];
+    fields.extend(info.asks.iter().map(|ask| (ask.clone(), 2.0)));
+    for tool in tools {
+        fields.push((tool.name.replace('_', " "), 2.0));
+        fields.push((tool.description.to_string(), 1.0));
+        for param in tool.params.iter() {
+            fields.push((param.description.to_string(), 0.3));
+        }
+    }
+    let fields: Vec<(&str, f64)> = fields.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+    route::Entry::new(&info.id, &fields)
+}
+
 /// A user's own tool as a family of its own: `custom:NAME`, asked for by its name's words.
 pub(super) fn own_family(tool: &ToolDef) -> FamilyInfo {
     FamilyInfo {
         id: format!("custom:{}", tool.name),
         about: first_sentence(&tool.description),
         words: name_words(&tool.name),
+        asks: Vec::new(),
     }
 }
 
@@ -303,7 +347,11 @@ impl Registry {
 
     /// The families `ctx` may load besides the ones every request has: each with a tool the
     /// mode allows, the MCP servers' among them (`mcp:NAME`).
-    fn loadable<'a>(&'a self, ctx: &ToolContext, remote: &[ToolDef]) -> Vec<Cow<'a, FamilyInfo>> {
+    pub(super) fn loadable<'a>(
+        &'a self,
+        ctx: &ToolContext,
+        remote: &[ToolDef],
+    ) -> Vec<Cow<'a, FamilyInfo>> {
         let allowed = self.allowed(ctx, remote);
         let coding = coding_core(ctx);
         let core = |id: &str| id == "core" || coding.contains(&id);
@@ -322,6 +370,7 @@ impl Registry {
             match families.iter_mut().find(|f| f.id == family) {
                 Some(known) => known.to_mut().words.extend(words),
                 None => families.push(Cow::Owned(FamilyInfo {
+                    asks: Vec::new(),
                     words: [name_words(&family["mcp:".len()..]), words].concat(),
                     about: format!("the tools of the MCP server {}", &family["mcp:".len()..]),
                     id: family,
@@ -331,13 +380,112 @@ impl Registry {
         families
     }
 
-    /// The families `families` hold that `text` asks for (see `route::choose`).
-    fn choose(families: &[Cow<'_, FamilyInfo>], text: &str) -> Vec<Chosen> {
-        let words: Vec<(&str, &[String])> = families
+    /// The families of `families` that `text` asks for, most asked first, at most
+    /// `route::MOST`: those retrieval ranks high enough (see `route::index`), the web's first
+    /// when it names a web address.
+    fn choose(
+        &self,
+        families: &[Cow<'_, FamilyInfo>],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+        text: &str,
+    ) -> Vec<Chosen> {
+        let mut chosen: Vec<Chosen> = Vec::new();
+        if families.iter().any(|f| f.id == WEB) && route::names_a_web_address(text) {
+            chosen.push(Chosen {
+                family: WEB.to_string(),
+                why: "it names a web address".to_string(),
+                strength: f64::INFINITY,
+            });
+        }
+        // The message's best family, then each part's best (a message may ask two things:
+        // "the weather, and set an alarm"), then the message's others near its best.
+        let whole = self.ranked(families, remote, ctx, text);
+        let top = whole.first().map_or(0.0, |(_, score)| *score);
+        let mut candidates: Vec<(String, f64)> = whole.iter().take(1).cloned().collect();
+        for part in route::parts(text) {
+            let ranked = self.ranked(families, remote, ctx, part);
+            candidates.extend(ranked.into_iter().take(1));
+        }
+        candidates.extend(
+            whole
+                .into_iter()
+                .skip(1)
+                .filter(|(_, score)| *score >= top * route::NEAR_THE_TOP),
+        );
+        for (id, score) in candidates {
+            if chosen.len() == route::MOST {
+                break;
+            }
+            if score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id) {
+                let why =
+                    route::shared_words(text, self.entry(&id, families, remote, ctx).as_ref());
+                chosen.push(Chosen {
+                    family: id,
+                    why,
+                    strength: score,
+                });
+            }
+        }
+        chosen
+    }
+
+    /// Every family of `families` that shares a word with `text`, best first, with its score.
+    pub(super) fn ranked(
+        &self,
+        families: &[Cow<'_, FamilyInfo>],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+        text: &str,
+    ) -> Vec<(String, f64)> {
+        let entries: Vec<Cow<'_, route::Entry>> = families
             .iter()
-            .map(|f| (f.id.as_str(), f.words.as_slice()))
+            .map(|f| self.entry(&f.id, families, remote, ctx))
             .collect();
-        route::choose(&words, text, route::MOST)
+        let refs: Vec<&route::Entry> = entries.iter().map(|e| e.as_ref()).collect();
+        route::rank(text, &refs)
+            .into_iter()
+            .map(|(id, score)| (id.to_string(), score))
+            .collect()
+    }
+
+    /// What retrieval knows of the family `id`: the built-in ones made once, the others (the
+    /// project, MCP servers, the person's tools) now.
+    fn entry<'a>(
+        &'a self,
+        id: &str,
+        families: &[Cow<'_, FamilyInfo>],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+    ) -> Cow<'a, route::Entry> {
+        let built_in = self.entries.get_or_init(|| {
+            self.families
+                .iter()
+                .map(|f| {
+                    let tools: Vec<&ToolDef> = self
+                        .tools
+                        .iter()
+                        .filter(|t| t.family == f.id.as_str())
+                        .collect();
+                    entry_of(f, &tools)
+                })
+                .collect()
+        });
+        if id != PROJECT && !id.starts_with("mcp:") {
+            if let Some(known) = built_in.iter().find(|e| e.id == id) {
+                return Cow::Borrowed(known);
+            }
+        }
+        let allowed = self.allowed(ctx, remote);
+        let tools: Vec<&ToolDef> = allowed
+            .into_iter()
+            .filter(|t| in_family(t, id, ctx))
+            .collect();
+        let info = families.iter().find(|f| f.id == id);
+        Cow::Owned(match info {
+            Some(info) => entry_of(info, &tools),
+            None => route::Entry::new(id, &[]),
+        })
     }
 
     /// Loads the families the person's `text` asks for into the session's offer (the
@@ -348,7 +496,7 @@ impl Registry {
         }
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
-        let mut chosen = Self::choose(&families, text);
+        let mut chosen = self.choose(&families, &remote, ctx, text);
         if families.iter().any(|f| f.id == PROJECT) && !chosen.iter().any(|c| c.family == PROJECT) {
             if let Some(path) = names_a_path(text, ctx) {
                 chosen.insert(
@@ -356,14 +504,19 @@ impl Registry {
                     Chosen {
                         family: PROJECT.to_string(),
                         why: format!("it names {path}, a file of the project"),
+                        strength: f64::INFINITY,
                     },
                 );
             }
         }
-        if chosen.is_empty() && families.iter().any(|f| f.id == FALLBACK) {
+        let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
+        let fallback = families.iter().any(|f| f.id == FALLBACK)
+            && !chosen.iter().any(|c| c.family == FALLBACK);
+        if weak && fallback && route::asks_a_fact(text) {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
-                why: "it asks for no family in particular".to_string(),
+                why: "it asks a question of fact".to_string(),
+                strength: 0.0,
             });
         }
         chosen.retain(|c| ctx.shared.offer.load(&c.family, &c.why));
@@ -460,12 +613,21 @@ impl Registry {
         if let Some(tool) = allowed.iter().find(|t| t.name == lower.as_str()) {
             return vec![family_of(tool, ctx).to_string()];
         }
-        Self::choose(families, query)
+        // The model says what it needs in its own words, and asked because nothing offered
+        // fits: the best few that share anything with its words, never nothing when some do.
+        let ranked = self.ranked(families, remote, ctx, query);
+        let top = ranked.first().map_or(0.0, |(_, score)| *score);
+        ranked
             .into_iter()
-            .map(|c| c.family)
+            .filter(|(_, score)| *score >= top * route::NEAR_THE_TOP)
+            .take(FOUND)
+            .map(|(id, _)| id)
             .collect()
     }
 }
+
+/// The most families one `find_tools` call loads.
+const FOUND: usize = 2;
 
 /// `weather (weather forecasts), …` for the families of a message.
 fn listing<F: std::borrow::Borrow<FamilyInfo>>(families: &[F]) -> String {
@@ -569,17 +731,18 @@ mod tests {
         );
         let chosen = registry.route(&ctx, "will it rain tomorrow in Lyon?");
         assert_eq!(chosen[0].family, "weather");
-        assert_eq!(chosen[0].why, "rain");
+        assert!(chosen[0].why.contains("rain"), "{}", chosen[0].why);
         let first = offered(&registry, &ctx);
         registry.route(&ctx, "and set an alarm for seven");
         let second = offered(&registry, &ctx);
         assert!(second.starts_with(&first), "{first:?} then {second:?}");
         assert!(second.contains(&"set_alarm".to_string()));
-        // Nothing in particular: the facts family, once.
+        // Nothing in particular: no family; a question of fact: the facts family, once.
         let quiet = self::ctx(false);
-        let chosen = registry.route(&quiet, "hello there");
+        assert!(registry.route(&quiet, "hello there").is_empty());
+        let chosen = registry.route(&quiet, "who was Ada Lovelace?");
         assert_eq!(chosen[0].family, "wiki");
-        assert!(registry.route(&quiet, "hello again").is_empty());
+        assert!(registry.route(&quiet, "who was Alan Turing?").is_empty());
     }
 
     #[test]

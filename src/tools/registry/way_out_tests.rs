@@ -139,3 +139,32 @@ fn literals(dir: &std::path::Path) -> Vec<String> {
     }
     found
 }
+
+/// The model's own words for what it needs find what serves it (the paraphrases the word
+/// lists missed).
+#[test]
+fn find_tools_finds_from_a_paraphrase() {
+    let registry = Registry::builtin();
+    for (query, tool) in [
+        ("save an address", "save_place"),
+        ("save a place", "save_place"),
+        ("notify my phone", "ntfy_publish"),
+        ("close marvin", "exit_app"),
+        ("upcoming events", "calendar_list_upcoming"),
+        ("what folder am I in", "get_working_dir"),
+    ] {
+        let ctx = ctx(query == "what folder am I in", None);
+        let found = call(
+            &registry,
+            &ctx,
+            "find_tools",
+            &serde_json::json!({"query": query}).to_string(),
+        );
+        assert!(!found.is_error, "{query}: {}", found.content);
+        assert!(
+            registry.names(&ctx).contains(&tool.to_string()),
+            "{query}: {}",
+            found.content
+        );
+    }
+}

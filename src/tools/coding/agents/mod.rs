@@ -72,6 +72,14 @@ pub(crate) const FAMILY: Family = Family {
         "in parallel",
         "background",
     ],
+    asks: &[
+        "review the whole codebase",
+        "have another agent look at this",
+        "run this in the background",
+        "delegate the refactor",
+        "a second opinion on the repo",
+        "work on these in parallel",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -69,6 +69,17 @@ pub(crate) const FAMILY: Family = Family {
         "git", "commit", "branch", "diff", "log", "blame", "checkout", "merge", "status",
         "history", "restore",
     ],
+    asks: &[
+        "commit this",
+        "what changed",
+        "show the diff",
+        "git status",
+        "recent commits",
+        "who changed this line",
+        "switch to a new branch",
+        "undo my changes to the file",
+        "what did I do yesterday in this repo",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -101,6 +101,13 @@ pub(crate) const FAMILY: Family = Family {
     id: "coding/tickets",
     about: "the project tickets (tk) that gate writes",
     words: &["tk", "ticket", "tickets"],
+    asks: &[
+        "create a ticket for this",
+        "start the ticket",
+        "close the ticket",
+        "list the tickets",
+        "add a note to the ticket",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

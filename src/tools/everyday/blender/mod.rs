@@ -110,6 +110,16 @@ pub(crate) const FAMILY: Family = Family {
     words: &[
         "blender", "3d", "scene", "mesh", "render", "cube", "sphere", "material",
     ],
+    asks: &[
+        "add a cube to the blender scene",
+        "make the sphere red",
+        "render a screenshot of the 3d viewport",
+        "move the camera in blender",
+        "delete the cylinder object",
+        "what objects are in my scene",
+        "give the mesh a metal material",
+        "execute a python script inside blender",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

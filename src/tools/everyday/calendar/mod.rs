@@ -77,6 +77,7 @@ pub(crate) const FAMILY: Family = Family {
     id: "calendar",
     about: "the calendar: events, meetings, reminders",
     words: &[
+        "cal",
         "calendar",
         "schedule",
         "scheduled",
@@ -138,6 +139,23 @@ pub(crate) const FAMILY: Family = Family {
         "gig",
         "~cancel",
         "flight",
+    ],
+    asks: &[
+        "remind me to call the bank",
+        "set a reminder for the dentist",
+        "what does my day look like",
+        "anything planned this morning",
+        "when is my next appointment",
+        "what's on my calendar tomorrow",
+        "add a meeting on friday at 3",
+        "book dentist next tuesday",
+        "what is coming up this week",
+        "cancel the appointment",
+        "when is the party",
+        "do I have anything on at the weekend",
+        "schedule lunch with sam",
+        "import this ics file",
+        "put it in my diary",
     ],
 };
 

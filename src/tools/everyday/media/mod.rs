@@ -90,6 +90,16 @@ pub(crate) const FAMILY: Family = Family {
         "xbox",
         "nintendo",
     ],
+    asks: &[
+        "what's a good film to watch",
+        "who's in the cast of this movie",
+        "rating of this film",
+        "movies like inception",
+        "is this series any good",
+        "tell me about this video game",
+        "what films did this director make",
+        "what's showing at the cinema",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

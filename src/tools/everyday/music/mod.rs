@@ -80,6 +80,16 @@ pub(crate) const FAMILY: Family = Family {
         "sung",
         "itunes",
     ],
+    asks: &[
+        "who sings this song",
+        "when was this album released",
+        "what band recorded",
+        "discography of an artist",
+        "tell me about this singer",
+        "songs on the album",
+        "where is the band from",
+        "when did the band form",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -90,6 +90,25 @@ pub(crate) const FAMILY: Family = Family {
         "remove from",
         "add to",
     ],
+    asks: &[
+        "remember this for me",
+        "note this down for later",
+        "what is on my list",
+        "check my lists",
+        "which lists do I have",
+        "clear the list",
+        "take an item off the list",
+        "read me my to-do list",
+        "write this down",
+        "jot a note",
+        "add milk to the shopping list",
+        "what's on my grocery list",
+        "read my notes about the trip",
+        "look through my notes",
+        "take a note that",
+        "delete that note",
+        "keep a memo",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -98,6 +98,15 @@ pub(crate) const FAMILY: Family = Family {
         "grill",
         "fry",
     ],
+    asks: &[
+        "give me a recipe for lasagne",
+        "what can I cook with chickpeas and spinach",
+        "how do I make banana bread",
+        "dinner ideas tonight",
+        "a vegetarian curry recipe",
+        "ingredients for pancakes",
+        "something quick to bake",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

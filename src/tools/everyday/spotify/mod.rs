@@ -110,6 +110,18 @@ pub(crate) const FAMILY: Family = Family {
         "concerto",
         "piano",
     ],
+    asks: &[
+        "play the top hits",
+        "play a track",
+        "play a song by an artist",
+        "put on my workout playlist",
+        "add this song to my playlist",
+        "find an album on spotify",
+        "make a playlist for the road trip",
+        "what am I listening to",
+        "queue this album",
+        "connect spotify",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -67,6 +67,16 @@ pub(crate) const FAMILY: Family = Family {
         "achievements",
         "playtime",
     ],
+    asks: &[
+        "steam deals this week",
+        "how many hours have I played",
+        "look up a steam game",
+        "show my steam profile",
+        "achievements in this game",
+        "steam store page of a game",
+        "featured games on steam",
+        "is my friend online on steam",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -68,6 +68,16 @@ pub(crate) const FAMILY: Family = Family {
         "ticket", "tickets", "task", "tasks", "todo", "to do", "to-do", "backlog", "done",
         "finished", "my list", "~list",
     ],
+    asks: &[
+        "add a task to my list",
+        "create a ticket for fixing the bike",
+        "what's on my todo list",
+        "mark that task done",
+        "close the ticket",
+        "add a note to the ticket",
+        "this task is blocked by another",
+        "my backlog",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

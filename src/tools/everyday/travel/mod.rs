@@ -72,6 +72,16 @@ pub(crate) const FAMILY: Family = Family {
         "flight",
         "~ride",
     ],
+    asks: &[
+        "directions to the station",
+        "how long to drive to paris",
+        "how do I get to the airport by train",
+        "traffic on the way home",
+        "walking route to the park",
+        "how far is it to the beach",
+        "cycle time to work",
+        "public transport to the museum",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

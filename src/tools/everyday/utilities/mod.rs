@@ -83,6 +83,19 @@ pub(crate) const FAMILY: Family = Family {
         "in chinese",
         "say in",
     ],
+    asks: &[
+        "convert 10 miles to km",
+        "how many grams in a cup of flour",
+        "what's 50 dollars in euros",
+        "exchange rate pound to yen",
+        "define the word ephemeral",
+        "translate good morning to french",
+        "what does this word mean",
+        "how do you say thank you in japanese",
+        "fahrenheit to celsius",
+        "spell check this word",
+        "synonyms for happy",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

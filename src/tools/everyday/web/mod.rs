@@ -70,6 +70,19 @@ pub(crate) const FAMILY: Family = Family {
         "stocks",
         "share price",
     ],
+    asks: &[
+        "search the web for",
+        "latest news about",
+        "what's in the headlines today",
+        "read this page",
+        "summarise this article",
+        "open this website",
+        "what's happening in the world",
+        "google this for me",
+        "look it up online",
+        "scrape the page after its javascript runs",
+        "stock price of apple",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

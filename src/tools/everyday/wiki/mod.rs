@@ -79,6 +79,18 @@ pub(crate) const FAMILY: Family = Family {
         "describe",
         "explain",
     ],
+    asks: &[
+        "what is a lighthouse",
+        "describe a koala",
+        "what does a tapir look like",
+        "facts about the moon",
+        "who was ada lovelace",
+        "tell me about the roman empire",
+        "look up photosynthesis on wikipedia",
+        "what is the history of jazz",
+        "a biography of marie curie",
+        "keep a wikipedia page offline",
+    ],
 };
 
 pub(crate) fn tools() -> Vec<ToolDef> {

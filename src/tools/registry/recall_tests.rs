@@ -1,0 +1,166 @@
+//! How well routing serves the development sets (a measurement, run by hand and by `make
+//! bench`: `cargo test --lib recall -- --ignored --nocapture`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::*;
+use crate::tools::ToolSettings;
+
+/// A context in `mode`: everyday, coding, or a project's directory outside coding mode.
+fn ctx(mode: &str) -> ToolContext {
+    let dir = match mode {
+        "project" => {
+            let project = std::env::temp_dir().join("marvin-recall-project");
+            std::fs::create_dir_all(project.join(".git")).unwrap();
+            project
+        }
+        _ => std::env::temp_dir(),
+    };
+    ToolContext {
+        coding_mode: mode == "coding",
+        settings: Arc::new(ToolSettings {
+            on_demand: true,
+            ..ToolSettings::default()
+        }),
+        ..ToolContext::new(dir)
+    }
+}
+
+fn lines(name: &str) -> Vec<Value> {
+    let path = format!(
+        "{}/tests/fixtures/routing/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+#[ignore]
+fn recall() {
+    let registry = Registry::builtin();
+    let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    let mut noise = 0;
+    for line in lines("marvin_devel.jsonl") {
+        let kind = line["kind"].as_str().unwrap().to_string();
+        let mode = line["mode"].as_str().unwrap_or("everyday");
+        // Project questions are asked outside coding mode, where the project family answers.
+        let ctx = ctx(mode);
+        if let Some(before) = line["before"].as_str() {
+            registry.route(&ctx, before);
+        }
+        let sentence = line["sentence"].as_str().unwrap();
+        if std::env::var("SHOW_SCORES").is_ok() {
+            let remote = registry.mcp_tools();
+            let families = registry.loadable(&ctx, &remote);
+            let ranked = registry.ranked(&families, &remote, &ctx, sentence);
+            let top: Vec<String> = ranked
+                .iter()
+                .take(3)
+                .map(|(f, s)| format!("{f}:{s:.1}"))
+                .collect();
+            eprintln!(
+                "SCORE [{kind}] {sentence} | want {:?} | {}",
+                names(&line["expect"]),
+                top.join(" ")
+            );
+        }
+        let chosen = registry.route(&ctx, sentence);
+        let expect = names(&line["expect"]);
+        let entry = by_kind.entry(kind.clone()).or_default();
+        if expect.is_empty() {
+            entry.1 += 1;
+            if chosen.is_empty() {
+                entry.0 += 1;
+            } else {
+                noise += 1;
+                misses.push(format!(
+                    "[{kind}] {sentence} → {:?}",
+                    chosen.iter().map(|c| &c.family).collect::<Vec<_>>()
+                ));
+            }
+            continue;
+        }
+        entry.1 += 1;
+        let offered = registry.names(&ctx);
+        let groups: Vec<Vec<String>> = match line["groups"].as_array() {
+            Some(groups) => groups.iter().map(names).collect(),
+            None => vec![expect.clone()],
+        };
+        if groups.iter().all(|g| g.iter().any(|t| offered.contains(t))) {
+            entry.0 += 1;
+        } else {
+            misses.push(format!(
+                "[{kind}] {sentence} → {:?} (wanted {expect:?})",
+                chosen
+                    .iter()
+                    .map(|c| format!("{}:{}", c.family, c.why))
+                    .collect::<Vec<_>>()
+            ));
+        }
+    }
+    let (mut served, mut asked) = (0, 0);
+    for (kind, (s, a)) in &by_kind {
+        eprintln!(
+            "{kind:>10}: {s}/{a} = {:.1}%",
+            100.0 * *s as f64 / *a as f64
+        );
+        if kind != "none" {
+            served += s;
+            asked += a;
+        }
+    }
+    eprintln!(
+        "     total: {served}/{asked} = {:.1}%; no-tool given a family: {noise}",
+        100.0 * served as f64 / asked as f64
+    );
+    let (mut s2, mut a2) = (0, 0);
+    for line in lines("slurp_devel.jsonl") {
+        let expect = names(&line["expect"]);
+        if expect.is_empty() {
+            continue;
+        }
+        let ctx = ctx("everyday");
+        registry.route(&ctx, line["sentence"].as_str().unwrap());
+        a2 += 1;
+        if registry.names(&ctx).iter().any(|n| expect.contains(n)) {
+            s2 += 1;
+        } else if std::env::var("SHOW_SLURP").is_ok() {
+            let chosen: Vec<String> = ctx
+                .shared
+                .offer
+                .families()
+                .into_iter()
+                .map(|l| format!("{}:{}", l.family, l.why))
+                .collect();
+            eprintln!(
+                "SLURP {} → {chosen:?} (wanted {expect:?})",
+                line["sentence"]
+            );
+        }
+    }
+    eprintln!(
+        "slurp devel: {s2}/{a2} = {:.1}%",
+        100.0 * s2 as f64 / a2 as f64
+    );
+    if std::env::var("SHOW_MISSES").is_ok() {
+        for miss in misses {
+            eprintln!("{miss}");
+        }
+    }
+}
