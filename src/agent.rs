@@ -110,9 +110,10 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
             usage: result.usage,
         });
         if result.finish_reason.as_deref() == Some("length") {
-            (turn.emit)(AgentEvent::Notice(
-                "the answer was cut off: the model reached its output length limit".to_string(),
-            ));
+            let cap = crate::llm::window::answer_room(turn.providers.active().facts(cancel).window);
+            (turn.emit)(AgentEvent::Notice(format!(
+                "the answer was cut off at its limit (about {cap} tokens, the room the model's window leaves for it); say \"go on\" for the rest"
+            )));
         }
         let mut message = result.message;
         if message.tool_calls.is_empty() || last_call {

@@ -377,7 +377,11 @@ impl Provider for Ollama {
             options: Value::Null,
         };
         let size = serde_json::to_vec(&body).map_or(0, |b| b.len());
-        body.options = json!({"num_ctx": self.num_ctx_for(request, size, window)});
+        // The answer is capped at the window's room for it, as every request's is.
+        body.options = json!({
+            "num_ctx": self.num_ctx_for(request, size, window),
+            "num_predict": super::window::answer_room(window),
+        });
         let url = format!("{}/api/chat", self.settings.base_url.trim_end_matches('/'));
         let body = serde_json::to_vec(&body).unwrap_or_default();
         let send = |agent: &ureq::Agent| {

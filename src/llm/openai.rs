@@ -167,7 +167,9 @@ impl OpenAiCompat {
     /// The request, serialised from what the turn holds: the conversation and the tools'
     /// schemas are written out, never copied (with a hundred tools, copying them cost more
     /// than the rest of the start).
-    fn request_body(&self, request: &ChatRequest<'_>) -> Vec<u8> {
+    /// The answer is capped at the window's room for it (`max_tokens`; OpenAI's own API
+    /// wants `max_completion_tokens`, which its reasoning models count their thinking in).
+    fn request_body(&self, request: &ChatRequest<'_>, cap: usize) -> Vec<u8> {
         #[derive(Serialize)]
         struct Body<'a> {
             messages: &'a [Message],
@@ -176,13 +178,20 @@ impl OpenAiCompat {
             stream_options: Value,
             #[serde(skip_serializing_if = "Option::is_none")]
             tools: Option<&'a RawValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            max_tokens: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            max_completion_tokens: Option<usize>,
         }
+        let openai = self.settings.kind == ProviderKind::OpenAi;
         let body = Body {
             messages: request.messages,
             model: &self.settings.model,
             stream: true,
             stream_options: json!({"include_usage": true}),
             tools: request.tools,
+            max_tokens: (!openai).then_some(cap),
+            max_completion_tokens: openai.then_some(cap),
         };
         // Serialising plain values into a Vec cannot fail.
         serde_json::to_vec(&body).unwrap_or_default()
@@ -197,7 +206,8 @@ impl OpenAiCompat {
         cancel: &CancelToken,
     ) -> Result<ChatResult, LlmError> {
         let url = format!("{}/chat/completions", target.base_url.trim_end_matches('/'));
-        let body = self.request_body(request);
+        let cap = window::answer_room(self.learned_facts(cancel).window);
+        let body = self.request_body(request, cap);
         let send = |agent: &ureq::Agent| {
             let mut call = agent
                 .post(&url)

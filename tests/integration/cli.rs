@@ -511,7 +511,7 @@ fn a_cut_off_answer_is_pointed_out() {
     assert_eq!(stdout(&output), "{\"\n");
     assert!(
         stderr(&output)
-            .contains("marvin: the answer was cut off: the model reached its output length limit"),
+            .contains("marvin: the answer was cut off at its limit (about 8192 tokens, the room the model's window leaves for it); say \"go on\" for the rest"),
         "{}",
         stderr(&output)
     );

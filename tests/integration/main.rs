@@ -12,6 +12,7 @@ mod security;
 mod staged;
 
 mod agent;
+mod answer_cap;
 mod api_recordings;
 mod approvals_security;
 mod asking;
