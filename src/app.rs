@@ -520,7 +520,9 @@ fn session_with(config: &Config, registry: Arc<Registry>, loaded: Vec<custom::Lo
         .chain(&config.fallbacks)
         .map(|settings| llm::connect(settings, config.search_path.clone()))
         .collect();
-    let chain = ProviderChain::new(providers).answering_once(config.answers_once);
+    let chain = ProviderChain::new(providers)
+        .answering_once(config.answers_once)
+        .waiting_for_loads(config.load_wait);
     let mut session = Session::new(config, Arc::new(chain), registry);
     session.set_custom_tools(loaded);
     for warning in session.take_warnings() {

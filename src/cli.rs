@@ -202,6 +202,8 @@ Environment:
                            look generated (only if you alone can read it)
   MARVIN_QUESTION_TIMEOUT  seconds a question of marvin serve waits for a
                            client (default: the tool's own, 10 minutes)
+  MARVIN_LOAD_WAIT         seconds to wait for a model server still loading
+                           its model (default 60)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default: the model's
                            window less room for the answer and the tools, at
                            most 226000; results are cut near it, older

@@ -72,6 +72,7 @@ const OWN: &[&str] = &[
     "MARVIN_SANDBOX",
     "MARVIN_SANDBOX_WRITE",
     "MARVIN_SANDBOX_NETWORK",
+    "MARVIN_LOAD_WAIT",
     "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
@@ -282,6 +283,8 @@ pub struct Config {
     pub phone: Option<PhoneRelay>,
     /// How long a question of `marvin serve` waits for a client (MARVIN_QUESTION_TIMEOUT).
     pub question_timeout: Option<Duration>,
+    /// How long a model server still loading its model is waited for (MARVIN_LOAD_WAIT).
+    pub load_wait: Duration,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -473,6 +476,7 @@ impl Config {
             park_for: park_for(env)?,
             phone: phone_relay(env)?,
             question_timeout: question_timeout(env)?,
+            load_wait: load_wait(env)?,
             has_ui: !non_interactive,
             answers_once: non_interactive || args.once,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
@@ -502,6 +506,24 @@ pub(crate) fn unicode_locale(env: &Env) -> bool {
     let charset = locale.split_once('.').map_or(locale, |(_, rest)| rest);
     let charset = charset.split('@').next().unwrap_or("").to_ascii_lowercase();
     charset == "utf-8" || charset == "utf8"
+}
+
+/// MARVIN_LOAD_WAIT: seconds a server still loading its model is waited for (0 to 3600,
+/// default 60).
+fn load_wait(env: &Env) -> Result<Duration, ConfigError> {
+    match env.get("MARVIN_LOAD_WAIT") {
+        None => Ok(crate::llm::LOAD_WAIT),
+        Some(text) => text
+            .parse::<u64>()
+            .ok()
+            .filter(|secs| *secs <= 3600)
+            .map(Duration::from_secs)
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "MARVIN_LOAD_WAIT must be a number of seconds from 0 to 3600, not {text:?}"
+                ))
+            }),
+    }
 }
 
 /// --permission-mode, else plan for MARVIN_READONLY, else default (bypass without a UI).

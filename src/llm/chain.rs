@@ -15,6 +15,8 @@ pub struct ProviderChain {
     active: AtomicUsize,
     /// The run ends after this answer: a timed-out provider is rebuilt without a word.
     answers_once: bool,
+    /// How long a server still loading its model is waited for (MARVIN_LOAD_WAIT).
+    load_wait: std::time::Duration,
 }
 
 impl ProviderChain {
@@ -25,7 +27,14 @@ impl ProviderChain {
             providers,
             active: AtomicUsize::new(0),
             answers_once: false,
+            load_wait: super::retry::LOAD_WAIT,
         }
+    }
+
+    /// The chain, waiting `wait` for a server that is still loading its model.
+    pub fn waiting_for_loads(mut self, wait: std::time::Duration) -> Self {
+        self.load_wait = wait;
+        self
     }
 
     /// The chain of a run that answers once (`--once`, `--non-interactive`): there is no next
@@ -45,7 +54,9 @@ impl ProviderChain {
             .filter(|p| p.name() != providers[0].name());
         let rest: Vec<_> = rest.cloned().collect();
         providers.extend(rest);
-        Self::new(providers).answering_once(self.answers_once)
+        Self::new(providers)
+            .answering_once(self.answers_once)
+            .waiting_for_loads(self.load_wait)
     }
 
     /// Every provider of the chain waits `timeout` with nothing arriving from now on.
@@ -70,7 +81,11 @@ impl ProviderChain {
         loop {
             let index = self.active.load(Ordering::SeqCst);
             let provider = self.providers[index].as_ref();
-            let error = match chat_with_retry(provider, request, on_text, cancel, notice) {
+            let waits = super::retry::Waits {
+                cancel,
+                load: self.load_wait,
+            };
+            let error = match chat_with_retry(provider, request, on_text, &waits, notice) {
                 Ok(result) => return Ok(result),
                 Err(error) => error,
             };

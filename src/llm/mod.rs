@@ -9,6 +9,7 @@ pub mod ollama;
 pub mod openai;
 pub(crate) mod progress;
 pub(crate) mod retry;
+pub(crate) use retry::LOAD_WAIT;
 pub(crate) mod stream;
 #[cfg(test)]
 mod stream_props;

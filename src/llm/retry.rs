@@ -15,6 +15,28 @@ pub(crate) const MAX_RETRIES: u32 = 3;
 pub(crate) const MAX_TRANSIENT_RETRIES: u32 = 2;
 /// A service that asks for a longer wait than this is not retried: the user is told instead.
 pub(crate) const MAX_HONOURED_WAIT: Duration = Duration::from_secs(120);
+/// How long a server still loading its model is waited for, unless MARVIN_LOAD_WAIT says.
+pub(crate) const LOAD_WAIT: Duration = Duration::from_secs(60);
+/// How often a loading server is asked again.
+const LOAD_POLL: Duration = Duration::from_secs(2);
+
+/// What a call may wait for: Ctrl+C ends every wait; a server loading its model is waited
+/// for `load` at most.
+pub(crate) struct Waits<'a> {
+    pub cancel: &'a CancelToken,
+    pub load: Duration,
+}
+
+/// Whether `error` is a server saying it is still loading its model: llama.cpp's and its
+/// kin's 503 "Loading model", vLLM's and LM Studio's words for it.
+pub(crate) fn still_loading(error: &LlmError) -> bool {
+    let lower = error.message.to_lowercase();
+    error.transient
+        && (lower.contains("loading model")
+            || lower.contains("model is loading")
+            || lower.contains("model is still loading")
+            || lower.contains("loading the model"))
+}
 
 /// The wait the headers ask for: `retry-after-ms` wins, then `retry-after` as seconds or as an
 /// HTTP date relative to `now`. Zero, negative, non-finite and malformed values count as absent.
@@ -95,17 +117,45 @@ pub(crate) fn chat_with_retry(
     provider: &dyn Provider,
     request: &ChatRequest<'_>,
     on_text: &mut dyn FnMut(&str),
-    cancel: &CancelToken,
+    waits: &Waits<'_>,
     notice: &mut dyn FnMut(String),
 ) -> Result<ChatResult, LlmError> {
+    let cancel = waits.cancel;
     // Each kind keeps its own count: two 503s while a model loads leave a later 429 all of its
     // retries.
     let (mut rate_limited, mut transient) = (0, 0);
+    let mut loading_since: Option<std::time::Instant> = None;
     loop {
         let error = match provider.chat(request, on_text, cancel, notice) {
             Ok(result) => return Ok(result),
             Err(error) => error,
         };
+        if still_loading(&error) {
+            let first = loading_since.is_none();
+            let since = *loading_since.get_or_insert_with(std::time::Instant::now);
+            if since.elapsed() < waits.load {
+                if first {
+                    notice(format!(
+                        "{} is still loading its model; waiting up to {}s for it (MARVIN_LOAD_WAIT)",
+                        provider.name(),
+                        waits.load.as_secs()
+                    ));
+                }
+                let left = waits.load.saturating_sub(since.elapsed());
+                let wait = error.retry_after.unwrap_or(LOAD_POLL).min(left);
+                if cancel.sleep(wait) {
+                    return Err(LlmError::cancelled());
+                }
+                continue;
+            }
+            let mut error = error;
+            error.message = format!(
+                "{}; the server was still loading its model after {}s (MARVIN_LOAD_WAIT sets how long to wait)",
+                error.message,
+                waits.load.as_secs()
+            );
+            return Err(error);
+        }
         let retries = retries_for(&error);
         let attempt = if error.kind == ErrorKind::RateLimited {
             &mut rate_limited
