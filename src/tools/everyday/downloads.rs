@@ -433,7 +433,8 @@ fn yt_dlp_download(args: YtDlpArgs, ctx: &ToolContext) -> Result<String, String>
     let dir = downloads_dir(ctx)?;
     // yt-dlp fetches the address itself: through Marvin's filtering proxy, like Chromium.
     let proxy = Reach::new(ctx, "yt_dlp_download").program_proxy(url)?;
-    // It writes in the downloads directory (and its own cache under the temp dir) only.
+    // It writes in the downloads directory only (its cache is off: the sandbox keeps it out of
+    // the person's home).
     let command = ctx.program_apart(&program, crate::sandbox::Paths::writing(&dir))?;
     let command = yt_dlp_command(
         command,
@@ -475,6 +476,7 @@ fn yt_dlp_command(
             // No configuration file is read: with --paths, yt-dlp would read a yt-dlp.conf
             // from the downloads directory, where download_file may have put one (--exec).
             "--ignore-config",
+            "--no-cache-dir",
             "--no-playlist",
             "--no-overwrites",
             "--no-progress",

@@ -255,7 +255,7 @@ fn yt_dlp_saves_into_the_downloads_directory_and_its_errors_come_back() {
     );
     let calls = std::fs::read_to_string(home.path().join("logs/yt.log")).unwrap();
     assert!(
-        calls.contains(&format!("--ignore-config --no-playlist --no-overwrites --no-progress --newline --paths {} --output %(title)s [%(id)s].%(ext)s --print after_move:filepath --proxy http://127.0.0.1:", dir.display())),
+        calls.contains(&format!("--ignore-config --no-cache-dir --no-playlist --no-overwrites --no-progress --newline --paths {} --output %(title)s [%(id)s].%(ext)s --print after_move:filepath --proxy http://127.0.0.1:", dir.display())),
         "yt-dlp goes through Marvin's filtering proxy: {calls}"
     );
     assert!(

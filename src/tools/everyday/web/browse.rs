@@ -187,6 +187,15 @@ fn chromium_command(mut command: Command, profile: &Path, proxy: &str) -> Comman
         ])
         .arg(format!("--proxy-server={proxy}"))
         .arg(format!("--user-data-dir={}", profile.display()));
+    // The sandbox lets Chromium write to its profile only: its home, its configuration and
+    // cache (where its crash handler keeps its database) and its temporary files go there too.
+    let scratch = profile.join("tmp");
+    let _ = std::fs::create_dir(&scratch);
+    command
+        .env("HOME", profile)
+        .env("XDG_CONFIG_HOME", profile.join("config"))
+        .env("XDG_CACHE_HOME", profile.join("cache"))
+        .env("TMPDIR", scratch);
     // SAFETY of the sandbox: Chromium refuses to start as root with it.
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
