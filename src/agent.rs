@@ -162,14 +162,14 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
 /// change.
 #[derive(Default)]
 struct OfferedTools {
-    /// The offer's count they were made for; `None` before the first request.
-    made_for: Option<usize>,
+    /// The offer's version they were made for; `None` before the first request.
+    made_for: Option<u64>,
     definitions: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl OfferedTools {
     fn now(&mut self, turn: &Turn<'_>) -> Option<&serde_json::value::RawValue> {
-        let count = turn.ctx.shared.offer.count();
+        let count = turn.ctx.shared.offer.version();
         if self.made_for != Some(count) {
             self.made_for = Some(count);
             self.definitions = turn.registry.definitions(turn.ctx);

@@ -76,8 +76,6 @@ pub struct Registry {
     mcp: Option<Arc<Hub>>,
     /// The families of `tools`, in their order: the built-in ones and the user's own tools.
     families: Vec<FamilyInfo>,
-    /// What retrieval knows of each of `families`, made once when first asked.
-    entries: std::sync::OnceLock<Vec<crate::tools::route::Entry>>,
 }
 
 /// A family as the router and the catalogue see it.
@@ -442,6 +440,8 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
+#[cfg(test)]
+mod built_tests;
 #[cfg(test)]
 mod recall_tests;
 #[cfg(test)]

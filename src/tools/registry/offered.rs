@@ -43,6 +43,10 @@ fn coding_core(ctx: &ToolContext) -> Vec<&'static str> {
 /// The family a question of fact that asks for no other gets.
 const FALLBACK: &str = "wiki";
 
+/// The most bytes of tool definitions a request should carry: past it, the families the
+/// session has not used in this turn leave, all at once.
+const REQUEST_TOOLS_BUDGET: usize = 12 * 1024;
+
 /// The family a message naming a web address gets, whatever else it asks.
 const WEB: &str = "web";
 
@@ -171,6 +175,29 @@ pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
             Err("find_tools is answered by the registry".into())
         }))
         .in_family("core")
+}
+
+impl Registry {
+    /// What retrieval knows of each built-in family, sorted by id, as `route/built.rs` holds
+    /// it (made from this, see its test).
+    #[cfg(test)]
+    pub(super) fn built_entries(&self) -> Vec<route::Entry> {
+        let mut entries: Vec<route::Entry> = self
+            .families
+            .iter()
+            .filter(|f| !f.id.starts_with("custom:"))
+            .map(|f| {
+                let tools: Vec<&ToolDef> = self
+                    .tools
+                    .iter()
+                    .filter(|t| t.family == f.id.as_str())
+                    .collect();
+                entry_of(f, &tools)
+            })
+            .collect();
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        entries
+    }
 }
 
 /// What retrieval knows of a family: its words count most, then what it is for and its tools'
@@ -458,21 +485,8 @@ impl Registry {
         remote: &[ToolDef],
         ctx: &ToolContext,
     ) -> Cow<'a, route::Entry> {
-        let built_in = self.entries.get_or_init(|| {
-            self.families
-                .iter()
-                .map(|f| {
-                    let tools: Vec<&ToolDef> = self
-                        .tools
-                        .iter()
-                        .filter(|t| t.family == f.id.as_str())
-                        .collect();
-                    entry_of(f, &tools)
-                })
-                .collect()
-        });
         if id != PROJECT && !id.starts_with("mcp:") {
-            if let Some(known) = built_in.iter().find(|e| e.id == id) {
+            if let Some(known) = route::built_in(id) {
                 return Cow::Borrowed(known);
             }
         }
@@ -494,6 +508,7 @@ impl Registry {
         if !ctx.settings.on_demand {
             return Vec::new();
         }
+        ctx.shared.offer.next_turn();
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
         let mut chosen = self.choose(&families, &remote, ctx, text);
@@ -520,6 +535,11 @@ impl Registry {
             });
         }
         chosen.retain(|c| ctx.shared.offer.load(&c.family, &c.why));
+        // A request that has grown past what one should carry keeps only this turn's families.
+        let bytes = self.definitions(ctx).map_or(0, |d| d.get().len());
+        if bytes > REQUEST_TOOLS_BUDGET {
+            ctx.shared.offer.keep_this_turn_only();
+        }
         chosen
     }
 

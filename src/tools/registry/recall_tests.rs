@@ -164,3 +164,40 @@ fn recall() {
         }
     }
 }
+
+/// Ten topics in one session, one a message: the bytes of the tools each request offers.
+#[test]
+#[ignore]
+fn ten_topics() {
+    let registry = Registry::builtin();
+    let ctx = ctx("everyday");
+    let topics = [
+        "will it rain in Oslo tomorrow?",
+        "set an alarm for 6:30",
+        "find me a recipe for lentil soup",
+        "play something by Nina Simone",
+        "what's on my calendar on Friday?",
+        "directions to the central station",
+        "convert 30 miles to kilometres",
+        "any news about the election?",
+        "save this link for later: https://example.org/a",
+        "how much disk space is left?",
+    ];
+    for (n, topic) in topics.iter().enumerate() {
+        registry.route(&ctx, topic);
+        let bytes = registry.definitions(&ctx).map_or(0, |d| d.get().len());
+        let families: Vec<String> = ctx
+            .shared
+            .offer
+            .families()
+            .into_iter()
+            .map(|l| l.family)
+            .collect();
+        eprintln!(
+            "turn {:>2}: {:>5.1} KB  {}",
+            n + 1,
+            bytes as f64 / 1024.0,
+            families.join(", ")
+        );
+    }
+}

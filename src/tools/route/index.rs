@@ -3,6 +3,7 @@
 //! function search engines start from, on English stems with the little words left out. A
 //! message's families are the ones it ranks high enough.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::stem::stem;
@@ -12,12 +13,27 @@ const K1: f64 = 1.2;
 /// BM25's length normalisation: how much a long document is discounted.
 const B: f64 = 0.75;
 
-/// A family as retrieval sees it: its weighted terms.
+/// A family as retrieval sees it: its weighted terms, sorted.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    pub id: String,
-    terms: HashMap<String, f64>,
-    length: f64,
+    pub(crate) id: Cow<'static, str>,
+    pub(super) terms: Terms,
+    pub(super) length: f64,
+}
+
+/// A family's terms with their weights, sorted by term: the built-in families' made when
+/// Marvin was built (`built.rs`), the others' (a project, an MCP server, a person's tools)
+/// made when asked.
+#[derive(Debug, Clone)]
+pub(crate) enum Terms {
+    /// The terms run together in `text`, the i-th ending at `ends[i]` and weighing
+    /// `tenths[i]` / 10: a few bytes a term where a table of strings and floats takes 24.
+    Built {
+        text: &'static str,
+        ends: &'static [u16],
+        tenths: &'static [u16],
+    },
+    Made(Vec<(String, f64)>),
 }
 
 impl Entry {
@@ -32,18 +48,65 @@ impl Entry {
                 length += weight;
             }
         }
+        let mut terms: Vec<(String, f64)> = terms.into_iter().collect();
+        terms.sort_by(|a, b| a.0.cmp(&b.0));
         Self {
-            id: id.to_string(),
-            terms,
+            id: Cow::Owned(id.to_string()),
+            terms: Terms::Made(terms),
             length,
         }
     }
-}
 
-impl Entry {
-    /// Whether the family holds `term` (a stem, as `terms_of` gives it).
+    /// The weight of `term` (a stem, as `terms_of` gives it) in the family, if it holds it.
+    pub(crate) fn weight(&self, term: &str) -> Option<f64> {
+        match &self.terms {
+            Terms::Built { ends, tenths, .. } => {
+                let (mut low, mut high) = (0, ends.len());
+                while low < high {
+                    let middle = (low + high) / 2;
+                    match self.built_term(middle).cmp(term) {
+                        std::cmp::Ordering::Less => low = middle + 1,
+                        std::cmp::Ordering::Greater => high = middle,
+                        std::cmp::Ordering::Equal => return Some(f64::from(tenths[middle]) / 10.0),
+                    }
+                }
+                None
+            }
+            Terms::Made(terms) => terms
+                .binary_search_by(|(t, _)| t.as_str().cmp(term))
+                .ok()
+                .map(|i| terms[i].1),
+        }
+    }
+
+    /// The `i`-th term of a built-in family.
+    fn built_term(&self, i: usize) -> &str {
+        match &self.terms {
+            Terms::Built { text, ends, .. } => {
+                let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+                &text[start..ends[i] as usize]
+            }
+            Terms::Made(terms) => &terms[i].0,
+        }
+    }
+
+    /// Whether the family holds `term`.
     pub(crate) fn holds(&self, term: &str) -> bool {
-        self.terms.contains_key(term)
+        self.weight(term).is_some()
+    }
+
+    /// Its terms with their weights, in order.
+    pub(crate) fn terms(&self) -> Vec<(&str, f64)> {
+        match &self.terms {
+            Terms::Built { tenths, .. } => (0..tenths.len())
+                .map(|i| (self.built_term(i), f64::from(tenths[i]) / 10.0))
+                .collect(),
+            Terms::Made(terms) => terms.iter().map(|(t, w)| (t.as_str(), *w)).collect(),
+        }
+    }
+
+    pub(crate) fn length(&self) -> f64 {
+        self.length
     }
 }
 
@@ -60,15 +123,12 @@ pub(crate) fn rank<'a>(query: &str, entries: &[&'a Entry]) -> Vec<(&'a str, f64)
         return Vec::new();
     }
     let count = entries.len() as f64;
-    let average = entries.iter().map(|e| e.length).sum::<f64>() / count;
+    let average = entries.iter().map(|e| e.length()).sum::<f64>() / count;
     let idf: Vec<f64> = query_terms
         .iter()
         .map(|term| {
-            let holding = entries
-                .iter()
-                .filter(|e| e.terms.contains_key(term))
-                .count() as f64;
-            ((count - holding + 0.5) / (holding + 0.5) + 1.0).ln()
+            let holding = entries.iter().filter(|e| e.holds(term)).count() as f64;
+            ln((count - holding + 0.5) / (holding + 0.5) + 1.0)
         })
         .collect();
     let mut ranked: Vec<(&'a str, f64)> = entries
@@ -78,36 +138,56 @@ pub(crate) fn rank<'a>(query: &str, entries: &[&'a Entry]) -> Vec<(&'a str, f64)
                 .iter()
                 .zip(&idf)
                 .filter_map(|(term, idf)| {
-                    let tf = *entry.terms.get(term)?;
-                    let norm = K1 * (1.0 - B + B * entry.length / average.max(1.0));
+                    let tf = entry.weight(term)?;
+                    let norm = K1 * (1.0 - B + B * entry.length() / average.max(1.0));
                     Some(idf * tf * (K1 + 1.0) / (tf + norm))
                 })
                 .sum();
-            (score > 0.0).then_some((entry.id.as_str(), score))
+            (score > 0.0).then_some((entry.id.as_ref(), score))
         })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     ranked
 }
 
+/// The natural logarithm of `x` (> 0) to about 1e-15, without the C library's `log`: the
+/// binary would otherwise link libm for this one call. `x` = m·2^e with m in [1, 2), and
+/// ln m = 2·atanh((m − 1)/(m + 1)), whose series converges fast for that argument (≤ 1/3).
+fn ln(x: f64) -> f64 {
+    debug_assert!(x > 0.0 && x.is_finite());
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mantissa = f64::from_bits((bits & ((1 << 52) - 1)) | (1023 << 52));
+    let s = (mantissa - 1.0) / (mantissa + 1.0);
+    let square = s * s;
+    let (mut term, mut sum) = (s, 0.0);
+    for odd in (1..40).step_by(2) {
+        sum += term / f64::from(odd);
+        term *= square;
+    }
+    exponent as f64 * std::f64::consts::LN_2 + 2.0 * sum
+}
+
 /// `term`, or the one word of the families' a letter away from it when no family has it and it
 /// is long enough to be a slip of the keys ("wether" is "weather"); a word two families'
 /// words are a letter away from stays as it is.
 fn mended(term: String, entries: &[&Entry]) -> String {
-    if term.len() < 6 || entries.iter().any(|e| e.terms.contains_key(&term)) {
+    if term.len() < 6 || entries.iter().any(|e| e.holds(&term)) {
         return term;
     }
-    let mut near: Vec<&String> = entries
+    let mut near: Vec<String> = entries
         .iter()
-        .flat_map(|e| e.terms.keys())
+        .flat_map(|e| e.terms())
+        .map(|(known, _)| known)
         .filter(|known| {
             known.len().abs_diff(term.len()) <= 1 && crate::tools::edit_distance(known, &term) == 1
         })
+        .map(str::to_string)
         .collect();
     near.sort();
     near.dedup();
     match near.as_slice() {
-        [one] => one.to_string(),
+        [one] => one.clone(),
         _ => term,
     }
 }
@@ -299,6 +379,28 @@ const STOP: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_logarithm_agrees_with_the_c_librarys() {
+        for x in [
+            1.0,
+            1.5,
+            2.0,
+            std::f64::consts::E,
+            3.0,
+            7.25,
+            100.0,
+            1e6,
+            123456.789,
+            1e300,
+        ] {
+            let (ours, libm) = (ln(x), x.ln());
+            assert!(
+                (ours - libm).abs() <= 1e-14 * libm.abs().max(1.0),
+                "{x}: {ours} {libm}"
+            );
+        }
+    }
 
     fn entries() -> Vec<Entry> {
         vec![

@@ -5,11 +5,26 @@
 //! family, a weak match brings nothing, and only a question of fact gets Wikipedia's family
 //! when nothing else fits.
 
+mod built;
 mod index;
 mod offer;
 mod stem;
 
 pub(crate) use index::{Entry, rank, terms_of};
+
+/// What retrieval knows of the built-in family `id` (made when Marvin was built).
+pub(crate) fn built_in(id: &str) -> Option<&'static Entry> {
+    built::BUILT
+        .binary_search_by(|e| e.id.as_ref().cmp(id))
+        .ok()
+        .map(|i| &built::BUILT[i])
+}
+
+/// The text of `built.rs` for `entries` (see the registry's `built_tests`).
+#[cfg(test)]
+pub(crate) fn built_source(entries: &[Entry]) -> String {
+    built::source(entries)
+}
 pub use offer::Offer;
 
 /// The most families one message brings in: a message rarely needs more, and every family is

@@ -1,0 +1,399 @@
+//! The built-in families as retrieval sees them (see `index`), made from their words, asks and
+//! tools so that no run spends its start on it. Written by the registry's `built_tests`
+//! (`MARVIN_WRITE_INDEX=1 cargo test --lib built_index`), which fails when it is out of date.
+
+use std::borrow::Cow;
+
+use super::index::{Entry, Terms};
+
+#[rustfmt::skip]
+pub(crate) static BUILT: &[Entry] = &[
+    Entry {
+        id: Cow::Borrowed("academic"),
+        length: 119.4,
+        terms: Terms::Built {
+            text: "ababstractarxivauauthorcatcitatcitecomputcountdatedefaultfindfirstidjournalkeywordlatestlinkliteraturlookmanimathnewestownpaperpdfphysicpreprintpublishquestionrecentrelevresearchscholarsciencsearchsemantsleepstudisubmitsyntaxtititltopictransformupdatvenuwroteyear",
+            ends: &[2, 10, 15, 17, 23, 26, 31, 35, 41, 46, 50, 57, 61, 66, 68, 75, 82, 88, 92, 101, 105, 109, 113, 119, 122, 127, 130, 136, 144, 151, 159, 165, 170, 178, 185, 191, 197, 203, 208, 213, 219, 225, 227, 231, 236, 245, 250, 254, 259, 263],
+            tenths: &[3, 10, 106, 3, 20, 3, 40, 20, 10, 10, 10, 9, 20, 3, 13, 30, 16, 20, 20, 10, 3, 6, 10, 3, 3, 196, 10, 10, 53, 10, 10, 10, 3, 90, 70, 10, 80, 30, 20, 80, 3, 3, 3, 23, 13, 20, 3, 10, 20, 13],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("alarms"),
+        length: 137.3,
+        terms: Terms::Built {
+            text: "3pmalarmalertcancelclockdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
+            ends: &[3, 8, 13, 19, 24, 29, 33, 36, 42, 49, 56, 60, 65, 70, 75, 81, 85, 88, 90, 93, 98, 102, 107, 112, 118, 122, 126, 131, 135, 141, 144, 148, 154, 158, 164, 168, 171, 174, 179, 183, 187, 192, 200, 205, 209, 213, 217, 223, 230, 235],
+            tenths: &[3, 358, 30, 80, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 90, 30, 13, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("ask"),
+        length: 67.3,
+        terms: Terms::Built {
+            text: "alwayansweraskbetweenchoicchoosdeciddecisdefaultfewfreehelpjsonlongmultiplofferoptionotherpersonpickpreferquestionreturntextuserwait",
+            ends: &[5, 11, 14, 21, 26, 31, 36, 41, 48, 51, 55, 59, 63, 67, 74, 79, 85, 90, 96, 100, 106, 114, 120, 124, 128, 132],
+            tenths: &[3, 16, 100, 20, 80, 50, 50, 10, 3, 20, 3, 50, 10, 3, 30, 3, 70, 3, 20, 20, 30, 33, 10, 3, 30, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("blender"),
+        length: 252.5,
+        terms: Terms::Built {
+            text: "3daddanglansweranythapprovbackbaseblenderboundboxbpibsdfcameracannotcodecolourcreatcubecursorcylinddefaultdegredeletdetaildirectorieachemptieulerexactexecutexistfactorfalsfilefirsthideimportinsidlightlinearlistlocatlongestlookmakemanimaterimeshmetalmetrmodemodifimovenameneednewobjectopenoptionotherpathpicturpiecpixelplacepngpointprimitprinciplprintprivatpythonredrelatrenamrenderresultreusrotatroughrrggbbrunsavescalescenescreenshotscriptsetshowsidesizesphereswitchtakentemporaritexttooltruetypeuserviewportvisiblwork",
+            ends: &[2, 5, 9, 15, 20, 26, 30, 34, 41, 46, 49, 52, 56, 62, 68, 72, 78, 83, 87, 93, 99, 106, 111, 116, 122, 131, 135, 140, 145, 150, 156, 161, 167, 171, 175, 180, 184, 190, 195, 200, 206, 210, 215, 222, 226, 230, 234, 240, 244, 249, 253, 257, 263, 267, 271, 275, 278, 284, 288, 294, 299, 303, 309, 313, 318, 323, 326, 331, 337, 345, 350, 356, 362, 365, 370, 375, 381, 387, 391, 396, 401, 407, 410, 414, 419, 424, 434, 440, 443, 447, 451, 455, 461, 467, 472, 481, 485, 489, 493, 497, 501, 509, 515, 519],
+            tenths: &[83, 36, 6, 10, 10, 10, 10, 10, 392, 10, 10, 13, 10, 30, 10, 30, 20, 20, 50, 3, 20, 12, 16, 50, 10, 3, 10, 10, 6, 12, 40, 3, 6, 3, 13, 40, 13, 3, 20, 10, 3, 6, 20, 3, 20, 30, 10, 116, 70, 30, 6, 10, 20, 30, 38, 10, 9, 215, 10, 10, 10, 10, 10, 10, 3, 10, 13, 10, 10, 10, 13, 3, 33, 20, 3, 13, 53, 3, 3, 30, 10, 3, 13, 13, 30, 156, 40, 20, 20, 13, 3, 20, 50, 10, 3, 3, 10, 10, 3, 20, 10, 33, 10, 13],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("bookmarks"),
+        length: 125.0,
+        terms: Terms::Built {
+            text: "addressanythappeararticlbookmarkcallcasecontaindefaultdigfindfirstgivenhttphttpsitaliankeeplaterlinklistmaninewestnoteoptionpagereadrecipremembremovsavesearchshowstoretagtitlupdaturluserwantwebwhosewordworth",
+            ends: &[7, 12, 18, 24, 32, 36, 40, 47, 54, 57, 61, 66, 71, 75, 80, 87, 91, 96, 100, 104, 108, 114, 118, 124, 128, 132, 137, 143, 148, 152, 158, 162, 167, 170, 174, 179, 182, 186, 190, 193, 198, 202, 207],
+            tenths: &[29, 3, 3, 20, 193, 3, 3, 10, 9, 20, 33, 13, 10, 3, 3, 3, 30, 80, 180, 30, 6, 13, 13, 10, 30, 50, 3, 3, 20, 210, 20, 26, 20, 26, 13, 10, 20, 30, 10, 10, 10, 16, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("calendar"),
+        length: 324.1,
+        terms: Terms::Built {
+            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelclearcomeconcertconferdatedaydddecembdefaultdeletdentistdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdayschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwednesdayweekweekdayweekendyetyyyi",
+            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 87, 91, 98, 104, 108, 111, 113, 119, 126, 131, 138, 143, 149, 154, 157, 162, 166, 171, 177, 181, 185, 191, 195, 198, 205, 209, 211, 213, 219, 223, 227, 232, 236, 240, 245, 249, 254, 258, 263, 265, 271, 275, 279, 283, 289, 294, 299, 303, 310, 313, 317, 323, 326, 330, 338, 345, 348, 352, 359, 364, 370, 378, 382, 387, 395, 402, 412, 416, 423, 428, 432, 437, 441, 450, 454, 461, 468, 471, 475],
+            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 30, 30, 30, 30, 10, 58, 3, 6, 18, 30, 40, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 80, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 80, 3, 50, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/agents"),
+        length: 123.3,
+        terms: Terms::Built {
+            text: "agentanothansweranythautobackgroundchangcheckcodecodebascodexconcentrcurrentdelegeverythfinalfindidimplementinteractjoblaunchlookmaymodemodelneednonopinionopusparallelreadrefactorreporeturnreviewrunsecondstartstatusstillsubsubagtasktickettiertimetkwholeworkwrite",
+            ends: &[5, 10, 16, 21, 25, 35, 40, 45, 49, 56, 61, 69, 76, 81, 88, 93, 97, 99, 108, 116, 119, 125, 129, 132, 136, 141, 145, 148, 155, 159, 167, 171, 179, 183, 189, 195, 198, 204, 209, 215, 220, 223, 228, 232, 238, 242, 246, 248, 253, 257, 262],
+            tenths: &[179, 30, 10, 3, 3, 70, 3, 10, 10, 63, 3, 3, 3, 50, 3, 10, 10, 13, 3, 10, 10, 20, 20, 3, 10, 3, 3, 10, 20, 3, 70, 13, 20, 20, 13, 179, 50, 20, 10, 30, 10, 69, 30, 3, 13, 6, 10, 3, 20, 43, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/files"),
+        length: 254.1,
+        terms: Terms::Built {
+            text: "10kbabovacrossaddappendappliargumentbeginblockbugchangcodecodexconfigcontentcontextcountcreatcrlfcutdeletdifferdirectorieditendenoughequalexactexistfilefirstfixfunctionfuzzhunkignorincludinclusindentinsteadkeptlarglastlflinemainmakematchmaymodulmoveneednevernewnextnothoccuroldoncopenoptionoverwritpartpatchpathpickplaceputreadreadmrefusrelatrenamreplacrestrssearchsectionsendstartstrsurroundtesttextuniquupdatvariablwhitespacwholewithoutworkwrite",
+            ends: &[4, 8, 14, 17, 23, 28, 36, 41, 46, 49, 54, 58, 63, 69, 76, 83, 88, 93, 97, 100, 105, 111, 120, 124, 127, 133, 138, 143, 148, 152, 157, 160, 168, 172, 176, 181, 187, 193, 199, 206, 210, 214, 218, 220, 224, 228, 232, 237, 240, 245, 249, 253, 258, 261, 265, 269, 274, 277, 280, 284, 290, 298, 302, 307, 311, 315, 320, 323, 327, 332, 337, 342, 347, 353, 357, 359, 365, 372, 376, 381, 384, 392, 396, 400, 405, 410, 417, 426, 431, 438, 442, 447],
+            tenths: &[10, 10, 20, 73, 30, 50, 10, 10, 10, 20, 83, 20, 20, 20, 3, 20, 3, 110, 10, 10, 10, 10, 22, 50, 53, 10, 10, 36, 23, 368, 13, 20, 20, 10, 30, 10, 10, 3, 10, 10, 10, 20, 3, 10, 136, 20, 10, 10, 10, 40, 20, 10, 20, 43, 10, 10, 13, 20, 13, 20, 10, 20, 10, 130, 22, 10, 23, 3, 116, 20, 10, 22, 50, 23, 10, 20, 10, 30, 10, 10, 30, 10, 20, 39, 10, 10, 20, 10, 23, 20, 22, 50],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/git"),
+        length: 197.6,
+        terms: Terms::Built {
+            text: "alonauthorawaybackblamebranchchangcheckoutcommitcreatdatedefaultdiffdirectoridiscardeacheverifilefirstgitgivenhashhistoriinsteadkeptlastleftlimitlinelistlocalloglostmakemanimergmessagnevernewnoneomitoneoptionpathputrecentrefusremotreporestorshowstagestatussubjectswitchtagthrowntouchuncommitundounstaguntrackwaywhoseworkyesterday",
+            ends: &[4, 10, 14, 18, 23, 29, 34, 42, 48, 53, 57, 64, 68, 77, 84, 88, 93, 97, 102, 105, 110, 114, 121, 128, 132, 136, 140, 145, 149, 153, 158, 161, 165, 169, 173, 177, 183, 188, 191, 195, 199, 202, 208, 212, 215, 221, 226, 231, 235, 241, 245, 250, 256, 263, 269, 272, 278, 283, 291, 295, 301, 308, 311, 316, 320, 329],
+            tenths: &[10, 10, 3, 10, 53, 136, 142, 50, 165, 13, 10, 3, 103, 19, 13, 10, 13, 88, 6, 263, 10, 10, 30, 3, 10, 23, 10, 3, 36, 10, 10, 70, 10, 10, 3, 30, 13, 3, 30, 10, 3, 3, 10, 13, 10, 30, 10, 10, 20, 53, 63, 33, 100, 10, 33, 13, 3, 3, 23, 20, 3, 10, 10, 3, 13, 20],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/packages"),
+        length: 70.7,
+        terms: Terms::Built {
+            text: "addaptdependdevelopdirectorihttpxinstallibrarinamenpmoptionpackagpipprojectpytestpythonrequestuvversionwork",
+            ends: &[3, 6, 12, 19, 28, 33, 39, 46, 50, 53, 59, 65, 68, 75, 81, 87, 94, 96, 103, 107],
+            tenths: &[63, 30, 83, 3, 10, 23, 160, 20, 3, 30, 3, 133, 50, 30, 3, 10, 20, 20, 3, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/search"),
+        length: 110.2,
+        terms: Terms::Built {
+            text: "casecodecommentconfigcontentdeepdefaultdefindirectorieveriexcludexpressfilefindfixmfolderfunctiongitignorgrepkeylevellinelistlookmanimatchnameoccurrpathplaceplainregardlessregularreturnripgreprssearchshowskipsrctexttreeusagwhosewithoutwork",
+            ends: &[4, 8, 15, 21, 28, 32, 39, 44, 53, 58, 64, 71, 75, 79, 83, 89, 97, 105, 109, 112, 117, 121, 125, 129, 133, 138, 142, 148, 152, 157, 162, 172, 179, 185, 192, 194, 200, 204, 208, 211, 215, 219, 223, 228, 235, 239],
+            tenths: &[3, 90, 20, 20, 10, 3, 12, 50, 42, 20, 20, 3, 96, 50, 20, 20, 40, 20, 70, 20, 3, 13, 13, 20, 3, 9, 3, 30, 10, 20, 3, 3, 3, 13, 3, 3, 86, 20, 20, 20, 13, 100, 30, 3, 3, 26],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/shell"),
+        length: 102.7,
+        terms: Terms::Built {
+            text: "50kbbashbuildcargocheckcodecombincommandcompildefaultdirectoriexecutexitfirstinstalmakenonnormalnpmoutputprojectresultrunscriptsecondservershellstartstderrstdoutstoptermintestwork",
+            ends: &[4, 8, 13, 18, 23, 27, 33, 40, 46, 53, 62, 68, 72, 77, 83, 87, 90, 96, 99, 105, 112, 118, 121, 127, 133, 139, 144, 149, 155, 161, 165, 171, 175, 179],
+            tenths: &[10, 13, 50, 50, 40, 20, 10, 106, 30, 3, 13, 50, 20, 10, 20, 50, 10, 10, 50, 20, 20, 10, 143, 50, 3, 20, 30, 20, 10, 10, 3, 30, 80, 13],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/tickets"),
+        length: 74.8,
+        terms: Terms::Built {
+            text: "addargumentblockbuiltchangcliclosecreatdepdescriptfileformatgateidinstallistlsmanagmarvinnoteprojectreopensameshowstartstatusstoretexttickettitltktreewrite",
+            ends: &[3, 11, 16, 21, 26, 29, 34, 39, 42, 50, 54, 60, 64, 66, 72, 76, 78, 83, 89, 93, 100, 106, 110, 114, 119, 125, 130, 134, 140, 144, 146, 150, 155],
+            tenths: &[33, 3, 10, 10, 10, 10, 33, 43, 10, 3, 10, 10, 20, 12, 10, 20, 13, 10, 10, 33, 20, 10, 10, 13, 33, 10, 10, 3, 200, 3, 93, 10, 20],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("coding/workdir"),
+        length: 86.8,
+        terms: Terms::Built {
+            text: "cdchangcommandcratecurrentdirdirectoridocfilefoldergitinsidlieotherpathprojectpwdrelatserversetshowstartswitchwork",
+            ends: &[2, 7, 14, 19, 26, 29, 38, 41, 45, 51, 54, 59, 62, 67, 71, 78, 81, 86, 92, 95, 99, 104, 110, 114],
+            tenths: &[50, 60, 10, 20, 3, 40, 186, 20, 20, 20, 10, 10, 10, 50, 20, 50, 20, 13, 20, 20, 10, 10, 50, 146],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("downloads"),
+        length: 110.4,
+        terms: Terms::Built {
+            text: "addressaddresssanothaudiocomputdefaultdirectoridlpdownloadelsfalsfetchfilegivegrabhttphttpsisokeeplargerlinkmanimegabytmp3mp4nameneveroverwritpagepdfreadrefussaveserversitesoundunderuservideovimeowantwebwgetyoutubyt",
+            ends: &[7, 15, 20, 25, 31, 38, 47, 50, 58, 61, 65, 70, 74, 78, 82, 86, 91, 94, 98, 104, 108, 112, 119, 122, 125, 129, 134, 142, 146, 149, 153, 158, 162, 168, 172, 177, 182, 186, 191, 196, 200, 203, 207, 213, 215],
+            tenths: &[3, 3, 10, 30, 20, 9, 20, 60, 170, 3, 3, 20, 126, 3, 20, 3, 3, 20, 3, 3, 20, 3, 3, 53, 30, 6, 10, 10, 3, 20, 10, 3, 63, 3, 10, 3, 3, 30, 113, 3, 10, 10, 30, 63, 60],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("feeds"),
+        length: 83.2,
+        terms: Terms::Built {
+            text: "addressalertatomblogdatedefaultentriepisodexamplfeedfirstgivehttphttpslatestlinkmaninewnewestnewsorgpodcastpostreadrsssitesubscribsummariuserwantxml",
+            ends: &[7, 12, 16, 20, 24, 31, 36, 42, 48, 52, 57, 61, 65, 70, 76, 80, 84, 87, 93, 97, 100, 107, 111, 115, 118, 122, 130, 137, 141, 145, 148],
+            tenths: &[13, 10, 80, 60, 10, 3, 13, 50, 3, 136, 13, 10, 3, 6, 40, 10, 3, 20, 13, 10, 3, 80, 10, 50, 100, 30, 20, 10, 10, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("github"),
+        length: 162.1,
+        terms: Terms::Built {
+            text: "addressbasebestcaseclientclonecodecommitdefaultdescriptdirectoriexpressfilefindfirstghgithubgrephttpinsidlanglanguaglastlatestlibrarilinemanimatchnameopenorderownerpathplainprojectpyqualifireadreadmregardlessregularreporepositorireturnripgreprustrustlsearchshowsourcstartextuserwhosewithoutword",
+            ends: &[7, 11, 15, 19, 25, 30, 34, 40, 47, 55, 64, 71, 75, 79, 84, 86, 92, 96, 100, 105, 109, 116, 120, 126, 133, 137, 141, 146, 150, 154, 159, 164, 168, 173, 180, 182, 189, 193, 198, 208, 215, 219, 229, 235, 242, 246, 251, 257, 261, 266, 270, 274, 278, 283, 290, 294],
+            tenths: &[10, 3, 3, 3, 3, 150, 30, 10, 9, 10, 13, 3, 79, 30, 3, 30, 263, 70, 3, 6, 9, 13, 3, 10, 30, 19, 3, 12, 22, 50, 3, 9, 13, 3, 30, 3, 3, 96, 20, 3, 3, 120, 148, 10, 3, 12, 9, 86, 20, 80, 13, 13, 10, 3, 3, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("interview"),
+        length: 142.0,
+        terms: Terms::Built {
+            text: "abovabsolutaltanswerapprovaskbarbelowbrowsercaptionchartchooscollectcomecontentcontextconvictcriticdatadatasetdefaultdescriptdirectoridoughnuteverifewfileformgatherheaderhighlighthtmlidimaginfoinputinteractinterviewitemitselfjsonlabellanglinelistlookmademanimarkdownmdmediamermaidminormisbehavmultinumberobjectoncoptionotheroutsidpagepathperpersonpicturpiepositpreferpresentprojectquestionquestionnairreadrecommendrelatrenderrequestresultrowsecondselectsevershowsidesinglskipslightsourcsrcstatusstringstrongsupportsurveytabltaketexttitltooltruetypeunderuploaduriuserwaitweightwithoutwork",
+            ends: &[4, 11, 14, 20, 26, 29, 32, 37, 44, 51, 56, 61, 68, 72, 79, 86, 93, 99, 103, 110, 117, 125, 134, 142, 147, 150, 154, 158, 164, 170, 179, 183, 185, 189, 193, 198, 206, 215, 219, 225, 229, 234, 238, 242, 246, 250, 254, 258, 266, 268, 273, 280, 285, 293, 298, 304, 310, 313, 319, 324, 330, 334, 338, 341, 347, 353, 356, 361, 367, 374, 381, 389, 401, 405, 414, 419, 425, 432, 438, 441, 447, 453, 458, 462, 466, 471, 475, 481, 486, 489, 495, 501, 507, 514, 520, 524, 528, 532, 536, 540, 544, 548, 553, 559, 562, 566, 570, 576, 583, 587],
+            tenths: &[3, 3, 3, 36, 3, 20, 3, 3, 30, 3, 6, 3, 20, 10, 6, 3, 3, 3, 9, 3, 3, 6, 3, 3, 3, 20, 29, 106, 10, 3, 6, 6, 23, 26, 16, 10, 10, 70, 10, 3, 13, 15, 6, 19, 6, 10, 3, 40, 3, 3, 3, 6, 3, 3, 16, 6, 3, 10, 6, 23, 3, 3, 26, 10, 3, 10, 3, 3, 20, 10, 20, 142, 50, 13, 9, 3, 3, 3, 13, 3, 3, 20, 70, 3, 3, 13, 3, 6, 3, 3, 10, 3, 3, 10, 50, 6, 10, 33, 6, 10, 9, 19, 10, 10, 3, 3, 3, 3, 3, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("location"),
+        length: 65.0,
+        terms: Terms::Built {
+            text: "addressaroundciticlosestcoordincoreloccountricurrentdevicelsfindgeocluiplocallocatnamenearnearbinearestnetworkpersonplacepositprecisrightsayuser",
+            ends: &[7, 13, 17, 24, 31, 38, 45, 52, 57, 60, 64, 70, 72, 77, 82, 86, 90, 96, 103, 110, 116, 121, 126, 132, 137, 140, 144],
+            tenths: &[10, 60, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 100, 10, 40, 30, 30, 10, 20, 10, 20, 10, 20, 10, 20],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("maps"),
+        length: 131.8,
+        terms: Terms::Built {
+            text: "addressamenareaaroundboundaricoordindatadefaultdrinkeiffelelementfindfountainfullgeocodhallhouridjsonlatitudlocatlongitudlookmanimapmuseumnamenodenominatimopenopenstreetmaposmoverpasspartplacepositpostcodprecisqlqueriquestionreturnreversrunsearchshowstreetsuchtagtowertowntypewaterwebsitwithin",
+            ends: &[7, 11, 15, 21, 29, 36, 40, 47, 52, 58, 65, 69, 77, 81, 87, 91, 95, 97, 101, 108, 113, 121, 125, 129, 132, 138, 142, 146, 155, 159, 172, 175, 183, 187, 192, 197, 204, 210, 212, 217, 225, 231, 237, 240, 246, 250, 256, 260, 263, 268, 272, 276, 281, 287, 293],
+            tenths: &[123, 3, 10, 3, 10, 100, 10, 6, 13, 20, 13, 20, 10, 10, 20, 20, 10, 20, 3, 50, 60, 50, 30, 6, 100, 20, 3, 3, 10, 10, 70, 70, 43, 10, 10, 10, 20, 10, 13, 60, 10, 10, 20, 10, 20, 23, 20, 10, 30, 20, 30, 10, 3, 10, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("media"),
+        length: 213.0,
+        terms: Terms::Built {
+            text: "actoractressamongautoboxcastcinemadatedefaultdescriptdetaildevelopdirectorepisodfilmfindgamegenrgoodgrandidimdbinceptmakemakermanimetacritmovinamenintendoofficomdbpagepickplatformplaystatplotpublishraterawgreleasrottenruntimsamescoresearchserishowslugsuchtheatertheatrthefttitltomatott0083658tvtypevideowatchwebsitwordwriterxboxyear",
+            ends: &[5, 12, 17, 21, 24, 28, 34, 38, 45, 53, 59, 66, 74, 80, 84, 88, 92, 96, 100, 105, 107, 111, 117, 121, 126, 130, 138, 142, 146, 154, 159, 163, 167, 171, 179, 187, 191, 198, 202, 206, 212, 218, 224, 228, 233, 239, 243, 247, 251, 255, 262, 268, 273, 277, 283, 292, 294, 298, 303, 308, 314, 318, 324, 328, 332],
+            tenths: &[40, 30, 3, 3, 10, 30, 50, 20, 6, 20, 80, 10, 60, 3, 163, 20, 222, 30, 40, 3, 26, 53, 20, 20, 10, 3, 30, 153, 19, 30, 10, 20, 3, 3, 20, 30, 20, 10, 100, 33, 26, 10, 10, 3, 20, 46, 73, 50, 3, 3, 60, 30, 3, 32, 10, 3, 30, 10, 90, 80, 10, 6, 10, 30, 26],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("music"),
+        length: 165.6,
+        terms: Terms::Built {
+            text: "albumareaartistbandcomposcountridatedefaultdetaildiscographieditencyclopediaentrifactformgenrgroupheariditunlengthlistlooklookuplyricmanimbidmusicmusicbrainzmusiciannameopenoptionownplayquestionrecordreleasresultsangsearchsingsingersongsungsyntaxtracktypeyear",
+            ends: &[5, 9, 15, 19, 25, 32, 36, 43, 49, 60, 64, 76, 81, 85, 89, 93, 98, 102, 104, 108, 114, 118, 122, 128, 133, 137, 141, 146, 157, 165, 169, 173, 179, 182, 186, 194, 200, 206, 212, 216, 222, 226, 232, 236, 240, 246, 251, 255, 259],
+            tenths: &[151, 10, 92, 90, 30, 13, 10, 3, 10, 50, 12, 10, 10, 20, 20, 10, 6, 30, 3, 30, 10, 10, 13, 30, 30, 3, 23, 153, 76, 30, 13, 10, 3, 3, 30, 10, 56, 95, 3, 30, 33, 50, 50, 159, 60, 3, 40, 10, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("notes"),
+        length: 233.5,
+        terms: Terms::Built {
+            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeepkeptlastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsearchshopstrsubdirectoritaketextthroughtodotripwrite",
+            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 158, 163, 167, 171, 175, 177, 179, 183, 187, 192, 195, 199, 207, 212, 215, 218, 223, 227, 232, 235, 239, 249, 255, 260, 266, 272, 278, 282, 285, 297, 301, 305, 312, 316, 320, 325],
+            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 80, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 20, 3, 20, 46, 250, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 30, 20, 80],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("ntfy"),
+        length: 143.7,
+        terms: Terms::Built {
+            text: "alerteachfollowgeneratgetguesshardlistmakemessagnamenewnotifnotifintfiphonepingpostprivatprofilpromptpublishpushsaysendshowshownstopsubscribtexttitltopicunsubscribuser",
+            ends: &[5, 9, 15, 22, 25, 30, 34, 38, 42, 48, 52, 55, 60, 66, 70, 75, 79, 83, 89, 95, 101, 108, 112, 115, 119, 123, 128, 132, 140, 144, 148, 153, 163, 167],
+            tenths: &[40, 10, 40, 20, 20, 10, 10, 30, 30, 30, 10, 20, 113, 50, 209, 120, 20, 20, 20, 10, 10, 20, 90, 10, 40, 20, 10, 30, 100, 3, 3, 229, 20, 20],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("places"),
+        length: 114.5,
+        terms: Terms::Built {
+            text: "addressanythcalldentistforgetgymhomekeeplabellatitudlistlongitudmumnameofficpersonplaceprofilremembremovsaveshortstoreunderupdatuserworkworth",
+            ends: &[7, 12, 16, 23, 29, 32, 36, 40, 45, 52, 56, 64, 67, 71, 76, 82, 87, 93, 99, 104, 108, 113, 118, 123, 128, 132, 136, 141],
+            tenths: &[173, 3, 20, 3, 20, 20, 93, 20, 23, 3, 30, 3, 20, 6, 20, 20, 266, 10, 53, 30, 170, 3, 20, 10, 10, 20, 73, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("places_search"),
+        length: 318.7,
+        terms: Terms::Built {
+            text: "addressapiaroundatmauthawaybakeribankbarbikeburgerbusibuycafecasechargercheapchinescinemaclosestcoffecoordindedefaultdelivdeliveridistancdowneatexplainfarfindfirstfixfoodgaregasgoodgooglgymhomehospithotelhourkeykindkyotolabellaptoplatlisbonlnglocatlondonlooklouvrlyonmallmanimetermuseumnamenearnearbinearestnewopenorderparkpetrolpharmaciphonepizzaplacepubqueriradiusratereadrestaurresultsavesaysearchsellservicsetsetupshopspotststationstoresuchsupermarketsushitaketakeawaytextthaitownunituserwantwhetherwithinwork",
+            ends: &[7, 10, 16, 19, 23, 27, 33, 37, 40, 44, 50, 54, 57, 61, 65, 72, 77, 83, 89, 96, 101, 108, 110, 117, 122, 130, 137, 141, 144, 151, 154, 158, 163, 166, 170, 174, 177, 181, 186, 189, 193, 199, 204, 208, 211, 215, 220, 225, 231, 234, 240, 243, 248, 254, 258, 263, 267, 271, 275, 280, 286, 290, 294, 300, 307, 310, 314, 319, 323, 329, 337, 342, 347, 352, 355, 360, 366, 370, 374, 381, 387, 391, 394, 400, 404, 410, 413, 418, 422, 426, 428, 435, 440, 444, 455, 460, 464, 472, 476, 480, 484, 488, 492, 496, 503, 509, 513],
+            tenths: &[23, 10, 53, 30, 20, 30, 20, 30, 80, 23, 30, 10, 20, 53, 20, 20, 20, 30, 30, 30, 30, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 20, 70, 30, 23, 30, 50, 50, 10, 10, 10, 3, 20, 13, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 90, 90, 60, 20, 110, 30, 30, 30, 53, 20, 53, 216, 30, 10, 10, 10, 10, 100, 10, 13, 10, 50, 20, 20, 30, 20, 133, 20, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("recipes"),
+        length: 243.6,
+        terms: Terms::Built {
+            text: "againstareaarrabiatabakebananabreadbreakfastbreastcakecasserolcategorichickenchickpeachinescookcookicuisincurridefaultdessertdietaridinnerdishfindflagfoodfriglutengrillhealthiidideaindianingrediitalianjapaneslasagnleavlinklookuplunchmainmakemanimealmeasurmenumenusmexicannamenumberovenpancakpastapersonpreferqueriquickrandomreadreciproastsaladseafoodsearchsnacksoupsourcspaghettispinachstepsuchthaithemealdbtonightveganvegetarianvideo",
+            ends: &[7, 11, 20, 24, 30, 35, 44, 50, 54, 62, 70, 77, 85, 91, 95, 100, 106, 111, 118, 125, 132, 138, 142, 146, 150, 154, 157, 163, 168, 175, 177, 181, 187, 194, 201, 208, 214, 218, 222, 228, 233, 237, 241, 245, 249, 255, 259, 264, 271, 275, 281, 285, 291, 296, 302, 308, 313, 318, 324, 328, 333, 338, 343, 350, 356, 361, 365, 370, 379, 386, 390, 394, 398, 407, 414, 419, 429, 434],
+            tenths: &[20, 16, 3, 110, 20, 20, 60, 3, 30, 30, 16, 33, 20, 30, 100, 30, 43, 20, 6, 30, 20, 110, 43, 10, 20, 60, 30, 30, 30, 30, 13, 80, 30, 126, 36, 33, 20, 3, 10, 30, 30, 13, 80, 3, 33, 10, 30, 30, 33, 16, 10, 30, 20, 30, 20, 20, 3, 20, 13, 10, 199, 30, 30, 3, 23, 30, 30, 10, 30, 20, 10, 3, 30, 20, 20, 30, 50, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("spotify"),
+        length: 305.4,
+        terms: Terms::Built {
+            text: "accountaddaddressalbumappearartistaskauthbandbluebrowserclassiccomconcertoconnectcountricreatdefaultdescriptdiscodjeachedmemptifalsfilterfindfolkgenrgivenhearhiphithophousidindijazzlengthlinklistenlookmakemanimetalmusemusicnameneednewnumberoncopenoperaorderotherotherwisperpianoplayplaylistpopprivatprofilpunkputqueueradiorapreggaresultreturnroadrockrunsaysearchsentshowshownshufflsignsingersongsoulspotifisuchsymphonitaketechnotimetooltoptracktriptuneunderunlessuntiluriuserwaitwhetherwordworkoutyear",
+            ends: &[7, 10, 17, 22, 28, 34, 37, 41, 45, 49, 56, 63, 66, 74, 81, 88, 93, 100, 108, 113, 115, 119, 122, 127, 131, 137, 141, 145, 149, 154, 158, 161, 164, 167, 171, 173, 177, 181, 187, 191, 197, 201, 205, 209, 214, 218, 223, 227, 231, 234, 240, 243, 247, 252, 257, 262, 270, 273, 278, 282, 290, 293, 299, 305, 309, 312, 317, 322, 325, 330, 336, 342, 346, 350, 353, 356, 362, 366, 370, 375, 381, 385, 391, 395, 399, 406, 410, 418, 422, 428, 432, 436, 439, 444, 448, 452, 457, 463, 468, 471, 475, 479, 486, 490, 497, 501],
+            tenths: &[10, 73, 10, 120, 3, 73, 10, 20, 30, 30, 10, 30, 16, 30, 20, 30, 30, 9, 3, 30, 30, 10, 30, 10, 3, 3, 23, 30, 30, 10, 30, 30, 20, 30, 30, 16, 30, 30, 10, 26, 50, 3, 20, 3, 30, 3, 80, 16, 10, 10, 10, 10, 26, 30, 13, 10, 10, 10, 30, 90, 199, 30, 13, 13, 30, 50, 20, 30, 30, 30, 3, 10, 20, 30, 10, 10, 50, 10, 10, 3, 30, 30, 30, 100, 30, 285, 3, 30, 10, 30, 10, 10, 20, 152, 20, 60, 3, 10, 10, 26, 33, 10, 3, 3, 20, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("stack"),
+        length: 127.6,
+        terms: Terms::Built {
+            text: "acceptaddressanothansweraskubuntublockcodecompildefaulterrorexceptexchangfirstfixkeptlifetimmanimathmessagnumberoverflowproblemprogramquestionreadrustscoresearchserverfaultsitestackstackoverflowsuperustagtechnictextthrowtitltopunixvote",
+            ends: &[6, 13, 18, 24, 33, 38, 42, 48, 55, 60, 66, 73, 78, 81, 85, 92, 96, 100, 106, 112, 120, 127, 134, 142, 146, 150, 155, 161, 172, 176, 181, 194, 201, 204, 211, 215, 220, 224, 227, 231, 235],
+            tenths: &[13, 3, 10, 113, 3, 10, 60, 50, 12, 70, 50, 53, 13, 20, 10, 23, 6, 3, 50, 3, 100, 10, 60, 72, 20, 23, 10, 53, 3, 16, 206, 36, 3, 13, 10, 10, 20, 10, 20, 3, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("steam"),
+        length: 220.4,
+        terms: Terms::Built {
+            text: "accountachievaddressapiappbitcomcustomdatedealdefaultdescriptdetaildevelopdigitdiscountfactfeaturfirstfriendgamegenrhouridkeylastlatestlistlookmademanimetacritnameneednewofferonlinownpagepcpersonplatformplayplayerplaytimpriceprofilpublicpublishreleassalescoresearchsellershortshowspecialstatstatussteamsteamcommunsteamidstoresummaritopunlockuserweekwhetherword",
+            ends: &[7, 13, 20, 23, 26, 29, 32, 38, 42, 46, 53, 61, 67, 74, 79, 87, 91, 97, 102, 108, 112, 116, 120, 122, 125, 129, 135, 139, 143, 147, 151, 159, 163, 167, 170, 175, 180, 183, 187, 189, 195, 203, 207, 213, 220, 225, 231, 237, 244, 250, 254, 259, 265, 271, 276, 280, 287, 291, 297, 302, 313, 320, 325, 332, 335, 341, 345, 349, 356, 360],
+            tenths: &[10, 90, 15, 30, 46, 9, 9, 9, 10, 20, 12, 10, 30, 10, 9, 20, 10, 50, 13, 20, 265, 10, 30, 25, 30, 10, 10, 6, 20, 10, 39, 20, 41, 30, 10, 10, 30, 10, 30, 30, 9, 20, 53, 40, 30, 30, 69, 30, 10, 20, 30, 10, 36, 10, 10, 20, 10, 20, 10, 402, 9, 9, 56, 20, 10, 20, 70, 30, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("system"),
+        length: 157.0,
+        terms: Terms::Built {
+            text: "answerappaskbackupbatteribyechatclosecompactcomputcontextconverscostcountcpudescribdiskendexitfarfreefullgoodbyhistorihostnaminfokeptleavloadlongmachinmemoriolderoncoperpartquitsessionshortshowshownshrinkspacespentsummarissystemtimetokenuptimusaguser",
+            ends: &[6, 9, 12, 18, 25, 28, 32, 37, 44, 50, 57, 64, 68, 73, 76, 83, 87, 90, 94, 97, 101, 105, 111, 118, 125, 129, 133, 137, 141, 145, 151, 157, 162, 165, 169, 173, 177, 184, 189, 193, 198, 204, 209, 214, 222, 228, 232, 237, 242, 246, 250],
+            tenths: &[20, 40, 10, 10, 40, 30, 20, 30, 70, 60, 10, 10, 80, 10, 40, 10, 80, 10, 60, 20, 30, 20, 30, 40, 30, 20, 10, 20, 10, 20, 70, 80, 10, 10, 10, 10, 60, 10, 10, 10, 10, 20, 20, 50, 10, 60, 10, 60, 60, 90, 10],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("tickets"),
+        length: 198.7,
+        terms: Terms::Built {
+            text: "activaddanothbacklogbikeblockclosecodecreatcycldatedefaultdepdependdescriptdetaildosdrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
+            ends: &[5, 8, 13, 20, 24, 29, 34, 38, 43, 47, 51, 58, 61, 67, 75, 81, 84, 88, 91, 94, 99, 105, 110, 113, 115, 122, 126, 130, 134, 138, 142, 146, 150, 154, 158, 164, 167, 173, 181, 187, 192, 198, 201, 205, 210, 216, 221, 223, 225, 229, 235, 237, 241, 245, 250, 254, 258, 262, 267, 271, 276],
+            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 10, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 150, 440, 10, 50, 10, 20, 30, 20, 46, 3, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("timers"),
+        length: 121.5,
+        terms: Terms::Built {
+            text: "1h3025magoalertbarecheckcountdowndefaultduratdureelapsexistfinalfinishhourleavleftlengthlongmayminutnamenumberpeoplremindsaysecondsessionsetshowstartstopstopwatchteatimetimeruserwantwithoutwrite",
+            ends: &[4, 7, 10, 15, 19, 24, 33, 40, 45, 49, 54, 59, 64, 70, 74, 78, 82, 88, 92, 95, 100, 104, 110, 115, 121, 124, 130, 137, 140, 144, 149, 153, 162, 165, 169, 174, 178, 182, 189, 194],
+            tenths: &[13, 13, 10, 30, 3, 26, 93, 6, 10, 10, 10, 3, 10, 10, 90, 3, 33, 3, 30, 3, 143, 10, 3, 3, 50, 10, 13, 30, 20, 10, 50, 56, 63, 20, 60, 232, 10, 10, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("travel"),
+        length: 240.6,
+        terms: Terms::Built {
+            text: "addressadjustairportallowanothaskbadbeachbikebuscabcarclearcommutcycldefaultdescriptdirectdistancdriveeachendestimfarfixflightflowfogfootforecastformfreefridaygivenheavihomehouricejourneylabellatlivelnglocallongmaneuvmaymetromuseumnameoriginosrmpariparkpersonplacepublicrainrideroadroutrulerushsamesavesnowstartstationstepstormsubwaysuchtaketaxithumbtimetodaytomorrowtraffictraintransittransporttraveltripturnuberwalkwayweatherwork",
+            ends: &[7, 13, 20, 25, 30, 33, 36, 41, 45, 48, 51, 54, 59, 65, 69, 76, 84, 90, 97, 102, 106, 109, 114, 117, 120, 126, 130, 133, 137, 145, 149, 153, 159, 164, 169, 173, 177, 180, 187, 192, 195, 199, 202, 207, 211, 217, 220, 225, 231, 235, 241, 245, 249, 253, 259, 264, 270, 274, 278, 282, 286, 290, 294, 298, 302, 306, 311, 318, 322, 327, 333, 337, 341, 345, 350, 354, 359, 367, 374, 379, 386, 395, 401, 405, 409, 413, 417, 420, 427, 431],
+            tenths: &[9, 20, 20, 10, 20, 10, 10, 20, 69, 30, 30, 29, 3, 30, 59, 15, 3, 130, 40, 89, 10, 9, 30, 60, 10, 30, 10, 3, 29, 3, 6, 10, 3, 10, 3, 39, 10, 3, 30, 19, 9, 10, 9, 3, 110, 10, 10, 30, 20, 9, 6, 30, 20, 20, 10, 39, 20, 16, 30, 10, 60, 10, 10, 6, 19, 13, 9, 30, 10, 3, 30, 10, 70, 30, 10, 143, 3, 3, 110, 50, 30, 20, 80, 49, 20, 30, 89, 20, 13, 32],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("utilities"),
+        length: 293.6,
+        terms: Terms::Built {
+            text: "acramountanothareaarithmetaskaudbetweenbrbytecadcelsiuscheckchinescncodeconversconvertcupcurrencdatadedefaultdefindefinitdictionaridollarenephemereureuroexactexamplexchangfahrenheitfeetflourfrfrancfrenchgallongbpgermangibgoodgramhappiinchinrinsteadisoitalianjapanesjpikilokilometkmlanguaglblengthletterliterlooklookupmanimassmeanmetermilemornmphmymemoriofflinoriginouncpartpesopoundpronunciptquartratereferregionrupesayshortspanishspeechspeedspellsuchsynonymtemperaturtexttimetodaytranslatunitusduservolumwordyenyourselfzh",
+            ends: &[3, 9, 14, 18, 26, 29, 32, 39, 41, 45, 48, 55, 60, 66, 68, 72, 79, 86, 89, 96, 100, 102, 109, 114, 121, 131, 137, 139, 146, 149, 153, 158, 164, 171, 181, 185, 190, 192, 197, 203, 209, 212, 218, 221, 225, 229, 234, 238, 241, 248, 251, 258, 265, 268, 272, 279, 281, 288, 290, 296, 302, 307, 311, 317, 321, 325, 329, 334, 338, 342, 345, 353, 359, 365, 369, 373, 377, 382, 390, 392, 397, 401, 406, 412, 416, 419, 424, 431, 437, 442, 447, 451, 458, 468, 472, 476, 481, 489, 493, 496, 500, 505, 509, 512, 520, 522],
+            tenths: &[3, 13, 20, 10, 10, 10, 30, 20, 3, 3, 30, 50, 20, 30, 3, 15, 30, 86, 50, 66, 10, 3, 3, 50, 30, 80, 50, 6, 20, 30, 50, 10, 10, 50, 50, 30, 20, 3, 30, 50, 30, 30, 30, 3, 20, 50, 20, 30, 30, 10, 3, 30, 50, 30, 30, 30, 23, 29, 3, 10, 3, 30, 13, 20, 50, 10, 90, 30, 50, 20, 3, 10, 10, 10, 30, 10, 30, 50, 10, 3, 30, 60, 10, 3, 30, 50, 10, 30, 10, 10, 80, 6, 50, 10, 43, 10, 10, 146, 56, 33, 10, 10, 106, 50, 10, 3],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("weather"),
+        length: 215.1,
+        terms: Terms::Built {
+            text: "bootchilliciticlimatcloudcloudicoatcoldcoldestcurrentdaydefaultdegrefirstfogforecastfrancfreezfrostglovehailheathomehothottesthumidjacketlabellatlayerlnglocatlondonlyonmeteonameniceopenoutsidovercastparipersonplaceprecipitpreferquestionrainrainisavescarfshortsnowstormsuchsunsunnisunrissunscreensunsetsweatertaketemperaturthundertmrwtodaytomorrowumbrellaunitwarmwarmestwearweatherweekendwindwindiwork",
+            ends: &[4, 10, 14, 20, 25, 31, 35, 39, 46, 53, 56, 63, 68, 73, 76, 84, 89, 94, 99, 104, 108, 112, 116, 119, 126, 131, 137, 142, 145, 150, 153, 158, 164, 168, 173, 177, 181, 185, 191, 199, 203, 209, 214, 222, 228, 236, 240, 245, 249, 254, 259, 263, 268, 272, 275, 280, 286, 295, 301, 308, 312, 322, 329, 333, 338, 346, 354, 358, 362, 369, 373, 380, 387, 391, 396, 400],
+            tenths: &[30, 30, 3, 30, 30, 30, 30, 50, 30, 10, 43, 3, 60, 3, 30, 103, 3, 30, 30, 30, 30, 30, 13, 30, 30, 60, 50, 3, 3, 30, 3, 10, 20, 3, 10, 3, 60, 10, 50, 30, 3, 10, 13, 10, 10, 10, 80, 30, 13, 30, 30, 80, 30, 10, 30, 30, 10, 30, 10, 30, 20, 60, 30, 30, 23, 20, 50, 10, 30, 30, 50, 110, 20, 40, 30, 13],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("web"),
+        length: 210.4,
+        terms: Terms::Built {
+            text: "addressapplarticlbrowschromiumcontentcurrentdatedefaultdocumentduckduckgoemptienablendfactfindfirstfoundfullgooglhappenheadlessheadlinhttphttpsjavascriptlatelatestlinklookmaninewestnewsnumberonlinopenpagepricereadrecentresultreturnrunscrapesearchshareshowsnippetsourcstocksubjectsummaristexttitltodayurlwebwebpagwebsitworldwww",
+            ends: &[7, 11, 17, 22, 30, 37, 44, 48, 55, 63, 73, 78, 83, 86, 90, 94, 99, 104, 108, 113, 119, 127, 134, 138, 143, 153, 157, 163, 167, 171, 175, 181, 185, 191, 196, 200, 204, 209, 213, 219, 225, 231, 234, 240, 246, 251, 255, 262, 267, 272, 279, 287, 291, 295, 300, 303, 306, 312, 318, 323, 326],
+            tenths: &[16, 20, 73, 70, 10, 10, 10, 10, 6, 10, 10, 10, 10, 10, 10, 20, 10, 10, 6, 50, 60, 10, 80, 30, 6, 40, 10, 50, 40, 50, 6, 10, 103, 10, 20, 50, 206, 50, 80, 10, 3, 10, 30, 40, 133, 30, 10, 10, 10, 80, 13, 20, 10, 10, 20, 30, 213, 30, 50, 20, 30],
+        },
+    },
+    Entry {
+        id: Cow::Borrowed("wiki"),
+        length: 163.5,
+        terms: Terms::Built {
+            text: "adaalternanswerarticlbiographicasecuridefaultdefindefinitdescribdescripteachempirexactexplainfactfewfindfullgavegivegrephistoriintroductjazzkeepkoalalighthouslinelinklonglooklovelacmanimarimatchmeanmoonnamenumberofflinpageparagraphpartpathpersonphotosynthesiplaceplainprofilquestionquickreadreturnromansavesearchsectionseparseversizesnippetsubjectsummaritapirtexttitlwholewikiwikipediaword",
+            ends: &[3, 9, 15, 21, 30, 34, 38, 45, 50, 57, 64, 72, 76, 81, 86, 93, 97, 100, 104, 108, 112, 116, 120, 127, 136, 140, 144, 149, 158, 162, 166, 170, 174, 181, 185, 189, 194, 198, 202, 206, 212, 218, 222, 231, 235, 239, 245, 258, 263, 268, 274, 282, 287, 291, 297, 302, 306, 312, 319, 324, 329, 333, 340, 347, 354, 359, 363, 367, 372, 376, 385, 389],
+            tenths: &[20, 3, 10, 82, 50, 3, 20, 6, 30, 30, 50, 10, 10, 20, 16, 30, 30, 10, 33, 43, 3, 6, 30, 50, 10, 20, 20, 20, 20, 23, 20, 10, 43, 20, 6, 20, 3, 60, 20, 10, 10, 20, 20, 10, 10, 13, 10, 20, 10, 10, 10, 10, 10, 10, 10, 20, 23, 36, 10, 3, 3, 10, 10, 10, 30, 20, 23, 29, 10, 159, 133, 3],
+        },
+    },
+];
+
+/// This file's text for `entries`, sorted by id.
+#[cfg(test)]
+pub(super) fn source(entries: &[Entry]) -> String {
+    let head = include_str!("built.rs");
+    let start = head
+        .find("#[rustfmt::skip]\npub(crate) static BUILT")
+        .unwrap_or(head.len());
+    let mut out = head[..start].to_string();
+    out.push_str("#[rustfmt::skip]\npub(crate) static BUILT: &[Entry] = &[\n");
+    for entry in entries {
+        let terms = entry.terms();
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        let mut tenths = Vec::new();
+        for (term, weight) in &terms {
+            text.push_str(term);
+            ends.push(text.len().to_string());
+            let weight = (weight * 10.0).round();
+            assert!(
+                (0.0..=65535.0).contains(&weight),
+                "{}: {term} weighs {weight}",
+                entry.id
+            );
+            tenths.push(weight.to_string());
+        }
+        assert!(
+            text.len() <= usize::from(u16::MAX),
+            "{}'s terms are too long",
+            entry.id
+        );
+        out.push_str(&format!(
+            "    Entry {{\n        id: Cow::Borrowed({:?}),\n        length: {:.1},\n        terms: Terms::Built {{\n            text: {text:?},\n            ends: &[{}],\n            tenths: &[{}],\n        }},\n    }},\n",
+            entry.id.as_ref(),
+            entry.length(),
+            ends.join(", "),
+            tenths.join(", "),
+        ));
+    }
+    out.push_str("];\n");
+    let tail = head
+        .find("\n/// This file's text for `entries`")
+        .unwrap_or(head.len());
+    out.push_str(&head[tail..]);
+    out
+}
