@@ -6,7 +6,8 @@ assistant, with the Marvin tools that serve each) is asked as `marvin "SENTENCE"
 MARVIN_HOME against a local server that records the request and answers in one word. Prints
 the first request's size (median, 95th percentile, largest), how many tools it offered, and
 the first-round recall: for how many of the requests some tool serves, one of those tools was
-in the first request. Then the size of a --non-interactive coding question's first request.
+in the first request. Then the size of a --non-interactive coding question's first request,
+and of the coding tasks of the development set (tests/fixtures/routing/marvin_devel.jsonl).
 
     scripts/request_sizes.py target/release/marvin [--limit N]
 """
@@ -22,6 +23,7 @@ import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPLIT = os.path.join(ROOT, "tests/fixtures/routing/slurp_devel.jsonl")
+DEVEL = os.path.join(ROOT, "tests/fixtures/routing/marvin_devel.jsonl")
 ANSWER = (
     b'data: {"choices":[{"index":0,"delta":{"content":"Done."}}]}\n\n'
     b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
@@ -89,6 +91,11 @@ def main():
         f"largest {sizes[-1] / 1024:.1f} KB; tools offered: median {statistics.median(counts):.0f}"
     )
     print(f"first-round recall: {served}/{asked} = {100 * served / asked:.1f}%")
+    coding = [
+        line["sentence"]
+        for line in map(json.loads, open(DEVEL))
+        if line["kind"] == "coding"
+    ][:limit]
     with tempfile.TemporaryDirectory() as project:
         os.makedirs(os.path.join(project, "src"))
         with open(os.path.join(project, "src", "parse.rs"), "w") as f:
@@ -99,7 +106,16 @@ def main():
             ["--non-interactive", "--prompt", "why does parse panic on empty input in src/parse.rs?"],
             cwd=project,
         )
-    print(f"first request of a --non-interactive coding question: {size / 1024:.1f} KB, {len(names)} tools")
+        print(f"first request of a --non-interactive coding question: {size / 1024:.1f} KB, {len(names)} tools")
+        sizes = sorted(
+            ask(marvin, url, ["--non-interactive", "--prompt", sentence], cwd=project)[0]
+            for sentence in coding
+        )
+    p95 = sizes[int(len(sizes) * 0.95)]
+    print(
+        f"first request of a coding task ({len(sizes)} of the development set's): "
+        f"median {statistics.median(sizes) / 1024:.1f} KB, p95 {p95 / 1024:.1f} KB"
+    )
     server.shutdown()
 
 

@@ -162,7 +162,8 @@ fn calls_of_one_round_run_in_parallel_and_answer_in_call_order() {
 
 #[test]
 fn at_the_round_cap_one_final_call_goes_without_tools() {
-    let call = Reply::tool_calls(&[("c", "unknown_tool", "{}")]);
+    // A name no request offered: the model made it up.
+    let call = Reply::tool_calls(&[("c", "unknown_tool", "{}")]).made_up();
     let server = ReplayServer::start(vec![
         call.clone(),
         call,

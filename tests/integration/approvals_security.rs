@@ -174,7 +174,13 @@ fn a_tool_cannot_borrow_a_built_in_grant_with_its_approval_key() {
         Reply::tool_calls(&[("c1", "borrow", "{}"), ("c2", "mine", "{}")]),
         Reply::text(&["done"]),
     ]);
-    run(&home, &server, &project, &["--permission-mode", "default"]);
+    // Every tool offered: the person's own two among them.
+    run(
+        &home,
+        &server,
+        &project,
+        &["--tools", "all", "--permission-mode", "default"],
+    );
     for (result, name) in server.requests()[1]
         .latest_round()
         .iter()

@@ -251,7 +251,7 @@ fn tool_rounds_are_marked_and_results_reach_the_model() {
         .args([
             "--non-interactive",
             "--prompt",
-            "what is in notes.txt?",
+            "what is in notes.txt? and which folder is this?",
             "--working-dir",
         ])
         .arg(home.path())
@@ -304,7 +304,12 @@ fn json_mode_emits_one_event_per_line() {
         Reply::text(&["Hi", " there"]),
     ]);
     let output = against(&home, &server)
-        .args(["--non-interactive", "--json", "--prompt", "x"])
+        .args([
+            "--non-interactive",
+            "--json",
+            "--prompt",
+            "which folder am I in?",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -319,7 +324,6 @@ fn json_mode_emits_one_event_per_line() {
             "tools",
             "tool_round",
             "tool_result",
-            "tools",
             "text",
             "text",
             "message",
@@ -347,12 +351,12 @@ fn json_mode_emits_one_event_per_line() {
     assert_eq!(first[2], ("coding/files".into(), "coding mode".into()));
     assert!(events[0]["tools"].as_u64().unwrap() > 10);
     assert!(events[0]["bytes"].as_u64().unwrap() > 1000);
-    let second = families(&events[3]);
-    assert_eq!(&second[..first.len()], &first[..]);
-    assert_eq!(
-        second.last().unwrap(),
-        &("coding/workdir".into(), "get_working_dir was called".into())
+    // The working directory's family came with the question, which named it ("folder").
+    assert!(
+        first.contains(&("coding/workdir".into(), "folder".into())),
+        "{first:?}"
     );
+    // The second request offers the same: no "tools" event for it.
     assert_eq!(events[1]["calls"][0]["name"], "get_working_dir");
     assert_eq!(events[1]["calls"][0]["arguments"], serde_json::json!({}));
     assert_eq!(events[2]["is_error"], false);
@@ -363,9 +367,9 @@ fn json_mode_emits_one_event_per_line() {
             .unwrap()
             .starts_with("Working directory: ")
     );
-    assert_eq!(events[6]["text"], "Hi there");
-    assert_eq!(events[7]["llm_turns"], 2);
-    assert_eq!(events[7]["input_tokens"], 10);
+    assert_eq!(events[5]["text"], "Hi there");
+    assert_eq!(events[6]["llm_turns"], 2);
+    assert_eq!(events[6]["input_tokens"], 10);
     assert!(last_stderr_line(&output).starts_with("MARVIN_COST:"));
 }
 
@@ -1035,7 +1039,7 @@ fn the_context_budget_cuts_big_results_and_compacts_with_a_backup() {
         .args([
             "--non-interactive",
             "--prompt",
-            "read big.txt",
+            "read big.txt, then compact the history",
             "--working-dir",
         ])
         .arg(home.path())
@@ -1092,7 +1096,7 @@ fn the_context_budget_cuts_big_results_and_compacts_with_a_backup() {
         (&last[at + 1]["role"], &last[at + 1]["content"]),
         (
             &serde_json::json!("user"),
-            &serde_json::json!("read big.txt")
+            &serde_json::json!("read big.txt, then compact the history")
         )
     );
     let logs: Vec<_> = std::fs::read_dir(home.path().join(".marvin/logs"))
@@ -1127,7 +1131,11 @@ fn one_huge_argument_leaves_the_other_results_of_its_round_whole() {
         ]),
         Reply::text(&["done"]),
     ]));
-    let output = ask(&home, &server, "write a big file");
+    let output = ask(
+        &home,
+        &server,
+        "write a big file, then tell me which folder I am in",
+    );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         std::fs::metadata(home.path().join("big.txt"))
@@ -1282,7 +1290,11 @@ fn helper_programs_never_see_the_keys() {
         .current_dir(&work)
         .env("PATH", path)
         .env("GH_TOKEN", "gh-secret-token")
-        .args(["--non-interactive", "--prompt", "x"])
+        .args([
+            "--non-interactive",
+            "--prompt",
+            "install the httpx python package",
+        ])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

@@ -32,6 +32,8 @@ fn call(name: &str, args: Value) -> Reply {
 fn run(home: &TempDir, server: &ReplayServer, extra: &[&str]) -> std::process::Output {
     marvin(home.path())
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of the person's tools, not of which a request offers.
+        .env("MARVIN_TOOLS", "all")
         .args(["--non-interactive", "--prompt", "use the tool"])
         .args(extra)
         .output()

@@ -41,7 +41,8 @@ fn settings(url: String) -> ProviderSettings {
 /// Sends one chat through the replayed reply; returns the result, the streamed text and the
 /// request the server saw.
 fn chat(reply: Reply) -> (Result<ChatResult, LlmError>, String, common::Recorded) {
-    let server = ReplayServer::start(vec![reply]);
+    // The recordings call the tools their own clients offered.
+    let server = ReplayServer::start(vec![reply.made_up()]);
     let provider = OpenAiCompat::new(settings(server.url()));
     let messages = [Message::user("hello")];
     let request = ChatRequest {

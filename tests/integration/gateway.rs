@@ -857,7 +857,7 @@ fn parallel_calls_stream_in_order_and_a_turn_waiting_on_a_question_is_cancelled(
         ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
-    let id = session_with_message(&gateway, "look around");
+    let id = session_with_message(&gateway, "look around: system info and my usage");
     let events = gateway.events_until(&id, 0, "done");
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     let at = |kind: &str| kinds.iter().position(|k| *k == kind).unwrap();

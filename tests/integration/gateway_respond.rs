@@ -393,7 +393,8 @@ fn an_input_form_left_pending_is_asked_again_where_it_was_asked_and_its_late_ans
         Reply::text(&["Started on the default port."]),
         Reply::text(&["Moving to 9090."]),
     ]);
-    let gateway = Gateway::start(&home, &server.url());
+    // Every tool is offered: the person's own tool, which "start it" names for the model.
+    let gateway = Gateway::start_with(&home, &server.url(), &[("MARVIN_TOOLS", "all")]);
     let id = session_with_message(&gateway, "start it");
     let first = gateway.events_until(&id, 0, "done");
     let asked = of(&first, "interaction_request")[0];

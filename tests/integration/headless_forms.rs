@@ -32,6 +32,8 @@ fn run(home: &TempDir, server: &ReplayServer, flags: &[&str]) -> std::process::C
     let mut command = marvin(home.path());
     command
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of forms answered on stdin, not of which tools a request offers.
+        .env("MARVIN_TOOLS", "all")
         .args(["--non-interactive"])
         .args(flags)
         .args(["--prompt", "set the server up"]);

@@ -13,6 +13,8 @@ pub(crate) fn start(home: &TempDir, server: &ReplayServer, env: &[(&str, &str)])
     let mut command = marvin(home.path());
     command
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of the form, not of which tools a request offers.
+        .env("MARVIN_TOOLS", "all")
         .env("TERM", "xterm");
     for (key, value) in env {
         command.env(key, value);
@@ -250,6 +252,8 @@ fn bad_questions_and_no_ui_are_told_to_the_model() {
     ]);
     let output = marvin(home.path())
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of the form, not of which tools a request offers.
+        .env("MARVIN_TOOLS", "all")
         .args(["--non-interactive", "--prompt", "ask me"])
         .output()
         .unwrap();

@@ -113,7 +113,12 @@ fn the_terminal_shows_every_block_as_text_within_80_columns() {
         Reply::tool_calls(&[("i1", "interview", &call)]),
         Reply::text(&["Stored on disk."]),
     ]);
-    let mut pty = at_80(&home, &server.url(), &[("MARVIN_NO_BROWSER", "1")], &[]);
+    let mut pty = at_80(
+        &home,
+        &server.url(),
+        &[("MARVIN_NO_BROWSER", "1"), ("MARVIN_TOOLS", "all")],
+        &[],
+    );
     pty.wait_for("› ");
     pty.send("where do reports go?\r");
     pty.wait_for("Enter chooses");

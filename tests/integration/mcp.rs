@@ -44,10 +44,13 @@ fn with_servers(home: &TempDir, model: &ReplayServer, mcp: Value) -> Command {
     std::fs::create_dir_all(&marvin_home).unwrap();
     std::fs::write(marvin_home.join("mcp.json"), mcp.to_string()).unwrap();
     let mut command = marvin(home.path());
+    // Every tool is offered, the servers' too: these tests are of the protocol, not of which
+    // tools a request offers (`tools_on_demand` tests a server's family coming when asked).
     command
         .env("OPENAI_COMPAT_URL", model.url())
         .env("OPENAI_COMPAT_API_KEY", "sk-marvins-own")
-        .env("MARVIN_MODEL", "gpt-4o");
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("MARVIN_TOOLS", "all");
     command
 }
 

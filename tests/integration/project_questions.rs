@@ -126,11 +126,14 @@ fn changes_need_coding_mode_and_code_turns_it_on() {
     let home = TempDir::new("project-code");
     let dir = project(&home, true);
     let model = ReplayServer::start(vec![
+        // Not offered outside coding mode: a model that calls it anyway (it knows the name)
+        // is told why not.
         Reply::tool_calls(&[(
             "w1",
             "create_file",
             r#"{"path": "src/lex.rs", "content": "// lexer\n"}"#,
-        )]),
+        )])
+        .made_up(),
         Reply::text(&["I cannot change files here."]),
     ]);
     let output = ask(&home, &dir, &model, &["add src/lex.rs"]);
@@ -165,7 +168,8 @@ fn outside_a_project_nothing_of_it_is_offered() {
     let home = TempDir::new("project-none");
     let dir = project(&home, false);
     let model = ReplayServer::start(vec![
-        Reply::tool_calls(&[("r1", "read_file", READ)]),
+        // Not offered outside a project: a model that calls it anyway is told why not.
+        Reply::tool_calls(&[("r1", "read_file", READ)]).made_up(),
         Reply::text(&["I cannot read it here."]),
     ]);
     let output = ask(&home, &dir, &model, &["what does src/parse.rs do?"]);

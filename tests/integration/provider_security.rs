@@ -238,6 +238,7 @@ fn credentials_in_a_base_url_are_never_printed() {
         status: 200,
         headers: vec![("Content-Type".into(), "text/html".into())],
         body: b"<html>Sign in to the hotel WiFi</html>".to_vec(),
+        calls: Default::default(),
     }]);
     let url = server
         .url()

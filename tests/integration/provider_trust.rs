@@ -360,6 +360,7 @@ fn a_captive_portal_page_is_a_protocol_error_not_an_empty_answer() {
         status: 200,
         headers: vec![("Content-Type".into(), content_type.into())],
         body: page.into(),
+        calls: Default::default(),
     };
     for reply in [
         html("text/html; charset=utf-8"),

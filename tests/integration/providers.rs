@@ -38,7 +38,8 @@ fn ollama_chat(
     String,
     common::Recorded,
 ) {
-    let server = ReplayServer::start(vec![reply]);
+    // The recordings call the tools their own clients offered.
+    let server = ReplayServer::start(vec![reply.made_up()]);
     let provider = Ollama::new(ollama_settings(server.root()));
     let messages = [Message::user("weather in Tokyo?")];
     let mut streamed = String::new();
@@ -264,7 +265,7 @@ fn an_expiring_session_is_exchanged_again_before_the_next_call() {
             Reply::text(&["done"]),
         ]
     });
-    let output = non_interactive(&mut copilot(&home, &server), "x");
+    let output = non_interactive(&mut copilot(&home, &server), "which folder am I in?");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(
@@ -658,7 +659,8 @@ fn each_key_provider_uses_its_own_url_key_and_default_model() {
     for (name, key_var, url_var, model, stream) in cases {
         let home = TempDir::new(name);
         // A recorded tool call from that family of services, then a plain answer.
-        let server = ReplayServer::start(vec![Reply::fixture(stream), Reply::text(&[name])]);
+        let server =
+            ReplayServer::start(vec![Reply::fixture(stream).made_up(), Reply::text(&[name])]);
         let output = marvin(home.path())
             .env(key_var, format!("key-for-{name}"))
             .env(url_var, server.url())

@@ -59,9 +59,12 @@ fn run(place: &Place, calls: &[(&str, serde_json::Value)], args: &[&str]) -> Vec
         .collect();
     replies.push(Reply::text(&["done"]));
     let server = ReplayServer::start(common::ticketed(replies));
+    // Every tool is offered: these tests are of what the kernel lets a program do, not of
+    // which tools a request offers.
     let output = non_interactive(
         in_project(place.home.path(), &server.url(), &place.project)
             .env("TMPDIR", &place.temp)
+            .env("MARVIN_TOOLS", "all")
             .args(args),
         "go",
     );

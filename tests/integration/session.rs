@@ -228,7 +228,10 @@ fn questions_wait_for_a_later_answer_while_the_turn_goes_on_and_the_first_answer
     ]);
     let mut session = interactive_coding_session(&server, dir.path(), home.path());
     let mut ui = Later::default();
-    let report = session.submit("ask me", &mut ui);
+    let report = session.submit(
+        "ask me two questions, then say which folder we are in",
+        &mut ui,
+    );
     assert!(
         matches!(report.end, TurnEnd::Answered(_)),
         "{:?} {:?}",

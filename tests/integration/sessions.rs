@@ -182,7 +182,7 @@ fn the_shell_escape_runs_where_set_working_dir_moved_the_tools() {
     pty.wait_for("› ");
     pty.send("!code\r");
     pty.wait_for("code› ");
-    pty.send("work in sub\r");
+    pty.send("change the working folder to sub\r");
     pty.wait_for("moved");
     pty.send("!pwd -P; echo pwd-done\r");
     // The typed line itself ends in "pwd-done": wait for the command's output, the directory

@@ -135,7 +135,8 @@ fn a_repl_through_200_tool_rounds_keeps_its_descriptors_and_memory() {
         .collect();
     std::fs::write(notes.join("soak.md"), lines).unwrap();
     let server = ReplayServer::answering(|request| model(request, 10));
-    let mut pty = repl_at(100, &home, &server.url(), &[], &[]);
+    // Every tool is offered: the soak is of two hundred rounds, not of what each offers.
+    let mut pty = repl_at(100, &home, &server.url(), &[("MARVIN_TOOLS", "all")], &[]);
     let pid = pty.pid();
     let mut early = None;
     for turn in 1..=20 {
@@ -193,7 +194,8 @@ fn a_gateway_through_50_turns_with_clients_coming_and_going_keeps_its_descriptor
     std::fs::create_dir_all(home.path().join("Notes")).unwrap();
     std::fs::write(home.path().join("Notes/soak.md"), "line 1\nline 2\n").unwrap();
     let server = ReplayServer::answering(|request| model(request, 1));
-    let gateway = Gateway::start(&home, &server.url());
+    // Every tool is offered: the soak is of fifty turns, not of what each offers.
+    let gateway = Gateway::start_with(&home, &server.url(), &[("MARVIN_TOOLS", "all")]);
     let (status, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
     assert_eq!(status, 201, "{made}");
     let id = made["id"].as_str().unwrap().to_string();

@@ -32,6 +32,10 @@ fn calls(list: &[(String, String, String)]) -> Reply {
     Reply::tool_calls(&borrowed)
 }
 
+/// What the person asks in the tests that run sub-agents as they would: the words bring the
+/// sub-agents' tools.
+const DELEGATE: &str = "delegate these tasks to sub-agents";
+
 #[test]
 fn write_sub_agents_of_one_round_run_one_after_the_other() {
     let home = TempDir::new("sec-writers");
@@ -50,8 +54,8 @@ fn write_sub_agents_of_one_round_run_one_after_the_other() {
     let server = ReplayServer::answering(|request| {
         let (prompt, results) = (prompt(request), request.tool_results());
         match (prompt.as_str(), results.is_empty()) {
-            ("delegate", true) => calls(&[launch("p1", "task A"), launch("p2", "task B")]),
-            ("delegate", false) => Reply::text(&["parent done"]),
+            (DELEGATE, true) => calls(&[launch("p1", "task A"), launch("p2", "task B")]),
+            (DELEGATE, false) => Reply::text(&["parent done"]),
             (task, true) => {
                 let letter = task.trim_start_matches("task ");
                 let args = json!({"args": format!("ls {letter}")}).to_string();
@@ -63,7 +67,7 @@ fn write_sub_agents_of_one_round_run_one_after_the_other() {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let output = non_interactive(
         in_project(home.path(), &server.url(), &project).env("PATH", path),
-        "delegate",
+        DELEGATE,
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let lines: Vec<String> = std::fs::read_to_string(&log)
@@ -130,7 +134,8 @@ fn sub_agents_inherit_the_mode_and_a_grant_covers_only_its_task() {
         }
     });
     let mut command = in_project(home.path(), &server.url(), &project);
-    command.env("TERM", "xterm");
+    // Every tool is offered, to the children too: the person's tool `mark` among them.
+    command.env("TERM", "xterm").env("MARVIN_TOOLS", "all");
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
     pty.send("!code\r");

@@ -218,7 +218,8 @@ fn a_form_left_pending_is_answered_late_from_an_attached_terminal_and_the_model_
         Reply::text(&["It runs on the default port for now."]),
         Reply::text(&["Moving it to 8443."]),
     ]);
-    let gateway = Gateway::start(&home, &server.url());
+    // Every tool is offered: the person's own tool, which "start it" names for the model.
+    let gateway = Gateway::start_with(&home, &server.url(), &[("MARVIN_TOOLS", "all")]);
     let (_, mut pty) = gateway.attach_new(&home, 100, 30);
     pty.wait_for("attached› ");
     pty.send("start the server\r");

@@ -91,7 +91,8 @@ fn a_spinner_turns_while_the_model_is_waited_for_and_leaves_nothing_behind() {
 fn a_failed_call_is_marked_as_such_with_its_error() {
     let home = TempDir::new("ux-failed");
     let server = ReplayServer::start(vec![
-        Reply::tool_calls(&[("c1", "no_such_tool", r#"{"path": "notes.txt"}"#)]),
+        // A name no request offered: the model made it up.
+        Reply::tool_calls(&[("c1", "no_such_tool", r#"{"path": "notes.txt"}"#)]).made_up(),
         Reply::text(&["Sorry."]),
     ]);
     let mut pty = at_80(&home, &server.url(), &[], &["--once", "try it"]);

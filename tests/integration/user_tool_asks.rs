@@ -29,6 +29,8 @@ fn use_the_tool(home: &TempDir, server: &ReplayServer) -> Script {
     command
         .current_dir(crate::common::work(home.path()))
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of a tool's questions, not of which tools a request offers.
+        .env("MARVIN_TOOLS", "all")
         .args(["--non-interactive", "--json", "--on-ask", "stdin"])
         .args(["--prompt", "use the tool"]);
     Script::spawn(command)
@@ -232,6 +234,8 @@ fn malformed_requests_are_answered_with_what_to_fix_and_nobody_there_is_unavaila
     ]);
     let output = marvin(home.path())
         .env("OPENAI_COMPAT_URL", server.url())
+        // Every tool is offered (`--tools all`): these tests are of a tool's questions, not of which tools a request offers.
+        .env("MARVIN_TOOLS", "all")
         .args(["--non-interactive", "--prompt", "use the tool"])
         .output()
         .unwrap();
@@ -271,9 +275,12 @@ fn a_question_left_pending_is_answered_after_the_turn_and_the_model_hears_it_nex
         Reply::text(&["Moving it to 8080."]),
     ]);
     let mut command = marvin(home.path());
+    // Every tool is offered (`--tools all`): this test is of a tool's question, not of
+    // which tools a request offers.
     command
         .env("OPENAI_COMPAT_URL", server.url())
-        .env("TERM", "xterm");
+        .env("TERM", "xterm")
+        .env("MARVIN_TOOLS", "all");
     let mut pty = Pty::spawn(command);
     pty.wait_for("› ");
     pty.send("start the server\r");

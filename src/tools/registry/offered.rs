@@ -416,7 +416,7 @@ impl Registry {
         remote: &[ToolDef],
         ctx: &ToolContext,
         text: &str,
-    ) -> Vec<Chosen> {
+    ) -> (Vec<Chosen>, Asked) {
         let mut chosen: Vec<Chosen> = Vec::new();
         if families.iter().any(|f| f.id == WEB) && route::names_a_web_address(text) {
             chosen.push(Chosen {
@@ -426,8 +426,12 @@ impl Registry {
             });
         }
         // The message's best family, then each part's best (a message may ask two things:
-        // "the weather, and set an alarm"), then the message's others near its best.
+        // "the weather, and set an alarm"), then the message's others near its best. A message
+        // (or part) that asks what a model answers itself brings none.
         let whole = self.ranked(families, remote, ctx, text);
+        if whole.first().is_some_and(|(id, _)| id == route::TALK) {
+            return (chosen, Asked::Talk);
+        }
         let top = whole.first().map_or(0.0, |(_, score)| *score);
         let mut candidates: Vec<(String, f64)> = whole.iter().take(1).cloned().collect();
         for part in route::parts(text) {
@@ -444,7 +448,8 @@ impl Registry {
             if chosen.len() == route::MOST {
                 break;
             }
-            if score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id) {
+            if id != route::TALK && score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id)
+            {
                 let why =
                     route::shared_words(text, self.entry(&id, families, remote, ctx).as_ref());
                 chosen.push(Chosen {
@@ -454,10 +459,11 @@ impl Registry {
                 });
             }
         }
-        chosen
+        (chosen, Asked::Tools)
     }
 
-    /// Every family of `families` that shares a word with `text`, best first, with its score.
+    /// Every family of `families` that shares a word with `text`, best first, with its score;
+    /// what a model answers by itself (`route::TALK`) ranks among them.
     pub(super) fn ranked(
         &self,
         families: &[Cow<'_, FamilyInfo>],
@@ -469,7 +475,8 @@ impl Registry {
             .iter()
             .map(|f| self.entry(&f.id, families, remote, ctx))
             .collect();
-        let refs: Vec<&route::Entry> = entries.iter().map(|e| e.as_ref()).collect();
+        let mut refs: Vec<&route::Entry> = entries.iter().map(|e| e.as_ref()).collect();
+        refs.push(route::talk());
         route::rank(text, &refs)
             .into_iter()
             .map(|(id, score)| (id.to_string(), score))
@@ -511,7 +518,7 @@ impl Registry {
         ctx.shared.offer.next_turn();
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
-        let mut chosen = self.choose(&families, &remote, ctx, text);
+        let (mut chosen, asked) = self.choose(&families, &remote, ctx, text);
         if families.iter().any(|f| f.id == PROJECT) && !chosen.iter().any(|c| c.family == PROJECT) {
             if let Some(path) = names_a_path(text, ctx) {
                 chosen.insert(
@@ -527,7 +534,7 @@ impl Registry {
         let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
         let fallback = families.iter().any(|f| f.id == FALLBACK)
             && !chosen.iter().any(|c| c.family == FALLBACK);
-        if weak && fallback && route::asks_a_fact(text) {
+        if weak && fallback && asked == Asked::Tools && route::asks_a_fact(text) {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
                 why: "it asks a question of fact".to_string(),
@@ -635,7 +642,8 @@ impl Registry {
         }
         // The model says what it needs in its own words, and asked because nothing offered
         // fits: the best few that share anything with its words, never nothing when some do.
-        let ranked = self.ranked(families, remote, ctx, query);
+        let mut ranked = self.ranked(families, remote, ctx, query);
+        ranked.retain(|(id, _)| id != route::TALK);
         let top = ranked.first().map_or(0.0, |(_, score)| *score);
         ranked
             .into_iter()
@@ -644,6 +652,15 @@ impl Registry {
             .map(|(id, _)| id)
             .collect()
     }
+}
+
+/// What a message asks for, as the router reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Asked {
+    /// What a model answers itself: writing, explaining, advice, small talk.
+    Talk,
+    /// Whatever the families it brings do (perhaps none of them).
+    Tools,
 }
 
 /// The most families one `find_tools` call loads.
@@ -763,6 +780,45 @@ mod tests {
         let chosen = registry.route(&quiet, "who was Ada Lovelace?");
         assert_eq!(chosen[0].family, "wiki");
         assert!(registry.route(&quiet, "who was Alan Turing?").is_empty());
+    }
+
+    #[test]
+    fn what_a_model_answers_itself_brings_no_family() {
+        let registry = Registry::builtin();
+        for talk in [
+            "write me a haiku about the rain",
+            "tell me a joke about records",
+            "explain recursion like I'm five",
+            "rewrite this to sound more formal: hey can u send me the file",
+        ] {
+            let ctx = ctx(false);
+            let chosen: Vec<String> = registry
+                .route(&ctx, talk)
+                .into_iter()
+                .map(|c| c.family)
+                .collect();
+            assert!(chosen.is_empty(), "{talk}: {chosen:?}");
+        }
+        // The same words asking for what a tool does bring its family.
+        for (asked, family) in [
+            ("will it rain in Oslo tomorrow?", "weather"),
+            ("play some old records by Nina Simone", "music"),
+            ("send a message to my phone when it is done", "ntfy"),
+        ] {
+            let ctx = ctx(false);
+            let chosen = registry.route(&ctx, asked);
+            assert!(
+                chosen.iter().any(|c| c.family == family),
+                "{asked}: {chosen:?}"
+            );
+        }
+        // find_tools never returns it.
+        let ctx = ctx(false);
+        let found = registry.execute(
+            &crate::message::ToolCall::new("f", FIND_TOOLS, r#"{"query": "tell me a joke"}"#),
+            &ctx,
+        );
+        assert!(!found.content.contains("talk"), "{}", found.content);
     }
 
     #[test]

@@ -201,3 +201,24 @@ fn ten_topics() {
         );
     }
 }
+
+/// What each of PROBE's lines ("MODE|sentence", or a sentence in everyday mode) is offered:
+/// `PROBE='coding|fix the build' cargo test --lib probe -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn probe() {
+    let registry = Registry::builtin();
+    for line in std::env::var("PROBE").unwrap_or_default().lines() {
+        let (mode, sentence) = line.split_once('|').unwrap_or(("everyday", line));
+        let ctx = ctx(mode);
+        let chosen = registry.route(&ctx, sentence);
+        let why: Vec<String> = chosen
+            .iter()
+            .map(|c| format!("{}:{}", c.family, c.why))
+            .collect();
+        eprintln!(
+            "PROBE {sentence} → {why:?}\n      {:?}",
+            registry.names(&ctx)
+        );
+    }
+}

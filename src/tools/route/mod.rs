@@ -9,8 +9,10 @@ mod built;
 mod index;
 mod offer;
 mod stem;
+mod talk;
 
 pub(crate) use index::{Entry, rank, terms_of};
+pub(crate) use talk::{TALK, entry as talk};
 
 /// What retrieval knows of the built-in family `id` (made when Marvin was built).
 pub(crate) fn built_in(id: &str) -> Option<&'static Entry> {

@@ -3,6 +3,7 @@
 
 pub mod asking;
 pub mod ntfy;
+pub mod offer;
 pub mod pty;
 pub mod screen;
 pub mod tools;
@@ -32,6 +33,20 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Which tools it may call (see [`Calls`]).
+    pub calls: Calls,
+}
+
+/// The tools a reply of the stand-in model may call. A provider's model calls what the
+/// request it answers offers, so that is the rule; a test that needs another path says which.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Calls {
+    /// Only tools the request it answers offered.
+    #[default]
+    Offered,
+    /// Names no request here offered: a recording made against another client's tools, or a
+    /// model that makes a name up (small local models do). Marvin must say the tool is unknown.
+    MadeUp,
 }
 
 impl Reply {
@@ -40,6 +55,7 @@ impl Reply {
             status: 200,
             headers: vec![("Content-Type".into(), "text/event-stream".into())],
             body: body.into(),
+            calls: Default::default(),
         }
     }
 
@@ -52,6 +68,7 @@ impl Reply {
             status: 200,
             headers: vec![("Content-Type".into(), "application/x-ndjson".into())],
             body: body.into(),
+            calls: Default::default(),
         }
     }
 
@@ -60,7 +77,14 @@ impl Reply {
             status,
             headers: vec![("Content-Type".into(), "application/json".into())],
             body: body.into(),
+            calls: Default::default(),
         }
+    }
+
+    /// The same reply, whose calls name tools nothing here offered (see [`Calls::MadeUp`]).
+    pub fn made_up(mut self) -> Self {
+        self.calls = Calls::MadeUp;
+        self
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Self {
@@ -215,6 +239,9 @@ pub struct ReplayServer {
     server: Arc<tiny_http::Server>,
     port: u16,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    /// Calls of tools that the request answered did not offer: a provider's model cannot
+    /// make them, so the stand-in refuses them and the test fails.
+    unoffered: Arc<Mutex<Vec<String>>>,
     thread: Option<JoinHandle<()>>,
     expect_calls: bool,
 }
@@ -269,15 +296,18 @@ impl ReplayServer {
         answer: impl FnMut(&Recorded) -> Option<Reply> + Send + 'static,
     ) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let unoffered = Arc::new(Mutex::new(Vec::new()));
         let thread = {
             let server = server.clone();
             let requests = requests.clone();
-            std::thread::spawn(move || serve(&server, answer, &requests))
+            let unoffered = unoffered.clone();
+            std::thread::spawn(move || serve(&server, answer, &requests, &unoffered))
         };
         Self {
             server,
             port,
             requests,
+            unoffered,
             thread: Some(thread),
             expect_calls: true,
         }
@@ -366,6 +396,7 @@ fn serve(
     server: &tiny_http::Server,
     mut answer: impl FnMut(&Recorded) -> Option<Reply>,
     requests: &Mutex<Vec<Recorded>>,
+    unoffered: &Mutex<Vec<String>>,
 ) {
     while let Ok(mut request) = server.recv() {
         let mut body = String::new();
@@ -380,10 +411,23 @@ fn serve(
             body: serde_json::from_str(&body).unwrap_or(Value::Null),
             raw: body,
         };
-        let Some(reply) = answer(&recorded) else {
+        let Some(mut reply) = answer(&recorded) else {
             let _ = request.respond(tiny_http::Response::empty(404));
             continue;
         };
+        let refused = crate::common::offer::unoffered(&recorded, &reply);
+        if !refused.is_empty() {
+            let message = format!(
+                "the stand-in model cannot call {}: the request it answers did not offer {}",
+                refused.join(", "),
+                if refused.len() == 1 { "it" } else { "them" }
+            );
+            unoffered.lock().unwrap().push(message.clone());
+            reply = Reply::json(
+                400,
+                serde_json::json!({"error": {"message": message}}).to_string(),
+            );
+        }
         requests.lock().unwrap().push(recorded);
         let headers = reply
             .headers
@@ -413,6 +457,10 @@ impl Drop for ReplayServer {
                 !self.requests.lock().unwrap().is_empty(),
                 "the test server was never called"
             );
+        }
+        let unoffered = self.unoffered.lock().unwrap();
+        if !unoffered.is_empty() && !std::thread::panicking() {
+            panic!("{}", unoffered.join("\n"));
         }
     }
 }

@@ -23,12 +23,16 @@ impl Run {
     }
 }
 
-/// Runs `marvin --non-interactive` in `home` with `env` set, its model making `calls` (id,
-/// tool, arguments) in one round.
+/// Runs `marvin --non-interactive --tools all` in `home` with `env` set, its model making
+/// `calls` (id, tool, arguments) in one round. These tests are of what a tool does, so every
+/// tool is offered (as `--tools all` does for a person); which tools a request offers is
+/// tested by `tools_on_demand` and the routing tests.
 pub fn run(home: &TempDir, calls: &[(&str, &str, &str)], env: &[(&str, String)]) -> Run {
     let model = ReplayServer::start(vec![Reply::tool_calls(calls), Reply::text(&["done"])]);
     let mut command = marvin(home.path());
-    command.env("OPENAI_COMPAT_URL", model.url());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("MARVIN_TOOLS", "all");
     for (name, value) in env {
         command.env(name, value);
     }
@@ -78,6 +82,7 @@ pub fn reply(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply
         status,
         headers: vec![("Content-Type".into(), content_type.into())],
         body: body.into(),
+        calls: Default::default(),
     }
 }
 

@@ -180,10 +180,23 @@ pub fn run_with(
     env: &[(&'static str, String)],
     args: &[&str],
 ) -> (Output, Vec<String>) {
-    let model = ReplayServer::start(vec![Reply::tool_calls(calls), Reply::text(&["done"])]);
+    run_reply(home, Reply::tool_calls(calls), env, args)
+}
+
+/// [`run_with`] whose model makes the calls of `reply`.
+pub fn run_reply(
+    home: &TempDir,
+    reply: Reply,
+    env: &[(&'static str, String)],
+    args: &[&str],
+) -> (Output, Vec<String>) {
+    let model = ReplayServer::start(vec![reply, Reply::text(&["done"])]);
     let mut command = marvin(home.path());
+    // Every tool is offered: these tests are of what Blender's tools do, not of which a
+    // request offers.
     command
         .env("OPENAI_COMPAT_URL", model.url())
+        .env("MARVIN_TOOLS", "all")
         .envs(env.iter().cloned());
     let output = command
         .args(args)

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{Addon, Answer, call, run_with, scene};
-use crate::common::{TempDir, closed_port};
+use super::{Addon, Answer, call, run_reply, run_with, scene};
+use crate::common::{Reply, TempDir, closed_port};
 
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x03\x20\0\0\x01\xc2\x08\x06\0\0\0";
 
@@ -275,7 +275,13 @@ fn code_is_refused_without_anyone_to_approve_it_and_in_plan_mode() {
             "Error: no one to ask: denied. blender_execute_code needs approval in permission mode default, and nobody can answer here; say what you would have done instead."
         ]
     );
-    let (_, results) = run_with(&home, &calls, &addon.env(), &["--permission-mode", "plan"]);
+    // Plan mode offers no tool that writes: a model that calls it anyway is told why not.
+    let (_, results) = run_reply(
+        &home,
+        Reply::tool_calls(&calls).made_up(),
+        &addon.env(),
+        &["--permission-mode", "plan"],
+    );
     assert!(
         results[0].starts_with("Error: Tool 'blender_execute_code' is not available here: it writes, and this agent is read-only."),
         "{results:?}"

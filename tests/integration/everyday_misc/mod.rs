@@ -24,8 +24,9 @@ impl Run {
     }
 }
 
-/// Runs `marvin --non-interactive` in `home`, its model making `rounds` of calls (id, tool,
-/// arguments), one round after another.
+/// Runs `marvin --non-interactive --tools all` in `home`, its model making `rounds` of calls
+/// (id, tool, arguments), one round after another. Every tool is offered: these tests are of
+/// what the tools do, not of which a request offers.
 pub fn run(home: &TempDir, rounds: &[&[(&str, &str, &str)]]) -> Run {
     let mut replies: Vec<Reply> = rounds
         .iter()
@@ -34,7 +35,9 @@ pub fn run(home: &TempDir, rounds: &[&[(&str, &str, &str)]]) -> Run {
     replies.push(Reply::text(&["done"]));
     let model = ReplayServer::start(replies);
     let mut command = marvin(home.path());
-    command.env("OPENAI_COMPAT_URL", model.url());
+    command
+        .env("OPENAI_COMPAT_URL", model.url())
+        .env("MARVIN_TOOLS", "all");
     let output = non_interactive(&mut command, "help me");
     let requests = model.requests();
     assert_eq!(

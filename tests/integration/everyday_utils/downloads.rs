@@ -28,6 +28,7 @@ fn file(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
         status,
         headers: vec![("Content-Type".into(), content_type.into())],
         body: body.into(),
+        calls: Default::default(),
     }
 }
 
@@ -304,7 +305,9 @@ fn a_download_stopped_mid_way_leaves_no_part_file() {
     let child = crate::common::marvin(home.path())
         .env("OPENAI_COMPAT_URL", model.url())
         .envs([allow_loopback()])
-        .args(["--non-interactive", "--prompt", "get it"])
+        .arg("--non-interactive")
+        .arg("--prompt")
+        .arg(format!("download http://127.0.0.1:{}/big.iso", stall.port))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

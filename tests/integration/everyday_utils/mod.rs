@@ -23,5 +23,6 @@ pub fn html_page() -> Reply {
         headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
         body: b"<!DOCTYPE html><html><body><h1>Sign in to the hotel wifi</h1></body></html>"
             .to_vec(),
+        calls: Default::default(),
     }
 }

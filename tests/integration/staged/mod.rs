@@ -64,9 +64,12 @@ pub fn run_in(
 ) -> Run {
     let server = ReplayServer::start(replies);
     let mut command = in_project(home, &server.url(), project);
+    // Every tool is offered (`--tools all`): these tests are of where writes land, not of
+    // which tools a request offers.
     command
         .env("OPENAI_COMPAT_API_KEY", "sk-test")
-        .env("MARVIN_MODEL", "gpt-4o");
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("MARVIN_TOOLS", "all");
     setup(&mut command);
     let output = non_interactive(&mut command, "go");
     Run {

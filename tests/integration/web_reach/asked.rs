@@ -25,7 +25,7 @@ fn the_person_is_asked_and_a_grant_holds_once_or_for_the_session() {
     ]);
     let mut pty = at_80(&home, &model.url(), &[], &[]);
     pty.wait_for("› ");
-    pty.send("read it\r");
+    pty.send(&format!("read {url}\r"));
     pty.wait_for("Enter chooses");
     let screen = pty.screen();
     let address = format!("127.0.0.1:{}", service.port());
@@ -74,7 +74,7 @@ fn plan_mode_asks_and_a_no_leaves_the_service_alone() {
     let model = ReplayServer::start(vec![browse(&url), Reply::text(&["understood"])]);
     let mut pty = at_80(&home, &model.url(), &[], &["--permission-mode", "plan"]);
     pty.wait_for("› ");
-    pty.send("read it\r");
+    pty.send(&format!("read {url}\r"));
     pty.wait_for("Enter chooses");
     assert!(
         pty.screen()

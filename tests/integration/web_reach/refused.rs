@@ -175,7 +175,7 @@ fn plan_mode_does_not_read_this_machine_unasked_either() {
     command
         .env("OPENAI_COMPAT_URL", model.url())
         .args(["--permission-mode", "plan"]);
-    let output = non_interactive(&mut command, "read it");
+    let output = non_interactive(&mut command, &format!("read {url}"));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let address = format!("127.0.0.1:{}", secret.port());
     assert_eq!(

@@ -1,0 +1,52 @@
+//! What a model answers by itself, as retrieval sees it: writing and rewriting, explaining,
+//! advice, arithmetic and small talk. It ranks beside the families; a message it ranks first
+//! brings none of them (a joke about records needs no music tools, a haiku about the rain no
+//! forecast).
+
+use std::sync::OnceLock;
+
+use super::index::Entry;
+
+/// The id it ranks under; never a family's.
+pub(crate) const TALK: &str = "talk";
+
+/// The words of each kind of request a model answers itself, and how people ask it.
+const WORDS: &[&str] = &[
+    // Writing, and mending what the person wrote.
+    "write compose draft poem haiku limerick sonnet verse rhyme rhymes story tale joke jokes pun riddle essay speech toast caption slogan lyrics birthday message wish",
+    "rewrite rephrase paraphrase reword proofread polish improve formal informal casual tone grammar spelling passive voice sentence sound",
+    // Explaining and knowing.
+    "explain explanation difference between meaning concept understand like I'm five simply briefly plot summary theory trait interface monad recursion complexity",
+    // Advice and ideas.
+    "tips advice ideas suggest suggestions better way good learn learning thinking should",
+    // Arithmetic.
+    "plus minus times multiplied divided square root percent sum",
+    // Small talk.
+    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind bye goodbye night yourself name bored love fed annoying feel feeling",
+];
+
+/// How people ask for these.
+const ASKS: &[&str] = &[
+    "write me a poem about the sea",
+    "tell me a joke",
+    "give me three ideas for a name",
+    "rewrite this to sound friendlier",
+    "proofread my paragraph",
+    "explain how a compiler works",
+    "what's the difference between a list and a set",
+    "any tips for sleeping better",
+    "what's 12 times 9",
+    "thanks, that was great",
+    "how are you",
+    "tell me about yourself",
+];
+
+/// The entry, made once.
+pub(crate) fn entry() -> &'static Entry {
+    static ENTRY: OnceLock<Entry> = OnceLock::new();
+    ENTRY.get_or_init(|| {
+        let mut fields: Vec<(&str, f64)> = WORDS.iter().map(|words| (*words, 3.0)).collect();
+        fields.extend(ASKS.iter().map(|ask| (*ask, 2.0)));
+        Entry::new(TALK, &fields)
+    })
+}
