@@ -428,15 +428,15 @@ impl Registry {
         // The message's best family, then each part's best (a message may ask two things:
         // "the weather, and set an alarm"), then the message's others near its best. A message
         // (or part) that asks what a model answers itself brings none.
-        let whole = self.ranked(families, remote, ctx, text);
+        let entries = self.entries(families, remote, ctx);
+        let whole = ranked(&entries, text);
         if whole.first().is_some_and(|(id, _)| id == route::TALK) {
             return (chosen, Asked::Talk);
         }
         let top = whole.first().map_or(0.0, |(_, score)| *score);
         let mut candidates: Vec<(String, f64)> = whole.iter().take(1).cloned().collect();
         for part in route::parts(text) {
-            let ranked = self.ranked(families, remote, ctx, part);
-            candidates.extend(ranked.into_iter().take(1));
+            candidates.extend(ranked(&entries, part).into_iter().take(1));
         }
         candidates.extend(
             whole
@@ -450,8 +450,8 @@ impl Registry {
             }
             if id != route::TALK && score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id)
             {
-                let why =
-                    route::shared_words(text, self.entry(&id, families, remote, ctx).as_ref());
+                let entry = entries.iter().find(|e| e.id == id.as_str());
+                let why = entry.map_or_else(String::new, |e| route::shared_words(text, e));
                 chosen.push(Chosen {
                     family: id,
                     why,
@@ -471,42 +471,38 @@ impl Registry {
         ctx: &ToolContext,
         text: &str,
     ) -> Vec<(String, f64)> {
-        let entries: Vec<Cow<'_, route::Entry>> = families
-            .iter()
-            .map(|f| self.entry(&f.id, families, remote, ctx))
-            .collect();
-        let mut refs: Vec<&route::Entry> = entries.iter().map(|e| e.as_ref()).collect();
-        refs.push(route::talk());
-        route::rank(text, &refs)
-            .into_iter()
-            .map(|(id, score)| (id.to_string(), score))
-            .collect()
+        ranked(&self.entries(families, remote, ctx), text)
     }
 
-    /// What retrieval knows of the family `id`: the built-in ones made once, the others (the
-    /// project, MCP servers, the person's tools) now.
-    fn entry<'a>(
+    /// What retrieval knows of each of `families`: the built-in ones made when Marvin was
+    /// built, the others (the project, MCP servers, the person's tools) now.
+    fn entries<'a>(
         &'a self,
-        id: &str,
         families: &[Cow<'_, FamilyInfo>],
         remote: &[ToolDef],
         ctx: &ToolContext,
-    ) -> Cow<'a, route::Entry> {
-        if id != PROJECT && !id.starts_with("mcp:") {
-            if let Some(known) = route::built_in(id) {
-                return Cow::Borrowed(known);
-            }
-        }
+    ) -> Vec<Cow<'a, route::Entry>> {
         let allowed = self.allowed(ctx, remote);
-        let tools: Vec<&ToolDef> = allowed
-            .into_iter()
-            .filter(|t| in_family(t, id, ctx))
-            .collect();
-        let info = families.iter().find(|f| f.id == id);
-        Cow::Owned(match info {
-            Some(info) => entry_of(info, &tools),
-            None => route::Entry::new(id, &[]),
-        })
+        families
+            .iter()
+            .map(|info| {
+                let id = info.id.as_str();
+                let built = (id != PROJECT && !id.starts_with("mcp:"))
+                    .then(|| route::built_in(id))
+                    .flatten();
+                match built {
+                    Some(known) => Cow::Borrowed(known),
+                    None => {
+                        let tools: Vec<&ToolDef> = allowed
+                            .iter()
+                            .copied()
+                            .filter(|t| in_family(t, id, ctx))
+                            .collect();
+                        Cow::Owned(entry_of(info, &tools))
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Loads the families the person's `text` asks for into the session's offer (the
@@ -652,6 +648,17 @@ impl Registry {
             .map(|(id, _)| id)
             .collect()
     }
+}
+
+/// The families of `entries` that share a word with `text`, best first, with their scores;
+/// what a model answers by itself (`route::TALK`) ranks among them.
+fn ranked(entries: &[Cow<'_, route::Entry>], text: &str) -> Vec<(String, f64)> {
+    let mut refs: Vec<&route::Entry> = entries.iter().map(|e| e.as_ref()).collect();
+    refs.push(route::talk());
+    route::rank(text, &refs)
+        .into_iter()
+        .map(|(id, score)| (id.to_string(), score))
+        .collect()
 }
 
 /// What a message asks for, as the router reads it.
