@@ -178,8 +178,9 @@ pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
 }
 
 impl Registry {
-    /// What retrieval knows of each built-in family, sorted by id, as `route/built.rs` holds
-    /// it (made from this, see its test).
+    /// What retrieval knows of each built-in family and of what a model answers itself
+    /// (`route::TALK`), sorted by id, as `route/built.rs` holds it (made from this, see its
+    /// test).
     #[cfg(test)]
     pub(super) fn built_entries(&self) -> Vec<route::Entry> {
         let mut entries: Vec<route::Entry> = self
@@ -195,6 +196,7 @@ impl Registry {
                 entry_of(f, &tools)
             })
             .collect();
+        entries.push(route::made_talk());
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         entries
     }

@@ -288,6 +288,15 @@ pub(crate) static BUILT: &[Entry] = &[
         },
     },
     Entry {
+        id: Cow::Borrowed("talk"),
+        length: 345.0,
+        terms: Terms::Built {
+            text: "advicannoyawesombetterbetweenbirthdayborebrieflibyecaptioncasualcompilcomplexcomposconceptcooldifferdividdraftessayexplainexplanfedfeelformalfriendliergoodgoodbygrammargreathahahaikuhelloideaimprovinforminterfacjokelearnlimericklistlollovelyricmeanmessagmindminusmonadmultiplinamenevernicenightparagraphparaphraspassivpercentplotpluspoempolishproofreadpunrecursrephrasrewordrewritrhymeriddlrootseasentencsetsimplisleepslogansonnetsoundspeechspellsquarstorisuggestsumsummaritaletheorithinktimetiptoasttonetraitunderstandversvoicwaywishworkwriteyourself",
+            ends: &[5, 10, 16, 22, 29, 37, 41, 48, 51, 58, 64, 70, 77, 83, 90, 94, 100, 105, 110, 115, 122, 128, 131, 135, 141, 151, 155, 161, 168, 173, 177, 182, 187, 191, 197, 203, 211, 215, 220, 228, 232, 235, 239, 244, 248, 254, 258, 263, 268, 276, 280, 285, 289, 294, 303, 312, 318, 325, 329, 333, 337, 343, 352, 355, 361, 368, 374, 380, 385, 390, 394, 397, 404, 407, 413, 418, 424, 430, 435, 441, 446, 451, 456, 463, 466, 473, 477, 483, 488, 492, 495, 500, 504, 509, 519, 523, 527, 530, 534, 538, 543, 551],
+            tenths: &[30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 20, 30, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 60, 30, 20, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 30, 80, 60, 30, 20, 30, 30, 30, 30, 30, 30, 30, 30, 30, 50, 30, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 50, 30, 30, 30, 30, 50, 60, 30, 30, 20, 30, 20, 30, 20, 30, 30, 50, 30, 30, 30, 30, 60, 30, 30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 30, 30, 20, 50, 50],
+        },
+    },
+    Entry {
         id: Cow::Borrowed("tickets"),
         length: 198.7,
         terms: Terms::Built {

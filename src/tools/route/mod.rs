@@ -12,7 +12,14 @@ mod stem;
 mod talk;
 
 pub(crate) use index::{Entry, rank, terms_of};
-pub(crate) use talk::{TALK, entry as talk};
+pub(crate) use talk::TALK;
+#[cfg(test)]
+pub(crate) use talk::made as made_talk;
+
+/// What a model answers by itself, as retrieval sees it (see `talk`).
+pub(crate) fn talk() -> &'static Entry {
+    built_in(TALK).expect("the built index holds what a model answers itself")
+}
 
 /// What retrieval knows of the built-in family `id` (made when Marvin was built).
 pub(crate) fn built_in(id: &str) -> Option<&'static Entry> {

@@ -1,16 +1,16 @@
 //! What a model answers by itself, as retrieval sees it: writing and rewriting, explaining,
 //! advice, arithmetic and small talk. It ranks beside the families; a message it ranks first
 //! brings none of them (a joke about records needs no music tools, a haiku about the rain no
-//! forecast).
+//! forecast). Its entry is in the built index (`built.rs`) with the families'.
 
-use std::sync::OnceLock;
-
+#[cfg(test)]
 use super::index::Entry;
 
 /// The id it ranks under; never a family's.
 pub(crate) const TALK: &str = "talk";
 
-/// The words of each kind of request a model answers itself, and how people ask it.
+/// The words of each kind of request a model answers itself.
+#[cfg(test)]
 const WORDS: &[&str] = &[
     // Writing, and mending what the person wrote.
     "write compose draft poem haiku limerick sonnet verse rhyme rhymes story tale joke jokes pun riddle essay speech toast caption slogan lyrics birthday message wish",
@@ -26,6 +26,7 @@ const WORDS: &[&str] = &[
 ];
 
 /// How people ask for these.
+#[cfg(test)]
 const ASKS: &[&str] = &[
     "write me a poem about the sea",
     "tell me a joke",
@@ -41,12 +42,10 @@ const ASKS: &[&str] = &[
     "tell me about yourself",
 ];
 
-/// The entry, made once.
-pub(crate) fn entry() -> &'static Entry {
-    static ENTRY: OnceLock<Entry> = OnceLock::new();
-    ENTRY.get_or_init(|| {
-        let mut fields: Vec<(&str, f64)> = WORDS.iter().map(|words| (*words, 3.0)).collect();
-        fields.extend(ASKS.iter().map(|ask| (*ask, 2.0)));
-        Entry::new(TALK, &fields)
-    })
+/// Its entry, as the built index holds it.
+#[cfg(test)]
+pub(crate) fn made() -> Entry {
+    let mut fields: Vec<(&str, f64)> = WORDS.iter().map(|words| (*words, 3.0)).collect();
+    fields.extend(ASKS.iter().map(|ask| (*ask, 2.0)));
+    Entry::new(TALK, &fields)
 }
