@@ -29,6 +29,20 @@ struct State {
     version: u64,
 }
 
+impl State {
+    /// Every family whose last use does not pass `stays` leaves, at once; the ones that left.
+    fn leave_unless(&mut self, stays: impl Fn(u64) -> bool) -> Vec<String> {
+        let (stay, leave): (Vec<_>, Vec<_>) = std::mem::take(&mut self.loaded)
+            .into_iter()
+            .partition(|(_, used)| stays(*used));
+        self.loaded = stay;
+        if !leave.is_empty() {
+            self.version += 1;
+        }
+        leave.into_iter().map(|(l, _)| l.family).collect()
+    }
+}
+
 /// The session's families, in the order they came.
 #[derive(Debug, Default)]
 pub struct Offer(Mutex<State>);
@@ -41,11 +55,11 @@ impl Offer {
     /// Offers `family` from the next request on (false when it already was: it is then only
     /// marked used in this turn).
     pub fn load(&self, family: &str, why: &str) -> bool {
-        let mut state = self.state();
-        let turn = state.turn;
         if family.is_empty() {
             return false;
         }
+        let mut state = self.state();
+        let turn = state.turn;
         if let Some((_, used)) = state.loaded.iter_mut().find(|(l, _)| l.family == family) {
             *used = turn;
             return false;
@@ -70,14 +84,7 @@ impl Offer {
             return Vec::new();
         }
         let turn = state.turn;
-        let (stay, leave): (Vec<_>, Vec<_>) = std::mem::take(&mut state.loaded)
-            .into_iter()
-            .partition(|(_, used)| turn - used <= IDLE);
-        state.loaded = stay;
-        if !leave.is_empty() {
-            state.version += 1;
-        }
-        leave.into_iter().map(|(l, _)| l.family).collect()
+        state.leave_unless(|used| turn - used <= IDLE)
     }
 
     /// Every family not used in this turn leaves, at once: the request has grown past what a
@@ -85,14 +92,7 @@ impl Offer {
     pub fn keep_this_turn_only(&self) -> Vec<String> {
         let mut state = self.state();
         let turn = state.turn;
-        let (stay, leave): (Vec<_>, Vec<_>) = std::mem::take(&mut state.loaded)
-            .into_iter()
-            .partition(|(_, used)| *used == turn);
-        state.loaded = stay;
-        if !leave.is_empty() {
-            state.version += 1;
-        }
-        leave.into_iter().map(|(l, _)| l.family).collect()
+        state.leave_unless(|used| used == turn)
     }
 
     /// The families offered, oldest first.
