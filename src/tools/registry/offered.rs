@@ -758,9 +758,22 @@ mod tests {
                 .any(|n| expect.contains(&n.as_str()))
             {
                 served += 1;
+            } else if std::env::var("SHOW_SLURP").is_ok() {
+                let chosen: Vec<String> = ctx
+                    .shared
+                    .offer
+                    .families()
+                    .into_iter()
+                    .map(|l| format!("{}:{}", l.family, l.why))
+                    .collect();
+                eprintln!(
+                    "SLURP {} → {chosen:?} (wanted {expect:?})",
+                    request["sentence"]
+                );
             }
         }
         let recall = served as f64 / asked as f64;
+        eprintln!("slurp devel: {served}/{asked} = {:.1}%", 100.0 * recall);
         assert!(
             recall >= 0.95,
             "first-round recall {served}/{asked} = {recall:.3}"

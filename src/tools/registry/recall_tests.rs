@@ -1,5 +1,6 @@
-//! How well routing serves the development sets (a measurement, run by hand and by `make
-//! bench`: `cargo test --lib recall -- --ignored --nocapture`).
+//! How well routing serves Marvin's development set, and how big a session's requests grow
+//! (the targets are asserted; `cargo test --lib recall_tests -- --nocapture` prints
+//! the numbers, SHOW_MISSES=1 what was missed, SHOW_SCORES=1 the scores).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -50,7 +51,6 @@ fn names(list: &Value) -> Vec<String> {
 }
 
 #[test]
-#[ignore]
 fn recall() {
     let registry = Registry::builtin();
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -129,45 +129,20 @@ fn recall() {
         "     total: {served}/{asked} = {:.1}%; no-tool given a family: {noise}",
         100.0 * served as f64 / asked as f64
     );
-    let (mut s2, mut a2) = (0, 0);
-    for line in lines("slurp_devel.jsonl") {
-        let expect = names(&line["expect"]);
-        if expect.is_empty() {
-            continue;
-        }
-        let ctx = ctx("everyday");
-        registry.route(&ctx, line["sentence"].as_str().unwrap());
-        a2 += 1;
-        if registry.names(&ctx).iter().any(|n| expect.contains(n)) {
-            s2 += 1;
-        } else if std::env::var("SHOW_SLURP").is_ok() {
-            let chosen: Vec<String> = ctx
-                .shared
-                .offer
-                .families()
-                .into_iter()
-                .map(|l| format!("{}:{}", l.family, l.why))
-                .collect();
-            eprintln!(
-                "SLURP {} → {chosen:?} (wanted {expect:?})",
-                line["sentence"]
-            );
-        }
-    }
-    eprintln!(
-        "slurp devel: {s2}/{a2} = {:.1}%",
-        100.0 * s2 as f64 / a2 as f64
-    );
     if std::env::var("SHOW_MISSES").is_ok() {
         for miss in misses {
             eprintln!("{miss}");
         }
     }
+    // The target for the first request over the whole catalogue (SLURP's share is
+    // `offered`'s test).
+    let recall = served as f64 / asked as f64;
+    assert!(recall >= 0.95, "first-round recall {served}/{asked}");
 }
 
-/// Ten topics in one session, one a message: the bytes of the tools each request offers.
+/// Ten topics in one session, one a message: the bytes of the tools each request offers stay
+/// within the 16 KB.
 #[test]
-#[ignore]
 fn ten_topics() {
     let registry = Registry::builtin();
     let ctx = ctx("everyday");
@@ -199,13 +174,14 @@ fn ten_topics() {
             bytes as f64 / 1024.0,
             families.join(", ")
         );
+        assert!(bytes <= 16 * 1024, "turn {}: {bytes} bytes", n + 1);
     }
 }
 
 /// What each of PROBE's lines ("MODE|sentence", or a sentence in everyday mode) is offered:
 /// `PROBE='coding|fix the build' cargo test --lib probe -- --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "a tool for tuning the router: prints what PROBE's sentences are offered"]
 fn probe() {
     let registry = Registry::builtin();
     for line in std::env::var("PROBE").unwrap_or_default().lines() {
