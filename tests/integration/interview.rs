@@ -36,6 +36,28 @@ pub(crate) fn questions() -> Value {
     })
 }
 
+/// A form of [`questions`] open, asked for with "set up the project" and no browser: the
+/// model's server, the terminal, and the form's port and token.
+pub(crate) fn open_form(home: &TempDir) -> (ReplayServer, Pty, u16, String) {
+    let server = ReplayServer::start(vec![
+        interview_call(json!({"questions": questions()})),
+        Reply::text(&["PostgreSQL it is."]),
+    ]);
+    let mut pty = start(home, &server, &[("MARVIN_NO_BROWSER", "1")]);
+    pty.wait_for("› ");
+    pty.send("set up the project\r");
+    let (port, token) = address(&pty, 1);
+    (server, pty, port, token)
+}
+
+/// Answers the form of [`open_form`] as its page does, and waits for the model's answer.
+pub(crate) fn answer_form(pty: &Pty, port: u16, token: &str) {
+    let answers = json!({"token": token, "responses": [
+        {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
+    assert_eq!(post(port, "/submit", answers), 200);
+    pty.wait_for("PostgreSQL it is.");
+}
+
 /// The address of the `nth` form shown on the terminal: (port, token).
 pub(crate) fn address(pty: &Pty, nth: usize) -> (u16, String) {
     pty.wait_for_nth("/?session=", nth);

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::common::{ReplayServer, Reply, TempDir, http_exchange};
+use crate::common::{TempDir, http_exchange};
 use crate::gateway::Gateway;
-use crate::interview::{address, interview_call, post, questions, start};
+use crate::interview::{answer_form, open_form};
 
 /// A POST to `path` without a token, announcing a body of 100 TB and sending none; what comes
 /// back, read to the end.
@@ -47,19 +47,9 @@ fn a_body_of_100_tb_announced_to_marvin_serve_is_refused_and_the_next_request_an
 #[test]
 fn a_body_of_100_tb_announced_to_an_open_form_is_refused_and_the_form_takes_its_answers() {
     let home = TempDir::new("stranger-huge-form");
-    let server = ReplayServer::start(vec![
-        interview_call(json!({"questions": questions()})),
-        Reply::text(&["PostgreSQL it is."]),
-    ]);
-    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
-    pty.wait_for("› ");
-    pty.send("set up the project\r");
-    let (port, token) = address(&pty, 1);
+    let (_server, mut pty, port, token) = open_form(&home);
     let refused = announce_100_tb(port, "/submit");
-    let answers = json!({"token": token, "responses": [
-        {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
-    assert_eq!(post(port, "/submit", answers), 200);
-    pty.wait_for("PostgreSQL it is.");
+    answer_form(&pty, port, &token);
     assert!(pty.leave().success());
     assert!(refused.starts_with("HTTP/1.1 413 "), "{refused}");
     assert!(refused.contains("at most 15 MB"), "{refused}");

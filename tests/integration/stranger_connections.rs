@@ -9,11 +9,9 @@
 use std::io::Write;
 use std::net::TcpStream;
 
-use serde_json::json;
-
-use crate::common::{ReplayServer, Reply, TempDir, http_exchange, status_of};
+use crate::common::{TempDir, http_exchange, status_of};
 use crate::gateway::Gateway;
-use crate::interview::{address, interview_call, post, questions, start};
+use crate::interview::{answer_form, open_form};
 
 /// Idle connections, more than any server has places.
 const IDLE: usize = 110;
@@ -64,14 +62,7 @@ fn strangers_holding_connections_keep_no_request_of_the_persons_from_marvin_serv
 #[test]
 fn strangers_holding_connections_keep_no_request_of_the_persons_from_an_open_form() {
     let home = TempDir::new("stranger-conns-form");
-    let server = ReplayServer::start(vec![
-        interview_call(json!({"questions": questions()})),
-        Reply::text(&["PostgreSQL it is."]),
-    ]);
-    let mut pty = start(&home, &server, &[("MARVIN_NO_BROWSER", "1")]);
-    pty.wait_for("› ");
-    pty.send("set up the project\r");
-    let (port, token) = address(&pty, 1);
+    let (_server, mut pty, port, token) = open_form(&home);
     let held = hold_strangers(
         port,
         &format!(
@@ -85,10 +76,7 @@ fn strangers_holding_connections_keep_no_request_of_the_persons_from_an_open_for
         .map(|_| status_of(&http_exchange(port, &health)))
         .collect();
     assert_eq!(answered, vec![200; ASKED]);
-    let answers = json!({"token": token, "responses": [
-        {"id": "db", "value": "PostgreSQL"}, {"id": "name", "value": "ledger"}]});
-    assert_eq!(post(port, "/submit", answers), 200);
-    pty.wait_for("PostgreSQL it is.");
+    answer_form(&pty, port, &token);
     assert!(pty.leave().success());
     drop(held);
 }
