@@ -54,8 +54,14 @@ pub(crate) fn existing(homes: &[PathBuf], named: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// The home directory the password database gives the user Marvin runs as, which `HOME` may
-/// not name (`sudo`, `env -i`, a cron job's HOME set elsewhere).
+/// not name (`sudo`, `env -i`, a cron job's HOME set elsewhere): read once, not again for
+/// every program confined.
 pub(crate) fn passwd_home() -> Option<PathBuf> {
+    static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    HOME.get_or_init(read_passwd_home).clone()
+}
+
+fn read_passwd_home() -> Option<PathBuf> {
     use std::ffi::CStr;
     use std::os::unix::ffi::OsStrExt;
     let mut buffer = vec![0 as libc::c_char; 16 * 1024];
