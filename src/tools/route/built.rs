@@ -371,11 +371,10 @@ pub(super) fn source(entries: &[Entry]) -> String {
     let mut out = head[..start].to_string();
     out.push_str("#[rustfmt::skip]\npub(crate) static BUILT: &[Entry] = &[\n");
     for entry in entries {
-        let terms = entry.terms();
         let mut text = String::new();
         let mut ends = Vec::new();
         let mut tenths = Vec::new();
-        for (term, weight) in &terms {
+        for (term, weight) in entry.terms() {
             text.push_str(term);
             ends.push(text.len().to_string());
             let weight = (weight * 10.0).round();

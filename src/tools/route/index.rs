@@ -59,34 +59,35 @@ impl Entry {
 
     /// The weight of `term` (a stem, as `terms_of` gives it) in the family, if it holds it.
     pub(crate) fn weight(&self, term: &str) -> Option<f64> {
-        match &self.terms {
-            Terms::Built { ends, tenths, .. } => {
-                let (mut low, mut high) = (0, ends.len());
-                while low < high {
-                    let middle = (low + high) / 2;
-                    match self.built_term(middle).cmp(term) {
-                        std::cmp::Ordering::Less => low = middle + 1,
-                        std::cmp::Ordering::Greater => high = middle,
-                        std::cmp::Ordering::Equal => return Some(f64::from(tenths[middle]) / 10.0),
-                    }
-                }
-                None
+        let (mut low, mut high) = (0, self.count());
+        while low < high {
+            let middle = (low + high) / 2;
+            let (known, weight) = self.term(middle);
+            match known.cmp(term) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(weight),
             }
-            Terms::Made(terms) => terms
-                .binary_search_by(|(t, _)| t.as_str().cmp(term))
-                .ok()
-                .map(|i| terms[i].1),
+        }
+        None
+    }
+
+    /// How many terms the family has.
+    fn count(&self) -> usize {
+        match &self.terms {
+            Terms::Built { ends, .. } => ends.len(),
+            Terms::Made(terms) => terms.len(),
         }
     }
 
-    /// The `i`-th term of a built-in family.
-    fn built_term(&self, i: usize) -> &str {
+    /// The `i`-th term, with its weight.
+    fn term(&self, i: usize) -> (&str, f64) {
         match &self.terms {
-            Terms::Built { text, ends, .. } => {
+            Terms::Built { text, ends, tenths } => {
                 let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-                &text[start..ends[i] as usize]
+                (&text[start..ends[i] as usize], f64::from(tenths[i]) / 10.0)
             }
-            Terms::Made(terms) => &terms[i].0,
+            Terms::Made(terms) => (&terms[i].0, terms[i].1),
         }
     }
 
@@ -96,13 +97,8 @@ impl Entry {
     }
 
     /// Its terms with their weights, in order.
-    pub(crate) fn terms(&self) -> Vec<(&str, f64)> {
-        match &self.terms {
-            Terms::Built { tenths, .. } => (0..tenths.len())
-                .map(|i| (self.built_term(i), f64::from(tenths[i]) / 10.0))
-                .collect(),
-            Terms::Made(terms) => terms.iter().map(|(t, w)| (t.as_str(), *w)).collect(),
-        }
+    pub(crate) fn terms(&self) -> impl Iterator<Item = (&str, f64)> {
+        (0..self.count()).map(|i| self.term(i))
     }
 
     pub(crate) fn length(&self) -> f64 {
