@@ -192,6 +192,11 @@ impl Hub {
         {
             std::thread::sleep(Duration::from_millis(20));
         }
+        // A server turns ready a moment before its starting thread adds its tools: add them
+        // now, so the request that follows offers them.
+        if !waited.is_empty() {
+            self.rebuild();
+        }
         // A server that failed to start is said once, in one line.
         for server in &self.servers {
             if let State::Failed(why) = server.state() {
