@@ -265,18 +265,23 @@ pub(super) fn closes_fence(line: &str, eof: bool, mark: u8, len: usize) -> Optio
     Some(Some((after + 1).min(b.len())))
 }
 
-/// A heading's text in `rest` (its line from the title on): the bytes that may be shown now,
-/// and where the line ends once it has (its closing `#`s are never shown; while the line is
-/// arriving, a run of `#`s and spaces at the end may be one).
-pub(super) fn heading_content(rest: &str, eof: bool) -> (usize, Option<usize>) {
+/// A heading's text in `rest` (its line from the title on, or from what is still to show of
+/// it, `prev` the character shown before): the bytes that may be shown now, and where the
+/// line ends once it has (its closing `#`s are never shown; while the line is arriving, a run
+/// of `#`s and spaces at the end may be one).
+pub(super) fn heading_content(rest: &str, eof: bool, prev: char) -> (usize, Option<usize>) {
     let Some(end) = rest.find('\n').or(eof.then_some(rest.len())) else {
         return (rest.trim_end_matches([' ', '\t', '#']).len(), None);
     };
     let line = rest[..end].trim_end_matches([' ', '\t']);
     let before = line.trim_end_matches('#');
-    let closing = before.len() < line.len()
-        && (before.is_empty() || before.ends_with([' ', '\t']))
-        && !before.ends_with('\\');
+    // A closing run follows a space, or is all the title there is; text shown before `rest`
+    // counts (`foo` shown, then `#` arriving is part of the title, not its end).
+    let after_space = match before.is_empty() {
+        true => prev == ' ' || prev == '\t',
+        false => before.ends_with([' ', '\t']),
+    };
+    let closing = before.len() < line.len() && after_space && !before.ends_with('\\');
     let content = match closing {
         true => before.trim_end_matches([' ', '\t']),
         false => line,
@@ -444,8 +449,11 @@ mod tests {
             ("foo # bar", false, (9, None)),
         ];
         for (rest, eof, expected) in cases {
-            assert_eq!(heading_content(rest, *eof), *expected, "{rest:?}");
+            assert_eq!(heading_content(rest, *eof, ' '), *expected, "{rest:?}");
         }
+        // The rest of a title whose start was shown already (it ended in `;`): its `#` is text.
+        assert_eq!(heading_content("#\n", false, ';'), (1, Some(1)));
+        assert_eq!(heading_content(" #\n", false, ';'), (0, Some(2)));
     }
 
     #[test]

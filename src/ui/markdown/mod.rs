@@ -481,7 +481,7 @@ impl Markdown {
         let mut piece = String::new();
         let rest = &self.buf[self.pos..];
         let (content, line_end) = match text.heading {
-            true => line::heading_content(rest, eof),
+            true => line::heading_content(rest, eof, text.prev),
             false => (rest.len(), None),
         };
         let complete = eof || line_end.is_some();

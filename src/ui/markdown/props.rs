@@ -161,6 +161,20 @@ fn only_own_escapes(shown: &str, colour: bool) -> bool {
     true
 }
 
+/// Found by the property below: a title's `#` arriving after the text before it was shown
+/// was taken for the closing run.
+#[test]
+fn a_titles_hash_arriving_after_its_text_is_shown() {
+    let style = Style {
+        colour: false,
+        unicode: false,
+    };
+    let text = "## >&amp;#\r\n";
+    let whole = render(&[text], style, 8, false);
+    assert_eq!(whole, Ok(">&#\n---\n".to_string()));
+    assert_eq!(render(&cut(text, &[9]), style, 8, false), whole);
+}
+
 proptest! {
     #![proptest_config(config(256))]
 
