@@ -12,7 +12,8 @@ use crate::tools::kit::confined::{self, Refused};
 /// What the prompt says about the session.
 pub(crate) struct PromptFacts<'a> {
     pub coding_mode: bool,
-    pub non_interactive: bool,
+    /// Nobody can answer a question in this run (no one at a terminal, no `--on-ask`).
+    pub nobody_answers: bool,
     pub readonly: bool,
     pub working_dir: &'a Path,
     /// What the prompt says of the tools (see `Registry::prompt_line`); empty for nothing.
@@ -97,7 +98,7 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
     if facts.readonly {
         parts.push("You are a read-only agent: you can inspect but not change files.".to_string());
     }
-    if facts.non_interactive {
+    if facts.nobody_answers {
         parts.push(
             "Nobody can answer questions during this run: state your assumptions and carry on."
                 .to_string(),
@@ -305,7 +306,7 @@ mod tests {
     ) -> PromptFacts<'a> {
         PromptFacts {
             coding_mode: false,
-            non_interactive: false,
+            nobody_answers: false,
             readonly: false,
             working_dir: dir,
             tools_line: "Tools available: system_info, append_file.",
@@ -353,7 +354,7 @@ mod tests {
         assert!(plain.contains(&format!("Asst: {}...\nSys: asked", "x".repeat(200))));
         assert!(!plain.contains("/work/project") && !plain.contains("create_file"));
         facts.coding_mode = true;
-        facts.non_interactive = true;
+        facts.nobody_answers = true;
         let jobs = ["review-1: review of src (running 5s)".to_string()];
         facts.jobs = &jobs;
         let coding = system_prompt(&facts);

@@ -349,7 +349,7 @@ impl Session {
         let docs = project_docs(working_dir, self.user_home.as_deref());
         system_prompt(&PromptFacts {
             coding_mode: self.coding_mode,
-            non_interactive: self.non_interactive,
+            nobody_answers: !self.has_ui,
             readonly: self.readonly,
             working_dir,
             tools_line: &tools_line,

@@ -249,6 +249,20 @@ impl Interactor for CallInteractor {
     }
 }
 
+/// Someone at a terminal who could answer but is never asked anything: for tests of what a
+/// request offers when a person is there (see `ToolContext::with_someone_there`).
+#[cfg(test)]
+struct SomeoneThere;
+
+#[cfg(test)]
+impl Interactor for SomeoneThere {
+    fn ask(&self, _: &interact::Prompt) -> Result<Response, interact::Unavailable> {
+        Err(interact::Unavailable::Cancelled)
+    }
+
+    fn defer(&self, _: interact::Prompt, _: interact::FollowUp) {}
+}
+
 /// Where a long call says how far it is (a download's bytes so far): the session passes it to
 /// the front-end, which shows it in place; nothing happens when nobody watches.
 #[derive(Clone, Default)]
@@ -288,6 +302,15 @@ impl ToolContext {
             interactor: None,
             call_id: String::new(),
             progress: Progress::default(),
+        }
+    }
+
+    /// This context with a person there to answer (who is never asked: for tests).
+    #[cfg(test)]
+    pub(crate) fn with_someone_there(self) -> Self {
+        Self {
+            interactor: Some(Arc::new(SomeoneThere)),
+            ..self
         }
     }
 

@@ -53,12 +53,14 @@ fn builtin() -> Vec<ToolDef> {
 mod tests {
     use super::*;
 
+    /// A context in a mode, with a person there to answer (the tools that ask are offered).
     fn ctx(coding_mode: bool, readonly: bool) -> ToolContext {
         ToolContext {
             coding_mode,
             readonly,
             ..ToolContext::new("/".into())
         }
+        .with_someone_there()
     }
 
     #[test]

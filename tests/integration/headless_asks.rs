@@ -240,11 +240,18 @@ fn fail_ends_the_run_with_status_3_and_names_the_question() {
 #[test]
 fn by_default_nobody_is_asked_and_the_model_is_told() {
     let home = TempDir::new("headless-deny");
-    let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Assumed SQLite."])]);
+    // Nobody can answer, so no request offers ask_user; a model that calls it all the same
+    // (a name it knew from elsewhere) is told why there is no answer.
+    let server = ReplayServer::start(vec![
+        ask_user().made_up(),
+        Reply::text(&["Assumed SQLite."]),
+    ]);
     let mut command = in_project(home.path(), &server.url(), home.path());
     command.args(["--non-interactive", "--prompt", "set it up"]);
     let output = common::run_with_stdin(command, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(!offered.contains("\"ask_user\""), "{offered}");
     let result = server.requests()[1].last_tool_result();
     assert!(
         result.contains("Nobody can answer questions here"),

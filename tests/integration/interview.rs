@@ -268,8 +268,10 @@ fn bad_questions_and_no_ui_are_told_to_the_model() {
         "{second}"
     );
 
+    // Nobody can answer a --non-interactive run: even with every tool offered the interview
+    // is not, and a call of it all the same is told why.
     let server = ReplayServer::start(vec![
-        interview_call(json!({"questions": questions()})),
+        interview_call(json!({"questions": questions()})).made_up(),
         Reply::text(&["Then in plain text."]),
     ]);
     let output = marvin(home.path())
@@ -283,6 +285,8 @@ fn bad_questions_and_no_ui_are_told_to_the_model() {
         stdout(&output).trim_end().lines().last(),
         Some("Then in plain text.")
     );
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(!offered.contains("\"interview\""), "{offered}");
     assert!(
         server.requests()[1]
             .last_tool_result()

@@ -51,7 +51,7 @@ const SUMMARY_CHARS: usize = 1000;
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "academic",
-    about: "research papers (Semantic Scholar, arXiv)",
+    about: "research papers",
     words: &[
         "paper", "papers", "arxiv", "research", "study", "studies", "journal", "scholar",
         "citation", "preprint",

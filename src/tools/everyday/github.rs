@@ -93,7 +93,7 @@ const GREP_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "github",
-    about: "GitHub repositories: search, clone, read, grep",
+    about: "GitHub repositories",
     words: &[
         "gh",
         "github",

@@ -57,7 +57,7 @@ const OVERPASS_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "maps",
-    about: "OpenStreetMap: addresses, coordinates, map queries",
+    about: "addresses and coordinates (OpenStreetMap)",
     words: &[
         "map",
         "maps",

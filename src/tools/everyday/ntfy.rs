@@ -313,7 +313,7 @@ const PUBLISH: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "ntfy",
-    about: "push notifications to a phone (ntfy)",
+    about: "push notifications to a phone",
     words: &[
         "ntfy",
         "notify me",

@@ -26,7 +26,7 @@ const LABEL: &[Param] = &[Param::required("label", Kind::String, "The place's la
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "places",
-    about: "the person's saved places (home, work)",
+    about: "saved places: home, work",
     words: &[
         "my places",
         "saved place",

@@ -57,7 +57,7 @@ const NEARBY_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "places_search",
-    about: "places near a spot: restaurants, shops, services",
+    about: "restaurants, shops, services nearby",
     words: &[
         "restaurant",
         "restaurants",

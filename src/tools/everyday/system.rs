@@ -13,7 +13,7 @@ use crate::tools::{Family, Offered, ToolContext, ToolDef};
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "system",
-    about: "this machine (disk, memory, uptime), usage and cost, compacting, leaving",
+    about: "this machine, usage and cost, leaving",
     words: &[
         "disk", "memory", "cpu", "battery", "uptime", "hostname", "machine", "computer", "system",
         "usage", "cost", "tokens", "spent", "quit", "exit", "bye", "compact",

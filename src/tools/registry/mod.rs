@@ -28,22 +28,27 @@ pub(crate) use offered::find_tools as find_tools_declaration;
 /// so the requests are the same bytes as before.
 struct Definition<'a> {
     tool: &'a ToolDef,
+    /// What the model reads of it, when not the declaration's own description (`find_tools`
+    /// lists the families of the request's mode).
+    description: Option<&'a str>,
 }
 
 impl Serialize for Definition<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        struct Function<'a>(&'a ToolDef);
+        struct Function<'a>(&'a Definition<'a>);
         impl Serialize for Function<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let tool = self.0.tool;
+                let description = self.0.description.unwrap_or(&tool.description);
                 let mut map = serializer.serialize_map(Some(3))?;
-                map.serialize_entry("description", &self.0.description)?;
-                map.serialize_entry("name", &self.0.name)?;
-                map.serialize_entry("parameters", &schema::Schema(&self.0.params))?;
+                map.serialize_entry("description", description)?;
+                map.serialize_entry("name", &tool.name)?;
+                map.serialize_entry("parameters", &schema::Schema(&tool.params))?;
                 map.end()
             }
         }
         let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("function", &Function(self.tool))?;
+        map.serialize_entry("function", &Function(self))?;
         map.serialize_entry("type", "function")?;
         map.end()
     }
@@ -171,10 +176,19 @@ impl Registry {
     /// offered.
     pub fn definitions(&self, ctx: &ToolContext) -> Option<Box<RawValue>> {
         let remote = self.mcp_tools();
+        let find_tools = ctx
+            .settings
+            .on_demand
+            .then(|| offered::find_tools_description(&self.catalogue_for(ctx, &remote)));
         let offered: Vec<Definition<'_>> = self
             .offered(ctx, &remote)
             .into_iter()
-            .map(|tool| Definition { tool })
+            .map(|tool| Definition {
+                tool,
+                description: find_tools
+                    .as_deref()
+                    .filter(|_| tool.name == offered::FIND_TOOLS),
+            })
             .collect();
         if offered.is_empty() {
             return None;

@@ -40,6 +40,16 @@ fn coding_core(ctx: &ToolContext) -> Vec<&'static str> {
     }
 }
 
+/// The families whose tools ask the person something: no request offers them when nobody
+/// can answer (a run with no one at a terminal and no `--on-ask`, a sub-agent), as the system
+/// prompt then tells the model to carry on with its assumptions.
+const ASKING: &[&str] = &["ask", "interview"];
+
+/// Whether nobody can answer a question asked in `ctx`.
+fn nobody_answers(ctx: &ToolContext) -> bool {
+    ctx.interactor.is_none()
+}
+
 /// The family a question of fact that asks for no other gets.
 const FALLBACK: &str = "wiki";
 
@@ -159,14 +169,11 @@ const FIND_PARAMS: &[Param] = &[Param::required(
     "What you need, in a few words (\"set an alarm\", \"directions to the station\"), or the name of a family or a tool",
 )];
 
-/// The declaration of `find_tools`, its description ending with the `catalogue`.
+/// The declaration of `find_tools`, its description ending with the `catalogue` (a request
+/// that offers tools on demand lists the families its mode may load instead).
 pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
     ToolDef::build(FIND_TOOLS)
-        .describe(format!(
-            "Loads more tools. A request offers only some of Marvin's tools; when none of them \
-             fits, ask for what you need in a few words, or for a family by its name, and the \
-             tools found are offered from your next step on. Families: {catalogue}."
-        ))
+        .describe(find_tools_description(catalogue))
         .offered(Offered::Everywhere)
         .params(FIND_PARAMS)
         .example(r#"{"query": "set an alarm"}"#)
@@ -175,6 +182,15 @@ pub(crate) fn find_tools(catalogue: &str) -> ToolDef {
             Err("find_tools is answered by the registry".into())
         }))
         .in_family("core")
+}
+
+/// What `find_tools` says of itself, ending with the `catalogue` of the families it loads.
+pub(crate) fn find_tools_description(catalogue: &str) -> String {
+    format!(
+        "Loads more tools. A request offers only some of Marvin's tools; when none of them \
+         fits, ask for what you need in a few words, or for a family by its name, and the \
+         tools found are offered from your next step on. Families: {catalogue}."
+    )
 }
 
 impl Registry {
@@ -271,7 +287,7 @@ impl Registry {
         ctx: &ToolContext,
         remote: &'a [ToolDef],
     ) -> Vec<&'a ToolDef> {
-        let allowed = self.allowed(ctx, remote);
+        let allowed = self.offerable(ctx, remote);
         if !ctx.settings.on_demand {
             return allowed;
         }
@@ -369,9 +385,25 @@ impl Registry {
         }
     }
 
+    /// The tools `ctx`'s requests may offer: the ones its mode allows, but none that asks the
+    /// person when nobody can answer (called all the same, such a tool says so).
+    fn offerable<'a>(&'a self, ctx: &ToolContext, remote: &'a [ToolDef]) -> Vec<&'a ToolDef> {
+        let mut allowed = self.allowed(ctx, remote);
+        if nobody_answers(ctx) {
+            allowed.retain(|t| !ASKING.contains(&t.family.as_ref()));
+        }
+        allowed
+    }
+
     /// The built-in families for the model: `weather (weather forecasts), …`.
     pub(super) fn catalogue(&self) -> String {
         listing(&self.families)
+    }
+
+    /// The families `ctx` may load, for the model: the mode's, without the ones its requests
+    /// always offer. It changes only when what may be loaded does (an MCP server joins).
+    pub(super) fn catalogue_for(&self, ctx: &ToolContext, remote: &[ToolDef]) -> String {
+        listing(&self.loadable(ctx, remote))
     }
 
     /// The families `ctx` may load besides the ones every request has: each with a tool the
@@ -381,13 +413,19 @@ impl Registry {
         ctx: &ToolContext,
         remote: &[ToolDef],
     ) -> Vec<Cow<'a, FamilyInfo>> {
-        let allowed = self.allowed(ctx, remote);
+        let allowed = self.offerable(ctx, remote);
         let coding = coding_core(ctx);
         let core = |id: &str| id == "core" || coding.contains(&id);
         let mut families: Vec<Cow<'a, FamilyInfo>> = self
             .families
             .iter()
-            .filter(|f| !core(&f.id) && allowed.iter().any(|t| in_family(t, &f.id, ctx)))
+            .filter(|f| {
+                // A family with a tool the mode allows and the core does not offer already.
+                !core(&f.id)
+                    && allowed
+                        .iter()
+                        .any(|t| in_family(t, &f.id, ctx) && !CORE.contains(&t.name.as_ref()))
+            })
             .map(Cow::Borrowed)
             .collect();
         if allowed.iter().any(|t| in_family(t, PROJECT, ctx)) {
@@ -420,6 +458,7 @@ impl Registry {
         text: &str,
     ) -> (Vec<Chosen>, Asked) {
         let mut chosen: Vec<Chosen> = Vec::new();
+        let mut asked = Asked::Tools;
         if families.iter().any(|f| f.id == WEB) && route::names_a_web_address(text) {
             chosen.push(Chosen {
                 family: WEB.to_string(),
@@ -429,13 +468,22 @@ impl Registry {
         }
         // The message's best family, then each part's best (a message may ask two things:
         // "the weather, and set an alarm"), then the message's others near its best. A message
-        // (or part) that asks what a model answers itself brings none.
-        let entries = self.entries(families, remote, ctx);
+        // (or part) that asks what a model answers itself brings none. The coding core ranks
+        // too, though it is always offered: a message about the code finds its best there, and
+        // a family must come near that to come at all ("a failing test" is not the timers').
+        let offered = coding_core(ctx);
+        let entries = self.message_entries(families, remote, ctx);
         let whole = ranked(&entries, text);
-        if whole.first().is_some_and(|(id, _)| id == route::TALK) {
-            return (chosen, Asked::Talk);
+        match whole.first() {
+            Some((id, _)) if id == route::TALK => return (chosen, Asked::Talk),
+            Some((id, _)) if offered.contains(&id.as_str()) => asked = Asked::Offered,
+            _ => {}
         }
         let top = whole.first().map_or(0.0, |(_, score)| *score);
+        let near = match asked {
+            Asked::Offered => route::NEAR_THE_OFFERED,
+            _ => route::NEAR_THE_TOP,
+        };
         let mut candidates: Vec<(String, f64)> = whole.iter().take(1).cloned().collect();
         for part in route::parts(text) {
             candidates.extend(ranked(&entries, part).into_iter().take(1));
@@ -444,14 +492,14 @@ impl Registry {
             whole
                 .into_iter()
                 .skip(1)
-                .filter(|(_, score)| *score >= top * route::NEAR_THE_TOP),
+                .filter(|(_, score)| *score >= top * near),
         );
         for (id, score) in candidates {
             if chosen.len() == route::MOST {
                 break;
             }
-            if id != route::TALK && score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id)
-            {
+            let known = id == route::TALK || offered.contains(&id.as_str());
+            if !known && score >= route::ENOUGH && !chosen.iter().any(|c| c.family == id) {
                 let entry = entries.iter().find(|e| e.id == id.as_str());
                 let why = entry.map_or_else(String::new, |e| route::shared_words(text, e));
                 chosen.push(Chosen {
@@ -461,7 +509,7 @@ impl Registry {
                 });
             }
         }
-        (chosen, Asked::Tools)
+        (chosen, asked)
     }
 
     /// Every family of `families` that shares a word with `text`, best first, with its score;
@@ -474,6 +522,33 @@ impl Registry {
         text: &str,
     ) -> Vec<(String, f64)> {
         ranked(&self.entries(families, remote, ctx), text)
+    }
+
+    /// What a person's message is ranked against: `families`, and in coding mode the coding
+    /// core, which every request offers already (see `choose`).
+    fn message_entries<'a>(
+        &'a self,
+        families: &[Cow<'_, FamilyInfo>],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+    ) -> Vec<Cow<'a, route::Entry>> {
+        let mut entries = self.entries(families, remote, ctx);
+        for entry in coding_core(ctx).into_iter().filter_map(route::built_in) {
+            entries.push(Cow::Borrowed(entry));
+        }
+        entries
+    }
+
+    /// How a person's message ranks the families and the coding core, best first.
+    #[cfg(test)]
+    pub(super) fn message_ranked(
+        &self,
+        families: &[Cow<'_, FamilyInfo>],
+        remote: &[ToolDef],
+        ctx: &ToolContext,
+        text: &str,
+    ) -> Vec<(String, f64)> {
+        ranked(&self.message_entries(families, remote, ctx), text)
     }
 
     /// What retrieval knows of each of `families`: the built-in ones made when Marvin was
@@ -642,6 +717,17 @@ impl Registry {
         // fits: the best few that share anything with its words, never nothing when some do.
         let mut ranked = self.ranked(families, remote, ctx, query);
         ranked.retain(|(id, _)| id != route::TALK);
+        if ranked.is_empty() {
+            // Words retrieval passes over ("where am I" is all little words) may still be one
+            // of the phrases a family is asked for by.
+            let said = phrase(query);
+            return families
+                .iter()
+                .filter(|f| f.words.iter().chain(&f.asks).any(|p| phrase(p) == said))
+                .take(FOUND)
+                .map(|f| f.id.clone())
+                .collect();
+        }
         let top = ranked.first().map_or(0.0, |(_, score)| *score);
         ranked
             .into_iter()
@@ -670,10 +756,23 @@ enum Asked {
     Talk,
     /// Whatever the families it brings do (perhaps none of them).
     Tools,
+    /// What the tools every request offers do (the coding core's).
+    Offered,
 }
 
 /// The most families one `find_tools` call loads.
 const FOUND: usize = 2;
+
+/// `text` as a phrase to compare: its words, lower case, without punctuation or a family
+/// word's marks (`~here`, `book*`).
+fn phrase(text: &str) -> String {
+    let lower = text.to_lowercase().replace(['\'', '’'], "");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.join(" ")
+}
 
 /// `weather (weather forecasts), …` for the families of a message.
 fn listing<F: std::borrow::Borrow<FamilyInfo>>(families: &[F]) -> String {
@@ -702,6 +801,31 @@ mod tests {
             }),
             ..ToolContext::new("/".into())
         }
+        .with_someone_there()
+    }
+
+    #[test]
+    fn nobody_is_offered_a_tool_that_asks_when_nobody_can_answer() {
+        let registry = Registry::builtin();
+        let there = ctx(true);
+        assert!(registry.names(&there).contains(&"ask_user".to_string()));
+        registry.route(&there, "put the questions in a browser form");
+        assert!(registry.names(&there).contains(&"interview".to_string()));
+        let nobody = ToolContext {
+            interactor: None,
+            ..ctx(true)
+        };
+        registry.route(&nobody, "put the questions in a browser form");
+        let names = registry.names(&nobody);
+        assert!(
+            !names.iter().any(|n| n == "ask_user" || n == "interview"),
+            "{names:?}"
+        );
+        let find = registry.definitions(&nobody).unwrap();
+        assert!(!find.get().contains("interview ("), "{}", find.get());
+        // Called all the same (a name from an earlier run), it says why it cannot ask.
+        let call = crate::message::ToolCall::new("c1", "ask_user", r#"{"questions":[]}"#);
+        assert!(registry.execute(&call, &nobody).is_error);
     }
 
     #[test]

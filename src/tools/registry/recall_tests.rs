@@ -28,6 +28,7 @@ fn ctx(mode: &str) -> ToolContext {
         }),
         ..ToolContext::new(dir)
     }
+    .with_someone_there()
 }
 
 fn lines(name: &str) -> Vec<Value> {
@@ -56,6 +57,8 @@ fn recall() {
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
     let mut noise = 0;
+    let mut coding_bytes = Vec::new();
+    let mut rescued = 0;
     for line in lines("marvin_devel.jsonl") {
         let kind = line["kind"].as_str().unwrap().to_string();
         let mode = line["mode"].as_str().unwrap_or("everyday");
@@ -68,7 +71,7 @@ fn recall() {
         if std::env::var("SHOW_SCORES").is_ok() {
             let remote = registry.mcp_tools();
             let families = registry.loadable(&ctx, &remote);
-            let ranked = registry.ranked(&families, &remote, &ctx, sentence);
+            let ranked = registry.message_ranked(&families, &remote, &ctx, sentence);
             let top: Vec<String> = ranked
                 .iter()
                 .take(3)
@@ -97,14 +100,22 @@ fn recall() {
             continue;
         }
         entry.1 += 1;
+        if mode == "coding" {
+            coding_bytes.push(registry.definitions(&ctx).map_or(0, |d| d.get().len()));
+        }
         let offered = registry.names(&ctx);
         let groups: Vec<Vec<String>> = match line["groups"].as_array() {
             Some(groups) => groups.iter().map(names).collect(),
             None => vec![expect.clone()],
         };
-        if groups.iter().all(|g| g.iter().any(|t| offered.contains(t))) {
+        let serves =
+            |offered: &[String]| groups.iter().all(|g| g.iter().any(|t| offered.contains(t)));
+        if serves(&offered) {
             entry.0 += 1;
         } else {
+            // The model, offered nothing that serves, asks find_tools in the person's words.
+            find_tools(&registry, &ctx, sentence);
+            rescued += usize::from(serves(&registry.names(&ctx)));
             misses.push(format!(
                 "[{kind}] {sentence} → {:?} (wanted {expect:?})",
                 chosen
@@ -129,6 +140,17 @@ fn recall() {
         "     total: {served}/{asked} = {:.1}%; no-tool given a family: {noise}",
         100.0 * served as f64 / asked as f64
     );
+    eprintln!(
+        "after one find_tools in the person's words: {}/{asked} = {:.1}%",
+        served + rescued,
+        100.0 * (served + rescued) as f64 / asked as f64
+    );
+    coding_bytes.sort_unstable();
+    eprintln!(
+        "coding mode, tools a first request carries: median {:.1} KB, p95 {:.1} KB",
+        coding_bytes[coding_bytes.len() / 2] as f64 / 1024.0,
+        coding_bytes[coding_bytes.len() * 95 / 100] as f64 / 1024.0
+    );
     if std::env::var("SHOW_MISSES").is_ok() {
         for miss in misses {
             eprintln!("{miss}");
@@ -138,6 +160,52 @@ fn recall() {
     // `offered`'s test).
     let recall = served as f64 / asked as f64;
     assert!(recall >= 0.95, "first-round recall {served}/{asked}");
+}
+
+/// Calls `find_tools` in `ctx` with `query`, as a model does when nothing offered fits.
+fn find_tools(registry: &Registry, ctx: &ToolContext, query: &str) -> ToolOutcome {
+    let arguments = serde_json::json!({ "query": query }).to_string();
+    let call = crate::message::ToolCall::new("find", super::offered::FIND_TOOLS, &arguments);
+    registry.execute(&call, ctx)
+}
+
+/// What one `find_tools` call finds when the model says what it needs in its own words
+/// (`find_tools_devel.jsonl`: two wordings for each tool a request may lack): a tool that
+/// serves is offered next for at least 99.5% of them, and "No tools match" never comes.
+#[test]
+fn find_tools_finds_from_the_models_words() {
+    let registry = Registry::builtin();
+    let (mut found, mut asked) = (0, 0);
+    for line in lines("find_tools_devel.jsonl") {
+        let ctx = ctx(line["mode"].as_str().unwrap());
+        let query = line["query"].as_str().unwrap();
+        let outcome = find_tools(&registry, &ctx, query);
+        let offered = registry.names(&ctx);
+        let expect = names(&line["expect"]);
+        asked += 1;
+        if expect.iter().any(|t| offered.contains(t)) {
+            found += 1;
+        } else {
+            eprintln!(
+                "find_tools {query:?} → {} (wanted {expect:?})",
+                outcome
+                    .content
+                    .lines()
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        assert!(!outcome.is_error, "{query}: {}", outcome.content);
+    }
+    eprintln!(
+        "find_tools in the model's words: {found}/{asked} = {:.1}%",
+        100.0 * found as f64 / asked as f64
+    );
+    assert!(
+        found * 1000 >= asked * 995,
+        "find_tools found {found}/{asked}"
+    );
 }
 
 /// Ten topics in one session, one a message: the bytes of the tools each request offers stay
@@ -187,13 +255,22 @@ fn probe() {
     for line in std::env::var("PROBE").unwrap_or_default().lines() {
         let (mode, sentence) = line.split_once('|').unwrap_or(("everyday", line));
         let ctx = ctx(mode);
+        let remote = registry.mcp_tools();
+        let families = registry.loadable(&ctx, &remote);
+        let ranked = registry.message_ranked(&families, &remote, &ctx, sentence);
+        let top: Vec<String> = ranked
+            .iter()
+            .take(5)
+            .map(|(f, s)| format!("{f}:{s:.1}"))
+            .collect();
         let chosen = registry.route(&ctx, sentence);
         let why: Vec<String> = chosen
             .iter()
             .map(|c| format!("{}:{}", c.family, c.why))
             .collect();
         eprintln!(
-            "PROBE {sentence} → {why:?}\n      {:?}",
+            "PROBE {sentence} → {why:?}\n      {}\n      {:?}",
+            top.join(" "),
             registry.names(&ctx)
         );
     }

@@ -10,11 +10,11 @@ use super::index::{Entry, Terms};
 pub(crate) static BUILT: &[Entry] = &[
     Entry {
         id: Cow::Borrowed("academic"),
-        length: 119.4,
+        length: 113.4,
         terms: Terms::Built {
             text: "ababstractarxivauauthorcatcitatcitecomputcountdatedefaultfindfirstidjournalkeywordlatestlinkliteraturlookmanimathnewestownpaperpdfphysicpreprintpublishquestionrecentrelevresearchscholarsciencsearchsemantsleepstudisubmitsyntaxtititltopictransformupdatvenuwroteyear",
             ends: &[2, 10, 15, 17, 23, 26, 31, 35, 41, 46, 50, 57, 61, 66, 68, 75, 82, 88, 92, 101, 105, 109, 113, 119, 122, 127, 130, 136, 144, 151, 159, 165, 170, 178, 185, 191, 197, 203, 208, 213, 219, 225, 227, 231, 236, 245, 250, 254, 259, 263],
-            tenths: &[3, 10, 106, 3, 20, 3, 40, 20, 10, 10, 10, 9, 20, 3, 13, 30, 16, 20, 20, 10, 3, 6, 10, 3, 3, 196, 10, 10, 53, 10, 10, 10, 3, 90, 70, 10, 80, 30, 20, 80, 3, 3, 3, 23, 13, 20, 3, 10, 20, 13],
+            tenths: &[3, 10, 86, 3, 20, 3, 40, 20, 10, 10, 10, 9, 20, 3, 13, 30, 16, 20, 20, 10, 3, 6, 10, 3, 3, 196, 10, 10, 53, 10, 10, 10, 3, 90, 50, 10, 80, 10, 20, 80, 3, 3, 3, 23, 13, 20, 3, 10, 20, 13],
         },
     },
     Entry {
@@ -154,11 +154,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("github"),
-        length: 162.1,
+        length: 154.1,
         terms: Terms::Built {
             text: "addressbasebestcaseclientclonecodecommitdefaultdescriptdirectoriexpressfilefindfirstghgithubgrephttpinsidlanglanguaglastlatestlibrarilinemanimatchnameopenorderownerpathplainprojectpyqualifireadreadmregardlessregularreporepositorireturnripgreprustrustlsearchshowsourcstartextuserwhosewithoutword",
             ends: &[7, 11, 15, 19, 25, 30, 34, 40, 47, 55, 64, 71, 75, 79, 84, 86, 92, 96, 100, 105, 109, 116, 120, 126, 133, 137, 141, 146, 150, 154, 159, 164, 168, 173, 180, 182, 189, 193, 198, 208, 215, 219, 229, 235, 242, 246, 251, 257, 261, 266, 270, 274, 278, 283, 290, 294],
-            tenths: &[10, 3, 3, 3, 3, 150, 30, 10, 9, 10, 13, 3, 79, 30, 3, 30, 263, 70, 3, 6, 9, 13, 3, 10, 30, 19, 3, 12, 22, 50, 3, 9, 13, 3, 30, 3, 3, 96, 20, 3, 3, 120, 148, 10, 3, 12, 9, 86, 20, 80, 13, 13, 10, 3, 3, 3],
+            tenths: &[10, 3, 3, 3, 3, 130, 30, 10, 9, 10, 13, 3, 79, 30, 3, 30, 263, 50, 3, 6, 9, 13, 3, 10, 30, 19, 3, 12, 22, 50, 3, 9, 13, 3, 30, 3, 3, 76, 20, 3, 3, 120, 148, 10, 3, 12, 9, 66, 20, 80, 13, 13, 10, 3, 3, 3],
         },
     },
     Entry {
@@ -181,11 +181,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("maps"),
-        length: 131.8,
+        length: 127.8,
         terms: Terms::Built {
             text: "addressamenareaaroundboundaricoordindatadefaultdrinkeiffelelementfindfountainfullgeocodhallhouridjsonlatitudlocatlongitudlookmanimapmuseumnamenodenominatimopenopenstreetmaposmoverpasspartplacepositpostcodprecisqlqueriquestionreturnreversrunsearchshowstreetsuchtagtowertowntypewaterwebsitwithin",
             ends: &[7, 11, 15, 21, 29, 36, 40, 47, 52, 58, 65, 69, 77, 81, 87, 91, 95, 97, 101, 108, 113, 121, 125, 129, 132, 138, 142, 146, 155, 159, 172, 175, 183, 187, 192, 197, 204, 210, 212, 217, 225, 231, 237, 240, 246, 250, 256, 260, 263, 268, 272, 276, 281, 287, 293],
-            tenths: &[123, 3, 10, 3, 10, 100, 10, 6, 13, 20, 13, 20, 10, 10, 20, 20, 10, 20, 3, 50, 60, 50, 30, 6, 100, 20, 3, 3, 10, 10, 70, 70, 43, 10, 10, 10, 20, 10, 13, 60, 10, 10, 20, 10, 20, 23, 20, 10, 30, 20, 30, 10, 3, 10, 10],
+            tenths: &[123, 3, 10, 3, 10, 100, 10, 6, 13, 20, 13, 20, 10, 10, 20, 20, 10, 20, 3, 50, 60, 50, 30, 6, 80, 20, 3, 3, 10, 10, 70, 70, 43, 10, 10, 10, 20, 10, 13, 40, 10, 10, 20, 10, 20, 23, 20, 10, 30, 20, 30, 10, 3, 10, 10],
         },
     },
     Entry {
@@ -199,47 +199,47 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("music"),
-        length: 165.6,
+        length: 163.6,
         terms: Terms::Built {
             text: "albumareaartistbandcomposcountridatedefaultdetaildiscographieditencyclopediaentrifactformgenrgroupheariditunlengthlistlooklookuplyricmanimbidmusicmusicbrainzmusiciannameopenoptionownplayquestionrecordreleasresultsangsearchsingsingersongsungsyntaxtracktypeyear",
             ends: &[5, 9, 15, 19, 25, 32, 36, 43, 49, 60, 64, 76, 81, 85, 89, 93, 98, 102, 104, 108, 114, 118, 122, 128, 133, 137, 141, 146, 157, 165, 169, 173, 179, 182, 186, 194, 200, 206, 212, 216, 222, 226, 232, 236, 240, 246, 251, 255, 259],
-            tenths: &[151, 10, 92, 90, 30, 13, 10, 3, 10, 50, 12, 10, 10, 20, 20, 10, 6, 30, 3, 30, 10, 10, 13, 30, 30, 3, 23, 153, 76, 30, 13, 10, 3, 3, 30, 10, 56, 95, 3, 30, 33, 50, 50, 159, 60, 3, 40, 10, 10],
+            tenths: &[151, 10, 92, 90, 30, 13, 10, 3, 10, 50, 12, 10, 10, 20, 20, 10, 6, 30, 3, 30, 10, 10, 13, 30, 30, 3, 23, 153, 56, 30, 13, 10, 3, 3, 30, 10, 56, 95, 3, 30, 33, 50, 50, 159, 60, 3, 40, 10, 10],
         },
     },
     Entry {
         id: Cow::Borrowed("notes"),
-        length: 233.5,
+        length: 229.5,
         terms: Terms::Built {
-            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeepkeptlastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsearchshopstrsubdirectoritaketextthroughtodotripwrite",
-            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 158, 163, 167, 171, 175, 177, 179, 183, 187, 192, 195, 199, 207, 212, 215, 218, 223, 227, 232, 235, 239, 249, 255, 260, 266, 272, 278, 282, 285, 297, 301, 305, 312, 316, 320, 325],
-            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 80, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 20, 3, 20, 46, 250, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 30, 20, 80],
+            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsearchshopstrsubdirectoritaketextthroughtodotripwrite",
+            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 175, 179, 183, 188, 191, 195, 203, 208, 211, 214, 219, 223, 228, 231, 235, 245, 251, 256, 262, 268, 274, 278, 281, 293, 297, 301, 308, 312, 316, 321],
+            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 250, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 30, 20, 80],
         },
     },
     Entry {
         id: Cow::Borrowed("ntfy"),
-        length: 143.7,
+        length: 141.7,
         terms: Terms::Built {
             text: "alerteachfollowgeneratgetguesshardlistmakemessagnamenewnotifnotifintfiphonepingpostprivatprofilpromptpublishpushsaysendshowshownstopsubscribtexttitltopicunsubscribuser",
             ends: &[5, 9, 15, 22, 25, 30, 34, 38, 42, 48, 52, 55, 60, 66, 70, 75, 79, 83, 89, 95, 101, 108, 112, 115, 119, 123, 128, 132, 140, 144, 148, 153, 163, 167],
-            tenths: &[40, 10, 40, 20, 20, 10, 10, 30, 30, 30, 10, 20, 113, 50, 209, 120, 20, 20, 20, 10, 10, 20, 90, 10, 40, 20, 10, 30, 100, 3, 3, 229, 20, 20],
+            tenths: &[40, 10, 40, 20, 20, 10, 10, 30, 30, 30, 10, 20, 113, 50, 189, 120, 20, 20, 20, 10, 10, 20, 90, 10, 40, 20, 10, 30, 100, 3, 3, 229, 20, 20],
         },
     },
     Entry {
         id: Cow::Borrowed("places"),
-        length: 114.5,
+        length: 112.5,
         terms: Terms::Built {
-            text: "addressanythcalldentistforgetgymhomekeeplabellatitudlistlongitudmumnameofficpersonplaceprofilremembremovsaveshortstoreunderupdatuserworkworth",
-            ends: &[7, 12, 16, 23, 29, 32, 36, 40, 45, 52, 56, 64, 67, 71, 76, 82, 87, 93, 99, 104, 108, 113, 118, 123, 128, 132, 136, 141],
-            tenths: &[173, 3, 20, 3, 20, 20, 93, 20, 23, 3, 30, 3, 20, 6, 20, 20, 266, 10, 53, 30, 170, 3, 20, 10, 10, 20, 73, 3],
+            text: "addressanythcalldentistforgetgymhomekeeplabellatitudlistlongitudmumnameofficplaceprofilremembremovsaveshortstoreunderupdatuserworkworth",
+            ends: &[7, 12, 16, 23, 29, 32, 36, 40, 45, 52, 56, 64, 67, 71, 76, 81, 87, 93, 98, 102, 107, 112, 117, 122, 126, 130, 135],
+            tenths: &[173, 3, 20, 3, 20, 20, 93, 20, 23, 3, 30, 3, 20, 6, 20, 266, 10, 53, 30, 170, 3, 20, 10, 10, 20, 73, 3],
         },
     },
     Entry {
         id: Cow::Borrowed("places_search"),
-        length: 318.7,
+        length: 314.7,
         terms: Terms::Built {
-            text: "addressapiaroundatmauthawaybakeribankbarbikeburgerbusibuycafecasechargercheapchinescinemaclosestcoffecoordindedefaultdelivdeliveridistancdowneatexplainfarfindfirstfixfoodgaregasgoodgooglgymhomehospithotelhourkeykindkyotolabellaptoplatlisbonlnglocatlondonlooklouvrlyonmallmanimetermuseumnamenearnearbinearestnewopenorderparkpetrolpharmaciphonepizzaplacepubqueriradiusratereadrestaurresultsavesaysearchsellservicsetsetupshopspotststationstoresuchsupermarketsushitaketakeawaytextthaitownunituserwantwhetherwithinwork",
-            ends: &[7, 10, 16, 19, 23, 27, 33, 37, 40, 44, 50, 54, 57, 61, 65, 72, 77, 83, 89, 96, 101, 108, 110, 117, 122, 130, 137, 141, 144, 151, 154, 158, 163, 166, 170, 174, 177, 181, 186, 189, 193, 199, 204, 208, 211, 215, 220, 225, 231, 234, 240, 243, 248, 254, 258, 263, 267, 271, 275, 280, 286, 290, 294, 300, 307, 310, 314, 319, 323, 329, 337, 342, 347, 352, 355, 360, 366, 370, 374, 381, 387, 391, 394, 400, 404, 410, 413, 418, 422, 426, 428, 435, 440, 444, 455, 460, 464, 472, 476, 480, 484, 488, 492, 496, 503, 509, 513],
-            tenths: &[23, 10, 53, 30, 20, 30, 20, 30, 80, 23, 30, 10, 20, 53, 20, 20, 20, 30, 30, 30, 30, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 20, 70, 30, 23, 30, 50, 50, 10, 10, 10, 3, 20, 13, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 90, 90, 60, 20, 110, 30, 30, 30, 53, 20, 53, 216, 30, 10, 10, 10, 10, 100, 10, 13, 10, 50, 20, 20, 30, 20, 133, 20, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 3],
+            text: "addressapiaroundatmauthawaybakeribankbarbikeburgerbusibuycafecasechargercheapchinescinemaclosestcoffecoordindedefaultdelivdeliveridistancdowneatexplainfarfindfirstfixfoodgaregasgoodgooglgymhomehospithotelhourkeykindkyotolabellaptoplatlisbonlnglocatlondonlooklouvrlyonmallmanimetermuseumnamenearnearbinearestnewopenorderparkpetrolpharmaciphonepizzaplacepubqueriradiusratereadrestaurresultsavesaysearchsellservicsetsetupshopststationstoresuchsupermarketsushitaketakeawaytextthaitownunituserwantwhetherwithinwork",
+            ends: &[7, 10, 16, 19, 23, 27, 33, 37, 40, 44, 50, 54, 57, 61, 65, 72, 77, 83, 89, 96, 101, 108, 110, 117, 122, 130, 137, 141, 144, 151, 154, 158, 163, 166, 170, 174, 177, 181, 186, 189, 193, 199, 204, 208, 211, 215, 220, 225, 231, 234, 240, 243, 248, 254, 258, 263, 267, 271, 275, 280, 286, 290, 294, 300, 307, 310, 314, 319, 323, 329, 337, 342, 347, 352, 355, 360, 366, 370, 374, 381, 387, 391, 394, 400, 404, 410, 413, 418, 422, 424, 431, 436, 440, 451, 456, 460, 468, 472, 476, 480, 484, 488, 492, 499, 505, 509],
+            tenths: &[23, 10, 53, 30, 20, 30, 20, 30, 80, 23, 30, 10, 20, 53, 20, 20, 20, 30, 30, 30, 30, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 20, 70, 30, 23, 30, 50, 50, 10, 10, 10, 3, 20, 13, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 70, 110, 60, 20, 110, 30, 30, 30, 53, 20, 53, 196, 30, 10, 10, 10, 10, 100, 10, 13, 10, 50, 20, 20, 30, 20, 133, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 3],
         },
     },
     Entry {
@@ -253,11 +253,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("spotify"),
-        length: 305.4,
+        length: 311.4,
         terms: Terms::Built {
-            text: "accountaddaddressalbumappearartistaskauthbandbluebrowserclassiccomconcertoconnectcountricreatdefaultdescriptdiscodjeachedmemptifalsfilterfindfolkgenrgivenhearhiphithophousidindijazzlengthlinklistenlookmakemanimetalmusemusicnameneednewnumberoncopenoperaorderotherotherwisperpianoplayplaylistpopprivatprofilpunkputqueueradiorapreggaresultreturnroadrockrunsaysearchsentshowshownshufflsignsingersongsoulspotifisuchsymphonitaketechnotimetooltoptracktriptuneunderunlessuntiluriuserwaitwhetherwordworkoutyear",
-            ends: &[7, 10, 17, 22, 28, 34, 37, 41, 45, 49, 56, 63, 66, 74, 81, 88, 93, 100, 108, 113, 115, 119, 122, 127, 131, 137, 141, 145, 149, 154, 158, 161, 164, 167, 171, 173, 177, 181, 187, 191, 197, 201, 205, 209, 214, 218, 223, 227, 231, 234, 240, 243, 247, 252, 257, 262, 270, 273, 278, 282, 290, 293, 299, 305, 309, 312, 317, 322, 325, 330, 336, 342, 346, 350, 353, 356, 362, 366, 370, 375, 381, 385, 391, 395, 399, 406, 410, 418, 422, 428, 432, 436, 439, 444, 448, 452, 457, 463, 468, 471, 475, 479, 486, 490, 497, 501],
-            tenths: &[10, 73, 10, 120, 3, 73, 10, 20, 30, 30, 10, 30, 16, 30, 20, 30, 30, 9, 3, 30, 30, 10, 30, 10, 3, 3, 23, 30, 30, 10, 30, 30, 20, 30, 30, 16, 30, 30, 10, 26, 50, 3, 20, 3, 30, 3, 80, 16, 10, 10, 10, 10, 26, 30, 13, 10, 10, 10, 30, 90, 199, 30, 13, 13, 30, 50, 20, 30, 30, 30, 3, 10, 20, 30, 10, 10, 50, 10, 10, 3, 30, 30, 30, 100, 30, 285, 3, 30, 10, 30, 10, 10, 20, 152, 20, 60, 3, 10, 10, 26, 33, 10, 3, 3, 20, 3],
+            text: "accountaddaddressalbumappearartistaskauthbandbluebrowserclassiccomconcertoconnectcountricreatdefaultdescriptdiscodjeachedmemptifalsfilterfindfolkgenrgivenhearhiphithophousidindijazzlengthlinklistenlookmakemanimetalmusemusicnameneednewnumberoncopenoperaorderotherotherwisperpianoplayplaylistpopprivatprofilpunkputqueueradiorapreggaresultreturnroadrockrunsaysearchsentshowshownshufflsignsingersongsoulspotifistreamsuchsymphonitaketechnotimetooltoptracktriptuneunderunlessuntiluriuserwaitwhetherwordworkoutyear",
+            ends: &[7, 10, 17, 22, 28, 34, 37, 41, 45, 49, 56, 63, 66, 74, 81, 88, 93, 100, 108, 113, 115, 119, 122, 127, 131, 137, 141, 145, 149, 154, 158, 161, 164, 167, 171, 173, 177, 181, 187, 191, 197, 201, 205, 209, 214, 218, 223, 227, 231, 234, 240, 243, 247, 252, 257, 262, 270, 273, 278, 282, 290, 293, 299, 305, 309, 312, 317, 322, 325, 330, 336, 342, 346, 350, 353, 356, 362, 366, 370, 375, 381, 385, 391, 395, 399, 406, 412, 416, 424, 428, 434, 438, 442, 445, 450, 454, 458, 463, 469, 474, 477, 481, 485, 492, 496, 503, 507],
+            tenths: &[30, 73, 10, 120, 3, 73, 10, 20, 30, 30, 10, 30, 16, 30, 20, 30, 30, 9, 3, 30, 30, 10, 30, 10, 3, 3, 23, 30, 30, 10, 30, 30, 20, 30, 30, 16, 30, 30, 10, 26, 50, 3, 20, 3, 30, 3, 100, 16, 10, 10, 10, 10, 26, 30, 13, 10, 10, 10, 30, 90, 199, 30, 13, 13, 30, 50, 20, 30, 30, 30, 3, 10, 20, 30, 10, 10, 30, 10, 10, 3, 30, 50, 30, 100, 30, 285, 20, 3, 30, 10, 30, 10, 10, 20, 152, 20, 60, 3, 10, 10, 26, 33, 10, 3, 3, 20, 3],
         },
     },
     Entry {
@@ -280,11 +280,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("system"),
-        length: 157.0,
+        length: 149.0,
         terms: Terms::Built {
             text: "answerappaskbackupbatteribyechatclosecompactcomputcontextconverscostcountcpudescribdiskendexitfarfreefullgoodbyhistorihostnaminfokeptleavloadlongmachinmemoriolderoncoperpartquitsessionshortshowshownshrinkspacespentsummarissystemtimetokenuptimusaguser",
             ends: &[6, 9, 12, 18, 25, 28, 32, 37, 44, 50, 57, 64, 68, 73, 76, 83, 87, 90, 94, 97, 101, 105, 111, 118, 125, 129, 133, 137, 141, 145, 151, 157, 162, 165, 169, 173, 177, 184, 189, 193, 198, 204, 209, 214, 222, 228, 232, 237, 242, 246, 250],
-            tenths: &[20, 40, 10, 10, 40, 30, 20, 30, 70, 60, 10, 10, 80, 10, 40, 10, 80, 10, 60, 20, 30, 20, 30, 40, 30, 20, 10, 20, 10, 20, 70, 80, 10, 10, 10, 10, 60, 10, 10, 10, 10, 20, 20, 50, 10, 60, 10, 60, 60, 90, 10],
+            tenths: &[20, 40, 10, 10, 40, 30, 20, 30, 50, 60, 10, 10, 80, 10, 40, 10, 60, 10, 60, 20, 30, 20, 30, 40, 30, 20, 10, 20, 10, 20, 70, 60, 10, 10, 10, 10, 60, 10, 10, 10, 10, 20, 20, 50, 10, 60, 10, 60, 40, 90, 10],
         },
     },
     Entry {
@@ -298,11 +298,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("tickets"),
-        length: 198.7,
+        length: 196.7,
         terms: Terms::Built {
             text: "activaddanothbacklogbikeblockclosecodecreatcycldatedefaultdepdependdescriptdetaildosdrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
             ends: &[5, 8, 13, 20, 24, 29, 34, 38, 43, 47, 51, 58, 61, 67, 75, 81, 84, 88, 91, 94, 99, 105, 110, 113, 115, 122, 126, 130, 134, 138, 142, 146, 150, 154, 158, 164, 167, 173, 181, 187, 192, 198, 201, 205, 210, 216, 221, 223, 225, 229, 235, 237, 241, 245, 250, 254, 258, 262, 267, 271, 276],
-            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 10, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 150, 440, 10, 50, 10, 20, 30, 20, 46, 3, 10, 3],
+            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 10, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 130, 440, 10, 50, 10, 20, 30, 20, 46, 3, 10, 3],
         },
     },
     Entry {
@@ -343,11 +343,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("web"),
-        length: 210.4,
+        length: 218.4,
         terms: Terms::Built {
-            text: "addressapplarticlbrowschromiumcontentcurrentdatedefaultdocumentduckduckgoemptienablendfactfindfirstfoundfullgooglhappenheadlessheadlinhttphttpsjavascriptlatelatestlinklookmaninewestnewsnumberonlinopenpagepricereadrecentresultreturnrunscrapesearchshareshowsnippetsourcstocksubjectsummaristexttitltodayurlwebwebpagwebsitworldwww",
-            ends: &[7, 11, 17, 22, 30, 37, 44, 48, 55, 63, 73, 78, 83, 86, 90, 94, 99, 104, 108, 113, 119, 127, 134, 138, 143, 153, 157, 163, 167, 171, 175, 181, 185, 191, 196, 200, 204, 209, 213, 219, 225, 231, 234, 240, 246, 251, 255, 262, 267, 272, 279, 287, 291, 295, 300, 303, 306, 312, 318, 323, 326],
-            tenths: &[16, 20, 73, 70, 10, 10, 10, 10, 6, 10, 10, 10, 10, 10, 10, 20, 10, 10, 6, 50, 60, 10, 80, 30, 6, 40, 10, 50, 40, 50, 6, 10, 103, 10, 20, 50, 206, 50, 80, 10, 3, 10, 30, 40, 133, 30, 10, 10, 10, 80, 13, 20, 10, 10, 20, 30, 213, 30, 50, 20, 30],
+            text: "addressapplarticlbrowschromiumcontentcurrentdatedefaultdocumentduckduckgoelectemptienablendeventfactfindfirstfoundfullgooglhappenheadlessheadlinhttphttpsjavascriptlatelatestlinklookmaninewestnewsnumberonlinopenpagepolitpricereadrecentresultreturnrunscrapesearchshareshowsnippetsourcstocksubjectsummaristexttitltodayurlwebwebpagwebsitworldwww",
+            ends: &[7, 11, 17, 22, 30, 37, 44, 48, 55, 63, 73, 78, 83, 88, 91, 96, 100, 104, 109, 114, 118, 123, 129, 137, 144, 148, 153, 163, 167, 173, 177, 181, 185, 191, 195, 201, 206, 210, 214, 219, 224, 228, 234, 240, 246, 249, 255, 261, 266, 270, 277, 282, 287, 294, 302, 306, 310, 315, 318, 321, 327, 333, 338, 341],
+            tenths: &[16, 20, 73, 70, 10, 10, 30, 10, 6, 10, 10, 20, 10, 10, 10, 20, 10, 20, 10, 10, 6, 50, 60, 10, 80, 30, 6, 40, 10, 50, 40, 50, 6, 10, 103, 10, 20, 50, 206, 20, 50, 80, 10, 3, 10, 30, 40, 133, 30, 10, 10, 10, 80, 13, 20, 10, 10, 20, 30, 213, 30, 50, 20, 30],
         },
     },
     Entry {

@@ -50,6 +50,10 @@ pub(crate) const STRONG: f64 = 5.0;
 /// A family whose score is below this share of the best one's stays out.
 pub(crate) const NEAR_THE_TOP: f64 = 0.5;
 
+/// The same share when the best is a family every request offers already (the coding core
+/// in coding mode): a message about the code asks for more only when it clearly does.
+pub(crate) const NEAR_THE_OFFERED: f64 = 0.75;
+
 /// The parts of a message that asks several things ("what's the weather, and set an alarm
 /// for six"), split where a sentence or a clause ends or "and", "also", "then" or "plus"
 /// joins two; none for a message of one part.

@@ -75,7 +75,7 @@ const UPCOMING_PARAMS: &[Param] = &[Param::optional(
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "calendar",
-    about: "the calendar: events, meetings, reminders",
+    about: "calendar events, meetings, reminders",
     words: &[
         "cal",
         "calendar",

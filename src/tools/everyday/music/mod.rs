@@ -52,7 +52,7 @@ const LOOKUP_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "music",
-    about: "music facts (MusicBrainz)",
+    about: "music facts",
     words: &[
         "musicbrainz",
         "song",

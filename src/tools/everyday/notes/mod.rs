@@ -68,7 +68,7 @@ const PATCH_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "notes",
-    about: "notes and lists kept as files in the notes folder",
+    about: "notes and lists in the notes folder",
     words: &[
         "note",
         "notes",

@@ -62,7 +62,7 @@ const ADD_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "spotify",
-    about: "Spotify: music search and playlists",
+    about: "Spotify music and playlists",
     words: &[
         "spotify",
         "playlist",
@@ -121,6 +121,7 @@ pub(crate) const FAMILY: Family = Family {
         "what am I listening to",
         "queue this album",
         "connect spotify",
+        "sign in to my music streaming account",
     ],
 };
 

@@ -63,7 +63,7 @@ const DEP_PARAMS: &[Param] = &[
 /// The family: what it is for and the words that ask for it (see `tools::route`).
 pub(crate) const FAMILY: Family = Family {
     id: "tickets",
-    about: "personal tickets (tasks to do)",
+    about: "personal to-do tickets",
     words: &[
         "ticket", "tickets", "task", "tasks", "todo", "to do", "to-do", "backlog", "done",
         "finished", "my list", "~list",

@@ -78,6 +78,7 @@ pub(crate) const FAMILY: Family = Family {
         "summarise this article",
         "open this website",
         "what's happening in the world",
+        "current events, the election, politics",
         "google this for me",
         "look it up online",
         "scrape the page after its javascript runs",
