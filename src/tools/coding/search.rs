@@ -71,6 +71,10 @@ pub(crate) const FAMILY: Family = Family {
         "defined",
         "usage",
         "occurrence*",
+        "usages",
+        "references",
+        "fixme",
+        "hard-coded",
     ],
     asks: &[
         "where is this function defined",
@@ -81,6 +85,9 @@ pub(crate) const FAMILY: Family = Family {
         "which places use this function",
         "files in the src folder",
         "look for fixme comments",
+        "find every caller of this function",
+        "where is the retry handled",
+        "look for secrets committed in the code",
     ],
 };
 

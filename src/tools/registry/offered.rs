@@ -50,6 +50,11 @@ fn nobody_answers(ctx: &ToolContext) -> bool {
     ctx.interactor.is_none()
 }
 
+/// Families a message does not bring while the coding core offers one that does their work
+/// (coding core family, the family): in coding mode "the ticket" is the project's, in `tk`.
+/// `find_tools` still loads them.
+const SHADOWED: &[(&str, &str)] = &[("coding/tickets", "tickets")];
+
 /// The family a question of fact that asks for no other gets.
 const FALLBACK: &str = "wiki";
 
@@ -474,6 +479,9 @@ impl Registry {
         let offered = coding_core(ctx);
         let entries = self.message_entries(families, remote, ctx);
         let whole = ranked(&entries, text);
+        if route::only_talks(text) {
+            return (chosen, Asked::Talk);
+        }
         match whole.first() {
             Some((id, _)) if id == route::TALK => return (chosen, Asked::Talk),
             Some((id, _)) if offered.contains(&id.as_str()) => asked = Asked::Offered,
@@ -532,8 +540,14 @@ impl Registry {
         remote: &[ToolDef],
         ctx: &ToolContext,
     ) -> Vec<Cow<'a, route::Entry>> {
+        let core = coding_core(ctx);
         let mut entries = self.entries(families, remote, ctx);
-        for entry in coding_core(ctx).into_iter().filter_map(route::built_in) {
+        entries.retain(|e| {
+            !SHADOWED
+                .iter()
+                .any(|(by, id)| core.contains(by) && e.id == *id)
+        });
+        for entry in core.into_iter().filter_map(route::built_in) {
             entries.push(Cow::Borrowed(entry));
         }
         entries
@@ -936,6 +950,11 @@ mod tests {
             "tell me a joke about records",
             "explain recursion like I'm five",
             "rewrite this to sound more formal: hey can u send me the file",
+            // Remarks that ask for nothing, and sums.
+            "ugh, the timer went off in the middle of my nap lol",
+            "thanks, the forecast was spot on",
+            "what's 48 divided by 6",
+            "144 times 3",
         ] {
             let ctx = ctx(false);
             let chosen: Vec<String> = registry
@@ -950,6 +969,8 @@ mod tests {
             ("will it rain in Oslo tomorrow?", "weather"),
             ("play some old records by Nina Simone", "music"),
             ("send a message to my phone when it is done", "ntfy"),
+            ("ugh, set a timer for 10 minutes", "timers"),
+            ("thanks, now what's the forecast for Lyon?", "weather"),
         ] {
             let ctx = ctx(false);
             let chosen = registry.route(&ctx, asked);
@@ -965,6 +986,34 @@ mod tests {
             &ctx,
         );
         assert!(!found.content.contains("talk"), "{}", found.content);
+    }
+
+    #[test]
+    fn in_coding_mode_a_message_about_the_code_brings_only_what_it_clearly_asks_for() {
+        let registry = Registry::builtin();
+        let routed = |text: &str| -> Vec<String> {
+            let ctx = ctx(true);
+            registry
+                .route(&ctx, text)
+                .into_iter()
+                .map(|c| c.family)
+                .collect()
+        };
+        // Its best is the coding core's, or it names a file of code: stray words bring nothing.
+        assert_eq!(routed("fix the failing test"), Vec::<String>::new());
+        assert_eq!(
+            routed("delete the unused helpers in strings.rs"),
+            Vec::<String>::new()
+        );
+        // "The ticket" is the project's (tk, offered), not a personal one.
+        assert_eq!(routed("start work on ticket abc-12"), Vec::<String>::new());
+        // What the core cannot do still comes.
+        assert_eq!(routed("ping my phone when the build is done"), ["ntfy"]);
+        assert!(routed("install requests with uv").contains(&"coding/packages".to_string()));
+        // find_tools still loads a family the mode's core stands in for.
+        let ctx = ctx(true);
+        registry.find_tools_call(r#"{"query": "tickets"}"#, &ctx);
+        assert!(registry.names(&ctx).contains(&"create_ticket".to_string()));
     }
 
     #[test]

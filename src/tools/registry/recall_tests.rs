@@ -1,6 +1,7 @@
 //! How well routing serves Marvin's development set, and how big a session's requests grow
 //! (the targets are asserted; `cargo test --lib recall_tests -- --nocapture` prints
-//! the numbers, SHOW_MISSES=1 what was missed, SHOW_SCORES=1 the scores).
+//! the numbers, SHOW_MISSES=1 what was missed, SHOW_SCORES=1 the scores, SHOW_CODING=1 the
+//! bytes of tools each coding-mode request carries).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -101,7 +102,12 @@ fn recall() {
         }
         entry.1 += 1;
         if mode == "coding" {
-            coding_bytes.push(registry.definitions(&ctx).map_or(0, |d| d.get().len()));
+            let bytes = registry.definitions(&ctx).map_or(0, |d| d.get().len());
+            if std::env::var("SHOW_CODING").is_ok() {
+                let families: Vec<String> = chosen.iter().map(|c| c.family.clone()).collect();
+                eprintln!("CODING {bytes:>6} {sentence} → {families:?}");
+            }
+            coding_bytes.push(bytes);
         }
         let offered = registry.names(&ctx);
         let groups: Vec<Vec<String>> = match line["groups"].as_array() {

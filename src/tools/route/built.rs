@@ -73,20 +73,20 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("coding/files"),
-        length: 254.1,
+        length: 353.1,
         terms: Terms::Built {
-            text: "10kbabovacrossaddappendappliargumentbeginblockbugchangcodecodexconfigcontentcontextcountcreatcrlfcutdeletdifferdirectorieditendenoughequalexactexistfilefirstfixfunctionfuzzhunkignorincludinclusindentinsteadkeptlarglastlflinemainmakematchmaymodulmoveneednevernewnextnothoccuroldoncopenoptionoverwritpartpatchpathpickplaceputreadreadmrefusrelatrenamreplacrestrssearchsectionsendstartstrsurroundtesttextuniquupdatvariablwhitespacwholewithoutworkwrite",
-            ends: &[4, 8, 14, 17, 23, 28, 36, 41, 46, 49, 54, 58, 63, 69, 76, 83, 88, 93, 97, 100, 105, 111, 120, 124, 127, 133, 138, 143, 148, 152, 157, 160, 168, 172, 176, 181, 187, 193, 199, 206, 210, 214, 218, 220, 224, 228, 232, 237, 240, 245, 249, 253, 258, 261, 265, 269, 274, 277, 280, 284, 290, 298, 302, 307, 311, 315, 320, 323, 327, 332, 337, 342, 347, 353, 357, 359, 365, 372, 376, 381, 384, 392, 396, 400, 405, 410, 417, 426, 431, 438, 442, 447],
-            tenths: &[10, 10, 20, 73, 30, 50, 10, 10, 10, 20, 83, 20, 20, 20, 3, 20, 3, 110, 10, 10, 10, 10, 22, 50, 53, 10, 10, 36, 23, 368, 13, 20, 20, 10, 30, 10, 10, 3, 10, 10, 10, 20, 3, 10, 136, 20, 10, 10, 10, 40, 20, 10, 20, 43, 10, 10, 13, 20, 13, 20, 10, 20, 10, 130, 22, 10, 23, 3, 116, 20, 10, 22, 50, 23, 10, 20, 10, 30, 10, 10, 30, 10, 20, 39, 10, 10, 20, 10, 23, 20, 22, 50],
+            text: "10kbabovacrossaddapiappendappliargumentbeginblockbugchangclasscodecodexcommandconfigcontentcontextcorrectcountcrashcreatcrlfcutdeletdifferdirectoridocdockerfileditendendpointenoughequalexactexistfilefindfirstfixfunctionfuzzhandlerhunkignorimplementincludinclusindentinsteadkeptlarglastlflinemainmakematchmaymethodmistakmodulmoveneednevernewnextnothnumberoccuroldonconeopenoptionoverwritpanicpartpatchpathpickplaceprogramputreadreadmrefactorrefusrelatrenamreplacrestroutrsscaffoldsearchsectionsendsmallerspellsplitstartstrsurroundtesttexttypouniquupdatvariablversionwhitespacwholewithoutworkwrite",
+            ends: &[4, 8, 14, 17, 20, 26, 31, 39, 44, 49, 52, 57, 62, 66, 71, 78, 84, 91, 98, 105, 110, 115, 120, 124, 127, 132, 138, 147, 150, 159, 163, 166, 174, 180, 185, 190, 195, 199, 203, 208, 211, 219, 223, 230, 234, 239, 248, 254, 260, 266, 273, 277, 281, 285, 287, 291, 295, 299, 304, 307, 313, 319, 324, 328, 332, 337, 340, 344, 348, 354, 359, 362, 365, 368, 372, 378, 386, 391, 395, 400, 404, 408, 413, 420, 423, 427, 432, 440, 445, 450, 455, 461, 465, 469, 471, 479, 485, 492, 496, 503, 508, 513, 518, 521, 529, 533, 537, 541, 546, 551, 558, 565, 574, 579, 586, 590, 595],
+            tenths: &[10, 10, 20, 113, 20, 30, 50, 10, 10, 10, 50, 83, 30, 20, 20, 20, 50, 3, 20, 20, 3, 50, 130, 10, 10, 10, 10, 22, 20, 50, 50, 53, 30, 10, 10, 36, 23, 368, 20, 13, 20, 70, 10, 50, 30, 10, 30, 10, 3, 10, 10, 10, 20, 3, 10, 156, 20, 10, 10, 10, 30, 20, 70, 20, 10, 20, 63, 10, 10, 20, 13, 20, 13, 20, 20, 30, 20, 30, 10, 130, 22, 10, 23, 20, 3, 116, 20, 30, 10, 22, 50, 23, 10, 20, 20, 30, 10, 30, 10, 20, 20, 20, 10, 30, 10, 40, 39, 30, 10, 30, 20, 20, 10, 23, 20, 22, 70],
         },
     },
     Entry {
         id: Cow::Borrowed("coding/git"),
-        length: 197.6,
+        length: 270.6,
         terms: Terms::Built {
-            text: "alonauthorawaybackblamebranchchangcheckoutcommitcreatdatedefaultdiffdirectoridiscardeacheverifilefirstgitgivenhashhistoriinsteadkeptlastleftlimitlinelistlocalloglostmakemanimergmessagnevernewnoneomitoneoptionpathputrecentrefusremotreporestorshowstagestatussubjectswitchtagthrowntouchuncommitundounstaguntrackwaywhoseworkyesterday",
-            ends: &[4, 10, 14, 18, 23, 29, 34, 42, 48, 53, 57, 64, 68, 77, 84, 88, 93, 97, 102, 105, 110, 114, 121, 128, 132, 136, 140, 145, 149, 153, 158, 161, 165, 169, 173, 177, 183, 188, 191, 195, 199, 202, 208, 212, 215, 221, 226, 231, 235, 241, 245, 250, 256, 263, 269, 272, 278, 283, 291, 295, 301, 308, 311, 316, 320, 329],
-            tenths: &[10, 10, 3, 10, 53, 136, 142, 50, 165, 13, 10, 3, 103, 19, 13, 10, 13, 88, 6, 263, 10, 10, 30, 3, 10, 23, 10, 3, 36, 10, 10, 70, 10, 10, 3, 30, 13, 3, 30, 10, 3, 3, 10, 13, 10, 30, 10, 10, 20, 53, 63, 33, 100, 10, 33, 13, 3, 3, 23, 20, 3, 10, 10, 3, 13, 20],
+            text: "alonamendanothanythauthorawaybackblamebranchchangcheckcheckoutcherricommitcreatdatedefaultdiffdirectoridiscardeacheverifilefirstgitgivenhashhistoriinsteadkeptlastleftlimitlinelistlocalloglostmakemanimergmessagnevernewnoneomitoneontooptionpathpickpullpushputrebasrecentrefusremotreporestorrevertshowsquashstagestashstatussubjectswitchtagthrowntogethtouchuncommitundounstaguntrackwaywhoseworkyesterdayyet",
+            ends: &[4, 9, 14, 19, 25, 29, 33, 38, 44, 49, 54, 62, 68, 74, 79, 83, 90, 94, 103, 110, 114, 119, 123, 128, 131, 136, 140, 147, 154, 158, 162, 166, 171, 175, 179, 184, 187, 191, 195, 199, 203, 209, 214, 217, 221, 225, 228, 232, 238, 242, 246, 250, 254, 257, 262, 268, 273, 278, 282, 288, 294, 298, 304, 309, 314, 320, 327, 333, 336, 342, 348, 353, 361, 365, 371, 378, 381, 386, 390, 399, 402],
+            tenths: &[10, 30, 20, 20, 10, 3, 10, 53, 226, 142, 20, 50, 50, 225, 33, 10, 3, 103, 19, 13, 10, 13, 88, 6, 263, 10, 10, 30, 3, 10, 23, 10, 3, 36, 10, 10, 70, 10, 10, 3, 30, 13, 3, 30, 10, 3, 3, 20, 10, 13, 50, 30, 50, 10, 30, 30, 10, 40, 20, 53, 30, 63, 50, 63, 30, 100, 10, 33, 13, 3, 20, 3, 53, 20, 3, 10, 10, 3, 13, 20, 20],
         },
     },
     Entry {
@@ -100,29 +100,29 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("coding/search"),
-        length: 110.2,
+        length: 145.2,
         terms: Terms::Built {
-            text: "casecodecommentconfigcontentdeepdefaultdefindirectorieveriexcludexpressfilefindfixmfolderfunctiongitignorgrepkeylevellinelistlookmanimatchnameoccurrpathplaceplainregardlessregularreturnripgreprssearchshowskipsrctexttreeusagwhosewithoutwork",
-            ends: &[4, 8, 15, 21, 28, 32, 39, 44, 53, 58, 64, 71, 75, 79, 83, 89, 97, 105, 109, 112, 117, 121, 125, 129, 133, 138, 142, 148, 152, 157, 162, 172, 179, 185, 192, 194, 200, 204, 208, 211, 215, 219, 223, 228, 235, 239],
-            tenths: &[3, 90, 20, 20, 10, 3, 12, 50, 42, 20, 20, 3, 96, 50, 20, 20, 40, 20, 70, 20, 3, 13, 13, 20, 3, 9, 3, 30, 10, 20, 3, 3, 3, 13, 3, 3, 86, 20, 20, 20, 13, 100, 30, 3, 3, 26],
+            text: "callercasecodecommentcommitconfigcontentdeepdefaultdefindirectorieveriexcludexpressfilefindfixmfolderfunctiongitignorgrephandlhardkeylevellinelistlookmanimatchnameoccurrpathplaceplainreferregardlessregularretrireturnripgreprssearchsecretshowskipsrctexttreeusagwhosewithoutwork",
+            ends: &[6, 10, 14, 21, 27, 33, 40, 44, 51, 56, 65, 70, 76, 83, 87, 91, 95, 101, 109, 117, 121, 126, 130, 133, 138, 142, 146, 150, 154, 159, 163, 169, 173, 178, 183, 188, 198, 205, 210, 216, 223, 225, 231, 237, 241, 245, 248, 252, 256, 260, 265, 272, 276],
+            tenths: &[20, 3, 140, 20, 20, 20, 10, 3, 12, 50, 42, 40, 20, 3, 96, 70, 50, 20, 60, 20, 70, 20, 30, 20, 3, 13, 13, 40, 3, 9, 3, 30, 10, 20, 3, 30, 3, 3, 20, 13, 3, 3, 86, 20, 20, 20, 20, 13, 100, 60, 3, 3, 26],
         },
     },
     Entry {
         id: Cow::Borrowed("coding/shell"),
-        length: 102.7,
+        length: 144.7,
         terms: Terms::Built {
-            text: "50kbbashbuildcargocheckcodecombincommandcompildefaultdirectoriexecutexitfirstinstalmakenonnormalnpmoutputprojectresultrunscriptsecondservershellstartstderrstdoutstoptermintestwork",
-            ends: &[4, 8, 13, 18, 23, 27, 33, 40, 46, 53, 62, 68, 72, 77, 83, 87, 90, 96, 99, 105, 112, 118, 121, 127, 133, 139, 144, 149, 155, 161, 165, 171, 175, 179],
-            tenths: &[10, 13, 50, 50, 40, 20, 10, 106, 30, 3, 13, 50, 20, 10, 20, 50, 10, 10, 50, 20, 20, 10, 143, 50, 3, 20, 30, 20, 10, 10, 3, 30, 80, 13],
+            text: "50kbbashbenchmarkbuildcargocheckcicodecombincommandcompilcountcoveragdefaultdirectoriexecutexitfastfirstformatinstallinelintlintermakemeasurnonnormalnpmoutputprojectpytestresultrunscriptsecondservershellstartstderrstdoutstoptermintesttimework",
+            ends: &[4, 8, 17, 22, 27, 32, 34, 38, 44, 51, 57, 62, 69, 76, 85, 91, 95, 99, 104, 110, 116, 120, 124, 130, 134, 140, 143, 149, 152, 158, 165, 171, 177, 180, 186, 192, 198, 203, 208, 214, 220, 224, 230, 234, 238, 242],
+            tenths: &[10, 13, 30, 50, 50, 40, 30, 40, 10, 106, 50, 20, 50, 3, 13, 50, 20, 20, 10, 30, 20, 20, 30, 20, 50, 20, 10, 10, 50, 20, 20, 30, 10, 183, 50, 3, 20, 30, 20, 10, 10, 3, 30, 100, 20, 13],
         },
     },
     Entry {
         id: Cow::Borrowed("coding/tickets"),
-        length: 74.8,
+        length: 112.8,
         terms: Terms::Built {
-            text: "addargumentblockbuiltchangcliclosecreatdepdescriptfileformatgateidinstallistlsmanagmarvinnoteprojectreopensameshowstartstatusstoretexttickettitltktreewrite",
-            ends: &[3, 11, 16, 21, 26, 29, 34, 39, 42, 50, 54, 60, 64, 66, 72, 76, 78, 83, 89, 93, 100, 106, 110, 114, 119, 125, 130, 134, 140, 144, 146, 150, 155],
-            tenths: &[33, 3, 10, 10, 10, 10, 33, 43, 10, 3, 10, 10, 20, 12, 10, 20, 13, 10, 10, 33, 20, 10, 10, 13, 33, 10, 10, 3, 200, 3, 93, 10, 20],
+            text: "addargumentbeginblockbugbuiltchangcliclosecreatdepdescriptfailfileformatgateidinstalissulistlsmanagmarkmarvinnoteopenprojectreopensameshowstartstatusstoretasktexttickettitltktreeworkwrite",
+            ends: &[3, 11, 16, 21, 24, 29, 34, 37, 42, 47, 50, 58, 62, 66, 72, 76, 78, 84, 88, 92, 94, 99, 103, 109, 113, 117, 124, 130, 134, 138, 143, 149, 154, 158, 162, 168, 172, 174, 178, 182, 187],
+            tenths: &[33, 3, 20, 10, 20, 10, 10, 10, 33, 43, 10, 3, 20, 30, 10, 20, 12, 10, 60, 20, 13, 10, 20, 10, 53, 20, 20, 10, 10, 13, 33, 10, 10, 60, 3, 300, 3, 93, 10, 20, 20],
         },
     },
     Entry {
@@ -208,11 +208,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("notes"),
-        length: 229.5,
+        length: 237.5,
         terms: Terms::Built {
             text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsearchshopstrsubdirectoritaketextthroughtodotripwrite",
             ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 175, 179, 183, 188, 191, 195, 203, 208, 211, 214, 219, 223, 228, 231, 235, 245, 251, 256, 262, 268, 274, 278, 281, 293, 297, 301, 308, 312, 316, 321],
-            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 250, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 30, 20, 80],
+            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 280, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 80, 20, 80],
         },
     },
     Entry {
@@ -298,11 +298,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("tickets"),
-        length: 196.7,
+        length: 201.7,
         terms: Terms::Built {
-            text: "activaddanothbacklogbikeblockclosecodecreatcycldatedefaultdepdependdescriptdetaildosdrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
-            ends: &[5, 8, 13, 20, 24, 29, 34, 38, 43, 47, 51, 58, 61, 67, 75, 81, 84, 88, 91, 94, 99, 105, 110, 113, 115, 122, 126, 130, 134, 138, 142, 146, 150, 154, 158, 164, 167, 173, 181, 187, 192, 198, 201, 205, 210, 216, 221, 223, 225, 229, 235, 237, 241, 245, 250, 254, 258, 262, 267, 271, 276],
-            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 10, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 130, 440, 10, 50, 10, 20, 30, 20, 46, 3, 10, 3],
+            text: "activaddanothbacklogbikeblockclosecodecreatcycldatedefaultdepdependdescriptdetaildrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
+            ends: &[5, 8, 13, 20, 24, 29, 34, 38, 43, 47, 51, 58, 61, 67, 75, 81, 85, 88, 91, 96, 102, 107, 110, 112, 119, 123, 127, 131, 135, 139, 143, 147, 151, 155, 161, 164, 170, 178, 184, 189, 195, 198, 202, 207, 213, 218, 220, 222, 226, 232, 234, 238, 242, 247, 251, 255, 259, 264, 268, 273],
+            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 130, 440, 10, 110, 10, 20, 30, 20, 46, 3, 10, 3],
         },
     },
     Entry {

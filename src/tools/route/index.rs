@@ -191,8 +191,11 @@ fn mended(term: String, entries: &[&Entry]) -> String {
 /// The words of `text` retrieval counts: lower case, split at anything but letters and
 /// digits (apostrophes dropped: "what's" is "whats"), the little words left out, stemmed.
 pub(crate) fn terms_of(text: &str) -> Vec<String> {
+    // "to do" is two little words, but a to-do list is a thing of its own.
     text.to_lowercase()
         .replace(['\'', '’'], "")
+        .replace("to-do", "todo")
+        .replace("to do list", "todo list")
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| {
             word.len() > 1 && !STOP.contains(word) && !word.bytes().all(|b| b.is_ascii_digit())

@@ -12,9 +12,9 @@ mod stem;
 mod talk;
 
 pub(crate) use index::{Entry, rank, terms_of};
-pub(crate) use talk::TALK;
 #[cfg(test)]
 pub(crate) use talk::made as made_talk;
+pub(crate) use talk::{TALK, only_talks};
 
 /// What a model answers by itself, as retrieval sees it (see `talk`).
 pub(crate) fn talk() -> &'static Entry {
@@ -52,14 +52,14 @@ pub(crate) const NEAR_THE_TOP: f64 = 0.5;
 
 /// The same share when the best is a family every request offers already (the coding core
 /// in coding mode): a message about the code asks for more only when it clearly does.
-pub(crate) const NEAR_THE_OFFERED: f64 = 0.75;
+pub(crate) const NEAR_THE_OFFERED: f64 = 0.8;
 
 /// The parts of a message that asks several things ("what's the weather, and set an alarm
 /// for six"), split where a sentence or a clause ends or "and", "also", "then" or "plus"
 /// joins two; none for a message of one part.
 pub(crate) fn parts(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    for sentence in text.split(['?', '!', ';', '.', '\n']) {
+    for sentence in sentences(text) {
         let mut rest = sentence;
         loop {
             let lower = rest.to_lowercase();
@@ -77,11 +77,34 @@ pub(crate) fn parts(text: &str) -> Vec<&str> {
         }
         parts.push(rest);
     }
-    parts.retain(|part| terms_of(part).len() >= 2);
+    // A part needs two words that count, or one in a message of several sentences, where
+    // each sentence asks by itself ("what's in notes.txt? and which folder is this?").
+    let asking = sentences(text).filter(|s| !terms_of(s).is_empty()).count();
+    let least = if asking > 1 { 1 } else { 2 };
+    parts.retain(|part| terms_of(part).len() >= least);
     if parts.len() < 2 {
         parts.clear();
     }
     parts
+}
+
+/// The sentences of `text`: split where a question, an exclamation, a semicolon or a line
+/// ends it, or a full stop before a space (not the one in `strings.rs` or `3.5`).
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|(_, n)| *n);
+        let ends_here = matches!(c, '?' | '!' | ';' | '\n')
+            || (c == '.' && next.is_none_or(char::is_whitespace));
+        if ends_here {
+            ends.push((start, at));
+            start = at + c.len_utf8();
+        }
+    }
+    ends.push((start, text.len()));
+    ends.into_iter().map(move |(from, to)| &text[from..to])
 }
 
 /// Whether `text` names a web address (`https://…`, `www.…`, `example.org/page`).
@@ -152,4 +175,28 @@ pub(crate) struct Chosen {
     pub why: String,
     /// How strongly the message asks for it (its retrieval score).
     pub strength: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parts;
+
+    #[test]
+    fn a_message_is_cut_into_the_things_it_asks_at_sentences_and_joints() {
+        assert_eq!(
+            parts("what's the weather in Oslo, and set an alarm for six"),
+            ["what's the weather in Oslo", "and set an alarm for six"]
+        );
+        // A sentence of its own asks by itself, even in one word that counts.
+        assert_eq!(
+            parts("what is in notes.txt? and which folder is this?"),
+            ["what is in notes.txt", "which folder is this"]
+        );
+        // A full stop inside a word ends nothing; one part is no parts.
+        assert_eq!(
+            parts("delete the unused helpers in strings.rs"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(parts("scale it by 2.5 and rotate it"), Vec::<&str>::new());
+    }
 }

@@ -9,6 +9,107 @@ use super::index::Entry;
 /// The id it ranks under; never a family's.
 pub(crate) const TALK: &str = "talk";
 
+/// Whether `text` only talks: a remark about how the person feels or what happened ("my alarm
+/// clock broke this morning lol", "thanks, that fix looks good") that asks for nothing. Such
+/// a message shares words with families ("alarm", "fix") without wanting any of them.
+pub(crate) fn only_talks(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "thanks",
+        "thank you",
+        "nice",
+        "cool",
+        "great",
+        "awesome",
+        "lol",
+    ];
+    const FEELINGS: &[&str] = &[
+        "lol",
+        "haha",
+        "ugh",
+        "omg",
+        "yay",
+        "so annoying",
+        "fed up",
+        "what a",
+        "i love",
+        "i hate",
+        "sucks",
+        "awful",
+    ];
+    const ASKING: &[&str] = &[
+        "please",
+        "can you",
+        "could you",
+        "would you",
+        "remind",
+        "tell me",
+        "show",
+        "set",
+        "play",
+        "find",
+        "search",
+        "send",
+        "add",
+        "create",
+        "make",
+        "open",
+        "start",
+        "want",
+        "need",
+        "like to",
+        "let me know",
+        "look",
+        "check",
+        "what",
+        "how",
+        "when",
+        "where",
+        "who",
+        "which",
+    ];
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |phrase: &str| {
+        let phrase: Vec<&str> = phrase.split(' ').collect();
+        words.windows(phrase.len()).any(|w| w == phrase.as_slice())
+    };
+    let opens = OPENERS.iter().any(|o| {
+        let o: Vec<&str> = o.split(' ').collect();
+        words.starts_with(&o)
+    });
+    let remark = !text.contains('?')
+        && (opens || FEELINGS.iter().any(|f| has(f)))
+        && !ASKING.iter().any(|a| has(a));
+    remark || is_a_sum(&words)
+}
+
+/// Whether `words` hold a sum: two numbers joined by an operator ("17 times 23", "12 x 9",
+/// "100 divided by 7"), which a model works out itself.
+fn is_a_sum(words: &[&str]) -> bool {
+    const OPERATORS: &[&str] = &[
+        "times",
+        "x",
+        "plus",
+        "minus",
+        "divided",
+        "multiplied",
+        "over",
+    ];
+    let number = |w: &str| w.parse::<f64>().is_ok();
+    words
+        .windows(3)
+        .any(|w| number(w[0]) && OPERATORS.contains(&w[1]) && number(w[2]))
+        || words.windows(4).any(|w| {
+            number(w[0])
+                && ["divided", "multiplied"].contains(&w[1])
+                && w[2] == "by"
+                && number(w[3])
+        })
+}
+
 /// The words of each kind of request a model answers itself.
 #[cfg(test)]
 const WORDS: &[&str] = &[

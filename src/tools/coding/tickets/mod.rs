@@ -100,13 +100,20 @@ const PARAMS: &[Param] = &[Param::required(
 pub(crate) const FAMILY: Family = Family {
     id: "coding/tickets",
     about: "the project tickets (tk) that gate writes",
-    words: &["tk", "ticket", "tickets"],
+    words: &[
+        "tk", "ticket", "tickets", "task", "tasks", "issue", "issues",
+    ],
     asks: &[
         "create a ticket for this",
         "start the ticket",
         "close the ticket",
         "list the tickets",
         "add a note to the ticket",
+        "which tickets are open",
+        "begin work on a ticket",
+        "mark the ticket done",
+        "note on the ticket why it failed",
+        "file a ticket for the bug",
     ],
 };
 

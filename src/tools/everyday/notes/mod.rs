@@ -78,7 +78,7 @@ pub(crate) const FAMILY: Family = Family {
         "~list",
         "~lists",
         "todo",
-        "to do",
+        "to do list",
         "shopping",
         "grocery",
         "groceries",
