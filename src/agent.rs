@@ -87,7 +87,8 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         .iter()
         .rev()
         .find(|m| m.role == crate::message::Role::User)
-        .and_then(|m| m.content.as_deref());
+        .and_then(|m| m.content.as_deref())
+        .map(crate::prompt::unstamped);
     if let Some(asked) = asked {
         turn.registry.route(turn.ctx, asked);
     }

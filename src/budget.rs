@@ -293,7 +293,7 @@ impl Budget {
             .iter()
             .filter(|m| m.role == Role::User && !m.text().is_empty())
             .map(|m| {
-                m.text()
+                crate::prompt::unstamped(m.text())
                     .replace('\n', " ")
                     .chars()
                     .take(TOPIC_CHARS)

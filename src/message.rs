@@ -122,6 +122,9 @@ pub struct Usage {
     pub output_tokens: u64,
     /// USD, when the service says what the call cost (OpenRouter does).
     pub reported_cost: Option<f64>,
+    /// Of `input_tokens`, those the service took from its cache of the prompt's start (read,
+    /// not evaluated again; most services charge less for them).
+    pub cached_tokens: u64,
 }
 
 #[cfg(test)]

@@ -1,6 +1,10 @@
-//! The system prompt, built fresh for every turn in the seed's order: who Marvin is and the
-//! rules it keeps, the user's preferences, profile and saved places, a compact history,
-//! coding-mode instructions, background jobs, then the project's own instruction files.
+//! The system prompt, built for every turn in the seed's order: who Marvin is and the rules it
+//! keeps, the user's preferences, profile and saved places, a compact history, coding-mode
+//! instructions, background jobs, then the project's own instruction files. Within a
+//! conversation it stays the same from request to request unless something in it changes,
+//! so a provider's cache of the prompt's start holds: the current time goes with each of the
+//! person's messages instead (see [`stamped`]), and the compact history is the one the
+//! conversation started with.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -26,11 +30,10 @@ pub(crate) struct PromptFacts<'a> {
     /// JSON text, when the profile has any.
     pub preferences: Option<&'a str>,
     pub places: Option<&'a str>,
-    /// The last chat-log entries.
-    pub history: &'a [Entry],
+    /// The compact history the conversation started with (see [`compact_history`]).
+    pub recent: Option<&'a str>,
     /// (file shown, contents) of the project's instruction files, in order.
     pub project_docs: &'a [(String, String)],
-    pub now: SystemTime,
 }
 
 const PERSONALITY: &str = "\
@@ -64,10 +67,7 @@ const DOC_LIMIT: usize = 16 * 1024;
 const DOCS_TOTAL: usize = 64 * 1024;
 
 pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
-    let mut parts = vec![
-        PERSONALITY.to_string(),
-        format!("Current time (UTC): {}.", iso8601(facts.now)),
-    ];
+    let mut parts = vec![PERSONALITY.to_string()];
     if let Some(preferences) = facts.preferences {
         parts.push(format!("The user's preferences: {preferences}"));
     }
@@ -75,8 +75,8 @@ pub(crate) fn system_prompt(facts: &PromptFacts<'_>) -> String {
     if let Some(places) = facts.places {
         parts.push(format!("The user's saved places: {places}"));
     }
-    if let Some(history) = compact_history(facts.history) {
-        parts.push(history);
+    if let Some(recent) = facts.recent {
+        parts.push(recent.to_string());
     }
     if facts.coding_mode {
         parts.push(CODING.to_string());
@@ -142,8 +142,35 @@ pub(crate) fn essential(prompt: &str) -> String {
     parts.join("\n\n")
 }
 
+/// What opens the line of the current time at the end of a message of the person's.
+const STAMP: &str = "\n\n[Current time (UTC): ";
+
+/// The person's message `text` as the model gets it: with the time it was sent, to the
+/// minute, on a line of its own at the end. Each message keeps its own, so the conversation
+/// sent before stays as it was (a provider's cached prefix holds) and the newest always says
+/// what time it is now.
+pub(crate) fn stamped(text: &str, now: SystemTime) -> String {
+    let time = iso8601(now);
+    // 2026-11-29T15:30:12Z → 2026-11-29T15:30Z
+    let minute = match time.len() {
+        20 => format!("{}Z", &time[..16]),
+        _ => time,
+    };
+    format!("{text}{STAMP}{minute}]")
+}
+
+/// The person's words in `message`, without the time [`stamped`] added.
+pub(crate) fn unstamped(message: &str) -> &str {
+    match message.rfind(STAMP) {
+        Some(at) if message.ends_with(']') && !message[at + STAMP.len()..].contains('\n') => {
+            &message[..at]
+        }
+        _ => message,
+    }
+}
+
 /// `Recent conversation:` with the last entries, each cut at 200 characters.
-fn compact_history(history: &[Entry]) -> Option<String> {
+pub(crate) fn compact_history(history: &[Entry]) -> Option<String> {
     let recent = &history[history.len().saturating_sub(HISTORY_LINES)..];
     if recent.is_empty() {
         return None;
@@ -301,7 +328,7 @@ mod tests {
 
     fn facts<'a>(
         dir: &'a Path,
-        history: &'a [Entry],
+        recent: Option<&'a str>,
         docs: &'a [(String, String)],
     ) -> PromptFacts<'a> {
         PromptFacts {
@@ -315,9 +342,8 @@ mod tests {
             profile: "work",
             preferences: Some(r#"{"units":"metric"}"#),
             places: None,
-            history,
+            recent,
             project_docs: docs,
-            now: SystemTime::UNIX_EPOCH,
         }
     }
 
@@ -331,11 +357,12 @@ mod tests {
             entry("system", "asked"),
         ];
         let docs = [("AGENTS.md".to_string(), "Use tabs.".to_string())];
-        let mut facts = facts(dir, &history, &docs);
+        let recent = compact_history(&history);
+        let mut facts = facts(dir, recent.as_deref(), &docs);
         let plain = system_prompt(&facts);
         assert!(plain.starts_with("You are Marvin"));
+        assert!(!plain.contains("Current time"), "{plain}");
         let order = [
-            "Current time (UTC): 1970-01-01T00:00:00Z.",
             "The user's preferences: {\"units\":\"metric\"}",
             "Active profile: work.",
             "Recent conversation:\nUser: hello there\nAsst: ",
@@ -366,19 +393,34 @@ mod tests {
     }
 
     #[test]
+    fn the_persons_message_carries_the_minute_it_was_sent_and_loses_it_again() {
+        let sent = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_764_430_212);
+        let message = stamped("what time is it?", sent);
+        assert_eq!(
+            message,
+            "what time is it?\n\n[Current time (UTC): 2025-11-29T15:30Z]"
+        );
+        assert_eq!(unstamped(&message), "what time is it?");
+        // Words of the person's own that look alike stay.
+        let own = "notes:\n\n[Current time (UTC): then]\nmore";
+        assert_eq!(unstamped(own), own);
+        assert_eq!(unstamped("plain"), "plain");
+    }
+
+    #[test]
     fn a_model_offered_no_tools_is_told_so_instead_of_their_list() {
         let dir = Path::new("/work/project");
         let docs = [(
             "AGENTS.md".to_string(),
             "Tools available: make.".to_string(),
         )];
-        let prompt = system_prompt(&facts(dir, &[], &docs));
+        let prompt = system_prompt(&facts(dir, None, &docs));
         let told = without_tools(&prompt);
         assert!(!told.contains("Tools available: system_info"), "{told}");
         assert!(told.contains(NO_TOOLS));
         assert!(told.ends_with("Project instructions from AGENTS.md:\nTools available: make."));
         assert_eq!(without_tools(&told), told, "said once");
-        let mut none = facts(dir, &[], &[]);
+        let mut none = facts(dir, None, &[]);
         none.tools_line = "";
         assert!(without_tools(&system_prompt(&none)).ends_with(NO_TOOLS));
         let essential = essential(&prompt);

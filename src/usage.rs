@@ -7,39 +7,42 @@ use serde_json::json;
 
 use crate::message::Usage;
 
-/// USD per million tokens, input and output.
+/// USD per million tokens: input, output, and input read from the service's cache of the
+/// prompt's start (the input price where the table does not know a cheaper one).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Price {
     pub input: f64,
     pub output: f64,
+    pub cached: f64,
 }
 
-/// List prices per million tokens. Matched by the longest prefix of the model name that ends
+/// List prices per million tokens: input, output, and cached input where the provider lists a
+/// cheaper price for it (OpenAI's cached input, Anthropic's cache reads). Matched by the longest prefix of the model name that ends
 /// at a `-` or the end, after dropping a `models/` or `provider/` style prefix.
-const PRICES: &[(&str, f64, f64)] = &[
-    ("gpt-5.1", 1.25, 10.0),
-    ("gpt-5-mini", 0.25, 2.0),
-    ("gpt-5-nano", 0.05, 0.40),
-    ("gpt-5", 1.25, 10.0),
-    ("gpt-4.1-mini", 0.40, 1.60),
-    ("gpt-4.1-nano", 0.10, 0.40),
-    ("gpt-4.1", 2.0, 8.0),
-    ("gpt-4o-mini", 0.15, 0.60),
-    ("gpt-4o", 2.50, 10.0),
-    ("o4-mini", 1.10, 4.40),
-    ("o3", 2.0, 8.0),
-    ("gemini-3-pro-preview", 2.0, 12.0),
-    ("gemini-2.5-pro", 1.25, 10.0),
-    ("gemini-2.5-flash-lite", 0.10, 0.40),
-    ("gemini-2.5-flash", 0.30, 2.50),
-    ("gemini-2.0-flash", 0.10, 0.40),
-    ("llama-3.3-70b-versatile", 0.59, 0.79),
-    ("llama-3.1-8b-instant", 0.05, 0.08),
-    ("gpt-oss-120b", 0.15, 0.75),
-    ("gpt-oss-20b", 0.10, 0.50),
-    ("claude-haiku-4.5", 1.0, 5.0),
-    ("claude-sonnet-4.5", 3.0, 15.0),
-    ("claude-opus-4.5", 5.0, 25.0),
+const PRICES: &[(&str, f64, f64, Option<f64>)] = &[
+    ("gpt-5.1", 1.25, 10.0, Some(0.125)),
+    ("gpt-5-mini", 0.25, 2.0, Some(0.025)),
+    ("gpt-5-nano", 0.05, 0.40, Some(0.005)),
+    ("gpt-5", 1.25, 10.0, Some(0.125)),
+    ("gpt-4.1-mini", 0.40, 1.60, Some(0.10)),
+    ("gpt-4.1-nano", 0.10, 0.40, Some(0.025)),
+    ("gpt-4.1", 2.0, 8.0, Some(0.50)),
+    ("gpt-4o-mini", 0.15, 0.60, Some(0.075)),
+    ("gpt-4o", 2.50, 10.0, Some(1.25)),
+    ("o4-mini", 1.10, 4.40, Some(0.275)),
+    ("o3", 2.0, 8.0, Some(0.50)),
+    ("gemini-3-pro-preview", 2.0, 12.0, None),
+    ("gemini-2.5-pro", 1.25, 10.0, None),
+    ("gemini-2.5-flash-lite", 0.10, 0.40, None),
+    ("gemini-2.5-flash", 0.30, 2.50, None),
+    ("gemini-2.0-flash", 0.10, 0.40, None),
+    ("llama-3.3-70b-versatile", 0.59, 0.79, None),
+    ("llama-3.1-8b-instant", 0.05, 0.08, None),
+    ("gpt-oss-120b", 0.15, 0.75, None),
+    ("gpt-oss-20b", 0.10, 0.50, None),
+    ("claude-haiku-4.5", 1.0, 5.0, Some(0.10)),
+    ("claude-sonnet-4.5", 3.0, 15.0, Some(0.30)),
+    ("claude-opus-4.5", 5.0, 25.0, Some(0.50)),
 ];
 
 /// The list price of `model`, when we know it.
@@ -51,21 +54,29 @@ pub fn price(model: &str) -> Option<Price> {
         .to_ascii_lowercase();
     PRICES
         .iter()
-        .filter(|(prefix, _, _)| {
+        .filter(|(prefix, ..)| {
             // A dated or sized variant of a model (`gpt-4o-2024-08-06`), not another model
             // that merely starts alike (`gpt-5.3-codex` is not `gpt-5`).
             name.strip_prefix(prefix)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
         })
-        .max_by_key(|(prefix, _, _)| prefix.len())
-        .map(|&(_, input, output)| Price { input, output })
+        .max_by_key(|(prefix, ..)| prefix.len())
+        .map(|&(_, input, output, cached)| Price {
+            input,
+            output,
+            cached: cached.unwrap_or(input),
+        })
 }
 
 /// What one call cost: the service's own figure when it sent one, else the list price.
 pub fn call_cost(model: &str, usage: &Usage) -> Option<f64> {
     usage.reported_cost.or_else(|| {
         price(model).map(|p| {
-            (usage.input_tokens as f64 * p.input + usage.output_tokens as f64 * p.output)
+            let cached = usage.cached_tokens.min(usage.input_tokens);
+            let fresh = usage.input_tokens - cached;
+            (fresh as f64 * p.input
+                + cached as f64 * p.cached
+                + usage.output_tokens as f64 * p.output)
                 / 1_000_000.0
         })
     })
@@ -78,6 +89,8 @@ pub struct Tally {
     pub llm_turns: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from a provider's cache of the prompt's start.
+    pub cached_tokens: u64,
     pub cost: f64,
     /// Some call's cost was unknown, so `cost` is a lower bound.
     pub cost_incomplete: bool,
@@ -96,6 +109,7 @@ impl Tally {
         };
         self.input_tokens += usage.input_tokens;
         self.output_tokens += usage.output_tokens;
+        self.cached_tokens += usage.cached_tokens.min(usage.input_tokens);
         match call_cost(model, usage) {
             Some(cost) => {
                 self.cost += cost;
@@ -110,6 +124,7 @@ impl Tally {
         self.llm_turns += other.llm_turns;
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cached_tokens += other.cached_tokens;
         self.cost += other.cost;
         self.cost_incomplete |= other.cost_incomplete;
         for (model, turns) in &other.model_turns {
@@ -197,7 +212,27 @@ mod tests {
             input_tokens: input,
             output_tokens: output,
             reported_cost: None,
+            cached_tokens: 0,
         }
+    }
+
+    #[test]
+    fn cached_input_is_priced_at_the_cached_rate_where_the_table_knows_it() {
+        let cached = Usage {
+            cached_tokens: 800_000,
+            ..usage(1_000_000, 0)
+        };
+        // gpt-5: 200k fresh at $1.25/M, 800k cached at $0.125/M.
+        assert_eq!(call_cost("gpt-5", &cached), Some(0.25 + 0.1));
+        // A model with no cheaper cached price: every input token at the input price.
+        assert_eq!(call_cost("gpt-oss-120b", &cached), Some(0.15));
+        let mut tally = Tally::default();
+        tally.record("gpt-5", Some(&cached));
+        tally.record("gpt-5", Some(&usage(10, 0)));
+        assert_eq!(
+            (tally.input_tokens, tally.cached_tokens),
+            (1_000_010, 800_000)
+        );
     }
 
     #[test]
@@ -206,28 +241,32 @@ mod tests {
             price("gpt-4o-mini-2024-07-18"),
             Some(Price {
                 input: 0.15,
-                output: 0.60
+                output: 0.60,
+                cached: 0.075
             })
         );
         assert_eq!(
             price("gpt-4o-2024-08-06"),
             Some(Price {
                 input: 2.5,
-                output: 10.0
+                output: 10.0,
+                cached: 1.25
             })
         );
         assert_eq!(
             price("models/gemini-2.5-flash"),
             Some(Price {
                 input: 0.30,
-                output: 2.50
+                output: 2.50,
+                cached: 0.30
             })
         );
         assert_eq!(
             price("openai/gpt-oss-120b"),
             Some(Price {
                 input: 0.15,
-                output: 0.75
+                output: 0.75,
+                cached: 0.15
             })
         );
         assert_eq!(price("my-local-model"), None);
@@ -236,7 +275,8 @@ mod tests {
             price("gpt-5"),
             Some(Price {
                 input: 1.25,
-                output: 10.0
+                output: 10.0,
+                cached: 0.125
             })
         );
     }
@@ -253,6 +293,7 @@ mod tests {
                 input_tokens: 1,
                 output_tokens: 1,
                 reported_cost: Some(0.002),
+                cached_tokens: 0,
             }),
         );
         assert_eq!(tally.llm_turns, 4);

@@ -278,6 +278,7 @@ impl Answer {
                 input_tokens: count("prompt_eval_count").unwrap_or(0),
                 output_tokens: count("eval_count").unwrap_or(0),
                 reported_cost: None,
+                cached_tokens: 0,
             });
         }
         self.done_reason = line

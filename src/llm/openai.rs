@@ -172,7 +172,7 @@ impl OpenAiCompat {
     fn request_body(&self, request: &ChatRequest<'_>, cap: usize) -> Vec<u8> {
         #[derive(Serialize)]
         struct Body<'a> {
-            messages: &'a [Message],
+            messages: Marked<'a>,
             model: &'a str,
             stream: bool,
             stream_options: Value,
@@ -185,7 +185,10 @@ impl OpenAiCompat {
         }
         let openai = self.settings.kind == ProviderKind::OpenAi;
         let body = Body {
-            messages: request.messages,
+            messages: Marked {
+                messages: request.messages,
+                marks: wants_cache_marks(&self.settings.model),
+            },
             model: &self.settings.model,
             stream: true,
             stream_options: json!({"include_usage": true}),
@@ -390,5 +393,59 @@ impl Provider for OpenAiCompat {
 
     fn forget(&self) {
         self.forget_facts();
+    }
+}
+
+/// Whether requests for `model` need explicit marks to be cached at all: Anthropic's models
+/// cache only up to a `cache_control` mark, and OpenRouter and LiteLLM, which name them
+/// `anthropic/…`, pass the marks on. Other services cache by themselves and may refuse them.
+fn wants_cache_marks(model: &str) -> bool {
+    model.to_ascii_lowercase().starts_with("anthropic/")
+}
+
+/// The conversation as the request writes it: as it is, or with a cache mark on the system
+/// prompt (which caches the tools before it too) and on the newest message (which caches the
+/// conversation so far for the next request), each as a text part.
+struct Marked<'a> {
+    messages: &'a [Message],
+    marks: bool,
+}
+
+impl Serialize for Marked<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        #[derive(Serialize)]
+        struct MarkedText<'a> {
+            role: crate::message::Role,
+            content: [Part<'a>; 1],
+        }
+        #[derive(Serialize)]
+        struct Part<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            text: &'a str,
+            cache_control: Value,
+        }
+        let last = self.messages.len().saturating_sub(1);
+        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
+        for (i, message) in self.messages.iter().enumerate() {
+            let marked = self.marks
+                && (i == 0 || i == last)
+                && message.tool_calls.is_empty()
+                && message.tool_call_id.is_none()
+                && message.content.is_some();
+            match marked {
+                true => seq.serialize_element(&MarkedText {
+                    role: message.role,
+                    content: [Part {
+                        kind: "text",
+                        text: message.text(),
+                        cache_control: json!({"type": "ephemeral"}),
+                    }],
+                })?,
+                false => seq.serialize_element(message)?,
+            }
+        }
+        seq.end()
     }
 }

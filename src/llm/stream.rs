@@ -53,6 +53,8 @@ pub(crate) struct Assembler {
     /// than summed again for every event.
     calls_size: usize,
     usage: Option<Usage>,
+    /// llama.cpp's `timings.cache_n`: of the prompt, the tokens its cache held.
+    cache_n: Option<u64>,
     finish_reason: Option<String>,
     /// Bytes of reasoning streamed (`reasoning`, `reasoning_content`): not kept, but counted
     /// as the answer growing.
@@ -103,6 +105,10 @@ impl Assembler {
             .and_then(parse_usage)
         {
             self.usage = Some(usage);
+        }
+        // llama.cpp says how much of the prompt it took from its cache in `timings`.
+        if let Some(cached) = chunk.pointer("/timings/cache_n").and_then(Value::as_u64) {
+            self.cache_n = Some(cached);
         }
         let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
             return;
@@ -243,9 +249,13 @@ impl Assembler {
                 ToolCall::new(id, call.name, arguments)
             })
             .collect();
+        let mut usage = self.usage;
+        if let (Some(usage), Some(cached)) = (usage.as_mut(), self.cache_n) {
+            usage.cached_tokens = usage.cached_tokens.max(cached.min(usage.input_tokens));
+        }
         ChatResult {
             message: Message::assistant_turn(self.content, tool_calls),
-            usage: self.usage,
+            usage,
             finish_reason: self.finish_reason,
         }
     }
@@ -254,10 +264,16 @@ impl Assembler {
 fn parse_usage(usage: &Value) -> Option<Usage> {
     let count = |keys: &[&str]| {
         keys.iter()
-            .find_map(|k| usage.get(*k).and_then(Value::as_u64))
+            .find_map(|k| usage.pointer(k).and_then(Value::as_u64))
     };
-    let input = count(&["prompt_tokens", "input_tokens"]);
-    let output = count(&["completion_tokens", "output_tokens"]);
+    let input = count(&["/prompt_tokens", "/input_tokens"]);
+    let output = count(&["/completion_tokens", "/output_tokens"]);
+    // OpenAI's and OpenRouter's (an Anthropic model's cache reads among them), DeepSeek's own.
+    let cached = count(&[
+        "/prompt_tokens_details/cached_tokens",
+        "/prompt_cache_hit_tokens",
+        "/cache_read_input_tokens",
+    ]);
     if input.is_none() && output.is_none() {
         return None;
     }
@@ -265,6 +281,7 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
         input_tokens: input.unwrap_or(0),
         output_tokens: output.unwrap_or(0),
         reported_cost: usage.get("cost").and_then(Value::as_f64),
+        cached_tokens: cached.unwrap_or(0),
     })
 }
 
@@ -395,9 +412,24 @@ mod tests {
             Some(Usage {
                 input_tokens: 3,
                 output_tokens: 4,
-                reported_cost: Some(0.5)
+                reported_cost: Some(0.5),
+                cached_tokens: 0,
             })
         );
+    }
+
+    #[test]
+    fn cached_tokens_are_read_as_each_service_reports_them() {
+        // DeepSeek's recording (tests/fixtures/deepseek_reasoning_tool_call.sse): both spellings.
+        let deepseek = json!({"choices": [], "usage": {"prompt_tokens": 339, "completion_tokens": 83,
+            "prompt_tokens_details": {"cached_tokens": 320}, "prompt_cache_hit_tokens": 320}});
+        assert_eq!(feed(&[deepseek]).usage.unwrap().cached_tokens, 320);
+        // llama.cpp: in `timings`, before or beside the usage.
+        let llama = json!({"choices": [], "timings": {"cache_n": 2765, "prompt_n": 42},
+            "usage": {"prompt_tokens": 2807, "completion_tokens": 64}});
+        assert_eq!(feed(&[llama]).usage.unwrap().cached_tokens, 2765);
+        let plain = json!({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1}});
+        assert_eq!(feed(&[plain]).usage.unwrap().cached_tokens, 0);
     }
 
     #[test]

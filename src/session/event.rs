@@ -293,6 +293,7 @@ mod tests {
                         input_tokens: 10,
                         output_tokens: 5,
                         reported_cost: None,
+                        cached_tokens: 0,
                     }),
                 }
                 .into(),

@@ -13,7 +13,7 @@ pub use relay::{Deferred, Interaction, Reply, describe_request, describe_respons
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::budget::Budget;
 use crate::config::Config;
@@ -118,6 +118,10 @@ pub struct Session {
     turn_id: String,
     /// Late answers, sent to the model at the start of the next turn.
     follow_ups: Vec<String>,
+    /// The compact history of earlier conversations that this one's system prompt carries,
+    /// fixed at its first request (none when it took up messages of its own): `None` until
+    /// then. It stays the same for the whole conversation, so the prompt's start does.
+    recent: Option<Option<String>>,
     /// The user's own tools, for `/tools`.
     custom_tools: Vec<crate::tools::custom::Loaded>,
     budget: Arc<Mutex<Budget>>,
@@ -172,6 +176,7 @@ impl Session {
             last_question: 0,
             turn_id: String::new(),
             follow_ups: Vec::new(),
+            recent: None,
             custom_tools: Vec::new(),
             budget: Arc::new(Mutex::new(Budget::from_setting(config.context_budget))),
             timeout_override: config.timeout_override,
@@ -337,13 +342,27 @@ impl Session {
         }
     }
 
-    fn system_prompt(&self, working_dir: &Path, ctx: &crate::tools::ToolContext) -> String {
+    /// The compact history this conversation's system prompt carries: fixed at its first
+    /// request from the chat log (the conversations before it), none for one that took up
+    /// messages of its own (they are in the conversation already).
+    fn recent(&mut self) -> Option<String> {
+        if self.recent.is_none() {
+            let fresh = self.messages.len() <= 1;
+            let history = self
+                .profile_dir()
+                .filter(|_| fresh)
+                .map(|d| store::chatlog::recent(&d, 20))
+                .unwrap_or_default();
+            self.recent = Some(crate::prompt::compact_history(&history));
+        }
+        self.recent.clone().flatten()
+    }
+
+    fn system_prompt(&mut self, working_dir: &Path, ctx: &crate::tools::ToolContext) -> String {
+        let recent = self.recent();
         let tools_line = self.registry.prompt_line(ctx);
         let dir = self.profile_dir();
         let dir = dir.as_deref();
-        let history = dir
-            .map(|d| store::chatlog::recent(d, 20))
-            .unwrap_or_default();
         let preferences = dir.and_then(|d| store::preferences::prompt_text(d, &self.warnings));
         let places = dir.and_then(|d| store::places::prompt_text(d, &self.warnings));
         let docs = project_docs(working_dir, self.user_home.as_deref());
@@ -358,13 +377,13 @@ impl Session {
             profile: &self.profile,
             preferences: preferences.as_deref(),
             places: places.as_deref(),
-            history: &history,
+            recent: recent.as_deref(),
             project_docs: &docs,
-            now: SystemTime::now(),
         })
     }
 
-    /// Keeps at most 40 messages (100 in coding mode) besides the system prompt.
+    /// Keeps at most 40 messages (100 in coding mode) besides the system prompt: past that, the
+    /// oldest go, a quarter of them at once.
     fn cap_messages(&mut self) {
         cap_messages(&mut self.messages, if self.coding_mode { 100 } else { 40 });
     }
@@ -560,10 +579,15 @@ fn tool_settings(config: &Config, provider: String, model: String) -> ToolSettin
 /// one fits; a tool round is dropped whole, never leaving results without their call, nor a
 /// call without the person's message before it (providers refuse either).
 fn cap_messages(messages: &mut Vec<Message>, cap: usize) {
-    let excess = (messages.len().saturating_sub(1)).saturating_sub(cap - 1);
-    if excess == 0 {
+    let held = messages.len().saturating_sub(1);
+    if held < cap {
         return;
     }
+    // Down to three quarters of the cap at once (with room for the message that follows), so
+    // the conversation's start changes once in a while, not with every message: a provider's
+    // cache of the prompt's start holds in between.
+    let keep = (cap * 3 / 4).max(1);
+    let excess = held - (keep - 1);
     let mut end = 1 + excess;
     while end < messages.len()
         && (messages[end].role == Role::Tool || !messages[end].tool_calls.is_empty())
@@ -587,7 +611,11 @@ mod tests {
         }
         cap_messages(&mut messages, 4);
         let texts: Vec<&str> = messages.iter().map(Message::text).collect();
-        assert_eq!(texts, ["s", "a3", "u4", "a4"]);
+        assert_eq!(texts, ["s", "u4", "a4"]);
+        // Under the cap nothing goes: the start stays as it was until the cap is reached.
+        messages.push(Message::user("u5"));
+        cap_messages(&mut messages, 4);
+        assert_eq!(messages.len(), 4);
 
         let call = ToolCall::new("c", "t", "{}");
         let mut call_message = Message::assistant("");

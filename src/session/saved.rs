@@ -89,6 +89,7 @@ impl Session {
                 .load(family, "offered before in this session");
         }
         self.messages = messages;
+        self.recent = Some(meta.recent.clone());
         match &meta.parked {
             // The calls to make again may be coding tools.
             Some(parked) if parked.coding_mode => self.set_coding_mode(true),
@@ -127,7 +128,7 @@ impl Session {
             .unwrap_or_else(|| Meta::new(sessions::new_id(), &self.working_dir(), &self.profile));
         if !meta.named {
             if let Some(first) = self.messages.iter().find(|m| m.role == Role::User) {
-                meta.name = sessions::derive_name(first.text());
+                meta.name = sessions::derive_name(crate::prompt::unstamped(first.text()));
             }
         }
         meta.touch();
@@ -139,6 +140,7 @@ impl Session {
             .into_iter()
             .map(|loaded| loaded.family)
             .collect();
+        meta.recent = self.recent.clone().flatten();
         meta.input_tokens += tally.input_tokens;
         meta.output_tokens += tally.output_tokens;
         meta.cost += tally.cost;
@@ -193,6 +195,7 @@ impl Session {
 
     /// Forgets which stored session this is: the next turn starts a new one.
     pub(super) fn leave_session(&mut self) {
+        self.recent = None;
         self.stored = None;
         self.resumed = None;
         self.claim = None;

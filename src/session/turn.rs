@@ -138,7 +138,8 @@ impl Session {
             self.messages.push(Message::user(follow_up.clone()));
         }
         self.cap_messages();
-        self.messages.push(Message::user(text));
+        let sent = crate::prompt::stamped(text, std::time::SystemTime::now());
+        self.messages.push(Message::user(sent));
         self.record("you", text);
         follow_ups
     }
@@ -151,7 +152,10 @@ impl Session {
     /// keeps its prompt: the round's calls need it before them.
     fn forget_failed_prompt(&mut self, text: &str, mut follow_ups: Vec<String>) {
         let last = self.messages.last();
-        if self.messages.len() < 2 || last.is_none_or(|m| *m != Message::user(text)) {
+        let asked = |m: &Message| {
+            m.role == crate::message::Role::User && crate::prompt::unstamped(m.text()) == text
+        };
+        if self.messages.len() < 2 || last.is_none_or(|m| !asked(m)) {
             return;
         }
         self.messages.pop();

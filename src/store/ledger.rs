@@ -73,6 +73,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 1,
                 reported_cost: None,
+                cached_tokens: 0,
             }),
         );
         std::thread::scope(|scope| {
@@ -105,6 +106,7 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 5,
                 reported_cost: None,
+                cached_tokens: 0,
             }),
         );
         session.record("mystery-model", None);

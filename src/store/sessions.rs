@@ -57,6 +57,10 @@ pub(crate) struct Meta {
     /// up, the session offers them again in that order, so its requests start as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub families: Vec<String>,
+    /// The compact history of earlier conversations its system prompt carried from its first
+    /// request: taken up, it carries the same, so its prompt starts as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recent: Option<String>,
 }
 
 /// A question a run stopped on, to be answered later: the calls that asked are made again

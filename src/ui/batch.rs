@@ -412,6 +412,7 @@ impl BatchView {
         self.emit(json!({
             "type": "usage",
             "input_tokens": tally.input_tokens,
+            "cached_tokens": tally.cached_tokens,
             "output_tokens": tally.output_tokens,
             "llm_turns": tally.llm_turns,
             "cost_usd": cost,

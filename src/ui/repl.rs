@@ -192,7 +192,14 @@ impl Repl<'_> {
                 self.view.side_line(&wrapped(&report));
             }
             Command::Context => {
-                let report = self.session.learn_context().describe();
+                let mut report = self.session.learn_context().describe();
+                let totals = self.session.totals();
+                if totals.input_tokens > 0 {
+                    report.push_str(&format!(
+                        "\nThis session's requests: {} input tokens, {} of them read from the provider's cache of the prompt's start.",
+                        totals.input_tokens, totals.cached_tokens
+                    ));
+                }
                 self.view.side_line(&wrapped(&report));
             }
             Command::Last => actions::last_output(self),

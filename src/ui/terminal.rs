@@ -495,6 +495,10 @@ impl TerminalView {
         // A call cut short by Ctrl+C reports no usage: nothing known is not zero.
         let tokens = match (&report.end, tally.input_tokens + tally.output_tokens) {
             (TurnEnd::Cancelled, 0) => "cancelled, usage unknown".to_string(),
+            _ if tally.cached_tokens > 0 => format!(
+                "{} in ({} cached) / {} out",
+                tally.input_tokens, tally.cached_tokens, tally.output_tokens
+            ),
             _ => format!("{} in / {} out", tally.input_tokens, tally.output_tokens),
         };
         let mut parts = vec![

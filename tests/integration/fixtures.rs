@@ -152,6 +152,13 @@ fn check_usage(name: &str, result: &ChatResult, expected: &Value) {
         expected["cost"].as_f64(),
         "{name}: cost"
     );
+    // The prompt tokens the service read from its cache, as the recording's usage says.
+    let cached = expected
+        .pointer("/prompt_tokens_details/cached_tokens")
+        .or_else(|| expected.get("prompt_cache_hit_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    assert_eq!(usage.cached_tokens, cached, "{name}: cached tokens");
 }
 
 macro_rules! stream_fixtures {

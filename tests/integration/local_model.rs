@@ -286,4 +286,26 @@ fn a_small_local_model_that_sees_the_tools_answers_a_question_and_a_script() {
         "the server read {read} tokens: {usage}"
     );
     assert!(events.iter().any(|e| e["type"] == "message"), "{events:?}");
+    // The conversation taken up: its requests start as the last one did, and the server
+    // evaluates only what is new (issue: at most a quarter of the prompt).
+    let again = ask(&[
+        "--non-interactive",
+        "--json",
+        "-c",
+        "--prompt",
+        "And of Italy?",
+    ]);
+    let usage: serde_json::Value = stdout(&again)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .rfind(|e: &serde_json::Value| e["type"] == "usage")
+        .unwrap();
+    let (read, cached) = (
+        usage["input_tokens"].as_u64().unwrap(),
+        usage["cached_tokens"].as_u64().unwrap(),
+    );
+    assert!(
+        cached * 4 >= read * 3,
+        "of {read} prompt tokens only {cached} came from the server's cache: {usage}"
+    );
 }

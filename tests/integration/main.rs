@@ -56,6 +56,7 @@ mod patch_scenarios;
 mod phone_forms;
 mod phone_repl;
 mod project_questions;
+mod prompt_cache;
 mod provider_security;
 mod provider_streams;
 mod provider_trust;

@@ -164,9 +164,50 @@ pub fn ticketed(replies: Vec<Reply>) -> Vec<Reply> {
 pub struct Recorded {
     pub url: String,
     pub headers: Vec<(String, String)>,
+    /// The body as JSON, without the time Marvin adds at the end of each of the person's
+    /// messages (`[Current time (UTC): …]`): most tests compare what the person said. `sent`
+    /// and `raw` have it as it went.
     pub body: Value,
+    /// The body as JSON, as sent.
+    pub sent: Value,
     /// The body as sent (a form, say, which is not JSON).
     pub raw: String,
+}
+
+/// `body` without the time at the end of the person's messages, in every provider's shape:
+/// OpenAI's and Ollama's `messages` (text or parts), Anthropic's (blocks), Gemini's `contents`.
+fn without_stamps(mut body: Value) -> Value {
+    fn strip(text: &mut Value) {
+        if let Some(said) = text.as_str() {
+            if let Some(at) = said.rfind("\n\n[Current time (UTC): ") {
+                if said.ends_with(']') && !said[at + 2..].contains('\n') {
+                    *text = Value::String(said[..at].to_string());
+                }
+            }
+        }
+    }
+    for (list, role, content) in [
+        ("messages", "user", "content"),
+        ("contents", "user", "parts"),
+    ] {
+        let messages = body.get_mut(list).and_then(Value::as_array_mut);
+        for message in messages.into_iter().flatten() {
+            if message["role"] != role {
+                continue;
+            }
+            let Some(content) = message.get_mut(content) else {
+                continue;
+            };
+            match content.as_array_mut() {
+                Some(parts) => parts
+                    .iter_mut()
+                    .filter_map(|part| part.get_mut("text"))
+                    .for_each(strip),
+                None => strip(content),
+            }
+        }
+    }
+    body
 }
 
 impl Recorded {
@@ -408,7 +449,8 @@ fn serve(
                 .iter()
                 .map(|h| (h.field.to_string(), h.value.to_string()))
                 .collect(),
-            body: serde_json::from_str(&body).unwrap_or(Value::Null),
+            body: without_stamps(serde_json::from_str(&body).unwrap_or(Value::Null)),
+            sent: serde_json::from_str(&body).unwrap_or(Value::Null),
             raw: body,
         };
         let Some(mut reply) = answer(&recorded) else {
