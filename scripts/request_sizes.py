@@ -7,7 +7,8 @@ MARVIN_HOME against a local server that records the request and answers in one w
 the first request's size (median, 95th percentile, largest), how many tools it offered, and
 the first-round recall: for how many of the requests some tool serves, one of those tools was
 in the first request. Then the size of a --non-interactive coding question's first request,
-and of the coding tasks of the development set (tests/fixtures/routing/marvin_devel.jsonl).
+and of the coding tasks of the development set (tests/fixtures/routing/marvin_devel.jsonl);
+and how much of a conversation's second request repeats its first byte for byte.
 
     scripts/request_sizes.py target/release/marvin [--limit N]
 """
@@ -116,7 +117,41 @@ def main():
         f"first request of a coding task ({len(sizes)} of the development set's): "
         f"median {statistics.median(sizes) / 1024:.1f} KB, p95 {p95 / 1024:.1f} KB"
     )
+    second_turn(marvin, url)
     server.shutdown()
+
+
+def second_turn(marvin, url):
+    """How much of a conversation's second request (`marvin -c`) repeats its first byte for
+    byte: the system prompt, the tools, the messages sent before (what a provider's cache of
+    the prompt's start holds)."""
+    with tempfile.TemporaryDirectory() as home:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": home,
+            "MARVIN_HOME": os.path.join(home, "marvin"),
+            "MARVIN_LOCAL_PORTS": "none",
+            "OPENAI_COMPAT_URL": url,
+            "MARVIN_MODEL": "bench-model",
+        }
+        bodies = []
+        for args in (["what is the capital of France?"], ["-c", "and of Italy?"]):
+            Recorder.last = None
+            subprocess.run([marvin, *args], env=env, cwd=home, capture_output=True, timeout=60)
+            bodies.append(json.loads(Recorder.last))
+    first, second = bodies
+    said, tools = first["messages"], first.get("tools", [])
+    same = (
+        second["messages"][: len(said)] == said
+        and second.get("tools", [])[: len(tools)] == tools
+    )
+    repeated = len(json.dumps(said)) + len(json.dumps(tools)) if same else 0
+    whole = len(json.dumps(second["messages"])) + len(json.dumps(second.get("tools", [])))
+    print(
+        f"second turn of a conversation (-c): repeats the first request's system prompt, tools and "
+        f"messages byte for byte: {'yes' if same else 'NO'}, {repeated / 1024:.1f} of "
+        f"{whole / 1024:.1f} KB ({(whole - repeated) / 1024:.1f} KB new)"
+    )
 
 
 if __name__ == "__main__":
