@@ -476,12 +476,12 @@ impl Registry {
         // (or part) that asks what a model answers itself brings none. The coding core ranks
         // too, though it is always offered: a message about the code finds its best there, and
         // a family must come near that to come at all ("a failing test" is not the timers').
-        let offered = coding_core(ctx);
-        let entries = self.message_entries(families, remote, ctx);
-        let whole = ranked(&entries, text);
         if route::only_talks(text) {
             return (chosen, Asked::Talk);
         }
+        let offered = coding_core(ctx);
+        let entries = self.message_entries(families, remote, ctx);
+        let whole = ranked(&entries, text);
         match whole.first() {
             Some((id, _)) if id == route::TALK => return (chosen, Asked::Talk),
             Some((id, _)) if offered.contains(&id.as_str()) => asked = Asked::Offered,
