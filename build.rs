@@ -16,7 +16,7 @@ fn main() {
     let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let git = |args: &[&str]| -> Option<String> {
         // `--no-optional-locks`: `git status` would otherwise refresh the index of a fresh
-        // clone, whose change (the index is watched below) makes cargo build everything again.
+        // clone, leaving the tree as it was but the index rewritten.
         let output = Command::new("git")
             .arg("--no-optional-locks")
             .args(args)
@@ -38,10 +38,12 @@ fn main() {
     };
     println!("cargo:rustc-env=MARVIN_COMMIT={commit}");
     order_hot_functions(&root);
-    // Run again when the commit or the tracked files change; only paths that exist (a missing
-    // one would make cargo run this script on every build).
+    // Run again when the commit or the sources change; only paths that exist (a missing one
+    // would make cargo run this script on every build). Not the index: every `git status` or
+    // `git add` rewrites it, and a build that follows it would compile everything again
+    // (minutes), though neither changes the commit or a file.
     let mut watched = vec!["src".to_string(), "Cargo.toml".into(), "Cargo.lock".into()];
-    for name in ["HEAD", "index", "packed-refs"] {
+    for name in ["HEAD", "packed-refs"] {
         watched.extend(git(&["rev-parse", "--git-path", name]));
     }
     watched.extend(
