@@ -120,6 +120,16 @@ pub struct Approval {
     pub scopes: Vec<Scope>,
 }
 
+/// `summary` as shown after the tool's tag: "[run_command] wants to run:", not the tool's
+/// name twice ("run_command wants to run:" is what the seed's clients get).
+pub fn shown_after_tag<'a>(tool: &str, summary: &'a str) -> &'a str {
+    summary
+        .strip_prefix(tool)
+        .and_then(|rest| rest.strip_prefix(' '))
+        .filter(|_| !tool.is_empty())
+        .unwrap_or(summary)
+}
+
 impl Approval {
     /// The scopes a surface offers, in order: the tool's own, or once, session and always;
     /// with all file edits where `all_edits` says so.

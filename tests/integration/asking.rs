@@ -347,7 +347,7 @@ fn allowing_all_file_edits_spares_later_edits_but_not_commands() {
         "{offered}"
     );
     pty.send("3\r");
-    pty.wait_for("run_command wants to run:");
+    pty.wait_for("wants to run:");
     let asked = pty.visible().text();
     assert!(
         asked.contains("File edits go ahead without asking for the rest of this session"),
@@ -422,7 +422,7 @@ fn long_commands_paths_and_labels_fit_80_columns() {
         "{shown}"
     );
     pty.send("2\r");
-    pty.wait_for("create_file wants to change");
+    pty.wait_for("wants to change");
     pty.wait_for_nth("Enter chooses", 3);
     let shown = pty.visible();
     fits_80(&shown);

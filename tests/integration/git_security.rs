@@ -223,7 +223,7 @@ fn checkout_takes_only_refs_and_discarding_changes_asks_in_those_words() {
     let words = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         words.contains(
-            "git_restore wants to discard uncommitted changes in . (they cannot be recovered):"
+            "[git_restore] wants to discard uncommitted changes in . (they cannot be recovered):"
         ) && screen.contains("a.txt | 2"),
         "{screen}"
     );

@@ -280,7 +280,7 @@ fn a_sub_agents_question_is_answered_in_the_parents_terminal() {
     pty.wait_for("code› ");
     pty.send("delegate it\r");
     // The launch is approved here, then the child's question shows in this same terminal.
-    pty.wait_for("launch_agent wants to start a sub-agent");
+    pty.wait_for("wants to start a sub-agent");
     pty.wait_for("Enter chooses");
     pty.send("\r");
     pty.wait_for("(sub-agent) Which database?");

@@ -380,7 +380,9 @@ fn approve_once_runs_and_asks_again_next_time() {
     pty.wait_for("Enter chooses");
     let screen = pty.screen();
     assert!(
-        screen.contains("[run_command]") && screen.contains("run_command wants to run:"),
+        screen.contains("[run_command]")
+            && screen.contains("wants to run:")
+            && !screen.contains("run_command wants"),
         "{screen}"
     );
     assert!(screen.contains("touch one"), "{screen}");
@@ -518,7 +520,7 @@ fn file_changes_show_a_diff_and_session_grants_cover_the_file() {
     pty.wait_for("Yes, once");
     let screen = pty.screen();
     assert!(
-        screen.contains("apply_patch wants to change app.py:"),
+        screen.contains("[apply_patch]") && screen.contains("wants to change app.py:"),
         "{screen}"
     );
     assert!(
@@ -562,7 +564,7 @@ fn accept_edits_asks_only_before_commands_and_plan_offers_no_writes() {
         project.path().join("new.txt").exists(),
         "the edit went ahead without asking"
     );
-    assert!(pty.screen().contains("run_command wants to run:"));
+    assert!(pty.screen().contains("wants to run:"));
     pty.send("\r");
     pty.wait_for("ok");
     pty.leave();

@@ -500,7 +500,7 @@ fn a_questions_file_outside_the_working_directory_is_read_after_approval_and_ver
     pty.wait_for("› ");
     pty.send("ask me\r");
     // The approval names the file, read only.
-    pty.wait_for("working directory (read only, to show them in the form):");
+    pty.wait_for_words("working directory (read only, to show them in the form):");
     pty.wait_for(&file);
     pty.wait_for("Yes, once");
     pty.send("\r");

@@ -15,7 +15,8 @@ impl Asker<'_> {
         view: &CompletedView,
         deadline: Instant,
     ) -> Result<Response, Stop> {
-        self.title(&approval.tool, &approval.summary);
+        let summary = crate::interact::shown_after_tag(&approval.tool, &approval.summary);
+        self.title(&approval.tool, summary);
         self.detail(approval);
         let choices = self.choices(approval);
         let items: Vec<Choice> = choices

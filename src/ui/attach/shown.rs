@@ -153,7 +153,7 @@ fn asking(event: &Value, named: &str) -> String {
             format!(
                 "[{}] {}\n{}\n  /approve {named}[{scopes}] or /deny {named}WHAT INSTEAD",
                 field("tool"),
-                field("summary"),
+                crate::interact::shown_after_tag(&field("tool"), &field("summary")),
                 field("detail"),
             )
         }

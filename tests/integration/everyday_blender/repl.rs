@@ -84,7 +84,8 @@ fn code_for_blender_is_shown_and_runs_only_once_approved() {
     // The summary is wrapped within 80 columns: read it as words.
     let words = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("blender_execute_code wants to run this Python in Blender")
+        words.contains("[blender_execute_code]")
+            && words.contains("wants to run this Python in Blender")
             && screen.contains("for o in bpy.data.objects:")
             && screen.contains("print(o.name)"),
         "{screen}"

@@ -30,7 +30,8 @@ fn the_person_is_asked_and_a_grant_holds_once_or_for_the_session() {
     let screen = pty.screen();
     let address = format!("127.0.0.1:{}", service.port());
     assert!(
-        screen.contains("browse_web wants to reach this machine or your network:"),
+        screen.contains("[browse_web]")
+            && screen.contains("wants to reach this machine or your network:"),
         "{screen}"
     );
     assert!(
@@ -78,7 +79,7 @@ fn plan_mode_asks_and_a_no_leaves_the_service_alone() {
     pty.wait_for("Enter chooses");
     assert!(
         pty.screen()
-            .contains("browse_web wants to reach this machine or your network:"),
+            .contains("wants to reach this machine or your network:"),
         "{}",
         pty.screen()
     );
@@ -106,7 +107,7 @@ fn an_address_spelt_as_only_a_browser_reads_it_is_asked_about_before_yt_dlp_star
     pty.wait_for("› ");
     pty.send("save it\r");
     pty.wait_for("Enter chooses");
-    pty.wait_for_words("yt_dlp_download wants to reach this machine or your network:");
+    pty.wait_for_words("[yt_dlp_download] wants to reach this machine or your network:");
     let address = format!("127.0.0.1:{}", service.port());
     pty.wait_for_words(&format!(
         "{url} leads to {address}, this machine (loopback)"
