@@ -169,9 +169,35 @@ pub(crate) fn unstamped(message: &str) -> &str {
     }
 }
 
-/// `Recent conversation:` with the last entries, each cut at 200 characters.
+/// `Recent conversation:` with the last finished exchanges of `history` (a message of the
+/// person's and the answer it got), each line cut at 200 characters. An exchange cancelled,
+/// failed or left waiting is not one a model should take after, and the log's own marks
+/// (a new conversation, an error) are not exchanges.
 pub(crate) fn compact_history(history: &[Entry]) -> Option<String> {
-    let recent = &history[history.len().saturating_sub(HISTORY_LINES)..];
+    let mut finished: Vec<&Entry> = Vec::new();
+    let mut asked: Option<&Entry> = None;
+    for entry in history {
+        match entry.role.as_str() {
+            "you" => asked = Some(entry),
+            "assistant" => {
+                if let Some(question) = asked.take() {
+                    if !entry.text.trim_end().ends_with("[Cancelled]") {
+                        finished.extend([question, entry]);
+                    }
+                }
+            }
+            // A question answered on the way belongs to its exchange; an error, a parked
+            // question or a new conversation ends the exchange unanswered.
+            _ if entry.text.starts_with("error:")
+                || entry.text.starts_with("parked:")
+                || entry.text == crate::store::chatlog::NEW_CONVERSATION =>
+            {
+                asked = None;
+            }
+            _ => {}
+        }
+    }
+    let recent = &finished[finished.len().saturating_sub(HISTORY_LINES)..];
     if recent.is_empty() {
         return None;
     }
@@ -378,7 +404,8 @@ mod tests {
             })
             .collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
-        assert!(plain.contains(&format!("Asst: {}...\nSys: asked", "x".repeat(200))));
+        assert!(plain.contains(&format!("Asst: {}...\n\n", "x".repeat(200))));
+        assert!(!plain.contains("Sys: asked"), "{plain}");
         assert!(!plain.contains("/work/project") && !plain.contains("create_file"));
         facts.coding_mode = true;
         facts.nobody_answers = true;
@@ -390,6 +417,26 @@ mod tests {
         );
         assert!(coding.contains("Background jobs (check with review_status):\n- review-1"));
         assert!(coding.contains("Nobody can answer questions"));
+    }
+
+    #[test]
+    fn the_compact_history_holds_only_finished_exchanges() {
+        let history = [
+            entry("you", "count to a million"),
+            entry("assistant", "1, 2, 3, 4 [Cancelled]"),
+            entry("you", "what is the capital of France?"),
+            entry("system", "error: the server did not answer"),
+            entry("you", "and of Italy?"),
+            entry("system", "db: SQLite"),
+            entry("assistant", "Rome."),
+            entry("system", crate::store::chatlog::NEW_CONVERSATION),
+            entry("you", "hello"),
+        ];
+        assert_eq!(
+            compact_history(&history).as_deref(),
+            Some("Recent conversation:\nUser: and of Italy?\nAsst: Rome.")
+        );
+        assert_eq!(compact_history(&history[..4]), None);
     }
 
     #[test]
