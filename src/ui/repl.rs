@@ -121,6 +121,15 @@ pub(crate) fn run(
         resume_parked(repl.session, &mut repl.view);
     }
     if let Some(question) = first {
+        // Shown as if typed at the prompt, so its answer has the question above it.
+        let mark = repl.view.style().glyph("›", ">");
+        let mode = if repl.session.coding_mode() {
+            "code"
+        } else {
+            ""
+        };
+        repl.view
+            .side_line(&format!("{mode}{mark} {}", sanitize(question)));
         if !repl.prompt(question) {
             return Ok(());
         }

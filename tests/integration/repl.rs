@@ -113,7 +113,14 @@ fn question_argument_is_answered_then_the_prompt_stays() {
     let server = ReplayServer::start(vec![Reply::text(&["Forty-two."])]);
     let mut pty = repl(&home, &server.url(), &["what", "is", "the", "answer?"]);
     pty.wait_for("Forty-two.");
-    pty.wait_for("› ");
+    // The question is shown as if typed at the prompt, above its answer; then the prompt.
+    let screen = pty.screen();
+    let (asked, answered) = (
+        screen.find("› what is the answer?").expect(&screen),
+        screen.find("Forty-two.").unwrap(),
+    );
+    assert!(asked < answered, "{screen}");
+    pty.wait_for_nth("› ", 2);
     assert!(pty.leave().success());
     assert_eq!(
         server.requests()[0].body["messages"][1]["content"],

@@ -53,7 +53,10 @@ fn a_first_question_that_ends_marvin_ends_it_before_any_prompt() {
     let mut pty = Pty::spawn(command);
     pty.wait_for("thanks for all the fish.");
     assert_eq!(pty.wait_exit().code(), Some(0), "{}", pty.screen());
-    assert!(!pty.screen().contains("› "), "{}", pty.screen());
+    // The question shown as asked, and no prompt after the answer.
+    let screen = pty.screen();
+    assert!(screen.contains("› quit please"), "{screen}");
+    assert_eq!(screen.matches("› ").count(), 1, "{screen}");
 }
 
 #[test]
