@@ -48,17 +48,22 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def environment(home, url):
+    """A fresh user's environment in `home`, with the recorder at `url` as the provider."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": home,
+        "MARVIN_HOME": os.path.join(home, "marvin"),
+        "MARVIN_LOCAL_PORTS": "none",
+        "OPENAI_COMPAT_URL": url,
+        "MARVIN_MODEL": "bench-model",
+    }
+
+
 def ask(marvin, url, args, cwd=None):
     """The first request `marvin ARGS` sends, as (bytes, tool names)."""
     with tempfile.TemporaryDirectory() as home:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": home,
-            "MARVIN_HOME": os.path.join(home, "marvin"),
-            "MARVIN_LOCAL_PORTS": "none",
-            "OPENAI_COMPAT_URL": url,
-            "MARVIN_MODEL": "bench-model",
-        }
+        env = environment(home, url)
         Recorder.last = None
         subprocess.run([marvin, *args], env=env, cwd=cwd or home, capture_output=True, timeout=60)
     if Recorder.last is None:
@@ -126,14 +131,7 @@ def second_turn(marvin, url):
     byte: the system prompt, the tools, the messages sent before (what a provider's cache of
     the prompt's start holds)."""
     with tempfile.TemporaryDirectory() as home:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": home,
-            "MARVIN_HOME": os.path.join(home, "marvin"),
-            "MARVIN_LOCAL_PORTS": "none",
-            "OPENAI_COMPAT_URL": url,
-            "MARVIN_MODEL": "bench-model",
-        }
+        env = environment(home, url)
         bodies = []
         for args in (["what is the capital of France?"], ["-c", "and of Italy?"]):
             Recorder.last = None

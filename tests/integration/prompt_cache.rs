@@ -6,16 +6,7 @@
 use serde_json::Value;
 
 use crate::common::pty::Pty;
-use crate::common::{ReplayServer, Reply, TempDir, marvin, stderr};
-
-fn once(home: &TempDir, server: &ReplayServer, args: &[&str]) {
-    let output = marvin(home.path())
-        .env("OPENAI_COMPAT_URL", server.url())
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-}
+use crate::common::{ReplayServer, Reply, TempDir, answered, marvin, stderr};
 
 /// Request `later` starts as request `earlier` was: the same system prompt, its tools first
 /// (in order, byte for byte), and every message it sent.
@@ -76,9 +67,9 @@ fn a_conversation_taken_up_with_dash_c_or_resume_starts_each_request_as_before()
         Reply::text(&["Still Ada."]),
     ]);
     // An earlier conversation, so the next one's prompt carries a compact history.
-    once(&home, &server, &["hello there"]);
+    answered(&home, &server, &["hello there"]);
     let before = now();
-    once(&home, &server, &["my name is Ada"]);
+    answered(&home, &server, &["my name is Ada"]);
     let system = server.requests()[1].body["messages"][0]["content"]
         .as_str()
         .unwrap()
@@ -90,15 +81,10 @@ fn a_conversation_taken_up_with_dash_c_or_resume_starts_each_request_as_before()
     assert!(!system.contains("Current time"), "{system}");
     let told = told_time(&server, 1);
     assert!(told >= before && told <= now(), "{told}");
-    once(&home, &server, &["-c", "who am I?"]);
+    answered(&home, &server, &["-c", "who am I?"]);
     starts_as(&server, 1, 2);
     // The chat log grew meanwhile; the conversation's prompt did not.
-    let output = marvin(home.path())
-        .env("OPENAI_COMPAT_URL", server.url())
-        .args(["--resume", "my name is ada", "and now?"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    answered(&home, &server, &["--resume", "my name is ada", "and now?"]);
     starts_as(&server, 2, 3);
     assert!(told_time(&server, 3) >= told);
 }

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::pty::Pty;
-use crate::common::{ReplayServer, Reply, TempDir, marvin, stderr};
+use crate::common::{ReplayServer, Reply, TempDir, answered, marvin, stderr};
 use serde_json::Value;
 
 fn repl(home: &TempDir, server: &ReplayServer, args: &[&str], extra_env: &[(&str, String)]) -> Pty {
@@ -360,16 +360,6 @@ fn said_to_model(server: &ReplayServer, index: usize) -> Vec<String> {
         .collect()
 }
 
-fn once(home: &TempDir, server: &ReplayServer, args: &[&str]) -> std::process::Output {
-    let output = marvin(home.path())
-        .env("OPENAI_COMPAT_URL", server.url())
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    output
-}
-
 #[test]
 fn one_shot_runs_go_on_with_dash_c_and_resume_picks_a_session_by_name() {
     let home = TempDir::new("sessions-continue");
@@ -379,14 +369,14 @@ fn one_shot_runs_go_on_with_dash_c_and_resume_picks_a_session_by_name() {
         Reply::text(&["Who?"]),
         Reply::text(&["Still Ada."]),
     ]);
-    once(&home, &server, &["my name is Ada"]);
-    once(&home, &server, &["-c", "who am I?"]);
+    answered(&home, &server, &["my name is Ada"]);
+    answered(&home, &server, &["-c", "who am I?"]);
     assert_eq!(
         said_to_model(&server, 1),
         ["my name is Ada", "Hello Ada.", "who am I?"]
     );
     // Without -c a one-shot run starts fresh.
-    once(&home, &server, &["who am I?"]);
+    answered(&home, &server, &["who am I?"]);
     assert_eq!(said_to_model(&server, 2), ["who am I?"]);
     // By name (any case), from elsewhere: the session's own directory is where it works.
     let elsewhere = home.path().join("elsewhere");
@@ -511,7 +501,7 @@ fn a_session_open_in_one_marvin_is_not_taken_up_by_another_and_resume_picks_from
     assert_eq!(said_to_model(&server, 1), ["go on"]);
     pty.leave();
 
-    once(&home, &server, &["a second session"]);
+    answered(&home, &server, &["a second session"]);
     // --resume alone on a terminal: the sessions, numbered, the last updated first.
     let mut pty = repl(&home, &server, &["--resume"], &[]);
     pty.wait_for("Session to take up (1-3, Enter for none): ");

@@ -520,18 +520,6 @@ impl Registry {
         (chosen, asked)
     }
 
-    /// Every family of `families` that shares a word with `text`, best first, with its score;
-    /// what a model answers by itself (`route::TALK`) ranks among them.
-    pub(super) fn ranked(
-        &self,
-        families: &[Cow<'_, FamilyInfo>],
-        remote: &[ToolDef],
-        ctx: &ToolContext,
-        text: &str,
-    ) -> Vec<(String, f64)> {
-        ranked(&self.entries(families, remote, ctx), text)
-    }
-
     /// What a person's message is ranked against: `families`, and in coding mode the coding
     /// core, which every request offers already (see `choose`).
     fn message_entries<'a>(
@@ -729,7 +717,7 @@ impl Registry {
         }
         // The model says what it needs in its own words, and asked because nothing offered
         // fits: the best few that share anything with its words, never nothing when some do.
-        let mut ranked = self.ranked(families, remote, ctx, query);
+        let mut ranked = ranked(&self.entries(families, remote, ctx), query);
         ranked.retain(|(id, _)| id != route::TALK);
         if ranked.is_empty() {
             // Words retrieval passes over ("where am I" is all little words) may still be one

@@ -70,18 +70,10 @@ fn recall() {
         }
         let sentence = line["sentence"].as_str().unwrap();
         if std::env::var("SHOW_SCORES").is_ok() {
-            let remote = registry.mcp_tools();
-            let families = registry.loadable(&ctx, &remote);
-            let ranked = registry.message_ranked(&families, &remote, &ctx, sentence);
-            let top: Vec<String> = ranked
-                .iter()
-                .take(3)
-                .map(|(f, s)| format!("{f}:{s:.1}"))
-                .collect();
             eprintln!(
                 "SCORE [{kind}] {sentence} | want {:?} | {}",
                 names(&line["expect"]),
-                top.join(" ")
+                best_scores(&registry, &ctx, sentence, 3)
             );
         }
         let chosen = registry.route(&ctx, sentence);
@@ -166,6 +158,19 @@ fn recall() {
     // `offered`'s test).
     let recall = served as f64 / asked as f64;
     assert!(recall >= 0.95, "first-round recall {served}/{asked}");
+}
+
+/// The `count` families `sentence` ranks best in `ctx`, with their scores: `weather:7.2 …`.
+fn best_scores(registry: &Registry, ctx: &ToolContext, sentence: &str, count: usize) -> String {
+    let remote = registry.mcp_tools();
+    let families = registry.loadable(ctx, &remote);
+    let ranked = registry.message_ranked(&families, &remote, ctx, sentence);
+    let top: Vec<String> = ranked
+        .iter()
+        .take(count)
+        .map(|(f, s)| format!("{f}:{s:.1}"))
+        .collect();
+    top.join(" ")
 }
 
 /// Calls `find_tools` in `ctx` with `query`, as a model does when nothing offered fits.
@@ -276,22 +281,14 @@ fn probe() {
     for line in std::env::var("PROBE").unwrap_or_default().lines() {
         let (mode, sentence) = line.split_once('|').unwrap_or(("everyday", line));
         let ctx = ctx(mode);
-        let remote = registry.mcp_tools();
-        let families = registry.loadable(&ctx, &remote);
-        let ranked = registry.message_ranked(&families, &remote, &ctx, sentence);
-        let top: Vec<String> = ranked
-            .iter()
-            .take(5)
-            .map(|(f, s)| format!("{f}:{s:.1}"))
-            .collect();
+        let top = best_scores(&registry, &ctx, sentence, 5);
         let chosen = registry.route(&ctx, sentence);
         let why: Vec<String> = chosen
             .iter()
             .map(|c| format!("{}:{}", c.family, c.why))
             .collect();
         eprintln!(
-            "PROBE {sentence} → {why:?}\n      {}\n      {:?}",
-            top.join(" "),
+            "PROBE {sentence} → {why:?}\n      {top}\n      {:?}",
             registry.names(&ctx)
         );
     }

@@ -58,8 +58,9 @@ pub(crate) const NEAR_THE_OFFERED: f64 = 0.8;
 /// for six"), split where a sentence or a clause ends or "and", "also", "then" or "plus"
 /// joins two; none for a message of one part.
 pub(crate) fn parts(text: &str) -> Vec<&str> {
+    let sentences: Vec<&str> = sentences(text).collect();
     let mut parts = Vec::new();
-    for sentence in sentences(text) {
+    for &sentence in &sentences {
         let mut rest = sentence;
         loop {
             let lower = rest.to_lowercase();
@@ -79,7 +80,7 @@ pub(crate) fn parts(text: &str) -> Vec<&str> {
     }
     // A part needs two words that count, or one in a message of several sentences, where
     // each sentence asks by itself ("what's in notes.txt? and which folder is this?").
-    let asking = sentences(text).filter(|s| !terms_of(s).is_empty()).count();
+    let asking = sentences.iter().filter(|s| !terms_of(s).is_empty()).count();
     let least = if asking > 1 { 1 } else { 2 };
     parts.retain(|part| terms_of(part).len() >= least);
     if parts.len() < 2 {

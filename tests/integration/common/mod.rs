@@ -703,6 +703,17 @@ pub fn in_project(home: &Path, url: &str, project: &Path) -> Command {
 }
 
 /// Runs `command --non-interactive --prompt PROMPT` to the end (see [`finish`]).
+/// `marvin ARGS` in `home` against `server` (the openai-compat provider), which must succeed.
+pub fn answered(home: &TempDir, server: &ReplayServer, args: &[&str]) -> Output {
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    output
+}
+
 pub fn non_interactive(command: &mut Command, prompt: &str) -> Output {
     finish(command.args(["--non-interactive", "--prompt", prompt]))
 }
