@@ -855,10 +855,10 @@ mod tests {
         registry.names(ctx)
     }
 
-    /// SLURP's devel split (tests/fixtures/routing): for at least 95% of the requests some tool
+    /// SLURP's devel split (tests/fixtures/routing): for at least 96.5% of the requests some tool
     /// serves, one of those tools is offered in the first request.
     #[test]
-    fn a_tool_that_serves_the_request_is_offered_first_for_95_percent_of_slurp() {
+    fn a_tool_that_serves_the_request_is_offered_first_for_96_5_percent_of_slurp() {
         let registry = Registry::builtin();
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -901,7 +901,7 @@ mod tests {
         let recall = served as f64 / asked as f64;
         eprintln!("slurp devel: {served}/{asked} = {:.1}%", 100.0 * recall);
         assert!(
-            recall >= 0.95,
+            recall >= 0.965,
             "first-round recall {served}/{asked} = {recall:.3}"
         );
     }

@@ -19,47 +19,47 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("alarms"),
-        length: 137.3,
+        length: 137.6,
         terms: Terms::Built {
-            text: "3pmalarmalertcancelclockdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
-            ends: &[3, 8, 13, 19, 24, 29, 33, 36, 42, 49, 56, 60, 65, 70, 75, 81, 85, 88, 90, 93, 98, 102, 107, 112, 118, 122, 126, 131, 135, 141, 144, 148, 154, 158, 164, 168, 171, 174, 179, 183, 187, 192, 200, 205, 209, 213, 217, 223, 230, 235],
-            tenths: &[3, 358, 30, 80, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 90, 30, 13, 10],
+            text: "3pmalarmalertcancelchecklistclockdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
+            ends: &[3, 8, 13, 19, 28, 33, 38, 42, 45, 51, 58, 65, 69, 74, 79, 84, 90, 94, 97, 99, 102, 107, 111, 116, 121, 127, 131, 135, 140, 144, 150, 153, 157, 163, 167, 173, 177, 180, 183, 188, 192, 196, 201, 209, 214, 218, 222, 226, 232, 239, 244],
+            tenths: &[3, 358, 30, 80, 3, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 90, 30, 13, 10],
         },
     },
     Entry {
         id: Cow::Borrowed("ask"),
-        length: 67.3,
+        length: 67.6,
         terms: Terms::Built {
-            text: "alwayansweraskbetweenchoicchoosdeciddecisdefaultfewfreehelpjsonlongmultiplofferoptionotherpersonpickpreferquestionreturntextuserwait",
-            ends: &[5, 11, 14, 21, 26, 31, 36, 41, 48, 51, 55, 59, 63, 67, 74, 79, 85, 90, 96, 100, 106, 114, 120, 124, 128, 132],
-            tenths: &[3, 16, 100, 20, 80, 50, 50, 10, 3, 20, 3, 50, 10, 3, 30, 3, 70, 3, 20, 20, 30, 33, 10, 3, 30, 3],
+            text: "alwayansweraskbetweenchoicchoosdeciddecisdefaultfewfreehelpjsonlongmultiplofferoptionotherpersonpickpreferquestionreturnschedultextuserwait",
+            ends: &[5, 11, 14, 21, 26, 31, 36, 41, 48, 51, 55, 59, 63, 67, 74, 79, 85, 90, 96, 100, 106, 114, 120, 127, 131, 135, 139],
+            tenths: &[3, 16, 100, 20, 80, 50, 50, 10, 3, 20, 3, 50, 10, 3, 30, 3, 70, 3, 20, 20, 30, 33, 10, 3, 3, 30, 3],
         },
     },
     Entry {
         id: Cow::Borrowed("blender"),
-        length: 252.5,
+        length: 254.1,
         terms: Terms::Built {
-            text: "3daddanglansweranythapprovbackbaseblenderboundboxbpibsdfcameracannotcodecolourcreatcubecursorcylinddefaultdegredeletdetaildirectorieachemptieulerexactexecutexistfactorfalsfilefirsthideimportinsidlightlinearlistlocatlongestlookmakemanimaterimeshmetalmetrmodemodifimovenameneednewobjectopenoptionotherpathpicturpiecpixelplacepngpointprimitprinciplprintprivatpythonredrelatrenamrenderresultreusrotatroughrrggbbrunsavescalescenescreenshotscriptsetshowsidesizesphereswitchtakentemporaritexttooltruetypeuserviewportvisiblwork",
-            ends: &[2, 5, 9, 15, 20, 26, 30, 34, 41, 46, 49, 52, 56, 62, 68, 72, 78, 83, 87, 93, 99, 106, 111, 116, 122, 131, 135, 140, 145, 150, 156, 161, 167, 171, 175, 180, 184, 190, 195, 200, 206, 210, 215, 222, 226, 230, 234, 240, 244, 249, 253, 257, 263, 267, 271, 275, 278, 284, 288, 294, 299, 303, 309, 313, 318, 323, 326, 331, 337, 345, 350, 356, 362, 365, 370, 375, 381, 387, 391, 396, 401, 407, 410, 414, 419, 424, 434, 440, 443, 447, 451, 455, 461, 467, 472, 481, 485, 489, 493, 497, 501, 509, 515, 519],
-            tenths: &[83, 36, 6, 10, 10, 10, 10, 10, 392, 10, 10, 13, 10, 30, 10, 30, 20, 20, 50, 3, 20, 12, 16, 50, 10, 3, 10, 10, 6, 12, 40, 3, 6, 3, 13, 40, 13, 3, 20, 10, 3, 6, 20, 3, 20, 30, 10, 116, 70, 30, 6, 10, 20, 30, 38, 10, 9, 215, 10, 10, 10, 10, 10, 10, 3, 10, 13, 10, 10, 10, 13, 3, 33, 20, 3, 13, 53, 3, 3, 30, 10, 3, 13, 13, 30, 156, 40, 20, 20, 13, 3, 20, 50, 10, 3, 3, 10, 10, 3, 20, 10, 33, 10, 13],
+            text: "3daddanglansweranythapprovbackbaseblenderboundboxbpibsdfcameracannotchecklistcodecolourcreatcubecursorcylinddefaultdegredeletdescribdetaildirectorieachemptieulerexactexecutexistfactorfalsfilefirsthideimportinsidlightlinearlistlocatlongestlookmakemanimaterimeshmetalmetrmodemodifimovenameneednewobjectopenoptionotherpathpicturpiecpixelplacepngpointprimitprinciplprintprivatpythonredrelatrenamrenderresultreusrotatroughrrggbbrunsavescalescenescreenshotscriptsetshowsidesizesphereswitchtakentemporaritexttooltruetypeuserviewportvisiblwork",
+            ends: &[2, 5, 9, 15, 20, 26, 30, 34, 41, 46, 49, 52, 56, 62, 68, 77, 81, 87, 92, 96, 102, 108, 115, 120, 125, 132, 138, 147, 151, 156, 161, 166, 172, 177, 183, 187, 191, 196, 200, 206, 211, 216, 222, 226, 231, 238, 242, 246, 250, 256, 260, 265, 269, 273, 279, 283, 287, 291, 294, 300, 304, 310, 315, 319, 325, 329, 334, 339, 342, 347, 353, 361, 366, 372, 378, 381, 386, 391, 397, 403, 407, 412, 417, 423, 426, 430, 435, 440, 450, 456, 459, 463, 467, 471, 477, 483, 488, 497, 501, 505, 509, 513, 517, 525, 531, 535],
+            tenths: &[83, 36, 6, 10, 10, 10, 10, 10, 392, 10, 10, 13, 10, 30, 10, 6, 30, 20, 20, 50, 3, 20, 12, 16, 50, 10, 10, 3, 10, 10, 6, 12, 40, 3, 6, 3, 13, 40, 13, 3, 20, 10, 3, 6, 20, 3, 20, 30, 10, 116, 70, 30, 6, 10, 20, 30, 38, 10, 9, 215, 10, 10, 10, 10, 10, 10, 3, 10, 13, 10, 10, 10, 13, 3, 33, 20, 3, 13, 53, 3, 3, 30, 10, 3, 13, 13, 30, 156, 40, 20, 20, 13, 3, 20, 50, 10, 3, 3, 10, 10, 3, 20, 10, 33, 10, 13],
         },
     },
     Entry {
         id: Cow::Borrowed("bookmarks"),
-        length: 125.0,
+        length: 127.0,
         terms: Terms::Built {
-            text: "addressanythappeararticlbookmarkcallcasecontaindefaultdigfindfirstgivenhttphttpsitaliankeeplaterlinklistmaninewestnoteoptionpagereadrecipremembremovsavesearchshowstoretagtitlupdaturluserwantwebwhosewordworth",
-            ends: &[7, 12, 18, 24, 32, 36, 40, 47, 54, 57, 61, 66, 71, 75, 80, 87, 91, 96, 100, 104, 108, 114, 118, 124, 128, 132, 137, 143, 148, 152, 158, 162, 167, 170, 174, 179, 182, 186, 190, 193, 198, 202, 207],
-            tenths: &[29, 3, 3, 20, 193, 3, 3, 10, 9, 20, 33, 13, 10, 3, 3, 3, 30, 80, 180, 30, 6, 13, 13, 10, 30, 50, 3, 3, 20, 210, 20, 26, 20, 26, 13, 10, 20, 30, 10, 10, 10, 16, 3],
+            text: "addressanythappeararticlbookmarkcallcasechecklistcontaindefaultdigfindfirstgivenhttphttpsitaliankeeplaterlinklistmaninewestnoteoptionpagereadrecipremembremovsavesearchshowstoretagtitlupdaturluserwantwebwhosewordworth",
+            ends: &[7, 12, 18, 24, 32, 36, 40, 49, 56, 63, 66, 70, 75, 80, 84, 89, 96, 100, 105, 109, 113, 117, 123, 127, 133, 137, 141, 146, 152, 157, 161, 167, 171, 176, 179, 183, 188, 191, 195, 199, 202, 207, 211, 216],
+            tenths: &[29, 3, 3, 20, 193, 3, 3, 20, 10, 9, 20, 33, 13, 10, 3, 3, 3, 30, 80, 180, 30, 6, 13, 13, 10, 30, 50, 3, 3, 20, 210, 20, 26, 20, 26, 13, 10, 20, 30, 10, 10, 10, 16, 3],
         },
     },
     Entry {
         id: Cow::Borrowed("calendar"),
-        length: 324.1,
+        length: 336.1,
         terms: Terms::Built {
-            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelclearcomeconcertconferdatedaydddecembdefaultdeletdentistdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdayschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwednesdayweekweekdayweekendyetyyyi",
-            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 87, 91, 98, 104, 108, 111, 113, 119, 126, 131, 138, 143, 149, 154, 157, 162, 166, 171, 177, 181, 185, 191, 195, 198, 205, 209, 211, 213, 219, 223, 227, 232, 236, 240, 245, 249, 254, 258, 263, 265, 271, 275, 279, 283, 289, 294, 299, 303, 310, 313, 317, 323, 326, 330, 338, 345, 348, 352, 359, 364, 370, 378, 382, 387, 395, 402, 412, 416, 423, 428, 432, 437, 441, 450, 454, 461, 468, 471, 475],
-            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 30, 30, 30, 30, 10, 58, 3, 6, 18, 30, 40, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 80, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 80, 3, 50, 10, 3],
+            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelchecklistclearcomeconcertconferdatedaydddecembdefaultdeletdentistdescribdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdayschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwednesdayweekweekdayweekendyetyyyi",
+            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 91, 96, 100, 107, 113, 117, 120, 122, 128, 135, 140, 147, 154, 159, 165, 170, 173, 178, 182, 187, 193, 197, 201, 207, 211, 214, 221, 225, 227, 229, 235, 239, 243, 248, 252, 256, 261, 265, 270, 274, 279, 281, 287, 291, 295, 299, 305, 310, 315, 319, 326, 329, 333, 339, 342, 346, 354, 361, 364, 368, 375, 380, 386, 394, 398, 403, 411, 418, 428, 432, 439, 444, 448, 453, 457, 466, 470, 477, 484, 487, 491],
+            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 20, 30, 30, 30, 30, 10, 58, 3, 6, 18, 30, 40, 20, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 160, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 80, 3, 50, 10, 3],
         },
     },
     Entry {
@@ -163,11 +163,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("interview"),
-        length: 142.0,
+        length: 142.6,
         terms: Terms::Built {
-            text: "abovabsolutaltanswerapprovaskbarbelowbrowsercaptionchartchooscollectcomecontentcontextconvictcriticdatadatasetdefaultdescriptdirectoridoughnuteverifewfileformgatherheaderhighlighthtmlidimaginfoinputinteractinterviewitemitselfjsonlabellanglinelistlookmademanimarkdownmdmediamermaidminormisbehavmultinumberobjectoncoptionotheroutsidpagepathperpersonpicturpiepositpreferpresentprojectquestionquestionnairreadrecommendrelatrenderrequestresultrowsecondselectsevershowsidesinglskipslightsourcsrcstatusstringstrongsupportsurveytabltaketexttitltooltruetypeunderuploaduriuserwaitweightwithoutwork",
-            ends: &[4, 11, 14, 20, 26, 29, 32, 37, 44, 51, 56, 61, 68, 72, 79, 86, 93, 99, 103, 110, 117, 125, 134, 142, 147, 150, 154, 158, 164, 170, 179, 183, 185, 189, 193, 198, 206, 215, 219, 225, 229, 234, 238, 242, 246, 250, 254, 258, 266, 268, 273, 280, 285, 293, 298, 304, 310, 313, 319, 324, 330, 334, 338, 341, 347, 353, 356, 361, 367, 374, 381, 389, 401, 405, 414, 419, 425, 432, 438, 441, 447, 453, 458, 462, 466, 471, 475, 481, 486, 489, 495, 501, 507, 514, 520, 524, 528, 532, 536, 540, 544, 548, 553, 559, 562, 566, 570, 576, 583, 587],
-            tenths: &[3, 3, 3, 36, 3, 20, 3, 3, 30, 3, 6, 3, 20, 10, 6, 3, 3, 3, 9, 3, 3, 6, 3, 3, 3, 20, 29, 106, 10, 3, 6, 6, 23, 26, 16, 10, 10, 70, 10, 3, 13, 15, 6, 19, 6, 10, 3, 40, 3, 3, 3, 6, 3, 3, 16, 6, 3, 10, 6, 23, 3, 3, 26, 10, 3, 10, 3, 3, 20, 10, 20, 142, 50, 13, 9, 3, 3, 3, 13, 3, 3, 20, 70, 3, 3, 13, 3, 6, 3, 3, 10, 3, 3, 10, 50, 6, 10, 33, 6, 10, 9, 19, 10, 10, 3, 3, 3, 3, 3, 3],
+            text: "abovabsolutaltanswerapprovaskbarbelowbrowsercaptionchartchecklistchooscollectcomecontentcontextconvictcriticdatadatasetdefaultdescriptdirectoridoughnuteverifewfileformgatherheaderhighlighthtmlidimaginfoinputinteractinterviewitemitselfjsonlabellanglinelistlookmademanimarkdownmdmediamermaidminormisbehavmultinumberobjectoncoptionotheroutsidpagepathperpersonpicturpiepositpreferpresentprojectquestionquestionnairreadrecommendrelatrenderrequestresultrowsecondselectsevershowsidesinglskipslightsourcsrcstatusstringstrongsupportsurveytabltaketexttitltooltruetypeunderuploaduriuserwaitweightwithoutwork",
+            ends: &[4, 11, 14, 20, 26, 29, 32, 37, 44, 51, 56, 65, 70, 77, 81, 88, 95, 102, 108, 112, 119, 126, 134, 143, 151, 156, 159, 163, 167, 173, 179, 188, 192, 194, 198, 202, 207, 215, 224, 228, 234, 238, 243, 247, 251, 255, 259, 263, 267, 275, 277, 282, 289, 294, 302, 307, 313, 319, 322, 328, 333, 339, 343, 347, 350, 356, 362, 365, 370, 376, 383, 390, 398, 410, 414, 423, 428, 434, 441, 447, 450, 456, 462, 467, 471, 475, 480, 484, 490, 495, 498, 504, 510, 516, 523, 529, 533, 537, 541, 545, 549, 553, 557, 562, 568, 571, 575, 579, 585, 592, 596],
+            tenths: &[3, 3, 3, 36, 3, 20, 3, 3, 30, 3, 6, 6, 3, 20, 10, 6, 3, 3, 3, 9, 3, 3, 6, 3, 3, 3, 20, 29, 106, 10, 3, 6, 6, 23, 26, 16, 10, 10, 70, 10, 3, 13, 15, 6, 19, 6, 10, 3, 40, 3, 3, 3, 6, 3, 3, 16, 6, 3, 10, 6, 23, 3, 3, 26, 10, 3, 10, 3, 3, 20, 10, 20, 142, 50, 13, 9, 3, 3, 3, 13, 3, 3, 20, 70, 3, 3, 13, 3, 6, 3, 3, 10, 3, 3, 10, 50, 6, 10, 33, 6, 10, 9, 19, 10, 10, 3, 3, 3, 3, 3, 3],
         },
     },
     Entry {
@@ -176,7 +176,7 @@ pub(crate) static BUILT: &[Entry] = &[
         terms: Terms::Built {
             text: "addressaroundciticlosestcoordincoreloccountricurrentdevicelsfindgeocluiplocallocatnamenearnearbinearestnetworkpersonplacepositprecisrightsayuser",
             ends: &[7, 13, 17, 24, 31, 38, 45, 52, 57, 60, 64, 70, 72, 77, 82, 86, 90, 96, 103, 110, 116, 121, 126, 132, 137, 140, 144],
-            tenths: &[10, 60, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 100, 10, 40, 30, 30, 10, 20, 10, 20, 10, 20, 10, 20],
+            tenths: &[10, 30, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 100, 10, 40, 60, 30, 10, 20, 10, 20, 10, 20, 10, 20],
         },
     },
     Entry {
@@ -199,29 +199,29 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("music"),
-        length: 163.6,
+        length: 164.6,
         terms: Terms::Built {
-            text: "albumareaartistbandcomposcountridatedefaultdetaildiscographieditencyclopediaentrifactformgenrgroupheariditunlengthlistlooklookuplyricmanimbidmusicmusicbrainzmusiciannameopenoptionownplayquestionrecordreleasresultsangsearchsingsingersongsungsyntaxtracktypeyear",
-            ends: &[5, 9, 15, 19, 25, 32, 36, 43, 49, 60, 64, 76, 81, 85, 89, 93, 98, 102, 104, 108, 114, 118, 122, 128, 133, 137, 141, 146, 157, 165, 169, 173, 179, 182, 186, 194, 200, 206, 212, 216, 222, 226, 232, 236, 240, 246, 251, 255, 259],
-            tenths: &[151, 10, 92, 90, 30, 13, 10, 3, 10, 50, 12, 10, 10, 20, 20, 10, 6, 30, 3, 30, 10, 10, 13, 30, 30, 3, 23, 153, 56, 30, 13, 10, 3, 3, 30, 10, 56, 95, 3, 30, 33, 50, 50, 159, 60, 3, 40, 10, 10],
+            text: "albumareaartistbandchecklistcomposcountridatedefaultdetaildiscographieditencyclopediaentrifactformgenrgroupheariditunlengthlistlooklookuplyricmanimbidmusicmusicbrainzmusiciannameopenoptionownplayquestionrecordreleasresultsangsearchsingsingersongsungsyntaxtracktypeyear",
+            ends: &[5, 9, 15, 19, 28, 34, 41, 45, 52, 58, 69, 73, 85, 90, 94, 98, 102, 107, 111, 113, 117, 123, 127, 131, 137, 142, 146, 150, 155, 166, 174, 178, 182, 188, 191, 195, 203, 209, 215, 221, 225, 231, 235, 241, 245, 249, 255, 260, 264, 268],
+            tenths: &[151, 10, 92, 90, 10, 30, 13, 10, 3, 10, 50, 12, 10, 10, 20, 20, 10, 6, 30, 3, 30, 10, 10, 13, 30, 30, 3, 23, 153, 56, 30, 13, 10, 3, 3, 30, 10, 56, 95, 3, 30, 33, 50, 50, 159, 60, 3, 40, 10, 10],
         },
     },
     Entry {
         id: Cow::Borrowed("notes"),
-        length: 237.5,
+        length: 268.5,
         terms: Terms::Built {
-            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsearchshopstrsubdirectoritaketextthroughtodotripwrite",
-            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 175, 179, 183, 188, 191, 195, 203, 208, 211, 214, 219, 223, 228, 231, 235, 245, 251, 256, 262, 268, 274, 278, 281, 293, 297, 301, 308, 312, 316, 321],
-            tenths: &[63, 10, 20, 3, 10, 20, 30, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 280, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 50, 20, 13, 40, 32, 20, 80, 20, 80],
+            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnschedulsearchshopstrsubdirectoritaketextthroughtodotripwrite",
+            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 175, 179, 183, 188, 191, 195, 203, 208, 211, 214, 219, 223, 228, 231, 235, 245, 251, 256, 262, 268, 275, 281, 285, 288, 300, 304, 308, 315, 319, 323, 328],
+            tenths: &[63, 10, 20, 3, 10, 20, 300, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 280, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 40, 20, 50, 20, 13, 40, 32, 20, 80, 20, 80],
         },
     },
     Entry {
         id: Cow::Borrowed("ntfy"),
-        length: 141.7,
+        length: 143.7,
         terms: Terms::Built {
-            text: "alerteachfollowgeneratgetguesshardlistmakemessagnamenewnotifnotifintfiphonepingpostprivatprofilpromptpublishpushsaysendshowshownstopsubscribtexttitltopicunsubscribuser",
-            ends: &[5, 9, 15, 22, 25, 30, 34, 38, 42, 48, 52, 55, 60, 66, 70, 75, 79, 83, 89, 95, 101, 108, 112, 115, 119, 123, 128, 132, 140, 144, 148, 153, 163, 167],
-            tenths: &[40, 10, 40, 20, 20, 10, 10, 30, 30, 30, 10, 20, 113, 50, 189, 120, 20, 20, 20, 10, 10, 20, 90, 10, 40, 20, 10, 30, 100, 3, 3, 229, 20, 20],
+            text: "alertchecklisteachfollowgeneratgetguesshardlistmakemessagnamenewnotifnotifintfiphonepingpostprivatprofilpromptpublishpushsaysendshowshownstopsubscribtexttitltopicunsubscribuser",
+            ends: &[5, 14, 18, 24, 31, 34, 39, 43, 47, 51, 57, 61, 64, 69, 75, 79, 84, 88, 92, 98, 104, 110, 117, 121, 124, 128, 132, 137, 141, 149, 153, 157, 162, 172, 176],
+            tenths: &[40, 20, 10, 40, 20, 20, 10, 10, 30, 30, 30, 10, 20, 113, 50, 189, 120, 20, 20, 20, 10, 10, 20, 90, 10, 40, 20, 10, 30, 100, 3, 3, 229, 20, 20],
         },
     },
     Entry {
@@ -235,11 +235,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("places_search"),
-        length: 314.7,
+        length: 321.7,
         terms: Terms::Built {
             text: "addressapiaroundatmauthawaybakeribankbarbikeburgerbusibuycafecasechargercheapchinescinemaclosestcoffecoordindedefaultdelivdeliveridistancdowneatexplainfarfindfirstfixfoodgaregasgoodgooglgymhomehospithotelhourkeykindkyotolabellaptoplatlisbonlnglocatlondonlooklouvrlyonmallmanimetermuseumnamenearnearbinearestnewopenorderparkpetrolpharmaciphonepizzaplacepubqueriradiusratereadrestaurresultsavesaysearchsellservicsetsetupshopststationstoresuchsupermarketsushitaketakeawaytextthaitownunituserwantwhetherwithinwork",
             ends: &[7, 10, 16, 19, 23, 27, 33, 37, 40, 44, 50, 54, 57, 61, 65, 72, 77, 83, 89, 96, 101, 108, 110, 117, 122, 130, 137, 141, 144, 151, 154, 158, 163, 166, 170, 174, 177, 181, 186, 189, 193, 199, 204, 208, 211, 215, 220, 225, 231, 234, 240, 243, 248, 254, 258, 263, 267, 271, 275, 280, 286, 290, 294, 300, 307, 310, 314, 319, 323, 329, 337, 342, 347, 352, 355, 360, 366, 370, 374, 381, 387, 391, 394, 400, 404, 410, 413, 418, 422, 424, 431, 436, 440, 451, 456, 460, 468, 472, 476, 480, 484, 488, 492, 499, 505, 509],
-            tenths: &[23, 10, 53, 30, 20, 30, 20, 30, 80, 23, 30, 10, 20, 53, 20, 20, 20, 30, 30, 30, 30, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 20, 70, 30, 23, 30, 50, 50, 10, 10, 10, 3, 20, 13, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 70, 110, 60, 20, 110, 30, 30, 30, 53, 20, 53, 196, 30, 10, 10, 10, 10, 100, 10, 13, 10, 50, 20, 20, 30, 20, 133, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 3],
+            tenths: &[23, 10, 33, 30, 20, 30, 20, 30, 80, 23, 30, 10, 20, 53, 20, 20, 20, 30, 30, 30, 30, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 20, 70, 30, 23, 30, 50, 50, 10, 10, 10, 3, 20, 13, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 70, 200, 60, 20, 110, 30, 30, 30, 53, 20, 53, 196, 30, 10, 10, 10, 10, 100, 10, 13, 10, 50, 20, 20, 30, 20, 133, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 3],
         },
     },
     Entry {
@@ -271,11 +271,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("steam"),
-        length: 220.4,
+        length: 221.0,
         terms: Terms::Built {
-            text: "accountachievaddressapiappbitcomcustomdatedealdefaultdescriptdetaildevelopdigitdiscountfactfeaturfirstfriendgamegenrhouridkeylastlatestlistlookmademanimetacritnameneednewofferonlinownpagepcpersonplatformplayplayerplaytimpriceprofilpublicpublishreleassalescoresearchsellershortshowspecialstatstatussteamsteamcommunsteamidstoresummaritopunlockuserweekwhetherword",
-            ends: &[7, 13, 20, 23, 26, 29, 32, 38, 42, 46, 53, 61, 67, 74, 79, 87, 91, 97, 102, 108, 112, 116, 120, 122, 125, 129, 135, 139, 143, 147, 151, 159, 163, 167, 170, 175, 180, 183, 187, 189, 195, 203, 207, 213, 220, 225, 231, 237, 244, 250, 254, 259, 265, 271, 276, 280, 287, 291, 297, 302, 313, 320, 325, 332, 335, 341, 345, 349, 356, 360],
-            tenths: &[10, 90, 15, 30, 46, 9, 9, 9, 10, 20, 12, 10, 30, 10, 9, 20, 10, 50, 13, 20, 265, 10, 30, 25, 30, 10, 10, 6, 20, 10, 39, 20, 41, 30, 10, 10, 30, 10, 30, 30, 9, 20, 53, 40, 30, 30, 69, 30, 10, 20, 30, 10, 36, 10, 10, 20, 10, 20, 10, 402, 9, 9, 56, 20, 10, 20, 70, 30, 10, 3],
+            text: "accountachievaddressapiappbitchecklistcomcustomdatedealdefaultdescriptdetaildevelopdigitdiscountfactfeaturfirstfriendgamegenrhouridkeylastlatestlistlookmademanimetacritnameneednewofferonlinownpagepcpersonplatformplayplayerplaytimpriceprofilpublicpublishreleassalescoresearchsellershortshowspecialstatstatussteamsteamcommunsteamidstoresummaritopunlockuserweekwhetherword",
+            ends: &[7, 13, 20, 23, 26, 29, 38, 41, 47, 51, 55, 62, 70, 76, 83, 88, 96, 100, 106, 111, 117, 121, 125, 129, 131, 134, 138, 144, 148, 152, 156, 160, 168, 172, 176, 179, 184, 189, 192, 196, 198, 204, 212, 216, 222, 229, 234, 240, 246, 253, 259, 263, 268, 274, 280, 285, 289, 296, 300, 306, 311, 322, 329, 334, 341, 344, 350, 354, 358, 365, 369],
+            tenths: &[10, 90, 15, 30, 46, 9, 6, 9, 9, 10, 20, 12, 10, 30, 10, 9, 20, 10, 50, 13, 20, 265, 10, 30, 25, 30, 10, 10, 6, 20, 10, 39, 20, 41, 30, 10, 10, 30, 10, 30, 30, 9, 20, 53, 40, 30, 30, 69, 30, 10, 20, 30, 10, 36, 10, 10, 20, 10, 20, 10, 402, 9, 9, 56, 20, 10, 20, 70, 30, 10, 3],
         },
     },
     Entry {
@@ -289,20 +289,20 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("talk"),
-        length: 345.0,
+        length: 347.0,
         terms: Terms::Built {
-            text: "advicannoyawesombetterbetweenbirthdayborebrieflibyecaptioncasualcompilcomplexcomposconceptcooldifferdividdraftessayexplainexplanfedfeelformalfriendliergoodgoodbygrammargreathahahaikuhelloideaimprovinforminterfacjokelearnlimericklistlollovelyricmeanmessagmindminusmonadmultiplinamenevernicenightparagraphparaphraspassivpercentplotpluspoempolishproofreadpunrecursrephrasrewordrewritrhymeriddlrootseasentencsetsimplisleepslogansonnetsoundspeechspellsquarstorisuggestsumsummaritaletheorithinktimetiptoasttonetraitunderstandversvoicwaywishworkwriteyourself",
-            ends: &[5, 10, 16, 22, 29, 37, 41, 48, 51, 58, 64, 70, 77, 83, 90, 94, 100, 105, 110, 115, 122, 128, 131, 135, 141, 151, 155, 161, 168, 173, 177, 182, 187, 191, 197, 203, 211, 215, 220, 228, 232, 235, 239, 244, 248, 254, 258, 263, 268, 276, 280, 285, 289, 294, 303, 312, 318, 325, 329, 333, 337, 343, 352, 355, 361, 368, 374, 380, 385, 390, 394, 397, 404, 407, 413, 418, 424, 430, 435, 441, 446, 451, 456, 463, 466, 473, 477, 483, 488, 492, 495, 500, 504, 509, 519, 523, 527, 530, 534, 538, 543, 551],
-            tenths: &[30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 20, 30, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 60, 30, 20, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 30, 80, 60, 30, 20, 30, 30, 30, 30, 30, 30, 30, 30, 30, 50, 30, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 50, 30, 30, 30, 30, 50, 60, 30, 30, 20, 30, 20, 30, 20, 30, 30, 50, 30, 30, 30, 30, 60, 30, 30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 30, 30, 20, 50, 50],
+            text: "advicannoyawesombetterbetweenbirthdayborebrieflibyecaptioncasualchecklistcompilcomplexcomposconceptcooldifferdividdraftessayexplainexplanfedfeelformalfriendliergoodgoodbygrammargreathahahaikuhelloideaimprovinforminterfacjokelearnlimericklistlollovelyricmeanmessagmindminusmonadmultiplinamenevernicenightparagraphparaphraspassivpercentplotpluspoempolishproofreadpunrecursrephrasrewordrewritrhymeriddlrootseasentencsetsimplisleepslogansonnetsoundspeechspellsquarstorisuggestsumsummaritaletheorithinktimetiptoasttonetraitunderstandversvoicwaywishworkwriteyourself",
+            ends: &[5, 10, 16, 22, 29, 37, 41, 48, 51, 58, 64, 73, 79, 86, 92, 99, 103, 109, 114, 119, 124, 131, 137, 140, 144, 150, 160, 164, 170, 177, 182, 186, 191, 196, 200, 206, 212, 220, 224, 229, 237, 241, 244, 248, 253, 257, 263, 267, 272, 277, 285, 289, 294, 298, 303, 312, 321, 327, 334, 338, 342, 346, 352, 361, 364, 370, 377, 383, 389, 394, 399, 403, 406, 413, 416, 422, 427, 433, 439, 444, 450, 455, 460, 465, 472, 475, 482, 486, 492, 497, 501, 504, 509, 513, 518, 528, 532, 536, 539, 543, 547, 552, 560],
+            tenths: &[30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 20, 20, 30, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 60, 30, 20, 30, 30, 30, 50, 30, 30, 30, 50, 30, 30, 30, 80, 60, 30, 20, 30, 30, 30, 30, 30, 30, 30, 30, 30, 50, 30, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 50, 30, 30, 30, 30, 50, 60, 30, 30, 20, 30, 20, 30, 20, 30, 30, 50, 30, 30, 30, 30, 60, 30, 30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 30, 30, 20, 50, 50],
         },
     },
     Entry {
         id: Cow::Borrowed("tickets"),
-        length: 201.7,
+        length: 215.7,
         terms: Terms::Built {
-            text: "activaddanothbacklogbikeblockclosecodecreatcycldatedefaultdepdependdescriptdetaildrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
-            ends: &[5, 8, 13, 20, 24, 29, 34, 38, 43, 47, 51, 58, 61, 67, 75, 81, 85, 88, 91, 96, 102, 107, 110, 112, 119, 123, 127, 131, 135, 139, 143, 147, 151, 155, 161, 164, 170, 178, 184, 189, 195, 198, 202, 207, 213, 218, 220, 222, 226, 232, 234, 238, 242, 247, 251, 255, 259, 264, 268, 273],
-            tenths: &[16, 90, 30, 50, 20, 20, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 30, 20, 20, 10, 3, 15, 130, 440, 10, 110, 10, 20, 30, 20, 46, 3, 10, 3],
+            text: "activaddanothbacklogbikeblockchecklistclosecodecreatcycldatedefaultdepdependdescriptdetaildrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayschedulshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
+            ends: &[5, 8, 13, 20, 24, 29, 38, 43, 47, 52, 56, 60, 67, 70, 76, 84, 90, 94, 97, 100, 105, 111, 116, 119, 121, 128, 132, 136, 140, 144, 148, 152, 156, 160, 164, 170, 173, 179, 187, 193, 198, 204, 207, 214, 218, 223, 229, 234, 236, 238, 242, 248, 250, 254, 258, 263, 267, 271, 275, 280, 284, 289],
+            tenths: &[16, 90, 30, 50, 20, 20, 120, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 20, 30, 20, 20, 10, 3, 15, 130, 440, 10, 110, 10, 20, 30, 20, 46, 3, 10, 3],
         },
     },
     Entry {
@@ -352,11 +352,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("wiki"),
-        length: 163.5,
+        length: 165.5,
         terms: Terms::Built {
             text: "adaalternanswerarticlbiographicasecuridefaultdefindefinitdescribdescripteachempirexactexplainfactfewfindfullgavegivegrephistoriintroductjazzkeepkoalalighthouslinelinklonglooklovelacmanimarimatchmeanmoonnamenumberofflinpageparagraphpartpathpersonphotosynthesiplaceplainprofilquestionquickreadreturnromansavesearchsectionseparseversizesnippetsubjectsummaritapirtexttitlwholewikiwikipediaword",
             ends: &[3, 9, 15, 21, 30, 34, 38, 45, 50, 57, 64, 72, 76, 81, 86, 93, 97, 100, 104, 108, 112, 116, 120, 127, 136, 140, 144, 149, 158, 162, 166, 170, 174, 181, 185, 189, 194, 198, 202, 206, 212, 218, 222, 231, 235, 239, 245, 258, 263, 268, 274, 282, 287, 291, 297, 302, 306, 312, 319, 324, 329, 333, 340, 347, 354, 359, 363, 367, 372, 376, 385, 389],
-            tenths: &[20, 3, 10, 82, 50, 3, 20, 6, 30, 30, 50, 10, 10, 20, 16, 30, 30, 10, 33, 43, 3, 6, 30, 50, 10, 20, 20, 20, 20, 23, 20, 10, 43, 20, 6, 20, 3, 60, 20, 10, 10, 20, 20, 10, 10, 13, 10, 20, 10, 10, 10, 10, 10, 10, 10, 20, 23, 36, 10, 3, 3, 10, 10, 10, 30, 20, 23, 29, 10, 159, 133, 3],
+            tenths: &[20, 3, 10, 82, 50, 3, 20, 6, 30, 30, 70, 10, 10, 20, 16, 30, 30, 10, 33, 43, 3, 6, 30, 50, 10, 20, 20, 20, 20, 23, 20, 10, 43, 20, 6, 20, 3, 60, 20, 10, 10, 20, 20, 10, 10, 13, 10, 20, 10, 10, 10, 10, 10, 10, 10, 20, 23, 36, 10, 3, 3, 10, 10, 10, 30, 20, 23, 29, 10, 159, 133, 3],
         },
     },
 ];

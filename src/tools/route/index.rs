@@ -191,18 +191,55 @@ fn mended(term: String, entries: &[&Entry]) -> String {
 /// The words of `text` retrieval counts: lower case, split at anything but letters and
 /// digits (apostrophes dropped: "what's" is "whats"), the little words left out, stemmed.
 pub(crate) fn terms_of(text: &str) -> Vec<String> {
-    // "to do" is two little words, but a to-do list is a thing of its own.
-    text.to_lowercase()
-        .replace(['\'', '’'], "")
-        .replace("to-do", "todo")
-        .replace("to do list", "todo list")
+    let mut text = text.to_lowercase().replace(['\'', '’'], "");
+    for (phrase, meaning) in PHRASES {
+        if text.contains(phrase) {
+            text = text.replace(phrase, meaning);
+        }
+    }
+    let words: Vec<&str> = text
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| {
-            word.len() > 1 && !STOP.contains(word) && !word.bytes().all(|b| b.is_ascii_digit())
-        })
-        .map(stem)
-        .collect()
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mut terms = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        if word.len() > 1 && !STOP.contains(word) && !word.bytes().all(|b| b.is_ascii_digit()) {
+            terms.push(stem(word));
+        }
+        // A list one keeps ("my list", "the shopping list", "lists") is a thing of its own;
+        // "list my alarms" asks to see some.
+        let kept = *word == "lists"
+            || (*word == "list" && at > 0 && !matches!(words[at - 1], "to" | "please" | "and"));
+        if kept {
+            terms.push("checklist".to_string());
+        }
+    }
+    terms
 }
+
+/// Ways of asking whose words alone say little, and what they mean.
+const PHRASES: &[(&str, &str)] = &[
+    // "to do" is two little words, but a to-do list is a thing of its own.
+    ("to-do", "todo"),
+    ("to do list", "todo list"),
+    // What is planned: "what's on friday", "what do I have going on".
+    ("whats on", "whats on schedule"),
+    ("what is on", "what is on schedule"),
+    ("going on", "going on schedule"),
+    // Where to go for something is a place nearby.
+    ("where can i get", "where can i get nearby"),
+    ("where can i buy", "where can i buy nearby"),
+    ("where should i go", "where should i go nearby"),
+    ("where can i rent", "where can i rent nearby"),
+    ("where can i eat", "where can i eat nearby"),
+    ("in my area", "nearby"),
+    ("around here", "nearby"),
+    // What a thing looks like is what it is.
+    ("looks like", "looks like describe"),
+    ("look like", "look like describe"),
+    ("description of", "describe"),
+    ("description about", "describe"),
+];
 
 /// Words that say nothing of what a request is about: the little words, and numbers (a time,
 /// a count or an amount belongs to no family more than another).
@@ -443,5 +480,22 @@ mod tests {
             terms_of("What's the forecast? Alarms, RAINING"),
             ["forecast", "alarm", "rain"]
         );
+    }
+
+    #[test]
+    fn a_list_one_keeps_is_told_from_a_list_to_see() {
+        assert_eq!(
+            terms_of("what's next on my list"),
+            ["next", "list", "checklist"]
+        );
+        assert_eq!(terms_of("which lists do I have"), ["list", "checklist"]);
+        assert_eq!(terms_of("list my alarms"), ["list", "alarm"]);
+    }
+
+    #[test]
+    fn ways_of_asking_say_what_they_mean() {
+        assert!(terms_of("where can I get organic wheat").contains(&"nearbi".to_string()));
+        assert!(terms_of("what does haggis look like").contains(&"describ".to_string()));
+        assert!(terms_of("what do I have going on tomorrow").contains(&"schedul".to_string()));
     }
 }

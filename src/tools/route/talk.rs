@@ -80,10 +80,36 @@ pub(crate) fn only_talks(text: &str) -> bool {
         let o: Vec<&str> = o.split(' ').collect();
         words.starts_with(&o)
     });
+    // "…, what a day" exclaims after saying what happened; it asks nothing.
+    let exclaims = [", what a", ". what a", "! what a"]
+        .iter()
+        .any(|e| lower.contains(e));
+    let asks = |a: &&str| has(a) && !(*a == "what" && exclaims);
     let remark = !text.contains('?')
         && (opens || FEELINGS.iter().any(|f| has(f)))
-        && !ASKING.iter().any(|a| has(a));
-    remark || is_a_sum(&words)
+        && !ASKING.iter().any(asks);
+    remark || is_a_sum(&words) || is_small_talk(text, &words)
+}
+
+/// Whether `text` speaks to the assistant about itself and nothing else ("how are you
+/// today?", "what's your name?", "are you a robot?"): every word that counts is one of
+/// small talk's.
+fn is_small_talk(text: &str, words: &[&str]) -> bool {
+    const ABOUT_ITSELF: &[&str] = &[
+        "today", "tonight", "day", "morning", "evening", "name", "called", "old", "age", "doing",
+        "going", "feel", "feeling", "real", "human", "robot", "bot", "alive", "ai", "friend",
+        "happy", "sad", "bored", "tired", "fine", "well", "good", "ok", "okay", "there", "hello",
+        "hi", "hey",
+    ];
+    let addressed = words
+        .iter()
+        .any(|w| matches!(*w, "you" | "your" | "yourself" | "youre" | "you're" | "u"));
+    addressed
+        && super::terms_of(text).iter().all(|term| {
+            ABOUT_ITSELF
+                .iter()
+                .any(|word| super::stem::stem(word) == *term)
+        })
 }
 
 /// Whether `words` hold a sum: two numbers joined by an operator ("17 times 23", "12 x 9",
@@ -149,4 +175,34 @@ pub(crate) fn made() -> Entry {
     let mut fields: Vec<(&str, f64)> = WORDS.iter().map(|words| (*words, 3.0)).collect();
     fields.extend(ASKS.iter().map(|ask| (*ask, 2.0)));
     Entry::new(TALK, &fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_talks;
+
+    #[test]
+    fn a_remark_or_small_talk_asks_for_nothing() {
+        for text in [
+            "thanks, that fix looks good",
+            "my alarm clock broke this morning lol",
+            "I just got back from Berlin, what a trip",
+            "how are you today?",
+            "what's your name?",
+            "are you a robot?",
+            "17 times 23",
+        ] {
+            assert!(only_talks(text), "{text}");
+        }
+        for text in [
+            "what a sunny day, will it rain later?",
+            "describe to me what a ball looks like",
+            "can you set an alarm for six",
+            "what's your forecast for tomorrow",
+            "how do you cook an omelette",
+            "did you add tomorrow's meeting to my calendar",
+        ] {
+            assert!(!only_talks(text), "{text}");
+        }
+    }
 }
