@@ -99,7 +99,20 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         // What the model may be offered now: a family loaded in the last round comes in; the
         // request is then fitted to the model's window (see `call_model`).
         let mut offered = offer.now(turn);
-        let result = call_model(turn, messages, &mut offered, last_call)?;
+        let sent_before_cancel = !cancel.is_cancelled();
+        let result = match call_model(turn, messages, &mut offered, last_call) {
+            Ok(result) => result,
+            // A call cancelled on its way was made all the same (the provider may bill what
+            // it sent): it counts, with its usage unknown.
+            Err(error) if error.kind == ErrorKind::Cancelled && sent_before_cancel => {
+                (turn.emit)(AgentEvent::ModelCall {
+                    model: turn.providers.active().model().to_string(),
+                    usage: None,
+                });
+                return Err(error);
+            }
+            Err(error) => return Err(error),
+        };
         if let Some(usage) = &result.usage {
             lock(turn.budget).calibrate(messages, usage.input_tokens);
         }

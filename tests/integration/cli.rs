@@ -667,6 +667,10 @@ fn ctrl_c_keeps_the_partial_answer_and_exits_130() {
         "{}",
         stderr(&output)
     );
+    // The call was made: it counts, at a cost nobody reported.
+    let cost = cost_line(&output);
+    assert_eq!(cost["llm_turns"], 1, "{cost}");
+    assert_eq!(cost["cost_unknown"], true, "{cost}");
 }
 
 #[test]
