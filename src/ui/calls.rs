@@ -165,7 +165,15 @@ impl Finished<'_> {
         let room = line.saturating_sub(4 + width(&took) + 2);
         let head = running(self.name, self.key, room, style);
         let mut lines = vec![format!("  {mark} {head}  {}", style.dim(&took))];
-        if self.is_error {
+        let stopped = (self.name == "run_command" && self.is_error)
+            .then(|| crate::tools::coding::shell::stopped(self.output))
+            .flatten();
+        if let Some((why, output)) = stopped {
+            let why = one_line(why.trim_start_matches("Error: "), style);
+            let why = truncate(&why, line.saturating_sub(4), style.unicode);
+            lines.push(format!("    {}", style.red(&why)));
+            lines.extend(tail(output, style, line));
+        } else if self.is_error {
             let first = self.output.lines().find(|l| !l.trim().is_empty());
             // The ✗ says it failed already: the model's "Error: " prefix is not repeated.
             let first = first.map(|l| l.trim_start().trim_start_matches("Error: "));

@@ -406,8 +406,13 @@ impl TerminalView {
             let text = super::width::wrap("    ", &sanitize(&said), 6, line_width());
             self.side_line(&style.dim(&text));
         }
-        // A command that ran: a refused, stopped or timed-out one leaves the last one's.
-        if let (Some(command), "run_command", false) = (command, name, is_error) {
+        // A command that ran, or ran until it was stopped: a refused one leaves the last one's.
+        let ran = match (name, is_error) {
+            ("run_command", false) => Some(output),
+            ("run_command", true) => crate::tools::coding::shell::stopped(output).map(|s| s.1),
+            _ => None,
+        };
+        if let (Some(command), Some(output)) = (command, ran) {
             self.last_output = Some((command, output.to_string()));
         }
         self.call_ended(id);

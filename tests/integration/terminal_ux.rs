@@ -157,6 +157,45 @@ fn a_command_shows_a_spinner_then_its_exit_code_and_last_lines() {
 }
 
 #[test]
+fn a_command_stopped_by_ctrl_c_keeps_what_it_printed() {
+    let home = TempDir::new("ux-command-stopped");
+    let server = ReplayServer::start(common::ticketed(vec![
+        command_call("seq 1 3; sleep 60"),
+        Reply::text(&["unused"]),
+    ]));
+    let mut pty = coding_at_80(&home, &server, &["--permission-mode", "bypass"], "run it");
+    pty.wait_for("run_command  seq 1 3");
+    // The command has printed its lines well before a second is up.
+    pty.wait_for(" · 1s");
+    pty.send("\x03");
+    pty.wait_for("[Cancelled]");
+    let screen = pty.visible();
+    let lines = screen.lines();
+    let call = lines
+        .iter()
+        .position(|l| l.starts_with("  ✗ run_command  seq 1 3"))
+        .unwrap_or_else(|| panic!("{}", screen.text()));
+    assert_eq!(
+        lines[call + 1],
+        "    The command was cancelled by the user (Ctrl+C).",
+        "{}",
+        screen.text()
+    );
+    let tail: Vec<&str> = lines[call + 2..call + 5]
+        .iter()
+        .map(|l| l.as_str())
+        .collect();
+    assert_eq!(tail, ["    │ 1", "    │ 2", "    │ 3"], "{}", screen.text());
+    pty.send("/last\r");
+    pty.wait_for("$ seq 1 3");
+    let shown = pty.visible().text();
+    let after = &shown[shown.rfind("$ seq 1 3").unwrap()..];
+    assert!(after.lines().any(|l| l == "3"), "{after}");
+    assert!(!after.contains("No command has run"), "{after}");
+    assert!(pty.leave().success());
+}
+
+#[test]
 fn the_ticket_gates_turn_backs_are_quiet_lines_not_failures() {
     let home = TempDir::new("ux-gate");
     let write = r#"{"path": "notes.txt", "content": "milk"}"#;

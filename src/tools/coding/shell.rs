@@ -120,10 +120,25 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
         Ending::Exited(code) => Ok(format!("{text}\n[exit code: {code}]")),
         Ending::Signalled(signal) => Ok(format!("{text}\n[killed by signal {signal}]")),
         Ending::TimedOut => Err(format!(
-            "Command timed out after {timeout}s. Consider increasing timeout or breaking into smaller steps. Output before it was stopped:\n{text}"
+            "Command timed out after {timeout}s. Consider increasing timeout or breaking into smaller steps. {STOPPED}{text}"
         )),
-        Ending::Cancelled => Err("The command was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => Err(format!(
+            "The command was cancelled by the user (Ctrl+C). {STOPPED}{text}"
+        )),
     }
+}
+
+/// What comes before the output of a command that was stopped (timed out, or cancelled).
+const STOPPED: &str = "Output before it was stopped:\n";
+
+/// Why a command was stopped and what it printed before, from run_command's error; `None`
+/// for one that never ran (refused, or a wrong argument).
+pub(crate) fn stopped(error: &str) -> Option<(&str, &str)> {
+    let (why, output) = error.split_once(STOPPED)?;
+    Some((
+        why.trim_end(),
+        output.strip_suffix("(no output)").unwrap_or(output),
+    ))
 }
 
 /// What the command printed, as the model reads it: "(no output)" for nothing, a trailer for
@@ -219,6 +234,30 @@ mod tests {
             "{err}"
         );
         assert!(err.ends_with("stopped:\nfirst\n"), "{err}");
+        assert_eq!(
+            stopped(&err),
+            Some((
+                "Command timed out after 1s. Consider increasing timeout or breaking into smaller steps.",
+                "first\n"
+            ))
+        );
+        // Cancelled: what it printed is kept too.
+        let cancel = ctx.cancel.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            cancel.cancel();
+        });
+        let err = run(&ctx, "echo before; sleep 20", None).unwrap_err();
+        stopper.join().unwrap();
+        assert_eq!(
+            stopped(&err),
+            Some((
+                "The command was cancelled by the user (Ctrl+C).",
+                "before\n"
+            )),
+            "{err}"
+        );
+        assert_eq!(stopped("The command is empty."), None);
         assert!(
             run(&ctx, "  ", None)
                 .unwrap_err()
