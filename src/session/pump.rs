@@ -22,6 +22,9 @@ use crate::usage::Tally;
 
 /// How long a cancelled turn may take to wind down before the session stops waiting for it.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// How long a cancelled turn winds down before the person is told a second Ctrl+C stops
+/// waiting.
+const HINT_AFTER: Duration = Duration::from_millis(700);
 /// How often the pump looks for Ctrl+C while it waits for messages.
 const POLL: Duration = Duration::from_millis(50);
 
@@ -52,6 +55,8 @@ pub(super) struct Pump<'a> {
     /// one. (A stop by SIGTERM reads as interrupted on every look, and must still let the
     /// turn wind down: its tools remove what they half made.)
     calm_since_cancel: bool,
+    /// The person was told what a second Ctrl+C does.
+    hinted: bool,
     /// The front-end panicked showing an event (said once a turn).
     ui_broke: bool,
 }
@@ -82,6 +87,7 @@ impl<'a> Pump<'a> {
             partial: String::new(),
             cancelled_at: None,
             calm_since_cancel: false,
+            hinted: false,
             ui_broke: false,
         }
     }
@@ -116,6 +122,12 @@ impl<'a> Pump<'a> {
             if self.ui.interrupted() {
                 // A second interrupt while winding down: stop waiting at once.
                 if self.cancelled_at.is_some() && self.calm_since_cancel {
+                    self.show(&Event::Notice {
+                        level: super::event::Level::Info,
+                        message:
+                            "stopped waiting: what the turn still runs is stopped in the background"
+                                .into(),
+                    });
                     break None;
                 }
                 self.cancel_turn();
@@ -127,6 +139,17 @@ impl<'a> Pump<'a> {
                 .is_some_and(|at| at.elapsed() > CANCEL_GRACE)
             {
                 break None;
+            }
+            if !self.hinted
+                && self
+                    .cancelled_at
+                    .is_some_and(|at| at.elapsed() > HINT_AFTER)
+            {
+                self.hinted = true;
+                self.show(&Event::Notice {
+                    level: super::event::Level::Info,
+                    message: "stopping the turn; Ctrl+C again stops waiting for it".into(),
+                });
             }
         };
         self.close_open();

@@ -134,6 +134,8 @@ pub(crate) fn run(
             return Ok(());
         }
     }
+    // Ctrl+C at the prompt only clears the line: a second in a row says how to leave.
+    let mut interrupts = 0;
     // A turn stopped by SIGTERM or SIGHUP ends the session too.
     while signal::stop_signal().is_none() {
         let mark = repl.view.style().glyph("›", ">");
@@ -146,10 +148,20 @@ pub(crate) fn run(
         };
         let line = match input::read(&mut repl.editor, &repl.continuations, &prompt) {
             Ok(line) => line,
-            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Interrupted) => {
+                interrupts += 1;
+                if interrupts == 2 {
+                    let style = repl.view.style();
+                    repl.view.side_line(
+                        &style.dim("Ctrl+C clears the line; Ctrl+D or quit leaves Marvin."),
+                    );
+                }
+                continue;
+            }
             Err(ReadlineError::Eof) => break,
             Err(error) => return Err(format!("reading input: {error}")),
         };
+        interrupts = 0;
         let text = commands::normalise(&line);
         if text.is_empty() {
             continue;

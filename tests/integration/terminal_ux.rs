@@ -196,6 +196,29 @@ fn a_command_stopped_by_ctrl_c_keeps_what_it_printed() {
 }
 
 #[test]
+fn a_slow_stop_says_what_a_second_ctrl_c_does() {
+    let home = TempDir::new("ux-second-ctrl-c");
+    // The command ignores SIGTERM: it takes the whole grace before SIGKILL to stop.
+    let server = ReplayServer::start(common::ticketed(vec![command_call(
+        "trap '' TERM; sleep 60",
+    )]));
+    let mut pty = coding_at_80(&home, &server, &["--permission-mode", "bypass"], "run it");
+    pty.wait_for(" · 1s");
+    pty.send("\x03");
+    pty.wait_for("Ctrl+C again stops waiting for it");
+    pty.send("\x03");
+    pty.wait_for("stopped waiting");
+    pty.wait_for("[Cancelled]");
+    // At the prompt, a second Ctrl+C in a row says how to leave.
+    pty.wait_for_nth("code› ", 2);
+    pty.send("\x03");
+    pty.wait_for_nth("code› ", 3);
+    pty.send("\x03");
+    pty.wait_for("Ctrl+D or quit leaves Marvin.");
+    assert!(pty.leave().success());
+}
+
+#[test]
 fn the_ticket_gates_turn_backs_are_quiet_lines_not_failures() {
     let home = TempDir::new("ux-gate");
     let write = r#"{"path": "notes.txt", "content": "milk"}"#;
