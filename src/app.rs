@@ -556,6 +556,7 @@ impl repl::ProviderDesk for Desk<'_> {
                 .config
                 .provider_settings(self.env, name, model.map(str::to_string))?,
         };
+        crate::providers::check_answering(&settings)?;
         session.switch_provider(llm::connect(&settings, self.config.search_path.clone()));
         Ok(())
     }

@@ -131,6 +131,38 @@ fn checked(kind: ProviderKind, about: String, env: &Env) -> String {
     }
 }
 
+/// Whether the server `settings` name takes connections, when it runs on this machine (one
+/// elsewhere is taken on trust: a proxy may be the only way to it); else an error saying how
+/// to start it.
+pub(crate) fn check_answering(settings: &ProviderSettings) -> Result<(), String> {
+    let url = settings.shown_url();
+    let host = crate::net::host_of(&url);
+    if !crate::net::is_loopback(&host) {
+        return Ok(());
+    }
+    let name = settings.kind.name();
+    let start = match settings.kind {
+        ProviderKind::Ollama => "start it with `ollama serve`",
+        _ => "start it first",
+    };
+    let port = crate::net::port_of(&url);
+    let ip = host
+        .trim_matches(['[', ']'])
+        .parse::<std::net::IpAddr>()
+        .unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
+    let address = std::net::SocketAddr::from((ip, port));
+    std::net::TcpStream::connect_timeout(&address, OLLAMA_PATIENCE)
+        .map(drop)
+        .map_err(|error| {
+            let why = match error.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+                std::io::ErrorKind::TimedOut => "no answer".to_string(),
+                _ => error.to_string(),
+            };
+            format!("no {name} server answers at {url} ({why}): {start}")
+        })
+}
+
 /// Whether the Ollama at `url` answers, asked only on this machine; one elsewhere is taken
 /// on trust.
 fn answers(url: &str) -> bool {

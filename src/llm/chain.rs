@@ -44,12 +44,13 @@ impl ProviderChain {
         self
     }
 
-    /// A chain that answers with `primary` from now on and falls back, as before, to the
-    /// other providers of this one (any with the same name is replaced).
+    /// A chain that answers with `primary` from now on and falls back, as before, to this
+    /// one's fallbacks (one with the same name is replaced); the primary left is not one.
     pub fn with_primary(&self, primary: Arc<dyn Provider>) -> Self {
         let mut providers = vec![primary];
-        let rest = self
-            .providers
+        // The fallbacks set up stay; the provider left is not one (MARVIN_FALLBACK=none
+        // means none).
+        let rest = self.providers[1..]
             .iter()
             .filter(|p| p.name() != providers[0].name());
         let rest: Vec<_> = rest.cloned().collect();
@@ -253,7 +254,7 @@ mod tests {
     }
 
     #[test]
-    fn a_new_primary_goes_first_and_replaces_its_namesake() {
+    fn a_new_primary_goes_first_and_keeps_only_the_fallbacks_set_up() {
         let chain = ProviderChain::new(vec![
             Arc::new(Named("groq", "llama")),
             Arc::new(Named("copilot", "gpt-4o")),
@@ -262,11 +263,12 @@ mod tests {
         assert_eq!(order(&model), ["groq/mixtral", "copilot/gpt-4o"]);
         assert_eq!(model.active().model(), "mixtral");
         let switched = chain.with_primary(Arc::new(Named("copilot", "gpt-5")));
-        assert_eq!(order(&switched), ["copilot/gpt-5", "groq/llama"]);
+        assert_eq!(order(&switched), ["copilot/gpt-5"]);
         let other = chain.with_primary(Arc::new(Named("ollama", "llama3.2")));
-        assert_eq!(
-            order(&other),
-            ["ollama/llama3.2", "groq/llama", "copilot/gpt-4o"]
-        );
+        assert_eq!(order(&other), ["ollama/llama3.2", "copilot/gpt-4o"]);
+        // No fallbacks set up (MARVIN_FALLBACK=none): none after a switch either.
+        let alone = ProviderChain::new(vec![Arc::new(Named("openai-compat", "m"))]);
+        let switched = alone.with_primary(Arc::new(Named("ollama", "llama3.2")));
+        assert_eq!(order(&switched), ["ollama/llama3.2"]);
     }
 }

@@ -35,4 +35,4 @@ pub(crate) use response::{header, is_html, is_success};
 pub(crate) use transport::{Phase, Transport};
 #[cfg(test)]
 pub(crate) use url::url_userinfo;
-pub(crate) use url::{host_of, is_loopback, without_userinfo};
+pub(crate) use url::{host_of, is_loopback, port_of, without_userinfo};

@@ -42,6 +42,17 @@ pub(crate) fn server_of(url: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The port `url` goes to: the one it names, else its scheme's (443 for https, 80 else).
+pub(crate) fn port_of(url: &str) -> u16 {
+    let server = server_of(url);
+    let named = match server.rsplit_once(':') {
+        // An IPv6 address without a port ends with its bracket.
+        Some((_, port)) if !port.ends_with(']') => port.parse().ok(),
+        _ => None,
+    };
+    named.unwrap_or(if url.starts_with("https:") { 443 } else { 80 })
+}
+
 /// Whether `host` (as [`host_of`] gives it) is this machine.
 pub(crate) fn is_loopback(host: &str) -> bool {
     host == "localhost" || host.starts_with("127.") || host == "[::1]"
@@ -56,6 +67,15 @@ fn authority(url: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_urls_port_is_the_one_it_names_or_its_schemes() {
+        assert_eq!(port_of("http://localhost:11434/api"), 11434);
+        assert_eq!(port_of("http://user:pw@127.0.0.1:8080"), 8080);
+        assert_eq!(port_of("https://api.openai.com/v1"), 443);
+        assert_eq!(port_of("http://[::1]/v1"), 80);
+        assert_eq!(port_of("http://[::1]:9000/v1"), 9000);
+    }
 
     #[test]
     fn servers_are_host_and_port_without_the_user() {

@@ -586,6 +586,57 @@ fn model_and_provider_switch_mid_conversation_and_a_bad_switch_changes_nothing()
 }
 
 #[test]
+fn a_provider_that_does_not_answer_is_not_switched_to_and_none_means_no_fallback() {
+    let home = TempDir::new("repl-switch-check");
+    let openai = ReplayServer::unused();
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", openai.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("MARVIN_FALLBACK", "none")
+        .env("OLLAMA_URL", format!("http://127.0.0.1:{closed}"))
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for_nth("› ", 1);
+    pty.send("/provider ollama\r");
+    pty.wait_for(&format!(
+        "Cannot switch: no ollama server answers at http://127.0.0.1:{closed}"
+    ));
+    pty.wait_for("refused): start it with `ollama serve`.");
+    pty.wait_for("Still using openai-compat · gpt-4o.");
+    assert!(pty.leave().success());
+
+    // One that answers, then fails: with MARVIN_FALLBACK=none the provider left is not
+    // fallen back to.
+    let busy = r#"{"error": "busy"}"#;
+    let ollama = ReplayServer::start(vec![
+        Reply::json(503, busy),
+        Reply::json(503, busy),
+        Reply::json(503, busy),
+    ]);
+    let mut command = marvin(home.path());
+    command
+        .env("OPENAI_COMPAT_URL", openai.url())
+        .env("MARVIN_MODEL", "gpt-4o")
+        .env("MARVIN_FALLBACK", "none")
+        .env("OLLAMA_URL", ollama.root())
+        .env("TERM", "xterm");
+    let mut pty = Pty::spawn(command);
+    pty.wait_for_nth("› ", 1);
+    pty.send("/provider ollama\r");
+    pty.wait_for("Now using ollama · ");
+    pty.wait_for_nth("› ", 2);
+    pty.send("hello there\r");
+    pty.wait_for_nth("› ", 3);
+    assert!(pty.leave().success());
+    assert!(openai.requests().is_empty(), "{:?}", openai.requests());
+}
+
+#[test]
 fn a_round_stopped_by_ctrl_c_stays_in_the_conversation_with_what_each_call_said() {
     let home = TempDir::new("repl-cancel-round");
     let search = common::tools::Silent::start();
