@@ -3,7 +3,8 @@
 //! room is booked through the real binary, answered over `--on-ask stdin`: a form that refuses
 //! a number out of bounds, the tool's own reprompt keeping what was typed, then its approval.
 //! The same booking made in the REPL under a real terminal shows what the guide's transcript
-//! shows. If the guide goes stale, this fails.
+//! shows, and the guide's run by hand prints what the guide says. If the guide goes stale,
+//! this fails.
 
 use std::path::Path;
 
@@ -211,4 +212,38 @@ fn the_guides_transcript_is_what_the_terminal_shows() {
         "Booked Turing for 6 people on 2026-12-01."
     );
     assert!(pty.leave().success());
+}
+
+#[test]
+fn the_guides_run_by_hand_prints_what_the_guide_says() {
+    let home = TempDir::new("guide-by-hand");
+    install(home.path());
+    let scratch = home.path().join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(block_of_the_guide("run: by hand"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .env("MARVIN_HOME", home.path().join("marvin-home"))
+        .env("TMPDIR", &scratch)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        block_of_the_guide("output: by hand") + "\n"
+    );
+    let made: Vec<_> = std::fs::read_dir(&scratch).unwrap().collect();
+    assert_eq!(made.len(), 1, "one scratch working directory");
+    let work = made[0].as_ref().unwrap().path();
+    assert_eq!(
+        std::fs::read_to_string(work.join("bookings.txt")).unwrap(),
+        "2026-12-01 Turing 6\n"
+    );
 }
