@@ -34,10 +34,11 @@ impl InputForm {
 
     /// A form from seed 003's `fields` list: `{"id", "type", "label", "description",
     /// "required", "defaultValue" (or "default"), "options": [{"value", "label"}] or labels}`,
-    /// types `text`, `textarea`, `number`, `integer`, `boolean`, `select` (or `radio`),
-    /// `multiselect`, `checkbox` (a yes-or-no, or several choices when it has options), and the
-    /// bounds of JSON schema beside them (`minimum`, `maximum`, `minLength`, `maxLength`,
-    /// `format`, `minItems`, `maxItems`). Errors name the field.
+    /// types [`FIELD_TYPES`] (`text` when none is given; `email`, `url` and `date` are text
+    /// of that format; `checkbox` is a yes-or-no, or several choices when it has options), and
+    /// the bounds of JSON schema beside them (`minimum`, `maximum`, `minLength`, `maxLength`,
+    /// `format`, `minItems`, `maxItems`). Errors name the field. doc/interactive-tools.md
+    /// ("Form fields") and the README list the same.
     pub fn from_fields(prompt: &str, list: &Value) -> Result<Self, String> {
         let Some(list) = list.as_array().filter(|l| !l.is_empty()) else {
             return Err("\"fields\" must be a non-empty list of fields".into());
@@ -73,6 +74,24 @@ impl InputForm {
         Self::new(prompt, fields)
     }
 }
+
+/// Every `type` a seed-003 field may have.
+pub(super) const FIELD_TYPES: [&str; 14] = [
+    "text",
+    "string",
+    "textarea",
+    "email",
+    "url",
+    "date",
+    "number",
+    "integer",
+    "boolean",
+    "checkbox",
+    "select",
+    "radio",
+    "choice",
+    "multiselect",
+];
 
 /// One field from its property.
 fn field(key: &str, property: &Value, required: bool) -> Result<Field, String> {
@@ -186,7 +205,8 @@ fn seed_property(object: &Map<String, Value>) -> Result<(Map<String, Value>, boo
         }
         other => {
             return Err(format!(
-                "the type {other:?} is not one of text, textarea, number, integer, boolean, select, radio, multiselect, checkbox"
+                "the type {other:?} is not one of {}",
+                FIELD_TYPES.join(", ")
             ));
         }
     }

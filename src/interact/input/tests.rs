@@ -246,3 +246,59 @@ fn a_choice_is_its_value_before_another_options_label() {
         json!({"n": "2"})
     );
 }
+
+/// Every type doc/interactive-tools.md ("Form fields") and the README list is read, as the
+/// guide says; `defaultValue` and `default` both give the default, `defaultValue` first.
+#[test]
+fn every_field_type_the_guide_lists_is_read() {
+    let with_options = |kind: &str| json!({"id": "f", "type": kind, "options": ["a", "b"]});
+    let cases = [
+        (json!({"id": "f"}), "text", None),
+        (json!({"id": "f", "type": "text"}), "text", None),
+        (json!({"id": "f", "type": "string"}), "text", None),
+        (json!({"id": "f", "type": "textarea"}), "textarea", None),
+        (json!({"id": "f", "type": "email"}), "text", Some("email")),
+        (json!({"id": "f", "type": "url"}), "text", Some("uri")),
+        (json!({"id": "f", "type": "date"}), "text", Some("date")),
+        (json!({"id": "f", "type": "number"}), "number", None),
+        (json!({"id": "f", "type": "integer"}), "integer", None),
+        (json!({"id": "f", "type": "boolean"}), "boolean", None),
+        (json!({"id": "f", "type": "checkbox"}), "boolean", None),
+        (with_options("checkbox"), "multiselect", None),
+        (with_options("select"), "select", None),
+        (with_options("radio"), "select", None),
+        (with_options("choice"), "select", None),
+        (with_options("multiselect"), "multiselect", None),
+    ];
+    let mut read = Vec::new();
+    for (field, wire, format) in cases {
+        let form = InputForm::from_fields("", &json!([field])).unwrap();
+        let out = &form.to_json()["fields"][0];
+        assert_eq!(out["type"], wire, "{field}");
+        assert_eq!(out["format"].as_str(), format, "{field}");
+        if let Some(kind) = field["type"].as_str() {
+            read.push(kind.to_string());
+        }
+    }
+    read.dedup();
+    assert_eq!(read, super::read::FIELD_TYPES);
+    let why = InputForm::from_fields("", &json!([{"id": "f", "type": "colour"}])).unwrap_err();
+    assert!(why.ends_with(&super::read::FIELD_TYPES.join(", ")), "{why}");
+
+    let default = |field: Value| {
+        let form = InputForm::from_fields("", &json!([field])).unwrap();
+        form.to_json()["fields"][0]["default"].clone()
+    };
+    assert_eq!(
+        default(json!({"id": "n", "type": "integer", "defaultValue": 2})),
+        2
+    );
+    assert_eq!(
+        default(json!({"id": "n", "type": "integer", "default": 3})),
+        3
+    );
+    assert_eq!(
+        default(json!({"id": "n", "type": "integer", "defaultValue": 2, "default": 3})),
+        2
+    );
+}
