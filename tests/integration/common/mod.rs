@@ -2,6 +2,7 @@
 //! responses and records the requests, and a runner for the built binary in a clean environment.
 
 pub mod asking;
+pub mod needs;
 pub mod ntfy;
 pub mod offer;
 pub mod pty;

@@ -47,7 +47,12 @@ impl Browser {
                 std::env::var("CI").as_deref() != Ok("true"),
                 "CI needs chromium and chromedriver for the browser tests (.ci/run installs them)"
             );
-            eprintln!("skipped: chromium or chromedriver is not installed");
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!(
+                    "skipped: the browser tests need chromium and chromedriver, which are not installed"
+                )
+            });
             return None;
         };
         let port = TcpListener::bind("127.0.0.1:0")
