@@ -17,6 +17,8 @@ mod parse;
 pub(crate) mod pathological;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod streamed;
 mod syntax;
 mod table;
 #[cfg(test)]
