@@ -9,11 +9,14 @@ use crate::ui::style::Style;
 /// Examples up to this many characters are also cut at every pair of character boundaries.
 const SHORT: usize = 40;
 
+/// Makes a renderer afresh.
+type New = fn() -> Markdown;
+
 /// The renderers compared: the tagged mode, and the terminal's with colour at 80 and 30
 /// columns (narrow enough that most examples wrap somewhere).
-fn renderers() -> Vec<(&'static str, fn() -> Markdown)> {
+fn renderers() -> Vec<(&'static str, New)> {
     vec![
-        ("tagged", Markdown::tagged as fn() -> Markdown),
+        ("tagged", Markdown::tagged as New),
         ("terminal 80", || Markdown::new(COLOUR, 80)),
         ("terminal 30", || Markdown::new(COLOUR, 30)),
     ]
@@ -25,7 +28,7 @@ const COLOUR: Style = Style {
 };
 
 /// What `pieces` show, pushed one by one and then finished.
-fn render(new: fn() -> Markdown, pieces: &[&str]) -> String {
+fn render(new: New, pieces: &[&str]) -> String {
     let mut md = new();
     let mut out: String = pieces.iter().map(|piece| md.push(piece)).collect();
     out.push_str(&md.finish());
@@ -44,7 +47,7 @@ fn cut_at<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
 }
 
 /// The first way of cutting `text` that renders differently from it whole, if any.
-fn first_difference(new: fn() -> Markdown, text: &str) -> Option<String> {
+fn first_difference(new: New, text: &str) -> Option<String> {
     let whole = render(new, &[text]);
     let bounds: Vec<usize> = text.char_indices().map(|(at, _)| at).skip(1).collect();
     let by_char = render(new, &cut_at(text, &bounds));
