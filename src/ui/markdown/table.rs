@@ -1,6 +1,7 @@
 //! Markdown tables, drawn once their last row has arrived: columns padded to the widest cell
 //! (by display width), or narrowed with the cells' text wrapped when that is too wide, and
-//! aligned as the delimiter row says, with box lines or ASCII borders.
+//! aligned as the delimiter row says, with box lines or ASCII borders; shown as records
+//! (`table_records.rs`) when a column would be too narrow to read.
 
 use super::inline::{Paint, render};
 use super::wrap::Wrap;
