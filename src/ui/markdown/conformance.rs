@@ -5,15 +5,15 @@
 use super::{Markdown, view};
 
 #[derive(serde::Deserialize)]
-struct Example {
-    markdown: String,
+pub(super) struct Example {
+    pub(super) markdown: String,
     html: String,
-    example: usize,
+    pub(super) example: usize,
     section: String,
     extension: String,
 }
 
-fn examples(file: &str) -> Vec<Example> {
+pub(super) fn examples(file: &str) -> Vec<Example> {
     let path = format!(
         "{}/tests/fixtures/commonmark/{file}",
         env!("CARGO_MANIFEST_DIR")

@@ -17,8 +17,14 @@ mod parse;
 pub(crate) mod pathological;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod streamed;
 mod syntax;
 mod table;
+mod table_records;
+mod table_widths;
+#[cfg(test)]
+mod tables_fitted;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -48,8 +54,8 @@ const LONG_WAIT: usize = 1024;
 /// A streaming renderer for one answer (or the text before a tool round).
 pub(crate) struct Markdown {
     style: Style,
-    /// The columns a row may take: prose wraps to it, tables wider are left as written,
-    /// rules are at most 80.
+    /// The columns a row may take: prose wraps to it, tables are fitted to it, rules are at
+    /// most 80.
     width: usize,
     /// Sanitized text not rendered yet, from `pos` (the front is dropped after each push).
     buf: String,

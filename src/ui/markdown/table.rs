@@ -1,8 +1,11 @@
 //! Markdown tables, drawn once their last row has arrived: columns padded to the widest cell
-//! (by display width) and aligned as the delimiter row says, with box lines or ASCII borders;
-//! left as written when they would not fit the terminal.
+//! (by display width), or narrowed with the cells' text wrapped when that is too wide, and
+//! aligned as the delimiter row says, with box lines or ASCII borders; shown as records
+//! (`table_records.rs`) when a column would be too narrow to read.
 
 use super::inline::{Paint, render};
+use super::wrap::Wrap;
+use super::{table_records, table_widths};
 use crate::ui::style::Style;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +62,10 @@ pub(super) fn delimiter(row: &str) -> Option<Vec<Align>> {
 }
 
 /// The table in `rows` (header, delimiter, body) drawn within `width` columns, its lines
-/// joined by newlines; as written when it is wider.
+/// joined by newlines: each column as wide as its widest cell when that fits, else narrowed
+/// with its cells' text wrapped inside them (see `table_widths.rs`), else, when a column would
+/// be too narrow to read, each row shown as a record (see `table_records.rs`). The renderer
+/// holds a table until its last row has arrived, as no column's width is known before.
 /// `tags`: the tagged mode (cells' spans marked).
 pub(super) fn draw(rows: &[String], style: Style, width: usize, tags: bool) -> String {
     let (Some(header), Some(aligns)) = (rows.first(), rows.get(1).and_then(|r| delimiter(r)))
@@ -80,35 +86,68 @@ pub(super) fn draw(rows: &[String], style: Style, width: usize, tags: bool) -> S
     };
     let mut grid = vec![shown(header, if style.colour { "1" } else { "" })];
     grid.extend(rows[2..].iter().map(|row| shown(row, "")));
-    let mut widths = vec![1; columns];
-    for row in &grid {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(display_width(cell));
-        }
+    let room = width.saturating_sub(3 * columns + 1);
+    match table_widths::fit(&grid, room) {
+        Some(widths) => grid_lines(&grid, &widths, &aligns, style).join("\n"),
+        None => table_records::records(&grid, style, width),
     }
-    if widths.iter().sum::<usize>() + 3 * columns + 1 > width {
-        return rows.join("\n");
-    }
+}
+
+/// The table's lines: box lines around it and under the header, and each row as many lines
+/// as its tallest cell wraps to (with box lines between the rows when one takes several).
+fn grid_lines(
+    grid: &[Vec<String>],
+    widths: &[usize],
+    aligns: &[Align],
+    style: Style,
+) -> Vec<String> {
     let border = |corners: [(&'static str, &'static str); 3]| -> String {
         let [left, middle, right] = corners.map(|(symbol, ascii)| style.glyph(symbol, ascii));
         let line = style.glyph("─", "-");
         let spans: Vec<String> = widths.iter().map(|w| line.repeat(w + 2)).collect();
         style.dim(&format!("{left}{}{right}", spans.join(middle)))
     };
+    let wrapped: Vec<Vec<Vec<String>>> = grid
+        .iter()
+        .map(|row| {
+            let cells = row.iter().zip(widths);
+            cells.map(|(cell, &width)| wrap_cell(cell, width)).collect()
+        })
+        .collect();
+    let height = |row: &Vec<Vec<String>>| row.iter().map(Vec::len).max().unwrap_or(1);
+    // Where a body row takes several lines, a line between rows shows where each ends.
+    let ruled = wrapped.iter().skip(1).any(|row| height(row) > 1);
+    let between = border([("├", "+"), ("┼", "+"), ("┤", "+")]);
     let mut lines = vec![border([("┌", "+"), ("┬", "+"), ("┐", "+")])];
-    for (n, row) in grid.iter().enumerate() {
-        lines.push(row_line(row, &widths, &aligns, n == 0, style));
-        if n == 0 {
-            lines.push(border([("├", "+"), ("┼", "+"), ("┤", "+")]));
+    for (n, row) in wrapped.iter().enumerate() {
+        if n == 1 || (n > 1 && ruled) {
+            lines.push(between.clone());
+        }
+        for at in 0..height(row) {
+            let parts: Vec<&str> = row
+                .iter()
+                .map(|cell| cell.get(at).map_or("", String::as_str))
+                .collect();
+            lines.push(row_line(&parts, widths, aligns, n == 0, style));
         }
     }
     lines.push(border([("└", "+"), ("┴", "+"), ("┘", "+")]));
-    lines.join("\n")
+    lines
+}
+
+/// A rendered cell's text wrapped at its words to `width` columns, a line each (one, empty,
+/// for an empty cell); a style open across a break is closed before it and opened after it.
+pub(super) fn wrap_cell(cell: &str, width: usize) -> Vec<String> {
+    let mut wrap = Wrap::new(width, 0, String::new(), "");
+    let mut out = String::new();
+    wrap.push(cell, &mut out);
+    wrap.end(&mut out);
+    out.split('\n').map(str::to_string).collect()
 }
 
 /// `│ a   │   b │`: each cell padded to its column's width as aligned (the header bold).
 fn row_line(
-    row: &[String],
+    row: &[&str],
     widths: &[usize],
     aligns: &[Align],
     header: bool,
@@ -117,7 +156,7 @@ fn row_line(
     let bar = style.dim(style.glyph("│", "|"));
     let mut line = bar.clone();
     for ((cell, width), align) in row.iter().zip(widths).zip(aligns) {
-        let gap = width - display_width(cell);
+        let gap = width.saturating_sub(display_width(cell));
         let (before, after) = match align {
             Align::Left => (0, gap),
             Align::Right => (gap, 0),
@@ -125,7 +164,7 @@ fn row_line(
         };
         let cell = match header && style.colour {
             true => format!("\x1b[1m{cell}\x1b[0m"),
-            false => cell.clone(),
+            false => cell.to_string(),
         };
         line.push_str(&format!(
             " {}{cell}{} {bar}",
@@ -205,12 +244,36 @@ mod tests {
         );
         assert_eq!(
             draw(&table, style(false, true), 21, false),
-            table.join("\n"),
-            "too wide"
+            "Name: apple\nQty: 3\nNote: ok\n\nName: 苹果\nQty: 12",
+            "too narrow for the first column's cells: records"
         );
         assert_eq!(
             draw(&table, style(false, true), 22, false),
             expected_unicode.join("\n")
+        );
+    }
+
+    #[test]
+    fn a_table_too_wide_wraps_its_cells_with_a_line_between_rows() {
+        let table = rows(&[
+            "| Key | Meaning |",
+            "|---|--:|",
+            "| a | one two three four |",
+            "| b | five |",
+        ]);
+        let expected = [
+            "┌─────┬────────────┐",
+            "│ Key │    Meaning │",
+            "├─────┼────────────┤",
+            "│ a   │    one two │",
+            "│     │ three four │",
+            "├─────┼────────────┤",
+            "│ b   │       five │",
+            "└─────┴────────────┘",
+        ];
+        assert_eq!(
+            draw(&table, style(false, true), 20, false),
+            expected.join("\n")
         );
     }
 

@@ -332,13 +332,6 @@ fn text_shows_as_it_arrives_and_only_the_undecided_waits() {
 }
 
 #[test]
-fn tables_too_wide_are_left_as_written() {
-    let table = "| a long header | another long header |\n|---|---|\n| x | y |\n";
-    assert_eq!(whole(table, style(false, true), 30), table);
-    assert!(whole(table, style(false, true), 80).starts_with("┌"));
-}
-
-#[test]
 fn random_documents_render_the_same_however_split() {
     const BITS: &[&str] = &[
         "*",
