@@ -23,10 +23,12 @@ pub enum AgentEvent {
     Text(String),
     /// Something the user should know (a retry after a rate limit).
     Notice(String),
-    /// A model call finished; its usage, if the service reported any.
+    /// A model call finished; its usage, if the service reported any, and whether its
+    /// answer was cut at the cap (`finish_reason: length`).
     ModelCall {
         model: String,
         usage: Option<Usage>,
+        cut: bool,
     },
     ToolRoundStarted {
         round: usize,
@@ -108,6 +110,7 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
                 (turn.emit)(AgentEvent::ModelCall {
                     model: turn.providers.active().model().to_string(),
                     usage: None,
+                    cut: false,
                 });
                 return Err(error);
             }
@@ -119,11 +122,13 @@ pub fn run_turn(turn: &Turn<'_>, messages: &mut Vec<Message>) -> Result<Message,
         (turn.ctx.shared.turn_usage.lock())
             .unwrap_or_else(PoisonError::into_inner)
             .record(turn.providers.active().model(), result.usage.as_ref());
+        let cut = result.finish_reason.as_deref() == Some("length");
         (turn.emit)(AgentEvent::ModelCall {
             model: turn.providers.active().model().to_string(),
             usage: result.usage,
+            cut,
         });
-        if result.finish_reason.as_deref() == Some("length") {
+        if cut {
             let cap = crate::llm::window::answer_room(turn.providers.active().facts(cancel).window);
             (turn.emit)(AgentEvent::Notice(format!(
                 "the answer was cut off at its limit (about {cap} tokens, the room the model's window leaves for it); say \"go on\" for the rest"

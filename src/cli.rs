@@ -204,6 +204,8 @@ Environment:
                            client (default: the tool's own, 10 minutes)
   MARVIN_LOAD_WAIT         seconds to wait for a model server still loading
                            its model (default 60)
+  MARVIN_DIGEST            off: a new conversation's prompt carries no digest
+                           of the chat log's last exchanges (default on)
   MARVIN_CONTEXT_BUDGET    context limit in tokens (default: the model's
                            window less room for the answer and the tools, at
                            most 226000; results are cut near it, older

@@ -169,10 +169,13 @@ pub(crate) fn unstamped(message: &str) -> &str {
     }
 }
 
+/// How the chat log marks an answer cut at the cap (`finish_reason: length`).
+pub(crate) const CUT_OFF: &str = "[Cut off]";
+
 /// `Recent conversation:` with the last finished exchanges of `history` (a message of the
 /// person's and the answer it got), each line cut at 200 characters. An exchange cancelled,
-/// failed or left waiting is not one a model should take after, and the log's own marks
-/// (a new conversation, an error) are not exchanges.
+/// cut off, failed or left waiting is not one a model should take after, and the log's own
+/// marks (a new conversation, an error) are not exchanges.
 pub(crate) fn compact_history(history: &[Entry]) -> Option<String> {
     let mut finished: Vec<&Entry> = Vec::new();
     let mut asked: Option<&Entry> = None;
@@ -181,7 +184,8 @@ pub(crate) fn compact_history(history: &[Entry]) -> Option<String> {
             "you" => asked = Some(entry),
             "assistant" => {
                 if let Some(question) = asked.take() {
-                    if !entry.text.trim_end().ends_with("[Cancelled]") {
+                    let said = entry.text.trim_end();
+                    if !said.ends_with("[Cancelled]") && !said.ends_with(CUT_OFF) {
                         finished.extend([question, entry]);
                     }
                 }
@@ -424,6 +428,8 @@ mod tests {
         let history = [
             entry("you", "count to a million"),
             entry("assistant", "1, 2, 3, 4 [Cancelled]"),
+            entry("you", "write a long story"),
+            entry("assistant", "Once upon a [Cut off]"),
             entry("you", "what is the capital of France?"),
             entry("system", "error: the server did not answer"),
             entry("you", "and of Italy?"),
@@ -436,7 +442,7 @@ mod tests {
             compact_history(&history).as_deref(),
             Some("Recent conversation:\nUser: and of Italy?\nAsst: Rome.")
         );
-        assert_eq!(compact_history(&history[..4]), None);
+        assert_eq!(compact_history(&history[..6]), None);
     }
 
     #[test]

@@ -73,6 +73,7 @@ const OWN: &[&str] = &[
     "MARVIN_SANDBOX_WRITE",
     "MARVIN_SANDBOX_NETWORK",
     "MARVIN_LOAD_WAIT",
+    "MARVIN_DIGEST",
     "MARVIN_QUESTION_TIMEOUT",
     "MARVIN_HOME",
     "MARVIN_DEPTH",
@@ -285,6 +286,9 @@ pub struct Config {
     pub question_timeout: Option<Duration>,
     /// How long a model server still loading its model is waited for (MARVIN_LOAD_WAIT).
     pub load_wait: Duration,
+    /// A new conversation's prompt carries a digest of the chat log's last exchanges
+    /// (MARVIN_DIGEST=off turns it off).
+    pub digest: bool,
     /// Colour is allowed by the environment (NO_COLOR unset, TERM not dumb); the UI still
     /// checks that the output is a terminal.
     pub colour_allowed: bool,
@@ -477,6 +481,7 @@ impl Config {
             phone: phone_relay(env)?,
             question_timeout: question_timeout(env)?,
             load_wait: load_wait(env)?,
+            digest: digest(env)?,
             has_ui: !non_interactive,
             answers_once: non_interactive || args.once,
             resume: args.continue_last || (!non_interactive && !args.once && !args.new),
@@ -523,6 +528,22 @@ fn load_wait(env: &Env) -> Result<Duration, ConfigError> {
                     "MARVIN_LOAD_WAIT must be a number of seconds from 0 to 3600, not {text:?}"
                 ))
             }),
+    }
+}
+
+/// MARVIN_DIGEST: `off` (or `0`, `no`, `false`) leaves the chat log's digest out of a new
+/// conversation's prompt; `on` (the default) keeps it.
+fn digest(env: &Env) -> Result<bool, ConfigError> {
+    match env
+        .get("MARVIN_DIGEST")
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("on" | "1" | "yes" | "true") => Ok(true),
+        Some("off" | "0" | "no" | "false") => Ok(false),
+        Some(other) => Err(ConfigError::Invalid(format!(
+            "MARVIN_DIGEST must be on or off, not {other:?}"
+        ))),
     }
 }
 

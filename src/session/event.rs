@@ -204,7 +204,7 @@ impl From<AgentEvent> for Event {
                 level: Level::Info,
                 message,
             },
-            AgentEvent::ModelCall { model, usage } => Event::ModelCall { model, usage },
+            AgentEvent::ModelCall { model, usage, .. } => Event::ModelCall { model, usage },
             AgentEvent::ToolRoundStarted { round, calls } => Event::ToolRound {
                 round,
                 calls: calls.iter().map(CallShown::from).collect(),
@@ -295,6 +295,7 @@ mod tests {
                         reported_cost: None,
                         cached_tokens: 0,
                     }),
+                    cut: false,
                 }
                 .into(),
                 json!({"type": "model_call", "model": "m", "usage": {"input_tokens": 10, "output_tokens": 5, "reported_cost": null}}),
@@ -303,6 +304,7 @@ mod tests {
                 AgentEvent::ModelCall {
                     model: "m".into(),
                     usage: None,
+                    cut: false,
                 }
                 .into(),
                 json!({"type": "model_call", "model": "m", "usage": null}),

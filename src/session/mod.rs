@@ -122,6 +122,8 @@ pub struct Session {
     /// fixed at its first request (none when it took up messages of its own): `None` until
     /// then. It stays the same for the whole conversation, so the prompt's start does.
     recent: Option<Option<String>>,
+    /// Whether a new conversation's prompt carries that digest at all (MARVIN_DIGEST).
+    digest: bool,
     /// The user's own tools, for `/tools`.
     custom_tools: Vec<crate::tools::custom::Loaded>,
     budget: Arc<Mutex<Budget>>,
@@ -177,6 +179,7 @@ impl Session {
             turn_id: String::new(),
             follow_ups: Vec::new(),
             recent: None,
+            digest: config.digest,
             custom_tools: Vec::new(),
             budget: Arc::new(Mutex::new(Budget::from_setting(config.context_budget))),
             timeout_override: config.timeout_override,
@@ -350,7 +353,7 @@ impl Session {
             let fresh = self.messages.len() <= 1;
             let history = self
                 .profile_dir()
-                .filter(|_| fresh)
+                .filter(|_| fresh && self.digest)
                 .map(|d| store::chatlog::recent(&d, 20))
                 .unwrap_or_default();
             self.recent = Some(crate::prompt::compact_history(&history));

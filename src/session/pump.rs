@@ -57,6 +57,8 @@ pub(super) struct Pump<'a> {
     calm_since_cancel: bool,
     /// The person was told what a second Ctrl+C does.
     hinted: bool,
+    /// The last model call's answer was cut at the cap.
+    cut: bool,
     /// The front-end panicked showing an event (said once a turn).
     ui_broke: bool,
 }
@@ -67,6 +69,8 @@ pub(super) struct Pumped {
     pub outcome: Option<Finished>,
     pub tally: Tally,
     pub partial: String,
+    /// The answer the turn ended with was cut at the cap.
+    pub cut: bool,
 }
 
 impl<'a> Pump<'a> {
@@ -88,6 +92,7 @@ impl<'a> Pump<'a> {
             cancelled_at: None,
             calm_since_cancel: false,
             hinted: false,
+            cut: false,
             ui_broke: false,
         }
     }
@@ -158,6 +163,7 @@ impl<'a> Pump<'a> {
             outcome,
             tally: self.tally,
             partial: self.partial,
+            cut: self.cut,
         }
     }
 
@@ -210,9 +216,10 @@ impl<'a> Pump<'a> {
                     }
                 }
             }
-            AgentEvent::ModelCall { model, usage } => {
+            AgentEvent::ModelCall { model, usage, cut } => {
                 self.tally.record(model, usage.as_ref());
                 self.partial.clear();
+                self.cut = *cut;
             }
             _ => {}
         }

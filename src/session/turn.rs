@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::pump::Pump;
+use super::pump::{Pump, Pumped};
 use super::relay::{Finished, Relay, WorkerMessage};
 use super::{Event, Session, TurnEnd, TurnReport, TurnUi};
 use crate::agent::{AgentEvent, Turn, resume_turn, run_turn};
@@ -69,12 +69,13 @@ impl Session {
         let ctx = self.tool_context(cancel.clone(), &sender);
         let follow_ups = self.prepare(text, &ctx);
         let worker = self.spawn_worker(ctx, sender.clone(), parked);
-        let pumped = Pump::new(self, ui, cancel.clone(), sender).run(&receiver, worker);
-        let end = self.settle(pumped.outcome, cancel.is_cancelled(), &pumped.partial);
+        let mut pumped = Pump::new(self, ui, cancel.clone(), sender).run(&receiver, worker);
+        let outcome = pumped.outcome.take();
+        let end = self.settle(outcome, cancel.is_cancelled(), &pumped.partial);
         if let (TurnEnd::Failed(_), Some(text)) = (&end, text) {
             self.forget_failed_prompt(text, follow_ups);
         }
-        self.finish(&end, &pumped.tally, &pumped.partial);
+        self.finish(&end, &pumped);
         for warning in self.warnings.take() {
             super::pump::show(ui, &Event::warning(warning));
         }
@@ -253,8 +254,14 @@ impl Session {
 
     /// The turn's end in the chat log, its usage in the session's totals and in the lifetime
     /// ledger.
-    fn finish(&mut self, end: &TurnEnd, tally: &Tally, partial: &str) {
+    fn finish(&mut self, end: &TurnEnd, pumped: &Pumped) {
+        let (tally, partial) = (&pumped.tally, pumped.partial.as_str());
         match end {
+            // An answer cut at the cap is marked, so that no digest takes it for a whole one.
+            TurnEnd::Answered(answer) if pumped.cut => self.record(
+                "assistant",
+                &format!("{} {}", answer.text(), crate::prompt::CUT_OFF),
+            ),
             TurnEnd::Answered(answer) => self.record("assistant", answer.text()),
             TurnEnd::Cancelled => self.record("assistant", &format!("{partial} [Cancelled]")),
             TurnEnd::Failed(error) => self.record("system", &format!("error: {}", error.message)),

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::common::{ReplayServer, Reply, TempDir, marvin, non_interactive, stderr};
+use crate::common::{self, ReplayServer, Reply, TempDir, marvin, non_interactive, stderr};
 
 #[test]
 fn a_servers_window_caps_the_answer_of_every_request() {
@@ -95,4 +95,25 @@ fn an_answer_cut_at_the_cap_says_so() {
         stderr(&output)
     );
     assert!(stderr(&output).contains("say \"go on\" for the rest"));
+
+    // A cut answer is no exchange for a later conversation's digest to show; a whole one is.
+    // (Scripts keep no chat log: these are one-shots at a prompt.)
+    let server = ReplayServer::start(vec![
+        Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n")),
+        Reply::text(&["Fine."]),
+        Reply::text(&["Yes."]),
+    ]);
+    for question in ["write a long story", "how are you?", "still there?"] {
+        common::answered(&home, &server, &[question]);
+    }
+    let system = server.requests()[2].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("User: how are you?\nAsst: Fine."),
+        "{system}"
+    );
+    assert!(!system.contains("The first part"), "{system}");
+    assert!(!system.contains("write a long story"), "{system}");
 }

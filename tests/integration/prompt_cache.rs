@@ -144,3 +144,34 @@ fn anthropic_models_through_an_openai_compatible_router_get_cache_marks_and_othe
     let plain = requests[1].sent["messages"].as_array().unwrap();
     assert!(plain.iter().all(|m| m["content"].is_string()), "{plain:?}");
 }
+
+#[test]
+fn marvin_digest_off_leaves_the_digest_out_and_a_wrong_value_is_refused() {
+    let home = TempDir::new("cache-no-digest");
+    let server = ReplayServer::start(vec![Reply::text(&["Hi."]), Reply::text(&["Paris."])]);
+    answered(&home, &server, &["hello there"]);
+    let output = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_DIGEST", "off")
+        .arg("what is the capital of France?")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let system = server.requests()[1].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!system.contains("Recent conversation"), "{system}");
+    let wrong = marvin(home.path())
+        .env("OPENAI_COMPAT_URL", server.url())
+        .env("MARVIN_DIGEST", "sometimes")
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(
+        stderr(&wrong).contains("MARVIN_DIGEST must be on or off, not \"sometimes\""),
+        "{}",
+        stderr(&wrong)
+    );
+}
