@@ -123,22 +123,19 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         style,
     };
     let sent: Sent = Arc::default();
-    let shown = Shown::new(
-        style,
-        super::width::terminal_width() - 1,
-        raw,
-        Arc::clone(&sent),
+    let width = super::width::terminal_width() - 1;
+    let shown = Shown::new(style, width, raw, Arc::clone(&sent));
+    // The banner first, whole: the replay comes under it.
+    let banner = format!(
+        "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
+        desk.session
     );
+    ask::say(&desk.hold, &banner);
     let (open, hold) = (Arc::clone(&desk.open), Arc::clone(&desk.hold));
     std::thread::Builder::new()
         .name("attach-events".into())
         .spawn(move || show_events(events, printer, shown, &open, &hold))
         .map_err(|e| format!("cannot follow the session: {e}"))?;
-    let banner = format!(
-        "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
-        desk.session
-    );
-    println!("{}", super::width::fit(&banner, super::width::line_width()));
     loop {
         let line = match editor.readline("attached› ") {
             Ok(line) => line,
@@ -157,7 +154,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
             }
         };
         if !said.is_empty() {
-            println!("{}", super::width::fit(&said, super::width::line_width()));
+            ask::say(&desk.hold, &said);
         }
     }
 }
@@ -280,7 +277,9 @@ fn events(target: &Target, session: &str, client: &str) -> Result<BufReader<TcpS
     Ok(reader)
 }
 
-/// Prints each event above the prompt, or after the question asked here meanwhile.
+/// Prints each event above the prompt, or after the question asked here meanwhile. Each ends
+/// with its line break: while the prompt is not up, the printer writes it as it is, and the
+/// prompt then clears the row the cursor is on.
 fn show_events(
     events: BufReader<TcpStream>,
     mut printer: impl ExternalPrinter,
@@ -298,7 +297,7 @@ fn show_events(
         };
         let lines = shown.event(&event, open);
         ask::show(hold, &event, lines, |lines| {
-            let _ = printer.print(lines);
+            let _ = printer.print(format!("{lines}\n"));
         });
     }
     let closed = serde_json::json!({"type": "closed"});
@@ -307,7 +306,7 @@ fn show_events(
         &closed,
         "The gateway closed the session's stream.".into(),
         |lines| {
-            let _ = printer.print(lines);
+            let _ = printer.print(format!("{lines}\n"));
         },
     );
 }
