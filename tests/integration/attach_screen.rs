@@ -1,7 +1,8 @@
 //! What `marvin --attach` shows on a terminal of a fixed width, seen through a real pty: its
-//! banner whole above the replay every time, the replay under it to its last line.
+//! banner whole above the replay every time, the replay under it to its last line, a finished
+//! call of the replay as the one line the REPL shows and a call still running as running.
 
-use crate::common::{ReplayServer, Reply, TempDir};
+use crate::common::{ReplayServer, Reply, TempDir, database_question};
 use crate::gateway::{Gateway, session_with_message};
 
 const ASKED: &str = "look around: system info and my usage";
@@ -23,8 +24,13 @@ fn banner(lines: &[String], id: &str) -> (String, usize) {
     (read.join(" "), start + rows)
 }
 
+/// The rows of `lines` that name tool `name`.
+fn rows_of<'a>(lines: &'a [String], name: &str) -> Vec<&'a String> {
+    lines.iter().filter(|l| l.contains(name)).collect()
+}
+
 #[test]
-fn each_attach_shows_the_banner_whole_and_the_replay_under_it_to_its_last_line() {
+fn each_attach_shows_the_banner_whole_and_the_replay_s_finished_calls_one_line_each() {
     let home = TempDir::new("attach-replay");
     let server = ReplayServer::start(vec![
         Reply::tool_calls(&[("c1", "system_info", "{}"), ("c2", "get_usage", "{}")]),
@@ -49,6 +55,13 @@ fn each_attach_shows_the_banner_whole_and_the_replay_under_it_to_its_last_line()
             format!("› {ASKED}"),
             "attach {attach}:\n{text}"
         );
+        for name in ["system_info", "get_usage"] {
+            let rows = rows_of(&lines, name);
+            assert_eq!(rows.len(), 1, "attach {attach}, {name}:\n{text}");
+            let finished =
+                rows[0].starts_with(&format!("  ✓ {name}  (")) && rows[0].ends_with("s)");
+            assert!(finished, "attach {attach}, {name}:\n{text}");
+        }
         // The replay's last line is kept, and the prompt comes under it.
         let tail: Vec<&str> = lines.iter().rev().take(2).map(String::as_str).collect();
         assert_eq!(
@@ -60,4 +73,33 @@ fn each_attach_shows_the_banner_whole_and_the_replay_under_it_to_its_last_line()
         pty.send("quit\r");
         assert!(pty.wait_exit().success());
     }
+}
+
+#[test]
+fn a_call_still_running_when_the_replay_ends_shows_as_running_then_finished() {
+    let home = TempDir::new("attach-running");
+    let server = ReplayServer::start(vec![
+        database_question(),
+        Reply::text(&["PostgreSQL then."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "set up the database");
+    gateway.events_until(&id, 0, "interaction_request");
+    let mut pty = gateway.attach(&home, &id, 80, 40);
+    pty.wait_for("attached› ");
+    pty.wait_for_words("… ask_user");
+    let text = pty.visible().text();
+    assert!(text.contains("\n  2. PostgreSQL\n"), "{text}");
+    let lines = pty.visible().lines();
+    assert_eq!(rows_of(&lines, "ask_user"), ["  … ask_user"], "{text}");
+    pty.send("/answer 2\r");
+    pty.wait_for_words("PostgreSQL then.");
+    pty.wait_for_words("✓ ask_user");
+    let screen = pty.visible();
+    let lines = screen.lines();
+    let rows = rows_of(&lines, "ask_user");
+    assert_eq!(rows.len(), 2, "{}", screen.text());
+    assert!(rows[1].starts_with("  ✓ ask_user  ("), "{}", screen.text());
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
 }

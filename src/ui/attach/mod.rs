@@ -7,6 +7,7 @@
 
 mod acts;
 mod ask;
+mod calls;
 mod request;
 mod shown;
 
@@ -106,6 +107,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         None => only_served(&target)?,
     };
     let client = format!("terminal-{}", std::process::id());
+    let replay_end = events_so_far(&target, &session);
     let events = events(&target, &session, &client)?;
     if !std::io::stdin().is_terminal() {
         return Err("--attach needs a terminal to type in: stdin is not one".into());
@@ -124,7 +126,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
     };
     let sent: Sent = Arc::default();
     let width = super::width::terminal_width() - 1;
-    let shown = Shown::new(style, width, raw, Arc::clone(&sent));
+    let shown = Shown::new(style, width, raw, Arc::clone(&sent), replay_end);
     // The banner first, whole: the replay comes under it.
     let banner = format!(
         "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
@@ -177,6 +179,20 @@ fn only_served(target: &Target) -> Result<String, String> {
             many.join(", ")
         )),
     }
+}
+
+/// How many events session `id` has had: the stream replays these first; 0 when the
+/// gateway does not say (then everything shown counts as happening now).
+fn events_so_far(target: &Target, id: &str) -> u64 {
+    let listed = target
+        .call("GET", "/api/sessions", None)
+        .unwrap_or_default()
+        .1;
+    let sessions = listed["sessions"].as_array().cloned().unwrap_or_default();
+    let this = sessions
+        .iter()
+        .find(|s| s["id"] == id && s["served"] == true);
+    this.and_then(|s| s["events"].as_u64()).unwrap_or(0)
 }
 
 /// Why session `asked` cannot be followed, and what to run instead: the sessions served there,

@@ -1,16 +1,17 @@
 //! What an attached terminal shows of a served session's events: the answer rendered as
 //! Markdown as it streams (whole lines at a time, as the external printer prints lines), tool
-//! calls as one line each, and questions, approvals and input forms with how to answer them
-//! (a questionnaire under a heading of its own); once one is over, the tool's completed view,
-//! and whether it was answered elsewhere. The questions shown are kept (`Open`), so a typed
-//! answer can name them, or not when only one waits, and one to a question that is over is
-//! told how it ended.
+//! calls as the REPL shows them (`calls`), and questions, approvals and input forms with how
+//! to answer them (a questionnaire under a heading of its own); once one is over, the tool's
+//! completed view, and whether it was answered elsewhere. The questions shown are kept
+//! (`Open`), so a typed answer can name them, or not when only one waits, and one to a
+//! question that is over is told how it ended.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::calls::Calls;
 use crate::ui::markdown::Markdown;
 use crate::ui::sanitize::sanitize;
 use crate::ui::style::Style;
@@ -23,19 +24,24 @@ pub(super) type Open = Arc<Mutex<BTreeMap<String, Value>>>;
 /// shows them as typed, so they are not shown again.
 pub(super) type Sent = Arc<Mutex<Vec<String>>>;
 
-/// The answer's text as it streams: rendered (or plain with `--raw`), held until a line ends.
+/// The answer's text as it streams: rendered (or plain with `--raw`), held until a line ends;
+/// the calls under way.
 pub(super) struct Shown {
     markdown: Option<Markdown>,
     held: String,
     sent: Sent,
+    calls: Calls,
 }
 
 impl Shown {
-    pub(super) fn new(style: Style, width: usize, raw: bool, sent: Sent) -> Self {
+    /// What a terminal whose lines take `width` columns shows (its own lines at most 79, as
+    /// the REPL's), the events up to `replay_end` having happened before it attached.
+    pub(super) fn new(style: Style, width: usize, raw: bool, sent: Sent, replay_end: u64) -> Self {
         Self {
             markdown: (!raw).then(|| Markdown::new(style, width)),
             held: String::new(),
             sent,
+            calls: Calls::new(style, width.min(79), replay_end),
         }
     }
 
@@ -72,51 +78,45 @@ impl Shown {
             .to_string()
     }
 
-    /// What `event` shows, after the text it ends.
+    /// What `event` shows, after the text it ends; and at the replay's end, the calls still
+    /// running.
     pub(super) fn event(&mut self, event: &Value, open: &Open) -> String {
+        let shown = self.shown(event, open);
+        let running = self.calls.after(event);
+        joined(shown, running)
+    }
+
+    fn shown(&mut self, event: &Value, open: &Open) -> String {
         let kind = event["type"].as_str().unwrap_or("");
         if kind == "text_delta" {
             return self.text(event["text"].as_str().unwrap_or(""));
         }
         let before = self.finish();
-        let shown = match kind == "user_message" && self.sent_here(event) {
-            true => String::new(),
-            false => describe(event, open),
+        let shown = match kind {
+            "user_message" if self.sent_here(event) => String::new(),
+            "tool_call_start" => self.calls.started(event),
+            "tool_result" => self.calls.finished(event),
+            _ => describe(event, open),
         };
-        match (before.is_empty(), shown.is_empty()) {
-            (true, _) => shown,
-            (false, true) => before,
-            (false, false) => format!("{before}\n{shown}"),
-        }
+        joined(before, shown)
     }
 }
 
-/// One event other than text, as lines.
+/// Two pieces of what is shown, one under the other; either may be empty.
+fn joined(first: String, second: String) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second,
+        (false, true) => first,
+        (false, false) => format!("{first}\n{second}"),
+    }
+}
+
+/// One event other than text or a tool call, as lines.
 fn describe(event: &Value, open: &Open) -> String {
     let field = |key: &str| sanitize(event[key].as_str().unwrap_or("")).into_owned();
     let lock = || open.lock().unwrap_or_else(PoisonError::into_inner);
     match event["type"].as_str().unwrap_or("") {
         "user_message" => format!("› {}", field("content")),
-        "tool_call_start" => {
-            let names: Vec<&str> = event["calls"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c["name"].as_str())
-                .collect();
-            format!("  … {}", sanitize(&names.join(", ")))
-        }
-        "tool_result" => {
-            // A call the ticket gate turned back is a step, not a failure.
-            let mark = if event["turned_back"] == true {
-                "·"
-            } else if event["is_error"] == true {
-                "✗"
-            } else {
-                "✓"
-            };
-            format!("  {mark} {}", field("name"))
-        }
         "interaction_request" => {
             let named = named_if_not_alone(&mut lock(), &field("interactionId"), event);
             let heading = match event["presentation"] == "questionnaire" {
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn text_comes_a_line_at_a_time_and_other_events_end_it() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let text = |t: &str| json!({"type": "text_delta", "text": t});
         assert_eq!(shown.event(&text("Hello "), &open), "");
         assert_eq!(shown.event(&text("world\nmore"), &open), "Hello world");
@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn markdown_is_rendered_as_in_the_repl() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, false, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, false, Sent::default(), 0);
         let out = shown.event(
             &json!({"type": "text_delta", "text": "# Title\nSome **bold** text\n"}),
             &open,
@@ -401,7 +401,7 @@ mod tests {
     #[test]
     fn a_question_is_kept_until_it_is_over_and_a_reprompt_shows_its_error() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let questions = json!([{"header": "Db", "question": "Which database?", "multiSelect": false,
             "options": [{"label": "SQLite"}, {"label": "Postgres"}],
             "initial": {"chosen": [], "other": ""}}]);
@@ -441,7 +441,7 @@ mod tests {
     fn a_message_sent_from_here_is_not_shown_again_but_another_client_s_is() {
         let open: Open = Arc::default();
         let sent = Sent::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Arc::clone(&sent));
+        let mut shown = Shown::new(PLAIN, 80, true, Arc::clone(&sent), 0);
         sent.lock().unwrap().push("hello".into());
         let said = |content: &str| json!({"type": "user_message", "content": content});
         assert_eq!(shown.event(&said("hello"), &open), "");
@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn an_input_form_lists_its_fields_and_its_completed_view_replaces_it() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let form = json!({"type": "interaction_request", "interactionType": "input",
             "interactionId": "6", "toolName": "deploy", "prompt": "Where should it listen?",
             "completedView": {"showInputs": true, "summaryTemplate": null},
