@@ -1,6 +1,9 @@
 //! What `marvin --attach` shows on a terminal of a fixed width, seen through a real pty: its
-//! banner whole above the replay every time, the replay under it to its last line, a finished
-//! call of the replay as the one line the REPL shows and a call still running as running.
+//! banner whole above the replay every time, a finished call of the replay as the one line the
+//! REPL shows (and a call still running as running), and its own lines wrapped at words at 80
+//! columns and at 50, an option's description continuing under itself.
+
+use serde_json::json;
 
 use crate::common::{ReplayServer, Reply, TempDir, database_question};
 use crate::gateway::{Gateway, session_with_message};
@@ -100,6 +103,64 @@ fn a_call_still_running_when_the_replay_ends_shows_as_running_then_finished() {
     let rows = rows_of(&lines, "ask_user");
     assert_eq!(rows.len(), 2, "{}", screen.text());
     assert!(rows[1].starts_with("  ✓ ask_user  ("), "{}", screen.text());
+    pty.send("quit\r");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn an_attached_terminal_wraps_its_own_lines_at_words_at_80_and_50_columns() {
+    for width in [80, 50] {
+        asked_at(width);
+    }
+}
+
+/// A question whose second option's description runs over several lines.
+const LONG: &str = "a server of its own, which takes a little more setting up but lets many \
+    programs write at once and answers the questions of the reports too";
+
+fn long_question() -> Reply {
+    let questions = json!([{"header": "Database",
+        "question": "Which database should the service keep its orders and customers in?",
+        "multiSelect": false, "options": [
+            {"label": "SQLite", "description": "one file, no server"},
+            {"label": "PostgreSQL", "description": LONG}]}]);
+    let arguments = json!({ "questions": questions }).to_string();
+    Reply::tool_calls(&[("q1", "ask_user", &arguments)])
+}
+
+/// Attached at `width` columns: the long question asked live and answered, and the answer
+/// after it; then no row ran past the margin, and the long description went on under its
+/// first word.
+fn asked_at(width: u16) {
+    let home = TempDir::new(&format!("attach-wrap-{width}"));
+    let server = ReplayServer::start(vec![long_question(), Reply::text(&["SQLite it is."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, mut pty) = gateway.attach_new(&home, width, 50);
+    pty.wait_for("attached› ");
+    pty.send("set up the database\r");
+    pty.wait_for("Other: your own words");
+    pty.send("/answer 1\r");
+    pty.wait_for_words("SQLite it is.");
+    let screen = pty.visible();
+    let (lines, text) = (screen.lines(), screen.text());
+    assert!(
+        text.contains("([Database] answered: SQLite)"),
+        "{width}:\n{text}"
+    );
+    let wrapped = &screen.wrapped;
+    assert!(wrapped.is_empty(), "{width}: {wrapped:?}\n{text}");
+    let lead = "  2. PostgreSQL — ";
+    let first = lines.iter().position(|l| l.starts_with(lead));
+    let first = first.unwrap_or_else(|| panic!("{width}:\n{text}"));
+    let under = " ".repeat(lead.chars().count());
+    let more: Vec<&str> = lines[first + 1..]
+        .iter()
+        .take_while(|l| l.starts_with(&under) && !l[under.len()..].starts_with(' '))
+        .map(|l| l.trim())
+        .collect();
+    assert!(!more.is_empty(), "{width}:\n{text}");
+    let read = format!("{} {}", &lines[first][lead.len()..], more.join(" "));
+    assert_eq!(read, LONG, "{width}:\n{text}");
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }
