@@ -149,6 +149,16 @@ impl Finished<'_> {
     /// The call's line, then what it adds: the first line of an error, or a command's exit
     /// code on its line and its last lines of output under it; each within `line` columns.
     pub(crate) fn lines(&self, style: Style, line: usize) -> Vec<String> {
+        self.shown(style, line, true)
+    }
+
+    /// The same without a command's output (where `/last` cannot show it): the call's line,
+    /// and why it failed.
+    pub(crate) fn lines_without_output(&self, style: Style, line: usize) -> Vec<String> {
+        self.shown(style, line, false)
+    }
+
+    fn shown(&self, style: Style, line: usize, with_output: bool) -> Vec<String> {
         let command = (self.name == "run_command" && !self.is_error)
             .then(|| command_result(self.output))
             .flatten();
@@ -172,7 +182,9 @@ impl Finished<'_> {
             let why = one_line(why.trim_start_matches("Error: "), style);
             let why = truncate(&why, line.saturating_sub(4), style.unicode);
             lines.push(format!("    {}", style.red(&why)));
-            lines.extend(tail(output, style, line));
+            if with_output {
+                lines.extend(tail(output, style, line));
+            }
         } else if self.is_error {
             let first = self.output.lines().find(|l| !l.trim().is_empty());
             // The ✗ says it failed already: the model's "Error: " prefix is not repeated.
@@ -180,7 +192,7 @@ impl Finished<'_> {
             let first = one_line(first.unwrap_or("(no message)"), style);
             let shown = truncate(&first, line.saturating_sub(4), style.unicode);
             lines.push(format!("    {}", style.red(&shown)));
-        } else if let Some(command) = command {
+        } else if let Some(command) = command.filter(|_| with_output) {
             lines.extend(tail(command.output, style, line));
         }
         lines
@@ -337,6 +349,20 @@ mod tests {
         assert_eq!(lines[2], "    │ line 5");
         assert_eq!(lines[9], "    │ line 12");
         assert_eq!(lines.len(), 10);
+        // Where /last cannot show the output, the call's line says how it ended, alone.
+        assert_eq!(
+            call.lines_without_output(PLAIN, LINE),
+            ["  ✗ run_command  make  (2.0s, exit 3)"]
+        );
+        let failed = Finished {
+            is_error: true,
+            output: "Error: no such program: make",
+            ..call
+        };
+        assert_eq!(
+            failed.lines_without_output(PLAIN, LINE),
+            ["  ✗ run_command  make  (2.0s)", "    no such program: make"]
+        );
         let quiet = Finished {
             output: "(no output)\n[exit code: 0]",
             ..call

@@ -40,14 +40,23 @@ impl Gateway {
     ) -> (String, crate::common::pty::Pty) {
         let (_, made) = self.call("POST", "/api/sessions", Some(json!({})));
         let id = made["id"].as_str().unwrap().to_string();
+        let pty = self.attach(home, &id, width, height);
+        (id, pty)
+    }
+
+    /// `marvin --attach` following session `id` from a terminal of `width` by `height`.
+    pub fn attach(
+        &self,
+        home: &TempDir,
+        id: &str,
+        width: u16,
+        height: u16,
+    ) -> crate::common::pty::Pty {
         let mut command = marvin(home.path());
         command
             .env("TERM", "xterm")
             .args(["--attach", &format!("{}#{id}", self.page())]);
-        (
-            id,
-            crate::common::pty::Pty::spawn_sized(command, width, height),
-        )
+        crate::common::pty::Pty::spawn_sized(command, width, height)
     }
 
     /// The process's id, to look at it in /proc.

@@ -16,6 +16,7 @@ mod answer_cap;
 mod api_recordings;
 mod approvals_security;
 mod asking;
+mod attach_screen;
 mod building;
 mod cli;
 mod confinement;

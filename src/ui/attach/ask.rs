@@ -1,7 +1,8 @@
 //! A served session's question asked in the attached terminal with the REPL's own asker (the
 //! chooser, the fields of an input form, Esc to close a form, Ctrl+C to cancel the turn), and
 //! every answer sent as `POST …/respond`. While a question is asked here the session's events
-//! wait (`Hold`) and are shown after it, so nothing is printed over the fields; one that says
+//! wait (`Hold`) and are shown after it, so nothing is printed over the fields (the terminal's
+//! own lines are printed holding it too, `say`, so neither cuts into the other); one that says
 //! the question closed (answered elsewhere, cancelled) stops the asking. An input form the
 //! gateway refuses (400, with the fields that are wrong) has just those fields asked again,
 //! with what was entered and the gateway's words in red above them.
@@ -62,6 +63,17 @@ pub(super) fn show(hold: &Hold, event: &Value, lines: String, print: impl FnOnce
     if !lines.is_empty() {
         held.lines.push(lines);
     }
+}
+
+/// Prints `text` of this terminal's own (the banner, what a command did), wrapped at words to
+/// the line's width; while the prompt is down, the session's events are printed as they come
+/// by their own thread, so it waits for a line of theirs to end and theirs for it.
+pub(super) fn say(hold: &Hold, text: &str) {
+    let _held = hold.lock().unwrap_or_else(PoisonError::into_inner);
+    println!(
+        "{}",
+        crate::ui::width::fit(text, crate::ui::width::line_width())
+    );
 }
 
 /// Whether `event` (an `interaction_response`) closes question `id`.

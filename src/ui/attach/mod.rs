@@ -7,6 +7,7 @@
 
 mod acts;
 mod ask;
+mod calls;
 mod request;
 mod shown;
 
@@ -106,6 +107,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         None => only_served(&target)?,
     };
     let client = format!("terminal-{}", std::process::id());
+    let replay_end = events_so_far(&target, &session);
     let events = events(&target, &session, &client)?;
     if !std::io::stdin().is_terminal() {
         return Err("--attach needs a terminal to type in: stdin is not one".into());
@@ -123,22 +125,19 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
         style,
     };
     let sent: Sent = Arc::default();
-    let shown = Shown::new(
-        style,
-        super::width::terminal_width() - 1,
-        raw,
-        Arc::clone(&sent),
+    let width = super::width::terminal_width() - 1;
+    let shown = Shown::new(style, width, raw, Arc::clone(&sent), replay_end);
+    // The banner first, whole: the replay comes under it.
+    let banner = format!(
+        "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
+        desk.session
     );
+    ask::say(&desk.hold, &banner);
     let (open, hold) = (Arc::clone(&desk.open), Arc::clone(&desk.hold));
     std::thread::Builder::new()
         .name("attach-events".into())
         .spawn(move || show_events(events, printer, shown, &open, &hold))
         .map_err(|e| format!("cannot follow the session: {e}"))?;
-    let banner = format!(
-        "Attached to session {}: type to send; Enter on an empty line answers what waits (or /answer, /approve, /deny WHY, /dismiss); /cancel stops the turn; Ctrl+D leaves.",
-        desk.session
-    );
-    println!("{}", super::width::fit(&banner, super::width::line_width()));
     loop {
         let line = match editor.readline("attached› ") {
             Ok(line) => line,
@@ -157,7 +156,7 @@ pub(crate) fn run(url: &str, style: Style, raw: bool) -> Result<(), String> {
             }
         };
         if !said.is_empty() {
-            println!("{}", super::width::fit(&said, super::width::line_width()));
+            ask::say(&desk.hold, &said);
         }
     }
 }
@@ -180,6 +179,20 @@ fn only_served(target: &Target) -> Result<String, String> {
             many.join(", ")
         )),
     }
+}
+
+/// How many events session `id` has had: the stream replays these first; 0 when the
+/// gateway does not say (then everything shown counts as happening now).
+fn events_so_far(target: &Target, id: &str) -> u64 {
+    let listed = target
+        .call("GET", "/api/sessions", None)
+        .unwrap_or_default()
+        .1;
+    let sessions = listed["sessions"].as_array().cloned().unwrap_or_default();
+    let this = sessions
+        .iter()
+        .find(|s| s["id"] == id && s["served"] == true);
+    this.and_then(|s| s["events"].as_u64()).unwrap_or(0)
 }
 
 /// Why session `asked` cannot be followed, and what to run instead: the sessions served there,
@@ -280,7 +293,9 @@ fn events(target: &Target, session: &str, client: &str) -> Result<BufReader<TcpS
     Ok(reader)
 }
 
-/// Prints each event above the prompt, or after the question asked here meanwhile.
+/// Prints each event above the prompt, or after the question asked here meanwhile. Each ends
+/// with its line break: while the prompt is not up, the printer writes it as it is, and the
+/// prompt then clears the row the cursor is on.
 fn show_events(
     events: BufReader<TcpStream>,
     mut printer: impl ExternalPrinter,
@@ -298,7 +313,7 @@ fn show_events(
         };
         let lines = shown.event(&event, open);
         ask::show(hold, &event, lines, |lines| {
-            let _ = printer.print(lines);
+            let _ = printer.print(format!("{lines}\n"));
         });
     }
     let closed = serde_json::json!({"type": "closed"});
@@ -307,7 +322,7 @@ fn show_events(
         &closed,
         "The gateway closed the session's stream.".into(),
         |lines| {
-            let _ = printer.print(lines);
+            let _ = printer.print(format!("{lines}\n"));
         },
     );
 }

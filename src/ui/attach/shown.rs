@@ -1,19 +1,22 @@
 //! What an attached terminal shows of a served session's events: the answer rendered as
 //! Markdown as it streams (whole lines at a time, as the external printer prints lines), tool
-//! calls as one line each, and questions, approvals and input forms with how to answer them
-//! (a questionnaire under a heading of its own); once one is over, the tool's completed view,
-//! and whether it was answered elsewhere. The questions shown are kept (`Open`), so a typed
-//! answer can name them, or not when only one waits, and one to a question that is over is
-//! told how it ended.
+//! calls as the REPL shows them (`calls`), and questions, approvals and input forms with how
+//! to answer them (a questionnaire under a heading of its own); once one is over, the tool's
+//! completed view, and whether it was answered elsewhere. Its own lines are wrapped at words
+//! to the line's width, an option's description continuing under itself. The questions shown
+//! are kept (`Open`), so a typed answer can name them, or not when only one waits, and one to
+//! a question that is over is told how it ended.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::calls::Calls;
 use crate::ui::markdown::Markdown;
 use crate::ui::sanitize::sanitize;
 use crate::ui::style::Style;
+use crate::ui::width::{fit, width, wrap};
 
 /// The questions and approvals shown, by `interactionId`: their events, with `over` set to how
 /// each ended once it is over.
@@ -23,19 +26,27 @@ pub(super) type Open = Arc<Mutex<BTreeMap<String, Value>>>;
 /// shows them as typed, so they are not shown again.
 pub(super) type Sent = Arc<Mutex<Vec<String>>>;
 
-/// The answer's text as it streams: rendered (or plain with `--raw`), held until a line ends.
+/// The answer's text as it streams: rendered (or plain with `--raw`), held until a line ends;
+/// the calls under way; the widest line of Marvin's own.
 pub(super) struct Shown {
     markdown: Option<Markdown>,
     held: String,
     sent: Sent,
+    calls: Calls,
+    line: usize,
 }
 
 impl Shown {
-    pub(super) fn new(style: Style, width: usize, raw: bool, sent: Sent) -> Self {
+    /// What a terminal whose lines take `width` columns shows (its own lines at most 79, as
+    /// the REPL's), the events up to `replay_end` having happened before it attached.
+    pub(super) fn new(style: Style, width: usize, raw: bool, sent: Sent, replay_end: u64) -> Self {
+        let line = width.min(79);
         Self {
             markdown: (!raw).then(|| Markdown::new(style, width)),
             held: String::new(),
             sent,
+            calls: Calls::new(style, line, replay_end),
+            line,
         }
     }
 
@@ -72,58 +83,54 @@ impl Shown {
             .to_string()
     }
 
-    /// What `event` shows, after the text it ends.
+    /// What `event` shows, after the text it ends; and at the replay's end, the calls still
+    /// running.
     pub(super) fn event(&mut self, event: &Value, open: &Open) -> String {
+        let shown = self.shown(event, open);
+        let running = self.calls.after(event);
+        joined(shown, running)
+    }
+
+    fn shown(&mut self, event: &Value, open: &Open) -> String {
         let kind = event["type"].as_str().unwrap_or("");
         if kind == "text_delta" {
             return self.text(event["text"].as_str().unwrap_or(""));
         }
         let before = self.finish();
-        let shown = match kind == "user_message" && self.sent_here(event) {
-            true => String::new(),
-            false => describe(event, open),
+        let shown = match kind {
+            "user_message" if self.sent_here(event) => String::new(),
+            "tool_call_start" => self.calls.started(event),
+            "tool_result" => self.calls.finished(event),
+            _ => fit(&describe(event, open, self.line), self.line),
         };
-        match (before.is_empty(), shown.is_empty()) {
-            (true, _) => shown,
-            (false, true) => before,
-            (false, false) => format!("{before}\n{shown}"),
-        }
+        joined(before, shown)
     }
 }
 
-/// One event other than text, as lines.
-fn describe(event: &Value, open: &Open) -> String {
+/// Two pieces of what is shown, one under the other; either may be empty.
+fn joined(first: String, second: String) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second,
+        (false, true) => first,
+        (false, false) => format!("{first}\n{second}"),
+    }
+}
+
+/// One event other than text or a tool call, as lines of at most `line` columns where they
+/// can be wrapped well here (an option's description); the others are fitted after.
+fn describe(event: &Value, open: &Open, line: usize) -> String {
     let field = |key: &str| sanitize(event[key].as_str().unwrap_or("")).into_owned();
     let lock = || open.lock().unwrap_or_else(PoisonError::into_inner);
     match event["type"].as_str().unwrap_or("") {
         "user_message" => format!("› {}", field("content")),
-        "tool_call_start" => {
-            let names: Vec<&str> = event["calls"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c["name"].as_str())
-                .collect();
-            format!("  … {}", sanitize(&names.join(", ")))
-        }
-        "tool_result" => {
-            // A call the ticket gate turned back is a step, not a failure.
-            let mark = if event["turned_back"] == true {
-                "·"
-            } else if event["is_error"] == true {
-                "✗"
-            } else {
-                "✓"
-            };
-            format!("  {mark} {}", field("name"))
-        }
         "interaction_request" => {
             let named = named_if_not_alone(&mut lock(), &field("interactionId"), event);
             let heading = match event["presentation"] == "questionnaire" {
-                true => questionnaire(event),
+                true => questionnaire(event, line),
                 false => String::new(),
             };
-            format!("{heading}{}{}", reprompted(event), asking(event, &named))
+            let asks = asking(event, &named, line);
+            format!("{heading}{}{asks}", reprompted(event))
         }
         "interaction_response" => closed(event, &mut lock()),
         "done" => String::new(),
@@ -135,10 +142,10 @@ fn describe(event: &Value, open: &Open) -> String {
 
 /// What a question asks, and how to answer it here (`named`: its id and a space, when a
 /// command must name it).
-fn asking(event: &Value, named: &str) -> String {
+fn asking(event: &Value, named: &str, line: usize) -> String {
     let field = |key: &str| sanitize(event[key].as_str().unwrap_or("")).into_owned();
     match event["interactionType"].as_str().unwrap_or("") {
-        "questions" => question_text(named, &event["questions"]),
+        "questions" => question_text(named, &event["questions"], line),
         "approval" => {
             let scopes: Vec<&str> = event["scopes"]
                 .as_array()
@@ -211,8 +218,8 @@ fn form_text(event: &Value, named: &str) -> String {
 }
 
 /// A questionnaire's heading: a block of its own, named by its prompt or who asks (as the
-/// REPL names it).
-fn questionnaire(event: &Value) -> String {
+/// REPL names it), underlined as far as it goes, within `line` columns.
+fn questionnaire(event: &Value, line: usize) -> String {
     let prompt = event["prompt"].as_str().filter(|p| !p.is_empty());
     let tool = event["toolName"].as_str().unwrap_or("");
     let heading = match (prompt, tool) {
@@ -222,7 +229,7 @@ fn questionnaire(event: &Value) -> String {
         (None, tool) => format!("{tool} asks"),
     };
     let heading = sanitize(&heading).into_owned();
-    let rule = "─".repeat(crate::ui::width::width(&heading).clamp(3, 76));
+    let rule = "─".repeat(width(&heading).min(line).max(3));
     format!("\n{heading}\n{rule}\n")
 }
 
@@ -309,7 +316,7 @@ fn reprompted(event: &Value) -> String {
 
 /// The questions as the terminal asks them: each option with its description, then "Other",
 /// and how to answer (`named`: the question's id and a space, when a command must name it).
-fn question_text(named: &str, questions: &Value) -> String {
+fn question_text(named: &str, questions: &Value, line: usize) -> String {
     let mut lines = Vec::new();
     let questions: Vec<&Value> = questions.as_array().into_iter().flatten().collect();
     for question in &questions {
@@ -331,10 +338,7 @@ fn question_text(named: &str, questions: &Value) -> String {
         {
             let label = sanitize(option["label"].as_str().unwrap_or("")).into_owned();
             let description = sanitize(option["description"].as_str().unwrap_or("").trim());
-            match description.is_empty() {
-                true => lines.push(format!("  {}. {label}", n + 1)),
-                false => lines.push(format!("  {}. {label} — {description}", n + 1)),
-            }
+            lines.push(option_line(n + 1, &label, &description, line));
         }
         lines.push("  Other: your own words".into());
         if let Some(before) = entered_before(&question["initial"]) {
@@ -349,6 +353,26 @@ fn question_text(named: &str, questions: &Value) -> String {
         "  /answer {named}N (a number, a label, or Other: your own words{between})"
     ));
     lines.join("\n")
+}
+
+/// Option `n`, `label — description`, wrapped within `line` columns: the description's later
+/// lines start under its first word, or under the label when that would leave less than half
+/// the line for them.
+fn option_line(n: usize, label: &str, description: &str, line: usize) -> String {
+    let number = format!("  {n}. ");
+    if description.is_empty() {
+        return wrap(&number, label, width(&number), line);
+    }
+    let first = format!("{number}{label} — ");
+    match width(&first) <= line / 2 {
+        true => wrap(&first, description, width(&first), line),
+        false => wrap(
+            &number,
+            &format!("{label} — {description}"),
+            width(&number),
+            line,
+        ),
+    }
 }
 
 /// A reprompt's `initial`: what was chosen last time, in words.
@@ -374,7 +398,7 @@ mod tests {
     #[test]
     fn text_comes_a_line_at_a_time_and_other_events_end_it() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let text = |t: &str| json!({"type": "text_delta", "text": t});
         assert_eq!(shown.event(&text("Hello "), &open), "");
         assert_eq!(shown.event(&text("world\nmore"), &open), "Hello world");
@@ -386,7 +410,7 @@ mod tests {
     #[test]
     fn markdown_is_rendered_as_in_the_repl() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, false, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, false, Sent::default(), 0);
         let out = shown.event(
             &json!({"type": "text_delta", "text": "# Title\nSome **bold** text\n"}),
             &open,
@@ -401,7 +425,7 @@ mod tests {
     #[test]
     fn a_question_is_kept_until_it_is_over_and_a_reprompt_shows_its_error() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let questions = json!([{"header": "Db", "question": "Which database?", "multiSelect": false,
             "options": [{"label": "SQLite"}, {"label": "Postgres"}],
             "initial": {"chosen": [], "other": ""}}]);
@@ -441,7 +465,7 @@ mod tests {
     fn a_message_sent_from_here_is_not_shown_again_but_another_client_s_is() {
         let open: Open = Arc::default();
         let sent = Sent::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Arc::clone(&sent));
+        let mut shown = Shown::new(PLAIN, 80, true, Arc::clone(&sent), 0);
         sent.lock().unwrap().push("hello".into());
         let said = |content: &str| json!({"type": "user_message", "content": content});
         assert_eq!(shown.event(&said("hello"), &open), "");
@@ -452,7 +476,7 @@ mod tests {
     #[test]
     fn an_input_form_lists_its_fields_and_its_completed_view_replaces_it() {
         let open: Open = Arc::default();
-        let mut shown = Shown::new(PLAIN, 80, true, Sent::default());
+        let mut shown = Shown::new(PLAIN, 80, true, Sent::default(), 0);
         let form = json!({"type": "interaction_request", "interactionType": "input",
             "interactionId": "6", "toolName": "deploy", "prompt": "Where should it listen?",
             "completedView": {"showInputs": true, "summaryTemplate": null},
@@ -488,6 +512,44 @@ mod tests {
         assert_eq!(
             shown.event(&closed, &open),
             "  ([Db] answered: A) (answered elsewhere)"
+        );
+    }
+
+    #[test]
+    fn its_own_lines_wrap_at_words_within_the_width_and_a_description_under_itself() {
+        let open: Open = Arc::default();
+        let mut shown = Shown::new(PLAIN, 49, true, Sent::default(), 0);
+        let description = "a server of its own, which takes more setting up but lets many \
+                           programs write at once";
+        let asked = json!({"type": "interaction_request", "interactionType": "questions",
+            "interactionId": "4", "questions": [{"header": "Database",
+            "question": "Which database should the service keep its orders in?",
+            "options": [{"label": "SQLite", "description": "one file"},
+                        {"label": "PostgreSQL", "description": description}]}]});
+        let notice = json!({"type": "notice", "message": "The model's answer was cut off at \
+            the length limit; ask it to go on where it stopped."});
+        let shown = [shown.event(&asked, &open), shown.event(&notice, &open)].join("\n");
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(lines.iter().all(|l| width(l) <= 49), "{shown}");
+        let lead = "  2. PostgreSQL — ";
+        let first = lines.iter().position(|l| l.starts_with(lead)).unwrap();
+        let column = width(lead);
+        let rest: Vec<&str> = lines[first + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(&" ".repeat(column)))
+            .map(|l| l.trim())
+            .collect();
+        assert!(!rest.is_empty(), "{shown}");
+        let said = format!("{} {}", &lines[first][lead.len()..], rest.join(" "));
+        assert_eq!(said, description, "{shown}");
+        assert!(shown.contains("\n  Other: your own words\n"), "{shown}");
+        // A label too long for its description to start at half the line: under the label.
+        let long = option_line(2, &"PostgreSQL ".repeat(3), description, 49);
+        assert!(
+            long.lines()
+                .skip(1)
+                .all(|l| l.starts_with("     ") && !l.starts_with("      ")),
+            "{long}"
         );
     }
 }
