@@ -176,6 +176,29 @@ fn questions_open_when_stdin_ends_are_denied_and_the_run_goes_on() {
 }
 
 #[test]
+fn multi_select_spelt_as_the_event_spells_it_is_refused_to_the_model_not_shown_as_one_choice() {
+    let home = TempDir::new("headless-multi-spelling");
+    let questions = json!([{"header": "Extras", "question": "Which extras?", "multi_select": true,
+        "options": [{"label": "Backups", "description": "nightly"}, {"label": "Metrics", "description": "graphs"}]}]);
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "q1",
+            "ask_user",
+            &json!({"questions": questions}).to_string(),
+        )]),
+        Reply::text(&["Asked again."]),
+    ]);
+    let script = Script::start(&home, &server, &[]);
+    let first = script.next_of(&["question", "message"]);
+    assert_eq!(first["type"], "message", "nothing is asked: {first}");
+    assert_eq!(script.finish().status.code(), Some(0));
+    assert_eq!(
+        server.requests()[1].last_tool_result(),
+        "Error: questions[0].multi_select: the key is \"multiSelect\" (true where several options may be chosen), not \"multi_select\"; ask again with \"multiSelect\"."
+    );
+}
+
+#[test]
 fn wait_denies_a_question_nobody_answered_in_time_and_the_run_goes_on() {
     let home = TempDir::new("headless-wait");
     let server = ReplayServer::start(vec![ask_user(), Reply::text(&["Went on."])]);

@@ -265,6 +265,12 @@ fn parse_question(i: usize, value: &Value) -> Result<Question, String> {
             description: description.trim().to_string(),
         });
     }
+    if let Some(key) = misspelt_multi_select(value) {
+        return Err(format!(
+            "{}: the key is \"multiSelect\" (true where several options may be chosen), not \"{key}\"; ask again with \"multiSelect\".",
+            field(key)
+        ));
+    }
     let multi_select = match value.get("multiSelect") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -281,6 +287,16 @@ fn parse_question(i: usize, value: &Value) -> Result<Question, String> {
         options: choices,
         multi_select,
         initial: None,
+    })
+}
+
+/// A key of `question` that spells multiSelect another way (`multi_select`, `multiselect`,
+/// `multi-select`): taken silently it would show a single choice where several were meant.
+fn misspelt_multi_select(question: &Value) -> Option<&str> {
+    let keys = question.as_object()?.keys();
+    keys.map(String::as_str).find(|key| {
+        let bare: String = key.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        *key != "multiSelect" && bare.eq_ignore_ascii_case("multiselect")
     })
 }
 
@@ -370,6 +386,18 @@ mod tests {
                     json!({"header": "Ok", "question": "Q", "options": two_options(), "multiSelect": "yes"}),
                 ],
                 "questions[0].multiSelect: expected true or false",
+            ),
+            (
+                vec![
+                    json!({"header": "Ok", "question": "Q", "options": two_options(), "multi_select": true}),
+                ],
+                "questions[0].multi_select: the key is \"multiSelect\" (true where several options may be chosen), not \"multi_select\"; ask again with \"multiSelect\".",
+            ),
+            (
+                vec![
+                    json!({"header": "Ok", "question": "Q", "options": two_options(), "MultiSelect": true}),
+                ],
+                "questions[0].MultiSelect: the key is \"multiSelect\"",
             ),
         ];
         for (questions, expected) in cases {
