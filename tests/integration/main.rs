@@ -62,6 +62,7 @@ mod provider_security;
 mod provider_streams;
 mod provider_trust;
 mod providers;
+mod readme_script;
 mod render_safety;
 mod repl;
 mod repl_input;
