@@ -6,6 +6,7 @@ pub(crate) mod approvals;
 pub(crate) mod diff;
 pub mod form;
 pub mod input;
+pub(crate) mod numbered;
 pub mod view;
 pub(crate) mod wire;
 

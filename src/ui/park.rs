@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::ask_json::{request_from_event, response_to};
+use crate::interact::numbered::{self, OwnWords};
 use crate::interact::{Question, Request};
 use crate::store::sessions::Meta;
 
@@ -62,7 +63,7 @@ fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
             Ok(json!({"approve": approve, "reason": reason}))
         }
         Request::Questions(questions) => match questions.as_slice() {
-            [question] => Ok(json!({ "answers": [one_question(question, text)] })),
+            [question] => Ok(json!({ "answers": [one_question(question, text)?] })),
             _ => Err(format!(
                 "{} questions wait for answers: give them as a JSON list in order, e.g. --answer '[\"SQLite\", \"yes\"]'",
                 questions.len()
@@ -73,29 +74,32 @@ fn words_as_answer(request: &Request, text: &str) -> Result<Value, String> {
     }
 }
 
-/// One question's answer from words: an option's number stands for its label; several labels
-/// joined by commas where several may be chosen.
-fn one_question(question: &Question, text: &str) -> Value {
-    let label_of = |word: &str| -> Option<String> {
+/// One question's answer from words: a label (any case), or an option's number standing for
+/// its label, a number that is no option refused; several joined by commas where several may
+/// be chosen; anything else, or words after `Other:`, the person's own.
+fn one_question(question: &Question, text: &str) -> Result<Value, String> {
+    if let Some(own) = numbered::own_words(text) {
+        return Ok(json!(own));
+    }
+    let label_of = |word: &str| -> Result<Option<String>, String> {
         let word = word.trim();
-        match word.parse::<usize>() {
-            Ok(n) if (1..=question.options.len()).contains(&n) => {
-                Some(question.options[n - 1].label.clone())
-            }
-            _ => question
-                .options
-                .iter()
-                .find(|o| o.label.eq_ignore_ascii_case(word))
-                .map(|o| o.label.clone()),
+        let options = &question.options;
+        if let Some(option) = options.iter().find(|o| o.label.eq_ignore_ascii_case(word)) {
+            return Ok(Some(option.label.clone()));
+        }
+        match numbered::option_number(word, options.len(), OwnWords::Written) {
+            Some(place) => place.map(|at| Some(options[at].label.clone())),
+            None => Ok(None),
         }
     };
     if question.multi_select {
-        let labels: Option<Vec<String>> = text.split(',').map(label_of).collect();
-        if let Some(labels) = labels.filter(|l| !l.is_empty()) {
-            return json!(labels);
+        let labels: Vec<Option<String>> =
+            text.split(',').map(label_of).collect::<Result<_, _>>()?;
+        if let Some(labels) = labels.into_iter().collect::<Option<Vec<_>>>() {
+            return Ok(json!(labels));
         }
     }
-    json!(label_of(text).unwrap_or_else(|| text.to_string()))
+    Ok(json!(label_of(text)?.unwrap_or_else(|| text.to_string())))
 }
 
 /// One line on what a parked run waits for: "approve run_command: cargo publish".
@@ -211,7 +215,25 @@ mod tests {
             (&single, "2", Ok(json!({"answers": ["Postgres"]}))),
             (&single, "sqlite", Ok(json!({"answers": ["SQLite"]}))),
             (&single, "DuckDB", Ok(json!({"answers": ["DuckDB"]}))),
-            (&single, "9", Ok(json!({"answers": ["9"]}))),
+            (
+                &single,
+                "9",
+                Err(
+                    "There is no option 9: the options are 1 to 2. To answer 9 in your own words, write Other: 9",
+                ),
+            ),
+            (&single, "Other: 9", Ok(json!({"answers": ["9"]}))),
+            (
+                &multi,
+                "1, 3",
+                Err("There is no option 3: the options are 1 to 2."),
+            ),
+            (&multi, "2", Ok(json!({"answers": [["Postgres"]]}))),
+            (
+                &multi,
+                "SQLite, DuckDB",
+                Ok(json!({"answers": ["SQLite, DuckDB"]})),
+            ),
             (
                 &multi,
                 "1, Postgres",

@@ -333,7 +333,12 @@ fn a_dumb_terminal_answers_with_typed_numbers() {
         !pty.screen().contains("\x1b[2m"),
         "no escape sequences on a dumb terminal"
     );
+    // A number that is no option is refused as every surface refuses it.
     pty.send("9\r");
+    pty.wait_for(
+        "There is no option 9: the options are 1 to 4. For your own words, choose 4 (Other)",
+    );
+    pty.send("many\r");
     pty.wait_for("Please type numbers between 1 and 4.");
     pty.send("1,3\r");
     pty.wait_for("noted");

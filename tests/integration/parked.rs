@@ -196,6 +196,27 @@ fn a_parked_question_takes_an_options_number_and_an_expired_run_is_dropped() {
 }
 
 #[test]
+fn a_number_that_is_no_option_is_refused_and_other_gives_it_as_words() {
+    let home = TempDir::new("parked-no-option");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["Seven it is."])]);
+    let output = parked_run(&home, &server, "pick a database");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let id = parked_id(&output);
+
+    // Not sent as the words "7": refused before anything runs, the run still parked.
+    let wrong = answering(&home, &server, &id, "7");
+    assert_eq!(wrong.status.code(), Some(1));
+    let said = "marvin: --answer \"7\": There is no option 7: the options are 1 to 2. To answer 7 in your own words, write Other: 7\n";
+    assert!(stderr(&wrong).starts_with(said), "{}", stderr(&wrong));
+    assert_eq!(server.requests().len(), 1, "nothing ran");
+
+    let done = answering(&home, &server, &id, "Other: 7");
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let result = server.requests()[1].result_of("q1");
+    assert!(result.contains(r#""Other: 7""#), "{result}");
+}
+
+#[test]
 fn a_parked_run_is_taken_up_in_the_repl_and_its_question_asked_there() {
     let home = TempDir::new("parked-repl");
     let server = ReplayServer::start(common::ticketed(vec![

@@ -11,6 +11,7 @@ use super::{Asker, Stop, layout};
 use crate::interact::form::draft::Entry;
 use crate::interact::form::questions::{FormQuestion, Kind, Reply, ReplyValue, Weight};
 use crate::interact::form::uploads::check_image_path;
+use crate::interact::numbered::OwnWords;
 use crate::interact::{Choice, EMPTY_OTHER, FormNotice, Response, TerminalForm};
 use crate::ui::sanitize::sanitize;
 
@@ -295,8 +296,9 @@ impl Asker<'_> {
             }
             _ => None,
         };
+        let own = other.map_or(OwnWords::Not, |at| OwnWords::Chosen(at + 1));
         loop {
-            let picked = self.pick_from(&items, multi, &preset, deadline)?;
+            let picked = self.pick_from(&items, multi, &preset, own, deadline)?;
             if skip.is_some_and(|skip| picked.contains(&skip)) {
                 return Ok(ReplyValue::Many(Vec::new()));
             }

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{Asker, Stop};
 use crate::interact::input::{Field, InputForm, shown};
+use crate::interact::numbered::OwnWords;
 use crate::interact::{Choice, Presentation, Prompt, Response};
 use crate::ui::sanitize::sanitize;
 
@@ -174,7 +175,7 @@ impl Asker<'_> {
             });
         }
         let preset = preset(field, start);
-        let picked = self.pick_from(&items, field.multi, &preset, deadline)?;
+        let picked = self.pick_from(&items, field.multi, &preset, OwnWords::Not, deadline)?;
         Ok(picked_value(field, &picked))
     }
 }

@@ -21,6 +21,7 @@ use super::keys::{Key, RawMode};
 use super::output::Out;
 use super::sanitize::sanitize;
 use super::style::Style;
+use crate::interact::numbered::{self, OwnWords};
 use crate::interact::{Choice, Presentation, Prompt, Request, Response};
 
 /// Why a question ended without an answer.
@@ -220,22 +221,24 @@ impl Asker<'_> {
         multi: bool,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
-        self.pick_from(items, multi, &[], deadline)
+        self.pick_from(items, multi, &[], OwnWords::Not, deadline)
     }
 
-    /// [`Self::pick`] with `preset` chosen to start with (the cursor on the first of them).
+    /// [`Self::pick`] with `preset` chosen to start with (the cursor on the first of them);
+    /// `own` says how the person gives their own words (for a typed number that is no option).
     fn pick_from(
         &mut self,
         items: &[Choice],
         multi: bool,
         preset: &[usize],
+        own: OwnWords,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
         if self.dumb {
-            return self.pick_typed(items, multi, deadline);
+            return self.pick_typed(items, multi, own, deadline);
         }
         let Some(_raw) = RawMode::enable() else {
-            return self.pick_typed(items, multi, deadline);
+            return self.pick_typed(items, multi, own, deadline);
         };
         let mut cursor = preset.first().copied().unwrap_or(0);
         let mut chosen: Vec<bool> = (0..items.len())
@@ -381,11 +384,13 @@ impl Asker<'_> {
         }
     }
 
-    /// Numbered options and a typed answer, for terminals that cannot move the cursor.
+    /// Numbered options and a typed answer, for terminals that cannot move the cursor. A
+    /// number that is no option is refused as every surface refuses it (`numbered`).
     fn pick_typed(
         &mut self,
         items: &[Choice],
         multi: bool,
+        own: OwnWords,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
         let digits = items.len().to_string().len();
@@ -410,20 +415,16 @@ impl Asker<'_> {
             self.out.write(ask);
             self.out.flush();
             let typed = self.read_line(deadline)?;
-            let numbers: Option<Vec<usize>> = typed
+            let numbers: Option<Result<Vec<usize>, String>> = typed
                 .split([',', ' '])
                 .filter(|t| !t.is_empty())
-                .map(|t| {
-                    t.parse::<usize>()
-                        .ok()
-                        .filter(|n| (1..=items.len()).contains(n))
-                        .map(|n| n - 1)
-                })
+                .map(|t| numbered::option_number(t, items.len(), own))
                 .collect();
             match numbers {
-                Some(picked) if !picked.is_empty() && (multi || picked.len() == 1) => {
+                Some(Ok(picked)) if !picked.is_empty() && (multi || picked.len() == 1) => {
                     return Ok(picked);
                 }
+                Some(Err(why)) => self.line(&format!("  {why}")),
                 _ => self.line(&format!(
                     "  Please type {} between 1 and {}.",
                     if multi { "numbers" } else { "a number" },

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::{Asker, Stop};
+use crate::interact::numbered::OwnWords;
 use crate::interact::{Answer, Choice, EMPTY_OTHER, Question, Response};
 use crate::ui::sanitize::sanitize;
 
@@ -44,7 +45,13 @@ impl Asker<'_> {
             .as_ref()
             .map_or_else(Vec::new, |answer| chosen_before(answer, &question.options));
         loop {
-            let picked = self.pick_from(&items, question.multi_select, &preset, deadline)?;
+            let picked = self.pick_from(
+                &items,
+                question.multi_select,
+                &preset,
+                OwnWords::Chosen(items.len()),
+                deadline,
+            )?;
             let mut labels: Vec<String> = picked
                 .iter()
                 .filter(|i| **i != other)

@@ -10,6 +10,7 @@ use super::Target;
 use super::ask::{self, Desk};
 use super::request;
 use super::shown::{Open, Sent};
+use crate::interact::numbered::{self, OwnWords};
 use crate::ui::sanitize::sanitize;
 
 const COMMANDS: &str = "Commands: /answer [ID] [N | FIELD=VALUE, …], /approve [ID] [SCOPE], /deny [ID] [what instead], /dismiss [ID], /cancel; Enter on an empty line answers what waits; quit leaves.";
@@ -232,19 +233,17 @@ fn answers(event: &Value, typed: &str) -> Result<Value, String> {
         let options = question["options"].as_array().cloned().unwrap_or_default();
         let text = question["question"].as_str().unwrap_or("").to_string();
         // "Other: …" is the person's own words as they are, a number included.
-        if let Some(own) = answer.strip_prefix("Other:") {
-            answers.insert(text, json!(own.trim()));
+        if let Some(own) = numbered::own_words(answer) {
+            answers.insert(text, json!(own));
             continue;
         }
-        let label = |word: &str| match word.parse::<usize>() {
-            Ok(n) if (1..=options.len()).contains(&n) => {
-                Ok(options[n - 1]["label"].as_str().unwrap_or(word).to_string())
-            }
-            Ok(n) => Err(format!(
-                "There is no option {n} (1–{}). To answer the number itself, write Other: {n}",
-                options.len()
-            )),
-            Err(_) => Ok(word.to_string()),
+        let labels: Vec<&str> = options.iter().filter_map(|o| o["label"].as_str()).collect();
+        let label = |word: &str| match labels.iter().find(|l| l.eq_ignore_ascii_case(word)) {
+            Some(label) => Ok(label.to_string()),
+            None => match numbered::option_number(word, labels.len(), OwnWords::Written) {
+                Some(place) => place.map(|at| labels[at].to_string()),
+                None => Ok(word.to_string()),
+            },
         };
         let chosen: Vec<String> = answer
             .split(',')
@@ -316,10 +315,9 @@ mod tests {
             "Question 5 is over (answered: SQLite)."
         );
         // A mistyped number is not sent as the person's own words.
-        assert!(
-            typed(&open, "3")
-                .unwrap_err()
-                .starts_with("There is no option 3 (1–2)")
+        assert_eq!(
+            typed(&open, "3").unwrap_err(),
+            "There is no option 3: the options are 1 to 2. To answer 3 in your own words, write Other: 3"
         );
         assert_eq!(
             typed(&open, "Other: 3").unwrap(),
