@@ -1,9 +1,10 @@
 //! The README's script that answers `--on-ask stdin`, run as the README shows it: taken from
 //! README.md at test time, with `marvin` on its PATH being the built binary, against a user
-//! tool whose forms have required fields without defaults. The script answers every question
-//! (the least each field's type takes; a form of words only a person can write is cancelled),
-//! so the run finishes instead of waiting out a question's ten minutes. If the README's script
-//! goes stale, this fails.
+//! tool whose forms have required fields without defaults, and one that refuses every name it
+//! is given. The script answers every question (the least each field's type takes; a form of
+//! words only a person can write, or one its tool refused, is cancelled), so the run finishes
+//! instead of waiting out a question's ten minutes. If the README's script goes stale, this
+//! fails.
 
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -41,6 +42,7 @@ fn replies_in(result: &str) -> Vec<Value> {
 fn the_readmes_stdin_script_answers_forms_whose_required_fields_have_no_defaults() {
     let home = TempDir::new("readme-script");
     common::install_user_tool(home.path(), "headless_tools", "set_up");
+    common::install_user_tool(home.path(), "user_tools", "stubborn");
     let bin = home.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_marvin"), bin.join("marvin")).unwrap();
@@ -48,6 +50,7 @@ fn the_readmes_stdin_script_answers_forms_whose_required_fields_have_no_defaults
     std::fs::write(&script, the_readmes_script()).unwrap();
     let model = ReplayServer::start(vec![
         Reply::tool_calls(&[("s1", "set_up", "{}")]),
+        Reply::tool_calls(&[("s2", "stubborn", "{}")]),
         Reply::text(&["Deployed."]),
     ]);
     let path = std::env::var("PATH").unwrap_or_default();
@@ -98,5 +101,12 @@ fn the_readmes_stdin_script_answers_forms_whose_required_fields_have_no_defaults
                 "requestId": "s1/1"}),
             json!({"action": "cancel", "requestId": "s1/2"}),
         ]
+    );
+    // A tool that refuses what it was given and asks again: the script cancels rather than
+    // send the same values for ever.
+    let stubborn = model.requests()[2].last_tool_result();
+    assert!(
+        stubborn.contains(r#"after 1 refusals: {"action":"cancel""#),
+        "{stubborn}"
     );
 }
