@@ -25,6 +25,8 @@ pub(crate) mod prompt;
 mod props;
 pub mod providers;
 pub mod sandbox;
+#[cfg(test)]
+mod schema_suite;
 pub(crate) mod secret;
 pub(crate) mod services;
 pub mod session;

@@ -294,6 +294,8 @@ fn question_json(field: &Field, initial: Option<&Value>) -> Value {
 }
 
 mod answers;
+#[cfg(test)]
+mod conformance;
 mod read;
 #[cfg(test)]
 mod tests;

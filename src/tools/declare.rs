@@ -68,6 +68,9 @@ pub struct ToolDef {
     /// Blocked until a ticket exists, where tickets are in use (see `coding::tickets`).
     pub ticket_gated: bool,
     pub params: Params,
+    /// Fields no parameter names go to the handler as sent (an MCP tool whose schema allows
+    /// them), not dropped.
+    pub keeps_others: bool,
     /// Arguments of a typical call, shown in error messages as a usage example.
     pub example: Text,
     pub(super) handler: Handler,
@@ -150,6 +153,7 @@ impl Described {
             writes: false,
             ticket_gated: false,
             params: Cow::Borrowed(&[]),
+            keeps_others: false,
             raw: None,
         }
     }
@@ -163,6 +167,7 @@ pub struct Draft {
     writes: bool,
     ticket_gated: bool,
     params: Params,
+    keeps_others: bool,
     raw: Option<RawHandler>,
 }
 
@@ -182,6 +187,12 @@ impl Draft {
     /// Its parameters (none when this step is left out).
     pub fn params(mut self, params: impl Into<Params>) -> Self {
         self.params = params.into();
+        self
+    }
+
+    /// Fields its parameters do not name reach the handler as sent (the schema allows them).
+    pub fn keeps_others(mut self, keeps: bool) -> Self {
+        self.keeps_others = keeps;
         self
     }
 
@@ -235,6 +246,7 @@ impl Exemplified {
             writes: draft.writes,
             ticket_gated: draft.ticket_gated,
             params: draft.params,
+            keeps_others: draft.keeps_others,
             example: self.example,
             handler,
             raw: draft.raw,

@@ -20,6 +20,8 @@ mod registry;
 pub(crate) mod route;
 pub mod schema;
 #[cfg(test)]
+mod schema_conformance;
+#[cfg(test)]
 mod schema_props;
 
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};

@@ -243,7 +243,9 @@ pub fn describe(params: &[Param]) -> String {
 
 /// Checks `args` against `params`, returning the arguments with forgiving coercions applied
 /// (`"10"` for an integer, `"true"` for a boolean, a lone string for a list), or one problem
-/// per field. Unknown fields are dropped: models add them and they harm nothing.
+/// per field. Unknown fields are dropped: models add them and they harm nothing. A `null` is
+/// left out where the parameter's type has no null, and kept for a parameter whose schema is
+/// passed on whole ([`Kind::Any`]), whose reader decides.
 pub fn validate(
     params: &[Param],
     args: &Map<String, Value>,
@@ -252,6 +254,9 @@ pub fn validate(
     let mut problems = Vec::new();
     for param in params {
         match args.get(param.name.as_ref()) {
+            Some(Value::Null) if matches!(param.kind, Kind::Any(_)) => {
+                clean.insert(param.name.to_string(), Value::Null);
+            }
             None | Some(Value::Null) if param.required => {
                 problems.push(format!(
                     "{}: missing required field (expected {})",
@@ -280,10 +285,24 @@ pub fn validate(
     }
 }
 
+/// [`validate`], keeping the fields no parameter names as they were sent: for a tool whose
+/// schema allows other fields (an MCP server's, which checks them itself).
+pub fn validate_keeping_others(
+    params: &[Param],
+    args: &Map<String, Value>,
+) -> Result<Map<String, Value>, Vec<String>> {
+    let mut clean = validate(params, args)?;
+    for (key, value) in args {
+        if !params.iter().any(|p| p.name == key.as_str()) {
+            clean.insert(key.clone(), value.clone());
+        }
+    }
+    Ok(clean)
+}
+
 fn coerce(kind: &Kind, value: &Value) -> Option<Value> {
     match (kind, value) {
         (Kind::String, Value::String(_)) => Some(value.clone()),
-        (Kind::String, Value::Number(n)) => Some(Value::from(n.to_string())),
         (Kind::Integer, Value::Number(n)) => n
             .as_i64()
             .or_else(|| n.as_f64().filter(|f| is_whole_i64(*f)).map(|f| f as i64))
@@ -420,6 +439,10 @@ mod tests {
                 Err(vec!["mode: expected one of a|b, got string \"c\""]),
             ),
             (
+                json!({"path": 5}),
+                Err(vec!["path: expected string, got number 5"]),
+            ),
+            (
                 json!({"path": ["x"], "all": 2}),
                 Err(vec![
                     "path: expected string, got array [\"x\"]",
@@ -432,6 +455,36 @@ mod tests {
                 expected.map_err(|v| v.into_iter().map(String::from).collect::<Vec<_>>());
             assert_eq!(check(input.clone()), expected, "input {input}");
         }
+    }
+
+    #[test]
+    fn a_null_is_kept_where_the_schema_is_passed_on_and_others_where_allowed() {
+        let params = [
+            Param::loaded(
+                "note".into(),
+                Kind::Any(r#"{"type": "null"}"#.into()),
+                true,
+                String::new(),
+            ),
+            Param::loaded("count".into(), Kind::Integer, false, String::new()),
+        ];
+        let args = json!({"note": null, "count": null, "extra": [1]});
+        let args = args.as_object().unwrap();
+        assert_eq!(
+            validate(&params, args).map(Value::Object),
+            Ok(json!({"note": null}))
+        );
+        assert_eq!(
+            validate_keeping_others(&params, args).map(Value::Object),
+            Ok(json!({"note": null, "extra": [1]}))
+        );
+        let missing = json!({"extra": 1});
+        assert_eq!(
+            validate_keeping_others(&params, missing.as_object().unwrap()),
+            Err(vec![
+                "note: missing required field (expected null)".to_string()
+            ])
+        );
     }
 
     #[test]

@@ -289,9 +289,10 @@ fn an_input_form_refuses_a_wrong_input_with_each_field_and_stays_open_then_takes
     let since = form["seq"].as_u64().unwrap();
     let again = gateway.events_until(&id, since, "interaction_request");
     let over = of(&again, "interaction_response")[0];
+    // The field left out (`host`) gets its default.
     assert_eq!(
         over["input"],
-        json!({"port": 8080, "mode": "prod", "tls": true})
+        json!({"port": 8080, "mode": "prod", "tls": true, "host": "127.0.0.1"})
     );
     assert!(
         over["completed"]

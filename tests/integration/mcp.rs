@@ -960,3 +960,34 @@ fn a_servers_pictures_are_removed_however_the_repl_ends() {
         assert!(left.is_empty(), "{leave:?}: {left:?}");
     }
 }
+
+#[test]
+fn a_call_reaches_the_server_with_what_its_schema_allows() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/echo_server.py");
+    let mcp = json!({"mcpServers": {"echo": {"command": "python3", "args": [script]}}});
+    let home = TempDir::new("mcp-echo");
+    let calls = [
+        (
+            "e1",
+            "echo__open",
+            r#"{"text": "hi", "nothing": null, "maybe": null, "extra": {"deep": [1]}}"#,
+        ),
+        ("e2", "echo__pattern", r#"{"text": "hi", "x_count": 3}"#),
+        ("e3", "echo__bare", r#"{"id": 7, "anything": null}"#),
+        ("e4", "echo__strict", r#"{"text": "hi", "extra": 1}"#),
+    ];
+    let model = ReplayServer::start(vec![Reply::tool_calls(&calls), Reply::text(&["Echoed."])]);
+    let output = non_interactive(&mut with_servers(&home, &model, mcp), "echo");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        model.requests()[1].tool_results(),
+        [
+            // Fields the schema allows beyond its properties, and nulls it allows, arrive.
+            r#"{"extra": {"deep": [1]}, "maybe": null, "nothing": null, "text": "hi"}"#,
+            r#"{"text": "hi", "x_count": 3}"#,
+            r#"{"anything": null, "id": 7}"#,
+            // A schema that allows no other field gets none.
+            r#"{"text": "hi"}"#,
+        ]
+    );
+}

@@ -7,6 +7,7 @@
 pub mod answers;
 pub mod content;
 pub mod draft;
+mod format;
 pub mod media;
 pub mod pictures;
 pub mod questions;

@@ -21,8 +21,15 @@ impl Rule {
         self.0.get(name).and_then(Value::as_f64)
     }
 
+    /// A count (`minLength`, `maxItems`): a whole number, written `2` or `2.0`.
     fn count(&self, name: &str) -> Option<u64> {
-        self.0.get(name).and_then(Value::as_u64)
+        let value = self.0.get(name)?;
+        value.as_u64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n < u64::MAX as f64)
+                .map(|n| n as u64)
+        })
     }
 
     fn kind(&self) -> &str {
@@ -113,25 +120,8 @@ impl Rule {
             let hint = self.length_hint().unwrap_or_default();
             return Err(format!("Give {}", lower(&hint)));
         }
-        let digits =
-            |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
-        let date = |text: &str| {
-            let parts: Vec<&str> = text.split('-').collect();
-            parts.len() == 3 && digits(parts[0], 4) && digits(parts[1], 2) && digits(parts[2], 2)
-        };
-        let ok = match self.0.get("format").and_then(Value::as_str) {
-            Some("email") => text.split_once('@').is_some_and(|(user, host)| {
-                !user.is_empty() && host.contains('.') && !text.contains(' ')
-            }),
-            Some("uri") => text.split_once(':').is_some_and(|(scheme, rest)| {
-                !scheme.is_empty() && !rest.is_empty() && !text.contains(' ')
-            }),
-            Some("date") => date(text),
-            Some("date-time") => text.split_once(['T', ' ']).is_some_and(|(day, time)| {
-                date(day) && time.len() >= 5 && time.as_bytes()[2] == b':'
-            }),
-            _ => true,
-        };
+        let format = self.0.get("format").and_then(Value::as_str);
+        let ok = format.is_none_or(|format| super::format::fits(format, text));
         match ok {
             true => Ok(()),
             false => Err(format!(

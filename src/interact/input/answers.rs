@@ -54,11 +54,16 @@ impl InputForm {
             .collect();
         let mut typed = Map::new();
         for field in &self.fields {
-            let given = object
-                .get(&field.key)
-                .and_then(|value| as_reply(field, value));
+            let value = object.get(&field.key);
+            if let Some(why) = value.and_then(|value| wrong_type(field, value)) {
+                errors.push(FieldError::new(&field.key, why));
+                continue;
+            }
+            let given = value.and_then(|value| as_reply(field, value));
             let Some(given) = given.filter(|g| !g.is_empty()) else {
-                if field.required {
+                if let Some(default) = field.default().filter(|_| value.is_none()) {
+                    typed.insert(field.key.clone(), default.clone());
+                } else if field.required {
                     let why = format!("\"{}\" needs an answer.", field.label);
                     errors.push(FieldError::new(&field.key, why));
                 }
@@ -132,6 +137,20 @@ impl InputForm {
     }
 }
 
+/// Why a submitted value cannot be a text field's answer: a number, a yes-or-no, a list or
+/// an object is not text (a number or yes-or-no field takes its answer as text as well).
+fn wrong_type(field: &Field, value: &Value) -> Option<String> {
+    let text_field = field.kind() == "string" && !field.multi;
+    match value {
+        Value::Null | Value::String(_) => None,
+        _ if text_field => Some(format!(
+            "\"{}\" is text: give it as a string, not {value}.",
+            field.label
+        )),
+        _ => None,
+    }
+}
+
 /// A submitted value as the answer a person would have typed or chosen.
 fn as_reply(field: &Field, value: &Value) -> Option<ReplyValue> {
     match value {
@@ -194,6 +213,11 @@ fn value_of(field: &Field, given: &ReplyValue) -> Result<Value, String> {
         return Ok(json!(values));
     }
     let text = given.joined().trim().to_string();
+    if field.choices.is_empty() && field.schema.get("enum").is_some() {
+        return Err(format!(
+            "{label}: no answer fits: its list of choices is empty."
+        ));
+    }
     if !field.choices.is_empty() {
         return pick(&text).map(Value::String);
     }

@@ -88,8 +88,21 @@ fn a_submission_is_checked_and_typed() {
             ("tags", "Tags: Choose at most 1."),
         ]
     );
-    let missing = form.check(&json!({})).unwrap_err();
+    let missing = form.check(&json!({"port": ""})).unwrap_err();
     assert_eq!(missing[0].message, "\"Port\" needs an answer.");
+    // An omitted field with a default gets it.
+    assert_eq!(form.check(&json!({})).unwrap()["port"], json!(8080));
+    let not_text = form.check(&json!({"port": 8080, "notes": 12})).unwrap_err();
+    assert_eq!(
+        not_text[0].message,
+        "\"Notes\" is text: give it as a string, not 12."
+    );
+    let none = json!({"properties": {"pick": {"type": "string", "enum": []}}});
+    let none = InputForm::from_schema("", &none, &[]).unwrap();
+    assert_eq!(
+        none.check(&json!({"pick": "x"})).unwrap_err()[0].message,
+        "pick: no answer fits: its list of choices is empty."
+    );
     assert!(form.check(&json!("8080")).is_err());
 }
 

@@ -355,7 +355,10 @@ mod tests {
         );
         assert_eq!(
             content_of(&form, &json!({"name": "M", "integer": "7"})).unwrap(),
-            *json!({"name": "M", "integer": 7}).as_object().unwrap()
+            // The fields left out with a default get it.
+            *json!({"name": "M", "integer": 7, "check": false, "titledSingleSelectEnum": "value2"})
+                .as_object()
+                .unwrap()
         );
     }
 

@@ -16,7 +16,7 @@ mod props;
 mod rpc;
 mod server;
 mod stdio;
-mod tools;
+pub(crate) mod tools;
 
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -133,7 +133,9 @@ impl Hub {
                     false => draft.writes(),
                 };
                 let family = format!("mcp:{}", server.config.name);
-                let def = draft.params(params).example(example).json_handler(Box::new(
+                let others = tools::allows_others(&remote.input_schema);
+                let draft = draft.params(params).keeps_others(others);
+                let def = draft.example(example).json_handler(Box::new(
                     move |args, ctx: &ToolContext| server.call(&tool, args, ctx),
                 ));
                 defs.push(def.in_family(family));

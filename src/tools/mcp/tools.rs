@@ -102,12 +102,26 @@ pub fn description(server: &str, tool: &RemoteTool) -> String {
 
 /// The parameters of an input schema `{"type": "object", "properties": …, "required": […]}`:
 /// simple types become Marvin's own kinds (checked before the call); anything richer (nested
-/// objects, anyOf) passes through with its schema, for the server to check.
+/// objects, anyOf) passes through with its schema, for the server to check. A required name
+/// without a property is a required parameter of any value.
 pub fn params(schema: &Value) -> Vec<Param> {
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
+    let empty = serde_json::Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let required = crate::tools::schema::required_names(schema);
+    let unlisted = required
+        .iter()
+        .filter(|name| !properties.contains_key(**name))
+        .map(|name| {
+            Param::loaded(
+                name.to_string(),
+                Kind::Any("{}".into()),
+                true,
+                String::new(),
+            )
+        });
     properties
         .iter()
         .map(|(name, property)| {
@@ -124,7 +138,19 @@ pub fn params(schema: &Value) -> Vec<Param> {
                 description,
             )
         })
+        .chain(unlisted)
         .collect()
+}
+
+/// Whether the schema lets a call carry fields its `properties` do not list: it has no
+/// `properties`, has `patternProperties`, or has `additionalProperties` other than `false`.
+/// Those fields go to the server as the model sent them.
+pub fn allows_others(schema: &Value) -> bool {
+    schema.get("properties").is_none()
+        || schema.get("patternProperties").is_some()
+        || schema
+            .get("additionalProperties")
+            .is_some_and(|allowed| allowed != &Value::Bool(false))
 }
 
 fn kind_of(property: &Value) -> Kind {
@@ -339,6 +365,34 @@ mod tests {
             description("everything", &tools[0]),
             "[MCP server everything] Adds"
         );
+    }
+
+    #[test]
+    fn a_required_name_without_a_property_is_a_parameter_and_other_fields_are_told() {
+        let schema = json!({"type": "object", "required": ["id"]});
+        let params = params(&schema);
+        assert_eq!(params.len(), 1);
+        assert_eq!((params[0].name.as_ref(), params[0].required), ("id", true));
+        assert!(matches!(params[0].kind, Kind::Any(_)));
+        let cases = [
+            (json!({"type": "object"}), true),
+            (
+                json!({"properties": {}, "patternProperties": {"^x": {}}}),
+                true,
+            ),
+            (
+                json!({"properties": {}, "additionalProperties": {"type": "string"}}),
+                true,
+            ),
+            (
+                json!({"properties": {}, "additionalProperties": false}),
+                false,
+            ),
+            (json!({"properties": {"a": {}}}), false),
+        ];
+        for (schema, allows) in cases {
+            assert_eq!(allows_others(&schema), allows, "{schema}");
+        }
     }
 
     /// Content blocks as server-everything 2026.8.31 returns them (tests/fixtures/mcp/).

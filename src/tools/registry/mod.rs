@@ -261,7 +261,11 @@ impl Registry {
             Ok(args) => args,
             Err(message) => return ToolOutcome::error(message),
         };
-        let args = match schema::validate(&tool.params, &args) {
+        let checked = match tool.keeps_others {
+            true => schema::validate_keeping_others(&tool.params, &args),
+            false => schema::validate(&tool.params, &args),
+        };
+        let args = match checked {
             Ok(args) => Value::Object(args),
             Err(problems) => return ToolOutcome::error(invalid(tool, &problems)),
         };
