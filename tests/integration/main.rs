@@ -37,6 +37,7 @@ mod fixtures;
 mod form_browser;
 mod gateway;
 mod gateway_browser;
+mod gateway_card_text;
 mod gateway_forms;
 mod gateway_respond;
 mod git_security;
