@@ -48,9 +48,17 @@
 
   const el = window.MarvinCards.el;
 
+  // The latest activity in view, wherever the conversation scrolls (the log; the page on a
+  // phone): its end, and the top of the question that waits, if one does.
   function scrollDown() {
     const log = $('log');
     log.scrollTop = log.scrollHeight;
+    const page = document.scrollingElement;
+    page.scrollTop = page.scrollHeight;
+    const open = [...log.querySelectorAll('.card:not(.done)')].pop();
+    if (open && open.getBoundingClientRect().top < Math.max(log.getBoundingClientRect().top, 0)) {
+      open.scrollIntoView({ block: 'start' });
+    }
   }
 
   // ---- sessions ---------------------------------------------------------------------------

@@ -39,6 +39,7 @@ mod gateway;
 mod gateway_browser;
 mod gateway_card_text;
 mod gateway_forms;
+mod gateway_log;
 mod gateway_respond;
 mod git_security;
 mod guide_example;

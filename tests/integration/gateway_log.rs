@@ -1,0 +1,116 @@
+//! The gateway page's conversation in real headless Chromium (issue 43): a session opened or
+//! reloaded shows its latest activity (the question that waits, the last answer), not its top.
+
+use serde_json::{Value, json};
+
+use crate::common::webdriver::{Browser, key};
+use crate::common::{ReplayServer, Reply, TempDir, database_question};
+use crate::gateway::Gateway;
+
+/// Starts a session in the page and sends `message`.
+fn chat(browser: &Browser, page: &str, message: &str) {
+    browser.open(page);
+    browser.click("#new-session");
+    browser.find("#composer:not([hidden]) #message");
+    browser.type_into("#message", message);
+    browser.press(&[key::CONTROL, key::ENTER]);
+}
+
+/// Sends `message` in the session open.
+fn say(browser: &Browser, message: &str) {
+    browser.wait_until(
+        "return !document.getElementById('send').disabled",
+        "the turn before is over",
+    );
+    browser.type_into("#message", message);
+    browser.press(&[key::CONTROL, key::ENTER]);
+}
+
+/// Waits until the last element matching `css` has its top in the visible part of the log.
+fn shown(browser: &Browser, css: &str, what: &str) {
+    let script = format!(
+        "const all = document.querySelectorAll({}); const node = all[all.length - 1];
+         if (!node) return false;
+         const top = node.getBoundingClientRect().top, log = document.getElementById('log').getBoundingClientRect();
+         return top >= Math.max(log.top, 0) - 1 && top < Math.min(log.bottom, innerHeight)",
+        json!(css)
+    );
+    browser.wait_until(&script, what);
+}
+
+/// Whether the top of the log (the session's first message) is in view.
+fn top_shown(browser: &Browser) -> Value {
+    browser.script(
+        "const first = document.querySelector('.bubble.user').getBoundingClientRect();
+         return first.bottom > Math.max(document.getElementById('log').getBoundingClientRect().top, 0)",
+        json!([]),
+    )
+}
+
+/// A long answer: the conversation is taller than the window.
+fn story() -> Reply {
+    let paragraphs: Vec<String> = (1..=60)
+        .map(|n| format!("Paragraph {n} of a long story.\n\n"))
+        .collect();
+    let pieces: Vec<&str> = paragraphs.iter().map(String::as_str).collect();
+    Reply::text(&pieces)
+}
+
+#[test]
+fn a_session_opened_or_reloaded_shows_the_question_that_waits_then_the_last_answer() {
+    for (width, name) in [(1000, "desktop"), (360, "phone")] {
+        let Some(browser) = Browser::start(width, 700) else {
+            return;
+        };
+        let home = TempDir::new("gateway-log-scroll");
+        let server = ReplayServer::start(vec![
+            story(),
+            database_question(),
+            Reply::text(&["PostgreSQL then."]),
+        ]);
+        let gateway = Gateway::start(&home, &server.url());
+        chat(&browser, &gateway.page(), "tell me a story");
+        browser.wait_until(
+            "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent.includes('Paragraph 60'))",
+            "the story is told",
+        );
+        say(&browser, "set up the database");
+        shown(
+            &browser,
+            "form.card",
+            &format!("{name}: the question in view as it comes"),
+        );
+        browser.refresh();
+        shown(
+            &browser,
+            "form.card",
+            &format!("{name}: the question in view after a reload"),
+        );
+        assert_eq!(top_shown(&browser), json!(false), "{name}");
+        // Opened from the list in a page of its own.
+        browser.open(&gateway.page());
+        browser.click("#session-list button");
+        shown(
+            &browser,
+            "form.card",
+            &format!("{name}: the question in view when opened"),
+        );
+        browser.click("form.card label.option:nth-of-type(2) input");
+        browser.click("form.card button[type=submit]");
+        shown(
+            &browser,
+            ".bubble.assistant",
+            &format!("{name}: the answer in view"),
+        );
+        browser.refresh();
+        browser.wait_until(
+            "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'PostgreSQL then.')",
+            "the reload replays the answer",
+        );
+        shown(
+            &browser,
+            ".bubble.assistant",
+            &format!("{name}: the last answer in view after a reload"),
+        );
+    }
+}
