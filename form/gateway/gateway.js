@@ -147,6 +147,7 @@
       session_status: () => status(event),
       tool_call_start: () => (event.calls || []).forEach(startTool),
       tool_result: () => endTool(event),
+      tool_progress: () => progress(event),
       interaction_request: () => request(event),
       question_prompt: () => request(Object.assign({ interactionType: 'questions' }, event)),
       approval_required: () => request(Object.assign({ interactionType: 'approval' }, event)),
@@ -192,9 +193,28 @@
     $('log').append(block);
   }
 
+  // How far a call under way is (a command's last lines of output so far), in its block until
+  // its result comes: each report replaces the one before. A block opened to show it closes
+  // again with the result.
+  function progress(event) {
+    const tool = state.tools.get(event.id);
+    if (!tool) return;
+    if (!tool.live) {
+      tool.live = el('pre', { class: 'progress', 'aria-live': 'off' });
+      tool.block.querySelector('pre').after(tool.live);
+      tool.opened = !tool.block.open;
+      tool.block.open = true;
+    }
+    tool.live.textContent = event.text;
+  }
+
   function endTool(event) {
     const tool = state.tools.get(event.id);
     if (!tool) return;
+    if (tool.live) {
+      tool.live.remove();
+      if (tool.opened && !tool.block.querySelector('.card')) tool.block.open = false;
+    }
     const seconds = (event.elapsed_ms / 1000).toFixed(1);
     // A call the ticket gate turned back is not a failure: a quiet line, as in the terminal.
     const mark = event.turned_back ? '· ' : event.is_error ? '✗ ' : '✓ ';

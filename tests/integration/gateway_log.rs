@@ -1,5 +1,6 @@
 //! The gateway page's conversation in real headless Chromium (issue 43): a session opened or
-//! reloaded shows its latest activity (the question that waits, the last answer), not its top.
+//! reloaded shows its latest activity (the question that waits, the last answer), not its top;
+//! a running command shows its output in its block as it comes.
 
 use serde_json::{Value, json};
 
@@ -113,4 +114,48 @@ fn a_session_opened_or_reloaded_shows_the_question_that_waits_then_the_last_answ
             &format!("{name}: the last answer in view after a reload"),
         );
     }
+}
+
+#[test]
+fn a_running_command_shows_its_output_in_its_block_as_it_comes() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-log-progress");
+    // The command prints, then waits for `go`: until then it runs.
+    let script = "echo compiling one; echo compiling two; while [ ! -e go ]; do sleep 0.05; done; echo finished";
+    let command = json!({ "command": script }).to_string();
+    let server = ReplayServer::start(crate::common::ticketed(vec![
+        Reply::tool_calls(&[("c1", "run_command", &command)]),
+        Reply::text(&["Built."]),
+    ]));
+    let gateway = Gateway::start(&home, &server.url());
+    browser.open(&gateway.page());
+    browser.click("#coding");
+    browser.type_into("#message", "build it");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.click(".card button[data-scope=once]");
+    let block = "const block = [...document.querySelectorAll('details.tool')]
+                   .find(b => b.querySelector('summary').textContent.includes('run_command'));";
+    browser.wait_until(
+        &format!(
+            "{block} const live = block && block.querySelector('pre.progress');
+             return !!live && block.open && live.textContent === 'compiling one\\ncompiling two'
+               && !block.querySelector('pre.result')"
+        ),
+        "the command's output shows in its block while it runs",
+    );
+    std::fs::write(home.path().join("go"), "").unwrap();
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Built.')",
+        "the turn goes on after the command",
+    );
+    let ended = browser.script(
+        &format!(
+            "{block} return [!!block.querySelector('pre.progress'),
+                             block.querySelector('pre.result').textContent.includes('finished')]"
+        ),
+        json!([]),
+    );
+    assert_eq!(ended, json!([false, true]));
 }

@@ -219,6 +219,7 @@ fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, Str
         output_cap: MAX_ANSWER as usize,
         cancel: &ctx.cancel,
         input: None,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run gh: {e}."))?;
     let output = run.output.trim().to_string();

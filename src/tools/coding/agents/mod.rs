@@ -206,6 +206,7 @@ fn run_plain(command: Command, cancel: &CancelToken) -> std::io::Result<process:
         output_cap: OUTPUT_CAP,
         cancel,
         input: None,
+        watch: None,
     };
     process::run(command, limits)
 }

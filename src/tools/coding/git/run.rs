@@ -153,6 +153,7 @@ fn configuration(
         output_cap: CONFIG_CAP,
         cancel: &ctx.cancel,
         input: None,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run git: {e}."))?;
     match run.ending {

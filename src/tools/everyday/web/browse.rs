@@ -242,6 +242,7 @@ fn run(
         output_cap: OUTPUT_CAP,
         cancel: &ctx.cancel,
         input,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run {what}: {e}."))?;
     match run.ending {
