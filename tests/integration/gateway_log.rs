@@ -1,6 +1,7 @@
 //! The gateway page's conversation in real headless Chromium (issue 43): a session opened or
 //! reloaded shows its latest activity (the question that waits, the last answer), not its top;
-//! a running command shows its output in its block as it comes.
+//! a running command shows its output in its block as it comes, and one stopped with the
+//! page's Stop says it was stopped there, not by Ctrl+C.
 
 use serde_json::{Value, json};
 
@@ -158,4 +159,63 @@ fn a_running_command_shows_its_output_in_its_block_as_it_comes() {
         json!([]),
     );
     assert_eq!(ended, json!([false, true]));
+}
+
+/// Starts a session in coding mode in the page, sends `message` and approves the command.
+fn run_in_page(browser: &Browser, page: &str, message: &str) {
+    browser.open(page);
+    browser.click("#coding");
+    browser.type_into("#message", message);
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.click(".card button[data-scope=once]");
+}
+
+/// The block of the run_command call, in a script.
+const COMMAND_BLOCK: &str = "const block = [...document.querySelectorAll('details.tool')]
+    .find(b => b.querySelector('summary').textContent.includes('run_command'));";
+
+#[test]
+fn a_command_stopped_from_the_page_says_it_was_stopped_there_not_by_ctrl_c() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-log-stop");
+    let command = json!({"command": "echo begun; sleep 60"}).to_string();
+    let server = ReplayServer::start(crate::common::ticketed(vec![
+        Reply::tool_calls(&[("c1", "run_command", &command)]),
+        Reply::text(&["unused"]),
+    ]));
+    let gateway = Gateway::start(&home, &server.url());
+    run_in_page(&browser, &gateway.page(), "wait a minute");
+    browser.wait_until(
+        &format!(
+            "{COMMAND_BLOCK} const live = block && block.querySelector('pre.progress');
+             return !!live && live.textContent === 'begun'"
+        ),
+        "the command runs",
+    );
+    browser.click("#cancel");
+    browser.wait_until(
+        &format!(
+            "{COMMAND_BLOCK} const result = block.querySelector('pre.result');
+             return !!result && result.textContent.includes('The command was cancelled')"
+        ),
+        "the command's result comes",
+    );
+    let said = browser.script(
+        &format!("{COMMAND_BLOCK} return block.querySelector('pre.result').textContent"),
+        json!([]),
+    );
+    let said = said.as_str().unwrap();
+    assert!(
+        said.starts_with(
+            "Error: The command was cancelled by the user (Stop in the browser page)."
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("Ctrl+C"), "{said}");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.error')].some(b => b.textContent === 'the turn was cancelled')",
+        "the turn ends cancelled",
+    );
 }

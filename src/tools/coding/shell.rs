@@ -126,7 +126,8 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "Command timed out after {timeout}s. Consider increasing timeout or breaking into smaller steps. {STOPPED}{text}"
         )),
         Ending::Cancelled => Err(format!(
-            "The command was cancelled by the user (Ctrl+C). {STOPPED}{text}"
+            "The command was cancelled by the user ({}). {STOPPED}{text}",
+            ctx.cancel.how()
         )),
     }
 }

@@ -236,7 +236,12 @@ fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, Str
                 timeout.as_secs()
             ));
         }
-        Ending::Cancelled => return Err("gh was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => {
+            return Err(format!(
+                "gh was cancelled by the user ({}).",
+                ctx.cancel.how()
+            ));
+        }
     };
     let mut message = format!("gh failed (exit code {code}): {output}");
     if output.contains("gh auth login") || code == 4 {

@@ -274,7 +274,10 @@ pub(crate) fn run_program(
             "{what} did not finish within {}s.\n{output}",
             timeout.as_secs()
         )),
-        Ending::Cancelled => Err(format!("{what} was cancelled by the user (Ctrl+C).")),
+        Ending::Cancelled => Err(format!(
+            "{what} was cancelled by the user ({}).",
+            cancel.how()
+        )),
     }
 }
 

@@ -170,7 +170,10 @@ fn configuration(
             "git did not finish reading its configuration within {}s (does .git/config include a file that never ends?).",
             TIMEOUT.as_secs()
         )),
-        Ending::Cancelled => Err("git was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => Err(format!(
+            "git was cancelled by the user ({}).",
+            ctx.cancel.how()
+        )),
     }
 }
 

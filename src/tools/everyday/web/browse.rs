@@ -253,7 +253,10 @@ fn run(
         )),
         Ending::Signalled(signal) => Err(format!("{what} was killed by signal {signal}.")),
         Ending::TimedOut => Err(timed_out(what, timeout)),
-        Ending::Cancelled => Err(format!("{what} was cancelled by the user (Ctrl+C).")),
+        Ending::Cancelled => Err(format!(
+            "{what} was cancelled by the user ({}).",
+            ctx.cancel.how()
+        )),
     }
 }
 
