@@ -201,7 +201,7 @@
     if (!tool) return;
     if (!tool.live) {
       tool.live = el('pre', { class: 'progress', 'aria-live': 'off' });
-      tool.block.querySelector('pre').after(tool.live);
+      tool.block.append(tool.live);
       tool.opened = !tool.block.open;
       tool.block.open = true;
     }

@@ -43,6 +43,7 @@ fn an_ask_user_card_is_headed_by_its_tool_and_its_answer_stands_under_its_questi
         "return !!document.querySelector('form.card.done .completed .answer')",
         "the card shows its completed view",
     );
+    browser.screenshot("gateway-question-completed");
     let shown = browser.script(
         "const li = document.querySelector('form.card.done .completed li');
          const question = li.querySelector('.question'), answer = li.querySelector('.answer');

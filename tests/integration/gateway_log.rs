@@ -146,6 +146,7 @@ fn a_running_command_shows_its_output_in_its_block_as_it_comes() {
         ),
         "the command's output shows in its block while it runs",
     );
+    browser.screenshot("gateway-command-running");
     std::fs::write(home.path().join("go"), "").unwrap();
     browser.wait_until(
         "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Built.')",
