@@ -1,5 +1,6 @@
 //! The gateway page's conversation in real headless Chromium (issue 43): a session opened or
-//! reloaded shows its latest activity (the question that waits, the last answer), not its top;
+//! reloaded shows its latest activity (the question that waits, the last answer), not its top,
+//! and leaves a person who scrolled up where they are;
 //! a running command shows its output in its block as it comes, and one stopped with the
 //! page's Stop says it was stopped there, not by Ctrl+C.
 
@@ -18,7 +19,15 @@ fn chat(browser: &Browser, page: &str, message: &str) {
     browser.press(&[key::CONTROL, key::ENTER]);
 }
 
-/// Sends `message` in the session open.
+/// Waits for the whole of [`story`].
+fn told(browser: &Browser) {
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent.includes('Paragraph 60'))",
+        "the story is told",
+    );
+}
+
+/// Sends `message` in the session open, once the turn before is over.
 fn say(browser: &Browser, message: &str) {
     browser.wait_until(
         "return !document.getElementById('send').disabled",
@@ -72,10 +81,7 @@ fn a_session_opened_or_reloaded_shows_the_question_that_waits_then_the_last_answ
         ]);
         let gateway = Gateway::start(&home, &server.url());
         chat(&browser, &gateway.page(), "tell me a story");
-        browser.wait_until(
-            "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent.includes('Paragraph 60'))",
-            "the story is told",
-        );
+        told(&browser);
         say(&browser, "set up the database");
         shown(
             &browser,
@@ -219,4 +225,51 @@ fn a_command_stopped_from_the_page_says_it_was_stopped_there_not_by_ctrl_c() {
         "return [...document.querySelectorAll('.bubble.error')].some(b => b.textContent === 'the turn was cancelled')",
         "the turn ends cancelled",
     );
+}
+
+#[test]
+fn a_person_who_scrolled_up_stays_there_while_a_command_streams_its_output() {
+    let Some(browser) = Browser::start(1000, 600) else {
+        return;
+    };
+    let home = TempDir::new("gateway-log-scrolled");
+    let script = "n=0; while [ ! -e go ]; do n=$((n+1)); echo tick $n; sleep 0.1; done";
+    let command = json!({ "command": script }).to_string();
+    let server = ReplayServer::start(crate::common::ticketed(vec![
+        story(),
+        Reply::tool_calls(&[("c1", "run_command", &command)]),
+        Reply::text(&["Built."]),
+    ]));
+    let gateway = Gateway::start(&home, &server.url());
+    browser.open(&gateway.page());
+    browser.click("#coding");
+    browser.type_into("#message", "tell me a story");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    told(&browser);
+    say(&browser, "build it");
+    browser.click(".card button[data-scope=once]");
+    let live =
+        format!("{COMMAND_BLOCK} const live = block && block.querySelector('pre.progress');");
+    browser.wait_until(
+        &format!("{live} return !!live && live.textContent.includes('tick')"),
+        "the command runs",
+    );
+    // The person scrolls up to read the story while the output keeps coming.
+    browser.script(
+        &format!(
+            "{live} window.seen = live.textContent; document.getElementById('log').scrollTop = 0"
+        ),
+        json!([]),
+    );
+    browser.wait_until(
+        &format!("{live} return live.textContent !== window.seen"),
+        "more output comes",
+    );
+    std::fs::write(home.path().join("go"), "").unwrap();
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Built.')",
+        "the turn ends",
+    );
+    let top = browser.script("return document.getElementById('log').scrollTop", json!([]));
+    assert_eq!(top, json!(0), "the view stays where the person put it");
 }
