@@ -1,7 +1,8 @@
-//! The shared cancellation token of one turn: Ctrl+C sets it, everything that blocks watches it.
+//! The shared cancellation token of one turn: Ctrl+C (or the page's Stop) sets it, everything
+//! that blocks watches it, and a tool it stops says who stopped it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 type Hook = Box<dyn FnOnce() + Send>;
@@ -13,9 +14,31 @@ pub struct CancelToken {
     inner: Arc<Inner>,
 }
 
+/// Who stopped a turn, as a tool it stopped tells the model (and the person, in its result).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StoppedBy {
+    /// Ctrl+C in the terminal, or a signal that ends the run.
+    #[default]
+    CtrlC,
+    /// The Stop button of the gateway's page (`POST …/cancel`).
+    Page,
+}
+
+impl StoppedBy {
+    /// How the person stopped it, for "cancelled by the user (…)".
+    pub fn how(self) -> &'static str {
+        match self {
+            Self::CtrlC => "Ctrl+C",
+            Self::Page => "Stop in the browser page",
+        }
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     cancelled: AtomicBool,
+    /// Set by the first cancel.
+    by: OnceLock<StoppedBy>,
     next_hook: AtomicU64,
     state: Mutex<Vec<(u64, Hook)>>,
     wake: Condvar,
@@ -30,8 +53,14 @@ impl CancelToken {
         self.inner.cancelled.load(Ordering::SeqCst)
     }
 
-    /// Cancel once: later calls do nothing. Hooks run on the calling thread.
+    /// Cancel once (by Ctrl+C): later calls do nothing. Hooks run on the calling thread.
     pub fn cancel(&self) {
+        self.cancel_by(StoppedBy::CtrlC);
+    }
+
+    /// [`Self::cancel`], saying who stopped the turn (the first to cancel it).
+    pub fn cancel_by(&self, by: StoppedBy) {
+        let _ = self.inner.by.set(by);
         let hooks = {
             let mut state = self.lock();
             if self.inner.cancelled.swap(true, Ordering::SeqCst) {
@@ -43,6 +72,16 @@ impl CancelToken {
         for (_, hook) in hooks {
             hook();
         }
+    }
+
+    /// Who stopped the turn (Ctrl+C until it is cancelled).
+    pub fn stopped_by(&self) -> StoppedBy {
+        self.inner.by.get().copied().unwrap_or_default()
+    }
+
+    /// How the person stopped the turn, for "cancelled by the user (…)".
+    pub fn how(&self) -> &'static str {
+        self.stopped_by().how()
     }
 
     /// Run `hook` when the token is cancelled (at once if it already is). Dropping the guard
@@ -117,6 +156,20 @@ mod tests {
         token.cancel();
         assert!(token.is_cancelled());
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_first_to_cancel_says_who_stopped_the_turn() {
+        let token = CancelToken::new();
+        assert_eq!(token.how(), "Ctrl+C");
+        token.cancel_by(StoppedBy::Page);
+        token.cancel();
+        assert!(token.is_cancelled());
+        assert_eq!(token.how(), "Stop in the browser page");
+        let other = CancelToken::new();
+        other.cancel();
+        other.cancel_by(StoppedBy::Page);
+        assert_eq!(other.how(), "Ctrl+C");
     }
 
     #[test]

@@ -74,9 +74,11 @@
     return card;
   }
 
+  // The card's head: who asks, and what, when there is a prompt (append would print a
+  // missing one as "null").
   function heading(parts, chip, prompt) {
-    parts.head.append(el('span', { class: 'chip', text: chip }),
-      prompt ? el('p', { class: 'prompt', text: prompt }) : null);
+    parts.head.append(el('span', { class: 'chip', text: chip }));
+    if (prompt) parts.head.append(el('p', { class: 'prompt', text: prompt }));
   }
 
   function controls(card) {
@@ -254,7 +256,10 @@
     const error = el('p', { class: 'field-error', id: id + '-error', hidden: true });
     const notes = [
       field.description ? el('p', { class: 'description', id: id + '-description', text: field.description }) : null,
-      field.hint ? el('p', { class: 'field-hint', id: id + '-hint', text: field.hint }) : null,
+      // The hint (what the field takes) on its own line, labelled: read after the
+      // description, it does not run on from it.
+      field.hint ? el('p', { class: 'field-hint', id: id + '-hint' },
+        el('span', { class: 'hint-label', text: 'Allowed: ' }), field.hint) : null,
     ].filter(Boolean);
     const described = notes.map((n) => n.id).concat(error.id).join(' ');
     const mark = () => (field.required ? el('span', { class: 'required', 'aria-hidden': 'true', text: ' *' }) : null);
@@ -381,13 +386,25 @@
     card.querySelectorAll('.body, .actions, .reprompt, .problem, .hint').forEach((n) => n.remove());
     const lines = Array.isArray(over.completed) && over.completed.length ? over.completed
       : [capital(over.outcome || over.action || 'over')];
-    card.append(el('ul', { class: 'completed' }, lines.map((line) => el('li', { text: line }))));
+    card.append(el('ul', { class: 'completed' }, lines.map((line) => completedLine(parts.event, line))));
     const id = String(over.interactionId !== undefined ? over.interactionId : over.id);
     const mine = ctx.mine.has(id) || (over.by !== undefined && over.by === ctx.client);
     const answered = over.action ? ANSWERED.includes(over.action) : /^(answered|approved|denied)\b/.test(over.outcome || '');
     if (!mine && (over.by !== undefined || answered)) {
       card.append(el('p', { class: 'by', text: 'Answered on another device.' }));
     }
+  }
+
+  // One line of the completed view. ask_user's "Question: answer" is shown as the terminal
+  // shows an answered question: the question under its header, then the answer on a line of
+  // its own ("✓ Header: answer"). Any other line is shown as it is.
+  function completedLine(event, line) {
+    const asked = (event.questions || []).find((q) => line.startsWith(q.question + ': '));
+    if (!asked) return el('li', { text: line });
+    const answer = line.slice(asked.question.length + 2);
+    return el('li', { class: 'answered' },
+      el('p', { class: 'question' }, el('span', { class: 'chip', text: asked.header }), ' ', asked.question),
+      el('p', { class: 'answer', text: '✓ ' + asked.header + ': ' + answer }));
   }
 
   function capital(text) {

@@ -22,12 +22,14 @@
     // An older Marvin's event log names its questions so.
     'question_prompt', 'approval_required', 'form_opened', 'input_request'];
   let state = fresh(null);
+  // A reload shows the latest activity (scrollDown), not where the page was scrolled before.
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
   // The session being made (New session, or a first message), while it is.
   let starting = null;
 
   function fresh(id) {
     return { id, source: null, lastSeq: 0, bubble: null, tools: new Map(), cards: new Map(),
-      mine: new Set(), running: false };
+      mine: new Set(), running: false, put: null };
   }
 
   async function api(method, path, body) {
@@ -48,9 +50,25 @@
 
   const el = window.MarvinCards.el;
 
+  // The latest activity in view, wherever the conversation scrolls (the log; the page on a
+  // phone): its end, and the top of the question that waits, if one does. A person who
+  // scrolled away from where the page put the view is left there until they are back at the
+  // end.
   function scrollDown() {
     const log = $('log');
+    const page = document.scrollingElement;
+    const moved = state.put &&
+      (Math.abs(log.scrollTop - state.put[0]) > 2 || Math.abs(page.scrollTop - state.put[1]) > 2);
+    const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4 &&
+      page.scrollTop + page.clientHeight >= page.scrollHeight - 4;
+    if (moved && !atEnd) return;
     log.scrollTop = log.scrollHeight;
+    page.scrollTop = page.scrollHeight;
+    const open = [...log.querySelectorAll('.card:not(.done)')].pop();
+    if (open && open.getBoundingClientRect().top < Math.max(log.getBoundingClientRect().top, 0)) {
+      open.scrollIntoView({ block: 'start' });
+    }
+    state.put = [log.scrollTop, page.scrollTop];
   }
 
   // ---- sessions ---------------------------------------------------------------------------
@@ -139,6 +157,7 @@
       session_status: () => status(event),
       tool_call_start: () => (event.calls || []).forEach(startTool),
       tool_result: () => endTool(event),
+      tool_progress: () => progress(event),
       interaction_request: () => request(event),
       question_prompt: () => request(Object.assign({ interactionType: 'questions' }, event)),
       approval_required: () => request(Object.assign({ interactionType: 'approval' }, event)),
@@ -184,9 +203,28 @@
     $('log').append(block);
   }
 
+  // How far a call under way is (a command's last lines of output so far), in its block until
+  // its result comes: each report replaces the one before. A block opened to show it closes
+  // again with the result.
+  function progress(event) {
+    const tool = state.tools.get(event.id);
+    if (!tool) return;
+    if (!tool.live) {
+      tool.live = el('pre', { class: 'progress', 'aria-live': 'off' });
+      tool.block.append(tool.live);
+      tool.opened = !tool.block.open;
+      tool.block.open = true;
+    }
+    tool.live.textContent = event.text;
+  }
+
   function endTool(event) {
     const tool = state.tools.get(event.id);
     if (!tool) return;
+    if (tool.live) {
+      tool.live.remove();
+      if (tool.opened && !tool.block.querySelector('.card')) tool.block.open = false;
+    }
     const seconds = (event.elapsed_ms / 1000).toFixed(1);
     // A call the ticket gate turned back is not a failure: a quiet line, as in the terminal.
     const mark = event.turned_back ? '· ' : event.is_error ? '✗ ' : '✓ ';
@@ -306,8 +344,9 @@
     if (starting) await starting;
     if (!state.id && !(await newSession())) return;
     // Emptied as it goes, not when the gateway says it took it: a card the turn brings at once
-    // finds nobody typing, and takes the focus.
+    // finds nobody typing, and takes the focus. The view follows the turn again.
     const box = $('message');
+    state.put = null;
     box.value = '';
     const { status, data } = await api('POST', '/api/sessions/' + state.id + '/messages', { content: text });
     if (status === 202 || (status === 200 && typeof data.coding === 'boolean')) {

@@ -280,7 +280,10 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
                 .map_err(|why| error(409, &why))?;
             Ok(json_response(202, &json!({"ok": true})))
         }
-        "cancel" => Ok(json_response(200, &json!({"running": served.cancel()}))),
+        "cancel" => Ok(json_response(
+            200,
+            &json!({"running": served.stop_from_page()}),
+        )),
         "interaction-mode" => {
             let client = body["client"]
                 .as_str()

@@ -32,6 +32,8 @@ pub(crate) struct Served {
     turn_gate: Mutex<()>,
     /// A client asked to stop the turn.
     cancel: AtomicBool,
+    /// It was a client's Stop (not the gateway stopping): the turn's tools say so.
+    stopped_from_page: AtomicBool,
     questions: Mutex<Questions>,
     /// How long a question waits for a client (MARVIN_QUESTION_TIMEOUT), else the tool's own.
     question_timeout: Option<Duration>,
@@ -94,6 +96,7 @@ impl Served {
             running: AtomicBool::new(false),
             turn_gate: Mutex::new(()),
             cancel: AtomicBool::new(false),
+            stopped_from_page: AtomicBool::new(false),
             questions: Mutex::new(Questions::default()),
             question_timeout,
             clients: Mutex::new(HashMap::new()),
@@ -156,6 +159,7 @@ impl Served {
             return Err("a turn is under way: wait for its done event, or cancel it".into());
         }
         self.cancel.store(false, Ordering::SeqCst);
+        self.stopped_from_page.store(false, Ordering::SeqCst);
         if let Some(text) = &text {
             self.publish("user_message", json!({ "content": text }));
         }
@@ -261,6 +265,13 @@ impl Served {
     pub(crate) fn cancel(&self) -> bool {
         self.cancel.store(true, Ordering::SeqCst);
         self.is_running()
+    }
+
+    /// A client's Stop (`POST …/cancel`): [`Self::cancel`], and the turn's tools tell the
+    /// model it was stopped from the page, not by Ctrl+C.
+    pub(crate) fn stop_from_page(&self) -> bool {
+        self.stopped_from_page.store(true, Ordering::SeqCst);
+        self.cancel()
     }
 
     fn publish(&self, kind: &str, event: Value) {
@@ -476,5 +487,12 @@ impl TurnUi for Clients {
         }
         self.served.time_out_questions();
         self.served.cancel.load(Ordering::SeqCst)
+    }
+
+    fn stopped_by(&self) -> crate::cancel::StoppedBy {
+        match self.served.stopped_from_page.load(Ordering::SeqCst) {
+            true => crate::cancel::StoppedBy::Page,
+            false => crate::cancel::StoppedBy::CtrlC,
+        }
     }
 }

@@ -151,9 +151,16 @@ impl<'a> Pump<'a> {
                     .is_some_and(|at| at.elapsed() > HINT_AFTER)
             {
                 self.hinted = true;
+                // Ctrl+C again stops waiting; the page's Stop has no second press.
+                let message = match self.cancel.stopped_by() {
+                    crate::cancel::StoppedBy::CtrlC => {
+                        "stopping the turn; Ctrl+C again stops waiting for it"
+                    }
+                    crate::cancel::StoppedBy::Page => "stopping the turn",
+                };
                 self.show(&Event::Notice {
                     level: super::event::Level::Info,
-                    message: "stopping the turn; Ctrl+C again stops waiting for it".into(),
+                    message: message.into(),
                 });
             }
         };
@@ -323,7 +330,7 @@ impl<'a> Pump<'a> {
     /// Cancels the turn (once): the worker stops, and the questions still open end.
     fn cancel_turn(&mut self) {
         if self.cancelled_at.is_none() {
-            self.cancel.cancel();
+            self.cancel.cancel_by(self.ui.stopped_by());
             self.cancelled_at = Some(Instant::now());
             self.close_open();
         }

@@ -430,7 +430,8 @@ impl ToolContext {
         let _turn = self.shared.grants.one_at_a_time();
         if self.cancel.is_cancelled() {
             return Err(format!(
-                "The turn was cancelled (Ctrl+C) before the {} call was approved; it was not made.",
+                "The turn was cancelled by the user ({}) before the {} call was approved; it was not made.",
+                self.cancel.how(),
                 action.tool
             ));
         }

@@ -449,6 +449,9 @@ impl TerminalView {
         let Some(RoundCall { name, .. }) = round.call(id) else {
             return;
         };
+        // The spinner's one line: a command's progress is its output's last lines, of which
+        // the last is shown.
+        let text = text.lines().last().unwrap_or_default();
         let detail = match round.running.len() {
             1 => sanitize(text).into_owned(),
             _ => format!("{}: {}", sanitize(name), sanitize(text)),

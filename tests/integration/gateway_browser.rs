@@ -67,7 +67,8 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
     // Both cards turn into the completed view: what was chosen, read-only; the second page's
     // says it was answered elsewhere.
     let completed = "const card = document.querySelector('form.card.done');
-         return card && [[...card.querySelectorAll('.completed li')].map(li => li.textContent),
+         return card && [[...card.querySelectorAll('.completed li')].map(li =>
+                           [...li.querySelectorAll('.question, .answer')].map(p => p.textContent)),
                          (card.querySelector('.by') || {}).textContent || null,
                          card.querySelectorAll('input, button').length]";
     for (page, by) in [
@@ -80,7 +81,7 @@ fn a_question_answered_by_keyboard_in_one_page_turns_the_other_read_only() {
         );
         assert_eq!(
             page.script(completed, json!([])),
-            json!([["Which database?: SQLite"], by, 0])
+            json!([[["Database Which database?", "✓ Database: SQLite"]], by, 0])
         );
     }
     assert!(result_of(&server, "q1").contains("SQLite"));
@@ -336,7 +337,7 @@ fn a_first_message_from_the_landing_page_starts_a_named_session_and_a_reload_kee
     // After a reload the page's own answer is its own (no "another device"), with what it chose.
     browser.refresh();
     browser.wait_until(
-        "return (document.querySelector('form.card.done .completed li') || {}).textContent === 'Which database?: PostgreSQL'",
+        "return (document.querySelector('form.card.done .completed .answer') || {}).textContent === '✓ Database: PostgreSQL'",
         "the reloaded card shows its completed view",
     );
     let shown = browser.script(

@@ -165,7 +165,8 @@ fn a_command_stopped_by_ctrl_c_keeps_what_it_printed() {
     ]));
     let mut pty = coding_at_80(&home, &server, &["--permission-mode", "bypass"], "run it");
     pty.wait_for("run_command  seq 1 3");
-    // The command has printed its lines well before a second is up.
+    // The spinner shows the last line the command printed, well before a second is up.
+    pty.wait_for("run_command  seq 1 3; sleep 60 · 3 · ");
     pty.wait_for(" · 1s");
     pty.send("\x03");
     pty.wait_for("[Cancelled]");

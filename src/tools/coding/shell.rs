@@ -108,11 +108,14 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
         .arg(command)
         .current_dir(&cwd)
         .env_remove("GIT_DIR");
+    // What the command prints is its progress: a surface shows it while it runs.
+    let progress = |tail: String| ctx.report_progress(tail);
     let limits = RunLimits {
         timeout: Duration::from_secs(timeout as u64),
         output_cap: OUTPUT_CAP,
         cancel: &ctx.cancel,
         input: None,
+        watch: Some(&progress),
     };
     let run = process::run(child, limits).map_err(|e| format!("Could not start bash: {e}."))?;
     let text = shown(&run, ctx, &cwd);
@@ -123,7 +126,8 @@ fn run_command(args: Args, ctx: &ToolContext) -> Result<String, String> {
             "Command timed out after {timeout}s. Consider increasing timeout or breaking into smaller steps. {STOPPED}{text}"
         )),
         Ending::Cancelled => Err(format!(
-            "The command was cancelled by the user (Ctrl+C). {STOPPED}{text}"
+            "The command was cancelled by the user ({}). {STOPPED}{text}",
+            ctx.cancel.how()
         )),
     }
 }

@@ -63,7 +63,11 @@ pub(super) fn call(def: &Definition, args: Value, ctx: &ToolContext) -> Result<S
                 def.name,
                 def.timeout.as_secs()
             ),
-            Stop::Cancelled => format!("{} was cancelled by the user (Ctrl+C).", def.name),
+            Stop::Cancelled => format!(
+                "{} was cancelled by the user ({}).",
+                def.name,
+                ctx.cancel.how()
+            ),
         });
     }
     if parked {

@@ -219,6 +219,7 @@ fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, Str
         output_cap: MAX_ANSWER as usize,
         cancel: &ctx.cancel,
         input: None,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run gh: {e}."))?;
     let output = run.output.trim().to_string();
@@ -235,7 +236,12 @@ fn gh(ctx: &ToolContext, args: &[&str], timeout: Duration) -> Result<String, Str
                 timeout.as_secs()
             ));
         }
-        Ending::Cancelled => return Err("gh was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => {
+            return Err(format!(
+                "gh was cancelled by the user ({}).",
+                ctx.cancel.how()
+            ));
+        }
     };
     let mut message = format!("gh failed (exit code {code}): {output}");
     if output.contains("gh auth login") || code == 4 {

@@ -135,7 +135,7 @@ impl Ntfy {
                     "ntfy did not answer within {}s. Try again later.",
                     timeout.as_secs()
                 ),
-                other => self.unreachable(other),
+                other => self.unreachable(other, cancel),
             })?;
         match status {
             200..=299 => Ok(()),
@@ -209,7 +209,7 @@ impl Ntfy {
                 net::read_start(response.into_body().into_reader(), MAX_POLL)
                     .map_err(|e| e.to_string())
             })
-            .map_err(|failure| self.unreachable(failure))
+            .map_err(|failure| self.unreachable(failure, cancel))
     }
 
     /// Polls every subscription of the profile within `budget` in all; returns the new lines,
@@ -247,10 +247,13 @@ impl Ntfy {
         lines
     }
 
-    fn unreachable(&self, failure: Failure<String>) -> String {
+    fn unreachable(&self, failure: Failure<String>, cancel: &CancelToken) -> String {
         let base = net::without_userinfo(&self.base);
         match failure {
-            Failure::Cancelled => "The ntfy call was cancelled by the user (Ctrl+C).".into(),
+            Failure::Cancelled => format!(
+                "The ntfy call was cancelled by the user ({}).",
+                cancel.how()
+            ),
             Failure::Transport(transport) => format!("cannot reach ntfy at {base}: {transport}."),
             Failure::Answer(error) => error,
         }

@@ -200,8 +200,9 @@ impl Crontab {
             }
             let stop = if cancel.is_cancelled() {
                 Some(format!(
-                    "'{}' was cancelled by the user (Ctrl+C).",
-                    self.name
+                    "'{}' was cancelled by the user ({}).",
+                    self.name,
+                    cancel.how()
                 ))
             } else if Instant::now() >= deadline {
                 Some(format!(

@@ -4,7 +4,8 @@
 //! gives it (reach), HTML read as text, the feeds (Atom,
 //! RSS) it brings back, where a location argument points (geo), the crontab's lines Marvin
 //! owns (cron) and the session's private
-//! temporary directory (scratch).
+//! temporary directory (scratch), and a running program's output as
+//! progress (watch).
 
 pub(crate) mod confined;
 pub(crate) mod cron;
@@ -22,4 +23,5 @@ pub(crate) mod reach;
 pub(crate) mod read;
 pub(crate) mod scratch;
 pub(crate) mod target;
+pub(crate) mod watch;
 pub(crate) mod web;

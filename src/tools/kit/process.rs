@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 
+use super::watch::{Tail, Watcher};
 use crate::cancel::CancelToken;
 
 /// How long a program gets to end after SIGTERM before SIGKILL.
@@ -26,6 +27,8 @@ pub(crate) struct RunLimits<'a> {
     pub cancel: &'a CancelToken,
     /// Written to the program's stdin, which is then closed. `None`: stdin is /dev/null.
     pub input: Option<Vec<u8>>,
+    /// Hears the output's last lines while the program runs (its tool's progress).
+    pub watch: Option<&'a dyn Fn(String)>,
 }
 
 /// How a program ended.
@@ -80,13 +83,20 @@ pub(crate) fn run(mut command: Command, limits: RunLimits<'_>) -> io::Result<Run
     std::thread::spawn(move || {
         let _ = sender.send(child.wait());
     });
-    let ending = wait(&receiver, group, limits.timeout, limits.cancel)?;
+    let mut watcher = limits.watch.map(Watcher::new);
+    let mut look = || {
+        if let Some(watcher) = &mut watcher {
+            let collected = collected.lock().unwrap_or_else(PoisonError::into_inner);
+            watcher.look(&collected.tail, Instant::now());
+        }
+    };
+    let ending = wait(&receiver, group, limits.timeout, limits.cancel, &mut look)?;
     // The shell may be gone while programs it started in the background still hold the pipe.
     kill_group(group, libc::SIGKILL);
     // A program that left the group (setsid, a daemon) may hold the pipe open for as long as it
     // likes: read what is left for a moment, then stop, whatever still holds it.
     let drained = reader_done.recv_timeout(DRAIN).is_ok();
-    let Collected { bytes, omitted } =
+    let Collected { bytes, omitted, .. } =
         std::mem::take(&mut *collected.lock().unwrap_or_else(PoisonError::into_inner));
     let mut output = String::from_utf8_lossy(&bytes).into_owned();
     if !drained {
@@ -104,9 +114,11 @@ fn wait(
     group: libc::pid_t,
     timeout: Duration,
     cancel: &CancelToken,
+    look: &mut dyn FnMut(),
 ) -> io::Result<Ending> {
     let deadline = Instant::now() + timeout;
     loop {
+        look();
         match receiver.recv_timeout(POLL) {
             Ok(status) => return Ok(ending_of(status?)),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -178,11 +190,12 @@ pub(crate) fn ending_of(status: ExitStatus) -> Ending {
     }
 }
 
-/// The output read so far: `cap` bytes kept, the rest counted.
+/// The output read so far: `cap` bytes kept, the rest counted; and its end, for a watcher.
 #[derive(Default)]
 struct Collected {
     bytes: Vec<u8>,
     omitted: u64,
+    tail: Tail,
 }
 
 /// Reads until EOF into `sink`, keeping `cap` bytes and counting the rest.
@@ -196,6 +209,7 @@ fn collect(mut reader: impl Read, cap: usize, sink: &Mutex<Collected>) {
                 let room = cap.saturating_sub(sink.bytes.len()).min(n);
                 sink.bytes.extend_from_slice(&buffer[..room]);
                 sink.omitted += (n - room) as u64;
+                sink.tail.push(&buffer[..n]);
             }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
@@ -243,6 +257,7 @@ pub(crate) fn run_program(
         output_cap: OUTPUT_CAP,
         cancel,
         input: None,
+        watch: None,
     };
     let run = run(command, limits).map_err(|e| format!("Could not run {what}: {e}."))?;
     let mut output = run.output.trim_end().to_string();
@@ -259,7 +274,10 @@ pub(crate) fn run_program(
             "{what} did not finish within {}s.\n{output}",
             timeout.as_secs()
         )),
-        Ending::Cancelled => Err(format!("{what} was cancelled by the user (Ctrl+C).")),
+        Ending::Cancelled => Err(format!(
+            "{what} was cancelled by the user ({}).",
+            cancel.how()
+        )),
     }
 }
 
@@ -278,6 +296,7 @@ mod tests {
                 output_cap: 1000,
                 cancel,
                 input: None,
+                watch: None,
             },
         )
         .unwrap()
@@ -388,6 +407,7 @@ mod tests {
             output_cap: 100,
             cancel: &cancel,
             input: Some(b"hello".to_vec()),
+            watch: None,
         };
         assert_eq!(run(command, limits).unwrap().output, "hello");
     }

@@ -362,7 +362,10 @@ impl Server {
                 "The MCP server {name} refused the call: {} (error {}).",
                 error.message, error.code
             )),
-            Err(Failure::Cancelled) => Err(format!("The call to {name} was cancelled (Ctrl+C).")),
+            Err(Failure::Cancelled) => Err(format!(
+                "The call to {name} was cancelled by the user ({}).",
+                ctx.cancel.how()
+            )),
             Err(failure) => Err(format!(
                 "The MCP server {name} failed during the call: {}.",
                 self.failure_text(&connection, &failure)

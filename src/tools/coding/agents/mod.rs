@@ -196,7 +196,7 @@ fn run_agent(command: Command, spec: &Spec<'_>, ctx: &ToolContext) -> Result<Str
         }
         None => run_plain(command, &ctx.cancel),
     };
-    describe(run, spec)
+    describe(run, spec, &ctx.cancel)
 }
 
 /// The child's plain output, read to its end: nobody is there for its questions.
@@ -206,12 +206,17 @@ fn run_plain(command: Command, cancel: &CancelToken) -> std::io::Result<process:
         output_cap: OUTPUT_CAP,
         cancel,
         input: None,
+        watch: None,
     };
     process::run(command, limits)
 }
 
 /// How the sub-agent's run ended, for the model.
-fn describe(run: std::io::Result<process::RunOutput>, spec: &Spec<'_>) -> Result<String, String> {
+fn describe(
+    run: std::io::Result<process::RunOutput>,
+    spec: &Spec<'_>,
+    cancel: &CancelToken,
+) -> Result<String, String> {
     let run = run.map_err(|e| format!("Could not start the sub-agent: {e}."))?;
     let (answer, cost) = split_cost(&run.output);
     let who = format!(
@@ -227,7 +232,10 @@ fn describe(run: std::io::Result<process::RunOutput>, spec: &Spec<'_>) -> Result
             "{who} did not finish within {} minutes:\n{answer}",
             AGENT_TIMEOUT.as_secs() / 60
         )),
-        Ending::Cancelled => Err("The sub-agent was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => Err(format!(
+            "The sub-agent was cancelled by the user ({}).",
+            cancel.how()
+        )),
     }
 }
 
@@ -302,7 +310,10 @@ fn launch_agent(args: LaunchArgs, ctx: &ToolContext) -> Result<String, String> {
         return run_agent(command, &spec, ctx);
     }
     let Some((_turn, waited)) = ctx.shared.jobs.writers.take(&ctx.cancel) else {
-        return Err("The sub-agent was cancelled by the user (Ctrl+C) while it waited for another write sub-agent to finish.".into());
+        return Err(format!(
+            "The sub-agent was cancelled by the user ({}) while it waited for another write sub-agent to finish.",
+            ctx.cancel.how()
+        ));
     };
     let result = run_agent(command, &spec, ctx);
     let Some(waited) = waited else {
@@ -352,7 +363,7 @@ fn review_codebase(args: ReviewArgs, ctx: &ToolContext) -> Result<String, String
                 ticket: None,
                 readonly: true,
             };
-            describe(run_plain(command, &cancel), &spec).unwrap_or_else(|error| error)
+            describe(run_plain(command, &cancel), &spec, &cancel).unwrap_or_else(|error| error)
         });
     Ok(format!(
         "Started review job {id}. Check on it with review_status({{\"job_id\": \"{id}\"}})."

@@ -153,6 +153,7 @@ fn configuration(
         output_cap: CONFIG_CAP,
         cancel: &ctx.cancel,
         input: None,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run git: {e}."))?;
     match run.ending {
@@ -169,7 +170,10 @@ fn configuration(
             "git did not finish reading its configuration within {}s (does .git/config include a file that never ends?).",
             TIMEOUT.as_secs()
         )),
-        Ending::Cancelled => Err("git was cancelled by the user (Ctrl+C).".into()),
+        Ending::Cancelled => Err(format!(
+            "git was cancelled by the user ({}).",
+            ctx.cancel.how()
+        )),
     }
 }
 

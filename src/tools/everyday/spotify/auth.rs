@@ -32,7 +32,7 @@ pub(super) fn spotify_auth(ctx: &ToolContext) -> Result<String, String> {
     let url = authorize_url(ctx, &client_id, &redirect_uri, &pkce);
     let prompt = notice(ctx, &url, port);
     match interactor.ask(&prompt) {
-        Ok(Response::Cancelled) | Err(Unavailable::Cancelled) => return Err(cancelled()),
+        Ok(Response::Cancelled) | Err(Unavailable::Cancelled) => return Err(cancelled(ctx)),
         Err(Unavailable::NoUi) => return Err(NO_UI.into()),
         Ok(_) => {}
     }
@@ -98,7 +98,7 @@ fn wait(callback: &Callback, ctx: &ToolContext) -> Result<String, String> {
     let deadline = Instant::now() + WAIT;
     loop {
         if ctx.cancel.is_cancelled() {
-            return Err(cancelled());
+            return Err(cancelled(ctx));
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -122,6 +122,9 @@ fn wait(callback: &Callback, ctx: &ToolContext) -> Result<String, String> {
     }
 }
 
-fn cancelled() -> String {
-    "The Spotify sign-in was cancelled (Ctrl+C).".into()
+fn cancelled(ctx: &ToolContext) -> String {
+    format!(
+        "The Spotify sign-in was cancelled by the user ({}).",
+        ctx.cancel.how()
+    )
 }

@@ -242,6 +242,7 @@ fn run(
         output_cap: OUTPUT_CAP,
         cancel: &ctx.cancel,
         input,
+        watch: None,
     };
     let run = process::run(command, limits).map_err(|e| format!("Could not run {what}: {e}."))?;
     match run.ending {
@@ -252,7 +253,10 @@ fn run(
         )),
         Ending::Signalled(signal) => Err(format!("{what} was killed by signal {signal}.")),
         Ending::TimedOut => Err(timed_out(what, timeout)),
-        Ending::Cancelled => Err(format!("{what} was cancelled by the user (Ctrl+C).")),
+        Ending::Cancelled => Err(format!(
+            "{what} was cancelled by the user ({}).",
+            ctx.cancel.how()
+        )),
     }
 }
 
