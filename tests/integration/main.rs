@@ -38,6 +38,7 @@ mod form_browser;
 mod gateway;
 mod gateway_browser;
 mod gateway_forms;
+mod gateway_protocols;
 mod gateway_respond;
 mod git_security;
 mod guide_example;

@@ -1,0 +1,113 @@
+//! The gateway speaks every seed's protocol (issue 43), through real HTTP against the built
+//! binary: seed 001's answers keyed by index, with multi-select answers as JSON arrays.
+
+use serde_json::{Value, json};
+
+use crate::common::{ReplayServer, Reply, TempDir, ask_one};
+use crate::gateway::{Gateway, session_with_message};
+
+/// The events of `kind`.
+fn of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// ask_user asking, as call `id`, a single-choice question and a multi-select one.
+fn two_questions(id: &str) -> Reply {
+    let option = |label: &str| json!({"label": label, "description": ""});
+    let questions = json!([
+        {"header": "Database", "question": "Which database?", "multiSelect": false,
+         "options": [option("SQLite"), option("PostgreSQL")]},
+        {"header": "Features", "question": "Which features?", "multiSelect": true,
+         "options": [option("Auth"), option("Search"), option("Export")]},
+    ]);
+    let arguments = json!({ "questions": questions }).to_string();
+    Reply::tool_calls(&[(id, "ask_user", &arguments)])
+}
+
+#[test]
+fn answers_keyed_by_index_or_text_take_arrays_and_joined_labels_through_the_endpoint() {
+    let home = TempDir::new("gateway-protocols-answers");
+    let shapes = [
+        // Seed 001: by index, the multi-select answer a JSON array serialized in a string.
+        json!({"0": "SQLite", "1": "[\"Auth\", \"Export\"]"}),
+        // By index, the multi-select answer an array, with the person's own words.
+        json!({"0": "PostgreSQL", "1": ["Search", "offline mode"]}),
+        // By text, labels joined by ", ".
+        json!({"Which database?": "DuckDB", "Which features?": "Auth, Search"}),
+    ];
+    let mut replies = Vec::new();
+    for n in 0..shapes.len() {
+        replies.push(two_questions(&format!("q{n}")));
+        replies.push(Reply::text(&["Noted."]));
+    }
+    let server = ReplayServer::start(replies);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    let mut since = 0;
+    let expected = [
+        "answered: SQLite; Auth, Export",
+        "answered: PostgreSQL; Search, Other: offline mode",
+        "answered: Other: DuckDB; Auth, Search",
+    ];
+    for (n, answers) in shapes.iter().enumerate() {
+        let path = format!("/api/sessions/{id}/messages");
+        let sent = gateway.call("POST", &path, Some(json!({"content": "plan it"})));
+        assert_eq!(sent.0, 202);
+        gateway.events_until(&id, since, "interaction_request");
+        let answer = |answers: &Value| {
+            gateway.call(
+                "POST",
+                &format!("/api/sessions/{id}/submit-answers"),
+                Some(json!({"toolCallId": format!("q{n}"), "answers": answers})),
+            )
+        };
+        // An array where one is chosen is refused, with why.
+        let (status, refused) = answer(&json!({"0": ["SQLite", "PostgreSQL"], "1": []}));
+        assert_eq!(status, 400, "{refused}");
+        assert!(
+            refused["error"]
+                .as_str()
+                .unwrap()
+                .contains("only one answer"),
+            "{refused}"
+        );
+        let (status, body) = answer(answers);
+        assert_eq!(status, 200, "{answers}: {body}");
+        let events = gateway.events_until(&id, since, "done");
+        let closed = of(&events, "interaction_response")[0];
+        assert_eq!(closed["outcome"], expected[n], "{answers}");
+        since += events.len() as u64;
+    }
+}
+
+#[test]
+fn a_question_left_out_names_both_ways_to_key_it() {
+    let home = TempDir::new("gateway-protocols-left-out");
+    let server = ReplayServer::start(vec![
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
+        Reply::text(&["Blue."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "pick");
+    gateway.events_until(&id, 0, "interaction_request");
+    let path = format!("/api/sessions/{id}/submit-answers");
+    let (status, refused) = gateway.call(
+        "POST",
+        &path,
+        Some(json!({"toolCallId": "q1", "answers": {"1": "Blue"}})),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        refused["error"],
+        "no answer for the question \"Which colour?\": key it by its text or by its index, \"0\""
+    );
+    let (status, _) = gateway.call(
+        "POST",
+        &path,
+        Some(json!({"toolCallId": "q1", "answers": {"0": ["Blue"]}})),
+    );
+    assert_eq!(status, 200);
+    let events = gateway.events_until(&id, 0, "done");
+    assert_eq!(events.last().unwrap()["answer"], "Blue.");
+}
