@@ -25,6 +25,9 @@ pub(super) struct Questions {
     /// What the `interaction_response` of an answered prompt adds to the session's outcome:
     /// the client that answered, and what it chose.
     pub(super) answered: HashMap<u64, Value>,
+    /// The arguments of the session's tool calls, by call id: what an approval's
+    /// `approval_required` shows as `input`.
+    pub(super) arguments: HashMap<String, Value>,
 }
 
 impl Questions {

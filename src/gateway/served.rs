@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::answers::Refused;
 use super::broadcast::Broadcaster;
 use super::events;
+use super::legacy_events;
 use super::questions::{NotTaken, Questions, Which};
 use super::text::Waiting;
 use crate::interact::{Request, Response};
@@ -172,13 +173,15 @@ impl Served {
     fn run_turn(self: Arc<Self>, text: Option<&str>) {
         let (report, late) = {
             let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-            let answered = std::mem::take(
-                &mut self
+            let answered = {
+                let mut questions = self
                     .questions
                     .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .late_answers,
-            );
+                    .unwrap_or_else(PoisonError::into_inner);
+                // Only this turn's calls ask from now on.
+                questions.arguments.clear();
+                std::mem::take(&mut questions.late_answers)
+            };
             for (deferred, response) in answered {
                 session.answer_later(deferred, &response);
             }
@@ -341,14 +344,37 @@ impl Served {
             if deferred.prompt.call_id.is_empty() {
                 correlation.tool_call_id = format!("interaction-{id}");
             }
-            let value = events::request(&deferred.prompt, &deferred.correlation, None);
+            let asked = self.prompt_events(&deferred.prompt, &deferred.correlation, None);
             self.questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .late
                 .insert(id, deferred);
-            self.publish(events::REQUEST, value);
+            for (kind, value) in asked {
+                self.publish(kind, value);
+            }
         }
+    }
+
+    /// The events that ask `prompt`: seed 003's `interaction_request`, then for the same
+    /// prompt seed 001's `question_prompt` or seed 004's `approval_required`, for clients
+    /// written to those seeds (see `legacy_events`).
+    fn prompt_events(
+        &self,
+        prompt: &crate::interact::Prompt,
+        correlation: &crate::session::Correlation,
+        waits: Option<Duration>,
+    ) -> Vec<(&'static str, Value)> {
+        let request = events::request(prompt, correlation, waits);
+        let questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let arguments = questions.arguments.get(&correlation.tool_call_id);
+        let older = legacy_events::for_prompt(prompt, correlation, arguments);
+        std::iter::once((events::REQUEST, request))
+            .chain(older)
+            .collect()
     }
 }
 
@@ -429,6 +455,19 @@ impl TurnUi for Clients {
         }
         // Whatever comes next comes after the text before it.
         self.send_text();
+        if let Event::ToolRound { calls, .. } = event {
+            // An approval's `approval_required` shows the arguments of the call that asks.
+            let mut questions = self
+                .served
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for call in calls {
+                questions
+                    .arguments
+                    .insert(call.id.clone(), call.arguments.clone());
+            }
+        }
         if let Event::QuestionClosed { id, .. } = event {
             let answered = {
                 let mut questions = self
@@ -460,14 +499,18 @@ impl TurnUi for Clients {
             .served
             .question_timeout
             .unwrap_or(interaction.prompt.timeout);
-        let value = events::request(&interaction.prompt, &interaction.correlation, Some(waits));
+        let asked =
+            self.served
+                .prompt_events(&interaction.prompt, &interaction.correlation, Some(waits));
         self.served
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .open
             .insert(interaction.id, (interaction, Instant::now()));
-        self.served.publish(events::REQUEST, value);
+        for (kind, value) in asked {
+            self.served.publish(kind, value);
+        }
     }
 
     fn interrupted(&mut self) -> bool {

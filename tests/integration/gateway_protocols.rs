@@ -1,9 +1,12 @@
 //! The gateway speaks every seed's protocol (issue 43), through real HTTP against the built
-//! binary: seed 001's answers keyed by index, with multi-select answers as JSON arrays.
+//! binary: each question goes out as seed 003's `interaction_request` and, for the same
+//! prompt, seed 001's `question_prompt` or seed 004's `approval_required`, both replayed and
+//! both closed by one `interaction_response`; seed 001's answers keyed by index, with
+//! multi-select answers as JSON arrays.
 
 use serde_json::{Value, json};
 
-use crate::common::{ReplayServer, Reply, TempDir, ask_one};
+use crate::common::{ReplayServer, Reply, TempDir, ask_one, database_question};
 use crate::gateway::{Gateway, session_with_message};
 
 /// The events of `kind`.
@@ -22,6 +25,93 @@ fn two_questions(id: &str) -> Reply {
     ]);
     let arguments = json!({ "questions": questions }).to_string();
     Reply::tool_calls(&[(id, "ask_user", &arguments)])
+}
+
+#[test]
+fn a_question_is_sent_as_seed_003_s_and_seed_001_s_event_and_one_answer_closes_both() {
+    let home = TempDir::new("gateway-protocols-question");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite it is."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    let id = session_with_message(&gateway, "set up the database");
+    let asked = gateway.events_until(&id, 0, "question_prompt");
+    let request = of(&asked, "interaction_request")[0];
+    let prompt = asked.last().unwrap();
+    // Seed 001's fields, and the prompt's id, so the response that closes it is known.
+    assert_eq!(prompt["toolCallId"], "q1");
+    assert_eq!(prompt["interactionId"], request["interactionId"]);
+    assert_eq!(
+        prompt["questions"],
+        json!([{"header": "Database", "question": "Which database?", "multiSelect": false,
+                "options": [{"label": "SQLite", "description": ""},
+                            {"label": "PostgreSQL", "description": ""}]}])
+    );
+    assert_eq!(prompt["seq"], request["seq"].as_u64().unwrap() + 1);
+    // Answered as seed 001's client does: by toolCallId, keyed by index.
+    let (status, body) = gateway.call(
+        "POST",
+        &format!("/api/sessions/{id}/submit-answers"),
+        Some(json!({"toolCallId": "q1", "answers": {"0": "SQLite"}})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let all = gateway.events_until(&id, 0, "done");
+    assert_eq!(all.last().unwrap()["answer"], "SQLite it is.");
+    // A reload replays both, and the one response names the prompt both ways.
+    assert_eq!(of(&all, "interaction_request").len(), 1);
+    assert_eq!(of(&all, "question_prompt").len(), 1);
+    let closed = of(&all, "interaction_response");
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0]["interactionId"], prompt["interactionId"]);
+    assert_eq!(closed[0]["toolCallId"], prompt["toolCallId"]);
+    assert_eq!(closed[0]["outcome"], "answered: SQLite");
+    let result = server.requests()[1].result_of("q1");
+    assert!(result.contains("SQLite"), "{result}");
+}
+
+#[test]
+fn an_approval_is_sent_as_seed_004_s_approval_required_too_and_a_restart_replays_both() {
+    let home = TempDir::new("gateway-protocols-approval");
+    let code = "print('hi')";
+    let server = ReplayServer::start(vec![
+        Reply::tool_calls(&[(
+            "b1",
+            "blender_execute_code",
+            &json!({ "code": code }).to_string(),
+        )]),
+        Reply::text(&["Tried."]),
+    ]);
+    let env = [("BLENDER_MCP_PORT", "9")];
+    let gateway = Gateway::start_with(&home, &server.url(), &env);
+    let id = session_with_message(&gateway, "run some code");
+    let asked = gateway.events_until(&id, 0, "approval_required");
+    let request = of(&asked, "interaction_request")[0];
+    let approval = asked.last().unwrap();
+    assert_eq!(approval["toolCallId"], "b1");
+    assert_eq!(approval["toolName"], "blender_execute_code");
+    assert_eq!(approval["interactionId"], request["interactionId"]);
+    // `input` is the call's input as a JSON string.
+    let input: Value = serde_json::from_str(approval["input"].as_str().unwrap()).unwrap();
+    assert_eq!(input, json!({ "code": code }));
+    let (status, body) = gateway.call(
+        "POST",
+        &format!("/api/sessions/{id}/approve"),
+        Some(json!({"toolCallId": "b1"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let all = gateway.events_until(&id, 0, "done");
+    let closed = of(&all, "interaction_response");
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0]["interactionId"], approval["interactionId"]);
+    assert_eq!(closed[0]["action"], "approve");
+    drop(gateway);
+
+    // Served again after a restart: the log replays both, closed once.
+    let again = Gateway::start_with(&home, &server.url(), &env);
+    let (status, _) = again.call("POST", "/api/sessions", Some(json!({"resume": id})));
+    assert_eq!(status, 201);
+    let replayed = again.events_until(&id, 0, "done");
+    assert_eq!(of(&replayed, "approval_required").len(), 1);
+    assert_eq!(of(&replayed, "interaction_request").len(), 1);
+    assert_eq!(of(&replayed, "interaction_response").len(), 1);
 }
 
 #[test]
@@ -54,7 +144,7 @@ fn answers_keyed_by_index_or_text_take_arrays_and_joined_labels_through_the_endp
         let path = format!("/api/sessions/{id}/messages");
         let sent = gateway.call("POST", &path, Some(json!({"content": "plan it"})));
         assert_eq!(sent.0, 202);
-        gateway.events_until(&id, since, "interaction_request");
+        gateway.events_until(&id, since, "question_prompt");
         let answer = |answers: &Value| {
             gateway.call(
                 "POST",
@@ -90,7 +180,7 @@ fn a_question_left_out_names_both_ways_to_key_it() {
     ]);
     let gateway = Gateway::start(&home, &server.url());
     let id = session_with_message(&gateway, "pick");
-    gateway.events_until(&id, 0, "interaction_request");
+    gateway.events_until(&id, 0, "question_prompt");
     let path = format!("/api/sessions/{id}/submit-answers");
     let (status, refused) = gateway.call(
         "POST",
