@@ -84,4 +84,6 @@ pub(crate) enum NotTaken {
     Closed,
     /// The answer does not fit the question (400).
     Invalid(Refused),
+    /// The client answering switched its interactive mode off: it only watches (403).
+    ReadOnly(String),
 }

@@ -344,6 +344,13 @@ fn answer_with(
     };
     match served.answer(&which, by, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
+        Err(NotTaken::ReadOnly(client)) => Err(error(
+            403,
+            &format!(
+                "client {client:?} switched its interactive mode off, so it only watches and its answers are not taken: switch it on (POST /api/sessions/{}/interaction-mode {{\"client\": {client:?}, \"enabled\": true}}, or tick \"Answer questions in this page\") and answer again",
+                served.id
+            ),
+        )),
         Err(NotTaken::Unknown) => Err(error(404, "no question is pending under that id")),
         Err(NotTaken::Closed) => Err(error(
             409,

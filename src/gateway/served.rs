@@ -128,6 +128,13 @@ impl Served {
         answering(&clients)
     }
 
+    /// Whether client `id` switched its interactive mode off (seed 003: a disabled client
+    /// sees the questions read-only, and its answers are not taken).
+    fn watches_only(&self, id: &str) -> bool {
+        let clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        clients.get(id).is_some_and(|client| !client.interactive)
+    }
+
     /// Whether a connected client answers questions.
     fn anyone_answers(&self) -> bool {
         answering(&self.clients.lock().unwrap_or_else(PoisonError::into_inner)) > 0
@@ -275,13 +282,17 @@ impl Served {
     }
 
     /// Answers the question `which` names with what `answer` builds from its request.
-    /// `by` is the client answering, when it says.
+    /// `by` is the client answering, when it says; one whose interactive mode is off is
+    /// refused.
     pub(crate) fn answer(
         &self,
         which: &Which,
         by: Option<&str>,
         answer: impl FnOnce(&Request) -> Result<Response, Refused>,
     ) -> Result<(), NotTaken> {
+        if let Some(client) = by.filter(|client| self.watches_only(client)) {
+            return Err(NotTaken::ReadOnly(client.to_string()));
+        }
         let mut questions = self
             .questions
             .lock()

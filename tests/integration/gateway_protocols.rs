@@ -2,7 +2,7 @@
 //! binary: each question goes out as seed 003's `interaction_request` and, for the same
 //! prompt, seed 001's `question_prompt` or seed 004's `approval_required`, both replayed and
 //! both closed by one `interaction_response`; seed 001's answers keyed by index, with
-//! multi-select answers as JSON arrays.
+//! multi-select answers as JSON arrays; a client whose interactive mode is off refused (403).
 
 use serde_json::{Value, json};
 
@@ -200,4 +200,74 @@ fn a_question_left_out_names_both_ways_to_key_it() {
     assert_eq!(status, 200);
     let events = gateway.events_until(&id, 0, "done");
     assert_eq!(events.last().unwrap()["answer"], "Blue.");
+}
+
+/// Follows session `id` as `client` for as long as the stream returned is kept (unread).
+fn follow(gateway: &Gateway, id: &str, client: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", gateway.port)).unwrap();
+    write!(
+        stream,
+        "GET /api/sessions/{id}/events?client={client}&token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        gateway.token, gateway.port
+    )
+    .unwrap();
+    stream
+}
+
+#[test]
+fn a_client_that_switched_interactive_mode_off_has_its_answers_refused_until_it_switches_on() {
+    let home = TempDir::new("gateway-protocols-read-only");
+    let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite."])]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    // Two clients follow: one answers questions, one only watches.
+    let _answers = follow(&gateway, &id, "desk");
+    let _watches = follow(&gateway, &id, "phone");
+    let mode = format!("/api/sessions/{id}/interaction-mode");
+    let set = |enabled: bool| {
+        gateway.call(
+            "POST",
+            &mode,
+            Some(json!({"client": "phone", "enabled": enabled})),
+        )
+    };
+    assert_eq!(set(false).0, 200);
+    let path = format!("/api/sessions/{id}/messages");
+    let sent = gateway.call(
+        "POST",
+        &path,
+        Some(json!({"content": "set up the database"})),
+    );
+    assert_eq!(sent.0, 202);
+    let asked = gateway.events_as("phone", &id, 0, "interaction_request");
+    let interaction = asked.last().unwrap()["interactionId"].clone();
+    let act = |action: &str, body: Value| {
+        gateway.call("POST", &format!("/api/sessions/{id}/{action}"), Some(body))
+    };
+    let (status, refused) = act(
+        "respond",
+        json!({"interactionId": interaction, "action": "submit", "by": "phone",
+               "answers": {"Which database?": "SQLite"}}),
+    );
+    assert_eq!(status, 403, "{refused}");
+    assert_eq!(
+        refused["error"],
+        format!(
+            "client \"phone\" switched its interactive mode off, so it only watches and its answers are not taken: switch it on (POST /api/sessions/{id}/interaction-mode {{\"client\": \"phone\", \"enabled\": true}}, or tick \"Answer questions in this page\") and answer again"
+        )
+    );
+    // The older route, which names the client `client`, the same.
+    let by_client = json!({"toolCallId": "q1", "client": "phone", "answers": {"0": "SQLite"}});
+    assert_eq!(act("submit-answers", by_client.clone()).0, 403);
+    // Switched on while the question waits, it answers it (seed 003).
+    assert_eq!(set(true).0, 200);
+    assert_eq!(act("submit-answers", by_client).0, 200);
+    let events = gateway.events_until(&id, 0, "done");
+    let closed = of(&events, "interaction_response")[0];
+    assert_eq!(
+        (&closed["by"], &closed["outcome"]),
+        (&json!("phone"), &json!("answered: SQLite"))
+    );
 }
