@@ -135,9 +135,17 @@ impl Served {
         clients.get(id).is_some_and(|client| !client.interactive)
     }
 
-    /// Whether a connected client answers questions.
-    fn anyone_answers(&self) -> bool {
-        answering(&self.clients.lock().unwrap_or_else(PoisonError::into_inner)) > 0
+    /// Why no connected client answers questions, in the words the model hears; none when
+    /// one does.
+    fn why_nobody_answers(&self) -> Option<&'static str> {
+        let clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        if answering(&clients) > 0 {
+            return None;
+        }
+        Some(match clients.values().any(|c| c.streams > 0) {
+            true => "every client connected to the gateway switched its interactive mode off",
+            false => "no client is connected to the gateway",
+        })
     }
 
     pub(crate) fn is_running(&self) -> bool {
@@ -391,9 +399,10 @@ impl Served {
 
 impl Served {
     /// Questions nobody answered in time end as not answered, and questions no client can
-    /// answer (none connected answers questions) end as unavailable; the tool tells the model.
+    /// answer (none connected answers questions) end as unavailable, saying why; the tool
+    /// tells the model.
     fn time_out_questions(&self) {
-        let nobody = !self.anyone_answers();
+        let nobody = self.why_nobody_answers();
         let mut questions = self
             .questions
             .lock()
@@ -403,13 +412,14 @@ impl Served {
             .iter()
             .filter_map(|(id, (open, asked))| {
                 let waited = asked.elapsed();
-                if waited >= self.question_timeout.unwrap_or(open.prompt.timeout) {
-                    Some((*id, Response::TimedOut))
-                } else if nobody && waited >= NOBODY_GRACE {
-                    Some((*id, Response::Unavailable))
-                } else {
-                    None
-                }
+                let ended = match nobody {
+                    _ if waited >= self.question_timeout.unwrap_or(open.prompt.timeout) => {
+                        Response::TimedOut
+                    }
+                    Some(why) if waited >= NOBODY_GRACE => Response::Unavailable(why.into()),
+                    _ => return None,
+                };
+                Some((*id, ended))
             })
             .collect();
         for (id, response) in ended {

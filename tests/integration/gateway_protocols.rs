@@ -271,3 +271,36 @@ fn a_client_that_switched_interactive_mode_off_has_its_answers_refused_until_it_
         (&json!("phone"), &json!("answered: SQLite"))
     );
 }
+
+#[test]
+fn a_question_nobody_is_connected_to_answer_tells_the_model_so() {
+    let home = TempDir::new("gateway-protocols-nobody");
+    let server = ReplayServer::start(vec![
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
+        Reply::text(&["I will assume blue."]),
+    ]);
+    let gateway = Gateway::start(&home, &server.url());
+    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
+    let id = made["id"].as_str().unwrap().to_string();
+    let path = format!("/api/sessions/{id}/messages");
+    let sent = gateway.call("POST", &path, Some(json!({"content": "pick"})));
+    assert_eq!(sent.0, 202);
+    // No client follows the session: the turn ends without one (the list says when).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.requests().len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn never went on"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let result = server.requests()[1].result_of("q1");
+    assert!(
+        result
+            .contains("Nobody can answer questions here (no client is connected to the gateway)."),
+        "{result}"
+    );
+    assert!(!result.contains("stdin"), "{result}");
+    let events = gateway.events_as("late-reader", &id, 0, "done");
+    assert_eq!(events.last().unwrap()["answer"], "I will assume blue.");
+}
