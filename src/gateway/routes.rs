@@ -310,7 +310,7 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
 }
 
 fn answer_with(
-    served: &Served,
+    served: &Arc<Served>,
     body: &Value,
     answer: impl FnOnce(&Asked) -> Result<Answered, Refused>,
 ) -> Result<HttpResponse, HttpResponse> {

@@ -2,7 +2,8 @@
 //! its own, everything it says broadcast as numbered events, and the questions its tools ask
 //! held until a client answers. The first answer counts; a later one is told it came second.
 //! A question its tool left open ("pending", seed 003) is asked again after the turn and kept
-//! until someone answers it; that late answer reaches the model with the next message.
+//! until someone answers it; that late answer starts a follow-up turn, announced to every
+//! client as its `user_message` (`"followUp": true`), once no turn is under way.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +47,16 @@ pub(crate) struct Served {
 struct Client {
     streams: usize,
     interactive: bool,
+}
+
+/// What a turn starts with.
+enum Start {
+    /// A person's message.
+    Message(String),
+    /// A parked run's question, asked again.
+    Parked,
+    /// The late answers that came, as a message (none came: no turn).
+    FollowUp,
 }
 
 /// How long a question waits for a client that answers questions to connect, when none is.
@@ -154,27 +165,47 @@ impl Served {
 
     /// Starts a turn for `text` on a thread of its own; false when one is under way already.
     pub(crate) fn start_turn(self: &Arc<Self>, text: String) -> Result<(), String> {
-        self.start(Some(text))
+        self.start(Start::Message(text))
     }
 
     /// Takes up the turn a parked run stopped on (`--on-ask park`): its question goes to the
     /// clients, and the turn goes on with the first answer.
     pub(crate) fn resume_parked(self: &Arc<Self>) -> Result<(), String> {
-        self.start(None)
+        self.start(Start::Parked)
     }
 
-    fn start(self: &Arc<Self>, text: Option<String>) -> Result<(), String> {
+    /// Starts a follow-up turn for the late answers that came (seed 003: a late answer is a
+    /// new message), as `--on-ask stdin` does; while a turn runs they wait for its end.
+    fn follow_up(self: &Arc<Self>) {
+        // Under way already: the turn takes the answers, or starts this when it ends.
+        let _ = self.start(Start::FollowUp);
+    }
+
+    fn start(self: &Arc<Self>, start: Start) -> Result<(), String> {
         let _gate = self
             .turn_gate
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if self.running.swap(true, Ordering::SeqCst) {
+        if self.is_running() {
             return Err("a turn is under way: wait for its done event, or cancel it".into());
         }
+        // Every client hears the turn's message: the person's, or the late answer's.
+        let text = match start {
+            Start::Message(text) => {
+                self.publish("user_message", json!({ "content": text }));
+                Some(text)
+            }
+            Start::Parked => None,
+            Start::FollowUp => {
+                let Some(text) = self.take_follow_up() else {
+                    return Ok(());
+                };
+                self.publish("user_message", json!({"content": text, "followUp": true}));
+                Some(text)
+            }
+        };
+        self.running.store(true, Ordering::SeqCst);
         self.cancel.store(false, Ordering::SeqCst);
-        if let Some(text) = &text {
-            self.publish("user_message", json!({ "content": text }));
-        }
         let served = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("gateway-turn".into())
@@ -183,6 +214,27 @@ impl Served {
             self.running.store(false, Ordering::SeqCst);
             format!("cannot start the turn: {error}")
         })
+    }
+
+    /// The late answers that came, given to the session; the message that carries the last
+    /// (the others go before it), none when none came (answers a failed turn left wait for
+    /// the next message, as in the REPL). Only between turns, under the gate.
+    fn take_follow_up(&self) -> Option<String> {
+        let answered = std::mem::take(
+            &mut self
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .late_answers,
+        );
+        if answered.is_empty() {
+            return None;
+        }
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        for (deferred, response) in answered {
+            session.answer_later(deferred, &response);
+        }
+        session.take_follow_up()
     }
 
     fn run_turn(self: Arc<Self>, text: Option<&str>) {
@@ -215,13 +267,16 @@ impl Served {
         };
         // Over before `done` is told: a client that saw it finds the turn over everywhere,
         // and one that sends at once waits at the gate until `done` has gone out.
-        let _gate = self
+        let gate = self
             .turn_gate
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         self.running.store(false, Ordering::SeqCst);
         self.finish(&report);
         self.ask_late(late);
+        drop(gate);
+        // Late answers that came during the turn start the next one.
+        self.follow_up();
     }
 
     fn finish(&self, report: &TurnReport) {
@@ -293,7 +348,7 @@ impl Served {
     /// `by` is the client answering, when it says; one whose interactive mode is off is
     /// refused.
     pub(crate) fn answer(
-        &self,
+        self: &Arc<Self>,
         which: &Which,
         by: Option<&str>,
         answer: impl FnOnce(&Request) -> Result<Response, Refused>,
@@ -344,10 +399,7 @@ impl Served {
         questions.late_answers.push((late, response));
         drop(questions);
         self.publish("interaction_response", closed);
-        self.publish(
-            "notice",
-            json!({"level": "info", "message": "The answer reaches the model with your next message."}),
-        );
+        self.follow_up();
         Ok(())
     }
 

@@ -304,3 +304,66 @@ fn a_question_nobody_is_connected_to_answer_tells_the_model_so() {
     let events = gateway.events_as("late-reader", &id, 0, "done");
     assert_eq!(events.last().unwrap()["answer"], "I will assume blue.");
 }
+
+#[test]
+fn a_late_answer_that_comes_during_a_turn_starts_a_follow_up_turn_when_it_ends() {
+    let home = TempDir::new("gateway-protocols-follow-up");
+    let (reached, at_third) = std::sync::mpsc::channel();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let mut replies = vec![
+        ask_one("q1", "Colour", "Which colour?", &["Red", "Blue"]),
+        Reply::text(&["Going on without."]),
+        Reply::text(&["Busy done."]),
+        Reply::text(&["Blue, noted."]),
+    ]
+    .into_iter();
+    let mut seen = 0;
+    // The third request (the second message's) waits until the test lets it go.
+    let server = ReplayServer::answering(move |_| {
+        seen += 1;
+        if seen == 3 {
+            reached.send(()).unwrap();
+            held.recv().unwrap();
+        }
+        replies.next().unwrap()
+    });
+    let env = [("MARVIN_QUESTION_TIMEOUT", "1")];
+    let gateway = Gateway::start_with(&home, &server.url(), &env);
+    let id = session_with_message(&gateway, "ask me");
+    let first = gateway.events_until(&id, 0, "done");
+    let since = first.len() as u64;
+    // ask_user went on without the answer: its question is asked again after the turn.
+    gateway.events_until(&id, since, "question_prompt");
+    let path = format!("/api/sessions/{id}/messages");
+    let sent = gateway.call("POST", &path, Some(json!({"content": "meanwhile"})));
+    assert_eq!(sent.0, 202);
+    at_third.recv().unwrap();
+    let late = json!({"toolCallId": "q1", "answers": {"0": "Blue"}});
+    let answered = gateway.call(
+        "POST",
+        &format!("/api/sessions/{id}/submit-answers"),
+        Some(late),
+    );
+    assert_eq!(answered.0, 200, "{}", answered.1);
+    release.send(()).unwrap();
+    // The turn under way ends, then the follow-up turn starts with the late answer.
+    let events = gateway.events_until(&id, since, "done");
+    assert_eq!(events.last().unwrap()["answer"], "Busy done.");
+    let rest = gateway.events_until(&id, since + events.len() as u64, "done");
+    let messages = of(&rest, "user_message");
+    assert_eq!(messages.len(), 1, "{rest:?}");
+    assert_eq!(messages[0]["followUp"], true);
+    assert_eq!(rest.last().unwrap()["answer"], "Blue, noted.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        !requests[2].body["messages"]
+            .to_string()
+            .contains("Late answer")
+    );
+    let last = requests[3].last_message().to_string();
+    assert!(
+        last.contains("Late answer") && last.contains("Blue"),
+        "{last}"
+    );
+}
