@@ -8,6 +8,7 @@ mod answers;
 mod broadcast;
 mod door;
 mod events;
+mod followers;
 mod legacy_events;
 mod questions;
 mod routes;

@@ -289,7 +289,7 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
             let on = body["enabled"]
                 .as_bool()
                 .ok_or_else(|| error(400, "\"enabled\" is true or false"))?;
-            let answering = served.set_interactive(client, on);
+            let answering = served.followers.set_interactive(client, on);
             Ok(json_response(
                 200,
                 &json!({"enabled": on, "answering_clients": answering}),
@@ -382,7 +382,7 @@ fn stream(gateway: &Gateway, request: Request, id: &str, query: &str) {
         .filter(|c| !c.is_empty() && c.len() <= 64)
         .unwrap_or_else(|| format!("anonymous-{}", crate::store::sessions::new_id()));
     let (backlog, live) = served.events.subscribe(since);
-    let _following = served.follow(&client);
+    let _following = served.followers.follow(&client);
     // tiny_http would hold a streamed body back in 8 KB chunks: the connection is taken over
     // once the headers are sent, and each event written to it as it comes.
     let headers = Response::empty(200)

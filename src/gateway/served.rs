@@ -5,7 +5,6 @@
 //! until someone answers it; that late answer starts a follow-up turn, announced to every
 //! client as its `user_message` (`"followUp": true`), once no turn is under way.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -15,6 +14,7 @@ use serde_json::{Value, json};
 use super::answers::Refused;
 use super::broadcast::Broadcaster;
 use super::events;
+use super::followers::Followers;
 use super::legacy_events;
 use super::questions::{NotTaken, Questions, Which};
 use super::text::Waiting;
@@ -37,16 +37,8 @@ pub(crate) struct Served {
     questions: Mutex<Questions>,
     /// How long a question waits for a client (MARVIN_QUESTION_TIMEOUT), else the tool's own.
     question_timeout: Option<Duration>,
-    /// The clients following the session, by the id each gives.
-    clients: Mutex<HashMap<String, Client>>,
-}
-
-/// A client: its open event streams, and whether it answers questions (seed 003's
-/// interactive mode; on unless switched off).
-#[derive(Clone, Copy)]
-struct Client {
-    streams: usize,
-    interactive: bool,
+    /// The clients following the session, and which of them answer questions.
+    pub followers: Followers,
 }
 
 /// What a turn starts with.
@@ -61,25 +53,6 @@ enum Start {
 
 /// How long a question waits for a client that answers questions to connect, when none is.
 const NOBODY_GRACE: Duration = Duration::from_secs(2);
-/// Holds a client's place while its event stream is open.
-pub(crate) struct Following<'a> {
-    served: &'a Served,
-    client: String,
-}
-
-impl Drop for Following<'_> {
-    fn drop(&mut self) {
-        let mut clients = self
-            .served
-            .clients
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(client) = clients.get_mut(&self.client) {
-            client.streams = client.streams.saturating_sub(1);
-        }
-    }
-}
-
 impl Served {
     pub(crate) fn new(
         id: String,
@@ -108,55 +81,8 @@ impl Served {
             cancel: AtomicBool::new(false),
             questions: Mutex::new(Questions::default()),
             question_timeout,
-            clients: Mutex::new(HashMap::new()),
+            followers: Followers::default(),
         }
-    }
-
-    /// Client `id` follows the session while the returned guard lives.
-    pub(crate) fn follow(&self, id: &str) -> Following<'_> {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        let client = clients.entry(id.to_string()).or_insert(Client {
-            streams: 0,
-            interactive: true,
-        });
-        client.streams += 1;
-        Following {
-            served: self,
-            client: id.to_string(),
-        }
-    }
-
-    /// Switches client `id`'s interactive mode; says how many connected clients answer now.
-    pub(crate) fn set_interactive(&self, id: &str, on: bool) -> usize {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        clients
-            .entry(id.to_string())
-            .or_insert(Client {
-                streams: 0,
-                interactive: on,
-            })
-            .interactive = on;
-        answering(&clients)
-    }
-
-    /// Whether client `id` switched its interactive mode off (seed 003: a disabled client
-    /// sees the questions read-only, and its answers are not taken).
-    fn watches_only(&self, id: &str) -> bool {
-        let clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        clients.get(id).is_some_and(|client| !client.interactive)
-    }
-
-    /// Why no connected client answers questions, in the words the model hears; none when
-    /// one does.
-    fn why_nobody_answers(&self) -> Option<&'static str> {
-        let clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        if answering(&clients) > 0 {
-            return None;
-        }
-        Some(match clients.values().any(|c| c.streams > 0) {
-            true => "every client connected to the gateway switched its interactive mode off",
-            false => "no client is connected to the gateway",
-        })
     }
 
     pub(crate) fn is_running(&self) -> bool {
@@ -353,7 +279,7 @@ impl Served {
         by: Option<&str>,
         answer: impl FnOnce(&Request) -> Result<Response, Refused>,
     ) -> Result<(), NotTaken> {
-        if let Some(client) = by.filter(|client| self.watches_only(client)) {
+        if let Some(client) = by.filter(|client| self.followers.watches_only(client)) {
             return Err(NotTaken::ReadOnly(client.to_string()));
         }
         let mut questions = self
@@ -454,7 +380,7 @@ impl Served {
     /// answer (none connected answers questions) end as unavailable, saying why; the tool
     /// tells the model.
     fn time_out_questions(&self) {
-        let nobody = self.why_nobody_answers();
+        let nobody = self.followers.why_nobody_answers();
         let mut questions = self
             .questions
             .lock()
@@ -480,14 +406,6 @@ impl Served {
             }
         }
     }
-}
-
-/// How many connected clients answer questions.
-fn answering(clients: &HashMap<String, Client>) -> usize {
-    clients
-        .values()
-        .filter(|c| c.streams > 0 && c.interactive)
-        .count()
 }
 
 /// The served session's clients, as the turn's front-end.

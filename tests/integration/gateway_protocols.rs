@@ -2,7 +2,9 @@
 //! binary: each question goes out as seed 003's `interaction_request` and, for the same
 //! prompt, seed 001's `question_prompt` or seed 004's `approval_required`, both replayed and
 //! both closed by one `interaction_response`; seed 001's answers keyed by index, with
-//! multi-select answers as JSON arrays; a client whose interactive mode is off refused (403).
+//! multi-select answers as JSON arrays; a client whose interactive mode is off refused (403);
+//! the model told why nobody could answer, in the gateway's words; a late answer starting a
+//! follow-up turn once the turn under way ends.
 
 use serde_json::{Value, json};
 
