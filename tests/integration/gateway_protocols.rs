@@ -339,7 +339,9 @@ fn a_late_answer_that_comes_during_a_turn_starts_a_follow_up_turn_when_it_ends()
     let path = format!("/api/sessions/{id}/messages");
     let sent = gateway.call("POST", &path, Some(json!({"content": "meanwhile"})));
     assert_eq!(sent.0, 202);
-    at_third.recv().unwrap();
+    at_third
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the second message reaches the model");
     let late = json!({"toolCallId": "q1", "answers": {"0": "Blue"}});
     let answered = gateway.call(
         "POST",
