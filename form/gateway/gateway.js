@@ -19,7 +19,8 @@
   })();
   const TYPES = ['user_message', 'text_delta', 'notice', 'notification', 'session_status', 'tool_call_start',
     'tool_result', 'tool_progress', 'tool_call_end', 'interaction_request', 'interaction_response', 'done', 'error',
-    // An older Marvin's event log names its questions so.
+    // Seeds 001 and 004 name questions so (sent beside interaction_request), as does an older
+    // Marvin's event log.
     'question_prompt', 'approval_required', 'form_opened', 'input_request'];
   let state = fresh(null);
   // A reload shows the latest activity (scrollDown), not where the page was scrolled before.
@@ -159,8 +160,8 @@
       tool_result: () => endTool(event),
       tool_progress: () => progress(event),
       interaction_request: () => request(event),
-      question_prompt: () => request(Object.assign({ interactionType: 'questions' }, event)),
-      approval_required: () => request(Object.assign({ interactionType: 'approval' }, event)),
+      question_prompt: () => older(event, 'questions'),
+      approval_required: () => older(event, 'approval'),
       form_opened: () => request(Object.assign({ interactionType: 'form' }, event)),
       input_request: () => request(Object.assign({ interactionType: 'input' }, event)),
       interaction_response: () => closeCard(event),
@@ -276,6 +277,14 @@
     // Never taken from someone typing a message: their next Enter would answer the card.
     const typing = document.activeElement === $('message') && $('message').value !== '';
     if (!typing) card.marvin.focus();
+  }
+
+  // Seed 001's question_prompt or seed 004's approval_required: sent after the
+  // interaction_request of the same prompt (its card is made already), or alone in an older
+  // Marvin's event log.
+  function older(event, interactionType) {
+    if (state.cards.has(String(event.interactionId))) return;
+    request(Object.assign({ interactionType }, event));
   }
 
   // Where a card goes (seed 003's presentation): a question asked again (a reprompt, or one

@@ -79,50 +79,93 @@ pub(crate) fn respond(request: &Request, body: &Value) -> Result<Response, Refus
     }
 }
 
-/// `submit-answers`: `answers` maps each question's text to the label chosen (labels joined by
-/// ", " where several may be chosen) or the person's own words. A question left out is refused
-/// here; an empty answer is "Other" with nothing typed, which the tool itself asks again.
+/// `submit-answers`: `answers` maps each question, by its text or by its index (`"0"`, `"1"`,
+/// …, as seed 001's client keys them), to the label chosen or the person's own words; where
+/// several may be chosen, to labels joined by ", " or a JSON array of labels (an array itself,
+/// or seed 001's array serialized as a string). A question left out is refused here; an empty
+/// answer is "Other" with nothing typed, which the tool itself asks again.
 pub(crate) fn answers_response(request: &Request, answers: &Value) -> Result<Response, String> {
     let Request::Questions(questions) = request else {
         return Err("that is not a question: approve or deny it".into());
     };
     let Some(answers) = answers.as_object() else {
-        return Err("\"answers\" maps each question's text to its answer".into());
+        return Err(
+            "\"answers\" maps each question (its text, or its index: \"0\", \"1\", …) to its answer"
+                .into(),
+        );
     };
     let mut chosen = Vec::new();
-    for question in questions {
-        let text = match answers.get(&question.question) {
-            Some(Value::String(text)) => text.trim(),
-            Some(_) => {
-                return Err(format!(
-                    "the answer to {:?} is a string: a label, labels joined by \", \", or your own words",
+    for (index, question) in questions.iter().enumerate() {
+        let given = answers
+            .get(&question.question)
+            .or_else(|| answers.get(&index.to_string()))
+            .ok_or_else(|| {
+                format!(
+                    "no answer for the question {:?}: key it by its text or by its index, \"{index}\"",
                     question.question
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "no answer for the question {:?}",
-                    question.question
-                ));
-            }
-        };
-        chosen.push(answer_to(question, text));
+                )
+            })?;
+        chosen.push(answer_to(question, &parts(question, given)?));
     }
     Ok(Response::Answers(chosen))
 }
 
-/// Where several may be chosen, the labels among `text`'s parts are chosen and the other parts
-/// are the person's own words ("Other: …").
-fn answer_to(question: &Question, text: &str) -> Answer {
+/// What `given` answers to `question`, part by part: one part where one may be chosen; the
+/// labels of an array, or of text joined by ", ", where several may be.
+fn parts(question: &Question, given: &Value) -> Result<Vec<String>, String> {
+    let wrong = || {
+        format!(
+            "the answer to {:?} is a label, labels joined by \", \" or a JSON array of them, or your own words",
+            question.question
+        )
+    };
+    let listed = match given {
+        Value::Array(items) => items,
+        Value::String(text) if !question.multi_select => return Ok(vec![text.trim().into()]),
+        // Seed 001's client sends a multi-select answer as its array serialized.
+        Value::String(text) => match serde_json::from_str::<Value>(text.trim()) {
+            Ok(Value::Array(items)) => return strings(&items).ok_or_else(wrong),
+            _ => return Ok(text.trim().split(", ").map(str::to_string).collect()),
+        },
+        _ => return Err(wrong()),
+    };
+    let listed = strings(listed).ok_or_else(wrong)?;
+    if !question.multi_select && listed.len() > 1 {
+        return Err(format!(
+            "only one answer is chosen for {:?}: send one label, or your own words",
+            question.question
+        ));
+    }
+    Ok(listed)
+}
+
+/// The strings of `items`, trimmed; none when one is not a string.
+fn strings(items: &[Value]) -> Option<Vec<String>> {
+    items
+        .iter()
+        .map(|item| item.as_str().map(|text| text.trim().to_string()))
+        .collect()
+}
+
+/// Where one may be chosen, a label or the person's own words; where several may, the labels
+/// among `parts` are chosen and the other parts are the person's own words ("Other: …").
+/// Nothing given is "Other" with nothing typed.
+fn answer_to(question: &Question, parts: &[String]) -> Answer {
     let label = |t: &str| question.options.iter().any(|o| o.label == t);
-    if !question.multi_select || text.is_empty() {
+    let given: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if !question.multi_select || given.is_empty() {
+        let text = given.first().copied().unwrap_or_default();
         return match label(text) {
             true => Answer::One(text.to_string()),
             false => Answer::Other(text.to_string()),
         };
     }
-    let (mut chosen, own): (Vec<&str>, Vec<&str>) = text.split(", ").partition(|p| label(p));
-    let mut chosen: Vec<String> = chosen.drain(..).map(str::to_string).collect();
+    let (chosen, own): (Vec<&str>, Vec<&str>) = given.into_iter().partition(|p| label(p));
+    let mut chosen: Vec<String> = chosen.into_iter().map(str::to_string).collect();
     if !own.is_empty() {
         chosen.push(format!("Other: {}", own.join(", ")));
     }
@@ -195,7 +238,7 @@ mod tests {
     }
 
     #[test]
-    fn answers_map_question_texts_to_labels_or_own_words() {
+    fn answers_map_question_texts_or_indexes_to_labels_arrays_or_own_words() {
         let cases: &[(Request, Value, Result<Response, &str>)] = &[
             (
                 questions(false),
@@ -242,7 +285,55 @@ mod tests {
             (
                 questions(false),
                 json!({"Which database?": 1}),
-                Err("is a string: a label"),
+                Err("is a label, labels joined"),
+            ),
+            // Seed 001's client: keyed by index, a multi-select answer a JSON array (as an
+            // array, or serialized in a string), "Other" its own words among the labels.
+            (
+                questions(false),
+                json!({"0": "SQLite"}),
+                Ok(Response::Answers(vec![Answer::One("SQLite".into())])),
+            ),
+            (
+                questions(true),
+                json!({"0": ["SQLite", "MySQL"]}),
+                Ok(Response::Answers(vec![Answer::Many(vec![
+                    "SQLite".into(),
+                    "MySQL".into(),
+                ])])),
+            ),
+            (
+                questions(true),
+                json!({"0": "[\"MySQL\", \"DuckDB, in memory\"]"}),
+                Ok(Response::Answers(vec![Answer::Many(vec![
+                    "MySQL".into(),
+                    "Other: DuckDB, in memory".into(),
+                ])])),
+            ),
+            (
+                questions(false),
+                json!({"0": ["MySQL"]}),
+                Ok(Response::Answers(vec![Answer::One("MySQL".into())])),
+            ),
+            (
+                questions(true),
+                json!({"0": []}),
+                Ok(Response::Answers(vec![Answer::Other(String::new())])),
+            ),
+            (
+                questions(false),
+                json!({"0": ["SQLite", "MySQL"]}),
+                Err("only one answer"),
+            ),
+            (
+                questions(true),
+                json!({"0": ["SQLite", 2]}),
+                Err("JSON array"),
+            ),
+            (
+                questions(false),
+                json!({"1": "SQLite"}),
+                Err("its index, \"0\""),
             ),
         ];
         for (request, answers, expected) in cases {

@@ -168,6 +168,7 @@ impl Broadcaster {
             .filter(|e| e.value["type"] == "interaction_response")
             .filter_map(|e| id_of(&e.value))
             .collect();
+        let mut once = std::collections::HashSet::new();
         state
             .events
             .iter()
@@ -184,6 +185,8 @@ impl Broadcaster {
                 )
             })
             .filter(|e| id_of(&e.value).is_some_and(|id| !closed.contains(&id)))
+            // A prompt asked as `interaction_request` and as seed 001/004's event is one.
+            .filter(|e| id_of(&e.value).is_some_and(|id| once.insert(id)))
             .map(|e| e.value.clone())
             .collect()
     }
@@ -268,6 +271,10 @@ mod tests {
         );
         hub.publish(
             "interaction_request",
+            json!({"interactionId": "2", "toolCallId": "b"}),
+        );
+        hub.publish(
+            "question_prompt",
             json!({"interactionId": "2", "toolCallId": "b"}),
         );
         hub.publish(

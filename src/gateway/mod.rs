@@ -8,6 +8,8 @@ mod answers;
 mod broadcast;
 mod door;
 mod events;
+mod followers;
+mod legacy_events;
 mod questions;
 mod routes;
 mod served;

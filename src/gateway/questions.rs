@@ -25,6 +25,9 @@ pub(super) struct Questions {
     /// What the `interaction_response` of an answered prompt adds to the session's outcome:
     /// the client that answered, and what it chose.
     pub(super) answered: HashMap<u64, Value>,
+    /// The arguments of the session's tool calls, by call id: what an approval's
+    /// `approval_required` shows as `input`.
+    pub(super) arguments: HashMap<String, Value>,
 }
 
 impl Questions {
@@ -81,4 +84,6 @@ pub(crate) enum NotTaken {
     Closed,
     /// The answer does not fit the question (400).
     Invalid(Refused),
+    /// The client answering switched its interactive mode off: it only watches (403).
+    ReadOnly(String),
 }

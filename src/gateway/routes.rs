@@ -292,7 +292,7 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
             let on = body["enabled"]
                 .as_bool()
                 .ok_or_else(|| error(400, "\"enabled\" is true or false"))?;
-            let answering = served.set_interactive(client, on);
+            let answering = served.followers.set_interactive(client, on);
             Ok(json_response(
                 200,
                 &json!({"enabled": on, "answering_clients": answering}),
@@ -313,7 +313,7 @@ fn act(served: &Arc<Served>, action: &str, body: &Value) -> Result<HttpResponse,
 }
 
 fn answer_with(
-    served: &Served,
+    served: &Arc<Served>,
     body: &Value,
     answer: impl FnOnce(&Asked) -> Result<Answered, Refused>,
 ) -> Result<HttpResponse, HttpResponse> {
@@ -347,6 +347,13 @@ fn answer_with(
     };
     match served.answer(&which, by, answer) {
         Ok(()) => Ok(json_response(200, &json!({"ok": true}))),
+        Err(NotTaken::ReadOnly(client)) => Err(error(
+            403,
+            &format!(
+                "client {client:?} switched its interactive mode off, so it only watches and its answers are not taken: switch it on (POST /api/sessions/{}/interaction-mode {{\"client\": {client:?}, \"enabled\": true}}, or tick \"Answer questions in this page\") and answer again",
+                served.id
+            ),
+        )),
         Err(NotTaken::Unknown) => Err(error(404, "no question is pending under that id")),
         Err(NotTaken::Closed) => Err(error(
             409,
@@ -378,7 +385,7 @@ fn stream(gateway: &Gateway, request: Request, id: &str, query: &str) {
         .filter(|c| !c.is_empty() && c.len() <= 64)
         .unwrap_or_else(|| format!("anonymous-{}", crate::store::sessions::new_id()));
     let (backlog, live) = served.events.subscribe(since);
-    let _following = served.follow(&client);
+    let _following = served.followers.follow(&client);
     // tiny_http would hold a streamed body back in 8 KB chunks: the connection is taken over
     // once the headers are sent, and each event written to it as it comes.
     let headers = Response::empty(200)

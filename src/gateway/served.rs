@@ -2,9 +2,9 @@
 //! its own, everything it says broadcast as numbered events, and the questions its tools ask
 //! held until a client answers. The first answer counts; a later one is told it came second.
 //! A question its tool left open ("pending", seed 003) is asked again after the turn and kept
-//! until someone answers it; that late answer reaches the model with the next message.
+//! until someone answers it; that late answer starts a follow-up turn, announced to every
+//! client as its `user_message` (`"followUp": true`), once no turn is under way.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 use super::answers::Refused;
 use super::broadcast::Broadcaster;
 use super::events;
+use super::followers::Followers;
+use super::legacy_events;
 use super::questions::{NotTaken, Questions, Which};
 use super::text::Waiting;
 use crate::interact::{Request, Response};
@@ -37,39 +39,22 @@ pub(crate) struct Served {
     questions: Mutex<Questions>,
     /// How long a question waits for a client (MARVIN_QUESTION_TIMEOUT), else the tool's own.
     question_timeout: Option<Duration>,
-    /// The clients following the session, by the id each gives.
-    clients: Mutex<HashMap<String, Client>>,
+    /// The clients following the session, and which of them answer questions.
+    pub followers: Followers,
 }
 
-/// A client: its open event streams, and whether it answers questions (seed 003's
-/// interactive mode; on unless switched off).
-#[derive(Clone, Copy)]
-struct Client {
-    streams: usize,
-    interactive: bool,
+/// What a turn starts with.
+enum Start {
+    /// A person's message.
+    Message(String),
+    /// A parked run's question, asked again.
+    Parked,
+    /// The late answers that came, as a message (none came: no turn).
+    FollowUp,
 }
 
 /// How long a question waits for a client that answers questions to connect, when none is.
 const NOBODY_GRACE: Duration = Duration::from_secs(2);
-/// Holds a client's place while its event stream is open.
-pub(crate) struct Following<'a> {
-    served: &'a Served,
-    client: String,
-}
-
-impl Drop for Following<'_> {
-    fn drop(&mut self) {
-        let mut clients = self
-            .served
-            .clients
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(client) = clients.get_mut(&self.client) {
-            client.streams = client.streams.saturating_sub(1);
-        }
-    }
-}
-
 impl Served {
     pub(crate) fn new(
         id: String,
@@ -99,40 +84,8 @@ impl Served {
             stopped_from_page: AtomicBool::new(false),
             questions: Mutex::new(Questions::default()),
             question_timeout,
-            clients: Mutex::new(HashMap::new()),
+            followers: Followers::default(),
         }
-    }
-
-    /// Client `id` follows the session while the returned guard lives.
-    pub(crate) fn follow(&self, id: &str) -> Following<'_> {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        let client = clients.entry(id.to_string()).or_insert(Client {
-            streams: 0,
-            interactive: true,
-        });
-        client.streams += 1;
-        Following {
-            served: self,
-            client: id.to_string(),
-        }
-    }
-
-    /// Switches client `id`'s interactive mode; says how many connected clients answer now.
-    pub(crate) fn set_interactive(&self, id: &str, on: bool) -> usize {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        clients
-            .entry(id.to_string())
-            .or_insert(Client {
-                streams: 0,
-                interactive: on,
-            })
-            .interactive = on;
-        answering(&clients)
-    }
-
-    /// Whether a connected client answers questions.
-    fn anyone_answers(&self) -> bool {
-        answering(&self.clients.lock().unwrap_or_else(PoisonError::into_inner)) > 0
     }
 
     pub(crate) fn is_running(&self) -> bool {
@@ -141,28 +94,48 @@ impl Served {
 
     /// Starts a turn for `text` on a thread of its own; false when one is under way already.
     pub(crate) fn start_turn(self: &Arc<Self>, text: String) -> Result<(), String> {
-        self.start(Some(text))
+        self.start(Start::Message(text))
     }
 
     /// Takes up the turn a parked run stopped on (`--on-ask park`): its question goes to the
     /// clients, and the turn goes on with the first answer.
     pub(crate) fn resume_parked(self: &Arc<Self>) -> Result<(), String> {
-        self.start(None)
+        self.start(Start::Parked)
     }
 
-    fn start(self: &Arc<Self>, text: Option<String>) -> Result<(), String> {
+    /// Starts a follow-up turn for the late answers that came (seed 003: a late answer is a
+    /// new message), as `--on-ask stdin` does; while a turn runs they wait for its end.
+    fn follow_up(self: &Arc<Self>) {
+        // Under way already: the turn takes the answers, or starts this when it ends.
+        let _ = self.start(Start::FollowUp);
+    }
+
+    fn start(self: &Arc<Self>, start: Start) -> Result<(), String> {
         let _gate = self
             .turn_gate
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if self.running.swap(true, Ordering::SeqCst) {
+        if self.is_running() {
             return Err("a turn is under way: wait for its done event, or cancel it".into());
         }
+        // Every client hears the turn's message: the person's, or the late answer's.
+        let text = match start {
+            Start::Message(text) => {
+                self.publish("user_message", json!({ "content": text }));
+                Some(text)
+            }
+            Start::Parked => None,
+            Start::FollowUp => {
+                let Some(text) = self.take_follow_up() else {
+                    return Ok(());
+                };
+                self.publish("user_message", json!({"content": text, "followUp": true}));
+                Some(text)
+            }
+        };
+        self.running.store(true, Ordering::SeqCst);
         self.cancel.store(false, Ordering::SeqCst);
         self.stopped_from_page.store(false, Ordering::SeqCst);
-        if let Some(text) = &text {
-            self.publish("user_message", json!({ "content": text }));
-        }
         let served = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("gateway-turn".into())
@@ -173,16 +146,39 @@ impl Served {
         })
     }
 
+    /// The late answers that came, given to the session; the message that carries the last
+    /// (the others go before it), none when none came (answers a failed turn left wait for
+    /// the next message, as in the REPL). Only between turns, under the gate.
+    fn take_follow_up(&self) -> Option<String> {
+        let answered = std::mem::take(
+            &mut self
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .late_answers,
+        );
+        if answered.is_empty() {
+            return None;
+        }
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        for (deferred, response) in answered {
+            session.answer_later(deferred, &response);
+        }
+        session.take_follow_up()
+    }
+
     fn run_turn(self: Arc<Self>, text: Option<&str>) {
         let (report, late) = {
             let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-            let answered = std::mem::take(
-                &mut self
+            let answered = {
+                let mut questions = self
                     .questions
                     .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .late_answers,
-            );
+                    .unwrap_or_else(PoisonError::into_inner);
+                // Only this turn's calls ask from now on.
+                questions.arguments.clear();
+                std::mem::take(&mut questions.late_answers)
+            };
             for (deferred, response) in answered {
                 session.answer_later(deferred, &response);
             }
@@ -201,13 +197,16 @@ impl Served {
         };
         // Over before `done` is told: a client that saw it finds the turn over everywhere,
         // and one that sends at once waits at the gate until `done` has gone out.
-        let _gate = self
+        let gate = self
             .turn_gate
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         self.running.store(false, Ordering::SeqCst);
         self.finish(&report);
         self.ask_late(late);
+        drop(gate);
+        // Late answers that came during the turn start the next one.
+        self.follow_up();
     }
 
     fn finish(&self, report: &TurnReport) {
@@ -283,13 +282,17 @@ impl Served {
     }
 
     /// Answers the question `which` names with what `answer` builds from its request.
-    /// `by` is the client answering, when it says.
+    /// `by` is the client answering, when it says; one whose interactive mode is off is
+    /// refused.
     pub(crate) fn answer(
-        &self,
+        self: &Arc<Self>,
         which: &Which,
         by: Option<&str>,
         answer: impl FnOnce(&Request) -> Result<Response, Refused>,
     ) -> Result<(), NotTaken> {
+        if let Some(client) = by.filter(|client| self.followers.watches_only(client)) {
+            return Err(NotTaken::ReadOnly(client.to_string()));
+        }
         let mut questions = self
             .questions
             .lock()
@@ -333,10 +336,7 @@ impl Served {
         questions.late_answers.push((late, response));
         drop(questions);
         self.publish("interaction_response", closed);
-        self.publish(
-            "notice",
-            json!({"level": "info", "message": "The answer reaches the model with your next message."}),
-        );
+        self.follow_up();
         Ok(())
     }
 
@@ -352,22 +352,46 @@ impl Served {
             if deferred.prompt.call_id.is_empty() {
                 correlation.tool_call_id = format!("interaction-{id}");
             }
-            let value = events::request(&deferred.prompt, &deferred.correlation, None);
+            let asked = self.prompt_events(&deferred.prompt, &deferred.correlation, None);
             self.questions
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .late
                 .insert(id, deferred);
-            self.publish(events::REQUEST, value);
+            for (kind, value) in asked {
+                self.publish(kind, value);
+            }
         }
+    }
+
+    /// The events that ask `prompt`: seed 003's `interaction_request`, then for the same
+    /// prompt seed 001's `question_prompt` or seed 004's `approval_required`, for clients
+    /// written to those seeds (see `legacy_events`).
+    fn prompt_events(
+        &self,
+        prompt: &crate::interact::Prompt,
+        correlation: &crate::session::Correlation,
+        waits: Option<Duration>,
+    ) -> Vec<(&'static str, Value)> {
+        let request = events::request(prompt, correlation, waits);
+        let questions = self
+            .questions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let arguments = questions.arguments.get(&correlation.tool_call_id);
+        let older = legacy_events::for_prompt(prompt, correlation, arguments);
+        std::iter::once((events::REQUEST, request))
+            .chain(older)
+            .collect()
     }
 }
 
 impl Served {
     /// Questions nobody answered in time end as not answered, and questions no client can
-    /// answer (none connected answers questions) end as unavailable; the tool tells the model.
+    /// answer (none connected answers questions) end as unavailable, saying why; the tool
+    /// tells the model.
     fn time_out_questions(&self) {
-        let nobody = !self.anyone_answers();
+        let nobody = self.followers.why_nobody_answers();
         let mut questions = self
             .questions
             .lock()
@@ -377,13 +401,14 @@ impl Served {
             .iter()
             .filter_map(|(id, (open, asked))| {
                 let waited = asked.elapsed();
-                if waited >= self.question_timeout.unwrap_or(open.prompt.timeout) {
-                    Some((*id, Response::TimedOut))
-                } else if nobody && waited >= NOBODY_GRACE {
-                    Some((*id, Response::Unavailable))
-                } else {
-                    None
-                }
+                let ended = match nobody {
+                    _ if waited >= self.question_timeout.unwrap_or(open.prompt.timeout) => {
+                        Response::TimedOut
+                    }
+                    Some(why) if waited >= NOBODY_GRACE => Response::Unavailable(why.into()),
+                    _ => return None,
+                };
+                Some((*id, ended))
             })
             .collect();
         for (id, response) in ended {
@@ -392,14 +417,6 @@ impl Served {
             }
         }
     }
-}
-
-/// How many connected clients answer questions.
-fn answering(clients: &HashMap<String, Client>) -> usize {
-    clients
-        .values()
-        .filter(|c| c.streams > 0 && c.interactive)
-        .count()
 }
 
 /// The served session's clients, as the turn's front-end.
@@ -440,6 +457,19 @@ impl TurnUi for Clients {
         }
         // Whatever comes next comes after the text before it.
         self.send_text();
+        if let Event::ToolRound { calls, .. } = event {
+            // An approval's `approval_required` shows the arguments of the call that asks.
+            let mut questions = self
+                .served
+                .questions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for call in calls {
+                questions
+                    .arguments
+                    .insert(call.id.clone(), call.arguments.clone());
+            }
+        }
         if let Event::QuestionClosed { id, .. } = event {
             let answered = {
                 let mut questions = self
@@ -471,14 +501,18 @@ impl TurnUi for Clients {
             .served
             .question_timeout
             .unwrap_or(interaction.prompt.timeout);
-        let value = events::request(&interaction.prompt, &interaction.correlation, Some(waits));
+        let asked =
+            self.served
+                .prompt_events(&interaction.prompt, &interaction.correlation, Some(waits));
         self.served
             .questions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .open
             .insert(interaction.id, (interaction, Instant::now()));
-        self.served.publish(events::REQUEST, value);
+        for (kind, value) in asked {
+            self.served.publish(kind, value);
+        }
     }
 
     fn interrupted(&mut self) -> bool {

@@ -269,8 +269,9 @@ pub enum Response {
     /// the call is made again when the answer comes (`marvin --resume ID --answer ...`).
     Parked,
     /// No surface that answers questions is there (every client of `marvin serve` switched
-    /// interactive mode off, or none is connected): as without a UI.
-    Unavailable,
+    /// interactive mode off, or none is connected): as without a UI, `why` saying what
+    /// happened there in words the model reads (see [`nobody_answers`]).
+    Unavailable(String),
 }
 
 /// Why no answer could be had at all.
@@ -325,7 +326,26 @@ pub const PARKED: &str = "The run was parked until the person answers this quest
 pub const STILL_OPEN: &str =
     "An earlier question is still open (its tool went on without the answer):";
 
+/// What the model hears when nobody can answer in the terminal's run: [`nobody_answers`]
+/// with [`NO_TERMINAL`].
 pub const NO_UI: &str = "Nobody can answer questions here (non-interactive mode, or stdin is not a terminal). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.";
+
+/// Why nobody can answer in a run of the terminal.
+pub const NO_TERMINAL: &str = "non-interactive mode, or stdin is not a terminal";
+
+/// What the model hears when nobody can answer a question, `why` saying what happened on the
+/// surface that asked ("no client is connected to the gateway").
+pub fn nobody_answers(why: &str) -> String {
+    format!(
+        "Nobody can answer questions here ({why}). Ask in plain text in your reply instead, or carry on with clearly stated assumptions."
+    )
+}
+
+/// Whether a tool's error is [`nobody_answers`]'s, for whatever reason.
+pub fn is_nobody_answers(error: &str) -> bool {
+    error.starts_with("Nobody can answer questions here (")
+        && error.ends_with("or carry on with clearly stated assumptions.")
+}
 
 /// How asking ended: with the tool's result, or with the run parked (`--on-ask park`; the call
 /// is made again when the answer comes).
@@ -431,7 +451,7 @@ pub fn run(interactor: Option<&dyn Interactor>, ask: Ask, hooks: Hooks) -> Asked
                 return Asked::Finished(Err(CANCELLED.into()));
             }
             Response::Parked => return Asked::Parked,
-            Response::Unavailable => return Asked::Finished(Err(NO_UI.into())),
+            Response::Unavailable(why) => return Asked::Finished(Err(nobody_answers(&why))),
             Response::TimedOut => on_timeout(),
             other => on_response(other),
         };
@@ -486,7 +506,7 @@ pub fn describe(response: &Response) -> String {
         Response::Cancelled => "cancelled".into(),
         Response::Shown => "shown".into(),
         Response::Parked => "parked until the answer comes".into(),
-        Response::Unavailable => "nobody there to answer".into(),
+        Response::Unavailable(_) => "nobody there to answer".into(),
         Response::FormAnswers(replies) => {
             let shown: Vec<String> = replies
                 .iter()

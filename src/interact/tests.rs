@@ -170,3 +170,28 @@ fn timeouts_pending_cancel_and_no_ui() {
     .result();
     assert_eq!(none, Err(NO_UI.to_string()));
 }
+
+#[test]
+fn nobody_to_answer_says_why_on_the_surface_that_asked() {
+    assert_eq!(NO_UI, nobody_answers(NO_TERMINAL));
+    let why = "no client is connected to the gateway";
+    let gateway = Scripted::new(vec![Ok(Response::Unavailable(why.into()))]);
+    let result = interact(
+        Some(&gateway),
+        question(),
+        Duration::from_secs(1),
+        &mut |_| unreachable!(),
+        &mut || unreachable!(),
+        None,
+    )
+    .result();
+    assert_eq!(
+        result,
+        Err("Nobody can answer questions here (no client is connected to the gateway). Ask in plain text in your reply instead, or carry on with clearly stated assumptions.".to_string())
+    );
+    assert!(is_nobody_answers(&result.unwrap_err()));
+    assert!(is_nobody_answers(NO_UI));
+    assert!(!is_nobody_answers(
+        "Nobody can answer questions here, says the tool."
+    ));
+}

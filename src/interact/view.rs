@@ -112,7 +112,7 @@ pub fn action(response: &Response) -> &'static str {
         Response::TimedOut => "timeout",
         Response::Shown => "shown",
         Response::Parked => "park",
-        Response::Unavailable => "unavailable",
+        Response::Unavailable(_) => "unavailable",
     }
 }
 

@@ -40,8 +40,14 @@ impl Session {
     /// `answer_later`), for a front-end with nobody to type the next prompt (a
     /// non-interactive run); `None` when none came.
     pub fn submit_follow_ups(&mut self, ui: &mut dyn TurnUi) -> Option<TurnReport> {
-        let last = self.follow_ups.pop()?;
+        let last = self.take_follow_up()?;
         Some(self.submit(&last, ui))
+    }
+
+    /// The message of a follow-up turn for the late answers that came, to be submitted: the
+    /// last answer (the others go before it, as with any prompt); `None` when none came.
+    pub fn take_follow_up(&mut self) -> Option<String> {
+        self.follow_ups.pop()
     }
 
     /// Whether the stored session this conversation took up waits for an answer.

@@ -588,7 +588,8 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         json!({"toolCallId": "q1", "answers": {"Which colour?": "Blue"}}),
     );
     assert_eq!(status, 200, "a late question does not time out");
-    let answered = gateway.events_until(&id, since, "notice");
+    // The late answer starts a follow-up turn at once, announced to every client.
+    let answered = gateway.events_until(&id, since, "done");
     let over = answered
         .iter()
         .rfind(|e| e["type"] == "interaction_response")
@@ -605,22 +606,28 @@ fn approvals_are_given_or_refused_through_the_api_and_an_unanswered_question_is_
         .0,
         409
     );
-    // The answer reaches the model with the next message.
-    let since = since + answered.len() as u64;
-    assert_eq!(
-        gateway
-            .call("POST", &path, Some(json!({"content": "so?"})))
-            .0,
-        202
-    );
-    let fourth = gateway.events_until(&id, since, "done");
-    assert_eq!(fourth.last().unwrap()["answer"], "Blue it is.");
-    let sent = server.requests().last().unwrap().body["messages"].to_string();
+    let follow_up = answered
+        .iter()
+        .find(|e| e["type"] == "user_message")
+        .unwrap();
+    assert_eq!(follow_up["followUp"], true);
+    let content = follow_up["content"].as_str().unwrap();
     assert!(
-        sent.contains("Late answer to your earlier ask_user question"),
-        "{sent}"
+        content.starts_with("(Late answer to your earlier ask_user question)")
+            && content.contains("Blue"),
+        "{follow_up}"
     );
-    assert!(sent.contains("Blue"), "{sent}");
+    assert!(follow_up["seq"].as_u64() > over["seq"].as_u64());
+    assert_eq!(answered.last().unwrap()["answer"], "Blue it is.");
+    // The model got the late answer as the follow-up turn's message.
+    let sent = server.requests().last().unwrap().body["messages"].clone();
+    let last = sent.as_array().unwrap().last().unwrap().to_string();
+    assert!(
+        last.contains("Late answer to your earlier ask_user question"),
+        "{last}"
+    );
+    assert!(last.contains("Blue"), "{last}");
+    assert_eq!(server.requests().len(), 7, "one follow-up turn");
 }
 
 #[test]
@@ -669,13 +676,10 @@ fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
         .unwrap();
     assert_eq!(closed["outcome"], "nobody there to answer");
     let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
-    assert!(
-        result["output"]
-            .as_str()
-            .unwrap()
-            .contains("Nobody can answer questions here"),
-        "{result}"
-    );
+    // The reason is the gateway's: its only client switched interactive mode off.
+    let why = "Nobody can answer questions here (every client connected to the gateway switched its interactive mode off).";
+    assert!(result["output"].as_str().unwrap().contains(why), "{result}");
+    assert!(server.requests()[1].result_of("q1").contains(why));
     assert_eq!(events.last().unwrap()["answer"], "I will assume blue.");
 }
 

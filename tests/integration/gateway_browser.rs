@@ -1,7 +1,7 @@
 //! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
 //! answered by keyboard while a second page on the same session turns read-only ("answered on
 //! another device"), an approval card given and denied by mouse, a question asked again in its
-//! card's place with what was entered, a reload mid-question, an answer's Markdown rendered with
+//! card's place with what was entered, a reload mid-question (one card for a prompt sent as seeds 003 and 001 name it), an answer's Markdown rendered with
 //! nothing the model wrote becoming markup, and screenshots light and dark at desktop and 360 px.
 
 use serde_json::{Value, json};
@@ -166,6 +166,14 @@ fn a_reload_mid_question_replays_the_session_and_the_question_is_still_answerabl
     browser.wait_until(
         "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'PostgreSQL then.')",
         "the turn goes on after the reload",
+    );
+    // The prompt came as interaction_request and as seed 001's question_prompt: one card.
+    assert_eq!(
+        browser.script(
+            "return document.querySelectorAll('.card').length",
+            json!([])
+        ),
+        json!(1)
     );
     let result = result_of(&server, "q1");
     assert!(

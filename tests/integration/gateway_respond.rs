@@ -432,7 +432,8 @@ fn an_input_form_left_pending_is_asked_again_where_it_was_asked_and_its_late_ans
         json!({"toolCallId": "w1", "action": "submit", "input": {"port": "9090"}, "by": "page-2"});
     assert_eq!(respond(&gateway, &id, right.clone()).0, 200);
     assert_eq!(respond(&gateway, &id, right).0, 409);
-    let answered = gateway.events_until(&id, since, "notice");
+    // The late answer starts a follow-up turn, announced to every client.
+    let answered = gateway.events_until(&id, since, "done");
     let over = of(&answered, "interaction_response");
     let over = over.last().unwrap();
     assert_eq!(over["interactionId"], late["interactionId"]);
@@ -443,16 +444,15 @@ fn an_input_form_left_pending_is_asked_again_where_it_was_asked_and_its_late_ans
     );
     assert_eq!(over["completed"], json!(["Port: 9090"]));
     assert_eq!(over["by"], "page-2");
-    // The answer reaches the model with the next message.
-    let path = format!("/api/sessions/{id}/messages");
-    assert_eq!(
-        gateway
-            .call("POST", &path, Some(json!({"content": "so?"})))
-            .0,
-        202
+    let follow_up = of(&answered, "user_message");
+    assert_eq!(follow_up.len(), 1);
+    assert_eq!(follow_up[0]["followUp"], true);
+    assert!(
+        follow_up[0]["content"].as_str().unwrap().contains("9090"),
+        "{}",
+        follow_up[0]
     );
-    let since = since + answered.len() as u64;
-    gateway.events_until(&id, since, "done");
+    assert_eq!(answered.last().unwrap()["answer"], "Moving to 9090.");
     let sent = server.requests().last().unwrap().body["messages"].to_string();
     assert!(sent.contains("9090"), "{sent}");
 }

@@ -40,6 +40,7 @@ mod gateway_browser;
 mod gateway_card_text;
 mod gateway_forms;
 mod gateway_log;
+mod gateway_protocols;
 mod gateway_respond;
 mod git_security;
 mod guide_example;

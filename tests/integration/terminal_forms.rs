@@ -210,7 +210,7 @@ fn a_reprompt_from_the_tool_shows_its_error_above_the_questionnaire_and_keeps_wh
 }
 
 #[test]
-fn a_form_left_pending_is_answered_late_from_an_attached_terminal_and_the_model_hears_it_next() {
+fn a_form_left_pending_is_answered_late_from_an_attached_terminal_and_starts_a_follow_up_turn() {
     let home = TempDir::new("attach-late-form");
     install(&home, "later");
     let server = ReplayServer::start(vec![
@@ -238,18 +238,13 @@ fn a_form_left_pending_is_answered_late_from_an_attached_terminal_and_the_model_
         "{}",
         pty.screen()
     );
-    pty.send("and now?\r");
+    // The late answer starts a follow-up turn, shown here as its message.
+    let follow_up = "The person answered the earlier question of later (\"Which port should it listen on?\"): Port: 8443";
+    pty.wait_for_words(&format!("› {follow_up}"));
     pty.wait_for("Moving it to 8443.");
-    let messages = server.requests()[2].body["messages"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let n = messages.len();
-    assert_eq!(
-        messages[n - 2]["content"],
-        "The person answered the earlier question of later (\"Which port should it listen on?\"): Port: 8443"
-    );
-    assert_eq!(messages[n - 1]["content"], "and now?");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[2].last_message()["content"], follow_up);
     pty.send("quit\r");
     assert!(pty.wait_exit().success());
 }

@@ -336,7 +336,7 @@ impl<R: Read, W: Write> Talk<'_, R, W> {
                 self.parked = true;
                 plain(ask, "cancelled")
             }
-            Err(why) if why == interact::NO_UI => plain(ask, "unavailable"),
+            Err(why) if interact::is_nobody_answers(&why) => plain(ask, "unavailable"),
             Err(why) if why == interact::CANCELLED => plain(ask, "cancelled"),
             Err(why) if old => protocol::status("cancelled").with("error", why),
             Err(why) => reply("refused").with("error", why),
