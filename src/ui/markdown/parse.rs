@@ -73,16 +73,31 @@ pub(super) fn parse(text: &str, prev: char, ends: (bool, bool), refs: &Refs) -> 
         .into_iter()
         .filter(|&start| !open_until(start))
         .fold(p.hold, usize::min);
-    let mut taken = 0;
-    let mut nodes = Vec::new();
+    let mut settled_pieces: Vec<(usize, Node)> = Vec::new();
     for piece in p.pieces {
         if piece.end > settled {
             break;
         }
-        taken = piece.end;
-        nodes.push(piece.node);
+        settled_pieces.push((piece.end, piece.node));
     }
+    // Never stop inside a run of marks: read again from there, the rest of the run would be
+    // a shorter run and pair otherwise (the rule of three), so what was settled waits.
+    if !complete {
+        while let Some(&(end, _)) = settled_pieces.last() {
+            if !inside_a_run(text.as_bytes(), end) {
+                break;
+            }
+            settled_pieces.pop();
+        }
+    }
+    let taken = settled_pieces.last().map_or(0, |(end, _)| *end);
+    let nodes = settled_pieces.into_iter().map(|(_, node)| node).collect();
     Parsed { nodes, taken }
+}
+
+/// Whether byte `at` of `text` falls between two marks of one run (`**|*`).
+fn inside_a_run(text: &[u8], at: usize) -> bool {
+    at > 0 && at < text.len() && matches!(text[at], b'*' | b'_' | b'~') && text[at - 1] == text[at]
 }
 
 impl Parser<'_> {
