@@ -162,6 +162,16 @@ impl Tally {
         }
     }
 
+    /// `outcome` of every case of the suite's `files`, reported as `checker`: the share of the
+    /// checked cases that passed.
+    pub fn run(checker: &str, files: &[&str], outcome: impl Fn(&Case) -> Outcome) -> f64 {
+        let mut tally = Tally::default();
+        for case in cases(files) {
+            tally.add(&case, outcome(&case));
+        }
+        tally.report(checker)
+    }
+
     /// Prints the counts, the reasons for skips and (with `SCHEMA_FAILURES` set) each failure;
     /// returns the share of the checked cases that passed.
     pub fn report(&self, checker: &str) -> f64 {
