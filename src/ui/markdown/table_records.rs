@@ -57,13 +57,8 @@ fn record(labels: &[String], row: &[String], width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::table_widths::grid;
     use super::*;
-
-    fn grid(rows: &[&[&str]]) -> Vec<Vec<String>> {
-        rows.iter()
-            .map(|row| row.iter().map(|cell| cell.to_string()).collect())
-            .collect()
-    }
 
     #[test]
     fn each_row_is_a_record_of_header_value_lines() {

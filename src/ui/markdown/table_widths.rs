@@ -69,15 +69,17 @@ fn share(needs: &[usize], room: usize) -> Vec<usize> {
     given
 }
 
+/// A grid of cells from their texts, a row each (for tests).
+#[cfg(test)]
+pub(super) fn grid(rows: &[&[&str]]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|row| row.iter().map(|cell| cell.to_string()).collect())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn grid(rows: &[&[&str]]) -> Vec<Vec<String>> {
-        rows.iter()
-            .map(|row| row.iter().map(|cell| cell.to_string()).collect())
-            .collect()
-    }
 
     #[test]
     fn share_is_even_and_gives_none_more_than_it_needs() {
