@@ -30,6 +30,12 @@ impl Gateway {
         Self { child, port, token }
     }
 
+    /// A new session's id.
+    pub fn new_session(&self) -> String {
+        let (_, made) = self.call("POST", "/api/sessions", Some(json!({})));
+        made["id"].as_str().unwrap().to_string()
+    }
+
     /// A new session, and `marvin --attach` following it from a terminal of `width` by
     /// `height`.
     pub fn attach_new(
@@ -38,8 +44,7 @@ impl Gateway {
         width: u16,
         height: u16,
     ) -> (String, crate::common::pty::Pty) {
-        let (_, made) = self.call("POST", "/api/sessions", Some(json!({})));
-        let id = made["id"].as_str().unwrap().to_string();
+        let id = self.new_session();
         let pty = self.attach(home, &id, width, height);
         (id, pty)
     }
@@ -435,8 +440,7 @@ fn a_turn_streams_its_events_a_question_is_answered_once_and_a_reload_resumes() 
 
 /// A session made on `gateway`, with `content` sent to it.
 pub(crate) fn session_with_message(gateway: &Gateway, content: &str) -> String {
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
+    let id = gateway.new_session();
     let path = format!("/api/sessions/{id}/messages");
     assert_eq!(
         gateway
@@ -638,8 +642,7 @@ fn a_question_that_no_client_answers_is_unavailable_to_the_tool() {
         Reply::text(&["I will assume blue."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
+    let id = gateway.new_session();
     // The only client watches with interactive mode off.
     let mode = format!("/api/sessions/{id}/interaction-mode");
     let (status, set) = gateway.call(

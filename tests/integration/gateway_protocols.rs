@@ -134,8 +134,7 @@ fn answers_keyed_by_index_or_text_take_arrays_and_joined_labels_through_the_endp
     }
     let server = ReplayServer::start(replies);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
+    let id = gateway.new_session();
     let mut since = 0;
     let expected = [
         "answered: SQLite; Auth, Export",
@@ -222,8 +221,7 @@ fn a_client_that_switched_interactive_mode_off_has_its_answers_refused_until_it_
     let home = TempDir::new("gateway-protocols-read-only");
     let server = ReplayServer::start(vec![database_question(), Reply::text(&["SQLite."])]);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
+    let id = gateway.new_session();
     // Two clients follow: one answers questions, one only watches.
     let _answers = follow(&gateway, &id, "desk");
     let _watches = follow(&gateway, &id, "phone");
@@ -282,8 +280,7 @@ fn a_question_nobody_is_connected_to_answer_tells_the_model_so() {
         Reply::text(&["I will assume blue."]),
     ]);
     let gateway = Gateway::start(&home, &server.url());
-    let (_, made) = gateway.call("POST", "/api/sessions", Some(json!({})));
-    let id = made["id"].as_str().unwrap().to_string();
+    let id = gateway.new_session();
     let path = format!("/api/sessions/{id}/messages");
     let sent = gateway.call("POST", &path, Some(json!({"content": "pick"})));
     assert_eq!(sent.0, 202);
