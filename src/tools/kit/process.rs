@@ -71,7 +71,11 @@ pub(crate) fn run(mut command: Command, limits: RunLimits<'_>) -> io::Result<Run
             let _ = stdin.write_all(&input);
         });
     }
-    let collected = Arc::new(Mutex::new(Collected::default()));
+    // The output's end is kept only for a watcher to read.
+    let collected = Arc::new(Mutex::new(Collected {
+        tail: limits.watch.map(|_| Tail::default()),
+        ..Collected::default()
+    }));
     let (finished, reader_done) = mpsc::channel();
     let sink = Arc::clone(&collected);
     let cap = limits.output_cap;
@@ -87,7 +91,9 @@ pub(crate) fn run(mut command: Command, limits: RunLimits<'_>) -> io::Result<Run
     let mut look = || {
         if let Some(watcher) = &mut watcher {
             let collected = collected.lock().unwrap_or_else(PoisonError::into_inner);
-            watcher.look(&collected.tail, Instant::now());
+            if let Some(tail) = &collected.tail {
+                watcher.look(tail, Instant::now());
+            }
         }
     };
     let ending = wait(&receiver, group, limits.timeout, limits.cancel, &mut look)?;
@@ -190,12 +196,13 @@ pub(crate) fn ending_of(status: ExitStatus) -> Ending {
     }
 }
 
-/// The output read so far: `cap` bytes kept, the rest counted; and its end, for a watcher.
+/// The output read so far: `cap` bytes kept, the rest counted; and its end, when a watcher
+/// reads it.
 #[derive(Default)]
 struct Collected {
     bytes: Vec<u8>,
     omitted: u64,
-    tail: Tail,
+    tail: Option<Tail>,
 }
 
 /// Reads until EOF into `sink`, keeping `cap` bytes and counting the rest.
@@ -209,7 +216,9 @@ fn collect(mut reader: impl Read, cap: usize, sink: &Mutex<Collected>) {
                 let room = cap.saturating_sub(sink.bytes.len()).min(n);
                 sink.bytes.extend_from_slice(&buffer[..room]);
                 sink.omitted += (n - room) as u64;
-                sink.tail.push(&buffer[..n]);
+                if let Some(tail) = &mut sink.tail {
+                    tail.push(&buffer[..n]);
+                }
             }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
