@@ -414,7 +414,7 @@ fn unknown_flag(flag: &str) -> String {
     let closest = options()
         .into_iter()
         .map(|option| {
-            let distance = crate::tools::edit_distance(flag, option.long);
+            let distance = crate::edit_distance::edit_distance(flag, option.long);
             (distance, option.long)
         })
         .filter(|(distance, long)| *distance <= (long.len() / 3).clamp(2, 3))

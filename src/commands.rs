@@ -225,7 +225,7 @@ fn closest(typed: &str) -> Option<&'static str> {
     }
     WORDS
         .iter()
-        .map(|(name, _)| (crate::tools::edit_distance(typed, name), *name))
+        .map(|(name, _)| (crate::edit_distance::edit_distance(typed, name), *name))
         .filter(|(distance, _)| *distance <= 2 && 2 * distance <= typed.chars().count())
         .min()
         .map(|(_, name)| name)
@@ -488,7 +488,11 @@ mod tests {
             ("abc", "ca", 3),
         ];
         for (a, b, distance) in cases {
-            assert_eq!(crate::tools::edit_distance(a, b), distance, "{a} {b}");
+            assert_eq!(
+                crate::edit_distance::edit_distance(a, b),
+                distance,
+                "{a} {b}"
+            );
         }
     }
 

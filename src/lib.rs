@@ -12,7 +12,7 @@ pub(crate) mod clock;
 pub(crate) mod commands;
 pub mod completions;
 pub mod config;
-pub(crate) mod fit;
+pub(crate) mod edit_distance;
 pub(crate) mod gateway;
 pub mod interact;
 pub mod llm;

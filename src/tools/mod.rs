@@ -27,7 +27,7 @@ mod schema_props;
 pub use context::{Progress, SessionTools, ToolContext, ToolSettings, Workspace};
 pub use declare::{Handler, Offered, RawHandler, ToolDef};
 pub(crate) use family::Family;
-pub(crate) use registry::edit_distance;
+
 pub use registry::{Registry, ToolOutcome, install_panic_hook};
 
 /// Every built-in family with its tools, in the order the model sees them: the coding group,

@@ -189,7 +189,7 @@ pub(crate) fn nearest(text: &str, old: &str) -> String {
             budget = budget.saturating_sub(cost);
             budget > 0
         })
-        .map(|(i, line)| (crate::tools::edit_distance(line.trim(), first), i))
+        .map(|(i, line)| (crate::edit_distance::edit_distance(line.trim(), first), i))
         .min();
     let Some((distance, at)) = best else {
         return hint;

@@ -17,6 +17,7 @@ use super::coding::tickets;
 use super::declare::ToolDef;
 use super::mcp::Hub;
 use super::schema;
+use crate::edit_distance::edit_distance;
 use crate::message::ToolCall;
 
 mod offered;
@@ -433,29 +434,6 @@ fn did_you_mean<'a>(name: &str, offered: &[&'a str]) -> Option<&'a str> {
         .filter(|(distance, o)| *distance <= most(o))
         .min()
         .map(|(_, o)| o)
-}
-
-/// Edits from `a` to `b`, a swap of two neighbouring characters counting as one (`hepl`,
-/// `help`): the optimal string alignment distance, for "did you mean" and nearest-line hints.
-/// Three rows of the table at a time, so long lines cost little memory.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut before: Vec<usize> = Vec::new();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (previous[j] + 1)
-                .min(row[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut previous, row);
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]

@@ -275,16 +275,6 @@ fn an_approval_that_cannot_be_saved_is_said_in_the_result() {
 }
 
 #[test]
-fn edit_distance_counts_edits() {
-    assert_eq!(edit_distance("kitten", "sitting"), 3);
-    assert_eq!(edit_distance("", "abc"), 3);
-    assert_eq!(edit_distance("same", "same"), 0);
-    assert_eq!(edit_distance("hepl", "help"), 1);
-    assert_eq!(edit_distance("--modle", "--model"), 1);
-    assert_eq!(edit_distance("ab", ""), 2);
-}
-
-#[test]
 fn a_name_of_megabytes_is_near_no_tool_and_answered_at_once() {
     // Its table of edits against every name took minutes with the built-in tools.
     let name = "echo_text".repeat(1 << 17);

@@ -176,7 +176,8 @@ fn mended(term: String, entries: &[&Entry]) -> String {
         .flat_map(|e| e.terms())
         .map(|(known, _)| known)
         .filter(|known| {
-            known.len().abs_diff(term.len()) <= 1 && crate::tools::edit_distance(known, &term) == 1
+            known.len().abs_diff(term.len()) <= 1
+                && crate::edit_distance::edit_distance(known, &term) == 1
         })
         .map(str::to_string)
         .collect();

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::value::RawValue;
 
-use crate::agent::{AgentEvent, Turn, compact, lock};
+use super::{AgentEvent, Turn, compact, lock};
 use crate::budget::Budget;
 use crate::llm::{ErrorKind, LlmError};
 use crate::message::{Message, Role};

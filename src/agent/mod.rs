@@ -1,6 +1,8 @@
 //! The tool loop: ask the model, run the tools it calls (the calls of one round in parallel),
 //! feed the results back, until it answers in text or the round cap is reached.
 
+mod fit;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -8,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::budget::Budget;
 
-use crate::fit::fit;
 use crate::llm::api_error::CONTEXT_ADVICE;
 use crate::llm::chain::ProviderChain;
 use crate::llm::{ChatRequest, ChatResult, ErrorKind, LlmError};
 use crate::message::{Message, ToolCall, Usage};
 use crate::tools::{Registry, ToolContext, ToolOutcome};
+use fit::fit;
 
 /// What the loop reports while it works, in order. The session turns each into the
 /// `session::Event` its front-ends see; the loop knows nothing of them.
