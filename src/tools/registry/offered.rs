@@ -56,7 +56,7 @@ fn nobody_answers(ctx: &ToolContext) -> bool {
 const SHADOWED: &[(&str, &str)] = &[("coding/tickets", "tickets")];
 
 /// The family a question of fact that asks for no other gets.
-const FALLBACK: &str = "wiki";
+pub(super) const FALLBACK: &str = "wiki";
 
 /// The most bytes of tool definitions a request should carry: past it, the families the
 /// session has not used in this turn leave, all at once.
@@ -606,10 +606,16 @@ impl Registry {
                 );
             }
         }
+        let known = asked == Asked::Tools && route::asks_what_is_known(text);
+        if known {
+            // What the message names outright (a web address, a file of the project) stays,
+            // and the family of what is known.
+            chosen.retain(|c| c.strength == f64::INFINITY || c.family == FALLBACK);
+        }
         let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
         let fallback = families.iter().any(|f| f.id == FALLBACK)
             && !chosen.iter().any(|c| c.family == FALLBACK);
-        if weak && fallback && asked == Asked::Tools && route::asks_a_fact(text) {
+        if weak && fallback && asked == Asked::Tools && (known || route::asks_a_fact(text)) {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
                 why: "it asks a question of fact".to_string(),
@@ -966,6 +972,28 @@ mod tests {
                 chosen.iter().any(|c| c.family == family),
                 "{asked}: {chosen:?}"
             );
+        }
+        // A question of what is known borrows families' words and brings only Wikipedia's;
+        // asked of the person's own things, the same words bring their family.
+        for (asked, family) in [
+            ("why do songs get stuck in your head?", None),
+            ("how many minutes are in a day?", None),
+            ("why did my alarm not go off?", Some("alarms")),
+            (
+                "why is the weather so cold in Oslo this week?",
+                Some("weather"),
+            ),
+        ] {
+            let ctx = ctx(false);
+            let chosen: Vec<String> = registry
+                .route(&ctx, asked)
+                .into_iter()
+                .map(|c| c.family)
+                .collect();
+            match family {
+                None => assert_eq!(chosen, [FALLBACK], "{asked}"),
+                Some(family) => assert!(chosen.iter().any(|c| c == family), "{asked}: {chosen:?}"),
+            }
         }
         // find_tools never returns it.
         let ctx = ctx(false);

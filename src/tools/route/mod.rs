@@ -159,6 +159,51 @@ pub(crate) fn asks_a_fact(text: &str) -> bool {
     starts.iter().any(|s| lower.starts_with(s)) || lower.ends_with('?')
 }
 
+/// Whether `text` asks what is known of the world, not of the person's own things or day: why
+/// a thing is so, what a name stands for, how two things differ, which of two kinds a thing
+/// is, how many of one thing another holds, a fun fact. Such a question borrows families'
+/// words ("why is the sky blue" is no song, "how many days are in a leap year" no calendar)
+/// and brings none; one that is about the person ("why did my alarm not go off") or their
+/// day ("why is it so cold this week") is asked as any other.
+pub(crate) fn asks_what_is_known(text: &str) -> bool {
+    // Words that put the question in the person's own things, place or day ("it" as in "why
+    // is it so cold").
+    const PERSONAL: &str = "i im me my mine we our us it its here near now currently today \
+        todays tonight tonights tomorrow tomorrows yesterday yesterdays this next last";
+    let lower = text.trim().to_lowercase().replace(['\'', '’'], "");
+    let lower = format!(" {} ", lower.replace(|c: char| !c.is_alphanumeric(), " "));
+    // "tell me", "give me" ask; they say nothing of whom the question is about.
+    let asking = lower.replace(" tell me ", " ").replace(" give me ", " ");
+    let personal = |word: &str| PERSONAL.split_whitespace().any(|p| p == word);
+    if asking.split_whitespace().any(personal) {
+        return false;
+    }
+    let question = lower.trim_start();
+    let shapes = [
+        " stand for ",
+        " stands for ",
+        " short for ",
+        " fun fact",
+        " a fact about ",
+        " trivia ",
+        " difference between ",
+        " differently from ",
+        " differ from ",
+    ];
+    let either = ["is ", "are ", "was "]
+        .iter()
+        .any(|s| question.starts_with(s))
+        && [" or a ", " or an "].iter().any(|s| lower.contains(s));
+    let how_many_in = question.starts_with("how many ")
+        && [" are in ", " are there in ", " is in ", " in a ", " in an "]
+            .iter()
+            .any(|s| lower.contains(s));
+    question.starts_with("why ")
+        || either
+        || how_many_in
+        || shapes.iter().any(|s| lower.contains(s))
+}
+
 /// The words of `text` that `entry` holds, for saying why a family came.
 pub(crate) fn shared_words(text: &str, entry: &Entry) -> String {
     let shared: Vec<String> = text
@@ -180,7 +225,31 @@ pub(crate) struct Chosen {
 
 #[cfg(test)]
 mod tests {
-    use super::parts;
+    use super::{asks_what_is_known, parts};
+
+    #[test]
+    fn a_question_of_what_is_known_is_told_from_one_about_the_persons_things() {
+        for known in [
+            "why do songs get stuck in your head?",
+            "what does GPS stand for?",
+            "how many minutes are in a day?",
+            "is a podcast a radio show or a blog?",
+            "what is the difference between weather and climate?",
+            "tell me a fun fact about the moon",
+        ] {
+            assert!(asks_what_is_known(known), "{known}");
+        }
+        for own in [
+            "why did my alarm not go off?",
+            "why is it so cold in Oslo?",
+            "how many events are in the calendar tomorrow?",
+            "is tomorrow's forecast rain or a storm?",
+            "play a song about the sky",
+            "what's the weather in Oslo?",
+        ] {
+            assert!(!asks_what_is_known(own), "{own}");
+        }
+    }
 
     #[test]
     fn a_message_is_cut_into_the_things_it_asks_at_sentences_and_joints() {
