@@ -244,11 +244,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("recipes"),
-        length: 243.6,
+        length: 303.6,
         terms: Terms::Built {
-            text: "againstareaarrabiatabakebananabreadbreakfastbreastcakecasserolcategorichickenchickpeachinescookcookicuisincurridefaultdessertdietaridinnerdishfindflagfoodfriglutengrillhealthiidideaindianingrediitalianjapaneslasagnleavlinklookuplunchmainmakemanimealmeasurmenumenusmexicannamenumberovenpancakpastapersonpreferqueriquickrandomreadreciproastsaladseafoodsearchsnacksoupsourcspaghettispinachstepsuchthaithemealdbtonightveganvegetarianvideo",
-            ends: &[7, 11, 20, 24, 30, 35, 44, 50, 54, 62, 70, 77, 85, 91, 95, 100, 106, 111, 118, 125, 132, 138, 142, 146, 150, 154, 157, 163, 168, 175, 177, 181, 187, 194, 201, 208, 214, 218, 222, 228, 233, 237, 241, 245, 249, 255, 259, 264, 271, 275, 281, 285, 291, 296, 302, 308, 313, 318, 324, 328, 333, 338, 343, 350, 356, 361, 365, 370, 379, 386, 390, 394, 398, 407, 414, 419, 429, 434],
-            tenths: &[20, 16, 3, 110, 20, 20, 60, 3, 30, 30, 16, 33, 20, 30, 100, 30, 43, 20, 6, 30, 20, 110, 43, 10, 20, 60, 30, 30, 30, 30, 13, 80, 30, 126, 36, 33, 20, 3, 10, 30, 30, 13, 80, 3, 33, 10, 30, 30, 33, 16, 10, 30, 20, 30, 20, 20, 3, 20, 13, 10, 199, 30, 30, 3, 23, 30, 30, 10, 30, 20, 10, 3, 30, 20, 20, 30, 50, 10],
+            text: "againstareaarrabiatabakebananabeefboilbreadbreakfastbreastbroilcakecasserolcategorichickenchickpeachinescookcookicuisincurridefaultdefrostdessertdietaridinnerdishdougheggfindfishflagfoodfriglutengrillhealthiidideaindianingrediitalianjapaneskneadlasagnleavlinklookuplunchmainmakemanimarinmealmeasurmenumenusmexicanmicrowavnamenumberovenpancakpastapersonpiepoachporkpreferqueriquickrandomreadrecipriceroastsaladsaucsautseafoodsearchsimmersnacksoupsourcspaghettispinachsteakstepsuchthaithawthemealdbtonightveganvegetarianvideo",
+            ends: &[7, 11, 20, 24, 30, 34, 38, 43, 52, 58, 63, 67, 75, 83, 90, 98, 104, 108, 113, 119, 124, 131, 138, 145, 152, 158, 162, 167, 170, 174, 178, 182, 186, 189, 195, 200, 207, 209, 213, 219, 226, 233, 240, 245, 251, 255, 259, 265, 270, 274, 278, 282, 287, 291, 297, 301, 306, 313, 321, 325, 331, 335, 341, 346, 352, 355, 360, 364, 370, 375, 380, 386, 390, 395, 399, 404, 409, 413, 417, 424, 430, 436, 441, 445, 450, 459, 466, 471, 475, 479, 483, 487, 496, 503, 508, 518, 523],
+            tenths: &[20, 16, 3, 110, 20, 30, 30, 20, 60, 3, 30, 30, 30, 16, 33, 20, 30, 100, 30, 43, 20, 6, 30, 30, 20, 110, 43, 30, 60, 10, 30, 20, 60, 30, 30, 30, 30, 13, 80, 30, 126, 36, 33, 30, 20, 3, 10, 30, 30, 13, 80, 3, 30, 33, 10, 30, 30, 33, 30, 16, 10, 30, 20, 30, 20, 30, 30, 30, 20, 3, 20, 13, 10, 199, 30, 30, 30, 30, 30, 3, 23, 30, 30, 30, 10, 30, 20, 30, 10, 3, 30, 30, 20, 20, 30, 50, 10],
         },
     },
     Entry {
@@ -316,11 +316,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("travel"),
-        length: 240.6,
+        length: 264.6,
         terms: Terms::Built {
-            text: "addressadjustairportallowanothaskbadbeachbikebuscabcarclearcommutcycldefaultdescriptdirectdistancdriveeachendestimfarfixflightflowfogfootforecastformfreefridaygivenheavihomehouricejourneylabellatlivelnglocallongmaneuvmaymetromuseumnameoriginosrmpariparkpersonplacepublicrainrideroadroutrulerushsamesavesnowstartstationstepstormsubwaysuchtaketaxithumbtimetodaytomorrowtraffictraintransittransporttraveltripturnuberwalkwayweatherwork",
-            ends: &[7, 13, 20, 25, 30, 33, 36, 41, 45, 48, 51, 54, 59, 65, 69, 76, 84, 90, 97, 102, 106, 109, 114, 117, 120, 126, 130, 133, 137, 145, 149, 153, 159, 164, 169, 173, 177, 180, 187, 192, 195, 199, 202, 207, 211, 217, 220, 225, 231, 235, 241, 245, 249, 253, 259, 264, 270, 274, 278, 282, 286, 290, 294, 298, 302, 306, 311, 318, 322, 327, 333, 337, 341, 345, 350, 354, 359, 367, 374, 379, 386, 395, 401, 405, 409, 413, 417, 420, 427, 431],
-            tenths: &[9, 20, 20, 10, 20, 10, 10, 20, 69, 30, 30, 29, 3, 30, 59, 15, 3, 130, 40, 89, 10, 9, 30, 60, 10, 30, 10, 3, 29, 3, 6, 10, 3, 10, 3, 39, 10, 3, 30, 19, 9, 10, 9, 3, 110, 10, 10, 30, 20, 9, 6, 30, 20, 20, 10, 39, 20, 16, 30, 10, 60, 10, 10, 6, 19, 13, 9, 30, 10, 3, 30, 10, 70, 30, 10, 143, 3, 3, 110, 50, 30, 20, 80, 49, 20, 30, 89, 20, 13, 32],
+            text: "addressadjustairportallowanothaskbadbeachbikebuscabcarclearcommutcongestcycldefaultdescriptdirectdistancdriveeachendestimfarfixflightflowfogfootforecastformfreefreewayfridaygivenheavihighwayhomehouricejamjourneylabellatlivelnglocallongmaneuvmaymetromotorwaymuseumnameoriginosrmpariparkpersonplacepublicrainrideroadroadworkroutrulerushsamesavesnowstartstationstepstormsubwaysuchtaketaxithumbtimetodaytomorrowtraffictraintransittransporttraveltripturnuberwalkwayweatherwork",
+            ends: &[7, 13, 20, 25, 30, 33, 36, 41, 45, 48, 51, 54, 59, 65, 72, 76, 83, 91, 97, 104, 109, 113, 116, 121, 124, 127, 133, 137, 140, 144, 152, 156, 160, 167, 173, 178, 183, 190, 194, 198, 201, 204, 211, 216, 219, 223, 226, 231, 235, 241, 244, 249, 257, 263, 267, 273, 277, 281, 285, 291, 296, 302, 306, 310, 314, 322, 326, 330, 334, 338, 342, 346, 351, 358, 362, 367, 373, 377, 381, 385, 390, 394, 399, 407, 414, 419, 426, 435, 441, 445, 449, 453, 457, 460, 467, 471],
+            tenths: &[9, 20, 20, 10, 20, 10, 10, 20, 69, 30, 30, 29, 3, 30, 30, 59, 15, 3, 130, 40, 89, 10, 9, 30, 60, 10, 30, 10, 3, 29, 3, 6, 10, 30, 3, 10, 3, 30, 39, 40, 3, 30, 30, 19, 9, 10, 9, 3, 110, 10, 10, 30, 30, 20, 9, 6, 30, 20, 20, 10, 39, 20, 16, 30, 10, 30, 60, 10, 40, 6, 19, 13, 9, 30, 10, 3, 30, 10, 70, 30, 10, 143, 3, 3, 110, 50, 30, 20, 80, 49, 20, 30, 89, 20, 13, 32],
         },
     },
     Entry {
