@@ -19,11 +19,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("alarms"),
-        length: 137.6,
+        length: 142.6,
         terms: Terms::Built {
             text: "3pmalarmalertcancelchecklistclockdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
             ends: &[3, 8, 13, 19, 28, 33, 38, 42, 45, 51, 58, 65, 69, 74, 79, 84, 90, 94, 97, 99, 102, 107, 111, 116, 121, 127, 131, 135, 140, 144, 150, 153, 157, 163, 167, 173, 177, 180, 183, 188, 192, 196, 201, 209, 214, 218, 222, 226, 232, 239, 244],
-            tenths: &[3, 358, 30, 80, 3, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 90, 30, 13, 10],
+            tenths: &[3, 358, 30, 80, 3, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 140, 30, 13, 10],
         },
     },
     Entry {

@@ -235,6 +235,9 @@ const PHRASES: &[(&str, &str)] = &[
     ("where can i eat", "where can i eat nearby"),
     ("in my area", "nearby"),
     ("around here", "nearby"),
+    // Being got up is being woken.
+    ("get me up", "wake me up"),
+    ("get us up", "wake us up"),
     // What a thing looks like is what it is.
     ("looks like", "looks like describe"),
     ("look like", "look like describe"),
@@ -498,5 +501,6 @@ mod tests {
         assert!(terms_of("where can I get organic wheat").contains(&"nearbi".to_string()));
         assert!(terms_of("what does haggis look like").contains(&"describ".to_string()));
         assert!(terms_of("what do I have going on tomorrow").contains(&"schedul".to_string()));
+        assert!(terms_of("get me up at half six").contains(&"wake".to_string()));
     }
 }
