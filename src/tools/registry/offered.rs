@@ -58,6 +58,10 @@ const SHADOWED: &[(&str, &str)] = &[("coding/tickets", "tickets")];
 /// The family a question of fact that asks for no other gets.
 pub(super) const FALLBACK: &str = "wiki";
 
+/// The families that answer a question of what is known: the encyclopedia, and the
+/// dictionary and units (utilities: "how many ounces in a pound", "what does HTTP stand for").
+const KNOWING: &[&str] = &[FALLBACK, "utilities"];
+
 /// The most bytes of tool definitions a request should carry: past it, the families the
 /// session has not used in this turn leave, all at once.
 const REQUEST_TOOLS_BUDGET: usize = 12 * 1024;
@@ -609,8 +613,8 @@ impl Registry {
         let known = asked == Asked::Tools && route::asks_what_is_known(text);
         if known {
             // What the message names outright (a web address, a file of the project) stays,
-            // and the family of what is known.
-            chosen.retain(|c| c.strength == f64::INFINITY || c.family == FALLBACK);
+            // and the families that know.
+            chosen.retain(|c| c.strength == f64::INFINITY || KNOWING.contains(&c.family.as_str()));
         }
         let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
         let fallback = families.iter().any(|f| f.id == FALLBACK)
@@ -973,11 +977,13 @@ mod tests {
                 "{asked}: {chosen:?}"
             );
         }
-        // A question of what is known borrows families' words and brings only Wikipedia's;
-        // asked of the person's own things, the same words bring their family.
+        // A question of what is known borrows families' words and brings only the families
+        // that know (Wikipedia, the dictionary and units); asked of the person's own things,
+        // the same words bring their family.
         for (asked, family) in [
             ("why do songs get stuck in your head?", None),
             ("how many minutes are in a day?", None),
+            ("how many ounces are in a pound?", Some("utilities")),
             ("why did my alarm not go off?", Some("alarms")),
             (
                 "why is the weather so cold in Oslo this week?",

@@ -55,11 +55,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("calendar"),
-        length: 336.1,
+        length: 345.1,
         terms: Terms::Built {
-            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelchecklistclearcomeconcertconferdatedaydddecembdefaultdeletdentistdescribdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdayschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwednesdayweekweekdayweekendyetyyyi",
-            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 91, 96, 100, 107, 113, 117, 120, 122, 128, 135, 140, 147, 154, 159, 165, 170, 173, 178, 182, 187, 193, 197, 201, 207, 211, 214, 221, 225, 227, 229, 235, 239, 243, 248, 252, 256, 261, 265, 270, 274, 279, 281, 287, 291, 295, 299, 305, 310, 315, 319, 326, 329, 333, 339, 342, 346, 354, 361, 364, 368, 375, 380, 386, 394, 398, 403, 411, 418, 428, 432, 439, 444, 448, 453, 457, 466, 470, 477, 484, 487, 491],
-            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 20, 30, 30, 30, 30, 10, 58, 3, 6, 18, 30, 40, 20, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 160, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 80, 3, 50, 10, 3],
+            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelchecklistclearcomeconcertconferdatedaydddecembdefaultdeletdentistdescribdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdaysaveschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwedwednesdayweekweekdayweekendyetyyyi",
+            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 91, 96, 100, 107, 113, 117, 120, 122, 128, 135, 140, 147, 154, 159, 165, 170, 173, 178, 182, 187, 193, 197, 201, 207, 211, 214, 221, 225, 227, 229, 235, 239, 243, 248, 252, 256, 261, 265, 270, 274, 279, 281, 287, 291, 295, 299, 305, 310, 315, 319, 326, 329, 333, 339, 342, 346, 354, 358, 365, 368, 372, 379, 384, 390, 398, 402, 407, 415, 422, 432, 436, 443, 448, 452, 457, 461, 464, 473, 477, 484, 491, 494, 498],
+            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 20, 30, 30, 30, 30, 40, 58, 3, 6, 18, 30, 40, 20, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 30, 160, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 30, 80, 3, 50, 10, 3],
         },
     },
     Entry {
@@ -325,11 +325,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("utilities"),
-        length: 293.6,
+        length: 308.6,
         terms: Terms::Built {
-            text: "acramountanothareaarithmetaskaudbetweenbrbytecadcelsiuscheckchinescncodeconversconvertcupcurrencdatadedefaultdefindefinitdictionaridollarenephemereureuroexactexamplexchangfahrenheitfeetflourfrfrancfrenchgallongbpgermangibgoodgramhappiinchinrinsteadisoitalianjapanesjpikilokilometkmlanguaglblengthletterliterlooklookupmanimassmeanmetermilemornmphmymemoriofflinoriginouncpartpesopoundpronunciptquartratereferregionrupesayshortspanishspeechspeedspellsuchsynonymtemperaturtexttimetodaytranslatunitusduservolumwordyenyourselfzh",
-            ends: &[3, 9, 14, 18, 26, 29, 32, 39, 41, 45, 48, 55, 60, 66, 68, 72, 79, 86, 89, 96, 100, 102, 109, 114, 121, 131, 137, 139, 146, 149, 153, 158, 164, 171, 181, 185, 190, 192, 197, 203, 209, 212, 218, 221, 225, 229, 234, 238, 241, 248, 251, 258, 265, 268, 272, 279, 281, 288, 290, 296, 302, 307, 311, 317, 321, 325, 329, 334, 338, 342, 345, 353, 359, 365, 369, 373, 377, 382, 390, 392, 397, 401, 406, 412, 416, 419, 424, 431, 437, 442, 447, 451, 458, 468, 472, 476, 481, 489, 493, 496, 500, 505, 509, 512, 520, 522],
-            tenths: &[3, 13, 20, 10, 10, 10, 30, 20, 3, 3, 30, 50, 20, 30, 3, 15, 30, 86, 50, 66, 10, 3, 3, 50, 30, 80, 50, 6, 20, 30, 50, 10, 10, 50, 50, 30, 20, 3, 30, 50, 30, 30, 30, 3, 20, 50, 20, 30, 30, 10, 3, 30, 50, 30, 30, 30, 23, 29, 3, 10, 3, 30, 13, 20, 50, 10, 90, 30, 50, 20, 3, 10, 10, 10, 30, 10, 30, 50, 10, 3, 30, 60, 10, 3, 30, 50, 10, 30, 10, 10, 80, 6, 50, 10, 43, 10, 10, 146, 56, 33, 10, 10, 106, 50, 10, 3],
+            text: "acramountanothantonymareaarithmetaskaudbetweenbrbytecadcelsiuscheckchinescncodeconversconvertcupcurrencdatadedefaultdefindefinitdictionaridollarenephemereureuroexactexamplexchangfahrenheitfeetflourfrfrancfrenchgallongbpgermangibgoodgramhappiinchinrinsteadisoitalianjapanesjpikilokilometkmlanguaglblengthletterliterlooklookupmanimassmeanmetermilemornmphmymemoriofflinoppositoriginouncpartpesopluralpoundpronouncpronunciptquartratereferregionrupesayshortspanishspeechspeedspellsuchsynonymtemperaturtexttimetodaytranslatunitusduservolumwordyenyourselfzh",
+            ends: &[3, 9, 14, 21, 25, 33, 36, 39, 46, 48, 52, 55, 62, 67, 73, 75, 79, 86, 93, 96, 103, 107, 109, 116, 121, 128, 138, 144, 146, 153, 156, 160, 165, 171, 178, 188, 192, 197, 199, 204, 210, 216, 219, 225, 228, 232, 236, 241, 245, 248, 255, 258, 265, 272, 275, 279, 286, 288, 295, 297, 303, 309, 314, 318, 324, 328, 332, 336, 341, 345, 349, 352, 360, 366, 373, 379, 383, 387, 391, 397, 402, 410, 418, 420, 425, 429, 434, 440, 444, 447, 452, 459, 465, 470, 475, 479, 486, 496, 500, 504, 509, 517, 521, 524, 528, 533, 537, 540, 548, 550],
+            tenths: &[3, 13, 20, 30, 10, 10, 10, 30, 20, 3, 3, 30, 50, 20, 30, 3, 15, 30, 86, 50, 66, 10, 3, 3, 50, 30, 80, 50, 6, 20, 30, 50, 10, 10, 50, 50, 30, 20, 3, 30, 50, 30, 30, 30, 3, 20, 50, 20, 30, 30, 10, 3, 30, 50, 30, 30, 30, 23, 29, 3, 10, 3, 30, 13, 20, 50, 10, 90, 30, 50, 20, 3, 10, 10, 30, 10, 30, 10, 30, 30, 50, 30, 40, 3, 30, 60, 10, 3, 30, 50, 10, 30, 10, 10, 80, 6, 50, 10, 43, 10, 10, 146, 56, 33, 10, 10, 106, 50, 10, 3],
         },
     },
     Entry {

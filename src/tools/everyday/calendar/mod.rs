@@ -99,6 +99,8 @@ pub(crate) const FAMILY: Family = Family {
         "~free on",
         "birthday",
         "anniversary",
+        "wedding",
+        "save the date",
         "party",
         "holiday",
         "vacation",
