@@ -14,10 +14,20 @@ use crate::tools::ToolContext;
 use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
 
-/// Where the key is read from: this variable, else the file `~/.ssh/<VAR>`.
-const VAR: &str = "GOOGLE_PLACES_API_KEY";
+/// Where the key is read from: this variable, else the file `~/.ssh/<VAR>` (a macro, so the
+/// sentences that name it are whole strings in the binary, not formatted at run time).
+macro_rules! var {
+    () => {
+        "GOOGLE_PLACES_API_KEY"
+    };
+}
+const VAR: &str = var!();
 /// The Places API's console page, where it is enabled.
-const LIBRARY: &str = "https://console.cloud.google.com/apis/library/places-backend.googleapis.com";
+macro_rules! library {
+    () => {
+        "https://console.cloud.google.com/apis/library/places-backend.googleapis.com"
+    };
+}
 
 pub(super) const PARAMS: &[Param] = &[Param::optional(
     "key",
@@ -50,16 +60,34 @@ impl Verdict {
         !matches!(self, Self::Invalid | Self::Unclear)
     }
 
-    fn advice(self) -> String {
+    fn advice(self) -> &'static str {
         match self {
-            Self::Works => "The key works: places_text_search and places_nearby_search can use Google Places.".into(),
-            Self::OverQuota => "The key is valid, but over its quota: searches fail until the quota resets, or until billing is set up for its project (https://console.cloud.google.com/google/maps-apis/quotas).".into(),
-            Self::Invalid => "Google does not know this key: check that it was copied whole, from APIs & Services > Credentials in https://console.cloud.google.com/.".into(),
-            Self::NotEnabled => format!("The key is valid, but the Places API is not enabled for its project: enable \"Places API\" at {LIBRARY}. Marvin's searches use its Text and Nearby Search, which Google now calls legacy and may not enable for a new project; until it is enabled, place searches use OpenStreetMap."),
-            Self::Billing => "The key is valid, but its project has no billing account: add one at https://console.cloud.google.com/project/_/billing/enable (Google's monthly free allowance still applies).".into(),
-            Self::Restricted => "The key is valid, but its restrictions refuse this request: for Marvin, set its application restriction to None (or this machine's IP address) and let its API restrictions include the Places API, in APIs & Services > Credentials.".into(),
-            Self::ProjectDisabled => "Google has disabled the key's project: the Google Cloud console says why, and a key from another project works meanwhile.".into(),
-            Self::Unclear => "That does not say whether the key is good: try again later, or look at the key in APIs & Services > Credentials.".into(),
+            Self::Works => {
+                "The key works: places_text_search and places_nearby_search can use Google Places."
+            }
+            Self::OverQuota => {
+                "The key is valid, but over its quota: searches fail until the quota resets, or until billing is set up for its project (https://console.cloud.google.com/google/maps-apis/quotas)."
+            }
+            Self::Invalid => {
+                "Google does not know this key: check that it was copied whole, from APIs & Services > Credentials in https://console.cloud.google.com/."
+            }
+            Self::NotEnabled => concat!(
+                "The key is valid, but the Places API is not enabled for its project: enable \"Places API\" at ",
+                library!(),
+                ". Marvin's searches use its Text and Nearby Search, which Google now calls legacy and may not enable for a new project; until it is enabled, place searches use OpenStreetMap."
+            ),
+            Self::Billing => {
+                "The key is valid, but its project has no billing account: add one at https://console.cloud.google.com/project/_/billing/enable (Google's monthly free allowance still applies)."
+            }
+            Self::Restricted => {
+                "The key is valid, but its restrictions refuse this request: for Marvin, set its application restriction to None (or this machine's IP address) and let its API restrictions include the Places API, in APIs & Services > Credentials."
+            }
+            Self::ProjectDisabled => {
+                "Google has disabled the key's project: the Google Cloud console says why, and a key from another project works meanwhile."
+            }
+            Self::Unclear => {
+                "That does not say whether the key is good: try again later, or look at the key in APIs & Services > Credentials."
+            }
         }
     }
 }
@@ -108,24 +136,26 @@ pub(super) fn setup_google_auth(args: AuthArgs, ctx: &ToolContext) -> Result<Str
         .map(str::to_string)
         .or_else(|| ctx.settings.web.key(&GOOGLE_PLACES))
     else {
-        return Ok(steps());
+        return Ok(STEPS.into());
     };
     let (status, message) = ask_google(ctx, &key)?;
     let verdict = verdict(&status, &message);
-    let said = match message.as_str() {
-        "" => String::new(),
-        message => format!(": \"{message}\""),
+    let quoted = if message.is_empty() { "" } else { ": \"" };
+    let end = if message.is_empty() { "" } else { "\"" };
+    let kept = match given {
+        Some(_) => keep(ctx, &key, verdict)?,
+        None if from_environment(ctx) => concat!(
+            "Marvin reads this key from ",
+            var!(),
+            " in the environment."
+        ),
+        None => concat!("Marvin reads this key from ~/.ssh/", var!(), "."),
     };
-    let mut out = format!(
-        "Google Places (the Places API at {}) answered a test search with {status}{said}.\n{}",
+    let out = format!(
+        "Google Places (the Places API at {}) answered a test search with {status}{quoted}{message}{end}.\n{}\n\n{kept}",
         crate::net::without_userinfo(&ctx.settings.web.base(&GOOGLE_PLACES)),
         verdict.advice()
     );
-    let kept = match given {
-        Some(_) => keep(ctx, &key, verdict)?,
-        None => format!("Marvin reads this key from {}.", source(ctx)),
-    };
-    out.push_str(&format!("\n\n{kept}"));
     Ok(out.replace(&key, "[key]"))
 }
 
@@ -160,15 +190,20 @@ fn ask_google(ctx: &ToolContext, key: &str) -> Result<(String, String), String> 
 }
 
 /// Keeps a key the person gave, when Google knows it, in `~/.ssh/GOOGLE_PLACES_API_KEY`.
-fn keep(ctx: &ToolContext, key: &str, verdict: Verdict) -> Result<String, String> {
+fn keep(ctx: &ToolContext, key: &str, verdict: Verdict) -> Result<&'static str, String> {
     if !verdict.knows_key() {
-        return Ok("Nothing was kept: give a key Google accepts.".into());
+        return Ok("Nothing was kept: give a key Google accepts.");
     }
     let settings = ctx.settings.web.settings();
     let Some(dir) = settings.home.as_ref().map(|home| home.join(".ssh")) else {
-        return Err(format!(
-            "The key was not kept: HOME is not set, so Marvin has no ~/.ssh/{VAR}. Set {VAR} in the environment instead."
-        ));
+        return Err(concat!(
+            "The key was not kept: HOME is not set, so Marvin has no ~/.ssh/",
+            var!(),
+            ". Set ",
+            var!(),
+            " in the environment instead."
+        )
+        .into());
     };
     let path = dir.join(VAR);
     ctx.approve(Action {
@@ -176,7 +211,12 @@ fn keep(ctx: &ToolContext, key: &str, verdict: Verdict) -> Result<String, String
         kind: ActionKind::Edit,
         key: format!("setup_google_auth:{}", path.display()),
         scope: None,
-        summary: format!("setup_google_auth wants to keep the Google Places key in ~/.ssh/{VAR}, readable by you alone:"),
+        summary: concat!(
+            "setup_google_auth wants to keep the Google Places key in ~/.ssh/",
+            var!(),
+            ", readable by you alone:"
+        )
+        .into(),
         detail: format!("the key ending in {}", tail(key)),
     })?;
     write_key(&dir, &path, key).map_err(|e| {
@@ -185,16 +225,24 @@ fn keep(ctx: &ToolContext, key: &str, verdict: Verdict) -> Result<String, String
             path.display()
         )
     })?;
-    let mut out =
-        format!("Kept in ~/.ssh/{VAR}, readable by you alone: place searches use it from now on.");
     let shadowing = settings
         .keys
         .iter()
         .any(|(var, set)| *var == VAR && set != key);
-    if shadowing {
-        out.push_str(&format!(" {VAR} in the environment holds another key, which comes first: remove it, or set it to this key."));
-    }
-    Ok(out)
+    Ok(match shadowing {
+        false => concat!(
+            "Kept in ~/.ssh/",
+            var!(),
+            ", readable by you alone: place searches use it from now on."
+        ),
+        true => concat!(
+            "Kept in ~/.ssh/",
+            var!(),
+            ", readable by you alone: place searches use it from now on. ",
+            var!(),
+            " in the environment holds another key, which comes first: remove it, or set it to this key."
+        ),
+    })
 }
 
 /// `~/.ssh` made private when missing, then the key file, 0600 from its first byte.
@@ -210,39 +258,38 @@ fn write_key(dir: &Path, path: &Path, key: &str) -> std::io::Result<()> {
 }
 
 /// The key's last four characters, which tell it apart without giving it away.
-fn tail(key: &str) -> String {
-    let chars: Vec<char> = key.chars().collect();
-    chars[chars.len().saturating_sub(4)..].iter().collect()
+fn tail(key: &str) -> &str {
+    key.char_indices()
+        .rev()
+        .nth(3)
+        .map_or(key, |(start, _)| &key[start..])
 }
 
-/// Where the key Marvin has comes from.
-fn source(ctx: &ToolContext) -> String {
-    match ctx
-        .settings
-        .web
-        .settings()
-        .keys
-        .iter()
-        .any(|(var, _)| *var == VAR)
-    {
-        true => format!("{VAR} in the environment"),
-        false => format!("~/.ssh/{VAR}"),
-    }
+/// Whether the key Marvin has comes from the environment (else from `~/.ssh`).
+fn from_environment(ctx: &ToolContext) -> bool {
+    let settings = ctx.settings.web.settings();
+    settings.keys.iter().any(|(var, _)| *var == VAR)
 }
 
 /// How to get a key, when there is none.
-fn steps() -> String {
-    format!(
-        "No key is set now: place searches use OpenStreetMap's Nominatim, which needs no key.\n\n\
-         To use Google Places:\n\
-         1. Open https://console.cloud.google.com/, create or pick a project, and enable billing for it (Google gives a monthly free allowance).\n\
-         2. Enable \"Places API\" for it: {LIBRARY}.\n\
-         3. In APIs & Services > Credentials, choose Create credentials > API key; restrict it to the Places API.\n\
-         4. Store it where Marvin reads it: the environment variable {VAR} (e.g. in your shell's profile), or the file ~/.ssh/{VAR} holding only the key (chmod 600 ~/.ssh/{VAR}).\n\
-         5. Ask Marvin to check it: this tool then asks Google whether the key works.\n\n\
-         Never paste the key into the chat: Marvin does not need to see it."
-    )
-}
+const STEPS: &str = concat!(
+    "No key is set now: place searches use OpenStreetMap's Nominatim, which needs no key.\n\n",
+    "To use Google Places:\n",
+    "1. Open https://console.cloud.google.com/, create or pick a project, and enable billing for it (Google gives a monthly free allowance).\n",
+    "2. Enable \"Places API\" for it: ",
+    library!(),
+    ".\n",
+    "3. In APIs & Services > Credentials, choose Create credentials > API key; restrict it to the Places API.\n",
+    "4. Store it where Marvin reads it: the environment variable ",
+    var!(),
+    " (e.g. in your shell's profile), or the file ~/.ssh/",
+    var!(),
+    " holding only the key (chmod 600 ~/.ssh/",
+    var!(),
+    ").\n",
+    "5. Ask Marvin to check it: this tool then asks Google whether the key works.\n\n",
+    "Never paste the key into the chat: Marvin does not need to see it."
+);
 
 #[cfg(test)]
 mod tests {
