@@ -66,6 +66,12 @@ pub(crate) fn save_private<T: Serialize>(path: &Path, value: &T) -> io::Result<(
     write_then_rename(path, text.as_bytes(), Access::Private)
 }
 
+/// Replaces the file's content with `bytes` in one step, readable by the user alone (0600)
+/// from its first byte on: for a key the person gave.
+pub(crate) fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_then_rename(path, bytes, Access::Private)
+}
+
 /// Replaces the file's content in one step, so a reader at the same moment sees the old
 /// content or the new, never a truncated file.
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {

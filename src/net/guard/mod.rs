@@ -11,7 +11,9 @@ mod head;
 mod proxy;
 mod tunnel;
 
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+
+use super::whatwg::Host;
 use std::sync::Arc;
 
 pub(crate) use address::Own;
@@ -135,21 +137,31 @@ impl Guard {
         }
     }
 
-    /// For a request another proxy carries (it resolves the name, not Marvin): an address in
-    /// the URL is checked as it is, a name on every address it has here. A name this machine
-    /// cannot resolve is left to the proxy, whose network it is.
+    /// For a request another proxy carries (it resolves the name, not Marvin): nothing is
+    /// looked up here, so no query leaves by another way than the person's proxy, and a name
+    /// only the proxy can resolve costs no wait. An address in the URL (in any spelling the
+    /// URL standard reads as one) is checked as it is, and so is `localhost` (and its
+    /// subdomains), which is this machine whatever a resolver says; any other name is the
+    /// proxy's to reach, on its network.
     pub(crate) fn check_proxied(&self, url: &str, host: &str, port: u16) -> Result<(), Refusal> {
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![SocketAddr::new(ip, port)],
-            Err(_) => match (bare, port).to_socket_addrs() {
-                Ok(addrs) => addrs.collect(),
-                Err(_) => return Ok(()),
-            },
-        };
-        addrs
-            .into_iter()
-            .try_for_each(|addr| self.check(url, host, addr))
+        match named_address(host) {
+            Some(ip) => self.check(url, host, SocketAddr::new(ip, port)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The address `host` (as a URL writes it) names without a resolver: an IP address, or
+/// loopback for `localhost` and `*.localhost` (RFC 6761 §6.3); `None` for any other name.
+fn named_address(host: &str) -> Option<IpAddr> {
+    match super::whatwg::parse_host(host).ok()? {
+        Host::V4(ip) => Some(IpAddr::V4(ip)),
+        Host::V6(ip) => Some(IpAddr::V6(ip)),
+        Host::Domain(name) => {
+            let name = name.trim_end_matches('.');
+            let local = name == "localhost" || name.ends_with(".localhost");
+            local.then_some(IpAddr::V4(Ipv4Addr::LOCALHOST))
+        }
     }
 }
 
@@ -269,16 +281,28 @@ mod tests {
     }
 
     #[test]
-    fn a_proxied_request_is_checked_by_its_address_or_the_names_addresses_here() {
+    fn a_proxied_request_is_checked_by_the_address_it_names_without_a_lookup() {
         let guard = Guard::new(|_, _| false);
         let url = "http://x/";
         assert!(guard.check_proxied(url, "127.0.0.1", 80).is_err());
         assert!(guard.check_proxied(url, "[::1]", 80).is_err());
         assert!(guard.check_proxied(url, "2130706433", 80).is_err());
         assert!(guard.check_proxied(url, "localhost", 80).is_err());
+        assert!(guard.check_proxied(url, "LocalHost.", 80).is_err());
+        assert!(guard.check_proxied(url, "app.localhost", 80).is_err());
+        assert!(guard.check_proxied(url, "0x7f.1", 80).is_err());
+        assert!(guard.check_proxied(url, "[::ffff:10.0.0.1]", 80).is_err());
         assert!(guard.check_proxied(url, "93.184.216.34", 443).is_ok());
-        // `.invalid` never resolves (RFC 6761): the proxy decides.
+        // A name is the proxy's to resolve, even one this machine resolves to itself.
         assert!(guard.check_proxied(url, "scrape.invalid", 80).is_ok());
+        assert!(guard.check_proxied(url, &this_machines_name(), 80).is_ok());
+        assert!(guard.check_proxied(url, "localhost.example", 80).is_ok());
+    }
+
+    /// This machine's host name, which its own resolver knows (`/etc/hosts`).
+    fn this_machines_name() -> String {
+        let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        name.trim().to_string()
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub(crate) enum Host {
 pub(crate) struct Invalid;
 
 /// Parses `input`, the host of a special URL (not empty).
-pub(super) fn parse(input: &str) -> Result<Host, Invalid> {
+pub(crate) fn parse(input: &str) -> Result<Host, Invalid> {
     if let Some(inside) = input.strip_prefix('[') {
         let inside = inside.strip_suffix(']').ok_or(Invalid)?;
         return ip::parse_v6(inside).map(Host::V6);

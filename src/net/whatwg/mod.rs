@@ -14,7 +14,7 @@ mod punycode;
 #[cfg(test)]
 mod conformance;
 
-pub(crate) use host::Host;
+pub(crate) use host::{Host, parse as parse_host};
 
 /// The host and port a URL reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]

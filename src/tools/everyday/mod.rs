@@ -21,6 +21,7 @@ pub(crate) mod music;
 pub(crate) mod notes;
 pub(crate) mod ntfy;
 pub(crate) mod places;
+mod places_auth;
 pub(crate) mod places_search;
 pub(crate) mod recipes;
 pub(crate) mod spotify;

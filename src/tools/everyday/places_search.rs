@@ -1,12 +1,14 @@
 //! Finding places: `places_text_search` ("pizza in Lyon") and `places_nearby_search` (cafés
 //! within a radius of a place, a saved label or "lat,lng", with distances in the person's
 //! unit) through Google Places (the legacy Text/Nearby Search JSON) when GOOGLE_PLACES_API_KEY
-//! is set, else OpenStreetMap's Nominatim; and `setup_google_auth`, which says how to get and
-//! store that key. Google's own errors come inside a 200 (`status`, `error_message`).
+//! is set, else OpenStreetMap's Nominatim; and `setup_google_auth` (in `places_auth`), which
+//! checks that key with Google and keeps it. Google's own errors come inside a 200 (`status`,
+//! `error_message`).
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::places_auth;
 use crate::services::{GOOGLE_PLACES, NOMINATIM};
 use crate::tools::kit::geo::{self, DistanceUnit, Spot};
 use crate::tools::kit::web::Call;
@@ -140,10 +142,11 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             .example(r#"{"location": "home", "query": "pharmacy", "radius_m": 1500}"#)
             .handler(places_nearby_search),
         ToolDef::build("setup_google_auth")
-            .describe("Explain how to get a Google Places API key and where Marvin reads it, and say whether one is set now. Use when the user wants Google results for place searches.")
+            .describe("Check a Google Places API key with Google (one request Google does not bill) and say what it answered: the key works, the Places API is not enabled for it, the key is invalid, restricted or over its quota; a key given here is kept where Marvin reads keys (~/.ssh/GOOGLE_PLACES_API_KEY). Without a key, say how to get one. Use when the user wants Google results for place searches, or a place search says Google refused the key.")
             .offered(Offered::Everywhere)
+            .params(places_auth::PARAMS)
             .example("{}")
-            .handler(setup_google_auth),
+            .handler(places_auth::setup_google_auth),
     ]
 }
 
@@ -253,27 +256,6 @@ fn places_nearby_search(args: NearbyArgs, ctx: &ToolContext) -> Result<String, S
         out.push_str(&format!("\n\n{OSM_CREDIT}"));
     }
     Ok(out)
-}
-
-#[derive(Deserialize)]
-struct NoArgs {}
-
-fn setup_google_auth(_: NoArgs, ctx: &ToolContext) -> Result<String, String> {
-    let now = if ctx.settings.web.key(&GOOGLE_PLACES).is_some() {
-        "A key is set now: places_text_search and places_nearby_search use Google Places."
-    } else {
-        "No key is set now: place searches use OpenStreetMap's Nominatim, which needs no key."
-    };
-    Ok(format!(
-        "{now}\n\n\
-         To use Google Places:\n\
-         1. Open https://console.cloud.google.com/, create or pick a project, and enable billing for it (Google gives a monthly free allowance).\n\
-         2. In APIs & Services > Library, enable \"Places API\".\n\
-         3. In APIs & Services > Credentials, choose Create credentials > API key; restrict it to the Places API.\n\
-         4. Store it where Marvin reads it: the environment variable GOOGLE_PLACES_API_KEY (e.g. in your shell's profile), or the file ~/.ssh/GOOGLE_PLACES_API_KEY holding only the key (chmod 600 ~/.ssh/GOOGLE_PLACES_API_KEY).\n\
-         5. Start Marvin again; this tool then says a key is set.\n\n\
-         Never paste the key into the chat: Marvin does not need to see it."
-    ))
 }
 
 fn how_many(asked: Option<i64>) -> Result<usize, String> {

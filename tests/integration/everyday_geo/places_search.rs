@@ -1,8 +1,8 @@
 //! places_text_search and places_nearby_search against a local Google Places (the recorded
 //! legacy Text Search answer; Nearby Search answers in the same `results` shape, so the same
-//! recording stands in for it) and a local Nominatim (recorded answers), and setup_google_auth.
-//! Google's errors inside a 200 follow its documentation (`status`, `error_message`), as no
-//! recording of them was found.
+//! recording stands in for it) and a local Nominatim (recorded answers), and setup_google_auth
+//! against Google's real refusals (an unknown key, a quota, a restricted key, a disabled
+//! project, an API not enabled). The searches' errors inside a 200 follow its documentation.
 
 use super::{call, fixture, reply};
 use crate::common::tools::call_unanswered;
@@ -221,7 +221,7 @@ fn nominatim_html_and_silence_become_sentences() {
 }
 
 #[test]
-fn setup_google_auth_says_how_and_whether_a_key_is_set() {
+fn setup_google_auth_says_how_when_there_is_no_key() {
     let home = TempDir::new("places-auth");
     let without = call(&home, "setup_google_auth", "{}", &[]);
     assert!(without.starts_with("No key is set now"), "{without}");
@@ -229,10 +229,111 @@ fn setup_google_auth_says_how_and_whether_a_key_is_set() {
         without.contains("~/.ssh/GOOGLE_PLACES_API_KEY"),
         "{without}"
     );
+}
+
+/// setup_google_auth's answer with Google answering `recording`, and the file the key would
+/// be kept in.
+fn check_key(home: &TempDir, args: &str, recording: &str) -> (String, std::path::PathBuf) {
+    let google = ReplayServer::start(vec![Reply::json(200, fixture(recording))]);
+    let said = call(
+        home,
+        "setup_google_auth",
+        args,
+        &[("GOOGLE_PLACES_URL", google.root())],
+    );
+    assert_eq!(
+        google.requests()[0].url,
+        format!(
+            "/findplacefromtext/json?input=Eiffel%20Tower&inputtype=textquery&fields=place_id&key={KEY}"
+        )
+    );
+    assert!(!said.contains(KEY), "{said}");
+    (said, home.path().join(".ssh/GOOGLE_PLACES_API_KEY"))
+}
+
+#[test]
+fn setup_google_auth_checks_the_key_it_has_with_google() {
+    let home = TempDir::new("places-auth-file");
     let ssh = home.path().join(".ssh");
     std::fs::create_dir_all(&ssh).unwrap();
     std::fs::write(ssh.join("GOOGLE_PLACES_API_KEY"), format!("{KEY}\n")).unwrap();
-    let with = call(&home, "setup_google_auth", "{}", &[]);
-    assert!(with.starts_with("A key is set now"), "{with}");
-    assert!(!with.contains(KEY), "{with}");
+    // A real answer of the same API with status OK (its list, Text Search's, is not read).
+    let (said, _) = check_key(&home, "{}", "google_places_textsearch_legacy.json");
+    let base = said.split(" answered").next().unwrap();
+    assert!(
+        base.starts_with("Google Places (the Places API at http://127.0.0.1:"),
+        "{said}"
+    );
+    assert!(
+        said.ends_with(
+            ") answered a test search with OK.\n\
+             The key works: places_text_search and places_nearby_search can use Google Places.\n\n\
+             Marvin reads this key from ~/.ssh/GOOGLE_PLACES_API_KEY."
+        ),
+        "{said}"
+    );
+}
+
+#[test]
+fn setup_google_auth_keeps_a_key_google_knows_and_says_why_it_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let args = format!(r#"{{"key": " {KEY} "}}"#);
+    let home = TempDir::new("places-auth-invalid");
+    let (said, file) = check_key(
+        &home,
+        &args,
+        "google_places_findplace_invalid_key_crawled.json",
+    );
+    assert!(
+        said.contains(
+            "answered a test search with REQUEST_DENIED: \"The provided API key is invalid.\".\n\
+             Google does not know this key"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.ends_with("Nothing was kept: give a key Google accepts."),
+        "{said}"
+    );
+    assert!(!file.exists());
+    let cases = [
+        (
+            "google_places_autocomplete_over_query_limit_issue.json",
+            "with OVER_QUERY_LIMIT: \"You have exceeded your daily request quota for this API.",
+            "The key is valid, but over its quota",
+        ),
+        (
+            "google_geocode_api_not_authorized_quoted.json",
+            "with REQUEST_DENIED: \"This API project is not authorized to use this API.",
+            "The key is valid, but the Places API is not enabled for its project: enable \"Places API\" at https://console.cloud.google.com/apis/library/places-backend.googleapis.com.",
+        ),
+        (
+            "google_places_nearby_referer_restricted_issue.json",
+            "with REQUEST_DENIED: \"Browser API keys cannot have referer restrictions",
+            "The key is valid, but its restrictions refuse this request",
+        ),
+        (
+            "google_places_project_disabled_issue.json",
+            "with REQUEST_DENIED: \"Google has disabled the use of APIs",
+            "Google has disabled the key's project",
+        ),
+    ];
+    for (recording, answered, advice) in cases {
+        let home = TempDir::new("places-auth-kept");
+        let (said, file) = check_key(&home, &args, recording);
+        assert!(
+            said.contains(&format!(" answered a test search {answered}")),
+            "{said}"
+        );
+        assert!(said.contains(&format!("\n{advice}")), "{said}");
+        assert!(
+            said.ends_with("Kept in ~/.ssh/GOOGLE_PLACES_API_KEY, readable by you alone: place searches use it from now on."),
+            "{said}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), format!("{KEY}\n"));
+        let mode =
+            |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(file.parent().unwrap()), 0o700);
+    }
 }

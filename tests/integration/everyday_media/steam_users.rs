@@ -2,7 +2,8 @@
 //! the recorded steam_getplayersummaries_v0001_anonymised (served as v0002 answers it, the
 //! same players in `response.players[]`), steam_getownedgames_anonymised (one game, playtimes
 //! in minutes) and steam_resolvevanityurl_success_group (ResolveVanityURL's tab-indented
-//! answer for the GROUP name "valve", its id a string). A person's name resolved
+//! answer for the GROUP name "valve", its id a string) and steam_getplayerachievements_391220_TRIMMED
+//! (GetPlayerAchievements asked without `l`: API names only). A person's name resolved
 //! (`{"response": {"steamid", "success": 1}}`), `success: 42` with `"message": "No match"`,
 //! GetPlayerAchievements with `l=english` (`{"playerstats":
 //! {steamID, gameName, achievements: [{apiname, achieved, unlocktime, name, description}],
@@ -253,6 +254,32 @@ fn achievements_unlocked_and_a_profile_that_is_not_public() {
         private,
         format!(
             "Error: Steam does not show the achievements of SteamID {ID}: the profile's game details are private; {MAKE_PUBLIC}"
+        )
+    );
+}
+
+#[test]
+fn recorded_achievements_without_names_are_told_by_their_api_names() {
+    let home = TempDir::new("steam-achievements-recorded");
+    let server = ReplayServer::start(vec![Reply::json(
+        200,
+        fixture("apis/steam_getplayerachievements_391220_TRIMMED.json"),
+    )]);
+    let player = "76561198109613067";
+    let text = call(
+        &home,
+        "steam_player_stats",
+        &format!(r#"{{"user": "{player}", "app_id": 391220}}"#),
+        &env(&server),
+    );
+    // Newest first, whatever the answer's order; the API name where no name came.
+    assert_eq!(
+        text,
+        format!(
+            "Achievements of SteamID {player} in Rise of the Tomb Raider (app_id 391220): 2 of 2 unlocked (100%).\n\
+             Latest unlocks:\n\
+             - NEW_ACHIEVEMENT_3_1 (2019-01-05)\n\
+             - NEW_ACHIEVEMENT_3_2 (2019-01-01)"
         )
     );
 }

@@ -1,13 +1,14 @@
 //! convert_units (locally, and currencies through Frankfurter), dictionary_lookup (the Free
 //! Dictionary API) and translate_text (MyMemory) against local servers.
 //!
-//! Real recording (tests/fixtures/apis/, with its note): Frankfurter's
+//! Real recordings (tests/fixtures/apis/, each with its note): Frankfurter's
 //! frankfurter_latest_eur_2020-03-02_reformatted.json, a `/latest` answer for base EUR with
-//! every rate, kept in tozu/frankfurter's tests (re-formatted, `amount` 1 not 1.0).
+//! every rate, kept in tozu/frankfurter's tests (re-formatted, `amount` 1 not 1.0); MyMemory's
+//! mymemory_get_comment_en_tr_source_comment.json, a translation pasted into a client's source.
 //!
 //! Documentation-shaped, written here (no recording found): Frankfurter's answer for base USD
 //! and its 404 for an unknown currency (frankfurter.dev: `{"amount", "base", "date",
-//! "rates"}`, a 404 `{"message": "not found"}`), the dictionary's 404, and all of MyMemory
+//! "rates"}`, a 404 `{"message": "not found"}`), the dictionary's 404, and MyMemory's errors
 //! (mymemory.translated.net/doc/spec.php: `responseData.translatedText`, `responseStatus` that
 //! may be a string, the error inside an HTTP 200), kept minimal.
 
@@ -360,6 +361,31 @@ fn translations_come_back_and_mymemorys_errors_inside_a_200_are_told() {
         "{:?}",
         asked.iter().map(|r| &r.url).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn a_real_mymemory_translation_is_read_from_its_response_data() {
+    let home = TempDir::new("translate-real");
+    let server = ReplayServer::start(vec![api_fixture(
+        "mymemory_get_comment_en_tr_source_comment.json",
+    )]);
+    let run = run(
+        &home,
+        &[(
+            "1",
+            "translate_text",
+            r#"{"text": "Comment", "from": "en", "to": "tr"}"#,
+        )],
+        &[("MYMEMORY_URL", server.root())],
+    );
+    // responseData's translation and its integer match, not the memory's other candidates.
+    assert_eq!(
+        run.results[0],
+        "Yorum Yap\n(en → tr by MyMemory, match 1)",
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(server.requests()[0].url, "/get?q=Comment&langpair=en%7Ctr");
 }
 
 #[test]

@@ -1,7 +1,9 @@
-//! stack_search and stack_answers against a local Stack Exchange API. The one real body is
-//! the throttle error stackexchange_throttle_violation_502 (tests/fixtures/apis/, with its
-//! note; its status was not recorded, so it is served both with a 400 and a 200). No search,
-//! question or answers of the API were recorded, so those bodies and the bad_parameter error
+//! stack_search and stack_answers against a local Stack Exchange API. The real bodies
+//! (tests/fixtures/apis/, each with its note) are the throttle error
+//! stackexchange_throttle_violation_502 (its status was not recorded, so it is served both with
+//! a 400 and a 200) and stackexchange_questions_by_votes_2018_embedded, a `/questions` list
+//! whose items /search/advanced shares. No search by words, question with its body or answers
+//! were recorded, so those bodies and the bad_parameter error
 //! follow its documentation (api.stackexchange.com/docs: the common wrapper with `items`,
 //! `has_more`, `quota_max`, `quota_remaining`, `backoff`; /search/advanced, /questions/{ids}
 //! and /questions/{ids}/answers with filter=withbody; the error wrapper `error_id`,
@@ -57,6 +59,42 @@ fn questions_are_found_and_a_low_quota_is_said() {
         .find(|(name, _)| name.eq_ignore_ascii_case("accept-encoding"))
         .map(|(_, value)| value.clone());
     assert_eq!(encoding.as_deref(), Some("gzip"));
+}
+
+#[test]
+fn a_recorded_question_list_is_read_with_its_titles_decoded() {
+    let home = TempDir::new("stack-search-recorded");
+    let recorded = fixture("apis/stackexchange_questions_by_votes_2018_embedded.json");
+    let server = ReplayServer::start(vec![Reply::json(200, recorded).gzipped()]);
+    let text = call(
+        &home,
+        "stack_search",
+        r#"{"query": "git", "max_results": 10}"#,
+        &env(&server),
+    );
+    assert!(
+        text.starts_with(
+            "Questions on stackoverflow for 'git':\n\n\
+             1. Why is it faster to process a sorted array than an unsorted array? [score 21619, 21 answers, accepted answer] (question_id 11227809)\n   \
+             https://stackoverflow.com/questions/11227809/why-is-it-faster-to-process-a-sorted-array-than-an-unsorted-array\n   \
+             tags: java, c++, performance, optimization, branch-prediction\n\n2. "
+        ),
+        "{text}"
+    );
+    // Titles come HTML-escaped (`&#39;`, `&quot;`, `&gt;`).
+    for title in [
+        "4. What is the difference between 'git pull' and 'git fetch'? [score 10111",
+        "6. What does the \"yield\" keyword do? [score 8288",
+        "7. What is the \"-->\" operator in C++? [score 7761",
+    ] {
+        assert!(text.contains(title), "{title} in {text}");
+    }
+    assert!(text.contains("10. How do JavaScript closures work? [score 7654, 88 answers, accepted answer] (question_id 111102)"), "{text}");
+    // 299 of 300 left: no quota note.
+    assert!(
+        text.ends_with("Read one with stack_answers (question_id, site \"stackoverflow\")."),
+        "{text}"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 mod asked;
 mod chromium;
+mod proxied;
 mod refused;
 mod yt_dlp;
 
