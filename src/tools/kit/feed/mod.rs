@@ -4,6 +4,8 @@
 //! trimmed, HTML-typed text reduced to words, entities decoded, base64 decoded) and their dates
 //! read for sorting (`text`: entities, the tag stripper and bytes to text; `date`: the formats).
 
+#[cfg(test)]
+mod conformance;
 mod date;
 mod text;
 
