@@ -153,7 +153,7 @@ fn within_years(seconds: i64) -> Option<i64> {
 }
 
 /// A zone's offset from UTC in seconds: none (UTC), `z`, `+02:00`, `-0500`, `gmt+1`,
-/// `etc/gmt`, or a name in [`ZONES`]; `None` for a name it does not know.
+/// `etc/gmt`, a military letter, or a name in [`ZONES`]; `None` for a name it does not know.
 fn zone_offset(zone: &str) -> Option<i64> {
     let zone = zone.strip_prefix("etc/").unwrap_or(zone);
     let zone = match zone
@@ -164,13 +164,19 @@ fn zone_offset(zone: &str) -> Option<i64> {
         Some(offset) => offset,
         None => zone,
     };
-    let sign = match zone.as_bytes().first() {
-        None => return Some(0),
-        Some(b'+') => 1,
-        Some(b'-') => -1,
-        Some(_) => {
-            let (_, minutes) = ZONES.iter().find(|(name, _)| *name == zone)?;
-            return Some(i64::from(*minutes) * 60);
+    let sign = match zone.as_bytes() {
+        [] => return Some(0),
+        [b'+', ..] => 1,
+        [b'-', ..] => -1,
+        [letter] => return military(*letter).map(|hours| hours * 3600),
+        _ => {
+            let mut words = ZONES.split_whitespace();
+            while let (Some(name), Some(minutes)) = (words.next(), words.next()) {
+                if name == zone {
+                    return minutes.parse::<i64>().ok().map(|m| m * 60);
+                }
+            }
+            return None;
         }
     };
     let digits = zone[1..].replacen(':', "", 1);
@@ -185,79 +191,27 @@ fn zone_offset(zone: &str) -> Option<i64> {
     Some(sign * i64::from(hours * 3600 + minutes * 60))
 }
 
-/// Zone names and their offsets in minutes: RFC 822's (and its military letters, with the
-/// signs RFC 822 gives them, as feedparser reads them), feedparser's others, and the
+/// RFC 822's military zones in hours, with the signs RFC 822 gives them (as feedparser reads
+/// them): `a`-`i` and `k`-`m` west, `n`-`y` east, `z` UTC; `j` is none.
+fn military(letter: u8) -> Option<i64> {
+    let at = i64::from(letter) - i64::from(b'a');
+    match letter {
+        b'a'..=b'i' => Some(-(at + 1)),
+        b'k'..=b'm' => Some(-at),
+        b'n'..=b'y' => Some(at - 12),
+        b'z' => Some(0),
+        _ => None,
+    }
+}
+
+/// Zone names and their offsets in minutes: RFC 822's, feedparser's others, and the
 /// abbreviations feeds commonly write that name one offset.
-const ZONES: &[(&str, i16)] = &[
-    ("z", 0),
-    ("ut", 0),
-    ("utc", 0),
-    ("gmt", 0),
-    ("wet", 0),
-    ("est", -300),
-    ("edt", -240),
-    ("et", -300),
-    ("cst", -360),
-    ("cdt", -300),
-    ("ct", -360),
-    ("mst", -420),
-    ("mdt", -360),
-    ("mt", -420),
-    ("pst", -480),
-    ("pdt", -420),
-    ("pt", -480),
-    ("ast", -240),
-    ("adt", -180),
-    ("at", -240),
-    ("nst", -210),
-    ("ndt", -150),
-    ("akst", -540),
-    ("akdt", -480),
-    ("hst", -600),
-    ("met", 60),
-    ("mest", 120),
-    ("cet", 60),
-    ("cest", 120),
-    ("bst", 60),
-    ("west", 60),
-    ("eet", 120),
-    ("eest", 180),
-    ("msk", 180),
-    ("jst", 540),
-    ("kst", 540),
-    ("hkt", 480),
-    ("sgt", 480),
-    ("awst", 480),
-    ("acst", 570),
-    ("aest", 600),
-    ("aedt", 660),
-    ("nzst", 720),
-    ("nzdt", 780),
-    ("a", -60),
-    ("b", -120),
-    ("c", -180),
-    ("d", -240),
-    ("e", -300),
-    ("f", -360),
-    ("g", -420),
-    ("h", -480),
-    ("i", -540),
-    ("k", -600),
-    ("l", -660),
-    ("m", -720),
-    ("n", 60),
-    ("o", 120),
-    ("p", 180),
-    ("q", 240),
-    ("r", 300),
-    ("s", 360),
-    ("t", 420),
-    ("u", 480),
-    ("v", 540),
-    ("w", 600),
-    ("x", 660),
-    ("y", 720),
-];
+const ZONES: &str = "
+    ut 0 utc 0 gmt 0 wet 0 west 60 bst 60 met 60 mest 120 cet 60 cest 120 eet 120 eest 180
+    est -300 edt -240 et -300 cst -360 cdt -300 ct -360 mst -420 mdt -360 mt -420
+    pst -480 pdt -420 pt -480 ast -240 adt -180 at -240 nst -210 ndt -150
+    akst -540 akdt -480 hst -600 msk 180 jst 540 kst 540 hkt 480 sgt 480
+    awst 480 acst 570 aest 600 aedt 660 nzst 720 nzdt 780";
 
 #[cfg(test)]
 mod tests {
@@ -293,6 +247,9 @@ mod tests {
             ("Tue, 31 Apr 2017 22:17:00 GMT", None),
             ("Tue, 29 Feb 2017 22:17:00 GMT", None),
             ("2017-10-17T24:00:00Z", None),
+            ("17 Oct 2017 21:17 A", Some(day(2017, 10, 17) + 80_220)),
+            ("18 Oct 2017 10:17 Y", Some(day(2017, 10, 17) + 80_220)),
+            ("17 Oct 2017 22:17 J", None),
             ("yesterday", None),
             ("", None),
         ];

@@ -471,19 +471,12 @@ fn add_author(entry: &mut Entry, name: &str) {
 /// The name in an RSS author, which is an e-mail address, often with the name beside it
 /// (`a@b.c (Ann Lee)`, `Ann Lee (a@b.c)`, `Ann Lee <a@b.c>`); the address when there is no name.
 fn rss_author(text: &str) -> String {
-    let text = decode_entities(text);
-    let name: Vec<&str> = text
+    let words: Vec<&str> = text
         .split_whitespace()
         .filter(|w| !w.contains('@'))
         .collect();
-    let name = name.join(" ").replace("()", "").replace("<>", "");
-    let name = name.trim();
-    let name = match name.strip_prefix('(').and_then(|n| n.strip_suffix(')')) {
-        Some(inner) => inner.trim(),
-        None => name,
-    };
-    match name {
-        "" => collapse(&text),
+    match words.join(" ").trim_matches(['(', ')', '<', '>']).trim() {
+        "" => collapse(text),
         name => name.to_string(),
     }
 }
