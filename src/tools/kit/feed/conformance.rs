@@ -150,59 +150,9 @@ fn checks(expect: &str) -> Option<Vec<Check>> {
     loop {
         let bracketed = tokens.get(at) == Some(&Token::Sym('('));
         at += usize::from(bracketed);
-        let not = tokens.get(at) == Some(&Token::Name("not".into()));
-        if not && tokens.get(at + 1) == Some(&Token::Name("bozo".into())) {
-            at += 2;
-        } else if not {
-            let (path, next) = path(&tokens, at + 1)?;
-            if tokens.get(next) != Some(&Token::Sym('(')) {
-                out.push(Check::Truth(path, false));
-                at = next;
-                if bracketed {
-                    (tokens.get(at) == Some(&Token::Sym(')'))).then_some(())?;
-                    at += 1;
-                }
-                match tokens.get(at) {
-                    None => return Some(out),
-                    Some(Token::Name(and)) if and == "and" => {
-                        at += 1;
-                        continue;
-                    }
-                    Some(_) => return None,
-                }
-            }
-            let (Some(Key::Name(call)), Some(Token::Str(key))) =
-                (path.last(), tokens.get(next + 1))
-            else {
-                return None;
-            };
-            if call != "has_key" {
-                return None;
-            }
-            let mut absent = path[..path.len() - 1].to_vec();
-            absent.push(Key::Name(key.clone()));
-            out.push(Check::Absent(absent));
-            at = next + 3;
-        } else {
-            let (first, mut next) = operand(&tokens, at)?;
-            let mut operands = vec![first];
-            while tokens.get(next) == Some(&Token::Eq) {
-                let (more, after) = operand(&tokens, next + 1)?;
-                operands.push(more);
-                next = after;
-            }
-            match operands.pop() {
-                Some(Operand::Path(path)) if operands.is_empty() => {
-                    out.push(Check::Truth(path, true))
-                }
-                Some(last) if !operands.is_empty() => {
-                    operands.push(last);
-                    out.push(Check::Equal(operands));
-                }
-                _ => return None,
-            }
-            at = next;
-        }
+        let (check, next) = term(&tokens, at)?;
+        out.extend(check);
+        at = next;
         if bracketed {
             (tokens.get(at) == Some(&Token::Sym(')'))).then_some(())?;
             at += 1;
@@ -213,6 +163,42 @@ fn checks(expect: &str) -> Option<Vec<Check>> {
             Some(_) => return None,
         }
     }
+}
+
+/// One term of a conjunction at `at`: its check (none for `not bozo`) and where it ends.
+fn term(tokens: &[Token], at: usize) -> Option<(Option<Check>, usize)> {
+    let word = |at: usize, name: &str| tokens.get(at) == Some(&Token::Name(name.into()));
+    if word(at, "not") && word(at + 1, "bozo") {
+        return Some((None, at + 2));
+    }
+    if word(at, "not") {
+        let (path, next) = path(tokens, at + 1)?;
+        if tokens.get(next) != Some(&Token::Sym('(')) {
+            return Some((Some(Check::Truth(path, false)), next));
+        }
+        // not X.has_key('key')
+        let (Some(Key::Name(call)), Some(Token::Str(key))) = (path.last(), tokens.get(next + 1))
+        else {
+            return None;
+        };
+        (call == "has_key").then_some(())?;
+        let mut absent = path[..path.len() - 1].to_vec();
+        absent.push(Key::Name(key.clone()));
+        return Some((Some(Check::Absent(absent)), next + 3));
+    }
+    let (first, mut next) = operand(tokens, at)?;
+    let mut operands = vec![first];
+    while tokens.get(next) == Some(&Token::Eq) {
+        let (more, after) = operand(tokens, next + 1)?;
+        operands.push(more);
+        next = after;
+    }
+    let check = match operands.as_slice() {
+        [Operand::Path(path)] => Check::Truth(path.clone(), true),
+        [_] => return None,
+        _ => Check::Equal(operands),
+    };
+    Some((Some(check), next))
 }
 
 fn operand(tokens: &[Token], at: usize) -> Option<(Operand, usize)> {
