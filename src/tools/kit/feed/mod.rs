@@ -1,8 +1,11 @@
-//! Feeds read as data, for read_rss and search_arxiv: Atom and RSS (2.0 and 1.0) entries from
-//! one namespace-aware pull parser (quick-xml), their text made readable (CDATA padding
-//! trimmed, HTML-typed text reduced to words, entities decoded) and their dates read for
-//! sorting (`text`: entities, the tag stripper and bytes to text; `date`: the two date formats).
+//! Feeds read as data, for read_rss and search_arxiv: Atom (1.0 and 0.3) and RSS (2.0, 1.0 and
+//! 0.90) entries from one namespace-aware pull parser (quick-xml), with the fallbacks feedparser
+//! reads (Dublin Core, iTunes, a permalink guid), their text made readable (CDATA padding
+//! trimmed, HTML-typed text reduced to words, entities decoded, base64 decoded) and their dates
+//! read for sorting (`text`: entities, the tag stripper and bytes to text; `date`: the formats).
 
+#[cfg(test)]
+mod conformance;
 mod date;
 mod text;
 
@@ -15,8 +18,15 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 
 pub(crate) const ATOM: &str = "http://www.w3.org/2005/Atom";
+/// Atom 0.3, read as Atom (its `issued`, `modified`, `created` and `mode` are its own).
+const ATOM03: &str = "http://purl.org/atom/ns#";
 const RSS1: &str = "http://purl.org/rss/1.0/";
+const RSS090: &str = "http://my.netscape.com/rdf/simple/0.9/";
 const DC: &str = "http://purl.org/dc/elements/1.1/";
+const DCTERMS: &str = "http://purl.org/dc/terms/";
+const ITUNES: &str = "http://www.itunes.com/DTDs/Podcast-1.0.dtd";
+const MEDIA: &str = "http://search.yahoo.com/mrss/";
+const XHTML: &str = "http://www.w3.org/1999/xhtml";
 const CONTENT: &str = "http://purl.org/rss/1.0/modules/content/";
 const OPENSEARCH: &str = "http://a9.com/-/spec/opensearch/1.1/";
 
@@ -43,6 +53,7 @@ pub(crate) struct Entry {
     /// As the feed wrote it (RFC 3339 in Atom, RFC 822 in RSS); see [`timestamp`].
     pub(crate) published: String,
     pub(crate) updated: String,
+    pub(crate) created: String,
     pub(crate) categories: Vec<String>,
     /// Elements of other vocabularies (arXiv's `doi`, `comment`, `primary_category`):
     /// namespace, name, and the text or else the `term` attribute.
@@ -68,9 +79,11 @@ impl Entry {
             .filter(|value| !value.is_empty())
     }
 
-    /// When it was published (else updated), in seconds since 1970.
+    /// When it was published (else updated, else created), in seconds since 1970.
     pub(crate) fn date(&self) -> Option<i64> {
-        timestamp(&self.published).or_else(|| timestamp(&self.updated))
+        [&self.published, &self.updated, &self.created]
+            .into_iter()
+            .find_map(|date| timestamp(date))
     }
 }
 
@@ -80,8 +93,11 @@ struct Frame {
     name: String,
     attrs: Vec<(String, String)>,
     text: String,
-    /// Its children's text belongs to it (Atom `type="xhtml"`).
+    /// Its children's text belongs to it (a field of an entry or the feed's title, whose
+    /// markup may be written as elements: Atom's `type="xhtml"`, careless RSS).
     collects: bool,
+    /// It had child elements: their text is already text, not HTML to read.
+    markup: bool,
 }
 
 impl Frame {
@@ -113,6 +129,9 @@ struct Reading {
     ended: bool,
     /// Elements open below [`MAX_DEPTH`], not kept: their text goes to the deepest kept one.
     beyond: usize,
+    /// The root's namespace when it is not a known one (`<feed xmlns="…newformat#">`, RSS 2.0
+    /// in a namespace), and the vocabulary it stands for: Atom, or RSS's none.
+    alias: Option<(String, &'static str)>,
 }
 
 /// How deep elements are kept: a real feed nests a dozen; a hostile one 60,000 levels of
@@ -185,6 +204,7 @@ fn frame(ns: String, start: &BytesStart<'_>) -> Frame {
         attrs,
         text: String::new(),
         collects: false,
+        markup: false,
     }
 }
 
@@ -194,12 +214,43 @@ impl Reading {
             self.beyond += 1;
             return;
         }
-        frame.collects = self.stack.last().is_some_and(|parent| parent.collects)
-            || (frame.ns == ATOM && frame.attr("type") == "xhtml");
-        if self.entry.is_none() && (frame.is(ATOM, "entry") || frame.is_rss("item")) {
+        self.vocabulary(&mut frame);
+        let is_entry = frame.is(ATOM, "entry") || frame.is_rss("item");
+        let in_entry = self
+            .entry
+            .as_ref()
+            .is_some_and(|(at, _)| at + 1 == self.stack.len());
+        frame.collects = !is_entry
+            && self.stack.last().is_some_and(|parent| {
+                let head = parent.is(ATOM, "feed") || parent.is_rss("channel");
+                parent.collects || in_entry || (head && frame.name == "title")
+            });
+        if self.entry.is_none() && is_entry {
             self.entry = Some((self.stack.len(), Entry::default()));
         }
         self.stack.push(frame);
+    }
+
+    /// Reads the frame's namespace as the vocabulary it belongs to: Atom 0.3 as Atom, RSS
+    /// 0.90 as RSS 1.0, an unknown root namespace as what the root's name says; RSS's names
+    /// in any case (`<TiTlE>`).
+    fn vocabulary(&mut self, frame: &mut Frame) {
+        if self.stack.is_empty() && !matches!(frame.ns.as_str(), "" | ATOM | ATOM03 | RSS1) {
+            match frame.name.as_str() {
+                "feed" => self.alias = Some((frame.ns.clone(), ATOM)),
+                "rss" | "channel" => self.alias = Some((frame.ns.clone(), "")),
+                _ => {}
+            }
+        }
+        match &self.alias {
+            Some((from, to)) if *from == frame.ns => frame.ns = to.to_string(),
+            _ if frame.ns == ATOM03 => frame.ns = ATOM.to_string(),
+            _ if frame.ns == RSS090 => frame.ns = RSS1.to_string(),
+            _ => {}
+        }
+        if frame.ns.is_empty() || frame.ns == RSS1 {
+            frame.name.make_ascii_lowercase();
+        }
     }
 
     fn push_text(&mut self, text: &str) {
@@ -217,10 +268,17 @@ impl Reading {
             return;
         };
         let depth = self.stack.len();
-        if let Some(parent) = self.stack.last_mut() {
-            if parent.collects {
-                parent.text.push_str(&frame.text);
+        if let Some(parent) = self.stack.last_mut().filter(|parent| parent.collects) {
+            // A block's text on a line of its own, as the tag stripper would put it.
+            let block = text::BLOCKS.contains(&frame.name.as_str());
+            if block {
+                parent.text.push('\n');
             }
+            parent.text.push_str(&frame.text);
+            if block {
+                parent.text.push('\n');
+            }
+            parent.markup = true;
         }
         match &mut self.entry {
             Some((at, _)) if depth == *at => {
@@ -253,6 +311,8 @@ impl Reading {
         let in_head = parent.is_some_and(|p| p.is(ATOM, "feed") || p.is_rss("channel"));
         if in_head && (frame.is(ATOM, "title") || frame.is_rss("title")) {
             self.feed.title = text_of(frame, Kind::Plain);
+        } else if in_head && frame.is(DC, "title") && self.feed.title.is_empty() {
+            self.feed.title = text_of(frame, Kind::Entities);
         } else if frame.is(OPENSEARCH, "totalResults") {
             self.feed.total_results = frame.text.trim().parse().ok();
         }
@@ -271,16 +331,35 @@ enum Kind {
 }
 
 fn text_of(frame: &Frame, default: Kind) -> String {
-    let kind = match frame.attr("type") {
+    let media_type = frame.attr("type");
+    let kind = match media_type {
+        _ if frame.markup => Kind::Plain,
         "html" | "text/html" => Kind::Html,
-        "text" | "xhtml" | "text/plain" => Kind::Plain,
+        "text" | "xhtml" | "text/plain" | "application/xhtml+xml" => Kind::Plain,
         _ => default,
     };
+    // Atom 0.3's `mode="base64"`, and Atom 1.0's text of a type that is neither text nor XML.
+    let binary = frame.attr("mode") == "base64"
+        || (media_type.contains('/')
+            && !media_type.starts_with("text/")
+            && !media_type.ends_with("xml"));
+    let decoded = binary.then(|| from_base64(&frame.text)).flatten();
+    let text = decoded.as_deref().unwrap_or(&frame.text);
     match kind {
-        Kind::Plain => collapse(&frame.text),
-        Kind::Entities => collapse(&decode_entities(&frame.text)),
-        Kind::Html => html_text(&frame.text),
+        Kind::Plain => collapse(text),
+        Kind::Entities => collapse(&decode_entities(text)),
+        Kind::Html => html_text(text),
     }
+}
+
+/// Base64 text as the UTF-8 text it encodes; `None` when it is not that.
+fn from_base64(text: &str) -> Option<String> {
+    use base64::Engine;
+    let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 fn entry_field(entry: &mut Entry, frame: &Frame) {
@@ -288,21 +367,44 @@ fn entry_field(entry: &mut Entry, frame: &Frame) {
     let atom = frame.ns == ATOM;
     let text = || text_of(frame, if rss { Kind::Entities } else { Kind::Plain });
     let html = || text_of(frame, if rss { Kind::Html } else { Kind::Plain });
+    let date = || collapse(&frame.text);
     match (frame.ns.as_str(), frame.name.as_str()) {
         (_, "title") if atom || rss => entry.title = text(),
+        (DC | MEDIA, "title") => or_else(&mut entry.title, text_of(frame, Kind::Entities)),
         (ATOM, "link") => add_link(entry, frame),
-        (_, "link") if rss => entry.link = collapse(&frame.text),
+        (_, "link") if rss => {
+            // It wins over a permalink guid read before it; an empty one does not.
+            let link = collapse(&frame.text);
+            if !link.is_empty() {
+                entry.link = link;
+            }
+        }
         (ATOM, "id") => entry.id = collapse(&frame.text),
-        (_, "guid") if rss => entry.id = collapse(&frame.text),
+        (_, "guid") if rss => read_guid(entry, frame),
         (ATOM, "summary") => entry.summary = html(),
-        (_, "description") if rss => entry.summary = html(),
+        // The first of RSS's description and a stray summary is the summary, the other the
+        // content (as feedparser reads them).
+        (_, "description" | "summary") if rss => match entry.summary.is_empty() {
+            true => entry.summary = html(),
+            false => or_else(&mut entry.content, html()),
+        },
+        (_, "fullitem") if rss => entry.content = html(),
+        (XHTML, "body") => entry.content = text_of(frame, Kind::Plain),
+        (DC, "description") | (ITUNES, "summary") => {
+            or_else(&mut entry.summary, text_of(frame, Kind::Html))
+        }
         (ATOM, "content") => entry.content = html(),
         (CONTENT, "encoded") => entry.content = html_text(&frame.text),
-        (ATOM, "published") | (DC, "date") => set_once(&mut entry.published, &frame.text),
-        (_, "pubDate") if rss => set_once(&mut entry.published, &frame.text),
-        (ATOM, "updated") => entry.updated = collapse(&frame.text),
+        (ATOM, "published" | "issued") | (DCTERMS, "issued") => entry.published = date(),
+        (_, "pubdate") if rss => entry.published = date(),
+        (ATOM, "updated" | "modified") | (DC, "date") | (DCTERMS, "modified") => {
+            entry.updated = date()
+        }
+        (ATOM | DCTERMS, "created") => entry.created = date(),
         (_, "author") if rss => add_author(entry, &rss_author(&frame.text)),
-        (DC, "creator") => add_author(entry, &frame.text),
+        (DC, "creator" | "author") | (ITUNES, "author") => {
+            add_author(entry, &rss_author(&frame.text))
+        }
         (ATOM, "category") => add_category(entry, frame.attr("term")),
         (_, "category") if rss => add_category(entry, &frame.text),
         (DC, "subject") => add_category(entry, &frame.text),
@@ -321,15 +423,34 @@ fn entry_field(entry: &mut Entry, frame: &Frame) {
     }
 }
 
-fn set_once(field: &mut String, text: &str) {
+/// A fallback's value (Dublin Core's title, iTunes's summary), where the field has none.
+fn or_else(field: &mut String, value: String) {
     if field.is_empty() {
-        *field = collapse(text);
+        *field = value;
+    }
+}
+
+/// An RSS `guid`: the entry's id, and its link when it has none and the guid is a permalink
+/// (an address, `isPermaLink` not "false"), as feedparser reads it.
+fn read_guid(entry: &mut Entry, frame: &Frame) {
+    entry.id = collapse(&frame.text);
+    let permalink = !frame.attr("isPermaLink").eq_ignore_ascii_case("false");
+    let address = ["http://", "https://"]
+        .iter()
+        .any(|s| entry.id.starts_with(s));
+    if permalink && address && entry.link.is_empty() {
+        entry.link = entry.id.clone();
     }
 }
 
 fn add_link(entry: &mut Entry, frame: &Frame) {
+    // Atom 0.3 feeds wrote the address as the element's text.
+    let href = match frame.attr("href").trim() {
+        "" => collapse(&frame.text),
+        href => href.to_string(),
+    };
     let link = Link {
-        href: frame.attr("href").trim().to_string(),
+        href,
         rel: frame.attr("rel").to_string(),
         title: frame.attr("title").to_string(),
         media_type: frame.attr("type").to_string(),
@@ -347,14 +468,16 @@ fn add_author(entry: &mut Entry, name: &str) {
     }
 }
 
-/// RSS's `author` is an e-mail address, often with the name in brackets: `a@b.c (Ann Lee)`.
+/// The name in an RSS author, which is an e-mail address, often with the name beside it
+/// (`a@b.c (Ann Lee)`, `Ann Lee (a@b.c)`, `Ann Lee <a@b.c>`); the address when there is no name.
 fn rss_author(text: &str) -> String {
-    let text = text.trim();
-    match (text.find('('), text.rfind(')')) {
-        (Some(open), Some(close)) if open < close && text[..open].contains('@') => {
-            text[open + 1..close].to_string()
-        }
-        _ => text.to_string(),
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| !w.contains('@'))
+        .collect();
+    match words.join(" ").trim_matches(['(', ')', '<', '>']).trim() {
+        "" => collapse(text),
+        name => name.to_string(),
     }
 }
 

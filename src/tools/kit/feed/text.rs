@@ -84,7 +84,7 @@ fn named_entity(name: &str) -> Option<String> {
 }
 
 /// Elements that break a line.
-const BLOCKS: &[&str] = &[
+pub(super) const BLOCKS: &[&str] = &[
     "p",
     "div",
     "br",
@@ -130,7 +130,7 @@ pub(crate) fn html_text(html: &str) -> String {
             rest = after;
             continue;
         }
-        let Some(gt) = after.find('>') else {
+        let Some(gt) = tag_end(after) else {
             // No tag can close any more: the rest is text (and each `<` is not searched from
             // again, which made a page of unclosed `<a` quadratic).
             out.push('<');
@@ -163,6 +163,26 @@ pub(crate) fn html_text(html: &str) -> String {
         .filter(|line| !line.is_empty() && line != "-")
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Where a tag ends: its `>` outside quoted attribute values (`alt="cat<br />dog"`), else
+/// its first `>` (a quote never closed).
+fn tag_end(tag: &str) -> Option<usize> {
+    let mut quote = None;
+    let mut after_equals = false;
+    for (at, b) in tag.bytes().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'>') => return Some(at),
+            (None, b'"' | b'\'') if after_equals => quote = Some(b),
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            after_equals = b == b'=';
+        }
+    }
+    tag.find('>')
 }
 
 /// What follows `</name ...>` in any case, found without copying the rest (which would make
@@ -251,6 +271,8 @@ mod tests {
             ("1 < 2 &amp;&amp; 3 > 2", "1 < 2 && 3 > 2"),
             ("caf&eacute;&#233;&#xE9; &unknown; &", "cafééé &unknown; &"),
             ("line<br/>break", "line\nbreak"),
+            ("<img alt=\"cat<br />dog\" src='x>y'>z", "z"),
+            ("<a title=it's>x</a>", "x"),
             ("<table><tr><td>a</td><td>b</td></tr></table>", "a | b"),
         ];
         for (html, text) in cases {
