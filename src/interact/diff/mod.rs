@@ -194,6 +194,21 @@ mod tests {
     }
 
     #[test]
+    fn past_a_thousand_changes_the_middle_is_one_change() {
+        let old: String = (0..1200).map(|i| format!("a{i}\n")).collect();
+        let new: String = (0..1200).map(|i| format!("b{i}\n")).collect();
+        let (old, new) = (format!("top\n{old}end\n"), format!("top\n{new}end\n"));
+        let hunks = hunks(&old, &new);
+        assert!(
+            hunks.starts_with("@@ -1,1202 +1,1202 @@\n top\n-a0\n"),
+            "{}",
+            &hunks[..40]
+        );
+        assert_eq!(hunks.lines().filter(|l| l.starts_with('-')).count(), 1200);
+        assert!(hunks.ends_with("+b1199\n end\n"));
+    }
+
+    #[test]
     fn huge_diffs_are_cut() {
         let new: String = (0..200).map(|i| format!("{i}\n")).collect();
         let diff = unified("big", "", &new);
