@@ -2,22 +2,14 @@
 //! each run of changes then slid the way GNU diff slides it, so a change shows in the same
 //! hunks as `diff -u` shows it.
 
-use std::collections::HashMap;
-
 /// Past this many changed lines the search is not worth its memory (it keeps about d² numbers):
 /// everything between the common first and last lines is then one change.
 const MAX_EDITS: isize = 1000;
 
-/// For each line of `old` and of `new`, whether it changed: a `-` or a `+` line.
-pub(super) fn changed(old: &[&str], new: &[&str]) -> (Vec<bool>, Vec<bool>) {
-    let mut ids: HashMap<&str, u32> = HashMap::new();
-    let mut id = |line| {
-        let next = ids.len() as u32;
-        *ids.entry(line).or_insert(next)
-    };
-    let a: Vec<u32> = old.iter().map(|l| id(l)).collect();
-    let b: Vec<u32> = new.iter().map(|l| id(l)).collect();
-    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+/// For each line of `a` (the old text) and of `b` (the new), whether it changed: a `-` or a
+/// `+` line.
+pub(super) fn changed(a: &[&str], b: &[&str]) -> (Vec<bool>, Vec<bool>) {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let tail = a[head..]
         .iter()
         .rev()
@@ -34,14 +26,14 @@ pub(super) fn changed(old: &[&str], new: &[&str]) -> (Vec<bool>, Vec<bool>) {
             added[head + y] = false;
         }
     }
-    slide(&a, &mut gone, &added);
-    slide(&b, &mut added, &gone);
+    slide(a, &mut gone, &added);
+    slide(b, &mut added, &gone);
     (gone, added)
 }
 
 /// The pairs of lines (index in `a`, index in `b`) a shortest edit script keeps, in order;
 /// `None` when it needs more than `MAX_EDITS` changes.
-fn kept(a: &[u32], b: &[u32]) -> Option<Vec<(usize, usize)>> {
+fn kept(a: &[&str], b: &[&str]) -> Option<Vec<(usize, usize)>> {
     let (n, m) = (a.len() as isize, b.len() as isize);
     let off = n + m + 1;
     // v[off + k]: the furthest x reached on diagonal k = x - y; `trace[d]` is v before step d.
@@ -92,7 +84,7 @@ fn kept(a: &[u32], b: &[u32]) -> Option<Vec<(usize, usize)>> {
 /// as GNU diff's `shift_boundaries` does: first up, merging with runs it meets, then down as far
 /// as it goes, merging again, then back up to the last place where it ends beside a change in
 /// the other text (`theirs`), so a replaced block shows as one `-`/`+` pair of runs.
-fn slide(lines: &[u32], mine: &mut [bool], theirs: &[bool]) {
+fn slide(lines: &[&str], mine: &mut [bool], theirs: &[bool]) {
     let n = lines.len();
     let mut i = 0;
     // The line of the other text that pairs with line `i` (both unchanged) or follows the run.
