@@ -117,10 +117,17 @@
 
   // ---- approvals --------------------------------------------------------------------------
 
+  // The command or diff; a carriage return (a changed line end) shows as a dim ^M, as git diff
+  // shows it through less: a browser would draw it as a space.
+  function detail(text) {
+    const parts = text.split('\r');
+    return el('pre', {}, parts.flatMap((part, i) => (i ? [el('span', { class: 'cr', text: '^M' }), part] : [part])));
+  }
+
   function approval(parts) {
     const { event, body, actions } = parts;
     heading(parts, event.tool || event.toolName, event.summary);
-    if (event.detail) body.append(el('pre', { text: event.detail }));
+    if (event.detail) body.append(detail(event.detail));
     if (event.covers) {
       body.append(el('p', { class: 'description', text: 'A session or always grant covers ' + event.covers + '.' }));
     }

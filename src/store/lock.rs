@@ -5,7 +5,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Held while it lives.
 pub(crate) struct Held(#[allow(dead_code)] File);
@@ -20,9 +20,14 @@ pub(crate) fn try_hold(file: &Path) -> io::Result<Option<Held>> {
     take(file, libc::LOCK_EX | libc::LOCK_NB)
 }
 
-fn take(file: &Path, operation: libc::c_int) -> io::Result<Option<Held>> {
+/// The lock file of `file`: `<file>.lock` beside it, which `flock(1)` can take too.
+pub(crate) fn lock_file(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
+    file.with_file_name(name)
+}
+
+fn take(file: &Path, operation: libc::c_int) -> io::Result<Option<Held>> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -30,7 +35,7 @@ fn take(file: &Path, operation: libc::c_int) -> io::Result<Option<Held>> {
         .create(true)
         .truncate(false)
         .write(true)
-        .open(file.with_file_name(name))?;
+        .open(lock_file(file))?;
     // SAFETY: flock on a file descriptor we own; the lock is released when it is closed.
     if unsafe { libc::flock(lock.as_raw_fd(), operation) } != 0 {
         let error = io::Error::last_os_error();

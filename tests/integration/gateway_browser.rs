@@ -1,6 +1,6 @@
 //! The gateway's page in real headless Chromium: a turn chatted in the page, a question card
 //! answered by keyboard while a second page on the same session turns read-only ("answered on
-//! another device"), an approval card given and denied by mouse, a question asked again in its
+//! another device"), an approval card given and denied by mouse (and one whose diff shows carriage returns), a question asked again in its
 //! card's place with what was entered, a reload mid-question (one card for a prompt sent as seeds 003 and 001 name it), an answer's Markdown rendered with
 //! nothing the model wrote becoming markup, and screenshots light and dark at desktop and 360 px.
 
@@ -403,4 +403,46 @@ fn the_page_turns_coding_mode_on_and_off() {
         "the second turn is answered",
     );
     assert!(!offers_commands(1));
+}
+
+/// A file turned from CRLF to LF: the approval card's diff shows each old line's carriage
+/// return as a dim `^M` (a browser would draw it as a space), so every line is seen to change.
+#[test]
+fn an_approval_card_shows_a_carriage_return_in_its_diff() {
+    let Some(browser) = Browser::start(1000, 900) else {
+        return;
+    };
+    let home = TempDir::new("gateway-page-crlf");
+    std::fs::write(home.path().join("notes.txt"), "one\r\ntwo\r\n").unwrap();
+    let patch = json!({"path": "notes.txt", "old_str": "one\r\ntwo\r\n", "new_str": "one\ntwo\n"});
+    let server = ReplayServer::start(crate::common::ticketed(vec![
+        Reply::tool_calls(&[("p1", "apply_patch", &patch.to_string())]),
+        Reply::text(&["Left as it was."]),
+    ]));
+    let gateway = Gateway::start(&home, &server.url());
+    browser.open(&gateway.page());
+    browser.click("#coding");
+    browser.click("#new-session");
+    browser.find("#composer:not([hidden]) #message");
+    browser.type_into("#message", "use LF line ends in notes.txt");
+    browser.press(&[key::CONTROL, key::ENTER]);
+    browser.find(".card button[data-deny]");
+    assert_eq!(
+        browser.script(
+            "return [...document.querySelectorAll('.card pre .cr')].map(s => s.textContent)",
+            json!([])
+        ),
+        json!(["^M", "^M"])
+    );
+    let text = browser.text(".card pre");
+    assert!(text.contains("-one^M\n-two^M\n+one\n+two"), "{text:?}");
+    browser.click(".card button[data-deny]");
+    browser.wait_until(
+        "return [...document.querySelectorAll('.bubble.assistant')].some(b => b.textContent === 'Left as it was.')",
+        "the turn goes on after the denial",
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("notes.txt")).unwrap(),
+        "one\r\ntwo\r\n"
+    );
 }

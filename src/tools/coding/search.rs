@@ -163,6 +163,11 @@ pub(crate) fn code_grep(args: GrepArgs, ctx: &ToolContext) -> Result<String, Str
         },
         None => (builtin(&root, &relative, &args), PLAIN_NOTE.to_string()),
     };
+    let searched = match scope.is_dir() {
+        true => scope.as_path(),
+        false => scope.parent().unwrap_or(&root),
+    };
+    let note = format!("{}{note}", ignored_note(&root, searched));
     if lines.is_empty() {
         return Ok(format!(
             "No matches for '{}' in {shown}.{note}",
@@ -401,7 +406,21 @@ fn tree(args: TreeArgs, ctx: &ToolContext) -> Result<String, String> {
             "[{over_cap} more entries not shown (limit {TREE_ENTRIES}): list a subdirectory]"
         ));
     }
-    Ok(lines.join("\n"))
+    let mut text = lines.join("\n");
+    text.push_str(&ignored_note(&top, &root));
+    Ok(text)
+}
+
+/// A line saying that git ignores the directory `dir` is in (or is), when it does: what was
+/// listed or found there is what the model asked for by name, and a search from above skips it.
+fn ignored_note(top: &Path, dir: &Path) -> String {
+    let Some(ignored) = ignore::ignored_dir(dir) else {
+        return String::new();
+    };
+    let shown = ignored.strip_prefix(top).unwrap_or(&ignored).display();
+    format!(
+        "\n[git ignores {shown}/: what is in it is shown because this path was asked for; a search or listing from above it skips it]"
+    )
 }
 
 #[cfg(test)]
@@ -545,5 +564,45 @@ mod tests {
             .unwrap_err()
             .contains("not a directory")
         );
+    }
+
+    #[test]
+    fn a_path_git_ignores_is_listed_and_searched_with_a_note() {
+        let (dir, ctx) = project(false);
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let note = "[git ignores target/: what is in it is shown because this path was asked for";
+        let listed = tree(
+            TreeArgs {
+                path: Some("target".into()),
+                depth: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(
+            listed.contains("  out.rs") && listed.contains(note),
+            "{listed}"
+        );
+        let args = GrepArgs {
+            pattern: "fn main".into(),
+            path: Some("target".into()),
+            file_glob: None,
+            ignore_case: None,
+            max_results: None,
+        };
+        let found = code_grep(args, &ctx).unwrap();
+        assert!(
+            found.contains("target/out.rs:1:") && found.contains(note),
+            "{found}"
+        );
+        let top = tree(
+            TreeArgs {
+                path: Some("src".into()),
+                depth: None,
+            },
+            &ctx,
+        )
+        .unwrap();
+        assert!(!top.contains("git ignores"), "{top}");
     }
 }

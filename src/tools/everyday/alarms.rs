@@ -276,14 +276,18 @@ pub(crate) fn one_shot(
         // The table goes through a file so that a `crontab -l` that fails at that moment
         // stops the removal instead of installing an empty table; the label file goes only
         // with the line.
+        let removal = format!(
+            "f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -{}; rm -f \"$f\"",
+            cron::quote(&format!("marvin:{id}")),
+            label.cleanup()
+        );
         let command = format!(
-            "{moment}{}{}{}{}; f=$(mktemp) && {program} -l > \"$f\" && grep -vF {} \"$f\" | {program} -{}; rm -f \"$f\"",
+            "{moment}{}{}{}{}; {}",
             YEAR_GUARD.0,
             wall.year,
             YEAR_GUARD.1,
             notifier.commands(title, label),
-            cron::quote(&format!("marvin:{id}")),
-            label.cleanup()
+            crontab.locked(&removal)
         );
         cron::line(&fields, &command, id)
     };

@@ -34,9 +34,12 @@ pub(crate) struct Crontab {
     name: String,
     /// How long one run may take: [`TIMEOUT`] (a test's shorter).
     timeout: Duration,
-    /// `MARVIN_HOME/crontab`, whose lock (store::lock) other Marvins of this user take too
-    /// while they change the table.
+    /// `MARVIN_HOME/crontab` (else one per user in the temporary directory), whose lock
+    /// (store::lock) other Marvins of this user, and fired alarms removing their own line,
+    /// take too while they change the table.
     shared: Option<PathBuf>,
+    /// `flock(1)`, for the lines that edit the table themselves (util-linux: not on macOS).
+    flock: Option<PathBuf>,
     /// The daemon's clock, which the lines' times are written on.
     pub clock: CronClock,
 }
@@ -57,31 +60,22 @@ impl Crontab {
             crate::programs::find_program(&name, path)
         };
         let web = ctx.settings.web.settings();
-        let date = crate::programs::find_program(
-            "date",
-            ctx.settings
-                .search_path
-                .as_deref()
-                .map(std::ffi::OsStr::new),
-        )
-        .or_else(|| {
-            ["/usr/bin/date", "/bin/date"]
-                .map(PathBuf::from)
-                .into_iter()
-                .find(|p| p.is_file())
-        });
-        let clock = CronClock::new(web.tz.clone(), web.cron_tz.clone(), date);
+        let clock = CronClock::new(web.tz.clone(), web.cron_tz.clone(), system(ctx, "date"));
+        let shared = match &ctx.settings.marvin_home {
+            Some(home) => home.join("crontab"),
+            // SAFETY: getuid cannot fail.
+            None => {
+                std::env::temp_dir().join(format!("marvin-crontab-{}", unsafe { libc::getuid() }))
+            }
+        };
         match program {
             Some(program) => Ok(Self {
                 program,
                 name,
                 clock,
                 timeout: TIMEOUT,
-                shared: ctx
-                    .settings
-                    .marvin_home
-                    .as_ref()
-                    .map(|home| home.join("crontab")),
+                shared: Some(shared),
+                flock: system(ctx, "flock"),
             }),
             None => Err(format!(
                 "There is no cron on this machine ('{name}' is not installed), so nothing can be scheduled: install cron (cronie or the cron package) or set MARVIN_CRONTAB to the crontab program."
@@ -95,6 +89,7 @@ impl Crontab {
         let name = program.display().to_string();
         Self {
             shared: None,
+            flock: None,
             clock: CronClock::new(None, None, None),
             program,
             name,
@@ -105,6 +100,21 @@ impl Crontab {
     /// Where the program is, for cron lines that edit the table themselves.
     pub(crate) fn path(&self) -> &std::path::Path {
         &self.program
+    }
+
+    /// `commands` (a cron line's edit of the table) as they run holding the lock Marvin's own
+    /// edits take, so that alarms firing in the same minute, or Marvin setting one then, do
+    /// not write over each other's change; as they are where there is no `flock(1)`. Without
+    /// the lock within a minute, they do not run: the line stays, and listing drops it.
+    pub(crate) fn locked(&self, commands: &str) -> String {
+        match (&self.flock, &self.shared) {
+            (Some(flock), Some(shared)) => format!(
+                "( {} -w 60 9 && {commands} ) 9>>{}",
+                quote(&flock.display().to_string()),
+                quote(&crate::store::lock::lock_file(shared).display().to_string())
+            ),
+            _ => commands.to_string(),
+        }
     }
 
     /// The table as it is, byte for byte (stdout alone: what the program says on stderr
@@ -236,6 +246,18 @@ impl Crontab {
             self.name
         )
     }
+}
+
+/// A program the session's PATH has, or the system's own copy (cron runs lines with a short
+/// PATH, so the line names it in full).
+fn system(ctx: &ToolContext, name: &str) -> Option<PathBuf> {
+    let path = ctx.settings.search_path.as_deref();
+    crate::programs::find_program(name, path.map(std::ffi::OsStr::new)).or_else(|| {
+        [format!("/usr/bin/{name}"), format!("/bin/{name}")]
+            .map(PathBuf::from)
+            .into_iter()
+            .find(|p| p.is_file())
+    })
 }
 
 /// What the program said and how it ended.

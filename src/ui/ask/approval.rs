@@ -8,6 +8,10 @@ use super::{Asker, Stop, layout};
 use crate::interact::{Approval, Choice, CompletedView, Request, Response, Scope};
 use crate::ui::sanitize::sanitize;
 
+/// Stands for a carriage return in a diff until it is drawn (`^M`): a private-use character,
+/// which the sanitiser keeps and no file is likely to hold.
+const CR: &str = "\u{e00d}";
+
 impl Asker<'_> {
     pub(super) fn approval(
         &mut self,
@@ -43,20 +47,34 @@ impl Asker<'_> {
     }
 
     /// The command (bold) or the diff (coloured), indented, each line broken into rows that
-    /// fit without losing a character.
+    /// fit without losing a character. In a diff a carriage return shows as a dim `^M`, as
+    /// `git diff` shows it through `less`, so a line that only changed its line end is seen.
     fn detail(&mut self, approval: &Approval) {
         let style = self.style;
         let diff = approval.detail.contains("\n@@");
-        for line in sanitize(&approval.detail).lines() {
+        let text = match diff {
+            true => approval.detail.replace('\r', CR),
+            false => approval.detail.clone(),
+        };
+        for line in sanitize(&text).lines() {
             let paint = |row: &str| match line.chars().next() {
                 _ if !diff => style.bold(row),
                 Some('+') if !line.starts_with("+++") => style.paint_green(row),
                 Some('-') if !line.starts_with("---") => style.red(row),
                 Some('@') => style.cyan(row),
+                Some('\\') => style.dim(row),
                 _ => row.to_string(),
             };
-            for row in layout::wrap_exact(line, layout::full_columns() - 4) {
-                self.line(&format!("    {}", paint(&row)));
+            let room = layout::full_columns() - 4 - line.matches(CR).count();
+            for row in layout::wrap_exact(line, room) {
+                let parts: Vec<String> = row
+                    .split(CR)
+                    .map(|part| match part.is_empty() {
+                        true => String::new(),
+                        false => paint(part),
+                    })
+                    .collect();
+                self.line(&format!("    {}", parts.join(&style.dim("^M"))));
             }
         }
     }
@@ -108,6 +126,45 @@ mod tests {
             covers: "prod".into(),
             all_edits,
             scopes,
+        }
+    }
+
+    #[test]
+    fn a_carriage_return_in_a_diff_shows_as_a_dim_caret_m() {
+        let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut out = Out::new(Box::new(Shared(buffer.clone())), false, false);
+        let colour = Style {
+            colour: true,
+            unicode: true,
+        };
+        let mut asker = Asker::new(&mut out, colour, true);
+        let mut edit = approval(vec![], true);
+        edit.detail = crate::interact::diff::unified("w.txt", "a\r\nb", "a\nb");
+        asker.detail(&edit);
+        drop(asker);
+        let shown = String::from_utf8(buffer.lock().unwrap().clone()).unwrap();
+        let dim_cr = "\x1b[2m^M\x1b[0m";
+        assert!(
+            shown.contains(&format!("\x1b[31m-a\x1b[0m{dim_cr}\n")),
+            "{shown:?}"
+        );
+        assert!(shown.contains("\x1b[32m+a\x1b[0m\n"), "{shown:?}");
+        assert!(
+            shown.contains("\x1b[2m\\ No newline at end of file\x1b[0m"),
+            "{shown:?}"
+        );
+        assert!(!shown.contains('\r'), "{shown:?}");
+    }
+
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 

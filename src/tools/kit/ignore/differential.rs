@@ -130,15 +130,15 @@ fn tree(rng: &mut fastrand::Rng, top: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
 
 /// One generated repository: its top, the home git is given, and whether `XDG_CONFIG_HOME`
 /// is set (else git looks in `~/.config`).
-struct Repo {
-    top: PathBuf,
-    home: PathBuf,
-    xdg: bool,
+pub(super) struct Repo {
+    pub top: PathBuf,
+    pub home: PathBuf,
+    pub xdg: bool,
 }
 
 impl Repo {
     /// Runs git in `dir` with the repository's home and no system configuration; its stdout.
-    fn git(&self, dir: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
+    pub(super) fn git(&self, dir: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
         use std::io::Write;
         let mut command = Command::new("git");
         command
@@ -165,7 +165,7 @@ impl Repo {
     }
 
     /// What our code is given: the same home.
-    fn user(&self) -> UserConfig {
+    pub(super) fn user(&self) -> UserConfig {
         UserConfig {
             home: Some(self.home.clone()),
             xdg_config_home: self.xdg.then(|| self.home.join("xdg")),
@@ -245,7 +245,7 @@ impl Repo {
     }
 }
 
-fn nul_list(bytes: &[u8]) -> BTreeSet<Vec<u8>> {
+pub(super) fn nul_list(bytes: &[u8]) -> BTreeSet<Vec<u8>> {
     bytes
         .split(|&c| c == 0)
         .filter(|p| !p.is_empty())

@@ -12,6 +12,8 @@ mod rules;
 mod conformance;
 #[cfg(test)]
 mod differential;
+#[cfg(test)]
+mod inside_ignored;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,8 +43,11 @@ pub(crate) enum Visit {
 
 /// Visits the files and directories under `root` that git would not ignore, sorted by name
 /// within each directory, directories before files. Symlinks are listed but not followed.
-/// `root` itself is walked even when git ignores it (it was asked for by name, as ripgrep
-/// searches a path it is given), but the rules above it apply to what is inside.
+/// `root` is walked even when it is, or is inside, a directory git ignores (where git calls
+/// everything ignored): it was asked for by name, and ripgrep and fd search a path they are
+/// given, which `code_grep` hands ripgrep when it can. The rules that match a path inside
+/// apply as everywhere: the parents' (`*.o`), and the `.gitignore` files in and below `root`.
+/// [`ignored_dir`] says when this happens, for the caller to tell.
 pub(crate) fn walk(root: &Path, visit: &mut dyn FnMut(&Entry) -> Visit) {
     walk_with(root, &UserConfig::from_env(), visit);
 }
@@ -56,6 +61,12 @@ pub(crate) fn walk_with(root: &Path, user: &UserConfig, visit: &mut dyn FnMut(&E
         visit,
     };
     walk.dir(Path::new(""), &start.prefix, 0);
+}
+
+/// The directory at or above `root` that git ignores (the highest), when there is one: git
+/// calls everything under it ignored, though [`walk`] lists it.
+pub(crate) fn ignored_dir(root: &Path) -> Option<PathBuf> {
+    repo::start(root, &UserConfig::from_env()).ignored_dir
 }
 
 /// Whether the last rule matching `path` (relative to the repository's top) ignores it; a

@@ -20,6 +20,9 @@ pub(crate) struct Start {
     pub levels: Vec<Rules>,
     /// The start relative to the repository's top (empty at the top, or outside a repository).
     pub prefix: Vec<u8>,
+    /// The directory at or above the start (the highest one) that git ignores, where git stops
+    /// looking: it calls everything under it ignored.
+    pub ignored_dir: Option<PathBuf>,
 }
 
 /// The rules a walk of `root` starts with. Outside a repository there are none: only the
@@ -42,6 +45,7 @@ pub(crate) fn start(root: &Path, user: &UserConfig) -> Start {
     levels.extend(follow(&exclude).map(|(text, _)| Rules::parse(Vec::new(), &text)));
     let mut dir = top.clone();
     let mut base = Vec::new();
+    let mut ignored_dir = None;
     for part in start.strip_prefix(&top).unwrap_or(Path::new("")).iter() {
         levels.extend(gitignore(&dir, &base));
         dir.push(part);
@@ -49,10 +53,14 @@ pub(crate) fn start(root: &Path, user: &UserConfig) -> Start {
             base.push(b'/');
         }
         base.extend_from_slice(part.as_encoded_bytes());
+        if ignored_dir.is_none() && super::ignored(&levels, &base, true) {
+            ignored_dir = Some(dir.clone());
+        }
     }
     Start {
         levels,
         prefix: base,
+        ignored_dir,
     }
 }
 
