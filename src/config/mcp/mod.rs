@@ -65,6 +65,9 @@ pub struct McpServer {
     pub origin: McpOrigin,
     /// The file it came from, for messages.
     pub source: PathBuf,
+    /// The OAuth client declared for an HTTP server whose authorization server takes no
+    /// registrations (`"oauth": {"clientId", "clientSecret"}`, variables filled).
+    pub oauth_client: Option<(String, Option<String>)>,
 }
 
 impl McpServer {
@@ -82,6 +85,9 @@ pub struct McpSettings {
     pub warnings: Vec<String>,
     /// How long one request may take (MARVIN_MCP_TIMEOUT, default 60 s).
     pub timeout: Duration,
+    /// The profile's directory, where HTTP servers' sign-ins are kept (none without a
+    /// MARVIN_HOME: such servers cannot sign in).
+    pub sign_ins: Option<PathBuf>,
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -115,6 +121,17 @@ struct Entry {
     kind: Option<String>,
     #[serde(default)]
     disabled: bool,
+    #[serde(default)]
+    oauth: Option<OAuthClient>,
+}
+
+/// A client registered with an MCP server's authorization server beforehand.
+#[derive(Deserialize)]
+struct OAuthClient {
+    #[serde(rename = "clientId")]
+    client_id: String,
+    #[serde(rename = "clientSecret", default)]
+    client_secret: Option<String>,
 }
 
 /// How the entries of one file are read.
@@ -262,6 +279,17 @@ fn parse(text: &str) -> Result<File, String> {
 
 /// One entry as a server: what it declares, and the same with its variables filled.
 fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, String> {
+    let oauth_client = match &entry.oauth {
+        Some(client) => Some((
+            expand(&client.client_id, reading)?,
+            client
+                .client_secret
+                .as_deref()
+                .map(|secret| expand(secret, reading))
+                .transpose()?,
+        )),
+        None => None,
+    };
     let declared = match (entry.kind.as_deref(), entry.command, entry.url) {
         (Some("sse"), _, _) => return Err(
             "it uses the old SSE transport, which Marvin does not speak; the server's Streamable HTTP address (often ending in /mcp) works with \"url\"".into(),
@@ -298,6 +326,7 @@ fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, St
         declared,
         origin: reading.origin,
         source: reading.path.to_path_buf(),
+        oauth_client,
     })
 }
 
