@@ -15,7 +15,7 @@ mod web;
 
 pub use browser::FormSurface;
 pub use credential::{about as provider_about, report as provider_report};
-pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
+pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport, OAuthClient};
 pub use on_ask::{OnAsk, PhoneRelay};
 use on_ask::{park_for, phone_relay, question_timeout, question_topic};
 pub use provider::{ProviderKind, ProviderSettings};

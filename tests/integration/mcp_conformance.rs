@@ -64,21 +64,13 @@ fn passes(bin: &Path, scenario: &str, client: &str, dir: &Path) -> Result<(), St
     }
 }
 
-/// The client scenarios Marvin does not pass, and why: each needs what no client here can
-/// show without a person or a published address.
-const NOT_PASSED: &[(&str, &str)] = &[
-    (
-        "auth/basic-cimd",
-        "a Client ID Metadata Document (SEP-991) must be published at an https:// address \
+/// The client scenarios Marvin does not pass, and why.
+const NOT_PASSED: &[(&str, &str)] = &[(
+    "auth/basic-cimd",
+    "a Client ID Metadata Document (SEP-991) must be published at an https:// address \
          Marvin's project controls, which it has not; Marvin registers itself (RFC 7591) \
          instead, which the suite counts as a warning",
-    ),
-    (
-        "auth/client-credentials-jwt",
-        "private_key_jwt (SEP-1046) needs a signing key declared for the server; Marvin \
-         declares client secrets only",
-    ),
-];
+)];
 
 #[test]
 fn marvin_passes_the_suites_client_scenarios_oauth_included() {

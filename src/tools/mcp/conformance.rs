@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::oauth::SignIn;
 use super::server::{Server, State};
-use crate::config::{Declared, FormSurface, McpOrigin, McpServer, McpTransport};
+use crate::config::{Declared, FormSurface, McpOrigin, McpServer, McpTransport, OAuthClient};
 use crate::interact::{FollowUp, Interactor, Prompt, Request, Response, Unavailable};
 use crate::tools::ToolContext;
 
@@ -107,13 +107,17 @@ fn declared(url: &str) -> McpServer {
     }
 }
 
-/// The client a scenario registered beforehand, from MCP_CONFORMANCE_CONTEXT's `client_id`
-/// and `client_secret`.
-fn context_client() -> Option<(String, Option<String>)> {
+/// The client a scenario registered beforehand, from MCP_CONFORMANCE_CONTEXT's `client_id`,
+/// `client_secret` and `private_key_pem`.
+fn context_client() -> Option<OAuthClient> {
     let context: Value =
         serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
-    let id = context["client_id"].as_str()?.to_string();
-    Some((id, context["client_secret"].as_str().map(str::to_string)))
+    let text = |name: &str| context[name].as_str().map(str::to_string);
+    Some(OAuthClient {
+        id: text("client_id")?,
+        secret: text("client_secret"),
+        key: text("private_key_pem"),
+    })
 }
 
 /// The browser of the auth scenarios: it opens `address`, whose server signs the user in at

@@ -16,6 +16,8 @@ use super::get_json;
 pub(crate) struct Plan {
     /// What the token is for (RFC 8707's `resource`).
     pub(crate) resource: String,
+    /// The authorization server (the audience of a client's signed assertion).
+    pub(crate) issuer: String,
     pub(crate) authorization_endpoint: String,
     pub(crate) token_endpoint: String,
     pub(crate) registration_endpoint: Option<String>,
@@ -77,7 +79,13 @@ pub(crate) fn discover(
         .scope
         .clone()
         .or_else(|| (!supported.is_empty()).then(|| supported.join(" ")));
-    Ok(plan(resource, &issuer_origin, metadata.as_ref(), scope))
+    let mut plan = plan(resource, &issuer_origin, metadata.as_ref(), scope);
+    plan.issuer = metadata
+        .as_ref()
+        .and_then(|m| m["issuer"].as_str())
+        .unwrap_or(&issuer)
+        .to_string();
+    Ok(plan)
 }
 
 /// The endpoints of `metadata`, or the 2025-03-26 defaults at `origin` without any.
@@ -85,6 +93,7 @@ fn plan(resource: String, origin: &str, metadata: Option<&Value>, scope: Option<
     let Some(metadata) = metadata else {
         return Plan {
             resource,
+            issuer: origin.to_string(),
             authorization_endpoint: format!("{origin}/authorize"),
             token_endpoint: format!("{origin}/token"),
             registration_endpoint: Some(format!("{origin}/register")),
@@ -96,6 +105,7 @@ fn plan(resource: String, origin: &str, metadata: Option<&Value>, scope: Option<
     let text = |name: &str| metadata[name].as_str().map(str::to_string);
     Plan {
         resource,
+        issuer: origin.to_string(),
         authorization_endpoint: text("authorization_endpoint")
             .unwrap_or_else(|| format!("{origin}/authorize")),
         token_endpoint: text("token_endpoint").unwrap_or_else(|| format!("{origin}/token")),

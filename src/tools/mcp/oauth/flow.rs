@@ -1,6 +1,6 @@
 //! One sign-in: the authorization code flow with PKCE (S256) through a callback on
 //! 127.0.0.1 at a free port, the `state` checked there, the `resource` (RFC 8707) and scope in
-//! the request; or, for a client declared with a secret at a server that only grants
+//! the request; or, for a client declared with a secret or a key at a server that only grants
 //! `client_credentials`, that grant, which needs nobody.
 
 use std::time::{Duration, Instant};
@@ -27,9 +27,10 @@ pub(crate) fn sign_in(
     let declared = sign_in
         .client
         .as_ref()
-        .map(|(id, secret)| Client::declared(id, secret.as_deref(), plan));
+        .map(|declared| Client::declared(declared, plan));
     let machine = |grant: &str| plan.grant_types.iter().any(|g| g == grant);
-    if let Some(client) = declared.as_ref().filter(|c| c.secret.is_some()) {
+    let proves = |c: &&Client| c.secret.is_some() || c.key.is_some();
+    if let Some(client) = declared.as_ref().filter(proves) {
         if machine("client_credentials") && !machine("authorization_code") {
             let mut form = vec![
                 ("grant_type", "client_credentials"),

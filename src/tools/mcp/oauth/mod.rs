@@ -15,6 +15,7 @@ pub(crate) mod challenge;
 pub(crate) mod command;
 mod discover;
 mod flow;
+mod jwt;
 mod register;
 mod store;
 mod token;
@@ -38,8 +39,8 @@ pub struct SignIn {
     pub name: String,
     /// The profile's directory (its tokens.json).
     pub profile: PathBuf,
-    /// The client declared in mcp.json (`"oauth": {"clientId", "clientSecret"}`).
-    pub client: Option<(String, Option<String>)>,
+    /// The client declared in mcp.json (`"oauth": {"clientId", …}`).
+    pub client: Option<crate::config::OAuthClient>,
     /// How to show a sign-in's address; none in a run, where nobody is asked.
     pub visit: Option<Visit>,
 }

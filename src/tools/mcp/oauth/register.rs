@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::discover::Plan;
 use super::{post, said};
+use crate::config::OAuthClient;
 
 /// A client of the authorization server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,19 +15,29 @@ pub(crate) struct Client {
     pub(crate) id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) secret: Option<String>,
-    /// `client_secret_basic`, `client_secret_post` or `none`.
+    /// `client_secret_basic`, `client_secret_post`, `private_key_jwt` or `none`.
     pub(crate) method: String,
+    /// For `private_key_jwt`: the declared key (never kept with the tokens) and the audience
+    /// of the assertions it signs.
+    #[serde(skip)]
+    pub(crate) key: Option<(String, String)>,
 }
 
 impl Client {
-    /// A client declared in mcp.json, proving itself as the server supports.
-    pub(crate) fn declared(id: &str, secret: Option<&str>, plan: &Plan) -> Client {
-        let secret = secret.map(str::to_string);
-        let method = method(&plan.auth_methods, secret.is_some());
+    /// A client declared in mcp.json, proving itself as the server supports: with its key
+    /// where the server takes signed assertions, else with its secret.
+    pub(crate) fn declared(declared: &OAuthClient, plan: &Plan) -> Client {
+        let signs = plan.auth_methods.iter().any(|m| m == "private_key_jwt");
+        let key = declared.key.clone().filter(|_| signs);
+        let method = match key {
+            Some(_) => "private_key_jwt",
+            None => method(&plan.auth_methods, declared.secret.is_some()),
+        };
         Client {
-            id: id.to_string(),
-            secret,
+            id: declared.id.clone(),
+            secret: declared.secret.clone(),
             method: method.to_string(),
+            key: key.map(|key| (key, plan.issuer.clone())),
         }
     }
 }
@@ -101,6 +112,7 @@ pub(crate) fn register(
         id: id.to_string(),
         secret,
         method,
+        key: None,
     })
 }
 

@@ -12,6 +12,9 @@ use super::store::Entry;
 use super::{post, said};
 use crate::tools::kit::web::{encode, encode_pairs};
 
+/// RFC 7523's `client_assertion_type`.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
 /// Asks `endpoint` for tokens with `form` (the grant's fields), as `client`.
 pub(crate) fn request(
     agent: &ureq::Agent,
@@ -19,19 +22,26 @@ pub(crate) fn request(
     client: &Client,
     form: &[(&str, &str)],
 ) -> Result<Tokens, String> {
+    let assertion;
     let mut fields = form.to_vec();
     let mut request = agent
         .post(endpoint)
         .header("Content-Type", "application/x-www-form-urlencoded");
-    match (client.method.as_str(), &client.secret) {
-        ("client_secret_basic", Some(secret)) => {
+    match (client.method.as_str(), &client.secret, &client.key) {
+        ("client_secret_basic", Some(secret), _) => {
             // RFC 6749 §2.3.1: each form-encoded before they are joined.
             let pair = format!("{}:{}", encode(&client.id), encode(secret));
             request = request.header("Authorization", format!("Basic {}", STANDARD.encode(pair)));
         }
-        ("client_secret_post", Some(secret)) => {
+        ("client_secret_post", Some(secret), _) => {
             fields.push(("client_id", &client.id));
             fields.push(("client_secret", secret));
+        }
+        ("private_key_jwt", _, Some((key, audience))) => {
+            assertion = super::jwt::assertion(&client.id, audience, key)?;
+            fields.push(("client_id", &client.id));
+            fields.push(("client_assertion_type", JWT_BEARER));
+            fields.push(("client_assertion", &assertion));
         }
         _ => fields.push(("client_id", &client.id)),
     }
