@@ -122,3 +122,75 @@ fn conformance_client() {
         false => assert!(played.is_ok(), "{scenario} at {url}: {played:?}"),
     }
 }
+
+/// `marvin mcp login` and `logout` through the binary, the servers of the suite's
+/// `auth/metadata-default` signing in: the "browser" (BROWSER) is curl opening the address
+/// and following the suite's redirect to the callback, and the suite checks the sign-in.
+#[test]
+fn marvin_mcp_login_signs_in_where_the_suite_checks_it_and_logout_forgets_it() {
+    let bin = suite();
+    let exe = std::env::current_exe().unwrap();
+    let client = format!(
+        "{} --ignored --exact --nocapture mcp_conformance::login_client",
+        exe.display()
+    );
+    let dir = TempDir::new("mcp-conformance-login");
+    let passed = passes(&bin, "auth/metadata-default", &client, dir.path());
+    assert!(passed.is_ok(), "{}", passed.unwrap_err());
+}
+
+/// The client of the test above: logs in to the server at the address given last, checks the
+/// kept sign-in, and logs out.
+#[test]
+#[ignore = "run by the MCP conformance suite with a scenario's address"]
+fn login_client() {
+    use std::os::unix::fs::PermissionsExt;
+    if std::env::var("MCP_CONFORMANCE_SCENARIO").is_err() {
+        return;
+    }
+    let url = std::env::args().next_back().unwrap_or_default();
+    let home = TempDir::new("mcp-login");
+    let marvin_home = home.path().join("marvin-home");
+    std::fs::create_dir_all(&marvin_home).unwrap();
+    let declared = serde_json::json!({"mcpServers": {"remote": {"url": url}}});
+    std::fs::write(marvin_home.join("mcp.json"), declared.to_string()).unwrap();
+    let browser = home.path().join("browser");
+    std::fs::write(
+        &browser,
+        "#!/bin/sh\nback=$(curl -s -o /dev/null -w '%{redirect_url}' \"$1\") && curl -s -o /dev/null \"$back\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let login = crate::common::marvin(home.path())
+        .env("BROWSER", &browser)
+        .args(["mcp", "login", "remote"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&login.stdout);
+    assert!(
+        login.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    assert!(
+        said.starts_with("Signed in to the MCP server remote;"),
+        "{said}"
+    );
+    let tokens = marvin_home.join("profiles/default/tokens.json");
+    let mode = std::fs::metadata(&tokens).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let kept: serde_json::Value = serde_json::from_slice(&std::fs::read(&tokens).unwrap()).unwrap();
+    let token = kept["mcp/remote"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(token.starts_with("test-token"), "{kept}");
+    assert!(!said.contains(&token) && !String::from_utf8_lossy(&login.stderr).contains(&token));
+    let logout = crate::common::marvin(home.path())
+        .args(["mcp", "logout", "remote"])
+        .output()
+        .unwrap();
+    assert!(logout.status.success());
+    let kept: serde_json::Value = serde_json::from_slice(&std::fs::read(&tokens).unwrap()).unwrap();
+    assert!(kept.get("mcp/remote").is_none(), "{kept}");
+}
