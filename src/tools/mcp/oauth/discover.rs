@@ -85,6 +85,14 @@ pub(crate) fn discover(
         .and_then(|m| m["issuer"].as_str())
         .unwrap_or(&issuer)
         .to_string();
+    let endpoints = [&plan.authorization_endpoint, &plan.token_endpoint];
+    let endpoints = endpoints.into_iter().chain(&plan.registration_endpoint);
+    if let Some(plain) = endpoints.into_iter().find(|e| !protected_enough(e, url)) {
+        return Err(format!(
+            "its authorization server's endpoint {plain} is not https://, and secrets would \
+             cross the network in the clear"
+        ));
+    }
     Ok(plan)
 }
 
@@ -169,6 +177,18 @@ pub(crate) fn server_metadata_urls(origin: &str, path: &str) -> Vec<String> {
         format!("{origin}/.well-known/openid-configuration{path}"),
         format!("{origin}{path}/.well-known/openid-configuration"),
     ]
+}
+
+/// Whether secrets may go to `endpoint`: over https://, or to this machine, or in the clear
+/// as the person chose for the server at `url` itself (declared with http://).
+pub(crate) fn protected_enough(endpoint: &str, url: &str) -> bool {
+    let loopback = |address: &str| {
+        let uri = address.parse::<ureq::http::Uri>().ok();
+        let host = uri.as_ref().and_then(|uri| uri.host()).unwrap_or_default();
+        matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+    };
+    endpoint.starts_with("https://")
+        || (endpoint.starts_with("http://") && (loopback(endpoint) || url.starts_with("http://")))
 }
 
 /// Whether `resource` is the server at `url`: the same origin, and a path `url`'s is or lies
@@ -267,6 +287,44 @@ mod tests {
         ];
         for (resource, url, same) in cases {
             assert_eq!(same_resource(resource, url), same, "{resource} for {url}");
+        }
+    }
+
+    #[test]
+    fn secrets_go_over_https_or_stay_on_this_machine() {
+        let cases = [
+            (
+                "https://auth.example/token",
+                "https://mcp.example/mcp",
+                true,
+            ),
+            (
+                "http://auth.example/token",
+                "https://mcp.example/mcp",
+                false,
+            ),
+            (
+                "http://localhost:9000/token",
+                "https://mcp.example/mcp",
+                true,
+            ),
+            ("http://127.0.0.1/token", "https://mcp.example/mcp", true),
+            ("http://[::1]:8/token", "https://mcp.example/mcp", true),
+            ("http://[::1]/token", "https://mcp.example/mcp", true),
+            (
+                "http://localhost.evil.example/token",
+                "https://mcp.example/mcp",
+                false,
+            ),
+            ("http://auth.example/token", "http://mcp.example/mcp", true),
+            ("ftp://auth.example/token", "http://mcp.example/mcp", false),
+        ];
+        for (endpoint, url, allowed) in cases {
+            assert_eq!(
+                protected_enough(endpoint, url),
+                allowed,
+                "{endpoint} for {url}"
+            );
         }
     }
 
