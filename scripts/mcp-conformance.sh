@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the official MCP conformance suite (@modelcontextprotocol/conformance, nobody here
 # wrote it) from npm into DIR, once, and prints the directory of its `conformance` program.
-# 0.1.13 is the newest that runs on Node.js 20: 0.1.14 and later import fs.globSync (Node 22).
+# 0.1.13 is the newest that runs on Node.js 20: 0.1.14 and later (0.1.16 tried) import
+# fs.globSync (Node 22). 0.1.13 has 19 auth/ scenarios; 0.1.16 adds offline-access-scope,
+# offline-access-not-supported and cross-app-access-complete-flow, not played here.
 #   scripts/mcp-conformance.sh DIR
 set -euo pipefail
 dir=${1:?usage: scripts/mcp-conformance.sh DIR}

@@ -43,6 +43,15 @@ pub fn run(args: Args) -> ExitCode {
     if args.serve {
         return serve(&args, &env);
     }
+    if let Some((login, name)) = &args.mcp_sign_in {
+        return match crate::tools::mcp::oauth::command::run(&args, &env, *login, name) {
+            Ok(done) => {
+                println!("{done}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => fail(&message),
+        };
+    }
     if let Some(url) = &args.attach {
         let style = crate::ui::style::Style {
             colour: crate::config::colour_allowed(&env) && std::io::stdout().is_terminal(),

@@ -68,6 +68,8 @@ pub struct Args {
     pub listen: Option<std::net::IpAddr>,
     /// `--attach URL`: the terminal as a client of a session `marvin serve` serves.
     pub attach: Option<String>,
+    /// `marvin mcp login NAME` (true) or `marvin mcp logout NAME` (false).
+    pub mcp_sign_in: Option<(bool, String)>,
     /// The words after the flags, joined: `marvin what is a monad`.
     pub question: Option<String>,
 }
@@ -88,6 +90,8 @@ Usage:
   CMD | marvin QUESTION...     answer about the piped text and exit
   marvin --non-interactive QUESTION...     for scripts, cron and sub-agents
   marvin serve [--port N]      serve sessions over HTTP on 127.0.0.1
+  marvin mcp login NAME        sign in to the MCP server NAME (OAuth, in a
+                               browser); `marvin mcp logout NAME` forgets it
 
 Options:
       --provider NAME      copilot, openai, gemini, groq, ollama or
@@ -364,8 +368,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Short(letter) => return Err(unknown_short(letter, &args)),
         }
     }
+    let sign_in = match words.as_slice() {
+        [mcp, verb, name] if mcp == "mcp" && matches!(verb.as_str(), "login" | "logout") => {
+            Some((verb == "login", name.clone()))
+        }
+        _ => None,
+    };
     if words == ["serve"] {
         parsed.serve = true;
+    } else if sign_in.is_some() {
+        parsed.mcp_sign_in = sign_in;
     } else if !words.is_empty() {
         parsed.question = Some(words.join(" "));
     }
@@ -788,6 +800,20 @@ mod tests {
             (false, Some("serve me coffee"))
         );
         assert_eq!(parsed(&["--drop", "ab12"]).drop.as_deref(), Some("ab12"));
+        let login = parsed(&["mcp", "login", "linear", "--profile", "work"]);
+        assert_eq!(login.mcp_sign_in, Some((true, "linear".to_string())));
+        assert_eq!(
+            (login.profile.as_deref(), login.question),
+            (Some("work"), None)
+        );
+        let logout = parsed(&["mcp", "logout", "linear"]);
+        assert_eq!(logout.mcp_sign_in, Some((false, "linear".to_string())));
+        let question = parsed(&["mcp", "login", "is", "what"]);
+        assert_eq!(
+            (question.mcp_sign_in, question.question.as_deref()),
+            (None, Some("mcp login is what"))
+        );
+        assert!(help().contains("marvin mcp login NAME"));
         for (args, says) in [
             (&["--new", "-c"][..], "--new starts a fresh conversation"),
             (&["-c", "--resume", "x"][..], "give one of them"),

@@ -22,6 +22,8 @@ command sed -n 's/^  \"name\": \"\\(.*\\)\",\\{0,1\\}$/\\1/p' \"$d\"/*/meta.json
 
 /// What `serve` does, for the shells that describe a word.
 const SERVE: &str = "serve sessions over HTTP on 127.0.0.1";
+/// What `mcp` does (`marvin mcp login|logout NAME`).
+const MCP: &str = "sign in to or out of an MCP server";
 
 /// The completion script for `shell`, or why there is none.
 pub fn script(shell: &str) -> Result<String, String> {
@@ -101,7 +103,9 @@ fn bash(options: &[OptionHelp]) -> String {
          \x20   if [[ \"$cur\" == -* ]]; then\n\
          \x20       COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"))\n\
          \x20   elif [[ $COMP_CWORD == 1 ]]; then\n\
-         \x20       COMPREPLY=($(compgen -W serve -- \"$cur\"))\n\
+         \x20       COMPREPLY=($(compgen -W \"serve mcp\" -- \"$cur\"))\n\
+         \x20   elif [[ $COMP_CWORD == 2 && \"$prev\" == mcp ]]; then\n\
+         \x20       COMPREPLY=($(compgen -W \"login logout\" -- \"$cur\"))\n\
          \x20   fi\n\
          }}\n\
          complete -o default -F _marvin marvin\n",
@@ -144,7 +148,7 @@ fn zsh(options: &[OptionHelp]) -> String {
     format!(
         "#compdef marvin\n\
          # zsh completion for marvin (marvin --completions zsh > \"${{fpath[1]}}/_marvin\")\n\
-         _arguments -s \\\n{specs}    '1::first word:(({{serve\\:\"{SERVE}\"}}))' \\\n    '*:question: '\n"
+         _arguments -s \\\n{specs}    '1::first word:(({{serve\\:\"{SERVE}\" mcp\\:\"{MCP}\"}}))' \\\n    '*:question: '\n"
     )
 }
 
@@ -169,7 +173,9 @@ fn fish(options: &[OptionHelp]) -> String {
         lines.push_str(&line);
     }
     lines.push_str(&format!(
-        "complete -c marvin -n __fish_use_subcommand -f -a serve -d '{SERVE}'\n"
+        "complete -c marvin -n __fish_use_subcommand -f -a serve -d '{SERVE}'\n\
+         complete -c marvin -n __fish_use_subcommand -f -a mcp -d '{MCP}'\n\
+         complete -c marvin -n '__fish_seen_subcommand_from mcp' -f -a 'login logout'\n"
     ));
     lines
 }

@@ -15,7 +15,7 @@ mod web;
 
 pub use browser::FormSurface;
 pub use credential::{about as provider_about, report as provider_report};
-pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport};
+pub use mcp::{Declared, McpOrigin, McpServer, McpSettings, McpTransport, OAuthClient};
 pub use on_ask::{OnAsk, PhoneRelay};
 use on_ask::{park_for, phone_relay, question_timeout, question_topic};
 pub use provider::{ProviderKind, ProviderSettings};
@@ -351,6 +351,26 @@ impl Config {
     }
 }
 
+/// What `marvin mcp login|logout` needs, without a provider: the MCP servers (with where
+/// their sign-ins are kept) and how a browser is opened here.
+pub fn mcp_sign_in(
+    args: &Args,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(McpSettings, FormSurface), String> {
+    let invalid = |e: ConfigError| match e {
+        ConfigError::Invalid(message) => message,
+        ConfigError::NoProvider => SETUP_HELP.to_string(),
+    };
+    let working_dir = working_dir(args.working_dir.as_deref(), cwd).map_err(invalid)?;
+    let home = marvin_home(env);
+    let profile = crate::store::choose(home.as_deref(), args.profile.as_deref())?;
+    let files = mcp_files(home.as_deref(), &working_dir, args);
+    let mut mcp = McpSettings::build(env, &files, false, &proxy_rules(env))?;
+    mcp.sign_ins = home.as_ref().map(|home| crate::store::dir(home, &profile));
+    Ok((mcp, FormSurface::from_env(env, args.no_browser)))
+}
+
 /// How long a model call may go with nothing arriving: MARVIN_TIMEOUT, else 180 s, or 900 s
 /// in coding mode (seed 002 invariant 23).
 pub fn idle_timeout(timeout_override: Option<Duration>, coding_mode: bool) -> Duration {
@@ -417,8 +437,9 @@ impl Config {
         };
         let mcp_files = mcp_files(home.as_deref(), &working_dir, args);
         let proxy = proxy_rules(env);
-        let mcp = McpSettings::build(env, &mcp_files, args.no_mcp, &proxy)
+        let mut mcp = McpSettings::build(env, &mcp_files, args.no_mcp, &proxy)
             .map_err(ConfigError::Invalid)?;
+        mcp.sign_ins = home.as_ref().map(|home| crate::store::dir(home, &profile));
         let on_ask = match &args.on_ask {
             Some(text) => OnAsk::parse(text).map_err(ConfigError::Invalid)?,
             None => OnAsk::Deny,

@@ -76,6 +76,21 @@ pub(crate) fn save_service_token<T: Serialize>(
     save(&path, &all)
 }
 
+/// Forgets `service`'s entry, the other services' kept; whether there was one. The caller
+/// holds the lock ([`hold`]).
+pub(crate) fn remove_service_token(
+    profile_dir: &Path,
+    service: &str,
+    warnings: &Warnings,
+) -> Result<bool, SaveError> {
+    let path = profile_file(profile_dir);
+    let mut all: Map<String, Value> = json::read(&path, warnings);
+    if all.remove(service).is_none() {
+        return Ok(false);
+    }
+    save(&path, &all).map(|()| true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +130,9 @@ mod tests {
         save_service_token(dir.path(), "other", &"o-1", &warnings).unwrap();
         save_service_token(dir.path(), "spotify", &"s-1", &warnings).unwrap();
         save_service_token(dir.path(), "spotify", &"s-2", &warnings).unwrap();
+        save_service_token(dir.path(), "gone", &"g-1", &warnings).unwrap();
+        assert!(remove_service_token(dir.path(), "gone", &warnings).unwrap());
+        assert!(!remove_service_token(dir.path(), "gone", &warnings).unwrap());
         let path = profile_file(dir.path());
         let kept: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(kept, serde_json::json!({"other": "o-1", "spotify": "s-2"}));

@@ -7,7 +7,9 @@
 //! the safety headers. A leaf: it knows nothing of forms or sessions.
 
 pub mod browser;
+pub(crate) mod callback;
 mod gate;
+pub(crate) mod pkce;
 mod pool;
 mod respond;
 

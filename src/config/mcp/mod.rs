@@ -65,6 +65,18 @@ pub struct McpServer {
     pub origin: McpOrigin,
     /// The file it came from, for messages.
     pub source: PathBuf,
+    /// The OAuth client declared for an HTTP server whose authorization server takes no
+    /// registrations (`"oauth": {…}`, variables filled).
+    pub oauth_client: Option<OAuthClient>,
+}
+
+/// A client registered with an MCP server's authorization server beforehand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OAuthClient {
+    pub id: String,
+    pub secret: Option<String>,
+    /// A P-256 private key (PKCS#8 PEM) for `private_key_jwt`.
+    pub key: Option<String>,
 }
 
 impl McpServer {
@@ -82,6 +94,9 @@ pub struct McpSettings {
     pub warnings: Vec<String>,
     /// How long one request may take (MARVIN_MCP_TIMEOUT, default 60 s).
     pub timeout: Duration,
+    /// The profile's directory, where HTTP servers' sign-ins are kept (none without a
+    /// MARVIN_HOME: such servers cannot sign in).
+    pub sign_ins: Option<PathBuf>,
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -115,6 +130,19 @@ struct Entry {
     kind: Option<String>,
     #[serde(default)]
     disabled: bool,
+    #[serde(default)]
+    oauth: Option<OAuthEntry>,
+}
+
+/// `"oauth": {"clientId", "clientSecret", "privateKey"}`.
+#[derive(Deserialize)]
+struct OAuthEntry {
+    #[serde(rename = "clientId")]
+    client_id: String,
+    #[serde(rename = "clientSecret", default)]
+    client_secret: Option<String>,
+    #[serde(rename = "privateKey", default)]
+    private_key: Option<String>,
 }
 
 /// How the entries of one file are read.
@@ -262,6 +290,15 @@ fn parse(text: &str) -> Result<File, String> {
 
 /// One entry as a server: what it declares, and the same with its variables filled.
 fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, String> {
+    let fill = |text: &Option<String>| text.as_deref().map(|t| expand(t, reading)).transpose();
+    let oauth_client = match &entry.oauth {
+        Some(client) => Some(OAuthClient {
+            id: expand(&client.client_id, reading)?,
+            secret: fill(&client.client_secret)?,
+            key: fill(&client.private_key)?,
+        }),
+        None => None,
+    };
     let declared = match (entry.kind.as_deref(), entry.command, entry.url) {
         (Some("sse"), _, _) => return Err(
             "it uses the old SSE transport, which Marvin does not speak; the server's Streamable HTTP address (often ending in /mcp) works with \"url\"".into(),
@@ -298,6 +335,7 @@ fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, St
         declared,
         origin: reading.origin,
         source: reading.path.to_path_buf(),
+        oauth_client,
     })
 }
 
@@ -411,6 +449,46 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> Env {
         Env::from_pairs(pairs.iter().copied())
+    }
+
+    #[test]
+    fn a_declared_oauth_client_has_its_variables_filled() {
+        let dir = TempDir::new("mcp-config-oauth");
+        let user = dir.path().join("mcp.json");
+        std::fs::write(
+            &user,
+            r#"{"mcpServers": {
+                "linear": {"url": "https://mcp.example/mcp", "oauth": {"clientId": "c-1", "clientSecret": "${SECRET}"}},
+                "robot": {"url": "https://m2m.example/mcp", "oauth": {"clientId": "c-2", "privateKey": "${PEM}"}},
+                "plain": {"url": "https://plain.example/mcp"}
+            }}"#,
+        )
+        .unwrap();
+        let settings = McpSettings::build(
+            &env(&[("SECRET", "s-1"), ("PEM", "-----BEGIN PRIVATE KEY-----")]),
+            &[(user, McpOrigin::User)],
+            false,
+            &ProxyRules::default(),
+        )
+        .unwrap();
+        let clients: Vec<_> = settings
+            .servers
+            .iter()
+            .map(|s| s.oauth_client.clone())
+            .collect();
+        let client = |id: &str, secret: Option<&str>, key: Option<&str>| OAuthClient {
+            id: id.into(),
+            secret: secret.map(Into::into),
+            key: key.map(Into::into),
+        };
+        assert_eq!(
+            clients,
+            [
+                Some(client("c-1", Some("s-1"), None)),
+                None,
+                Some(client("c-2", None, Some("-----BEGIN PRIVATE KEY-----"))),
+            ]
+        );
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! `examples/mcp_conformance_client.rs`): Marvin's own MCP client (`Server`: the handshake in
 //! its era, the tools, a call and its elicitation) reaches the scenario's server and does what
 //! the scenario asks. An elicitation is answered by a person who takes the form as Marvin
-//! shows it, the server's defaults filled in.
+//! shows it, the server's defaults filled in. In the `auth/` scenarios the client signs in as
+//! Marvin does, its "browser" a program that opens the authorization address and follows the
+//! suite's automatic redirect back to the sign-in's callback; a client the scenario registered
+//! beforehand (MCP_CONFORMANCE_CONTEXT) is the one mcp.json would declare.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,8 +14,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::oauth::SignIn;
 use super::server::{Server, State};
-use crate::config::{Declared, FormSurface, McpOrigin, McpServer, McpTransport};
+use crate::config::{Declared, FormSurface, McpOrigin, McpServer, McpTransport, OAuthClient};
 use crate::interact::{FollowUp, Interactor, Prompt, Request, Response, Unavailable};
 use crate::tools::ToolContext;
 
@@ -28,18 +32,46 @@ const SCENARIOS: &[(&str, Option<(&str, &str)>)] = &[
     ("sse-retry", Some(("test_reconnection", "{}"))),
 ];
 
+/// The tool every `auth/` scenario's server offers.
+const AUTH_CALL: (&str, &str) = ("test-tool", "{}");
+
 /// Connects to `url` and plays `scenario`: what the server said (its name, or the call's
 /// result), or why it failed.
 pub fn run(url: &str, scenario: &str) -> Result<String, String> {
-    let Some((_, call)) = SCENARIOS.iter().find(|(name, _)| *name == scenario) else {
-        return Err(format!("no client steps for the scenario {scenario:?}"));
+    let call = match SCENARIOS.iter().find(|(name, _)| *name == scenario) {
+        Some((_, call)) => *call,
+        None if scenario.starts_with("auth/") => Some(AUTH_CALL),
+        None => return Err(format!("no client steps for the scenario {scenario:?}")),
+    };
+    let profile = std::env::temp_dir().join(format!(
+        "marvin-conformance-{}",
+        crate::secret::random_hex(8).map_err(|e| e.to_string())?
+    ));
+    let outcome = play(url, call, &profile);
+    let _ = std::fs::remove_dir_all(&profile);
+    outcome
+}
+
+fn play(
+    url: &str,
+    call: Option<(&str, &str)>,
+    profile: &std::path::Path,
+) -> Result<String, String> {
+    let mut config = declared(url);
+    config.oauth_client = context_client();
+    let sign_in = SignIn {
+        name: config.name.clone(),
+        profile: profile.to_path_buf(),
+        client: config.oauth_client.clone(),
+        visit: Some(Arc::new(follow_redirect)),
     };
     let server = Server::new(
-        declared(url),
+        config,
         std::env::temp_dir(),
         crate::sandbox::Policy::default(),
         Duration::from_secs(20),
         State::Starting,
+        Some(sign_in),
     );
     server.start();
     if let State::Failed(why) = server.state() {
@@ -71,6 +103,42 @@ fn declared(url: &str) -> McpServer {
         },
         origin: McpOrigin::User,
         source: PathBuf::from("mcp.json"),
+        oauth_client: None,
+    }
+}
+
+/// The client a scenario registered beforehand, from MCP_CONFORMANCE_CONTEXT's `client_id`,
+/// `client_secret` and `private_key_pem`.
+fn context_client() -> Option<OAuthClient> {
+    let context: Value =
+        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let text = |name: &str| context[name].as_str().map(str::to_string);
+    Some(OAuthClient {
+        id: text("client_id")?,
+        secret: text("client_secret"),
+        key: text("private_key_pem"),
+    })
+}
+
+/// The browser of the auth scenarios: it opens `address`, whose server signs the user in at
+/// once and redirects, and follows that redirect to the sign-in's callback.
+pub(crate) fn follow_redirect(address: &str, _port: u16) -> Result<(), String> {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .new_agent();
+    let answer = agent.get(address).call().map_err(|e| e.to_string())?;
+    let location = crate::net::header(&answer, "location").ok_or_else(|| {
+        format!(
+            "the authorization server answered {} without a redirect",
+            answer.status()
+        )
+    })?;
+    let back = agent.get(&location).call().map_err(|e| e.to_string())?;
+    match back.status().is_success() {
+        true => Ok(()),
+        false => Err(format!("the callback answered {}", back.status())),
     }
 }
 

@@ -10,6 +10,7 @@ mod connection;
 mod elicit;
 mod era;
 mod http;
+pub mod oauth;
 mod order;
 #[cfg(test)]
 mod props;
@@ -52,12 +53,19 @@ impl Hub {
                         McpOrigin::Project => State::NeedsApproval,
                         _ => State::Starting,
                     };
+                    let sign_in = settings.sign_ins.clone().map(|profile| oauth::SignIn {
+                        name: config.name.clone(),
+                        profile,
+                        client: config.oauth_client.clone(),
+                        visit: None,
+                    });
                     Arc::new(Server::new(
                         config.clone(),
                         working_dir.to_path_buf(),
                         sandbox.clone(),
                         settings.timeout,
                         state,
+                        sign_in,
                     ))
                 })
                 .collect(),
@@ -206,10 +214,11 @@ impl Hub {
                     .reported
                     .swap(true, std::sync::atomic::Ordering::SeqCst)
                 {
-                    ctx.shared.warnings.push(format!(
-                        "the MCP server {} failed: {why}",
-                        server.config.name
-                    ));
+                    let line = match oauth::sign_in_needed(&why) {
+                        Some(needed) => needed.to_string(),
+                        None => format!("the MCP server {} failed: {why}", server.config.name),
+                    };
+                    ctx.shared.warnings.push(line);
                 }
             }
         }

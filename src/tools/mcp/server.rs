@@ -46,6 +46,8 @@ pub struct Server {
     /// How a project's server is confined.
     sandbox: crate::sandbox::Policy,
     pub timeout: Duration,
+    /// Where an HTTP server's OAuth sign-in is kept and how one is made.
+    sign_in: Option<super::oauth::SignIn>,
 }
 
 impl Server {
@@ -55,6 +57,7 @@ impl Server {
         sandbox: crate::sandbox::Policy,
         timeout: Duration,
         state: State,
+        sign_in: Option<super::oauth::SignIn>,
     ) -> Self {
         Self {
             config,
@@ -68,6 +71,7 @@ impl Server {
             working_dir,
             sandbox,
             timeout,
+            sign_in,
         }
     }
 
@@ -164,6 +168,7 @@ impl Server {
                     headers,
                     proxy.as_deref(),
                     sink,
+                    self.sign_in.clone(),
                 )?)),
             }
         })?;

@@ -6,13 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use super::callback::{Answer, Callback};
-use super::pkce::Pkce;
 use super::{api, token};
 use crate::interact::{FormNotice, FormPurpose, Prompt, Request, Response, Unavailable};
 use crate::services::SPOTIFY_ACCOUNTS;
 use crate::tools::ToolContext;
 use crate::tools::kit::web::encode_pairs;
+use crate::web::callback::{Answer, Callback};
+use crate::web::pkce::Pkce;
 
 /// What the tools may do: change the user's playlists, read who they are.
 const SCOPES: &str = "playlist-modify-private playlist-modify-public user-read-private";
@@ -28,7 +28,10 @@ pub(super) fn spotify_auth(ctx: &ToolContext) -> Result<String, String> {
     let port = ctx.settings.web.settings().spotify_redirect_port;
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
     let pkce = Pkce::new()?;
-    let callback = Callback::start(port, pkce.state.clone(), &ctx.settings.temp_dir())?;
+    let callback = Callback::start(port, pkce.state.clone(), &ctx.settings.temp_dir(), "Spotify")
+        .map_err(|e| format!(
+            "Cannot listen on 127.0.0.1:{port} for Spotify's answer ({e}): another program uses the port. Stop it and try again, or set SPOTIFY_REDIRECT_PORT to a free port and register http://127.0.0.1:<that port>/callback with the Spotify app."
+        ))?;
     let url = authorize_url(ctx, &client_id, &redirect_uri, &pkce);
     let prompt = notice(ctx, &url, port);
     match interactor.ask(&prompt) {

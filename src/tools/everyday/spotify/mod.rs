@@ -6,8 +6,6 @@
 
 mod api;
 mod auth;
-mod callback;
-mod pkce;
 mod playlists;
 mod search;
 mod token;

@@ -3,7 +3,8 @@
 //! event stream that may carry the server's requests first (an elicitation during a call), so
 //! each request is read on a thread of its own; notifications and our answers get a bare 202.
 //! The session the server names (`Mcp-Session-Id`) goes on every later POST and is ended with
-//! DELETE. The declared headers (tokens) are kept out of every error.
+//! DELETE. The declared headers (tokens) are kept out of every error. A server that asks for
+//! a sign-in (401) gets the one `oauth` keeps, as a Bearer token on these requests alone.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,6 +14,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::connection::{Sink, Transport};
+use super::oauth::{self, Auth};
 use super::rpc::{self, Incoming, RpcError};
 use crate::net::{self, Response, Secrets};
 use refused::Refused;
@@ -55,6 +57,8 @@ struct Shared {
     headers: Vec<(String, String)>,
     secrets: Secrets,
     agent: ureq::Agent,
+    /// The server's OAuth sign-in, unless its declaration carries its own Authorization.
+    auth: Option<Auth>,
     session: Mutex<Session>,
     /// Set by `close`: the streams it interrupts end quietly.
     closing: AtomicBool,
@@ -71,13 +75,15 @@ struct Session {
 
 /// Checks `url` and `headers` and prepares to reach the server; nothing is sent until the
 /// first message (initialize). Messages name it as `declared` (its address as the file wrote
-/// it, before a `${VAR}` was filled: a key may sit anywhere in the filled one).
+/// it, before a `${VAR}` was filled: a key may sit anywhere in the filled one). `sign_in` is
+/// where its OAuth sign-in is kept, if it may have one.
 pub fn start(
     url: &str,
     declared: &str,
     headers: &BTreeMap<String, String>,
     proxy: Option<&str>,
     sink: Sink,
+    sign_in: Option<oauth::SignIn>,
 ) -> Result<HttpTransport, String> {
     let shown = shown(declared);
     check_url(url, &shown)?;
@@ -93,6 +99,13 @@ pub fn start(
             .collect(),
         secrets: secrets(url, headers),
         agent: agent(proxy),
+        auth: sign_in
+            .filter(|_| {
+                !headers
+                    .keys()
+                    .any(|n| n.eq_ignore_ascii_case("authorization"))
+            })
+            .map(|sign_in| Auth::new(sign_in, url)),
         session: Mutex::new(Session::default()),
         closing: AtomicBool::new(false),
         sink,
@@ -159,7 +172,7 @@ fn secrets(url: &str, headers: &BTreeMap<String, String>) -> Secrets {
 
 /// The agent of one server: through `proxy` when given, Marvin's User-Agent, no redirects
 /// (the declared headers must not follow one to another host), no read timeout.
-fn agent(proxy: Option<&str>) -> ureq::Agent {
+pub(super) fn agent(proxy: Option<&str>) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .proxy(proxy.and_then(|p| ureq::Proxy::new(p).ok()))
@@ -263,7 +276,8 @@ impl Transport for HttpTransport {
             return;
         }
         if shared.session().id.is_some() {
-            let request = shared.with_headers(shared.agent.delete(&shared.url));
+            let token = shared.bearer();
+            let request = shared.with_headers(shared.agent.delete(&shared.url), token.as_deref());
             let _ = request
                 .config()
                 .timeout_global(Some(CLOSE_TIMEOUT))
@@ -315,8 +329,9 @@ impl Shared {
     /// answers 405, and anything but an event stream is left alone. It lasts until the server
     /// ends it or `close` cuts it.
     fn listen(&self, opened: &mpsc::SyncSender<()>) {
+        let token = self.bearer();
         let request = self
-            .with_headers(self.agent.get(&self.url))
+            .with_headers(self.agent.get(&self.url), token.as_deref())
             .header("Accept", "text/event-stream");
         let response = request.call();
         let _ = opened.try_send(());
@@ -354,10 +369,23 @@ impl Shared {
         }
     }
 
-    /// Adds the declared headers and what the server told us about the session.
-    fn with_headers<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+    /// The sign-in's access token, if the server has one.
+    fn bearer(&self) -> Option<String> {
+        self.auth.as_ref()?.bearer(&self.agent)
+    }
+
+    /// Adds the declared headers, the sign-in's `token` and what the server told us about the
+    /// session. Every request made with it goes to the server's own address.
+    fn with_headers<B>(
+        &self,
+        mut request: ureq::RequestBuilder<B>,
+        token: Option<&str>,
+    ) -> ureq::RequestBuilder<B> {
         for (name, value) in &self.headers {
             request = request.header(name, value);
+        }
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
         }
         let session = self.session().clone();
         if let Some(id) = session.id {
@@ -370,11 +398,44 @@ impl Shared {
     }
 
     /// POSTs `message`, waiting at most `limit` for the whole exchange when given. A 2xx
-    /// answer is returned unread; anything else becomes a [`Refused`].
+    /// answer is returned unread; anything else becomes a [`Refused`]. A refusal that asks
+    /// for a sign-in is answered with a renewed or new one and the message sent once more.
     fn post(&self, message: String, limit: Option<Duration>) -> Result<Response, Refused> {
         let had_session = self.session().id.is_some();
+        let mut retried = false;
+        loop {
+            let token = self.bearer();
+            let response = self.post_once(message.clone(), limit, token.as_deref())?;
+            if response.status().is_success() {
+                return Ok(response);
+            }
+            let Some((auth, challenge)) = self.auth.as_ref().zip(asks_sign_in(&response)) else {
+                return Err(self.refusal(response, had_session));
+            };
+            if retried {
+                return Err(Refused::Broken(format!(
+                    "{} refused the request again after a new sign-in (HTTP {}); {}",
+                    self.shown,
+                    response.status().as_u16(),
+                    auth.needed()
+                )));
+            }
+            let _ = net::read_start(response.into_body().into_reader(), MAX_ERROR_BODY);
+            auth.recover(&self.agent, token.as_deref(), &challenge)
+                .map_err(Refused::Broken)?;
+            retried = true;
+        }
+    }
+
+    /// One POST of `message` with the sign-in's `token`.
+    fn post_once(
+        &self,
+        message: String,
+        limit: Option<Duration>,
+        token: Option<&str>,
+    ) -> Result<Response, Refused> {
         let mut request = self
-            .with_headers(self.agent.post(&self.url))
+            .with_headers(self.agent.post(&self.url), token)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
         for (name, value) in modern_headers(&message) {
@@ -389,10 +450,18 @@ impl Shared {
         if let Some(id) = net::header(&response, "mcp-session-id") {
             self.session().id = Some(id);
         }
-        if response.status().is_success() {
-            return Ok(response);
-        }
-        Err(self.refusal(response, had_session))
+        Ok(response)
+    }
+}
+
+/// The challenge of an answer that asks for a sign-in: a 401, or a 403 asking for more scope.
+fn asks_sign_in(response: &Response) -> Option<oauth::challenge::Challenge> {
+    let header = net::header(response, "www-authenticate").unwrap_or_default();
+    let challenge = oauth::challenge::parse(&header);
+    match response.status().as_u16() {
+        401 => Some(challenge),
+        403 if challenge.wants_more_scope() => Some(challenge),
+        _ => None,
     }
 }
 

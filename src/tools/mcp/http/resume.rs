@@ -64,8 +64,9 @@ impl Shared {
 
     /// One GET resuming the stream after `last_event_id`, read to the answer or its end.
     fn reconnect(&self, last_event_id: &str, expected: Option<u64>) -> Result<Ended, Refused> {
+        let token = self.bearer();
         let request = self
-            .with_headers(self.agent.get(&self.url))
+            .with_headers(self.agent.get(&self.url), token.as_deref())
             .header("Accept", "text/event-stream")
             .header("Last-Event-ID", last_event_id);
         let response = request

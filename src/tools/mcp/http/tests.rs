@@ -175,7 +175,7 @@ fn sse(out: &mut dyn Write, session: Option<&str>, messages: &[&str]) {
 fn connect(url: &str) -> Arc<Connection> {
     let headers = BTreeMap::from([("Authorization".to_string(), TOKEN.to_string())]);
     let opened = Connection::open(|sink| {
-        start(url, url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
+        start(url, url, &headers, None, sink, None).map(|t| Box::new(t) as Box<dyn Transport>)
     });
     opened.unwrap_or_else(|why| panic!("{why}"))
 }
@@ -496,7 +496,7 @@ fn messages_name_the_address_as_declared_never_with_the_key_filled_in() {
     let filled = format!("http://127.0.0.1:{port}/sk-path-key-123/mcp");
     let declared = format!("http://127.0.0.1:{port}/${{KEY}}/mcp");
     let connection = Connection::open(|sink| {
-        start(&filled, &declared, &BTreeMap::new(), None, sink)
+        start(&filled, &declared, &BTreeMap::new(), None, sink, None)
             .map(|t| Box::new(t) as Box<dyn Transport>)
     })
     .unwrap();
@@ -583,7 +583,7 @@ fn bad_declarations_are_refused_without_their_secrets() {
     for (url, name, value, expected) in cases {
         let headers = BTreeMap::from([(name.to_string(), value.to_string())]);
         let opened = Connection::open(|sink| {
-            start(url, url, &headers, None, sink).map(|t| Box::new(t) as Box<dyn Transport>)
+            start(url, url, &headers, None, sink, None).map(|t| Box::new(t) as Box<dyn Transport>)
         });
         assert_eq!(opened.err().as_deref(), Some(expected), "{url}");
     }

@@ -1,4 +1,4 @@
-//! The secrets of one sign-in (RFC 7636, S256): a code verifier of 64 URL-safe characters and
+//! The secrets of one OAuth sign-in (RFC 7636, S256): a code verifier of 64 URL-safe characters and
 //! a `state`, both from the OS's secure randomness, and the challenge sent in the verifier's
 //! place, base64url(SHA-256(verifier)) without padding.
 
@@ -6,19 +6,19 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::digest::{SHA256, digest};
 
-/// What one sign-in keeps to itself until Spotify's answer comes back.
-pub(super) struct Pkce {
-    pub(super) verifier: String,
-    pub(super) challenge: String,
+/// What one sign-in keeps to itself until the service's answer comes back.
+pub(crate) struct Pkce {
+    pub(crate) verifier: String,
+    pub(crate) challenge: String,
     /// Sent with the authorisation request and checked on the callback.
-    pub(super) state: String,
+    pub(crate) state: String,
 }
 
 impl Pkce {
-    pub(super) fn new() -> Result<Pkce, String> {
+    pub(crate) fn new() -> Result<Pkce, String> {
         let random = |bytes| {
             crate::secret::random_hex(bytes)
-                .map_err(|e| format!("No secure randomness for the Spotify sign-in: {e}."))
+                .map_err(|e| format!("No secure randomness for a sign-in: {e}."))
         };
         // 32 random bytes as 64 hex digits: URL-safe, within RFC 7636's 43-128 characters.
         let verifier = random(32)?;
@@ -31,7 +31,7 @@ impl Pkce {
 }
 
 /// The S256 challenge of `verifier`.
-pub(super) fn challenge(verifier: &str) -> String {
+pub(crate) fn challenge(verifier: &str) -> String {
     base64url(digest(&SHA256, verifier.as_bytes()).as_ref())
 }
 

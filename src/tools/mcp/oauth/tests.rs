@@ -1,0 +1,283 @@
+//! The sign-in through Marvin's own MCP client against two local servers on two origins, an
+//! MCP server that asks for a sign-in and its authorization server: the tokens kept private,
+//! renewed when expired, and the access token seen by the MCP server alone.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tiny_http::{Header, Response};
+
+use super::{SignIn, sign_in_needed};
+use crate::config::{Declared, McpOrigin, McpServer, McpTransport};
+use crate::test_support::TempDir;
+use crate::tools::mcp::server::{Server, State};
+
+/// One request a local server saw: its method, path, Authorization header and body.
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    path: String,
+    authorization: Option<String>,
+    body: String,
+}
+
+type Answer = dyn Fn(&Seen, &str) -> (u16, Vec<(&'static str, String)>, String) + Send + Sync;
+
+/// A local server answering each request with `answer` (given the request and its own base).
+struct Local {
+    base: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Local {
+    fn start(
+        answer: impl Fn(&Seen, &str) -> (u16, Vec<(&'static str, String)>, String)
+        + Send
+        + Sync
+        + 'static,
+    ) -> Local {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let base = format!("http://{}", server.server_addr().to_ip().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let answer: Arc<Answer> = Arc::new(answer);
+        let (listening, log, own) = (server.clone(), seen.clone(), base.clone());
+        let thread = std::thread::spawn(move || {
+            for mut request in listening.incoming_requests() {
+                let mut body = String::new();
+                let _ = request.as_reader().read_to_string(&mut body);
+                let authorization = request
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("authorization"))
+                    .map(|h| h.value.to_string());
+                let one = Seen {
+                    method: request.method().to_string(),
+                    path: request.url().to_string(),
+                    authorization,
+                    body,
+                };
+                log.lock().unwrap().push(one.clone());
+                let (status, headers, text) = answer(&one, &own);
+                let mut response = Response::from_string(text).with_status_code(status);
+                for (name, value) in headers {
+                    response.add_header(Header::from_bytes(name, value).unwrap());
+                }
+                let _ = request.respond(response);
+            }
+        });
+        Local {
+            base,
+            seen,
+            server,
+            thread: Some(thread),
+        }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn json_answer(value: Value) -> (u16, Vec<(&'static str, String)>, String) {
+    let kind = ("Content-Type", "application/json".to_string());
+    (200, vec![kind], value.to_string())
+}
+
+/// An authorization server: metadata, registration, an authorization endpoint that signs the
+/// user in at once, and tokens: `at-1` (already expired) with `rt-1`, then `at-2` for it.
+fn authorization_server() -> Local {
+    Local::start(|seen, base| {
+        let path = seen.path.split('?').next().unwrap_or_default();
+        match path {
+            "/.well-known/oauth-authorization-server" => json_answer(json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "registration_endpoint": format!("{base}/register"),
+                "token_endpoint_auth_methods_supported": ["none"],
+            })),
+            "/register" => json_answer(json!({"client_id": "c-1"})),
+            "/authorize" => {
+                let query = seen.path.split_once('?').unwrap().1;
+                let param = |name| crate::web::query_param(query, name).unwrap();
+                let back = crate::tools::kit::web::percent_decode(&param("redirect_uri"));
+                let state = param("state");
+                let location = format!("{back}?code=the-code&state={state}");
+                (302, vec![("Location", location)], String::new())
+            }
+            "/token" if seen.body.contains("grant_type=refresh_token") => json_answer(
+                json!({"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600}),
+            ),
+            "/token" => json_answer(json!({
+                "access_token": "at-1", "token_type": "Bearer", "expires_in": 0,
+                "refresh_token": "rt-1",
+            })),
+            _ => (404, Vec::new(), String::new()),
+        }
+    })
+}
+
+/// An MCP server that takes `at-2` alone and names `issuer` as its authorization server.
+fn mcp_server(issuer: String) -> Local {
+    Local::start(move |seen, base| {
+        if seen.path == "/.well-known/oauth-protected-resource/mcp" {
+            return json_answer(json!({
+                "resource": format!("{base}/mcp"),
+                "authorization_servers": [issuer],
+            }));
+        }
+        if seen.path != "/mcp" || seen.method != "POST" {
+            return (405, Vec::new(), String::new());
+        }
+        if seen.authorization.as_deref() != Some("Bearer at-2") {
+            let challenge = format!(
+                r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#
+            );
+            return (401, vec![("WWW-Authenticate", challenge)], String::new());
+        }
+        let message: Value = serde_json::from_str(&seen.body).unwrap_or_default();
+        let result = match message["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "remote", "version": "1"},
+            }),
+            "tools/list" => json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+            "server/discover" => {
+                let error = json!({"code": -32601, "message": "Method not found"});
+                return json_answer(json!({"jsonrpc": "2.0", "id": message["id"], "error": error}));
+            }
+            _ => return (202, Vec::new(), String::new()),
+        };
+        json_answer(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}))
+    })
+}
+
+fn server(url: &str, profile: PathBuf, visit: bool) -> Server {
+    let config = McpServer {
+        name: "remote".into(),
+        transport: McpTransport::Http {
+            url: url.to_string(),
+            headers: BTreeMap::new(),
+            proxy: None,
+        },
+        declared: Declared::Http {
+            url: url.to_string(),
+            headers: BTreeMap::new(),
+        },
+        origin: McpOrigin::User,
+        source: PathBuf::from("mcp.json"),
+        oauth_client: None,
+    };
+    let sign_in = SignIn {
+        name: "remote".into(),
+        profile,
+        client: None,
+        visit: visit
+            .then(|| Arc::new(crate::tools::mcp::conformance::follow_redirect) as super::Visit),
+    };
+    Server::new(
+        config,
+        std::env::temp_dir(),
+        crate::sandbox::Policy::default(),
+        Duration::from_secs(20),
+        State::Starting,
+        Some(sign_in),
+    )
+}
+
+#[test]
+fn the_access_token_is_kept_private_renewed_and_sent_to_the_mcp_server_alone() {
+    let dir = TempDir::new("mcp-oauth");
+    let issuer = authorization_server();
+    let mcp = mcp_server(issuer.base.clone());
+    let url = format!("{}/mcp", mcp.base);
+    let remote = server(&url, dir.path().to_path_buf(), true);
+    remote.start();
+    assert_eq!(remote.state(), State::Ready);
+    assert_eq!(remote.tools().len(), 1);
+    remote.stop();
+
+    let file = dir.path().join("tokens.json");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let kept: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(
+        kept["mcp/remote"]["access_token"], "at-2",
+        "renewed and kept"
+    );
+    assert_eq!(kept["mcp/remote"]["url"], url.as_str());
+
+    let to_issuer = issuer.seen();
+    assert!(
+        to_issuer
+            .iter()
+            .any(|s| s.body.contains("grant_type=refresh_token"))
+    );
+    for seen in &to_issuer {
+        let text = format!("{seen:?}");
+        assert!(!text.contains("at-1") && !text.contains("at-2"), "{seen:?}");
+        assert_eq!(seen.authorization, None, "{seen:?}");
+    }
+    let to_mcp = mcp.seen();
+    let metadata = to_mcp.iter().filter(|s| s.path.starts_with("/.well-known"));
+    assert!(metadata.clone().count() > 0);
+    assert!(metadata.into_iter().all(|s| s.authorization.is_none()));
+    let signed = to_mcp.iter().filter(|s| s.authorization.is_some());
+    assert!(
+        signed
+            .clone()
+            .all(|s| s.authorization.as_deref() == Some("Bearer at-2"))
+    );
+    assert!(signed.count() >= 3, "{to_mcp:?}");
+
+    // The next run starts with the kept sign-in, and without anyone to sign in.
+    let again = server(&url, dir.path().to_path_buf(), false);
+    again.start();
+    assert_eq!(again.state(), State::Ready);
+    again.stop();
+}
+
+#[test]
+fn a_run_reports_a_server_that_needs_a_sign_in_instead_of_waiting() {
+    let dir = TempDir::new("mcp-oauth-run");
+    let issuer = authorization_server();
+    let mcp = mcp_server(issuer.base.clone());
+    let remote = server(
+        &format!("{}/mcp", mcp.base),
+        dir.path().to_path_buf(),
+        false,
+    );
+    remote.start();
+    let State::Failed(why) = remote.state() else {
+        panic!("{:?}", remote.state());
+    };
+    assert_eq!(
+        sign_in_needed(&why),
+        Some("the MCP server remote needs a sign-in: run `marvin mcp login remote`"),
+        "{why}"
+    );
+    assert!(!dir.path().join("tokens.json").exists());
+    assert!(
+        issuer
+            .seen()
+            .iter()
+            .all(|s| !s.path.starts_with("/authorize"))
+    );
+}
