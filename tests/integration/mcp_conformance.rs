@@ -64,24 +64,13 @@ fn passes(bin: &Path, scenario: &str, client: &str, dir: &Path) -> Result<(), St
     }
 }
 
-/// The client scenarios Marvin does not pass, and why.
-const NOT_PASSED: &[(&str, &str)] = &[(
-    "auth/basic-cimd",
-    "a Client ID Metadata Document (SEP-991) must be published at an https:// address \
-         Marvin's project controls, which it has not; Marvin registers itself (RFC 7591) \
-         instead, which the suite counts as a warning",
-)];
-
 #[test]
 fn marvin_passes_the_suites_client_scenarios_oauth_included() {
     let bin = suite();
     let scenarios = client_scenarios(&bin);
     let oauth = scenarios.iter().filter(|name| name.starts_with("auth/"));
     assert!(oauth.count() >= 17, "the suite lists {scenarios:?}");
-    let (skipped, played): (Vec<String>, Vec<String>) = scenarios
-        .into_iter()
-        .partition(|name| NOT_PASSED.iter().any(|(not, _)| not == name));
-    assert_eq!(skipped.len(), NOT_PASSED.len(), "{skipped:?}");
+    let played = scenarios;
     let exe = std::env::current_exe().unwrap();
     let client = format!(
         "{} --ignored --exact --nocapture mcp_conformance::conformance_client",
@@ -95,10 +84,9 @@ fn marvin_passes_the_suites_client_scenarios_oauth_included() {
         }
     }
     eprintln!(
-        "MCP conformance client scenarios: {}/{} passed (not played: {})",
+        "MCP conformance client scenarios: {}/{} passed",
         played.len() - failed.len(),
-        played.len(),
-        skipped.join(", ")
+        played.len()
     );
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
 }

@@ -58,7 +58,13 @@ fn play(
     profile: &std::path::Path,
 ) -> Result<String, String> {
     let mut config = declared(url);
-    config.oauth_client = context_client();
+    config.oauth_client = context_client().or_else(|| {
+        Some(OAuthClient {
+            id: SUITE_CLIENT_METADATA.to_string(),
+            secret: None,
+            key: None,
+        })
+    });
     let sign_in = SignIn {
         name: config.name.clone(),
         profile: profile.to_path_buf(),
@@ -106,6 +112,11 @@ fn declared(url: &str) -> McpServer {
         oauth_client: None,
     }
 }
+
+/// The address of the client metadata document the suite's scenarios take as the client's
+/// (SEP-991): as a person who publishes one declares its address as the client id. A server
+/// that takes no such documents never sees it (the client registers instead).
+const SUITE_CLIENT_METADATA: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The client a scenario registered beforehand, from MCP_CONFORMANCE_CONTEXT's `client_id`,
 /// `client_secret` and `private_key_pem`.

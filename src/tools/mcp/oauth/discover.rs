@@ -25,6 +25,9 @@ pub(crate) struct Plan {
     pub(crate) grant_types: Vec<String>,
     /// The scope to ask for: the challenge's, else all the server supports, else none.
     pub(crate) scope: Option<String>,
+    /// Whether the server takes a client id that is the https:// address of the client's
+    /// metadata (a Client ID Metadata Document, SEP-991).
+    pub(crate) metadata_documents: bool,
 }
 
 /// The plan for the server at `url`, from `challenge` (its 401 or 403) and the metadata found.
@@ -108,6 +111,7 @@ fn plan(resource: String, origin: &str, metadata: Option<&Value>, scope: Option<
             auth_methods: Vec::new(),
             grant_types: Vec::new(),
             scope,
+            metadata_documents: false,
         };
     };
     let text = |name: &str| metadata[name].as_str().map(str::to_string);
@@ -121,6 +125,7 @@ fn plan(resource: String, origin: &str, metadata: Option<&Value>, scope: Option<
         auth_methods: words(&metadata["token_endpoint_auth_methods_supported"]),
         grant_types: words(&metadata["grant_types_supported"]),
         scope,
+        metadata_documents: metadata["client_id_metadata_document_supported"] == true,
     }
 }
 

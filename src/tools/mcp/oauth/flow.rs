@@ -24,9 +24,12 @@ pub(crate) fn sign_in(
     url: &str,
     plan: &Plan,
 ) -> Result<Entry, String> {
+    // A client id that is the https:// address of its metadata is one only a server that
+    // takes such documents knows; any other registers the client as if none was declared.
     let declared = sign_in
         .client
         .as_ref()
+        .filter(|declared| plan.metadata_documents || !declared.id.starts_with("https://"))
         .map(|declared| Client::declared(declared, plan));
     let machine = |grant: &str| plan.grant_types.iter().any(|g| g == grant);
     let proves = |c: &&Client| c.secret.is_some() || c.key.is_some();
