@@ -163,8 +163,9 @@ pub(crate) fn asks_a_fact(text: &str) -> bool {
 /// a thing is so, what a name stands for, how two things differ, which of two kinds a thing
 /// is, how many of one thing another holds, a fun fact. Such a question borrows families'
 /// words ("why is the sky blue" is no song, "how many days are in a leap year" no calendar)
-/// and brings only the families that know (the registry's `KNOWING`); one that is about the person ("why did my alarm not go off") or their
-/// day ("why is it so cold this week") is asked as any other.
+/// and brings only the families that know (the registry's `KNOWING`); one that is about the
+/// person ("why did my alarm not go off") or their day ("why is it so cold this week") is
+/// asked as any other.
 pub(crate) fn asks_what_is_known(text: &str) -> bool {
     // Words that put the question in the person's own things, place or day ("it" as in "why
     // is it so cold").
