@@ -137,16 +137,22 @@ impl Guard {
         }
     }
 
-    /// For a request another proxy carries (it resolves the name, not Marvin): nothing is
-    /// looked up here, so no query leaves by another way than the person's proxy, and a name
-    /// only the proxy can resolve costs no wait. An address in the URL (in any spelling the
-    /// URL standard reads as one) is checked as it is, and so is `localhost` (and its
-    /// subdomains), which is this machine whatever a resolver says; any other name is the
-    /// proxy's to reach, on its network.
+    /// For a request another proxy carries (it resolves the name, not Marvin): an address in
+    /// the URL (in any spelling the URL standard reads as one) is checked as it is, and so is
+    /// `localhost` (and its subdomains), which is this machine whatever a resolver says. A
+    /// name is looked up here only to refuse it: one this machine resolves to an address of
+    /// its own or of the network (`127.0.0.1.nip.io`, its own host name, an intranet name) is
+    /// refused as the address would be, and one it cannot resolve is the proxy's to reach.
     pub(crate) fn check_proxied(&self, url: &str, host: &str, port: u16) -> Result<(), Refusal> {
-        match named_address(host) {
-            Some(ip) => self.check(url, host, SocketAddr::new(ip, port)),
-            None => Ok(()),
+        if let Some(ip) = named_address(host) {
+            return self.check(url, host, SocketAddr::new(ip, port));
+        }
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        match (bare, port).to_socket_addrs() {
+            Ok(addrs) => addrs
+                .into_iter()
+                .try_for_each(|addr| self.check(url, host, addr)),
+            Err(_) => Ok(()),
         }
     }
 }
@@ -293,10 +299,14 @@ mod tests {
         assert!(guard.check_proxied(url, "0x7f.1", 80).is_err());
         assert!(guard.check_proxied(url, "[::ffff:10.0.0.1]", 80).is_err());
         assert!(guard.check_proxied(url, "93.184.216.34", 443).is_ok());
-        // A name is the proxy's to resolve, even one this machine resolves to itself.
+        // A name this machine cannot resolve is the proxy's; one it resolves to itself is
+        // refused as its address is.
         assert!(guard.check_proxied(url, "scrape.invalid", 80).is_ok());
-        assert!(guard.check_proxied(url, &this_machines_name(), 80).is_ok());
-        assert!(guard.check_proxied(url, "localhost.example", 80).is_ok());
+        let name = this_machines_name();
+        let here = (name.as_str(), 80).to_socket_addrs().ok();
+        if here.is_some_and(|mut addrs| addrs.all(|a| a.ip().is_loopback())) {
+            assert!(guard.check_proxied(url, &name, 80).is_err());
+        }
     }
 
     /// This machine's host name, which its own resolver knows (`/etc/hosts`).

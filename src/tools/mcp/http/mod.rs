@@ -421,8 +421,9 @@ impl Shared {
                 )));
             }
             let _ = net::read_start(response.into_body().into_reader(), MAX_ERROR_BODY);
+            // The sign-in's messages name addresses with the declaration's secrets filled in.
             auth.recover(&self.agent, token.as_deref(), &challenge)
-                .map_err(Refused::Broken)?;
+                .map_err(|why| Refused::Broken(self.secrets.redact(&why)))?;
             retried = true;
         }
     }

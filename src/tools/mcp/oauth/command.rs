@@ -98,6 +98,9 @@ fn probe(
         request = request.header(name, value);
     }
     let response = request
+        .config()
+        .timeout_global(Some(super::EXCHANGE_TIMEOUT))
+        .build()
         .send(message.to_string())
         .map_err(|e| format!("cannot reach {}: {e}", crate::net::without_userinfo(url)))?;
     let header = crate::net::header(&response, "www-authenticate").unwrap_or_default();

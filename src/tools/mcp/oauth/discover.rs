@@ -90,6 +90,16 @@ pub(crate) fn discover(
         .to_string();
     let endpoints = [&plan.authorization_endpoint, &plan.token_endpoint];
     let endpoints = endpoints.into_iter().chain(&plan.registration_endpoint);
+    let endpoints: Vec<&String> = endpoints.collect();
+    // An endpoint is printed for the person to open: no control characters (a terminal's
+    // escape sequences) come from a server's metadata.
+    if let Some(odd) = endpoints.iter().find(|e| e.chars().any(char::is_control)) {
+        return Err(format!(
+            "its authorization server names an endpoint with control characters in it ({}); \
+             ask the server's operator to fix its metadata",
+            odd.escape_debug()
+        ));
+    }
     if let Some(plain) = endpoints.into_iter().find(|e| !protected_enough(e, url)) {
         return Err(format!(
             "its authorization server's endpoint {plain} is not https://, and secrets would \

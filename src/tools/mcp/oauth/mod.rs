@@ -157,17 +157,24 @@ impl Auth {
 
 /// GETs `url` for a JSON object: none when there is no such document there (any answer but
 /// a 2xx with JSON), an error when the address cannot be reached.
+/// The longest one exchange with a server of the sign-in (metadata, registration, a token)
+/// may take: the server's own agent sets none, and a refresh holds the sign-in's lock.
+pub(crate) const EXCHANGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn get_json(agent: &ureq::Agent, url: &str) -> Result<Option<Value>, String> {
     let response = agent
         .get(url)
         .header("Accept", "application/json")
+        .config()
+        .timeout_global(Some(EXCHANGE_TIMEOUT))
+        .build()
         .call()
         .map_err(|e| format!("cannot reach {}: {e}", crate::net::without_userinfo(url)))?;
     if !response.status().is_success() {
         return Ok(None);
     }
     let body = crate::net::read_start(response.into_body().into_reader(), MAX_ANSWER)
-        .map_err(|e| format!("reading {url}: {e}"))?;
+        .map_err(|e| format!("reading {}: {e}", crate::net::without_userinfo(url)))?;
     Ok(serde_json::from_str::<Value>(&body)
         .ok()
         .filter(Value::is_object))
@@ -182,6 +189,9 @@ fn post(
 ) -> Result<(u16, Value), String> {
     let response = request
         .header("Accept", "application/json")
+        .config()
+        .timeout_global(Some(EXCHANGE_TIMEOUT))
+        .build()
         .send(body)
         .map_err(|e| {
             format!(

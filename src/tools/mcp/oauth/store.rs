@@ -44,7 +44,7 @@ impl Entry {
     /// Whether the access token has expired (or will within the minute).
     pub(crate) fn expired(&self) -> bool {
         self.expires_at
-            .is_some_and(|at| at - crate::clock::unix_now() < 60)
+            .is_some_and(|at| at.saturating_sub(crate::clock::unix_now()) < 60)
     }
 }
 

@@ -53,7 +53,7 @@ pub(crate) fn request(
             refresh: answer["refresh_token"].as_str().map(str::to_string),
             expires_at: answer["expires_in"]
                 .as_i64()
-                .map(|seconds| crate::clock::unix_now() + seconds),
+                .map(|seconds| crate::clock::unix_now().saturating_add(seconds)),
             scope: answer["scope"].as_str().map(str::to_string),
         }),
         _ => Err(format!(
