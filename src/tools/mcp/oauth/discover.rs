@@ -38,8 +38,10 @@ pub(crate) fn discover(
 ) -> Result<Plan, String> {
     let (origin, path) = split(url).ok_or_else(|| format!("{url} is not an http(s) address"))?;
     let mut protected = None;
-    for address in resource_metadata_urls(&origin, &path, challenge) {
-        if let Some(found) = get_json(agent, &address)? {
+    // Metadata decides where secrets go: none is read in the clear from an https server.
+    let addresses = resource_metadata_urls(&origin, &path, challenge);
+    for address in addresses.iter().filter(|a| protected_enough(a, url)) {
+        if let Some(found) = get_json(agent, address)? {
             protected = Some(found);
             break;
         }
@@ -71,6 +73,12 @@ pub(crate) fn discover(
     };
     let (issuer_origin, issuer_path) = split(&issuer)
         .ok_or_else(|| format!("its authorization server {issuer:?} is not an http(s) address"))?;
+    if !protected_enough(&issuer, url) {
+        return Err(format!(
+            "its authorization server {issuer} is not https://, and its metadata could be \
+             changed on the way"
+        ));
+    }
     let mut metadata = None;
     for address in server_metadata_urls(&issuer_origin, &issuer_path) {
         if let Some(found) = get_json(agent, &address)? {
@@ -82,6 +90,15 @@ pub(crate) fn discover(
         .scope
         .clone()
         .or_else(|| (!supported.is_empty()).then(|| supported.join(" ")));
+    // RFC 8414 §3.3: the metadata is the issuer's own. Its origin at least must be the one it
+    // was read from, or another server's metadata could send a client's assertions for it.
+    let named = metadata.as_ref().and_then(|m| m["issuer"].as_str());
+    if let Some(named) = named.filter(|n| split(n).is_none_or(|(o, _)| o != issuer_origin)) {
+        return Err(format!(
+            "its authorization server at {issuer_origin} says it is {named:?}: Marvin does not \
+             sign in where the metadata names another server"
+        ));
+    }
     let mut plan = plan(resource, &issuer_origin, metadata.as_ref(), scope);
     plan.issuer = metadata
         .as_ref()

@@ -281,3 +281,35 @@ fn a_run_reports_a_server_that_needs_a_sign_in_instead_of_waiting() {
             .all(|s| !s.path.starts_with("/authorize"))
     );
 }
+
+#[test]
+fn an_authorization_server_whose_metadata_names_another_is_not_signed_in_to() {
+    let dir = TempDir::new("mcp-oauth-impostor");
+    // Its metadata claims to be another server's (RFC 8414 §3.3), as one that collects the
+    // assertions a client signs for that server would.
+    let impostor = Local::start(|seen, base| match seen.path.as_str() {
+        "/.well-known/oauth-authorization-server" => json_answer(json!({
+            "issuer": "https://real-as.example",
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "registration_endpoint": format!("{base}/register"),
+        })),
+        _ => json_answer(json!({"client_id": "c-1", "access_token": "at-2"})),
+    });
+    let mcp = mcp_server(impostor.base.clone());
+    let remote = server(&format!("{}/mcp", mcp.base), dir.path().to_path_buf(), true);
+    remote.start();
+    let State::Failed(why) = remote.state() else {
+        panic!("{:?}", remote.state());
+    };
+    assert!(
+        why.contains("says it is \"https://real-as.example\""),
+        "{why}"
+    );
+    let seen = impostor.seen();
+    assert!(
+        seen.iter().all(|s| s.path.starts_with("/.well-known/")),
+        "{seen:?}"
+    );
+    assert!(!dir.path().join("tokens.json").exists());
+}
