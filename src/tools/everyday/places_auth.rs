@@ -11,7 +11,6 @@ use serde::Deserialize;
 use crate::interact::approvals::{Action, ActionKind};
 use crate::services::GOOGLE_PLACES;
 use crate::tools::ToolContext;
-use crate::tools::kit::web::Call;
 use crate::tools::schema::{Kind, Param};
 
 /// Where the key is read from: this variable, else the file `~/.ssh/<VAR>` (a macro, so the
@@ -166,22 +165,8 @@ fn ask_google(ctx: &ToolContext, key: &str) -> Result<(String, String), String> 
         ("input", "Eiffel Tower"),
         ("inputtype", "textquery"),
         ("fields", "place_id"),
-        ("key", key),
     ];
-    let call = Call {
-        query: &query,
-        ..Call::default()
-    };
-    let value = ctx
-        .settings
-        .web
-        .json(
-            &GOOGLE_PLACES,
-            "/findplacefromtext/json",
-            &call,
-            &ctx.cancel,
-        )
-        .map_err(|why| why.replace(key, "[key]"))?;
+    let value = super::places_search::google_answer(ctx, "/findplacefromtext/json", &query, key)?;
     let text = |field: &str| value[field].as_str().unwrap_or_default().to_string();
     match text("status") {
         status if status.is_empty() => Err("Google Places answered without a status, so the key could not be checked. Try again later.".into()),

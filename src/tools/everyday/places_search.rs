@@ -313,18 +313,29 @@ fn google(
     pairs: &[(&str, &str)],
     key: &str,
 ) -> Result<Value, String> {
+    let value = google_answer(ctx, path, pairs, key)?;
+    google_status(&value).map_err(|why| why.replace(key, "[key]"))?;
+    Ok(value)
+}
+
+/// Google's answer to `path` with `pairs` and the `key`, whatever its `status` says (the key
+/// never in an error).
+pub(super) fn google_answer(
+    ctx: &ToolContext,
+    path: &str,
+    pairs: &[(&str, &str)],
+    key: &str,
+) -> Result<Value, String> {
     let mut query = pairs.to_vec();
     query.push(("key", key));
     let call = Call {
         query: &query,
         ..Call::default()
     };
-    let value = ctx
-        .settings
+    ctx.settings
         .web
-        .json(&GOOGLE_PLACES, path, &call, &ctx.cancel)?;
-    google_status(&value).map_err(|why| why.replace(key, "[key]"))?;
-    Ok(value)
+        .json(&GOOGLE_PLACES, path, &call, &ctx.cancel)
+        .map_err(|why| why.replace(key, "[key]"))
 }
 
 fn google_status(value: &Value) -> Result<(), String> {
