@@ -57,7 +57,7 @@ fn play(
     call: Option<(&str, &str)>,
     profile: &std::path::Path,
 ) -> Result<String, String> {
-    let mut config = declared(url);
+    let mut config = declared("conformance", url);
     config.oauth_client = context_client().or_else(|| {
         Some(OAuthClient {
             id: SUITE_CLIENT_METADATA.to_string(),
@@ -94,10 +94,10 @@ fn play(
     outcome
 }
 
-/// `url` as a user's mcp.json would declare it, without headers.
-fn declared(url: &str) -> McpServer {
+/// Server `name` at `url` as a user's mcp.json would declare it, without headers.
+pub(crate) fn declared(name: &str, url: &str) -> McpServer {
     McpServer {
-        name: "conformance".into(),
+        name: name.into(),
         transport: McpTransport::Http {
             url: url.to_string(),
             headers: BTreeMap::new(),

@@ -2,7 +2,6 @@
 //! MCP server that asks for a sign-in and its authorization server: the tokens kept private,
 //! renewed when expired, and the access token seen by the MCP server alone.
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -13,7 +12,6 @@ use serde_json::{Value, json};
 use tiny_http::{Header, Response};
 
 use super::{SignIn, sign_in_needed};
-use crate::config::{Declared, McpOrigin, McpServer, McpTransport};
 use crate::test_support::TempDir;
 use crate::tools::mcp::server::{Server, State};
 
@@ -170,21 +168,7 @@ fn mcp_server(issuer: String) -> Local {
 }
 
 fn server(url: &str, profile: PathBuf, visit: bool) -> Server {
-    let config = McpServer {
-        name: "remote".into(),
-        transport: McpTransport::Http {
-            url: url.to_string(),
-            headers: BTreeMap::new(),
-            proxy: None,
-        },
-        declared: Declared::Http {
-            url: url.to_string(),
-            headers: BTreeMap::new(),
-        },
-        origin: McpOrigin::User,
-        source: PathBuf::from("mcp.json"),
-        oauth_client: None,
-    };
+    let config = crate::tools::mcp::conformance::declared("remote", url);
     let sign_in = SignIn {
         name: "remote".into(),
         profile,
