@@ -34,9 +34,10 @@ pub(crate) struct Crontab {
     name: String,
     /// How long one run may take: [`TIMEOUT`] (a test's shorter).
     timeout: Duration,
-    /// `MARVIN_HOME/crontab` (else one per user in the temporary directory), whose lock
-    /// (store::lock) other Marvins of this user, and fired alarms removing their own line,
-    /// take too while they change the table.
+    /// `MARVIN_HOME/crontab`, whose lock (store::lock) other Marvins of this user, and fired
+    /// alarms removing their own line, take too while they change the table. None without a
+    /// profile directory: a lock in a directory other users write to (the temporary one)
+    /// could be taken first, or held for ever, by any of them.
     shared: Option<PathBuf>,
     /// `flock(1)`, for the lines that edit the table themselves (util-linux: not on macOS).
     flock: Option<PathBuf>,
@@ -61,20 +62,18 @@ impl Crontab {
         };
         let web = ctx.settings.web.settings();
         let clock = CronClock::new(web.tz.clone(), web.cron_tz.clone(), system(ctx, "date"));
-        let shared = match &ctx.settings.marvin_home {
-            Some(home) => home.join("crontab"),
-            // SAFETY: getuid cannot fail.
-            None => {
-                std::env::temp_dir().join(format!("marvin-crontab-{}", unsafe { libc::getuid() }))
-            }
-        };
+        let shared = ctx
+            .settings
+            .marvin_home
+            .as_ref()
+            .map(|home| home.join("crontab"));
         match program {
             Some(program) => Ok(Self {
                 program,
                 name,
                 clock,
                 timeout: TIMEOUT,
-                shared: Some(shared),
+                shared,
                 flock: system(ctx, "flock"),
             }),
             None => Err(format!(
@@ -409,6 +408,46 @@ mod tests {
     use super::*;
 
     const USER: &str = "# m h dom mon dow command\nMAILTO=me@example.org\n\n0 3 * * * backup.sh --all # nightly\n*/5 * * * * echo '%' > /dev/null";
+
+    /// A context whose crontab program is `sh` (any program that exists) and whose profile
+    /// directory is `home`.
+    fn context_with_home(home: Option<PathBuf>) -> ToolContext {
+        use crate::config::{Endpoints, WebSettings};
+        use crate::net::ProxyRules;
+        let mut ctx = ToolContext::new(std::env::temp_dir());
+        let mut settings = (*ctx.settings).clone();
+        let web = WebSettings {
+            crontab: "/bin/sh".into(),
+            ..WebSettings::default()
+        };
+        settings.web = crate::tools::kit::web::Web::new(
+            web,
+            Endpoints::default(),
+            ProxyRules::new(None, None),
+        );
+        settings.marvin_home = home;
+        ctx.settings = std::sync::Arc::new(settings);
+        ctx
+    }
+
+    #[test]
+    fn the_shared_lock_is_in_the_profile_and_never_in_a_directory_others_write_to() {
+        let home = crate::test_support::TempDir::new("cron-lock");
+        let crontab = Crontab::find(&context_with_home(Some(home.path().into()))).unwrap();
+        if crontab.flock.is_some() {
+            let lock = home.path().join("crontab.lock").display().to_string();
+            assert!(
+                crontab.locked("true").contains(&lock),
+                "{}",
+                crontab.locked("true")
+            );
+        }
+        assert_eq!(crontab.shared, Some(home.path().join("crontab")));
+        // Without a profile directory there is no lock file another user could hold first.
+        let crontab = Crontab::find(&context_with_home(None)).unwrap();
+        assert_eq!(crontab.shared, None);
+        assert_eq!(crontab.locked("true"), "true");
+    }
 
     #[test]
     fn lines_are_added_and_removed_and_the_rest_keeps_its_bytes() {
