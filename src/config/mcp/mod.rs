@@ -77,6 +77,9 @@ pub struct OAuthClient {
     pub secret: Option<String>,
     /// A P-256 private key (PKCS#8 PEM) for `private_key_jwt`.
     pub key: Option<String>,
+    /// The authorization server the secret or key may be used with (`"issuer"`), when it is
+    /// not on the MCP server's own host.
+    pub issuer: Option<String>,
 }
 
 impl McpServer {
@@ -134,7 +137,7 @@ struct Entry {
     oauth: Option<OAuthEntry>,
 }
 
-/// `"oauth": {"clientId", "clientSecret", "privateKey"}`.
+/// `"oauth": {"clientId", "clientSecret", "privateKey", "issuer"}`.
 #[derive(Deserialize)]
 struct OAuthEntry {
     #[serde(rename = "clientId")]
@@ -143,6 +146,8 @@ struct OAuthEntry {
     client_secret: Option<String>,
     #[serde(rename = "privateKey", default)]
     private_key: Option<String>,
+    #[serde(default)]
+    issuer: Option<String>,
 }
 
 /// How the entries of one file are read.
@@ -296,6 +301,7 @@ fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, St
             id: expand(&client.client_id, reading)?,
             secret: fill(&client.client_secret)?,
             key: fill(&client.private_key)?,
+            issuer: issuer(fill(&client.issuer)?)?,
         }),
         None => None,
     };
@@ -336,6 +342,26 @@ fn server(reading: &Reading, name: String, entry: Entry) -> Result<McpServer, St
         origin: reading.origin,
         source: reading.path.to_path_buf(),
         oauth_client,
+    })
+}
+
+/// An `"issuer"` as the address of an authorization server: http(s), nothing else.
+fn issuer(issuer: Option<String>) -> Result<Option<String>, String> {
+    match issuer {
+        Some(text) if !is_web_address(&text) => Err(format!(
+            "its \"oauth\" \"issuer\" {text:?} is not the http(s):// address of an authorization server (its metadata's \"issuer\", such as \"https://auth.example.com\")"
+        )),
+        issuer => Ok(issuer),
+    }
+}
+
+fn is_web_address(text: &str) -> bool {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        !host.is_empty() && !text.chars().any(|c| c.is_whitespace() || c.is_control())
     })
 }
 
@@ -459,8 +485,9 @@ mod tests {
             &user,
             r#"{"mcpServers": {
                 "linear": {"url": "https://mcp.example/mcp", "oauth": {"clientId": "c-1", "clientSecret": "${SECRET}"}},
-                "robot": {"url": "https://m2m.example/mcp", "oauth": {"clientId": "c-2", "privateKey": "${PEM}"}},
-                "plain": {"url": "https://plain.example/mcp"}
+                "robot": {"url": "https://m2m.example/mcp", "oauth": {"clientId": "c-2", "privateKey": "${PEM}", "issuer": "https://login.example/t1"}},
+                "plain": {"url": "https://plain.example/mcp"},
+                "odd": {"url": "https://odd.example/mcp", "oauth": {"clientId": "c-3", "issuer": "login.example"}}
             }}"#,
         )
         .unwrap();
@@ -480,14 +507,21 @@ mod tests {
             id: id.into(),
             secret: secret.map(Into::into),
             key: key.map(Into::into),
+            issuer: None,
+        };
+        let robot = OAuthClient {
+            issuer: Some("https://login.example/t1".into()),
+            ..client("c-2", None, Some("-----BEGIN PRIVATE KEY-----"))
         };
         assert_eq!(
             clients,
-            [
-                Some(client("c-1", Some("s-1"), None)),
-                None,
-                Some(client("c-2", None, Some("-----BEGIN PRIVATE KEY-----"))),
-            ]
+            [Some(client("c-1", Some("s-1"), None)), None, Some(robot)]
+        );
+        assert!(
+            settings.warnings.iter().any(|w| w.contains("odd")
+                && w.contains("\"issuer\" \"login.example\" is not the http(s):// address")),
+            "{:?}",
+            settings.warnings
         );
     }
 

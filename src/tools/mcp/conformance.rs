@@ -63,6 +63,7 @@ fn play(
             id: SUITE_CLIENT_METADATA.to_string(),
             secret: None,
             key: None,
+            issuer: None,
         })
     });
     let sign_in = SignIn {
@@ -128,6 +129,7 @@ fn context_client() -> Option<OAuthClient> {
         id: text("client_id")?,
         secret: text("client_secret"),
         key: text("private_key_pem"),
+        issuer: None,
     })
 }
 

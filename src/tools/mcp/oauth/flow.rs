@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::discover::Plan;
+use super::discover::{Plan, split};
 use super::register::{self, Client};
 use super::store::Entry;
 use super::token::{self, Tokens};
@@ -33,6 +33,10 @@ pub(crate) fn sign_in(
         .map(|declared| Client::declared(declared, plan));
     let machine = |grant: &str| plan.grant_types.iter().any(|g| g == grant);
     let proves = |c: &&Client| c.secret.is_some() || c.key.is_some();
+    if declared.as_ref().filter(proves).is_some() {
+        let pinned = sign_in.client.as_ref().and_then(|c| c.issuer.as_deref());
+        may_prove_to(pinned, plan, url, &sign_in.name)?;
+    }
     if let Some(client) = declared.as_ref().filter(proves) {
         if machine("client_credentials") && !machine("authorization_code") {
             let mut form = vec![
@@ -67,6 +71,41 @@ pub(crate) fn sign_in(
     ];
     let tokens = token::request(agent, &plan.token_endpoint, &client, &form)?;
     Ok(entry(url, plan, client, tokens))
+}
+
+/// Whether the secret or key declared for server `name` (at `url`) may go to the
+/// authorization server of `plan`: the one its `"issuer"` names (`pinned`), else one on the
+/// server's own host. A server (or whoever answers at its address) names the authorization server itself,
+/// and one of its own choosing would otherwise receive the secret at its token endpoint.
+fn may_prove_to(pinned: Option<&str>, plan: &Plan, url: &str, name: &str) -> Result<(), String> {
+    let issuer = &plan.issuer;
+    match pinned {
+        Some(pinned) if same_issuer(pinned, issuer) => Ok(()),
+        Some(pinned) => Err(format!(
+            "the MCP server {name} sends Marvin to sign in at {issuer}, not at the \"issuer\" its \"oauth\" in mcp.json names ({pinned}), the only authorization server the client secret or key declared there goes to. If the server has moved to {issuer} and you trust it, change that \"issuer\"."
+        )),
+        None if host(issuer).is_some() && host(issuer) == host(url) => Ok(()),
+        None => Err(format!(
+            "the MCP server {name} sends Marvin to sign in at {issuer}, which is not on the server's own host, and the client secret or key declared for it in mcp.json goes only to an authorization server there or to the one its \"oauth\" names as \"issuer\". If you trust {issuer} with them, add \"issuer\": \"{issuer}\" to its \"oauth\"."
+        )),
+    }
+}
+
+/// Whether `pinned` names the authorization server `issuer`: the same address, or its
+/// origin alone.
+pub(super) fn same_issuer(pinned: &str, issuer: &str) -> bool {
+    match (split(pinned), split(issuer)) {
+        (Some((origin, path)), Some((theirs, their_path))) => {
+            origin == theirs && (path.is_empty() || path == their_path)
+        }
+        _ => false,
+    }
+}
+
+/// The host of an http(s) address, lowercase.
+fn host(url: &str) -> Option<String> {
+    let uri: ureq::http::Uri = url.parse().ok()?;
+    uri.host().map(str::to_ascii_lowercase)
 }
 
 fn entry(url: &str, plan: &Plan, client: Client, tokens: Tokens) -> Entry {

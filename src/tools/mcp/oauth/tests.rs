@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tiny_http::{Header, Response};
 
 use super::{SignIn, sign_in_needed};
+use crate::config::OAuthClient;
 use crate::test_support::TempDir;
 use crate::tools::mcp::server::{Server, State};
 
@@ -41,7 +42,18 @@ impl Local {
         + Sync
         + 'static,
     ) -> Local {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        Local::start_at("127.0.0.1", answer)
+    }
+
+    /// A server on `host`, another loopback address for a server on another host.
+    fn start_at(
+        host: &str,
+        answer: impl Fn(&Seen, &str) -> (u16, Vec<(&'static str, String)>, String)
+        + Send
+        + Sync
+        + 'static,
+    ) -> Local {
+        let server = Arc::new(tiny_http::Server::http(format!("{host}:0")).unwrap());
         let base = format!("http://{}", server.server_addr().to_ip().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
         let answer: Arc<Answer> = Arc::new(answer);
@@ -168,11 +180,17 @@ fn mcp_server(issuer: String) -> Local {
 }
 
 fn server(url: &str, profile: PathBuf, visit: bool) -> Server {
-    let config = crate::tools::mcp::conformance::declared("remote", url);
+    declaring(url, profile, visit, None)
+}
+
+/// The server at `url` with `client` declared for it in mcp.json.
+fn declaring(url: &str, profile: PathBuf, visit: bool, client: Option<OAuthClient>) -> Server {
+    let mut config = crate::tools::mcp::conformance::declared("remote", url);
+    config.oauth_client = client.clone();
     let sign_in = SignIn {
         name: "remote".into(),
         profile,
-        client: None,
+        client,
         visit: visit
             .then(|| Arc::new(crate::tools::mcp::conformance::follow_redirect) as super::Visit),
     };
@@ -296,4 +314,113 @@ fn an_authorization_server_whose_metadata_names_another_is_not_signed_in_to() {
         "{seen:?}"
     );
     assert!(!dir.path().join("tokens.json").exists());
+}
+
+/// An authorization server for machines (client_credentials with client_secret_basic alone)
+/// on another host than the MCP server's: 127.0.0.2.
+fn machine_authorization_server() -> Local {
+    Local::start_at("127.0.0.2", |seen, base| match seen.path.as_str() {
+        "/.well-known/oauth-authorization-server" => json_answer(json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        })),
+        "/token" => {
+            json_answer(json!({"access_token": "at-2", "token_type": "Bearer", "expires_in": 3600}))
+        }
+        _ => (404, Vec::new(), String::new()),
+    })
+}
+
+#[test]
+fn a_declared_secret_goes_only_to_an_authorization_server_on_the_servers_host_or_the_pinned_one() {
+    let issuer = machine_authorization_server();
+    let mcp = mcp_server(issuer.base.clone());
+    let url = format!("{}/mcp", mcp.base);
+    let client = |pinned: Option<&str>| OAuthClient {
+        id: "robot".into(),
+        secret: Some("s3cret".into()),
+        key: None,
+        issuer: pinned.map(Into::into),
+    };
+    let to_token = |issuer: &Local| {
+        let seen = issuer.seen();
+        seen.into_iter()
+            .filter(|s| s.path == "/token")
+            .collect::<Vec<_>>()
+    };
+
+    // Named by the server alone, an authorization server on another host gets nothing.
+    let dir = TempDir::new("mcp-oauth-pin");
+    let remote = declaring(&url, dir.path().into(), false, Some(client(None)));
+    remote.start();
+    let State::Failed(why) = remote.state() else {
+        panic!("{:?}", remote.state());
+    };
+    let base = &issuer.base;
+    let said = format!("the MCP server remote sends Marvin to sign in at {base}, which is not");
+    let advice = format!("add \"issuer\": \"{base}\" to its \"oauth\"");
+    assert!(why.contains(&said) && why.contains(&advice), "{why}");
+    assert!(!why.contains("s3cret"), "{why}");
+    assert!(to_token(&issuer).is_empty());
+
+    // Another pinned issuer: refused too, naming both.
+    let remote = declaring(
+        &url,
+        dir.path().into(),
+        false,
+        Some(client(Some("https://login.example"))),
+    );
+    remote.start();
+    let State::Failed(why) = remote.state() else {
+        panic!("{:?}", remote.state());
+    };
+    assert!(why.contains("(https://login.example)"), "{why}");
+    assert!(to_token(&issuer).is_empty());
+
+    // Pinned in mcp.json, it is used, with the secret as HTTP Basic.
+    let remote = declaring(
+        &url,
+        dir.path().into(),
+        false,
+        Some(client(Some(&issuer.base))),
+    );
+    remote.start();
+    assert_eq!(remote.state(), State::Ready);
+    remote.stop();
+    let asked = to_token(&issuer);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let basic = crate::interact::form::uploads::encode_base64(b"robot:s3cret");
+    assert_eq!(asked[0].authorization, Some(format!("Basic {basic}")));
+}
+
+#[test]
+fn an_issuer_is_pinned_by_its_address_or_its_origin() {
+    use super::flow::same_issuer;
+    assert!(same_issuer(
+        "https://login.example/t1",
+        "https://login.example/t1/"
+    ));
+    assert!(same_issuer(
+        "https://LOGIN.example",
+        "https://login.example/t1"
+    ));
+    assert!(!same_issuer(
+        "https://login.example/t2",
+        "https://login.example/t1"
+    ));
+    assert!(!same_issuer(
+        "https://login.example",
+        "https://login.example:8443"
+    ));
+    assert!(!same_issuer(
+        "http://login.example",
+        "https://login.example"
+    ));
+    assert!(!same_issuer(
+        "https://login.example.evil",
+        "https://login.example"
+    ));
 }
