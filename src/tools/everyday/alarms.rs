@@ -67,6 +67,7 @@ pub(crate) const FAMILY: Family = Family {
         "get me up",
         "remind*",
         "~cancel",
+        "~clocktime",
     ],
     asks: &[
         "wake me up at half six",

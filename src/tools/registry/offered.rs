@@ -487,7 +487,9 @@ impl Registry {
         let entries = self.message_entries(families, remote, ctx);
         let whole = ranked(&entries, text);
         match whole.first() {
-            Some((id, _)) if id == route::TALK => return (chosen, Asked::Talk),
+            Some((id, _)) if id == route::TALK && !route::asks_a_definition(text) => {
+                return (chosen, Asked::Talk);
+            }
             Some((id, _)) if offered.contains(&id.as_str()) => asked = Asked::Offered,
             _ => {}
         }
@@ -610,7 +612,8 @@ impl Registry {
                 );
             }
         }
-        let known = asked == Asked::Tools && route::asks_what_is_known(text);
+        let known = asked == Asked::Tools
+            && (route::asks_what_is_known(text) || route::asks_a_definition(text));
         if known {
             // What the message names outright (a web address, a file of the project) stays,
             // and the families that know.
@@ -870,10 +873,13 @@ mod tests {
     #[test]
     fn a_tool_that_serves_the_request_is_offered_first_for_96_5_percent_of_slurp() {
         let registry = Registry::builtin();
-        let path = concat!(
+        let devel = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/routing/slurp_devel.jsonl"
         );
+        // SLURP_FILE measures another set of the same shape (a tuning aid: asserts nothing).
+        let other = std::env::var("SLURP_FILE").ok();
+        let path = other.as_deref().unwrap_or(devel);
         let (mut served, mut asked) = (0, 0);
         for line in std::fs::read_to_string(path).unwrap().lines() {
             let request: Value = serde_json::from_str(line).unwrap();
@@ -909,7 +915,10 @@ mod tests {
             }
         }
         let recall = served as f64 / asked as f64;
-        eprintln!("slurp devel: {served}/{asked} = {:.1}%", 100.0 * recall);
+        eprintln!("slurp {path}: {served}/{asked} = {:.1}%", 100.0 * recall);
+        if other.is_some() {
+            return;
+        }
         assert!(
             recall >= 0.965,
             "first-round recall {served}/{asked} = {recall:.3}"

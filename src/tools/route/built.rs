@@ -19,11 +19,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("alarms"),
-        length: 142.6,
+        length: 146.9,
         terms: Terms::Built {
-            text: "3pmalarmalertcancelchecklistclockdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
-            ends: &[3, 8, 13, 19, 28, 33, 38, 42, 45, 51, 58, 65, 69, 74, 79, 84, 90, 94, 97, 99, 102, 107, 111, 116, 121, 127, 131, 135, 140, 144, 150, 153, 157, 163, 167, 173, 177, 180, 183, 188, 192, 196, 201, 209, 214, 218, 222, 226, 232, 239, 244],
-            tenths: &[3, 358, 30, 80, 3, 30, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 140, 30, 13, 10],
+            text: "3pmalarmalertcancelchecklistclockclocktimdailidatedaydecembdefaultdesktopdropearlieverifirstfridaygavegymidisolabellistlocalminutmondaymornnextnotifntfioffsetoncpassprofilpushremindringsaysetsnoozsuchtimetodaytomorrowtopicturnuserwakewakeupweekdaywhose",
+            ends: &[3, 8, 13, 19, 28, 33, 41, 46, 50, 53, 59, 66, 73, 77, 82, 87, 92, 98, 102, 105, 107, 110, 115, 119, 124, 129, 135, 139, 143, 148, 152, 158, 161, 165, 171, 175, 181, 185, 188, 191, 196, 200, 204, 209, 217, 222, 226, 230, 234, 240, 247, 252],
+            tenths: &[3, 368, 30, 80, 3, 30, 33, 13, 3, 26, 3, 6, 10, 10, 20, 3, 3, 9, 3, 20, 23, 3, 20, 33, 3, 3, 3, 70, 6, 10, 10, 3, 13, 10, 10, 10, 80, 33, 13, 83, 30, 3, 59, 3, 23, 10, 20, 13, 140, 30, 13, 10],
         },
     },
     Entry {
@@ -55,11 +55,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("calendar"),
-        length: 345.1,
+        length: 381.1,
         terms: Terms::Built {
-            text: "addagendaaheadanniversarianythappointbankbarebirthdaybookbusicalcalendarcallcancelchecklistclearcomeconcertconferdatedaydddecembdefaultdeletdentistdescribdiaridinnerduratendeventfilefirstflightformfreefridaygavegigholidayhouricidimportlastlistlocallonglooklunchmanimatchmeetminutmmmondaymornnextnotenotifiotherpartiplanprogramputrangremindsamsamesaturdaysaveschedulsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwedwednesdayweekweekdayweekendyetyyyi",
-            ends: &[3, 9, 14, 25, 30, 37, 41, 45, 53, 57, 61, 64, 72, 76, 82, 91, 96, 100, 107, 113, 117, 120, 122, 128, 135, 140, 147, 154, 159, 165, 170, 173, 178, 182, 187, 193, 197, 201, 207, 211, 214, 221, 225, 227, 229, 235, 239, 243, 248, 252, 256, 261, 265, 270, 274, 279, 281, 287, 291, 295, 299, 305, 310, 315, 319, 326, 329, 333, 339, 342, 346, 354, 358, 365, 368, 372, 379, 384, 390, 398, 402, 407, 415, 422, 432, 436, 443, 448, 452, 457, 461, 464, 473, 477, 484, 491, 494, 498],
-            tenths: &[53, 30, 3, 30, 40, 110, 20, 3, 30, 80, 30, 30, 196, 50, 80, 20, 30, 30, 30, 30, 40, 58, 3, 6, 18, 30, 40, 20, 50, 30, 3, 3, 159, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 6, 30, 3, 3, 20, 50, 3, 30, 100, 16, 3, 30, 20, 73, 3, 3, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 30, 160, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 30, 80, 3, 50, 10, 3],
+            text: "addagendaaheadanniversarianythappointaprilaugustbankbarebirthdaybookbusicalcalendarcallcancelchecklistclearclocktimcomeconcertconferdatedaydddecembdefaultdeletdentistdescribdiaridinnerduratendeventfebruarifilefirstflightformfreefridaygavegigholidayhouricidimportjanuarijulijunelastlistlocallonglooklunchmanimarchmatchmeetminutmmmondaymornnextnotenotifinovemboctobotherpartiplanprogramputrangremindsamsamesaturdaysaveschedulseptembsetshowsooneststartsundaythursdaytimetodaytomorrowtonighttournamenttruetuesdayupcomuservacatviewwedwednesdayweekweekdayweekendyetyyyi",
+            ends: &[3, 9, 14, 25, 30, 37, 42, 48, 52, 56, 64, 68, 72, 75, 83, 87, 93, 102, 107, 115, 119, 126, 132, 136, 139, 141, 147, 154, 159, 166, 173, 178, 184, 189, 192, 197, 205, 209, 214, 220, 224, 228, 234, 238, 241, 248, 252, 254, 256, 262, 269, 273, 277, 281, 285, 290, 294, 298, 303, 307, 312, 317, 321, 326, 328, 334, 338, 342, 346, 352, 358, 363, 368, 373, 377, 384, 387, 391, 397, 400, 404, 412, 416, 423, 430, 433, 437, 444, 449, 455, 463, 467, 472, 480, 487, 497, 501, 508, 513, 517, 522, 526, 529, 538, 542, 549, 556, 559, 563],
+            tenths: &[53, 30, 3, 30, 40, 110, 30, 30, 20, 3, 30, 80, 30, 30, 196, 50, 80, 20, 30, 30, 30, 30, 30, 40, 58, 3, 36, 18, 30, 40, 20, 50, 30, 3, 3, 159, 30, 30, 10, 30, 3, 30, 56, 3, 30, 30, 13, 30, 13, 30, 30, 30, 30, 6, 30, 3, 3, 20, 50, 3, 30, 30, 100, 16, 3, 30, 20, 73, 3, 3, 30, 30, 10, 50, 120, 30, 20, 13, 200, 20, 6, 30, 30, 160, 30, 20, 40, 10, 9, 30, 30, 16, 33, 56, 30, 30, 3, 50, 20, 40, 30, 23, 30, 30, 80, 3, 50, 10, 3],
         },
     },
     Entry {
@@ -190,11 +190,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("media"),
-        length: 213.0,
+        length: 249.0,
         terms: Terms::Built {
-            text: "actoractressamongautoboxcastcinemadatedefaultdescriptdetaildevelopdirectorepisodfilmfindgamegenrgoodgrandidimdbinceptmakemakermanimetacritmovinamenintendoofficomdbpagepickplatformplaystatplotpublishraterawgreleasrottenruntimsamescoresearchserishowslugsuchtheatertheatrthefttitltomatott0083658tvtypevideowatchwebsitwordwriterxboxyear",
-            ends: &[5, 12, 17, 21, 24, 28, 34, 38, 45, 53, 59, 66, 74, 80, 84, 88, 92, 96, 100, 105, 107, 111, 117, 121, 126, 130, 138, 142, 146, 154, 159, 163, 167, 171, 179, 187, 191, 198, 202, 206, 212, 218, 224, 228, 233, 239, 243, 247, 251, 255, 262, 268, 273, 277, 283, 292, 294, 298, 303, 308, 314, 318, 324, 328, 332],
-            tenths: &[40, 30, 3, 3, 10, 30, 50, 20, 6, 20, 80, 10, 60, 3, 163, 20, 222, 30, 40, 3, 26, 53, 20, 20, 10, 3, 30, 153, 19, 30, 10, 20, 3, 3, 20, 30, 20, 10, 100, 33, 26, 10, 10, 3, 20, 46, 73, 50, 3, 3, 60, 30, 3, 32, 10, 3, 30, 10, 90, 80, 10, 6, 10, 30, 26],
+            text: "actoractressamongautoblockbustboxcastcinemacomedidatedefaultdescriptdetaildevelopdirectordocumentariepisodfilmfindgamegenrgoodgrandhorroridimdbinceptmakemakermanimetacritmovinamenintendoofficomdbpagepickplatformplaystatplotpublishraterawgreleasromantrottenruntimsamescoresearchsequelserishowshowtimslugsuchtheatertheatrtheftthrillertitltomatotrailertt0083658tvtypevideowatchwebsitwordwriterxboxyear",
+            ends: &[5, 12, 17, 21, 30, 33, 37, 43, 49, 53, 60, 68, 74, 81, 89, 100, 106, 110, 114, 118, 122, 126, 131, 137, 139, 143, 149, 153, 158, 162, 170, 174, 178, 186, 191, 195, 199, 203, 211, 219, 223, 230, 234, 238, 244, 250, 256, 262, 266, 271, 277, 283, 287, 291, 298, 302, 306, 313, 319, 324, 332, 336, 342, 349, 358, 360, 364, 369, 374, 380, 384, 390, 394, 398],
+            tenths: &[40, 30, 3, 3, 30, 40, 30, 50, 60, 20, 6, 20, 80, 10, 60, 30, 3, 163, 20, 222, 30, 40, 3, 30, 26, 53, 20, 20, 10, 3, 30, 153, 19, 30, 40, 20, 3, 3, 20, 30, 20, 10, 100, 33, 26, 30, 10, 10, 3, 20, 46, 30, 73, 50, 30, 3, 3, 60, 30, 3, 30, 32, 10, 30, 3, 30, 10, 90, 80, 10, 6, 10, 30, 26],
         },
     },
     Entry {
@@ -235,29 +235,29 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("places_search"),
-        length: 356.5,
+        length: 389.5,
         terms: Terms::Built {
-            text: "addressalreadianswerapiaroundaskatmauthawaybakeribankbarbikebillburgerbusibuycafecasechargercheapcheckchinescinemaclosestcoffeconverscoordindedefaultdelivdeliveridistancdowneatenablfarfindfirstfixfoodgaregasgivengoodgooglgymhomehospithotelhourinvalidkeepkeptkeykindkyotolabellaptoplatleavlisbonlnglocatlondonlooklouvrlyonmallmanimetermuseumnamenearnearbinearestnevernewopenorderparkpastepersonpetrolpharmaciphonepizzaplacepubqueriquotaradiusratereadrefusrequestrestaurrestrictresultsavesaysearchsellservicsetsetupshopsshststationstoresuchsupermarketsushitaketakeawaytextthaitownunituserwantwithinwithoutworkwrote",
-            ends: &[7, 14, 20, 23, 29, 32, 35, 39, 43, 49, 53, 56, 60, 64, 70, 74, 77, 81, 85, 92, 97, 102, 108, 114, 121, 126, 133, 140, 142, 149, 154, 162, 169, 173, 176, 181, 184, 188, 193, 196, 200, 204, 207, 212, 216, 221, 224, 228, 234, 239, 243, 250, 254, 258, 261, 265, 270, 275, 281, 284, 288, 294, 297, 302, 308, 312, 317, 321, 325, 329, 334, 340, 344, 348, 354, 361, 366, 369, 373, 378, 382, 387, 393, 399, 407, 412, 417, 422, 425, 430, 435, 441, 445, 449, 454, 461, 468, 476, 482, 486, 489, 495, 499, 505, 508, 513, 517, 520, 522, 529, 534, 538, 549, 554, 558, 566, 570, 574, 578, 582, 586, 590, 596, 603, 607, 612],
-            tenths: &[23, 3, 10, 33, 33, 3, 30, 20, 30, 20, 30, 80, 23, 10, 30, 10, 20, 53, 20, 20, 20, 16, 30, 30, 30, 30, 3, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 50, 10, 50, 10, 20, 113, 30, 23, 30, 50, 50, 10, 3, 10, 86, 10, 10, 3, 20, 13, 3, 20, 13, 10, 3, 3, 3, 13, 30, 6, 3, 30, 23, 70, 200, 60, 3, 20, 110, 30, 30, 3, 3, 30, 53, 20, 53, 229, 30, 10, 10, 10, 10, 10, 10, 10, 100, 10, 10, 13, 30, 60, 20, 20, 20, 20, 133, 10, 3, 50, 60, 10, 30, 60, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 13, 3],
+            text: "addressalreadianswerapiaroundaskatmauthawaybakeribankbarbarberbikebillburgerbusibuycafecasechargercheapcheckchinescinemaclosestcoffeconverscoordindedefaultdelivdeliveridistancdowneatenablfarfindfirstfixfloristfoodgaregasgivengoodgooglgymhairdresshomehospithotelhourinvalidkeepkeptkeykindkyotolabellaptoplatleavlisbonlnglocatlondonlooklouvrlyonmallmanimarketmechanmetermuseumnamenearnearbinearestnevernewopenorderparkpastepersonpetrolpharmaciphonepizzaplacepubqueriquotaradiusratereadrefusrequestrestaurrestrictresultsalonsavesaysearchsellservicsetsetupshopsshststationstorestudiosuchsupermarketsushitaketakeawaytakeouttextthaitownunituserwantwithinwithoutworkwrote",
+            ends: &[7, 14, 20, 23, 29, 32, 35, 39, 43, 49, 53, 56, 62, 66, 70, 76, 80, 83, 87, 91, 98, 103, 108, 114, 120, 127, 132, 139, 146, 148, 155, 160, 168, 175, 179, 182, 187, 190, 194, 199, 202, 209, 213, 217, 220, 225, 229, 234, 237, 246, 250, 256, 261, 265, 272, 276, 280, 283, 287, 292, 297, 303, 306, 310, 316, 319, 324, 330, 334, 339, 343, 347, 351, 357, 363, 368, 374, 378, 382, 388, 395, 400, 403, 407, 412, 416, 421, 427, 433, 441, 446, 451, 456, 459, 464, 469, 475, 479, 483, 488, 495, 502, 510, 516, 521, 525, 528, 534, 538, 544, 547, 552, 556, 559, 561, 568, 573, 579, 583, 594, 599, 603, 611, 618, 622, 626, 630, 634, 638, 642, 648, 655, 659, 664],
+            tenths: &[23, 3, 10, 33, 33, 3, 30, 20, 30, 50, 30, 80, 30, 23, 10, 30, 10, 20, 53, 20, 20, 20, 16, 30, 30, 30, 30, 3, 10, 10, 9, 50, 30, 10, 3, 50, 10, 3, 50, 10, 20, 30, 50, 10, 50, 10, 20, 113, 30, 30, 23, 30, 50, 50, 10, 3, 10, 86, 10, 10, 3, 20, 13, 3, 20, 13, 10, 3, 3, 3, 13, 30, 6, 60, 30, 3, 30, 23, 70, 200, 60, 3, 20, 110, 30, 30, 3, 3, 30, 53, 20, 53, 229, 30, 10, 10, 10, 10, 10, 10, 10, 100, 10, 10, 30, 13, 30, 60, 20, 20, 20, 20, 133, 10, 3, 50, 60, 60, 10, 30, 60, 30, 30, 30, 30, 20, 20, 10, 20, 10, 10, 10, 13, 3],
         },
     },
     Entry {
         id: Cow::Borrowed("recipes"),
-        length: 303.6,
+        length: 414.6,
         terms: Terms::Built {
-            text: "againstareaarrabiatabakebananabeefboilbreadbreakfastbreastbroilcakecasserolcategorichickenchickpeachinescookcookicuisincurridefaultdefrostdessertdietaridinnerdishdougheggfindfishflagfoodfriglutengrillhealthiidideaindianingrediitalianjapaneskneadlasagnleavlinklookuplunchmainmakemanimarinmealmeasurmenumenusmexicanmicrowavnamenumberovenpancakpastapersonpiepoachporkpreferqueriquickrandomreadrecipriceroastsaladsaucsautseafoodsearchsimmersnacksoupsourcspaghettispinachsteakstepsuchthaithawthemealdbtonightveganvegetarianvideo",
-            ends: &[7, 11, 20, 24, 30, 34, 38, 43, 52, 58, 63, 67, 75, 83, 90, 98, 104, 108, 113, 119, 124, 131, 138, 145, 152, 158, 162, 167, 170, 174, 178, 182, 186, 189, 195, 200, 207, 209, 213, 219, 226, 233, 240, 245, 251, 255, 259, 265, 270, 274, 278, 282, 287, 291, 297, 301, 306, 313, 321, 325, 331, 335, 341, 346, 352, 355, 360, 364, 370, 375, 380, 386, 390, 395, 399, 404, 409, 413, 417, 424, 430, 436, 441, 445, 450, 459, 466, 471, 475, 479, 483, 487, 496, 503, 508, 518, 523],
-            tenths: &[20, 16, 3, 110, 20, 30, 30, 20, 60, 3, 30, 30, 30, 16, 33, 20, 30, 100, 30, 43, 20, 6, 30, 30, 20, 110, 43, 30, 60, 10, 30, 20, 60, 30, 30, 30, 30, 13, 80, 30, 126, 36, 33, 30, 20, 3, 10, 30, 30, 13, 80, 3, 30, 33, 10, 30, 30, 33, 30, 16, 10, 30, 20, 30, 20, 30, 30, 30, 20, 3, 20, 13, 10, 199, 30, 30, 30, 30, 30, 3, 23, 30, 30, 30, 10, 30, 20, 30, 10, 3, 30, 30, 20, 20, 30, 50, 10],
+            text: "againstareaarrabiataavocadobakebananabeefbiryaniboilbreadbreakfastbreastbroccolibroilbrownibuttercakecaloricasserolcategoricheeschickenchickpeachinescinnamoncookcookicuisincupcakcurridefaultdefrostdeglazdessertdietaridinnerdishdougheggfindfishflagflourfoodfrigarlicglutengrillhealthiidideaindianingrediitalianjapaneskneadlasagnlasagnaleavlinklookuplunchmainmakemanimarinmealmeasurmenumenusmexicanmicrowavmuffinnamenoodlnumberomelettovenpancakpastapersonpiepizzapoachporkpotatopreferpreparqueriquickrandomreadrecipricerisottoroastsaladsandwichsaucsautseafoodsearchservsimmersnacksoupsourcspaghettispicespinachsteakstepsuchtablespoonteaspoonthaithawthemealdbtonightturkeyveganvegetvegetarianvideozest",
+            ends: &[7, 11, 20, 27, 31, 37, 41, 48, 52, 57, 66, 72, 80, 85, 91, 97, 101, 107, 115, 123, 128, 135, 143, 149, 157, 161, 166, 172, 178, 183, 190, 197, 203, 210, 217, 223, 227, 232, 235, 239, 243, 247, 252, 256, 259, 265, 271, 276, 283, 285, 289, 295, 302, 309, 316, 321, 327, 334, 338, 342, 348, 353, 357, 361, 365, 370, 374, 380, 384, 389, 396, 404, 410, 414, 419, 425, 432, 436, 442, 447, 453, 456, 461, 466, 470, 476, 482, 488, 493, 498, 504, 508, 513, 517, 524, 529, 534, 542, 546, 550, 557, 563, 567, 573, 578, 582, 587, 596, 601, 608, 613, 617, 621, 631, 639, 643, 647, 656, 663, 669, 674, 679, 689, 694, 698],
+            tenths: &[20, 16, 3, 30, 110, 20, 30, 30, 30, 50, 60, 3, 30, 30, 30, 30, 30, 30, 30, 16, 30, 33, 20, 30, 30, 100, 30, 43, 30, 50, 6, 30, 30, 30, 20, 110, 43, 30, 60, 10, 30, 20, 30, 60, 30, 30, 30, 30, 30, 13, 80, 30, 126, 36, 33, 30, 50, 30, 3, 10, 30, 30, 13, 80, 3, 30, 33, 10, 30, 30, 33, 30, 30, 16, 30, 10, 30, 30, 80, 30, 20, 30, 30, 30, 30, 60, 20, 30, 3, 20, 13, 10, 199, 30, 30, 30, 30, 30, 30, 30, 3, 23, 60, 30, 30, 30, 10, 30, 30, 20, 30, 10, 3, 60, 60, 30, 30, 20, 20, 30, 30, 30, 50, 10, 30],
         },
     },
     Entry {
         id: Cow::Borrowed("spotify"),
-        length: 311.4,
+        length: 317.4,
         terms: Terms::Built {
             text: "accountaddaddressalbumappearartistaskauthbandbluebrowserclassiccomconcertoconnectcountricreatdefaultdescriptdiscodjeachedmemptifalsfilterfindfolkgenrgivenhearhiphithophousidindijazzlengthlinklistenlookmakemanimetalmusemusicnameneednewnumberoncopenoperaorderotherotherwisperpianoplayplaylistpopprivatprofilpunkputqueueradiorapreggaresultreturnroadrockrunsaysearchsentshowshownshufflsignsingersongsoulspotifistreamsuchsymphonitaketechnotimetooltoptracktriptuneunderunlessuntiluriuserwaitwhetherwordworkoutyear",
             ends: &[7, 10, 17, 22, 28, 34, 37, 41, 45, 49, 56, 63, 66, 74, 81, 88, 93, 100, 108, 113, 115, 119, 122, 127, 131, 137, 141, 145, 149, 154, 158, 161, 164, 167, 171, 173, 177, 181, 187, 191, 197, 201, 205, 209, 214, 218, 223, 227, 231, 234, 240, 243, 247, 252, 257, 262, 270, 273, 278, 282, 290, 293, 299, 305, 309, 312, 317, 322, 325, 330, 336, 342, 346, 350, 353, 356, 362, 366, 370, 375, 381, 385, 391, 395, 399, 406, 412, 416, 424, 428, 434, 438, 442, 445, 450, 454, 458, 463, 469, 474, 477, 481, 485, 492, 496, 503, 507],
-            tenths: &[30, 73, 10, 120, 3, 73, 10, 20, 30, 30, 10, 30, 16, 30, 20, 30, 30, 9, 3, 30, 30, 10, 30, 10, 3, 3, 23, 30, 30, 10, 30, 30, 20, 30, 30, 16, 30, 30, 10, 26, 50, 3, 20, 3, 30, 3, 100, 16, 10, 10, 10, 10, 26, 30, 13, 10, 10, 10, 30, 90, 199, 30, 13, 13, 30, 50, 20, 30, 30, 30, 3, 10, 20, 30, 10, 10, 30, 10, 10, 3, 30, 50, 30, 100, 30, 285, 20, 3, 30, 10, 30, 10, 10, 20, 152, 20, 60, 3, 10, 10, 26, 33, 10, 3, 3, 20, 3],
+            tenths: &[30, 73, 10, 120, 3, 73, 10, 20, 30, 30, 10, 30, 16, 30, 20, 30, 30, 9, 3, 30, 30, 10, 30, 10, 3, 3, 23, 30, 30, 10, 30, 30, 20, 30, 30, 16, 30, 30, 10, 26, 50, 3, 20, 3, 30, 3, 160, 16, 10, 10, 10, 10, 26, 30, 13, 10, 10, 10, 30, 90, 199, 30, 13, 13, 30, 50, 20, 30, 30, 30, 3, 10, 20, 30, 10, 10, 30, 10, 10, 3, 30, 50, 30, 100, 30, 285, 20, 3, 30, 10, 30, 10, 10, 20, 152, 20, 60, 3, 10, 10, 26, 33, 10, 3, 3, 20, 3],
         },
     },
     Entry {
@@ -316,11 +316,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("travel"),
-        length: 264.6,
+        length: 306.6,
         terms: Terms::Built {
-            text: "addressadjustairportallowanothaskbadbeachbikebuscabcarclearcommutcongestcycldefaultdescriptdirectdistancdriveeachendestimfarfixflightflowfogfootforecastformfreefreewayfridaygivenheavihighwayhomehouricejamjourneylabellatlivelnglocallongmaneuvmaymetromotorwaymuseumnameoriginosrmpariparkpersonplacepublicrainrideroadroadworkroutrulerushsamesavesnowstartstationstepstormsubwaysuchtaketaxithumbtimetodaytomorrowtraffictraintransittransporttraveltripturnuberwalkwayweatherwork",
-            ends: &[7, 13, 20, 25, 30, 33, 36, 41, 45, 48, 51, 54, 59, 65, 72, 76, 83, 91, 97, 104, 109, 113, 116, 121, 124, 127, 133, 137, 140, 144, 152, 156, 160, 167, 173, 178, 183, 190, 194, 198, 201, 204, 211, 216, 219, 223, 226, 231, 235, 241, 244, 249, 257, 263, 267, 273, 277, 281, 285, 291, 296, 302, 306, 310, 314, 322, 326, 330, 334, 338, 342, 346, 351, 358, 362, 367, 373, 377, 381, 385, 390, 394, 399, 407, 414, 419, 426, 435, 441, 445, 449, 453, 457, 460, 467, 471],
-            tenths: &[9, 20, 20, 10, 20, 10, 10, 20, 69, 30, 30, 29, 3, 30, 30, 59, 15, 3, 130, 40, 89, 10, 9, 30, 60, 10, 30, 10, 3, 29, 3, 6, 10, 30, 3, 10, 3, 30, 39, 40, 3, 30, 30, 19, 9, 10, 9, 3, 110, 10, 10, 30, 30, 20, 9, 6, 30, 20, 20, 10, 39, 20, 16, 30, 10, 30, 60, 10, 40, 6, 19, 13, 9, 30, 10, 3, 30, 10, 70, 30, 10, 143, 3, 3, 110, 50, 30, 20, 80, 49, 20, 30, 89, 20, 13, 32],
+            text: "accidaddressadjustairportallowanothaskbadbeachbikebuscabcarclearclosurcommutcongestconstructcycldefaultdescriptdetourdirectdistancdriveeachendestimetafarfixflightflowfogfootforecastformfreefreewayfridaygivenheavihighwayhomehouricejamjourneylabellatlivelnglocallongmaneuvmaymetromotorwaymuseumnameoriginosrmpariparkpersonplacepublicrainrideroadroadblockroadworkroutrulerushsamesavesnowstartstationstepstormsubwaysuchtaketaxithumbtimetodaytolltomorrowtraffictraintransittransporttraveltripturnuberwalkwayweatherwork",
+            ends: &[5, 12, 18, 25, 30, 35, 38, 41, 46, 50, 53, 56, 59, 64, 70, 76, 83, 92, 96, 103, 111, 117, 123, 130, 135, 139, 142, 147, 150, 153, 156, 162, 166, 169, 173, 181, 185, 189, 196, 202, 207, 212, 219, 223, 227, 230, 233, 240, 245, 248, 252, 255, 260, 264, 270, 273, 278, 286, 292, 296, 302, 306, 310, 314, 320, 325, 331, 335, 339, 343, 352, 360, 364, 368, 372, 376, 380, 384, 389, 396, 400, 405, 411, 415, 419, 423, 428, 432, 437, 441, 449, 456, 461, 468, 477, 483, 487, 491, 495, 499, 502, 509, 513],
+            tenths: &[60, 9, 20, 20, 10, 20, 10, 10, 20, 69, 30, 30, 29, 3, 60, 30, 30, 30, 59, 15, 3, 60, 130, 40, 89, 10, 9, 30, 30, 60, 10, 30, 10, 3, 29, 3, 6, 10, 30, 3, 10, 3, 30, 39, 40, 3, 30, 30, 19, 9, 10, 9, 3, 110, 10, 10, 30, 30, 20, 9, 6, 30, 20, 20, 10, 39, 20, 16, 30, 100, 60, 30, 60, 10, 40, 6, 19, 13, 9, 30, 10, 3, 30, 10, 70, 30, 10, 143, 3, 30, 3, 110, 50, 30, 20, 80, 49, 20, 30, 89, 20, 13, 32],
         },
     },
     Entry {
@@ -334,11 +334,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("weather"),
-        length: 215.1,
+        length: 224.1,
         terms: Terms::Built {
-            text: "bootchilliciticlimatcloudcloudicoatcoldcoldestcurrentdaydefaultdegrefirstfogforecastfrancfreezfrostglovehailheathomehothottesthumidjacketlabellatlayerlnglocatlondonlyonmeteonameniceopenoutsidovercastparipersonplaceprecipitpreferquestionrainrainisavescarfshortsnowstormsuchsunsunnisunrissunscreensunsetsweatertaketemperaturthundertmrwtodaytomorrowumbrellaunitwarmwarmestwearweatherweekendwindwindiwork",
-            ends: &[4, 10, 14, 20, 25, 31, 35, 39, 46, 53, 56, 63, 68, 73, 76, 84, 89, 94, 99, 104, 108, 112, 116, 119, 126, 131, 137, 142, 145, 150, 153, 158, 164, 168, 173, 177, 181, 185, 191, 199, 203, 209, 214, 222, 228, 236, 240, 245, 249, 254, 259, 263, 268, 272, 275, 280, 286, 295, 301, 308, 312, 322, 329, 333, 338, 346, 354, 358, 362, 369, 373, 380, 387, 391, 396, 400],
-            tenths: &[30, 30, 3, 30, 30, 30, 30, 50, 30, 10, 43, 3, 60, 3, 30, 103, 3, 30, 30, 30, 30, 30, 13, 30, 30, 60, 50, 3, 3, 30, 3, 10, 20, 3, 10, 3, 60, 10, 50, 30, 3, 10, 13, 10, 10, 10, 80, 30, 13, 30, 30, 80, 30, 10, 30, 30, 10, 30, 10, 30, 20, 60, 30, 30, 23, 20, 50, 10, 30, 30, 50, 110, 20, 40, 30, 13],
+            text: "bootchilliciticlimatcloudcloudicoatcoldcoldercoldestcurrentdaydefaultdegrefirstfogforecastfrancfreezfrostglovehailheathomehothottesthumidjacketlabellatlayerlnglocatlondonlyonmeteonameniceopenoutsidovercastparipersonplaceprecipitpreferquestionrainraincoatrainisavescarfshortsnowstormsuchsunsunnisunrissunscreensunsetsweatertaketemperaturthundertmrwtodaytomorrowumbrellaunitwarmwarmerwarmestwearweatherweekendwindwindiwork",
+            ends: &[4, 10, 14, 20, 25, 31, 35, 39, 45, 52, 59, 62, 69, 74, 79, 82, 90, 95, 100, 105, 110, 114, 118, 122, 125, 132, 137, 143, 148, 151, 156, 159, 164, 170, 174, 179, 183, 187, 191, 197, 205, 209, 215, 220, 228, 234, 242, 246, 254, 259, 263, 268, 273, 277, 282, 286, 289, 294, 300, 309, 315, 322, 326, 336, 343, 347, 352, 360, 368, 372, 376, 382, 389, 393, 400, 407, 411, 416, 420],
+            tenths: &[30, 30, 3, 30, 30, 30, 30, 50, 30, 30, 10, 43, 3, 60, 3, 30, 103, 3, 30, 30, 30, 30, 30, 13, 30, 30, 60, 50, 3, 3, 30, 3, 10, 20, 3, 10, 3, 60, 10, 50, 30, 3, 10, 13, 10, 10, 10, 80, 30, 30, 13, 30, 30, 80, 30, 10, 30, 30, 10, 30, 10, 30, 20, 60, 30, 30, 23, 20, 50, 10, 30, 30, 30, 50, 110, 20, 40, 30, 13],
         },
     },
     Entry {

@@ -192,7 +192,7 @@ fn mended(term: String, entries: &[&Entry]) -> String {
 /// The words of `text` retrieval counts: lower case, split at anything but letters and
 /// digits (apostrophes dropped: "what's" is "whats"), the little words left out, stemmed.
 pub(crate) fn terms_of(text: &str) -> Vec<String> {
-    let mut text = text.to_lowercase().replace(['\'', '’'], "");
+    let mut text = joined_initials(&text.to_lowercase().replace(['\'', '’'], ""));
     for (phrase, meaning) in PHRASES {
         if text.contains(phrase) {
             text = text.replace(phrase, meaning);
@@ -214,8 +214,115 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         if kept {
             terms.push("checklist".to_string());
         }
+        if names_a_clock_time(&words, at) && !terms.iter().any(|t| t == CLOCK_TIME) {
+            terms.push(CLOCK_TIME.to_string());
+        }
+    }
+    // "play …" is music, unless what is played is named as something else.
+    const PLAYED: &[&str] = &[
+        "game",
+        "games",
+        "video",
+        "videos",
+        "movie",
+        "movies",
+        "film",
+        "trailer",
+        "podcast",
+        "episode",
+        "audiobook",
+        "book",
+    ];
+    let asking = words.iter().position(|w| {
+        !matches!(
+            *w,
+            "hey"
+                | "ok"
+                | "okay"
+                | "olly"
+                | "siri"
+                | "alexa"
+                | "marvin"
+                | "please"
+                | "can"
+                | "could"
+                | "would"
+                | "you"
+        )
+    });
+    if asking.is_some_and(|at| words[at] == "play") && !words.iter().any(|w| PLAYED.contains(w)) {
+        terms.push("music".to_string());
     }
     terms
+}
+
+/// The term a time of day adds ("at four pm", "7am", "three o'clock"): a time is when an
+/// alarm rings or an event starts. A family lists it among its words as `clocktime`.
+const CLOCK_TIME: &str = "clocktim";
+
+/// Whether the `at`-th of `words` ends a time of day.
+fn names_a_clock_time(words: &[&str], at: usize) -> bool {
+    let word = words[at];
+    let number = |w: &str| {
+        w.bytes().all(|b| b.is_ascii_digit())
+            || matches!(
+                w,
+                "one"
+                    | "two"
+                    | "three"
+                    | "four"
+                    | "five"
+                    | "six"
+                    | "seven"
+                    | "eight"
+                    | "nine"
+                    | "ten"
+                    | "eleven"
+                    | "twelve"
+                    | "fifteen"
+                    | "thirty"
+                    | "fortyfive"
+            )
+            || (w.len() > 4 && (w.ends_with("teen") || w.ends_with("ty")))
+    };
+    let digits_then = |suffix: &str| {
+        word.strip_suffix(suffix)
+            .is_some_and(|d| !d.is_empty() && d.len() <= 2 && d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match word {
+        "am" | "pm" => at > 0 && number(words[at - 1]),
+        "oclock" | "noon" | "midnight" => true,
+        _ => digits_then("am") || digits_then("pm"),
+    }
+}
+
+/// `text` with letters said one at a time ("u. s. d.", as speech is written down) as the
+/// word they spell ("usd").
+fn joined_initials(text: &str) -> String {
+    let initial = |word: &str| {
+        let mut chars = word.chars();
+        matches!((chars.next(), chars.next(), chars.next()), (Some(c), Some('.'), None) if c.is_alphabetic())
+    };
+    let words: Vec<&str> = text.split(' ').collect();
+    if words.iter().filter(|w| initial(w)).count() < 2 {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    while at < words.len() {
+        let run = words[at..].iter().take_while(|w| initial(w)).count();
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if run >= 2 {
+            out.extend(words[at..at + run].iter().map(|w| &w[..w.len() - 1]));
+            at += run;
+        } else {
+            out.push_str(words[at]);
+            at += 1;
+        }
+    }
+    out
 }
 
 /// Ways of asking whose words alone say little, and what they mean.
@@ -243,6 +350,28 @@ const PHRASES: &[(&str, &str)] = &[
     ("look like", "look like describe"),
     ("description of", "describe"),
     ("description about", "describe"),
+    // Food to take home from a restaurant.
+    ("take out", "takeout"),
+    ("carry out", "takeout"),
+    // Where to go for something is a place nearby.
+    ("where to buy", "where to buy nearby"),
+    ("where to get", "where to get nearby"),
+    ("where to find", "where to find nearby"),
+    ("close by", "nearby"),
+    // A road full of cars.
+    ("bumper to bumper", "traffic"),
+    // What a cinema shows.
+    ("show times", "showtimes"),
+    ("playing at", "playing at cinema"),
+    // Rising at a time is being woken then.
+    ("get up at", "wake up at"),
+    // A reminder at a time of day rings then; a line headed "note:" is one to keep.
+    ("remind me at", "remind me at alarm"),
+    ("note:", "note jot:"),
+    // Whether the day has room.
+    ("am i free", "am i free busy"),
+    // What a dish is served with.
+    ("goes with", "goes with recipe"),
 ];
 
 /// Words that say nothing of what a request is about: the little words, and numbers (a time,
@@ -502,5 +631,43 @@ mod tests {
         assert!(terms_of("what does haggis look like").contains(&"describ".to_string()));
         assert!(terms_of("what do I have going on tomorrow").contains(&"schedul".to_string()));
         assert!(terms_of("get me up at half six").contains(&"wake".to_string()));
+        assert!(terms_of("does the golden dragon do take out").contains(&"takeout".to_string()));
+        assert!(terms_of("are the roads bumper to bumper").contains(&"traffic".to_string()));
+    }
+
+    #[test]
+    fn a_time_of_day_is_one_term() {
+        for time in [
+            "at four pm",
+            "wake me 7am",
+            "three o'clock",
+            "at 6 30 am",
+            "by noon",
+        ] {
+            assert!(terms_of(time).contains(&CLOCK_TIME.to_string()), "{time}");
+        }
+        for not in ["i am hungry", "the pm of the uk", "ten minutes"] {
+            assert!(!terms_of(not).contains(&CLOCK_TIME.to_string()), "{not}");
+        }
+        assert_eq!(stem("clocktime"), CLOCK_TIME);
+    }
+
+    #[test]
+    fn playing_is_music_unless_something_else_is_named() {
+        assert!(terms_of("play ricky martin").contains(&"music".to_string()));
+        assert!(terms_of("hey olly please play the beatles").contains(&"music".to_string()));
+        assert!(!terms_of("play the trailer of dune").contains(&"music".to_string()));
+        assert!(!terms_of("let's play a game").contains(&"music".to_string()));
+    }
+
+    #[test]
+    fn letters_said_one_at_a_time_are_the_word_they_spell() {
+        assert_eq!(
+            terms_of("how much is a g. b. p. in u. s. d."),
+            ["gbp", "usd"]
+        );
+        assert_eq!(joined_initials("i. e. a plan. b. c."), "ie a plan. bc");
+        assert_eq!(joined_initials("mr. smith at a. m."), "mr. smith at am");
+        assert_eq!(joined_initials("plan b. then"), "plan b. then");
     }
 }

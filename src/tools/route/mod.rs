@@ -129,7 +129,8 @@ pub(crate) fn names_a_web_address(text: &str) -> bool {
 /// Whether `text` asks a question of fact ("who was…", "what is…", "tell me about…"): the
 /// only message that asks for no family in particular and still gets one (Wikipedia's).
 pub(crate) fn asks_a_fact(text: &str) -> bool {
-    let lower = text.trim().to_lowercase();
+    let whole = text.trim().to_lowercase();
+    let asked = without_asking(&whole);
     let starts = [
         "who ",
         "what ",
@@ -156,7 +157,71 @@ pub(crate) fn asks_a_fact(text: &str) -> bool {
         "did ",
         "does ",
     ];
-    starts.iter().any(|s| lower.starts_with(s)) || lower.ends_with('?')
+    let starts_asking = |lower: &str| starts.iter().any(|s| lower.starts_with(s));
+    starts_asking(&whole) || starts_asking(&asked) || whole.ends_with('?')
+}
+
+/// `lower` without the words that only ask ("please", "can you tell me", "hey siri"), which
+/// a question of fact may start with.
+fn without_asking(lower: &str) -> String {
+    const ASKING: &[&str] = &[
+        "hey",
+        "ok",
+        "okay",
+        "siri",
+        "alexa",
+        "olly",
+        "marvin",
+        "please",
+        "can you",
+        "could you",
+        "would you",
+        "will you",
+        "do you know",
+        "i want to know",
+        "i would like to know",
+        "id like to know",
+        "tell me",
+        "let me know",
+    ];
+    let mut rest = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    while let Some(shorter) = ASKING.iter().find_map(|word| after_word(rest, word)) {
+        rest = shorter;
+    }
+    rest.to_string()
+}
+
+/// Whether `text` asks what a word or a thing means ("what does ennui mean", "define
+/// passive", "the meaning of kitsch"): never small talk, even of a word small talk uses
+/// ("what does joke mean"), and asked of the families that know.
+pub(crate) fn asks_a_definition(text: &str) -> bool {
+    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
+    let asked = without_asking(&whole);
+    let words: Vec<&str> = asked
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |word: &str| words.contains(&word);
+    // "what does that mean" asks about what was just said, not a word.
+    let named = |w: &&str| !matches!(*w, "that" | "this" | "it" | "he" | "she" | "they" | "you");
+    let what_does_mean = matches!(words.first(), Some(&"what"))
+        && matches!(words.get(1), Some(&("does" | "do" | "did")))
+        && words
+            .iter()
+            .position(|w| matches!(*w, "mean" | "means"))
+            .is_some_and(|end| words[2..end.max(2)].iter().any(named));
+    what_does_mean
+        || matches!(words.first(), Some(&("define" | "definition")))
+        || has("definition")
+        || asked.contains("meaning of")
+}
+
+/// What follows `word` at the start of `text`, without the spaces and marks after it; none
+/// when `text` does not start with that word.
+fn after_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+    let after = text.strip_prefix(word)?;
+    let ends = after.is_empty() || after.starts_with(|c: char| !c.is_alphanumeric());
+    ends.then(|| after.trim_start_matches(|c: char| !c.is_alphanumeric()))
 }
 
 /// Whether `text` asks what is known of the world, not of the person's own things or day: why
@@ -249,6 +314,43 @@ mod tests {
             "what's the weather in Oslo?",
         ] {
             assert!(!asks_what_is_known(own), "{own}");
+        }
+    }
+
+    #[test]
+    fn a_question_of_fact_may_start_by_asking() {
+        use super::asks_a_fact;
+        for fact in [
+            "tell me what a workhouse is",
+            "please tell me what a crankshaft is",
+            "hey siri, can you tell me who wrote dracula",
+            "i want to know when the eiffel tower was built",
+            "tell me about morel mushrooms",
+        ] {
+            assert!(asks_a_fact(fact), "{fact}");
+        }
+        for meaning in [
+            "what does joke mean",
+            "hey olly what is the definition of passive",
+            "define serendipity",
+            "can you tell me the meaning of kitsch",
+        ] {
+            assert!(super::asks_a_definition(meaning), "{meaning}");
+        }
+        for not in [
+            "what does the fox say",
+            "i mean it",
+            "what is love",
+            "what does that mean",
+        ] {
+            assert!(!super::asks_a_definition(not), "{not}");
+        }
+        for not in [
+            "tell me a joke",
+            "please play some jazz",
+            "can you set a timer",
+        ] {
+            assert!(!asks_a_fact(not), "{not}");
         }
     }
 
