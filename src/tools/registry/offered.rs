@@ -487,7 +487,7 @@ impl Registry {
         let entries = self.message_entries(families, remote, ctx);
         let whole = ranked(&entries, text);
         match whole.first() {
-            Some((id, _)) if id == route::TALK && !route::asks_a_definition(text) => {
+            Some((id, _)) if id == route::TALK && !route::never_talk(text) => {
                 return (chosen, Asked::Talk);
             }
             Some((id, _)) if offered.contains(&id.as_str()) => asked = Asked::Offered,

@@ -298,11 +298,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("tickets"),
-        length: 215.7,
+        length: 216.0,
         terms: Terms::Built {
             text: "activaddanothbacklogbikeblockchecklistclosecodecreatcycldatedefaultdepdependdescriptdetaildrawelsendeverifinishfirstfixidinsteadkeepkeptlinelistmakemarknotenothopenoptionownpersonprogressrecordrefusreopensayschedulshowstartstatusstillt1t3tasktickettktodotooltracktreeuserwaitwhoseworkworth",
             ends: &[5, 8, 13, 20, 24, 29, 38, 43, 47, 52, 56, 60, 67, 70, 76, 84, 90, 94, 97, 100, 105, 111, 116, 119, 121, 128, 132, 136, 140, 144, 148, 152, 156, 160, 164, 170, 173, 179, 187, 193, 198, 204, 207, 214, 218, 223, 229, 234, 236, 238, 242, 248, 250, 254, 258, 263, 267, 271, 275, 280, 284, 289],
-            tenths: &[16, 90, 30, 50, 20, 20, 120, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 20, 30, 20, 20, 10, 3, 15, 130, 440, 10, 110, 10, 20, 30, 20, 46, 3, 10, 3],
+            tenths: &[16, 90, 30, 50, 20, 20, 120, 63, 10, 50, 10, 20, 16, 40, 33, 20, 3, 13, 3, 3, 13, 30, 3, 20, 21, 10, 3, 3, 3, 130, 10, 30, 76, 3, 26, 20, 10, 100, 26, 10, 10, 10, 10, 20, 30, 20, 20, 10, 3, 15, 130, 440, 10, 113, 10, 20, 30, 20, 46, 3, 10, 3],
         },
     },
     Entry {

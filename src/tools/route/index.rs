@@ -368,6 +368,17 @@ const PHRASES: &[(&str, &str)] = &[
     // A reminder at a time of day rings then; a line headed "note:" is one to keep.
     ("remind me at", "remind me at alarm"),
     ("note:", "note jot:"),
+    // What is still to do is a to-do.
+    ("get done", "get done todo"),
+    ("to be done", "todo"),
+    ("undone", "todo"),
+    ("wish list", "checklist"),
+    // When a place opens or closes is its opening hours.
+    ("close today", "close today opening hours"),
+    ("closes today", "closes today opening hours"),
+    ("open today", "open today opening hours"),
+    ("where is a ", "where is a nearby "),
+    ("where is the best", "where is the best nearby"),
     // Whether the day has room.
     ("am i free", "am i free busy"),
     // What a dish is served with.

@@ -210,10 +210,33 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
             .iter()
             .position(|w| matches!(*w, "mean" | "means"))
             .is_some_and(|end| words[2..end.max(2)].iter().any(named));
+    // "how does a cheetah look" asks what it is like.
+    let how_does_look = asked.starts_with("how does ")
+        && matches!(words.last(), Some(&("look" | "looks")))
+        && words.len() > 3;
     what_does_mean
+        || how_does_look
         || matches!(words.first(), Some(&("define" | "definition")))
         || has("definition")
         || asked.contains("meaning of")
+}
+
+/// Whether `text` asks something a model cannot answer by itself however it is worded: what a
+/// word means (`asks_a_definition`), or when a thing is or happens ("when is Dale's
+/// birthday?", "when does the game start?"), which small talk's words ("birthday") would
+/// otherwise claim.
+pub(crate) fn never_talk(text: &str) -> bool {
+    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
+    let asked = without_asking(&whole);
+    let when = [
+        "when is ",
+        "when are ",
+        "whens ",
+        "when will ",
+        "when does ",
+        "when do ",
+    ];
+    asks_a_definition(text) || when.iter().any(|w| asked.starts_with(w))
 }
 
 /// What follows `word` at the start of `text`, without the spaces and marks after it; none
@@ -334,6 +357,7 @@ mod tests {
             "hey olly what is the definition of passive",
             "define serendipity",
             "can you tell me the meaning of kitsch",
+            "how does a cheetah look",
         ] {
             assert!(super::asks_a_definition(meaning), "{meaning}");
         }
