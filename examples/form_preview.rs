@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use marvin::interact::form::PAGE;
+use marvin::interact::form;
 use marvin::interact::form::questions::{self, Status};
 use marvin::interact::form::server::{FormEvent, FormServer};
 
@@ -21,7 +21,8 @@ fn main() {
     let interview = questions::parse(&value).unwrap_or_else(|e| panic!("{path}: {e}"));
     let asked = interview.questions.clone();
     let uploads = std::env::temp_dir().join(format!("marvin-form-preview-{}", std::process::id()));
-    let server = FormServer::start(interview, PAGE, uploads, timeout).expect("the form server");
+    let server =
+        FormServer::start(interview, form::page(), uploads, timeout).expect("the form server");
     println!("{}", server.url());
     let (status, replies) = match server.wait(Duration::from_secs(timeout)) {
         Some(FormEvent::Submitted(replies)) => (Status::Completed, replies),

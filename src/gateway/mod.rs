@@ -26,6 +26,7 @@ use tiny_http::Request;
 
 use crate::session::Session;
 use crate::web;
+use crate::web::packed::page_file;
 use door::Door;
 
 pub(crate) use served::Served;
@@ -55,14 +56,24 @@ fn host_and_port(address: IpAddr, port: u16) -> String {
     }
 }
 
-/// The page and its assets, embedded.
-const PAGE: &str = include_str!("../../form/gateway/index.html");
-pub(crate) const CSS: &str = include_str!("../../form/gateway/gateway.css");
-pub(crate) const JS: &str = include_str!("../../form/gateway/gateway.js");
+/// The page and its assets, embedded (deflated, inflated on the first call: see `web::packed`).
+fn page_html() -> &'static str {
+    page_file!("gateway/index.html")
+}
+pub(crate) fn css() -> &'static str {
+    page_file!("gateway/gateway.css")
+}
+pub(crate) fn js() -> &'static str {
+    page_file!("gateway/gateway.js")
+}
 /// The questions' cards: approvals, ask_user's questions, input forms.
-pub(crate) const CARDS: &str = include_str!("../../form/gateway/cards.js");
+pub(crate) fn cards() -> &'static str {
+    page_file!("gateway/cards.js")
+}
 /// The answer's Markdown made into page elements, never parsed as HTML.
-pub(crate) const MARKDOWN: &str = include_str!("../../form/gateway/markdown.js");
+pub(crate) fn markdown() -> &'static str {
+    page_file!("gateway/markdown.js")
+}
 
 /// Makes a new session for the gateway to serve.
 pub(crate) type NewSession = Box<dyn Fn() -> Session + Send + Sync>;
@@ -191,7 +202,7 @@ impl Gateway {
 
     /// The page, its links carrying the token (the assets are asked for with it too).
     pub(crate) fn page(&self) -> String {
-        PAGE.replace("__TOKEN__", &self.door.token)
+        page_html().replace("__TOKEN__", &self.door.token)
     }
 
     pub(crate) fn find(&self, id: &str) -> Option<Arc<Served>> {

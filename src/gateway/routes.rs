@@ -28,15 +28,15 @@ pub(crate) fn answer(gateway: &Gateway, mut request: Request) {
     let method = request.method().clone();
     let response = match (&method, parts.as_slice()) {
         (Method::Get, [""]) => Ok(page(gateway)),
-        (Method::Get, ["gateway.css"]) => Ok(web::asset(super::CSS, "text/css; charset=utf-8")),
+        (Method::Get, ["gateway.css"]) => Ok(web::asset(super::css(), "text/css; charset=utf-8")),
         (Method::Get, ["gateway.js"]) => {
-            Ok(web::asset(super::JS, "text/javascript; charset=utf-8"))
+            Ok(web::asset(super::js(), "text/javascript; charset=utf-8"))
         }
         (Method::Get, ["cards.js"]) => {
-            Ok(web::asset(super::CARDS, "text/javascript; charset=utf-8"))
+            Ok(web::asset(super::cards(), "text/javascript; charset=utf-8"))
         }
         (Method::Get, ["markdown.js"]) => Ok(web::asset(
-            super::MARKDOWN,
+            super::markdown(),
             "text/javascript; charset=utf-8",
         )),
         (Method::Get, ["api"]) => Ok(index()),

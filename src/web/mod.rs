@@ -9,6 +9,7 @@
 pub mod browser;
 pub(crate) mod callback;
 mod gate;
+pub(crate) mod packed;
 pub(crate) mod pkce;
 mod pool;
 mod respond;

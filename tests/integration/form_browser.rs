@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::common::TempDir;
 use crate::common::webdriver::{Browser, key};
-use marvin::interact::form::PAGE;
+use marvin::interact::form;
 use marvin::interact::form::questions::{self, ReplyValue, Status};
 use marvin::interact::form::server::{FormEvent, FormServer, State};
 use serde_json::{Value, json};
@@ -23,7 +23,13 @@ fn example_questions() -> questions::Interview {
 
 fn example_server(home: &TempDir, timeout_secs: u64) -> FormServer {
     let interview = example_questions();
-    FormServer::start(interview, PAGE, home.path().join("uploads"), timeout_secs).unwrap()
+    FormServer::start(
+        interview,
+        form::page(),
+        home.path().join("uploads"),
+        timeout_secs,
+    )
+    .unwrap()
 }
 
 /// A 1×1 PNG.

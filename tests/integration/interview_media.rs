@@ -10,7 +10,7 @@ use crate::common::pty::at_80;
 use crate::common::webdriver::Browser;
 use crate::common::{ReplayServer, Reply, TempDir};
 use marvin::interact::form::server::{FormEvent, FormServer};
-use marvin::interact::form::{PAGE, pictures, questions};
+use marvin::interact::form::{page, pictures, questions};
 use serde_json::{Value, json};
 
 /// Questions showing every kind of media; `logo.png` must be in the working directory.
@@ -199,7 +199,7 @@ fn media_server(home: &TempDir) -> FormServer {
     std::fs::write(home.path().join("logo.png"), PNG).unwrap();
     let mut interview = questions::parse(&media_questions()).unwrap();
     pictures::resolve(&mut interview, home.path()).unwrap();
-    FormServer::start(interview, PAGE, home.path().join("uploads"), 600).unwrap()
+    FormServer::start(interview, page(), home.path().join("uploads"), 600).unwrap()
 }
 
 #[test]

@@ -528,7 +528,7 @@ fn the_built_in_page_gets_its_data_and_token() {
     let interview = questions::parse(&serde_json::from_str(&text).unwrap()).unwrap();
     let server = FormServer::start(
         interview,
-        marvin::interact::form::PAGE,
+        marvin::interact::form::page(),
         home.path().join("uploads"),
         90,
     )

@@ -23,10 +23,14 @@ pub mod server;
 mod trace;
 pub mod uploads;
 
-/// The page in `form/`, built into the binary: no CDN, no build step, works offline.
-pub const PAGE: server::Assets = server::Assets {
-    html: include_str!("../../../form/index.html"),
-    css: include_str!("../../../form/styles.css"),
-    js: include_str!("../../../form/script.js"),
-    blocks: include_str!("../../../form/blocks.js"),
-};
+/// The page in `form/`, built into the binary (deflated, inflated on the first call: see
+/// `web::packed`): no CDN, no build step, works offline.
+pub fn page() -> server::Assets {
+    use crate::web::packed::page_file;
+    server::Assets {
+        html: page_file!("index.html"),
+        css: page_file!("styles.css"),
+        js: page_file!("script.js"),
+        blocks: page_file!("blocks.js"),
+    }
+}

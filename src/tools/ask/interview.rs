@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::interact::approvals::{Action, ActionKind};
-use crate::interact::form::PAGE;
+use crate::interact::form;
 use crate::interact::form::draft::{Draft, Entry};
 use crate::interact::form::questions::{self, Interview, Reply, Status};
 use crate::interact::form::server::{FormEvent, FormServer, Setup, State};
@@ -214,7 +214,7 @@ fn ask(
         verbose,
         draft: draft.clone(),
     };
-    let server = FormServer::start_with(interview, PAGE, setup)?;
+    let server = FormServer::start_with(interview, form::page(), setup)?;
     let surface = &ctx.settings.form_surface;
     let reach = match short {
         true => Some("Not opening a browser for so short a form.".to_string()),
