@@ -189,6 +189,11 @@ impl<'a> Pump<'a> {
     fn handle(&mut self, message: WorkerMessage) {
         match message {
             WorkerMessage::Step(step) => self.step(step),
+            WorkerMessage::Steps(steps) => {
+                for step in steps {
+                    self.step(step);
+                }
+            }
             WorkerMessage::Ask(prompt, reply) => self.ask(prompt, reply),
             WorkerMessage::Answer(id, response) => self.answer(id, response),
             WorkerMessage::Defer(prompt, render) => {
