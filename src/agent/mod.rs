@@ -275,10 +275,12 @@ fn call_model(
         };
         let mut on_text = |text: &str| (turn.emit)(AgentEvent::Text(text.to_string()));
         let mut notice = |text: String| (turn.emit)(AgentEvent::Notice(text));
-        let error = match turn
+        let answered = turn
             .providers
-            .chat(&request, &mut on_text, &turn.ctx.cancel, &mut notice)
-        {
+            .chat(&request, &mut on_text, &turn.ctx.cancel, &mut notice);
+        // The text the worker holds goes on now, whatever comes next.
+        crate::llm::progress::before_wait();
+        let error = match answered {
             Ok(result) => return Ok(result),
             Err(error) => error,
         };

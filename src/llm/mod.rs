@@ -11,6 +11,7 @@ pub(crate) mod progress;
 pub(crate) mod retry;
 pub(crate) use retry::LOAD_WAIT;
 pub(crate) mod stream;
+mod stream_fast;
 #[cfg(test)]
 mod stream_props;
 pub mod window;

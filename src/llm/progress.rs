@@ -2,7 +2,7 @@
 //! it (keep-alive comments, blank lines, empty deltas, events nobody reads, a line that never
 //! ends) do not move it, so a server cannot hold a call open with them.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io::{self, Read};
 use std::rc::Rc;
@@ -63,6 +63,8 @@ pub(crate) struct Watched<R> {
 
 impl<R: Read> Read for Watched<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // The answer read so far goes on before this read, which may wait for the network.
+        before_wait();
         let state = &self.progress.state;
         if state.deadline.get().is_some_and(|at| Instant::now() >= at) {
             let stalled = Stalled {
@@ -71,6 +73,39 @@ impl<R: Read> Read for Watched<R> {
             return Err(io::Error::new(io::ErrorKind::TimedOut, stalled));
         }
         self.body.read(buf)
+    }
+}
+
+thread_local! {
+    /// What this thread does before a read of an answer that may wait: see [`on_wait`].
+    static BEFORE_WAIT: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// Runs `hook` on this thread before every read of an answer's body (which may wait for the
+/// network) and when [`before_wait`] is called, until the guard is dropped: the turn's worker
+/// sends the text it holds on then, one message for the tokens of a burst.
+pub(crate) fn on_wait(hook: Rc<dyn Fn()>) -> WaitHook {
+    BEFORE_WAIT.with(|slot| *slot.borrow_mut() = Some(hook));
+    WaitHook(())
+}
+
+/// Runs the hook [`on_wait`] set a last time and removes it when dropped (also when the
+/// thread unwinds from a panic: what it held is not lost).
+pub(crate) struct WaitHook(());
+
+impl Drop for WaitHook {
+    fn drop(&mut self) {
+        if let Some(hook) = BEFORE_WAIT.with(|slot| slot.borrow_mut().take()) {
+            hook();
+        }
+    }
+}
+
+/// Runs this thread's hook, if it has one: the thread may wait now.
+pub(crate) fn before_wait() {
+    let hook = BEFORE_WAIT.with(|slot| slot.borrow().clone());
+    if let Some(hook) = hook {
+        hook();
     }
 }
 
@@ -104,6 +139,25 @@ mod tests {
     fn read_all(reader: &mut impl Read) -> io::Result<Vec<u8>> {
         let mut out = Vec::new();
         reader.read_to_end(&mut out).map(|_| out)
+    }
+
+    #[test]
+    fn the_wait_hook_runs_before_each_read_and_once_more_when_dropped() {
+        let runs = Rc::new(Cell::new(0));
+        let hook = {
+            let runs = Rc::clone(&runs);
+            on_wait(Rc::new(move || runs.set(runs.get() + 1)))
+        };
+        let progress = Progress::start(LONG);
+        read_all(&mut progress.watch(&b"data"[..])).unwrap();
+        let reads = runs.get();
+        assert!(reads >= 2, "{reads}");
+        before_wait();
+        assert_eq!(runs.get(), reads + 1);
+        drop(hook);
+        assert_eq!(runs.get(), reads + 2);
+        before_wait();
+        assert_eq!(runs.get(), reads + 2);
     }
 
     #[test]

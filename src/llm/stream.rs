@@ -72,6 +72,26 @@ impl Assembler {
         if data == "[DONE]" {
             return Step::Done;
         }
+        // The common chunk, text and perhaps a finish reason, as `push_chunk` would read it.
+        if let Some(plain) = super::stream_fast::plain(data) {
+            if let Some(text) = plain.content.as_deref().filter(|t| !t.is_empty()) {
+                self.content.push_str(text);
+                on_text(text);
+            }
+            if plain.finish_reason.is_some() {
+                self.finish_reason = plain.finish_reason;
+            }
+            if self.size() > MAX_MESSAGE {
+                return Step::TooLarge;
+            }
+            return match event.event.as_deref() {
+                Some("error") => Step::Failed(ApiError {
+                    message: data.to_string(),
+                    ..ApiError::default()
+                }),
+                _ => Step::Continue,
+            };
+        }
         let value: Value = match serde_json::from_str(data) {
             Ok(value) => value,
             Err(_) if event.event.as_deref() == Some("error") => {

@@ -63,6 +63,9 @@ pub trait TurnUi {
     /// Polled at least every 50 ms while the turn runs: true cancels it (Ctrl+C, or nobody
     /// reads the output). A front-end may also catch up on its own work here.
     fn interrupted(&mut self) -> bool;
+    /// The turn has nothing more to show for now (its next event has not come yet): output
+    /// held back to be written in one go goes out now, before the pump waits.
+    fn idle(&mut self) {}
     /// Who stopped the turn once `interrupted` said so, as its tools tell the model.
     fn stopped_by(&self) -> crate::cancel::StoppedBy {
         crate::cancel::StoppedBy::CtrlC

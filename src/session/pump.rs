@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -105,7 +105,18 @@ impl<'a> Pump<'a> {
     ) -> Pumped {
         let outcome = loop {
             self.show_warnings();
-            let message = match receiver.recv_timeout(POLL) {
+            // What has come is shown before the front-end is told it may write out what it
+            // holds: a burst of tokens read at once is written at once, and nothing is held
+            // while the pump waits.
+            let next = match receiver.try_recv() {
+                Ok(message) => Ok(message),
+                Err(TryRecvError::Empty) => {
+                    self.ui.idle();
+                    receiver.recv_timeout(POLL)
+                }
+                Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+            };
+            let message = match next {
                 Ok(message) => Some(message),
                 // The worker ended without a word (it panicked, or never started).
                 Err(RecvTimeoutError::Timeout)
@@ -166,6 +177,7 @@ impl<'a> Pump<'a> {
         };
         self.close_open();
         self.show_warnings();
+        self.ui.idle();
         Pumped {
             outcome,
             tally: self.tally,
@@ -177,6 +189,11 @@ impl<'a> Pump<'a> {
     fn handle(&mut self, message: WorkerMessage) {
         match message {
             WorkerMessage::Step(step) => self.step(step),
+            WorkerMessage::Steps(steps) => {
+                for step in steps {
+                    self.step(step);
+                }
+            }
             WorkerMessage::Ask(prompt, reply) => self.ask(prompt, reply),
             WorkerMessage::Answer(id, response) => self.answer(id, response),
             WorkerMessage::Defer(prompt, render) => {

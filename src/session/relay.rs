@@ -21,6 +21,8 @@ pub(super) type Finished = (Result<Message, LlmError>, Vec<Message>);
 /// What reaches the pump: the worker's steps, questions and result, and front-ends' answers.
 pub(super) enum WorkerMessage {
     Step(AgentEvent),
+    /// Steps the worker held (the text of a burst of tokens), in their order.
+    Steps(Vec<AgentEvent>),
     Ask(Prompt, SyncSender<Response>),
     /// A front-end's answer to question `id`.
     Answer(u64, Response),

@@ -2,8 +2,9 @@
 //! the user's message), run the agent loop on a worker thread, pump its messages to the
 //! front-end, settle how it ended, and finish (chat log, totals, the lifetime ledger).
 
-use std::sync::Arc;
+use std::rc::Rc;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -197,9 +198,18 @@ impl Session {
         let spawned = std::thread::Builder::new()
             .name("marvin-turn".into())
             .spawn(move || {
-                let emit = |event| {
-                    let _ = sender.send(WorkerMessage::Step(event));
+                // The answer's text is held and sent on in one message before the worker may
+                // wait (a read from the network, any other step, the end): one wake-up of the
+                // pump for a burst of tokens instead of one a token.
+                let outbox = Arc::new(Outbox {
+                    sender,
+                    held: Mutex::new(Vec::new()),
+                });
+                let _hook = {
+                    let outbox = Arc::clone(&outbox);
+                    crate::llm::progress::on_wait(Rc::new(move || outbox.send_held()))
                 };
+                let emit = |event| outbox.send(event);
                 let turn = Turn {
                     providers: &providers,
                     budget: &budget,
@@ -215,7 +225,8 @@ impl Session {
                     resume_turn(&turn, &mut messages, &parked)
                         .and_then(|()| run_turn(&turn, &mut messages))
                 };
-                let _ = sender.send(WorkerMessage::Done(result, messages));
+                outbox.send_held();
+                let _ = outbox.sender.send(WorkerMessage::Done(result, messages));
             });
         spawned
             .inspect_err(|error| {
@@ -293,6 +304,38 @@ impl Session {
             }
         }
         self.save_session(tally);
+    }
+}
+
+/// Where the worker's steps go: to the pump, the answer's text held until the worker may wait.
+/// (The calls of a tool round run on threads of their own and send their steps here too.)
+struct Outbox {
+    sender: mpsc::Sender<WorkerMessage>,
+    held: Mutex<Vec<AgentEvent>>,
+}
+
+impl Outbox {
+    fn send(&self, event: AgentEvent) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        if let AgentEvent::Text(_) = event {
+            return held.push(event);
+        }
+        // Under the lock: a step of another thread cannot pass the text held before it.
+        if !held.is_empty() {
+            let _ = self
+                .sender
+                .send(WorkerMessage::Steps(std::mem::take(&mut *held)));
+        }
+        let _ = self.sender.send(WorkerMessage::Step(event));
+    }
+
+    fn send_held(&self) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        if !held.is_empty() {
+            let _ = self
+                .sender
+                .send(WorkerMessage::Steps(std::mem::take(&mut *held)));
+        }
     }
 }
 

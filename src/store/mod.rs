@@ -86,10 +86,7 @@ pub(crate) fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
     ] {
         json::create_if_absent(&dir.join(file), empty.as_bytes(), secret)?;
     }
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(dir.join("tokens.json"), fs::Permissions::from_mode(0o600))?;
-    }
+    set_mode(&dir.join("tokens.json"), 0o600)?;
     // Every run opens the profile: write the marker only when it changes.
     let last = format!("{name}\n");
     if fs::read_to_string(home.join(LAST)).ok().as_deref() != Some(last.as_str()) {
@@ -99,8 +96,17 @@ pub(crate) fn open(home: &Path, name: &str) -> io::Result<PathBuf> {
 }
 
 fn private(dir: &Path) {
+    let _ = set_mode(dir, 0o700);
+}
+
+/// Gives the file or directory `mode` unless it has it already: every run opens the profile,
+/// and a chmod that changes nothing still writes the inode (its ctime) to the journal.
+fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    match fs::metadata(path) {
+        Ok(meta) if meta.permissions().mode() & 0o7777 == mode => Ok(()),
+        _ => fs::set_permissions(path, fs::Permissions::from_mode(mode)),
+    }
 }
 
 /// The profile's input history, which the line editor reads and appends to itself; the

@@ -71,6 +71,7 @@ impl TurnUi for BatchView {
     }
 
     fn ask(&mut self, interaction: Interaction) {
+        self.out.flush();
         if let Some((answer, answered)) = self.preset.take() {
             let asked = question_event(
                 interaction.id,
@@ -105,6 +106,12 @@ impl TurnUi for BatchView {
                 self.asked(events);
             }
         }
+    }
+
+    /// The answer's text is written as it comes but flushed here, when the turn has nothing
+    /// more for now: one write(2) for the tokens of a burst instead of one a token.
+    fn idle(&mut self) {
+        self.out.flush();
     }
 
     fn interrupted(&mut self) -> bool {
@@ -209,6 +216,9 @@ impl BatchView {
     /// Events of questions asked from outside: on the --json stream; without it (questions
     /// sent to the phone) the plain answer stays clean and stderr says what was asked.
     fn asked(&mut self, events: Vec<Value>) {
+        if !events.is_empty() {
+            self.out.flush();
+        }
         for event in events {
             if self.json {
                 self.emit(event);
@@ -279,6 +289,10 @@ impl BatchView {
     }
 
     pub(crate) fn on_event(&mut self, event: &Event) {
+        // The answer's text held back goes out before anything else is said (on stderr too).
+        if !matches!(event, Event::Text { .. }) {
+            self.out.flush();
+        }
         // Warnings from below (a store file moved aside) go to stderr in both modes.
         if let Event::Notice {
             level: Level::Warning,
@@ -323,12 +337,13 @@ impl BatchView {
     /// Writes a streamed chunk. Services send `"\n"` and `"\n\n"` as chunks of their own, so a
     /// chunk's trailing line breaks are held until more text shows they were inside the answer;
     /// the ones still held at the end give way to the single final newline (seed 002 §6.5).
+    /// The chunk is not flushed: the pump's `idle` (or what is written next) flushes it.
     fn write_text(&mut self, text: &str) {
         let body = text.trim_end_matches(['\n', '\r']);
         if !body.is_empty() {
             let held = std::mem::take(&mut self.held_breaks);
-            self.out.write(&held);
-            self.out.write_outside(body);
+            self.out.write_held(&held);
+            self.out.write_outside_held(body);
         }
         self.held_breaks.push_str(&text[body.len()..]);
     }

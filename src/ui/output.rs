@@ -69,11 +69,30 @@ impl Out {
     }
 
     pub(crate) fn write(&mut self, text: &str) {
+        self.write_then(text, self.flush_each);
+    }
+
+    /// Writes text that came from outside, as `write_outside` does, without flushing it: the
+    /// caller flushes a run of such writes together (`flush`, or the next `write`).
+    pub(crate) fn write_outside_held(&mut self, text: &str) {
+        if self.terminal {
+            self.write_then(&super::sanitize::sanitize(text), false);
+        } else {
+            self.write_then(text, false);
+        }
+    }
+
+    /// Writes `text` without flushing it: see `write_outside_held`.
+    pub(crate) fn write_held(&mut self, text: &str) {
+        self.write_then(text, false);
+    }
+
+    fn write_then(&mut self, text: &str, flush: bool) {
         if text.is_empty() || self.broken {
             return;
         }
         let mut result = self.writer.write_all(text.as_bytes());
-        if result.is_ok() && self.flush_each {
+        if result.is_ok() && flush {
             result = self.writer.flush();
         }
         self.note(result);
