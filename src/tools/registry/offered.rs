@@ -622,7 +622,19 @@ impl Registry {
         let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
         let fallback = families.iter().any(|f| f.id == FALLBACK)
             && !chosen.iter().any(|c| c.family == FALLBACK);
-        if weak && fallback && asked == Asked::Tools && (known || route::asks_a_fact(text)) {
+        // What a thing is, asked in a word or two, goes to the families that know too, unless
+        // another family is clearly what is asked.
+        let thing = asked == Asked::Tools
+            && route::asks_what_a_thing_is(text)
+            && chosen.iter().all(|c| c.strength < 2.0 * route::STRONG);
+        if thing && fallback && chosen.len() == route::MOST {
+            chosen.pop();
+        }
+        if (weak || thing)
+            && fallback
+            && asked == Asked::Tools
+            && (known || route::asks_a_fact(text))
+        {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),
                 why: "it asks a question of fact".to_string(),

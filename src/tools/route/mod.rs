@@ -221,8 +221,51 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
         || asked.contains("meaning of")
 }
 
+/// Whether `text` asks what a thing is, in a word or two ("what is a sphere?", "what's
+/// kombucha", "what are lichens"): a question for the families that know, whatever family
+/// the thing's name also belongs to.
+pub(crate) fn asks_what_a_thing_is(text: &str) -> bool {
+    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
+    let asked = without_asking(&whole);
+    let words: Vec<&str> = asked
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let thing = match words.as_slice() {
+        ["what", "is" | "are", rest @ ..] | ["whats", rest @ ..] => rest,
+        _ => return false,
+    };
+    let thing = match thing {
+        ["a" | "an" | "the", rest @ ..] => rest,
+        rest => rest,
+    };
+    const NOT_A_THING: &[&str] = &[
+        "it",
+        "this",
+        "that",
+        "up",
+        "new",
+        "on",
+        "next",
+        "time",
+        "my",
+        "your",
+        "good",
+        "best",
+        "happening",
+        "going",
+        "there",
+        "weather",
+        "forecast",
+        "date",
+        "day",
+        "today",
+    ];
+    (1..=2).contains(&thing.len()) && !thing.iter().any(|w| NOT_A_THING.contains(w))
+}
+
 /// Whether `text` asks something a model cannot answer by itself however it is worded: what a
-/// word means (`asks_a_definition`), or when a thing is or happens ("when is Dale's
+/// word means (`asks_a_definition`), what a thing is (`asks_what_a_thing_is`), or when a thing is or happens ("when is Dale's
 /// birthday?", "when does the game start?"), which small talk's words ("birthday") would
 /// otherwise claim.
 pub(crate) fn never_talk(text: &str) -> bool {
@@ -236,7 +279,9 @@ pub(crate) fn never_talk(text: &str) -> bool {
         "when does ",
         "when do ",
     ];
-    asks_a_definition(text) || when.iter().any(|w| asked.starts_with(w))
+    asks_a_definition(text)
+        || asks_what_a_thing_is(text)
+        || when.iter().any(|w| asked.starts_with(w))
 }
 
 /// What follows `word` at the start of `text`, without the spaces and marks after it; none
