@@ -880,37 +880,22 @@ mod tests {
         registry.names(ctx)
     }
 
-    /// SLURP's devel split (tests/fixtures/routing): for at least 96.5% of the requests some tool
-    /// serves, one of those tools is offered in the first request.
-    #[test]
-    fn a_tool_that_serves_the_request_is_offered_first_for_96_5_percent_of_slurp() {
+    /// How many of `path`'s requests (lines with a `sentence`) that some tool serves
+    /// (`expect_of` the line) are offered one of those tools in their first request; each one
+    /// that is not is printed with SHOW_SLURP.
+    fn first_round_recall(path: &str, expect_of: impl Fn(&Value) -> Vec<String>) -> (usize, usize) {
         let registry = Registry::builtin();
-        let devel = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/routing/slurp_devel.jsonl"
-        );
-        // SLURP_FILE measures another set of the same shape (a tuning aid: asserts nothing).
-        let other = std::env::var("SLURP_FILE").ok();
-        let path = other.as_deref().unwrap_or(devel);
         let (mut served, mut asked) = (0, 0);
         for line in std::fs::read_to_string(path).unwrap().lines() {
             let request: Value = serde_json::from_str(line).unwrap();
-            let expect: Vec<&str> = request["expect"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
+            let expect = expect_of(&request);
             if expect.is_empty() {
                 continue;
             }
             let ctx = ctx(false);
             registry.route(&ctx, request["sentence"].as_str().unwrap());
             asked += 1;
-            if offered(&registry, &ctx)
-                .iter()
-                .any(|n| expect.contains(&n.as_str()))
-            {
+            if offered(&registry, &ctx).iter().any(|n| expect.contains(n)) {
                 served += 1;
             } else if std::env::var("SHOW_SLURP").is_ok() {
                 let chosen: Vec<String> = ctx
@@ -926,13 +911,59 @@ mod tests {
                 );
             }
         }
-        let recall = served as f64 / asked as f64;
-        eprintln!("slurp {path}: {served}/{asked} = {:.1}%", 100.0 * recall);
-        if other.is_some() {
-            return;
+        eprintln!(
+            "{path}: {served}/{asked} = {:.1}%",
+            100.0 * served as f64 / asked as f64
+        );
+        (served, asked)
+    }
+
+    fn names(value: &Value) -> Vec<String> {
+        let list = value.as_array().map(Vec::as_slice).unwrap_or_default();
+        list.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// SLURP's devel split (tests/fixtures/routing): for at least 97% of the requests some tool
+    /// serves, one of those tools is offered in the first request. SLURP_FILE measures another
+    /// set of the same shape instead (a tuning aid: it asserts nothing).
+    #[test]
+    fn a_tool_that_serves_the_request_is_offered_first_for_97_percent_of_slurp() {
+        let devel = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/routing/slurp_devel.jsonl"
+        );
+        let other = std::env::var("SLURP_FILE").ok();
+        let (served, asked) =
+            first_round_recall(other.as_deref().unwrap_or(devel), |r| names(&r["expect"]));
+        if other.is_none() {
+            let recall = served as f64 / asked as f64;
+            assert!(
+                recall >= 0.97,
+                "first-round recall {served}/{asked} = {recall:.3}"
+            );
         }
+    }
+
+    /// The utterances of NLU-Evaluation-Data that neither of SLURP's splits holds (what the
+    /// router was tuned on; see tests/fixtures/routing/README.md): at least 97% are offered
+    /// a tool that serves them first.
+    #[test]
+    fn a_tool_that_serves_the_request_is_offered_first_for_nlu_evaluation_data() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/routing");
+        let intents: Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{root}/intent_tools.json")).unwrap(),
+        )
+        .unwrap();
+        let (served, asked) = first_round_recall(&format!("{root}/nlu_devel.jsonl"), |r| {
+            names(&intents[r["intent"].as_str().unwrap()])
+        });
+        assert!(asked > 3_500, "{asked}");
+        let recall = served as f64 / asked as f64;
         assert!(
-            recall >= 0.965,
+            recall >= 0.97,
             "first-round recall {served}/{asked} = {recall:.3}"
         );
     }
