@@ -101,9 +101,10 @@ fn deflate_pages(root: &Path) {
 /// the user's choosing. A name the build no longer has (another toolchain, renamed code) is
 /// skipped silently: the order is an optimisation, never a reason to fail a build. The same
 /// linker also folds functions whose code is identical (`--icf=all`: generic code instantiated
-/// for types of one layout, closures alike): 38 KB less, no instruction more. Only code is
-/// folded, never data, so two statics keep two addresses; Rust promises no distinct address
-/// to two functions.
+/// for types of one layout, closures alike): 38 KB less, no instruction more. Read-only
+/// data is folded alike (two identical constant tables may share an address): Rust promises
+/// no distinct address to two functions, and Marvin compares no function's or constant's
+/// address (the diet groups `recipes/diet.rs` compares with `ptr::eq` all differ in content).
 fn order_hot_functions(root: &str) {
     let list = Path::new(root).join("link/hot-functions.txt");
     println!("cargo:rerun-if-changed={}", list.display());
@@ -113,11 +114,13 @@ fn order_hot_functions(root: &str) {
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTC",
         "MARVIN_LINK_MAP",
+        "RUSTC_LINKER",
     ] {
         println!("cargo:rerun-if-env-changed={name}");
     }
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let own_linker = var("CARGO_ENCODED_RUSTFLAGS").contains("link")
+        || !var("RUSTC_LINKER").is_empty()
         || std::env::vars()
             .any(|(name, _)| name.starts_with("CARGO_TARGET_") && name.ends_with("_LINKER"));
     if var("PROFILE") != "release"

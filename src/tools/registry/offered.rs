@@ -612,8 +612,7 @@ impl Registry {
                 );
             }
         }
-        let known = asked == Asked::Tools
-            && (route::asks_what_is_known(text) || route::asks_a_definition(text));
+        let known = asked == Asked::Tools && route::asks_what_is_known(text);
         if known {
             // What the message names outright (a web address, a file of the project) stays,
             // and the families that know.
@@ -622,10 +621,11 @@ impl Registry {
         let weak = chosen.len() < route::MOST && chosen.iter().all(|c| c.strength < route::STRONG);
         let fallback = families.iter().any(|f| f.id == FALLBACK)
             && !chosen.iter().any(|c| c.family == FALLBACK);
-        // What a thing is, asked in a word or two, goes to the families that know too, unless
-        // another family is clearly what is asked.
+        // What a word means, or what a thing is asked in a word or two, goes to the families
+        // that know too, unless another family is clearly what is asked.
+        let definition = asked == Asked::Tools && route::asks_a_definition(text);
         let thing = asked == Asked::Tools
-            && route::asks_what_a_thing_is(text)
+            && (definition || route::asks_what_a_thing_is(text))
             && chosen.iter().all(|c| c.strength < 2.0 * route::STRONG);
         if thing && fallback && chosen.len() == route::MOST {
             chosen.pop();
@@ -633,7 +633,7 @@ impl Registry {
         if (weak || thing)
             && fallback
             && asked == Asked::Tools
-            && (known || route::asks_a_fact(text))
+            && (known || definition || route::asks_a_fact(text))
         {
             chosen.push(Chosen {
                 family: FALLBACK.to_string(),

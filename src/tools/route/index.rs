@@ -351,8 +351,14 @@ const PHRASES: &[(&str, &str)] = &[
     ("description of", "describe"),
     ("description about", "describe"),
     // Food to take home from a restaurant.
-    ("take out", "takeout"),
-    ("carry out", "takeout"),
+    // (Not taking out the bins.)
+    ("do take out", "do takeout"),
+    ("for take out", "for takeout"),
+    ("have take out", "have takeout"),
+    ("get take out", "get takeout"),
+    ("order take out", "order takeout"),
+    ("do carry out", "do takeout"),
+    ("for carry out", "for takeout"),
     // Where to go for something is a place nearby.
     ("where to buy", "where to buy nearby"),
     ("where to get", "where to get nearby"),
@@ -643,6 +649,7 @@ mod tests {
         assert!(terms_of("what do I have going on tomorrow").contains(&"schedul".to_string()));
         assert!(terms_of("get me up at half six").contains(&"wake".to_string()));
         assert!(terms_of("does the golden dragon do take out").contains(&"takeout".to_string()));
+        assert!(!terms_of("remind me to take out the bins").contains(&"takeout".to_string()));
         assert!(terms_of("are the roads bumper to bumper").contains(&"traffic".to_string()));
     }
 

@@ -211,9 +211,16 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
             .position(|w| matches!(*w, "mean" | "means"))
             .is_some_and(|end| words[2..end.max(2)].iter().any(named));
     // "how does a cheetah look" asks what it is like.
+    // Not "how does my day look" (the calendar) nor "how does the weather look".
+    const OWN_OR_OUTSIDE: &[&str] = &[
+        "my", "our", "your", "it", "today", "tonight", "tomorrow", "week", "weekend", "day",
+        "morning", "evening", "weather", "forecast", "traffic", "road", "roads", "schedule",
+        "calendar", "sky",
+    ];
     let how_does_look = asked.starts_with("how does ")
         && matches!(words.last(), Some(&("look" | "looks")))
-        && words.len() > 3;
+        && words.len() > 3
+        && !words.iter().any(|w| OWN_OR_OUTSIDE.contains(w));
     what_does_mean
         || how_does_look
         || matches!(words.first(), Some(&("define" | "definition")))
@@ -411,6 +418,8 @@ mod tests {
             "i mean it",
             "what is love",
             "what does that mean",
+            "how does my day look",
+            "how does the weather look",
         ] {
             assert!(!super::asks_a_definition(not), "{not}");
         }

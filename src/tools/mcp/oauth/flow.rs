@@ -35,7 +35,7 @@ pub(crate) fn sign_in(
     let proves = |c: &&Client| c.secret.is_some() || c.key.is_some();
     if declared.as_ref().filter(proves).is_some() {
         let pinned = sign_in.client.as_ref().and_then(|c| c.issuer.as_deref());
-        may_prove_to(pinned, plan, url, &sign_in.name)?;
+        may_prove_to(pinned, &plan.issuer, url, &sign_in.name)?;
     }
     if let Some(client) = declared.as_ref().filter(proves) {
         if machine("client_credentials") && !machine("authorization_code") {
@@ -74,11 +74,15 @@ pub(crate) fn sign_in(
 }
 
 /// Whether the secret or key declared for server `name` (at `url`) may go to the
-/// authorization server of `plan`: the one its `"issuer"` names (`pinned`), else one on the
+/// authorization server `issuer`: the one its `"issuer"` names (`pinned`), else one on the
 /// server's own host. A server (or whoever answers at its address) names the authorization server itself,
 /// and one of its own choosing would otherwise receive the secret at its token endpoint.
-fn may_prove_to(pinned: Option<&str>, plan: &Plan, url: &str, name: &str) -> Result<(), String> {
-    let issuer = &plan.issuer;
+pub(super) fn may_prove_to(
+    pinned: Option<&str>,
+    issuer: &str,
+    url: &str,
+    name: &str,
+) -> Result<(), String> {
     match pinned {
         Some(pinned) if same_issuer(pinned, issuer) => Ok(()),
         Some(pinned) => Err(format!(
@@ -114,6 +118,7 @@ fn entry(url: &str, plan: &Plan, client: Client, tokens: Tokens) -> Entry {
         resource: plan.resource.clone(),
         token_endpoint: plan.token_endpoint.clone(),
         client,
+        issuer: plan.issuer.clone(),
         access_token: tokens.access,
         refresh_token: tokens.refresh,
         expires_at: tokens.expires_at,

@@ -77,7 +77,14 @@ struct State {
 impl Auth {
     /// The sign-in kept for the server at `url`, if any.
     pub(crate) fn new(sign_in: SignIn, url: &str) -> Auth {
-        let entry = store::load(&sign_in.profile, &sign_in.name, url);
+        // A kept sign-in whose client proves itself with a declared secret or key is used
+        // (refreshed with them) only while mcp.json allows that authorization server: one
+        // kept before the check, or before "issuer" changed, signs in again.
+        let pinned = sign_in.client.as_ref().and_then(|c| c.issuer.as_deref());
+        let entry = store::load(&sign_in.profile, &sign_in.name, url).filter(|entry| {
+            let proves = entry.client.secret.is_some() || entry.client.method == "private_key_jwt";
+            !proves || flow::may_prove_to(pinned, &entry.issuer, url, &sign_in.name).is_ok()
+        });
         Auth {
             sign_in,
             url: url.to_string(),

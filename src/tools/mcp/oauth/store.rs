@@ -19,6 +19,10 @@ pub(crate) struct Entry {
     pub(crate) resource: String,
     pub(crate) token_endpoint: String,
     pub(crate) client: Client,
+    /// The authorization server signed in at (empty in sign-ins kept before it was kept):
+    /// a declared secret or key is sent on to it only while mcp.json still allows it.
+    #[serde(default)]
+    pub(crate) issuer: String,
     pub(crate) access_token: String,
     #[serde(default)]
     pub(crate) refresh_token: Option<String>,

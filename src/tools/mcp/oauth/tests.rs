@@ -424,3 +424,47 @@ fn an_issuer_is_pinned_by_its_address_or_its_origin() {
         "https://login.example"
     ));
 }
+
+#[test]
+fn a_kept_sign_in_with_a_declared_secret_is_used_only_while_mcp_json_allows_its_server() {
+    let dir = TempDir::new("mcp-oauth-kept");
+    let url = "http://127.0.0.1:9/mcp";
+    let kept = |issuer: &str| super::store::Entry {
+        url: url.into(),
+        resource: url.into(),
+        token_endpoint: format!("{issuer}/token"),
+        client: super::register::Client {
+            id: "robot".into(),
+            secret: Some("s3cret".into()),
+            method: "client_secret_basic".into(),
+            key: None,
+        },
+        issuer: issuer.into(),
+        access_token: "at".into(),
+        refresh_token: Some("rt".into()),
+        expires_at: None,
+        scope: None,
+    };
+    let loaded = |issuer: &str, pinned: Option<&str>| {
+        super::store::save(dir.path(), "remote", &kept(issuer)).unwrap();
+        let sign_in = SignIn {
+            name: "remote".into(),
+            profile: dir.path().into(),
+            client: Some(OAuthClient {
+                id: "robot".into(),
+                secret: Some("s3cret".into()),
+                key: None,
+                issuer: pinned.map(Into::into),
+            }),
+            visit: None,
+        };
+        super::Auth::new(sign_in, url).state().entry.is_some()
+    };
+    assert!(loaded("http://127.0.0.1:8", None), "on the server's host");
+    assert!(!loaded("http://127.0.0.2:8", None), "elsewhere, unpinned");
+    assert!(
+        loaded("http://127.0.0.2:8", Some("http://127.0.0.2:8")),
+        "pinned"
+    );
+    assert!(!loaded("", None), "kept before the issuer was kept");
+}
