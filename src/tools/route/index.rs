@@ -233,24 +233,9 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         "audiobook",
         "book",
     ];
-    let asking = words.iter().position(|w| {
-        !matches!(
-            *w,
-            "hey"
-                | "ok"
-                | "okay"
-                | "olly"
-                | "siri"
-                | "alexa"
-                | "marvin"
-                | "please"
-                | "can"
-                | "could"
-                | "would"
-                | "you"
-        )
-    });
-    if asking.is_some_and(|at| words[at] == "play") && !words.iter().any(|w| PLAYED.contains(w)) {
+    let asks_to_play = words.contains(&"play")
+        && super::words_of(&super::asked_of(&text)).first() == Some(&"play");
+    if asks_to_play && !words.iter().any(|w| PLAYED.contains(w)) {
         terms.push("music".to_string());
     }
     terms

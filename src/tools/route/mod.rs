@@ -191,16 +191,24 @@ fn without_asking(lower: &str) -> String {
     rest.to_string()
 }
 
+/// `text` in lower case, without apostrophes and the words that only ask.
+fn asked_of(text: &str) -> String {
+    without_asking(&text.trim().to_lowercase().replace(['\'', '’'], ""))
+}
+
+/// The words of `text`: runs of letters and digits.
+fn words_of(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Whether `text` asks what a word or a thing means ("what does ennui mean", "define
 /// passive", "the meaning of kitsch"): never small talk, even of a word small talk uses
 /// ("what does joke mean"), and asked of the families that know.
 pub(crate) fn asks_a_definition(text: &str) -> bool {
-    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
-    let asked = without_asking(&whole);
-    let words: Vec<&str> = asked
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let asked = asked_of(text);
+    let words = words_of(&asked);
     let has = |word: &str| words.contains(&word);
     // "what does that mean" asks about what was just said, not a word.
     let named = |w: &&str| !matches!(*w, "that" | "this" | "it" | "he" | "she" | "they" | "you");
@@ -223,7 +231,7 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
         && !words.iter().any(|w| OWN_OR_OUTSIDE.contains(w));
     what_does_mean
         || how_does_look
-        || matches!(words.first(), Some(&("define" | "definition")))
+        || matches!(words.first(), Some(&"define"))
         || has("definition")
         || asked.contains("meaning of")
 }
@@ -232,12 +240,8 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
 /// kombucha", "what are lichens"): a question for the families that know, whatever family
 /// the thing's name also belongs to.
 pub(crate) fn asks_what_a_thing_is(text: &str) -> bool {
-    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
-    let asked = without_asking(&whole);
-    let words: Vec<&str> = asked
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let asked = asked_of(text);
+    let words = words_of(&asked);
     let thing = match words.as_slice() {
         ["what", "is" | "are", rest @ ..] | ["whats", rest @ ..] => rest,
         _ => return false,
@@ -276,8 +280,7 @@ pub(crate) fn asks_what_a_thing_is(text: &str) -> bool {
 /// birthday?", "when does the game start?"), which small talk's words ("birthday") would
 /// otherwise claim.
 pub(crate) fn never_talk(text: &str) -> bool {
-    let whole = text.trim().to_lowercase().replace(['\'', '’'], "");
-    let asked = without_asking(&whole);
+    let asked = asked_of(text);
     let when = [
         "when is ",
         "when are ",
