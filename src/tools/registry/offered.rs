@@ -880,6 +880,8 @@ mod tests {
         registry.names(ctx)
     }
 
+    use super::super::recall_tests::names;
+
     /// How many of `path`'s requests (lines with a `sentence`) that some tool serves
     /// (`expect_of` the line) are offered one of those tools in their first request; each one
     /// that is not is printed with SHOW_SLURP.
@@ -916,14 +918,6 @@ mod tests {
             100.0 * served as f64 / asked as f64
         );
         (served, asked)
-    }
-
-    fn names(value: &Value) -> Vec<String> {
-        let list = value.as_array().map(Vec::as_slice).unwrap_or_default();
-        list.iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
     }
 
     /// SLURP's devel split (tests/fixtures/routing): for at least 97% of the requests some tool

@@ -44,7 +44,7 @@ fn lines(name: &str) -> Vec<Value> {
         .collect()
 }
 
-fn names(list: &Value) -> Vec<String> {
+pub(super) fn names(list: &Value) -> Vec<String> {
     list.as_array()
         .into_iter()
         .flatten()
