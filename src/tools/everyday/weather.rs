@@ -92,6 +92,8 @@ pub(crate) const FAMILY: Family = Family {
     ],
     asks: &[
         "weather tomorrow",
+        "the forecast for this week",
+        "will it be windy tonight",
         "will it rain today",
         "should I take an umbrella",
         "how cold is it outside",

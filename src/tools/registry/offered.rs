@@ -888,6 +888,7 @@ mod tests {
     fn first_round_recall(path: &str, expect_of: impl Fn(&Value) -> Vec<String>) -> (usize, usize) {
         let registry = Registry::builtin();
         let (mut served, mut asked) = (0, 0);
+        let mut bytes = Vec::new();
         for line in std::fs::read_to_string(path).unwrap().lines() {
             let request: Value = serde_json::from_str(line).unwrap();
             let expect = expect_of(&request);
@@ -897,6 +898,7 @@ mod tests {
             let ctx = ctx(false);
             registry.route(&ctx, request["sentence"].as_str().unwrap());
             asked += 1;
+            bytes.push(registry.definitions(&ctx).map_or(0, |d| d.get().len()));
             if offered(&registry, &ctx).iter().any(|n| expect.contains(n)) {
                 served += 1;
             } else if std::env::var("SHOW_SLURP").is_ok() {
@@ -913,9 +915,12 @@ mod tests {
                 );
             }
         }
+        bytes.sort();
         eprintln!(
-            "{path}: {served}/{asked} = {:.1}%",
-            100.0 * served as f64 / asked as f64
+            "{path}: {served}/{asked} = {:.1}%, tools median {} p95 {}",
+            100.0 * served as f64 / asked as f64,
+            bytes[bytes.len() / 2],
+            bytes[bytes.len() * 95 / 100]
         );
         (served, asked)
     }

@@ -334,11 +334,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("weather"),
-        length: 224.1,
+        length: 232.1,
         terms: Terms::Built {
-            text: "bootchilliciticlimatcloudcloudicoatcoldcoldercoldestcurrentdaydefaultdegrefirstfogforecastfrancfreezfrostglovehailheathomehothottesthumidjacketlabellatlayerlnglocatlondonlyonmeteonameniceopenoutsidovercastparipersonplaceprecipitpreferquestionrainraincoatrainisavescarfshortsnowstormsuchsunsunnisunrissunscreensunsetsweatertaketemperaturthundertmrwtodaytomorrowumbrellaunitwarmwarmerwarmestwearweatherweekendwindwindiwork",
-            ends: &[4, 10, 14, 20, 25, 31, 35, 39, 45, 52, 59, 62, 69, 74, 79, 82, 90, 95, 100, 105, 110, 114, 118, 122, 125, 132, 137, 143, 148, 151, 156, 159, 164, 170, 174, 179, 183, 187, 191, 197, 205, 209, 215, 220, 228, 234, 242, 246, 254, 259, 263, 268, 273, 277, 282, 286, 289, 294, 300, 309, 315, 322, 326, 336, 343, 347, 352, 360, 368, 372, 376, 382, 389, 393, 400, 407, 411, 416, 420],
-            tenths: &[30, 30, 3, 30, 30, 30, 30, 50, 30, 30, 10, 43, 3, 60, 3, 30, 103, 3, 30, 30, 30, 30, 30, 13, 30, 30, 60, 50, 3, 3, 30, 3, 10, 20, 3, 10, 3, 60, 10, 50, 30, 3, 10, 13, 10, 10, 10, 80, 30, 30, 13, 30, 30, 80, 30, 10, 30, 30, 10, 30, 10, 30, 20, 60, 30, 30, 23, 20, 50, 10, 30, 30, 30, 50, 110, 20, 40, 30, 13],
+            text: "bootchilliciticlimatcloudcloudicoatcoldcoldercoldestcurrentdaydefaultdegrefirstfogforecastfrancfreezfrostglovehailheathomehothottesthumidjacketlabellatlayerlnglocatlondonlyonmeteonameniceopenoutsidovercastparipersonplaceprecipitpreferquestionrainraincoatrainisavescarfshortsnowstormsuchsunsunnisunrissunscreensunsetsweatertaketemperaturthundertmrwtodaytomorrowtonightumbrellaunitwarmwarmerwarmestwearweatherweekweekendwindwindiwork",
+            ends: &[4, 10, 14, 20, 25, 31, 35, 39, 45, 52, 59, 62, 69, 74, 79, 82, 90, 95, 100, 105, 110, 114, 118, 122, 125, 132, 137, 143, 148, 151, 156, 159, 164, 170, 174, 179, 183, 187, 191, 197, 205, 209, 215, 220, 228, 234, 242, 246, 254, 259, 263, 268, 273, 277, 282, 286, 289, 294, 300, 309, 315, 322, 326, 336, 343, 347, 352, 360, 367, 375, 379, 383, 389, 396, 400, 407, 411, 418, 422, 427, 431],
+            tenths: &[30, 30, 3, 30, 30, 30, 30, 50, 30, 30, 10, 43, 3, 60, 3, 30, 123, 3, 30, 30, 30, 30, 30, 13, 30, 30, 60, 50, 3, 3, 30, 3, 10, 20, 3, 10, 3, 60, 10, 50, 30, 3, 10, 13, 10, 10, 10, 80, 30, 30, 13, 30, 30, 80, 30, 10, 30, 30, 10, 30, 10, 30, 20, 60, 30, 30, 23, 20, 20, 50, 10, 30, 30, 30, 50, 110, 20, 20, 40, 50, 13],
         },
     },
     Entry {
