@@ -107,6 +107,18 @@ const PROJECT_WORDS: &[&str] = &[
     "library",
     "does this",
     "what does",
+    "config",
+    "configuration",
+    "parse",
+    "parsed",
+    "parser",
+    "license",
+    "licence",
+    "plugin",
+    "loader",
+    "entry point",
+    "dependencies",
+    "error handling",
 ];
 
 /// Requests about the project, as people put them.
@@ -163,6 +175,30 @@ fn names_a_path(text: &str, ctx: &ToolContext) -> Option<String> {
         .filter(|word| word.chars().any(char::is_alphanumeric))
         .find(|word| dir.join(word).exists())
         .map(str::to_string)
+}
+
+/// The first word of `text` written as a name in code is written (`parse_config`,
+/// `loadPlugins`, `Config::load`, `main()`): in a project, a question about one is a question
+/// about its code. Words people write that way otherwise (`e-mail`, `iPhone`, `McDonald`) are
+/// not.
+fn names_in_code(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .map(|word| word.trim_matches(|c: char| "`'\"[]{},;:?!.".contains(c)))
+        .find(|word| {
+            let letters = |part: &str| part.chars().any(char::is_alphabetic);
+            let snake = word.contains('_')
+                && letters(word)
+                && word.chars().all(|c| c.is_alphanumeric() || c == '_');
+            let path = word.split("::").filter(|part| letters(part)).count() >= 2;
+            let call = word.strip_suffix("()").is_some_and(|name| {
+                name.len() > 1 && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+            // Lower case, then a capital after the second letter: `loadPlugins`, not `iPhone`.
+            let camel = word.chars().next().is_some_and(char::is_lowercase)
+                && word.chars().all(char::is_alphanumeric)
+                && word.chars().skip(2).any(char::is_uppercase);
+            snake || path || call || camel
+        })
 }
 
 /// Words of a tool's name that say nothing of what it is for.
@@ -601,12 +637,17 @@ impl Registry {
         let families = self.loadable(ctx, &remote);
         let (mut chosen, asked) = self.choose(&families, &remote, ctx, text);
         if families.iter().any(|f| f.id == PROJECT) && !chosen.iter().any(|c| c.family == PROJECT) {
-            if let Some(path) = names_a_path(text, ctx) {
+            let why = names_a_path(text, ctx)
+                .map(|path| format!("it names {path}, a file of the project"))
+                .or_else(|| {
+                    names_in_code(text).map(|name| format!("it names {name}, a name in code"))
+                });
+            if let Some(why) = why {
                 chosen.insert(
                     0,
                     Chosen {
                         family: PROJECT.to_string(),
-                        why: format!("it names {path}, a file of the project"),
+                        why,
                         strength: f64::INFINITY,
                     },
                 );
@@ -853,6 +894,29 @@ mod tests {
         // Called all the same (a name from an earlier run), it says why it cannot ask.
         let call = crate::message::ToolCall::new("c1", "ask_user", r#"{"questions":[]}"#);
         assert!(registry.execute(&call, &nobody).is_error);
+    }
+
+    #[test]
+    fn a_name_as_code_writes_it_is_told_from_words_people_write() {
+        for (text, name) in [
+            ("where do we call parse_config?", "parse_config"),
+            ("who calls loadPlugins", "loadPlugins"),
+            ("what does Config::load return", "Config::load"),
+            ("where's `main()`", "main()"),
+            ("is __init__ slow", "__init__"),
+        ] {
+            assert_eq!(names_in_code(text), Some(name), "{text}");
+        }
+        for not in [
+            "my iPhone is slow",
+            "find a McDonald's",
+            "send an e-mail to ann",
+            "a 2_000 word essay",
+            "see (above) :)",
+            "hello :: world",
+        ] {
+            assert_eq!(names_in_code(not), None, "{not}");
+        }
     }
 
     #[test]

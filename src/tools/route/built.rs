@@ -172,11 +172,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("location"),
-        length: 65.0,
+        length: 68.0,
         terms: Terms::Built {
             text: "addressaroundciticlosestcoordincoreloccountricurrentdevicelsfindgeocluiplocallocatnamenearnearbinearestnetworkpersonplacepositprecisrightsayuser",
             ends: &[7, 13, 17, 24, 31, 38, 45, 52, 57, 60, 64, 70, 72, 77, 82, 86, 90, 96, 103, 110, 116, 121, 126, 132, 137, 140, 144],
-            tenths: &[10, 30, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 100, 10, 40, 60, 30, 10, 20, 10, 20, 10, 20, 10, 20],
+            tenths: &[10, 30, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 130, 10, 40, 60, 30, 10, 20, 10, 20, 10, 20, 10, 20],
         },
     },
     Entry {
@@ -208,11 +208,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("notes"),
-        length: 268.5,
+        length: 276.5,
         terms: Terms::Built {
-            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnschedulsearchshopstrsubdirectoritaketextthroughtodotripwrite",
-            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 175, 179, 183, 188, 191, 195, 203, 208, 211, 214, 219, 223, 228, 231, 235, 245, 251, 256, 262, 268, 275, 281, 285, 288, 300, 304, 308, 315, 319, 323, 328],
-            tenths: &[63, 10, 20, 3, 10, 20, 300, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 280, 23, 20, 3, 50, 20, 20, 10, 443, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 40, 20, 50, 20, 13, 40, 32, 20, 80, 20, 80],
+            text: "addappendapplicasechangcheckchecklistclearcontaincountcreatdeletdirectoridownendexactfilefindfirstfoldergardengroceriideainclusinsidinsteaditemjotkeeplastlaterlinelistlooklsmakemdmemomilkmkdirnewnotenotebookoccuroldoncpatchpathplaceputreadregardlessremembremovreplacreturnsaveschedulsearchshopstrsubdirectoritaketextthroughtodotripwrite",
+            ends: &[3, 9, 14, 18, 23, 28, 37, 42, 49, 54, 59, 64, 73, 77, 80, 85, 89, 93, 98, 104, 110, 117, 121, 127, 132, 139, 143, 146, 150, 154, 159, 163, 167, 171, 173, 177, 179, 183, 187, 192, 195, 199, 207, 212, 215, 218, 223, 227, 232, 235, 239, 249, 255, 260, 266, 272, 276, 283, 289, 293, 296, 308, 312, 316, 323, 327, 331, 336],
+            tenths: &[63, 10, 20, 3, 10, 20, 300, 20, 10, 3, 10, 20, 78, 70, 3, 16, 60, 10, 3, 30, 3, 80, 3, 3, 15, 3, 80, 50, 20, 3, 20, 46, 280, 23, 20, 20, 3, 50, 20, 20, 10, 483, 30, 3, 10, 13, 20, 25, 3, 3, 100, 3, 50, 30, 16, 10, 20, 40, 20, 50, 20, 13, 40, 32, 20, 80, 20, 80],
         },
     },
     Entry {

@@ -203,6 +203,9 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         .filter(|word| !word.is_empty())
         .collect();
     let mut terms = Vec::new();
+    if asks_where_one_is(&text) {
+        terms.push(stem("location"));
+    }
     for (at, word) in words.iter().enumerate() {
         if word.len() > 1 && !STOP.contains(word) && !word.bytes().all(|b| b.is_ascii_digit()) {
             terms.push(stem(word));
@@ -239,6 +242,21 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         terms.push("music".to_string());
     }
     terms
+}
+
+/// Whether `lower` asks where the person is ("where am I?", "where am I right now, and…"),
+/// all little words to retrieval; not "where am I on that visa thing".
+fn asks_where_one_is(lower: &str) -> bool {
+    lower.match_indices("where am i").any(|(at, phrase)| {
+        let rest = lower[at + phrase.len()..].trim_start();
+        let word = rest
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        rest.is_empty()
+            || rest.starts_with(|c: char| !c.is_alphanumeric())
+            || matches!(word, "now" | "right" | "exactly" | "currently")
+    })
 }
 
 /// The term a time of day adds ("at four pm", "7am", "three o'clock"): a time is when an
@@ -570,6 +588,25 @@ mod tests {
                 (ours - libm).abs() <= 1e-14 * libm.abs().max(1.0),
                 "{x}: {ours} {libm}"
             );
+        }
+    }
+
+    #[test]
+    fn where_am_i_asks_where_the_person_is_only_by_itself() {
+        for asked in [
+            "where am i",
+            "where am i?",
+            "where am i, and what's it like outside here?",
+            "hey, where am i right now",
+        ] {
+            assert!(asks_where_one_is(asked), "{asked}");
+            assert!(terms_of(asked).contains(&stem("location")), "{asked}");
+        }
+        for not in [
+            "where am i on that visa thing?",
+            "where am i going wrong with this",
+        ] {
+            assert!(!asks_where_one_is(not), "{not}");
         }
     }
 

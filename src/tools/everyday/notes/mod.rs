@@ -106,6 +106,8 @@ pub(crate) const FAMILY: Family = Family {
         "read my notes about the trip",
         "look through my notes",
         "take a note that",
+        "make a note that",
+        "save it as a note",
         "delete that note",
         "keep a memo",
     ],
