@@ -633,6 +633,13 @@ impl Registry {
             return Vec::new();
         }
         ctx.shared.offer.next_turn();
+        // What follows a greeting is what is asked; a greeting alone asks nothing (see `choose`).
+        let rest = route::after_greeting(text);
+        let text = if rest.chars().any(char::is_alphanumeric) {
+            rest
+        } else {
+            text
+        };
         let remote = self.mcp_tools();
         let families = self.loadable(ctx, &remote);
         let (mut chosen, asked) = self.choose(&families, &remote, ctx, text);

@@ -167,8 +167,8 @@ fn recall() {
     // `offered`'s test).
     let recall = served as f64 / asked as f64;
     assert!(recall >= 0.95, "first-round recall {served}/{asked}");
-    // A request that needs no tool carries no family (two of 49 still do: "games on sale"
-    // brings Steam, "name ideas for a cat" recipes).
+    // A request that needs no tool carries no family (one of 53 still does: "I need to stop
+    // buying so many games on sale" brings Steam and the films' and games' family).
     assert!(
         noise <= 2,
         "{noise} requests that need no tool were given a family"

@@ -14,7 +14,7 @@ mod talk;
 pub(crate) use index::{Entry, rank, terms_of};
 #[cfg(test)]
 pub(crate) use talk::made as made_talk;
-pub(crate) use talk::{TALK, only_talks};
+pub(crate) use talk::{TALK, after_greeting, only_talks};
 
 /// What a model answers by itself, as retrieval sees it (see `talk`).
 pub(crate) fn talk() -> &'static Entry {

@@ -88,7 +88,82 @@ pub(crate) fn only_talks(text: &str) -> bool {
     let remark = !text.contains('?')
         && (opens || FEELINGS.iter().any(|f| has(f)))
         && !ASKING.iter().any(asks);
-    remark || is_a_sum(&words) || is_small_talk(text, &words)
+    let greets = !after_greeting(text).chars().any(char::is_alphanumeric);
+    greets || remark || is_a_sum(&words) || is_small_talk(text, &words)
+}
+
+/// `text` after the greeting it opens with ("good morning!", "hey there, …", "what's up,
+/// Marvin?"), or all of it when it opens with none: a greeting asks for nothing, and its words
+/// ("good", "morning", "up", "new") are families' words too. A greeting is followed by the
+/// end, a mark ("hi, …") or, for "good morning" and its kin, anything; "what's up with my
+/// flight" greets no one.
+pub(crate) fn after_greeting(text: &str) -> &str {
+    const GREETINGS: &[&[&str]] = &[
+        &["good", "morning"],
+        &["good", "afternoon"],
+        &["good", "evening"],
+        &["good", "night"],
+        &["good", "day"],
+        &["whats", "up"],
+        &["whats", "new"],
+        &["whats", "good"],
+        &["whats", "happening"],
+        &["morning"],
+        &["evening"],
+        &["hello"],
+        &["hi"],
+        &["hey"],
+        &["hiya"],
+        &["howdy"],
+        &["yo"],
+        &["greetings"],
+        &["wassup"],
+        &["sup"],
+    ];
+    const ADDRESSED: &[&str] = &[
+        "there", "marvin", "buddy", "friend", "mate", "again", "everyone", "all", "you",
+    ];
+    let mut words: Vec<(usize, usize, String)> = Vec::new();
+    let mut start = None;
+    for (at, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let in_word = c.is_alphanumeric() || c == '\'' || c == '’';
+        match (in_word, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                let key: String = text[from..at]
+                    .to_lowercase()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .collect();
+                words.push((from, at, key));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    for greeting in GREETINGS {
+        let opens = words.len() >= greeting.len()
+            && words.iter().zip(greeting.iter()).all(|(w, g)| w.2 == *g);
+        if !opens {
+            continue;
+        }
+        let mut said = greeting.len();
+        while said < words.len() && ADDRESSED.contains(&words[said].2.as_str()) {
+            said += 1;
+        }
+        let rest = words.get(said).map_or(text.len(), |w| w.0);
+        let between = &text[words[said - 1].1..rest];
+        let ended = said == words.len()
+            || between.contains([',', '!', '.', '?', ';', ':', '-', '—'])
+            || (greeting.len() == 2 && greeting[0] == "good");
+        if ended {
+            return &text[rest..];
+        }
+    }
+    text
 }
 
 /// Whether `text` speaks to the assistant about itself and nothing else ("how are you
@@ -179,7 +254,51 @@ pub(crate) fn made() -> Entry {
 
 #[cfg(test)]
 mod tests {
-    use super::only_talks;
+    use super::{after_greeting, only_talks};
+
+    #[test]
+    fn a_greeting_asks_for_nothing_and_what_follows_it_is_asked() {
+        for greeting in [
+            "good morning",
+            "Good morning, Marvin!",
+            "what's up",
+            "whats up marvin?",
+            "hey there",
+            "hi!",
+            "what's new?",
+            "morning",
+            "yo",
+        ] {
+            assert!(only_talks(greeting), "{greeting}");
+            assert_eq!(
+                after_greeting(greeting).trim_matches(|c: char| !c.is_alphanumeric()),
+                "",
+                "{greeting}"
+            );
+        }
+        for (text, rest) in [
+            (
+                "good morning! what's the weather like?",
+                "what's the weather like?",
+            ),
+            ("Good evening set an alarm for six", "set an alarm for six"),
+            ("hey there, play some jazz", "play some jazz"),
+            ("hi marvin - is it raining", "is it raining"),
+            (
+                "what's up with my flight to Oslo",
+                "what's up with my flight to Oslo",
+            ),
+            ("what's new in rust 1.90", "what's new in rust 1.90"),
+            ("morning alarm at 7", "morning alarm at 7"),
+            ("hello world in python", "hello world in python"),
+            ("high tide times", "high tide times"),
+        ] {
+            assert_eq!(after_greeting(text), rest, "{text}");
+        }
+        for text in ["what's up with my flight to Oslo", "morning alarm at 7"] {
+            assert!(!only_talks(text), "{text}");
+        }
+    }
 
     #[test]
     fn a_remark_or_small_talk_asks_for_nothing() {
