@@ -98,6 +98,8 @@ pub(crate) const FAMILY: Family = Family {
         "market",
         "markets",
         "bakery",
+        "reviews",
+        "reviewed",
         "florist",
         "take away",
         "delivery",

@@ -229,6 +229,10 @@ pub(crate) fn asks_a_definition(text: &str) -> bool {
         && matches!(words.last(), Some(&("look" | "looks")))
         && words.len() > 3
         && !words.iter().any(|w| OWN_OR_OUTSIDE.contains(w));
+    // What life means is asked of a model, not of a dictionary.
+    if asked.contains("of life") || asked.contains("of existence") {
+        return false;
+    }
     what_does_mean
         || how_does_look
         || matches!(words.first(), Some(&"define"))

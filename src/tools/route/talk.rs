@@ -89,7 +89,12 @@ pub(crate) fn only_talks(text: &str) -> bool {
         && (opens || FEELINGS.iter().any(|f| has(f)))
         && !ASKING.iter().any(asks);
     let greets = !after_greeting(text).chars().any(char::is_alphanumeric);
-    greets || remark || is_a_sum(&words) || is_small_talk(text, &words)
+    greets
+        || remark
+        || is_a_reply(&words)
+        || is_a_sum(&words)
+        || is_small_talk(text, &words)
+        || speaks_of_itself(&words, text)
 }
 
 /// `text` after the greeting it opens with ("good morning!", "hey there, …", "what's up,
@@ -108,6 +113,16 @@ pub(crate) fn after_greeting(text: &str) -> &str {
         &["whats", "new"],
         &["whats", "good"],
         &["whats", "happening"],
+        &["talk", "to", "you", "later"],
+        &["see", "you", "later"],
+        &["see", "ya", "later"],
+        &["see", "you"],
+        &["see", "ya"],
+        &["take", "care"],
+        &["good", "bye"],
+        &["goodbye"],
+        &["bye"],
+        &["later"],
         &["morning"],
         &["evening"],
         &["hello"],
@@ -171,10 +186,108 @@ pub(crate) fn after_greeting(text: &str) -> &str {
 /// small talk's.
 fn is_small_talk(text: &str, words: &[&str]) -> bool {
     const ABOUT_ITSELF: &[&str] = &[
-        "today", "tonight", "day", "morning", "evening", "name", "called", "old", "age", "doing",
-        "going", "feel", "feeling", "real", "human", "robot", "bot", "alive", "ai", "friend",
-        "happy", "sad", "bored", "tired", "fine", "well", "good", "ok", "okay", "there", "hello",
-        "hi", "hey",
+        "today",
+        "tonight",
+        "day",
+        "morning",
+        "evening",
+        "name",
+        "called",
+        "call",
+        "refer",
+        "old",
+        "age",
+        "born",
+        "birth",
+        "birthday",
+        "year",
+        "years",
+        "doing",
+        "going",
+        "feel",
+        "feeling",
+        "real",
+        "human",
+        "person",
+        "computer",
+        "machine",
+        "robot",
+        "bot",
+        "alive",
+        "live",
+        "being",
+        "ai",
+        "artificial",
+        "intelligence",
+        "friend",
+        "happy",
+        "sad",
+        "bored",
+        "tired",
+        "fine",
+        "well",
+        "good",
+        "great",
+        "nice",
+        "ok",
+        "okay",
+        "there",
+        "hello",
+        "hi",
+        "hey",
+        "origin",
+        "native",
+        "home",
+        "country",
+        "made",
+        "make",
+        "created",
+        "create",
+        "built",
+        "build",
+        "formed",
+        "programmed",
+        "designed",
+        "trained",
+        "invented",
+        "company",
+        "boss",
+        "work",
+        "working",
+        "commands",
+        "owns",
+        "hobby",
+        "hobbies",
+        "fun",
+        "spare",
+        "free",
+        "time",
+        "enjoy",
+        "like",
+        "love",
+        "prefer",
+        "favorite",
+        "favourite",
+        "pet",
+        "pets",
+        "dog",
+        "dogs",
+        "cat",
+        "cats",
+        "animal",
+        "animals",
+        "talk",
+        "talking",
+        "chat",
+        "chatting",
+        "think",
+        "believe",
+        "answer",
+        "help",
+        "helpful",
+        "appreciate",
+        "best",
+        "smart",
     ];
     let addressed = words
         .iter()
@@ -185,6 +298,344 @@ fn is_small_talk(text: &str, words: &[&str]) -> bool {
                 .iter()
                 .any(|word| super::stem::stem(word) == *term)
         })
+}
+
+/// Whether `words` (of `text`) ask about the assistant itself ("where are you from?", "do
+/// you have any pets", "who do you work for", "what's your favourite film"): "you" is who
+/// is asked about, not who is asked to do something ("can you set…", "would you find…") nor
+/// anyone at all ("how do you make pancakes"), and no word names what a family is for
+/// ("what do you think the weather will do" asks for the weather).
+fn speaks_of_itself(words: &[&str], text: &str) -> bool {
+    const ASKED_TO: &[&[&str]] = &[
+        &["can", "you"],
+        &["could", "you"],
+        &["would", "you"],
+        &["will", "you"],
+        &["are", "you", "able"],
+        &["do", "you", "know"],
+        &["thank", "you"],
+        &["let", "you"],
+        &["tell", "you"],
+        &["how", "do", "you"],
+        &["how", "can", "you"],
+        &["how", "would", "you"],
+        &["how", "should", "you"],
+        &["where", "do", "you"],
+        &["where", "can", "you"],
+        &["what", "do", "you", "call"],
+        &["do", "you", "need"],
+        &["if", "you"],
+        &["you", "should"],
+        &["should", "you"],
+        &["you", "can"],
+        &["you", "need"],
+        &["you", "have", "to"],
+        &["did", "you"],
+        &["have", "you"],
+        &["need", "you"],
+        &["want", "you"],
+        &["like", "you", "to"],
+        &["do", "you", "think"],
+        &["do", "you", "use"],
+        // A shop or a restaurant asked what it does.
+        &["do", "you", "serve"],
+        &["do", "you", "offer"],
+        &["do", "you", "provide"],
+        &["do", "you", "deliver"],
+        &["do", "you", "sell"],
+        &["do", "you", "open"],
+        &["do", "you", "close"],
+        &["you", "provide"],
+        &["you", "offer"],
+        // Anyone at all, making something: "what do you put in chili".
+        &["do", "you", "put"],
+        &["do", "you", "mix"],
+        &["do", "you", "add"],
+        &["do", "you", "buy"],
+        &["do", "you", "purchase"],
+        &["do", "you", "dump"],
+        &["do", "you", "cook"],
+        &["do", "you", "bake"],
+        &["do", "you", "make"],
+        &["do", "you", "wear"],
+        &["do", "you", "bring"],
+        &["do", "you", "see"],
+        &["you", "see"],
+        &["told", "you"],
+        &["hear", "you"],
+        &["needing", "you"],
+        &["do", "you", "have"],
+        &["have", "you", "got"],
+    ];
+    // "do you have …" asks about the assistant only when what it has is its own.
+    const ITS_OWN: &[&str] = &[
+        "pets",
+        "pet",
+        "dog",
+        "cat",
+        "name",
+        "names",
+        "nickname",
+        "hobbies",
+        "hobby",
+        "feelings",
+        "emotions",
+        "family",
+        "friends",
+        "friend",
+        "favorite",
+        "favourite",
+        "boss",
+        "age",
+        "birthday",
+        "body",
+        "children",
+        "kids",
+        "parents",
+        "brothers",
+        "sisters",
+        "siblings",
+        "girlfriend",
+        "boyfriend",
+        "wife",
+        "husband",
+        "life",
+        "dreams",
+        "free",
+        "spare",
+    ];
+    // What the assistant keeps for the person is the person's: "your list", "your calendar".
+    const KEPT: &[&str] = &[
+        "list",
+        "lists",
+        "calendar",
+        "schedule",
+        "notes",
+        "note",
+        "reminders",
+        "reminder",
+        "alarms",
+        "alarm",
+        "timer",
+        "timers",
+        "agenda",
+        "playlist",
+        "playlists",
+        "recommendation",
+        "recommendations",
+        "suggestion",
+        "suggestions",
+        "availability",
+        "input",
+    ];
+    // What follows these is what is said, not who is spoken of: "how do I say I love you".
+    const SAYING: &[&str] = &[
+        "say",
+        "says",
+        "saying",
+        "said",
+        "translate",
+        "translation",
+        "phrase",
+        "expression",
+        "word",
+        "words",
+        "sentence",
+    ];
+    // Asked to do something first: "search for your favourite meal", "play your best song".
+    const DO: &[&str] = &[
+        "search",
+        "find",
+        "show",
+        "play",
+        "set",
+        "add",
+        "make",
+        "put",
+        "remind",
+        "list",
+        "open",
+        "start",
+        "book",
+        "order",
+        "read",
+        "check",
+        "look",
+        "get",
+        "call",
+        "send",
+        "repeat",
+        "describe",
+        "translate",
+        "convert",
+    ];
+    if words.first().is_some_and(|w| DO.contains(w)) {
+        return false;
+    }
+    let mut asked_of_it = false;
+    for (at, word) in words.iter().enumerate() {
+        if !matches!(*word, "you" | "your" | "yourself" | "youre" | "you're") {
+            continue;
+        }
+        if words[at + 1..].iter().take(2).any(|w| KEPT.contains(w)) {
+            return false;
+        }
+        if words[..at].iter().any(|w| SAYING.contains(w)) {
+            continue;
+        }
+        let asked_to = ASKED_TO.iter().any(|phrase| {
+            let place = phrase.iter().position(|w| *w == "you").unwrap_or(0);
+            let fits = at >= place
+                && words.len() >= at - place + phrase.len()
+                && words[at - place..at - place + phrase.len()] == **phrase;
+            let own = phrase.last() == Some(&"have") || phrase.last() == Some(&"got");
+            fits && !(own && words[at + 1..].iter().take(4).any(|w| ITS_OWN.contains(w)))
+        });
+        if !asked_to {
+            asked_of_it = true;
+        }
+    }
+    // Its own favourite is its own, whatever it is of.
+    let favourite = words
+        .windows(2)
+        .any(|w| w[0] == "your" && matches!(w[1], "favorite" | "favourite"));
+    asked_of_it && (favourite || !names_what_a_family_is_for(text))
+}
+
+/// Whether one of `text`'s words is what a built-in family is for: a word it holds among its
+/// strongest (weight ≥ 8) that at most one other family holds ("weather", "alarm",
+/// "recipe", "playlist").
+fn names_what_a_family_is_for(text: &str) -> bool {
+    let families = super::built::BUILT;
+    super::terms_of(text).iter().any(|term| {
+        let holding = families.iter().filter(|e| e.holds(term)).count();
+        holding <= 2
+            && families
+                .iter()
+                .filter(|e| e.id != TALK)
+                .any(|e| e.weight(term).is_some_and(|w| w >= 8.0))
+    })
+}
+
+/// Whether `words` only answer yes, no or maybe ("that's right", "not true", "no idea",
+/// "absolutely correct"): a reply to what the model asked, which asks for nothing itself.
+fn is_a_reply(words: &[&str]) -> bool {
+    const REPLY: &[&str] = &[
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "correct",
+        "right",
+        "true",
+        "affirmative",
+        "absolutely",
+        "definitely",
+        "certainly",
+        "indeed",
+        "exactly",
+        "agreed",
+        "agree",
+        "no",
+        "nope",
+        "nah",
+        "not",
+        "wrong",
+        "false",
+        "negative",
+        "never",
+        "maybe",
+        "perhaps",
+        "possibly",
+        "probably",
+        "unsure",
+        "idea",
+        "know",
+        "dont",
+        "don't",
+        "do",
+        "think",
+        "so",
+        "guess",
+        "that",
+        "that's",
+        "thats",
+        "is",
+        "it",
+        "it's",
+        "its",
+        "the",
+        "answer",
+        "statement",
+        "i",
+        "i'm",
+        "im",
+        "am",
+        "would",
+        "say",
+        "from",
+        "me",
+        "to",
+        "question",
+        "hard",
+        "a",
+        "just",
+        "actually",
+        "really",
+        "totally",
+        "completely",
+        "sorry",
+        "fact",
+        "of",
+        "course",
+        "all",
+        "at",
+        "was",
+        "you",
+        "said",
+        "what",
+        "my",
+        "either",
+        "one",
+        "work",
+        "works",
+        "fine",
+        "ok",
+        "okay",
+    ];
+    const SAYS: &[&str] = &[
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "correct",
+        "right",
+        "true",
+        "affirmative",
+        "absolutely",
+        "definitely",
+        "certainly",
+        "indeed",
+        "exactly",
+        "agreed",
+        "no",
+        "nope",
+        "nah",
+        "wrong",
+        "false",
+        "negative",
+        "maybe",
+        "perhaps",
+        "possibly",
+        "probably",
+        "unsure",
+        "idea",
+    ];
+    (1..=10).contains(&words.len())
+        && words.iter().all(|w| REPLY.contains(w))
+        && words.iter().any(|w| SAYS.contains(w))
 }
 
 /// Whether `words` hold a sum: two numbers joined by an operator ("17 times 23", "12 x 9",
@@ -220,11 +671,17 @@ const WORDS: &[&str] = &[
     // Explaining and knowing.
     "explain explanation difference between meaning concept understand like I'm five simply briefly plot summary theory trait interface monad recursion complexity",
     // Advice and ideas.
-    "tips advice ideas suggest suggestions better way good learn learning thinking should",
+    "tips advice ideas suggest suggestions better way good learn learning thinking should names",
     // Arithmetic.
-    "plus minus times multiplied divided square root percent sum",
+    "plus minus times multiplied divided square root percent sum math maths",
+    // Chance.
+    "flip coin toss heads tails roll dice random",
+    // Laughing.
+    "laugh funny hilarious giggle",
     // Small talk.
-    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind bye goodbye night yourself name bored love fed annoying feel feeling",
+    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind bye goodbye night yourself name bored love fed annoying feel feeling appreciate grateful thankful",
+    // What life is for.
+    "life existence",
 ];
 
 /// How people ask for these.
@@ -257,6 +714,70 @@ mod tests {
     use super::{after_greeting, only_talks};
 
     #[test]
+    fn a_question_about_the_assistant_itself_asks_for_nothing() {
+        for text in [
+            "where are you from?",
+            "who made you",
+            "do you have any pets",
+            "what are your hobbies",
+            "who do you work for",
+            "how old are you exactly",
+            "are you a real person or a bot",
+            "what's your favourite film",
+            "can you tell me your name",
+        ] {
+            assert!(only_talks(text), "{text}");
+        }
+        for text in [
+            // Asked to do something.
+            "can you set an alarm for six",
+            "could you find a pharmacy nearby",
+            "i need you to remind me to call mum",
+            "search for your favorite meal",
+            // Anyone at all.
+            "how do you make pancakes",
+            "what do you put in chili",
+            "where can you buy stamps",
+            // What is said, not who is spoken of.
+            "how do I say I love you in Japanese",
+            // A shop asked what it does.
+            "do you offer home delivery",
+            // What the assistant keeps for the person.
+            "what's on your list",
+            "read me your calendar for today",
+            // What a family is for, named.
+            "what do you think the weather will do tomorrow",
+            "do you have any recipes for lasagna",
+            "did you set my alarm",
+            // Letters spelled out.
+            "how many euros for one u. s. d.",
+        ] {
+            assert!(!only_talks(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_reply_of_yes_no_or_maybe_asks_for_nothing() {
+        for text in [
+            "yes",
+            "that's right",
+            "not true",
+            "no idea",
+            "absolutely correct",
+            "i guess maybe",
+        ] {
+            assert!(only_talks(text), "{text}");
+        }
+        for text in [
+            "yes, set it for seven",
+            "no, play something else",
+            "right turn at the lights?",
+        ] {
+            assert!(!only_talks(text), "{text}");
+        }
+    }
+
+    #[test]
     fn a_greeting_asks_for_nothing_and_what_follows_it_is_asked() {
         for greeting in [
             "good morning",
@@ -268,6 +789,9 @@ mod tests {
             "what's new?",
             "morning",
             "yo",
+            "bye!",
+            "see you later",
+            "talk to you later, marvin",
         ] {
             assert!(only_talks(greeting), "{greeting}");
             assert_eq!(

@@ -157,6 +157,7 @@ pub(crate) const FAMILY: Family = Family {
         "brownies",
     ],
     asks: &[
+        "suggest a meal for tonight",
         "give me a recipe for lasagne",
         "what can I cook with chickpeas and spinach",
         "how do I make banana bread",
