@@ -46,11 +46,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("bookmarks"),
-        length: 127.0,
+        length: 127.3,
         terms: Terms::Built {
-            text: "addressanythappeararticlbookmarkcallcasechecklistcontaindefaultdigfindfirstgivenhttphttpsitaliankeeplaterlinklistmaninewestnoteoptionpagereadrecipremembremovsavesearchshowstoretagtitlupdaturluserwantwebwhosewordworth",
-            ends: &[7, 12, 18, 24, 32, 36, 40, 49, 56, 63, 66, 70, 75, 80, 84, 89, 96, 100, 105, 109, 113, 117, 123, 127, 133, 137, 141, 146, 152, 157, 161, 167, 171, 176, 179, 183, 188, 191, 195, 199, 202, 207, 211, 216],
-            tenths: &[29, 3, 3, 20, 193, 3, 3, 20, 10, 9, 20, 33, 13, 10, 3, 3, 3, 30, 80, 180, 30, 6, 13, 13, 10, 30, 50, 3, 3, 20, 210, 20, 26, 20, 26, 13, 10, 20, 30, 10, 10, 10, 16, 3],
+            text: "addressanythappeararticlbookmarkcallcasechecklistcontaindefaultdigfindfirstgivenhttphttpsitaliankeeplaterlinklistmaninewestnoteoptionpagereadrecipremembremovsavesearchshowstoretagtitltranslatupdaturluserwantwebwhosewordworth",
+            ends: &[7, 12, 18, 24, 32, 36, 40, 49, 56, 63, 66, 70, 75, 80, 84, 89, 96, 100, 105, 109, 113, 117, 123, 127, 133, 137, 141, 146, 152, 157, 161, 167, 171, 176, 179, 183, 191, 196, 199, 203, 207, 210, 215, 219, 224],
+            tenths: &[29, 3, 3, 20, 193, 3, 3, 20, 10, 9, 20, 33, 13, 10, 3, 3, 3, 30, 80, 180, 30, 6, 13, 13, 10, 30, 50, 3, 3, 20, 210, 20, 26, 20, 26, 13, 3, 10, 20, 30, 10, 10, 10, 16, 3],
         },
     },
     Entry {
@@ -172,11 +172,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("location"),
-        length: 68.0,
+        length: 77.0,
         terms: Terms::Built {
-            text: "addressaroundciticlosestcoordincoreloccountricurrentdevicelsfindgeocluiplocallocatnamenearnearbinearestnetworkpersonplacepositprecisrightsayuser",
-            ends: &[7, 13, 17, 24, 31, 38, 45, 52, 57, 60, 64, 70, 72, 77, 82, 86, 90, 96, 103, 110, 116, 121, 126, 132, 137, 140, 144],
-            tenths: &[10, 30, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 130, 10, 40, 60, 30, 10, 20, 10, 20, 10, 20, 10, 20],
+            text: "addressaroundciticlosestcoordincoreloccountricurrentdevicelsfindgeocluiplocallocatnamenearnearbinearestnetworkpersonplacepositprecisrightsayuserwhereami",
+            ends: &[7, 13, 17, 24, 31, 38, 45, 52, 57, 60, 64, 70, 72, 77, 82, 86, 90, 96, 103, 110, 116, 121, 126, 132, 137, 140, 144, 152],
+            tenths: &[10, 30, 30, 30, 10, 10, 20, 50, 10, 10, 30, 10, 10, 30, 100, 10, 40, 60, 30, 10, 20, 10, 20, 10, 20, 10, 20, 120],
         },
     },
     Entry {
@@ -289,11 +289,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("talk"),
-        length: 407.0,
+        length: 398.0,
         terms: Terms::Built {
-            text: "advicannoyappreciawesombetterbetweenbirthdayborebrieflibyecaptioncasualchecklistcoincompilcomplexcomposconceptcooldicedifferdividdraftessayexistexplainexplanfedfeelflipformalfriendlierfunnigigglgoodgoodbygrammargrategreathahahaikuheadhellohilariideaimprovinforminterfacjokelaughlearnlifelimericklistlollovelyricmathmeanmessagmindminusmonadmultiplinamenevernicenightparagraphparaphraspassivpercentplotpluspoempolishproofreadpunrandomrecursrephrasrewordrewritrhymeriddlrollrootseasentencsetsimplisleepslogansonnetsoundspeechspellsquarstorisuggestsumsummaritailtalethanktheorithinktimetiptoasttonetosstraitunderstandversvoicwaywishworkwriteyourself",
-            ends: &[5, 10, 17, 23, 29, 36, 44, 48, 55, 58, 65, 71, 80, 84, 90, 97, 103, 110, 114, 118, 124, 129, 134, 139, 144, 151, 157, 160, 164, 168, 174, 184, 189, 194, 198, 204, 211, 216, 221, 225, 230, 234, 239, 245, 249, 255, 261, 269, 273, 278, 283, 287, 295, 299, 302, 306, 311, 315, 319, 325, 329, 334, 339, 347, 351, 356, 360, 365, 374, 383, 389, 396, 400, 404, 408, 414, 423, 426, 432, 438, 445, 451, 457, 462, 467, 471, 475, 478, 485, 488, 494, 499, 505, 511, 516, 522, 527, 532, 537, 544, 547, 554, 558, 562, 567, 573, 578, 582, 585, 590, 594, 598, 603, 613, 617, 621, 624, 628, 632, 637, 645],
-            tenths: &[30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 20, 30, 20, 30, 30, 30, 30, 30, 50, 30, 30, 30, 30, 50, 30, 30, 60, 30, 30, 20, 30, 30, 30, 30, 30, 30, 50, 30, 30, 30, 30, 30, 50, 30, 30, 30, 80, 30, 60, 30, 30, 20, 30, 30, 30, 60, 30, 30, 30, 30, 30, 30, 80, 30, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 50, 30, 30, 30, 30, 30, 50, 60, 30, 30, 30, 20, 30, 20, 30, 20, 30, 30, 50, 30, 30, 30, 30, 60, 30, 30, 30, 30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 30, 30, 30, 20, 50, 50],
+            text: "advicannoyappreciawesombetterbetweenbirthdayborebrieflicaptioncasualchecklistcoincompilcomplexcomposconceptcooldicedifferdividdraftessayexistexplainexplanfedfeelflipformalfriendlierfunnigigglgoodgrammargrategreathahahaikuheadhellohilariideaimprovinforminterfacjokelaughlearnlifelimericklistlollovelyricmathmeanmessagmindminusmonadmultiplinameneverniceparagraphparaphraspassivpercentplotpluspoempolishproofreadpunrandomrecursrephrasrewordrewritrhymeriddlrollrootseasentencsetsimplisleepslogansonnetsoundspeechspellsquarstorisuggestsumsummaritailtalethanktheorithinktimetiptoasttonetosstraitunderstandversvoicwaywishworkwriteyourself",
+            ends: &[5, 10, 17, 23, 29, 36, 44, 48, 55, 62, 68, 77, 81, 87, 94, 100, 107, 111, 115, 121, 126, 131, 136, 141, 148, 154, 157, 161, 165, 171, 181, 186, 191, 195, 202, 207, 212, 216, 221, 225, 230, 236, 240, 246, 252, 260, 264, 269, 274, 278, 286, 290, 293, 297, 302, 306, 310, 316, 320, 325, 330, 338, 342, 347, 351, 360, 369, 375, 382, 386, 390, 394, 400, 409, 412, 418, 424, 431, 437, 443, 448, 453, 457, 461, 464, 471, 474, 480, 485, 491, 497, 502, 508, 513, 518, 523, 530, 533, 540, 544, 548, 553, 559, 564, 568, 571, 576, 580, 584, 589, 599, 603, 607, 610, 614, 618, 623, 631],
+            tenths: &[30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 20, 30, 20, 30, 30, 30, 30, 30, 50, 30, 30, 30, 30, 50, 30, 30, 60, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 30, 30, 30, 30, 50, 30, 30, 30, 80, 30, 60, 30, 30, 20, 30, 30, 30, 60, 30, 30, 30, 30, 30, 30, 80, 30, 30, 20, 30, 30, 30, 30, 30, 50, 30, 50, 30, 30, 30, 30, 30, 50, 60, 30, 30, 30, 20, 30, 20, 30, 20, 30, 30, 50, 30, 30, 30, 30, 60, 30, 30, 30, 30, 30, 30, 30, 50, 50, 30, 30, 30, 30, 30, 30, 30, 30, 30, 20, 50, 50],
         },
     },
     Entry {
@@ -325,11 +325,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("utilities"),
-        length: 308.6,
+        length: 313.6,
         terms: Terms::Built {
             text: "acramountanothantonymareaarithmetaskaudbetweenbrbytecadcelsiuscheckchinescncodeconversconvertcupcurrencdatadedefaultdefindefinitdictionaridollarenephemereureuroexactexamplexchangfahrenheitfeetflourfrfrancfrenchgallongbpgermangibgoodgramhappiinchinrinsteadisoitalianjapanesjpikilokilometkmlanguaglblengthletterliterlooklookupmanimassmeanmetermilemornmphmymemoriofflinoppositoriginouncpartpesopluralpoundpronouncpronunciptquartratereferregionrupesayshortspanishspeechspeedspellsuchsynonymtemperaturtexttimetodaytranslatunitusduservolumwordyenyourselfzh",
             ends: &[3, 9, 14, 21, 25, 33, 36, 39, 46, 48, 52, 55, 62, 67, 73, 75, 79, 86, 93, 96, 103, 107, 109, 116, 121, 128, 138, 144, 146, 153, 156, 160, 165, 171, 178, 188, 192, 197, 199, 204, 210, 216, 219, 225, 228, 232, 236, 241, 245, 248, 255, 258, 265, 272, 275, 279, 286, 288, 295, 297, 303, 309, 314, 318, 324, 328, 332, 336, 341, 345, 349, 352, 360, 366, 373, 379, 383, 387, 391, 397, 402, 410, 418, 420, 425, 429, 434, 440, 444, 447, 452, 459, 465, 470, 475, 479, 486, 496, 500, 504, 509, 517, 521, 524, 528, 533, 537, 540, 548, 550],
-            tenths: &[3, 13, 20, 30, 10, 10, 10, 30, 20, 3, 3, 30, 50, 20, 30, 3, 15, 30, 86, 50, 66, 10, 3, 3, 50, 30, 80, 50, 6, 20, 30, 50, 10, 10, 50, 50, 30, 20, 3, 30, 50, 30, 30, 30, 3, 20, 50, 20, 30, 30, 10, 3, 30, 50, 30, 30, 30, 23, 29, 3, 10, 3, 30, 13, 20, 50, 10, 90, 30, 50, 20, 3, 10, 10, 30, 10, 30, 10, 30, 30, 50, 30, 40, 3, 30, 60, 10, 3, 30, 50, 10, 30, 10, 10, 80, 6, 50, 10, 43, 10, 10, 146, 56, 33, 10, 10, 106, 50, 10, 3],
+            tenths: &[3, 13, 20, 30, 10, 10, 10, 30, 20, 3, 3, 30, 50, 20, 30, 3, 15, 30, 86, 50, 66, 10, 3, 3, 50, 30, 80, 50, 6, 20, 30, 50, 10, 10, 50, 50, 30, 20, 3, 30, 50, 30, 30, 30, 3, 20, 50, 20, 30, 30, 10, 3, 30, 50, 30, 30, 30, 23, 29, 3, 10, 3, 30, 13, 20, 50, 10, 90, 30, 50, 20, 3, 10, 10, 30, 10, 30, 10, 30, 30, 50, 30, 40, 3, 30, 60, 10, 3, 30, 50, 10, 30, 10, 10, 80, 6, 50, 10, 43, 10, 10, 196, 56, 33, 10, 10, 106, 50, 10, 3],
         },
     },
     Entry {

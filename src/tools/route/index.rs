@@ -204,7 +204,7 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         .collect();
     let mut terms = Vec::new();
     if asks_where_one_is(&text) {
-        terms.push(stem("location"));
+        terms.push(WHERE_ONE_IS.to_string());
     }
     for (at, word) in words.iter().enumerate() {
         if word.len() > 1 && !STOP.contains(word) && !word.bytes().all(|b| b.is_ascii_digit()) {
@@ -220,6 +220,11 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
         if names_a_clock_time(&words, at) && !terms.iter().any(|t| t == CLOCK_TIME) {
             terms.push(CLOCK_TIME.to_string());
         }
+    }
+    // Saying a thing in a language is translating it ("how do they say hello in Danish",
+    // "what is Latin for I love you").
+    if says_in_a_language(&words) {
+        terms.push(stem("translate"));
     }
     // "play …" is music, unless what is played is named as something else.
     const PLAYED: &[&str] = &[
@@ -244,19 +249,140 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
     terms
 }
 
+/// The term asking where the person is adds ("where am I?", "my location"): the location
+/// family's, which its own asks give it.
+const WHERE_ONE_IS: &str = "whereami";
+
 /// Whether `lower` asks where the person is ("where am I?", "where am I right now, and…"),
 /// all little words to retrieval; not "where am I on that visa thing".
 fn asks_where_one_is(lower: &str) -> bool {
-    lower.match_indices("where am i").any(|(at, phrase)| {
-        let rest = lower[at + phrase.len()..].trim_start();
-        let word = rest
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap_or("");
-        rest.is_empty()
-            || rest.starts_with(|c: char| !c.is_alphanumeric())
-            || matches!(word, "now" | "right" | "exactly" | "currently")
-    })
+    const OWN_PLACE: &[&str] = &[
+        "my location",
+        "my current location",
+        "my position",
+        "my whereabouts",
+        "my exact whereabouts",
+        "my coordinates",
+        "my longitude",
+        "my latitude",
+        "locate me",
+        "im lost",
+    ];
+    // Asked for, not where something else is: not "traffic near my location", "shops close to
+    // my current location".
+    let asked_for = OWN_PLACE.iter().any(|said| {
+        lower.match_indices(said).any(|(at, _)| {
+            let before = lower[..at].split_whitespace().next_back().unwrap_or("");
+            !matches!(
+                before,
+                "near" | "of" | "to" | "from" | "at" | "around" | "by" | "in"
+            )
+        })
+    });
+    if asked_for {
+        return true;
+    }
+    let on_a_map = lower.contains("map");
+    ["where am i", "where i am", "where exactly am i"]
+        .iter()
+        .flat_map(|said| lower.match_indices(said))
+        .any(|(at, phrase)| {
+            let rest = lower[at + phrase.len()..].trim_start();
+            let word = rest
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            rest.is_empty()
+                || rest.starts_with(|c: char| !c.is_alphanumeric())
+                || matches!(word, "now" | "right" | "exactly" | "currently")
+                || (on_a_map && word == "on")
+        })
+}
+
+/// Whether `words` ask how a thing is said in a language: a word of saying and a language's
+/// name (or its speakers').
+fn says_in_a_language(words: &[&str]) -> bool {
+    const SAYING: &[&str] = &[
+        "say",
+        "says",
+        "saying",
+        "said",
+        "call",
+        "called",
+        "word",
+        "words",
+        "phrase",
+        "slang",
+        "expression",
+        "mean",
+        "means",
+        "pronounce",
+        "greet",
+        "for",
+    ];
+    const LANGUAGES: &[&str] = &[
+        "english",
+        "french",
+        "spanish",
+        "german",
+        "italian",
+        "portuguese",
+        "dutch",
+        "swedish",
+        "norwegian",
+        "danish",
+        "finnish",
+        "icelandic",
+        "polish",
+        "czech",
+        "slovak",
+        "hungarian",
+        "romanian",
+        "bulgarian",
+        "serbian",
+        "croatian",
+        "greek",
+        "turkish",
+        "russian",
+        "ukrainian",
+        "arabic",
+        "hebrew",
+        "persian",
+        "farsi",
+        "hindi",
+        "urdu",
+        "bengali",
+        "punjabi",
+        "tamil",
+        "telugu",
+        "chinese",
+        "mandarin",
+        "cantonese",
+        "japanese",
+        "korean",
+        "vietnamese",
+        "thai",
+        "indonesian",
+        "malay",
+        "tagalog",
+        "filipino",
+        "swahili",
+        "latin",
+        "hawaiian",
+        "irish",
+        "welsh",
+        "esperanto",
+        "catalan",
+        "basque",
+    ];
+    let language = |w: &&str| {
+        LANGUAGES.contains(w) || w.strip_suffix('s').is_some_and(|w| LANGUAGES.contains(&w))
+    };
+    let says = words.iter().any(|w| SAYING.contains(w) && *w != "for");
+    let named = words.iter().any(language);
+    // "Latin for …" names the language and the saying at once.
+    let language_for = words.windows(2).any(|w| language(&w[0]) && w[1] == "for");
+    named && (says || language_for)
 }
 
 /// The term a time of day adds ("at four pm", "7am", "three o'clock"): a time is when an
@@ -345,6 +471,35 @@ const PHRASES: &[(&str, &str)] = &[
     ("where can i eat", "where can i eat nearby"),
     ("in my area", "nearby"),
     ("around here", "nearby"),
+    // A goodbye may close Marvin (`exit_app`).
+    ("see you later", "bye"),
+    ("see you soon", "bye"),
+    ("see you again", "bye"),
+    ("see ya", "bye"),
+    ("talk to you later", "bye"),
+    ("talk later", "bye"),
+    ("catch you later", "bye"),
+    ("until next time", "bye"),
+    ("outta here", "bye"),
+    ("out of here", "bye"),
+    ("im off", "bye"),
+    ("tata for now", "bye"),
+    ("ta ta", "bye"),
+    ("ttyl", "bye"),
+    ("adios", "bye"),
+    ("sayonara", "bye"),
+    ("cheerio", "bye"),
+    ("gotta run", "bye"),
+    ("have to run", "bye"),
+    ("catch ya", "bye"),
+    ("later gator", "bye"),
+    ("later alligator", "bye"),
+    ("gotta go", "bye"),
+    ("got to go", "bye"),
+    ("have to go", "bye"),
+    ("take care", "bye"),
+    ("farewell", "bye"),
+    ("signing off", "bye"),
     // Being got up is being woken.
     ("get me up", "wake me up"),
     ("get us up", "wake us up"),
@@ -600,11 +755,21 @@ mod tests {
             "hey, where am i right now",
         ] {
             assert!(asks_where_one_is(asked), "{asked}");
-            assert!(terms_of(asked).contains(&stem("location")), "{asked}");
+            assert!(terms_of(asked).iter().any(|t| t == WHERE_ONE_IS), "{asked}");
+        }
+        for asked in [
+            "show me where i am on the map",
+            "id like to know where i am",
+            "where exactly am i",
+        ] {
+            assert!(asks_where_one_is(asked), "{asked}");
         }
         for not in [
             "where am i on that visa thing?",
             "where am i going wrong with this",
+            "i forgot where i am supposed to be",
+            "whats the traffic near my location",
+            "what clothing shops are close to my current location",
         ] {
             assert!(!asks_where_one_is(not), "{not}");
         }

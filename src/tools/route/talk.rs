@@ -88,6 +88,13 @@ pub(crate) fn only_talks(text: &str) -> bool {
     let remark = !text.contains('?')
         && (opens || FEELINGS.iter().any(|f| has(f)))
         && !ASKING.iter().any(asks);
+    // A goodbye may mean to close Marvin, which its system family can.
+    if super::terms_of(text)
+        .iter()
+        .any(|t| t == "bye" || t == "goodby")
+    {
+        return false;
+    }
     let greets = !after_greeting(text).chars().any(char::is_alphanumeric);
     greets
         || remark
@@ -113,16 +120,6 @@ pub(crate) fn after_greeting(text: &str) -> &str {
         &["whats", "new"],
         &["whats", "good"],
         &["whats", "happening"],
-        &["talk", "to", "you", "later"],
-        &["see", "you", "later"],
-        &["see", "ya", "later"],
-        &["see", "you"],
-        &["see", "ya"],
-        &["take", "care"],
-        &["good", "bye"],
-        &["goodbye"],
-        &["bye"],
-        &["later"],
         &["morning"],
         &["evening"],
         &["hello"],
@@ -404,6 +401,11 @@ fn speaks_of_itself(words: &[&str], text: &str) -> bool {
         "free",
         "spare",
     ];
+    // What one asks of a life: where it was lived, how long, since when.
+    const LIFE: &[&str] = &[
+        "live", "lived", "living", "come", "came", "grow", "grew", "been", "ever", "always",
+        "stay", "stayed", "work", "worked", "working", "exist", "existed", "born",
+    ];
     // What the assistant keeps for the person is the person's: "your list", "your calendar".
     const KEPT: &[&str] = &[
         "list",
@@ -472,6 +474,18 @@ fn speaks_of_itself(words: &[&str], text: &str) -> bool {
     if words.first().is_some_and(|w| DO.contains(w)) {
         return false;
     }
+    // "who made this ai", "am I talking to a real person?", "is this a computer or a human".
+    const BEING: &[&str] = &[
+        "person", "human", "bot", "robot", "computer", "machine", "ai", "people", "being",
+    ];
+    let named_as_ai = words
+        .windows(2)
+        .any(|w| matches!(w[0], "this" | "the") && matches!(w[1], "ai" | "assistant" | "bot"));
+    let talking_to = (words.starts_with(&["am", "i"]) || words.starts_with(&["is", "this"]))
+        && words.iter().any(|w| BEING.contains(w));
+    if (named_as_ai || talking_to) && !names_what_a_family_is_for(text) {
+        return true;
+    }
     let mut asked_of_it = false;
     for (at, word) in words.iter().enumerate() {
         if !matches!(*word, "you" | "your" | "yourself" | "youre" | "you're") {
@@ -480,7 +494,12 @@ fn speaks_of_itself(words: &[&str], text: &str) -> bool {
         if words[at + 1..].iter().take(2).any(|w| KEPT.contains(w)) {
             return false;
         }
-        if words[..at].iter().any(|w| SAYING.contains(w)) {
+        // "how do I say I love you", not "would you say you work for me".
+        let quoted = words[..at]
+            .iter()
+            .enumerate()
+            .any(|(i, w)| SAYING.contains(w) && (i == 0 || words[i - 1] != "you"));
+        if quoted {
             continue;
         }
         let asked_to = ASKED_TO.iter().any(|phrase| {
@@ -489,7 +508,11 @@ fn speaks_of_itself(words: &[&str], text: &str) -> bool {
                 && words.len() >= at - place + phrase.len()
                 && words[at - place..at - place + phrase.len()] == **phrase;
             let own = phrase.last() == Some(&"have") || phrase.last() == Some(&"got");
-            fits && !(own && words[at + 1..].iter().take(4).any(|w| ITS_OWN.contains(w)))
+            let its_own = own && words[at + 1..].iter().take(4).any(|w| ITS_OWN.contains(w));
+            // "where do you come from", "how long have you been alive", "did you grow up…".
+            let asks = matches!(phrase[0], "where" | "how" | "did" | "have" | "do");
+            let its_life = asks && words.get(at + 1).is_some_and(|w| LIFE.contains(w));
+            fits && !its_own && !its_life
         });
         if !asked_to {
             asked_of_it = true;
@@ -603,6 +626,46 @@ fn is_a_reply(words: &[&str]) -> bool {
         "fine",
         "ok",
         "okay",
+        "appears",
+        "seems",
+        "seem",
+        "be",
+        "will",
+        "response",
+        "reply",
+        "vote",
+        "depends",
+        "pass",
+        "i'll",
+        "ill",
+        "case",
+        "turns",
+        "out",
+        "should",
+        "have",
+        "how",
+        "can",
+        "can't",
+        "cant",
+        "afraid",
+        "isn't",
+        "isnt",
+        "well",
+        "or",
+        "very",
+        "much",
+        "quite",
+        "pretty",
+        "sounds",
+        "good",
+        "great",
+        "believe",
+        "for",
+        "way",
+        "wouldn't",
+        "doesn't",
+        "does",
+        "there",
     ];
     const SAYS: &[&str] = &[
         "yes",
@@ -632,6 +695,9 @@ fn is_a_reply(words: &[&str]) -> bool {
         "probably",
         "unsure",
         "idea",
+        "depends",
+        "pass",
+        "case",
     ];
     (1..=10).contains(&words.len())
         && words.iter().all(|w| REPLY.contains(w))
@@ -679,7 +745,7 @@ const WORDS: &[&str] = &[
     // Laughing.
     "laugh funny hilarious giggle",
     // Small talk.
-    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind bye goodbye night yourself name bored love fed annoying feel feeling appreciate grateful thankful",
+    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind yourself name bored love fed annoying feel feeling appreciate grateful thankful",
     // What life is for.
     "life existence",
 ];
@@ -789,9 +855,6 @@ mod tests {
             "what's new?",
             "morning",
             "yo",
-            "bye!",
-            "see you later",
-            "talk to you later, marvin",
         ] {
             assert!(only_talks(greeting), "{greeting}");
             assert_eq!(
