@@ -10,11 +10,13 @@ mod index;
 mod offer;
 mod stem;
 mod talk;
+mod terms;
 
-pub(crate) use index::{Entry, rank, terms_of};
+pub(crate) use index::{Entry, rank};
 #[cfg(test)]
 pub(crate) use talk::made as made_talk;
 pub(crate) use talk::{TALK, after_greeting, only_talks};
+pub(crate) use terms::terms_of;
 
 /// What a model answers by itself, as retrieval sees it (see `talk`).
 pub(crate) fn talk() -> &'static Entry {
