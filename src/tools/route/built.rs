@@ -280,11 +280,11 @@ pub(crate) static BUILT: &[Entry] = &[
     },
     Entry {
         id: Cow::Borrowed("system"),
-        length: 149.0,
+        length: 151.0,
         terms: Terms::Built {
             text: "answerappaskbackupbatteribyechatclosecompactcomputcontextconverscostcountcpudescribdiskendexitfarfreefullgoodbyhistorihostnaminfokeptleavloadlongmachinmemoriolderoncoperpartquitsessionshortshowshownshrinkspacespentsummarissystemtimetokenuptimusaguser",
             ends: &[6, 9, 12, 18, 25, 28, 32, 37, 44, 50, 57, 64, 68, 73, 76, 83, 87, 90, 94, 97, 101, 105, 111, 118, 125, 129, 133, 137, 141, 145, 151, 157, 162, 165, 169, 173, 177, 184, 189, 193, 198, 204, 209, 214, 222, 228, 232, 237, 242, 246, 250],
-            tenths: &[20, 40, 10, 10, 40, 30, 20, 30, 50, 60, 10, 10, 80, 10, 40, 10, 60, 10, 60, 20, 30, 20, 30, 40, 30, 20, 10, 20, 10, 20, 70, 60, 10, 10, 10, 10, 60, 10, 10, 10, 10, 20, 20, 50, 10, 60, 10, 60, 40, 90, 10],
+            tenths: &[20, 40, 10, 10, 40, 50, 20, 30, 50, 60, 10, 10, 80, 10, 40, 10, 60, 10, 60, 20, 30, 20, 30, 40, 30, 20, 10, 20, 10, 20, 70, 60, 10, 10, 10, 10, 60, 10, 10, 10, 10, 20, 20, 50, 10, 60, 10, 60, 40, 90, 10],
         },
     },
     Entry {

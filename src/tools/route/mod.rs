@@ -348,7 +348,11 @@ pub(crate) fn asks_what_is_known(text: &str) -> bool {
         && [" are in ", " are there in ", " is in ", " in a ", " in an "]
             .iter()
             .any(|s| lower.contains(s));
-    question.starts_with("why ")
+    // "why don't you play some jazz", "why not set a timer" suggest; they do not ask why.
+    let suggests = ["why dont ", "why not ", "why dont you "]
+        .iter()
+        .any(|s| question.starts_with(s));
+    (question.starts_with("why ") && !suggests)
         || either
         || how_many_in
         || shapes.iter().any(|s| lower.contains(s))
@@ -396,6 +400,8 @@ mod tests {
             "is tomorrow's forecast rain or a storm?",
             "play a song about the sky",
             "what's the weather in Oslo?",
+            "why don't you play some jazz",
+            "why not set a timer for the eggs",
         ] {
             assert!(!asks_what_is_known(own), "{own}");
         }

@@ -36,6 +36,10 @@ pub(crate) fn terms_of(text: &str) -> Vec<String> {
             terms.push(CLOCK_TIME.to_string());
         }
     }
+    // A goodbye may ask to close Marvin (the system family's `exit_app`).
+    if says_goodbye(&text) {
+        terms.push("bye".to_string());
+    }
     // Saying a thing in a language is translating it ("how do they say hello in Danish",
     // "what is Latin for I love you").
     if says_in_a_language(&words) {
@@ -85,13 +89,18 @@ fn asks_where_one_is(lower: &str) -> bool {
     ];
     // Asked for, not where something else is: not "traffic near my location", "shops close to
     // my current location".
+    // Whole words only: not "allocate memory", "Tim lost his keys".
+    let starts_a_word = |at: usize| !lower[..at].ends_with(char::is_alphanumeric);
     let asked_for = OWN_PLACE.iter().any(|said| {
         lower.match_indices(said).any(|(at, _)| {
+            let ends_a_word = !lower[at + said.len()..].starts_with(char::is_alphanumeric);
             let before = lower[..at].split_whitespace().next_back().unwrap_or("");
-            !matches!(
-                before,
-                "near" | "of" | "to" | "from" | "at" | "around" | "by" | "in"
-            )
+            starts_a_word(at)
+                && ends_a_word
+                && !matches!(
+                    before,
+                    "near" | "of" | "to" | "from" | "at" | "around" | "by" | "in"
+                )
         })
     });
     if asked_for {
@@ -101,6 +110,7 @@ fn asks_where_one_is(lower: &str) -> bool {
     ["where am i", "where i am", "where exactly am i"]
         .iter()
         .flat_map(|said| lower.match_indices(said))
+        .filter(|(at, _)| starts_a_word(*at))
         .any(|(at, phrase)| {
             let rest = lower[at + phrase.len()..].trim_start();
             let word = rest
@@ -114,90 +124,78 @@ fn asks_where_one_is(lower: &str) -> bool {
         })
 }
 
-/// Whether `words` ask how a thing is said in a language: a word of saying and a language's
-/// name (or its speakers').
-fn says_in_a_language(words: &[&str]) -> bool {
-    const SAYING: &[&str] = &[
-        "say",
-        "says",
-        "saying",
-        "said",
-        "call",
-        "called",
-        "word",
-        "words",
-        "phrase",
-        "slang",
-        "expression",
-        "mean",
-        "means",
-        "pronounce",
-        "greet",
-        "for",
-    ];
-    const LANGUAGES: &[&str] = &[
-        "english",
-        "french",
-        "spanish",
-        "german",
-        "italian",
-        "portuguese",
-        "dutch",
-        "swedish",
-        "norwegian",
-        "danish",
-        "finnish",
-        "icelandic",
-        "polish",
-        "czech",
-        "slovak",
-        "hungarian",
-        "romanian",
-        "bulgarian",
-        "serbian",
-        "croatian",
-        "greek",
-        "turkish",
-        "russian",
-        "ukrainian",
-        "arabic",
-        "hebrew",
-        "persian",
-        "farsi",
-        "hindi",
-        "urdu",
-        "bengali",
-        "punjabi",
-        "tamil",
-        "telugu",
-        "chinese",
-        "mandarin",
-        "cantonese",
-        "japanese",
-        "korean",
-        "vietnamese",
-        "thai",
-        "indonesian",
-        "malay",
-        "tagalog",
-        "filipino",
-        "swahili",
-        "latin",
-        "hawaiian",
-        "irish",
-        "welsh",
-        "esperanto",
-        "catalan",
-        "basque",
-    ];
-    let language = |w: &&str| {
-        LANGUAGES.contains(w) || w.strip_suffix('s').is_some_and(|w| LANGUAGES.contains(&w))
+/// Whether `lower` ends by taking leave: its last clause is a goodbye ("bye", "see you
+/// later, Marvin", "ok, gotta go"), perhaps opened by a thanks or an "ok" and closed by
+/// whom or when ("for now", "tomorrow"). Not "how do I take care of a cactus" nor "I'm off
+/// tomorrow, cancel my alarm".
+fn says_goodbye(lower: &str) -> bool {
+    const GOODBYES: &str = "bye|bye bye|goodbye|good bye|see you|see ya|talk to you later|\
+        talk later|catch you later|until next time|im outta here|im out of here|\
+        gotta go|got to go|have to go|i have to go|i gotta go|i must go|take care|farewell|\
+        signing off|ttyl|later|later gator|later alligator|cheerio|adios|sayonara|ciao|\
+        tata for now|ta ta|night night";
+    const OPENING: &str = "ok okay well alright right so thanks thank you cool great anyway \
+        then and but";
+    const CLOSING: &str = "marvin buddy friend mate all everyone guys for now then again soon \
+        later tomorrow tonight";
+    let listed = |list: &str, word: &str| list.split_whitespace().any(|w| w == word);
+    let last = lower
+        .split([',', '.', '!', '?', ';', '\n'])
+        .rfind(|clause| clause.chars().any(char::is_alphanumeric))
+        .unwrap_or("");
+    let words: Vec<&str> = last
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut said = words.as_slice();
+    while let [first, rest @ ..] = said {
+        if !listed(OPENING, first) {
+            break;
+        }
+        said = rest;
+    }
+    let goodbye = |said: &[&str]| {
+        GOODBYES
+            .split('|')
+            .any(|g| g.split(' ').eq(said.iter().copied()))
     };
-    let says = words.iter().any(|w| SAYING.contains(w) && *w != "for");
-    let named = words.iter().any(language);
-    // "Latin for …" names the language and the saying at once.
-    let language_for = words.windows(2).any(|w| language(&w[0]) && w[1] == "for");
-    named && (says || language_for)
+    let mut closed = said;
+    loop {
+        if goodbye(closed) {
+            return true;
+        }
+        match closed {
+            [rest @ .., last] if listed(CLOSING, last) => closed = rest,
+            _ => return false,
+        }
+    }
+}
+
+/// Whether `words` ask how a thing is said in a language: a word of saying and a language's
+/// name (or its speakers'), or "what is Latin for …". Not "call my French teacher" nor
+/// "Italian for dinner".
+fn says_in_a_language(words: &[&str]) -> bool {
+    const SAYING: &str = "say says saying said word words phrase slang expression mean means \
+        pronounce greet";
+    const LANGUAGES: &str = "english french spanish german italian portuguese dutch swedish \
+        norwegian danish finnish icelandic polish czech slovak hungarian romanian bulgarian \
+        serbian croatian greek turkish russian ukrainian arabic hebrew persian farsi hindi urdu \
+        bengali punjabi tamil telugu chinese mandarin cantonese japanese korean vietnamese thai \
+        indonesian malay tagalog filipino swahili latin hawaiian irish welsh esperanto catalan \
+        basque";
+    let listed = |list: &str, word: &str| list.split_whitespace().any(|w| w == word);
+    let language = |w: &&str| {
+        listed(LANGUAGES, w) || w.strip_suffix('s').is_some_and(|w| listed(LANGUAGES, w))
+    };
+    let says = words.iter().any(|w| listed(SAYING, w))
+        || words
+            .windows(3)
+            .any(|w| w == ["what", "do", "you"] || w == ["what", "is", "it"])
+            && words.contains(&"call");
+    // "what is Latin for I love you" names the language and the saying at once.
+    let language_for = matches!(words, ["what", "is", ..] | ["whats", ..])
+        && words.windows(2).any(|w| language(&w[0]) && w[1] == "for");
+    words.iter().any(language) && (says || language_for)
 }
 
 /// The term a time of day adds ("at four pm", "7am", "three o'clock"): a time is when an
@@ -286,35 +284,6 @@ const PHRASES: &[(&str, &str)] = &[
     ("where can i eat", "where can i eat nearby"),
     ("in my area", "nearby"),
     ("around here", "nearby"),
-    // A goodbye may close Marvin (`exit_app`).
-    ("see you later", "bye"),
-    ("see you soon", "bye"),
-    ("see you again", "bye"),
-    ("see ya", "bye"),
-    ("talk to you later", "bye"),
-    ("talk later", "bye"),
-    ("catch you later", "bye"),
-    ("until next time", "bye"),
-    ("outta here", "bye"),
-    ("out of here", "bye"),
-    ("im off", "bye"),
-    ("tata for now", "bye"),
-    ("ta ta", "bye"),
-    ("ttyl", "bye"),
-    ("adios", "bye"),
-    ("sayonara", "bye"),
-    ("cheerio", "bye"),
-    ("gotta run", "bye"),
-    ("have to run", "bye"),
-    ("catch ya", "bye"),
-    ("later gator", "bye"),
-    ("later alligator", "bye"),
-    ("gotta go", "bye"),
-    ("got to go", "bye"),
-    ("have to go", "bye"),
-    ("take care", "bye"),
-    ("farewell", "bye"),
-    ("signing off", "bye"),
     // Being got up is being woken.
     ("get me up", "wake me up"),
     ("get us up", "wake us up"),
@@ -562,6 +531,9 @@ mod tests {
             "where am i going wrong with this",
             "i forgot where i am supposed to be",
             "whats the traffic near my location",
+            "how do i allocate memory in c",
+            "how do i claim lost luggage",
+            "tim lost his keys, any tips",
             "what clothing shops are close to my current location",
         ] {
             assert!(!asks_where_one_is(not), "{not}");
@@ -616,6 +588,56 @@ mod tests {
         assert!(!terms_of("play the trailer of dune").contains(&"music".to_string()));
         assert!(!terms_of("let's play a game").contains(&"music".to_string()));
     }
+    #[test]
+    fn a_goodbye_is_the_last_thing_said() {
+        for said in [
+            "bye",
+            "bye bye!",
+            "ok, see you later marvin",
+            "thanks, gotta go",
+            "it was great to see you again, see ya later!",
+            "talk to you later",
+        ] {
+            assert!(says_goodbye(said), "{said}");
+        }
+        for not in [
+            "how do i take care of a cactus",
+            "remind me to take care of the plants",
+            "im off tomorrow, cancel my 6am alarm",
+            "i have to go to the dentist at 3, remind me at 2",
+            "bye, and remind me at 6",
+            "pasta takeaway near me",
+        ] {
+            assert!(!says_goodbye(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn saying_a_thing_in_a_language_is_translating_it() {
+        let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_string).collect() };
+        for said in [
+            "how do they say hello in danish",
+            "what is latin for i love you",
+            "how would i say goodbye if i were norwegian",
+            "tell me how the russians say notebook",
+            "what do you call a subway in german",
+        ] {
+            let owned = words(said);
+            let said_words: Vec<&str> = owned.iter().map(String::as_str).collect();
+            assert!(says_in_a_language(&said_words), "{said}");
+        }
+        for not in [
+            "call my french teacher",
+            "italian for dinner tonight near me",
+            "whats that thai place called",
+            "a good spanish restaurant",
+        ] {
+            let owned = words(not);
+            let not_words: Vec<&str> = owned.iter().map(String::as_str).collect();
+            assert!(!says_in_a_language(&not_words), "{not}");
+        }
+    }
+
     #[test]
     fn letters_said_one_at_a_time_are_the_word_they_spell() {
         assert_eq!(

@@ -16,9 +16,11 @@ use replies::is_a_reply;
 /// The id it ranks under; never a family's.
 pub(crate) const TALK: &str = "talk";
 
-/// Whether `text` only talks: a remark about how the person feels or what happened ("my alarm
-/// clock broke this morning lol", "thanks, that fix looks good") that asks for nothing. Such
-/// a message shares words with families ("alarm", "fix") without wanting any of them.
+/// Whether `text` only talks, asking for nothing a tool does though it may share words with
+/// families ("alarm", "fix", "morning"): a remark about how the person feels or what happened
+/// ("my alarm clock broke this morning lol", "thanks, that fix looks good"), a greeting, a
+/// plain yes, no or maybe, a sum, or a question about the assistant itself (see `itself`).
+/// A goodbye does not: it may ask to close Marvin, which the system family can.
 pub(crate) fn only_talks(text: &str) -> bool {
     const OPENERS: &[&str] = &[
         "thanks",
@@ -92,10 +94,17 @@ pub(crate) fn only_talks(text: &str) -> bool {
         .iter()
         .any(|e| lower.contains(e));
     let asks = |a: &&str| has(a) && !(*a == "what" && exclaims);
+    // "great, now what's the weather": a question word with its "is" run in.
+    let asks_run_in = words.iter().any(|w| {
+        matches!(
+            w.replace(['\'', '’'], "").as_str(),
+            "whats" | "wheres" | "hows" | "whos" | "whens" | "whys" | "whatre"
+        )
+    });
     let remark = !text.contains('?')
         && (opens || FEELINGS.iter().any(|f| has(f)))
-        && !ASKING.iter().any(asks);
-    // A goodbye may mean to close Marvin, which its system family can.
+        && !ASKING.iter().any(asks)
+        && !asks_run_in;
     if super::terms_of(text)
         .iter()
         .any(|t| t == "bye" || t == "goodby")
@@ -198,6 +207,14 @@ mod tests {
             "17 times 23",
         ] {
             assert!(only_talks(text), "{text}");
+        }
+        // A remark, then a question with its "is" run in.
+        for text in [
+            "great, now what's the weather tomorrow",
+            "thanks, what's on my calendar today",
+            "cool, where's the nearest pharmacy",
+        ] {
+            assert!(!only_talks(text), "{text}");
         }
         for text in [
             "what a sunny day, will it rain later?",
