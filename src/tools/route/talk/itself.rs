@@ -46,6 +46,11 @@ const SAYING: &str = "say says saying said translate translation phrase expressi
 const DO: &str = "search find show play set add make put remind list open start book order \
     read check look get call send repeat describe translate convert recommend";
 
+/// What the assistant works in or on for the person: "which folder are you working in?"
+/// asks for the working directory, not about the assistant.
+const WORKS_ON: &str = "folder folders directory directories dir repo repository branch file \
+    files project code codebase path";
+
 /// What the assistant may be asked whether it is: "am I talking to a real person?".
 const BEING: &str = "person human bot robot computer machine ai being";
 
@@ -122,6 +127,9 @@ fn asked_about(words: &[&str]) -> bool {
         .iter()
         .enumerate()
         .position(|(at, w)| listed(SAYING, w) && (at == 0 || words[at - 1] != "you"));
+    if words.iter().any(|w| listed(WORKS_ON, w)) {
+        return false;
+    }
     words.iter().enumerate().any(|(at, word)| {
         listed(YOU, word)
             && quoting_from.is_none_or(|from| at < from)
@@ -216,6 +224,8 @@ mod tests {
             "do you like jazz? play some",
             "do you have free delivery",
             "is this a good place for people with dogs",
+            // What it works in for the person.
+            "which folder are you working in right now?",
             // Anyone at all.
             "how do you make pancakes",
             "what do you put in chili",

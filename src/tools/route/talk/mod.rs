@@ -161,7 +161,7 @@ const WORDS: &[&str] = &[
     // Laughing.
     "laugh funny hilarious giggle",
     // Small talk.
-    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind yourself name bored love fed annoying feel feeling appreciate grateful thankful",
+    "hello hi hey thanks thank cool nice great awesome lol haha ok okay never mind night yourself name bored love fed annoying feel feeling appreciate grateful thankful",
     // What life is for.
     "life existence",
 ];
