@@ -1103,7 +1103,8 @@ mod tests {
     }
 
     /// CLINC150's requests (see tests/fixtures/routing/README.md): its train split, whose
-    /// intents the router was tuned on, and its test split, measured only.
+    /// intents the router was tuned on, is measured (printed); its test split, held out, is
+    /// held at what was reached.
     #[test]
     fn a_tool_that_serves_the_request_is_offered_first_and_none_when_none_is_needed_for_clinc150() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/routing");
