@@ -198,6 +198,12 @@ fn asked_of(text: &str) -> String {
     without_asking(&text.trim().to_lowercase().replace(['\'', '’'], ""))
 }
 
+/// Whether `list` (words between spaces, as the word lists of `terms` and `talk` are kept:
+/// one string, not a table of them) holds `word`.
+fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|w| w == word)
+}
+
 /// The words of `text`: runs of letters and digits.
 fn words_of(text: &str) -> Vec<&str> {
     text.split(|c: char| !c.is_alphanumeric())

@@ -3,6 +3,7 @@
 //! little ("where am I", a time of day, saying a thing in a language, letters spelled out).
 
 use super::stem::stem;
+use super::{listed, words_of};
 
 /// The words of `text` retrieval counts: lower case, split at anything but letters and
 /// digits (apostrophes dropped: "what's" is "whats"), the little words left out, stemmed.
@@ -138,15 +139,11 @@ fn says_goodbye(lower: &str) -> bool {
         then and but";
     const CLOSING: &str = "marvin buddy friend mate all everyone guys for now then again soon \
         later tomorrow tonight";
-    let listed = |list: &str, word: &str| list.split_whitespace().any(|w| w == word);
     let last = lower
         .split([',', '.', '!', '?', ';', '\n'])
         .rfind(|clause| clause.chars().any(char::is_alphanumeric))
         .unwrap_or("");
-    let words: Vec<&str> = last
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words_of(last);
     let mut said = words.as_slice();
     while let [first, rest @ ..] = said {
         if !listed(OPENING, first) {
@@ -183,7 +180,6 @@ fn says_in_a_language(words: &[&str]) -> bool {
         bengali punjabi tamil telugu chinese mandarin cantonese japanese korean vietnamese thai \
         indonesian malay tagalog filipino swahili latin hawaiian irish welsh esperanto catalan \
         basque";
-    let listed = |list: &str, word: &str| list.split_whitespace().any(|w| w == word);
     let language = |w: &&str| {
         listed(LANGUAGES, w) || w.strip_suffix('s').is_some_and(|w| listed(LANGUAGES, w))
     };
@@ -614,7 +610,7 @@ mod tests {
 
     #[test]
     fn saying_a_thing_in_a_language_is_translating_it() {
-        let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_string).collect() };
+        let says = |text: &str| says_in_a_language(&text.split(' ').collect::<Vec<_>>());
         for said in [
             "how do they say hello in danish",
             "what is latin for i love you",
@@ -622,9 +618,7 @@ mod tests {
             "tell me how the russians say notebook",
             "what do you call a subway in german",
         ] {
-            let owned = words(said);
-            let said_words: Vec<&str> = owned.iter().map(String::as_str).collect();
-            assert!(says_in_a_language(&said_words), "{said}");
+            assert!(says(said), "{said}");
         }
         for not in [
             "call my french teacher",
@@ -632,9 +626,7 @@ mod tests {
             "whats that thai place called",
             "a good spanish restaurant",
         ] {
-            let owned = words(not);
-            let not_words: Vec<&str> = owned.iter().map(String::as_str).collect();
-            assert!(!says_in_a_language(&not_words), "{not}");
+            assert!(!says(not), "{not}");
         }
     }
 

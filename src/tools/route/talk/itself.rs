@@ -1,12 +1,8 @@
 //! Whether a message speaks to or about the assistant itself ("how are you today?", "where
 //! are you from?", "who made this ai"), which asks for nothing a tool does.
 
+use super::super::listed;
 use super::TALK;
-
-/// Whether `list` (words between single spaces) holds `word`.
-fn listed(list: &str, word: &str) -> bool {
-    list.split(' ').any(|w| w == word)
-}
 
 /// The words that say "you".
 const YOU: &str = "you your yourself youre you're yours";

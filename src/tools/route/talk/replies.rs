@@ -1,6 +1,8 @@
 //! Greetings and plain replies ("good morning!", "that's right", "no idea"): a message of
 //! them asks for nothing, and what follows a greeting is what is asked.
 
+use super::super::listed;
+
 /// `text` after the greeting it opens with ("good morning!", "hey there, …", "what's up,
 /// Marvin?"), or all of it when it opens with none: a greeting asks for nothing, and its words
 /// ("good", "morning", "up", "new") are families' words too. A greeting is followed by the
@@ -95,7 +97,6 @@ pub(super) fn is_a_reply(words: &[&str]) -> bool {
     const SAYS: &str = "yes yeah yep yup sure correct right true affirmative absolutely \
         definitely certainly indeed exactly agreed no nope nah wrong false negative maybe \
         perhaps possibly probably unsure idea depends pass case know answer definite positive";
-    let listed = |list: &str, word: &str| list.split_whitespace().any(|w| w == word);
     (1..=10).contains(&words.len())
         && words.iter().all(|w| listed(REPLY, w))
         && words.iter().any(|w| listed(SAYS, w))
