@@ -172,7 +172,8 @@ fn a_reprompt_from_the_tool_shows_its_error_above_the_questionnaire_and_keeps_wh
     pty.wait_for("Enter chooses");
     pty.send("1\r");
     pty.wait_for("Port 8080 is taken");
-    pty.wait_for_nth("Enter keeps what is shown", 2);
+    // The field asked again shows what was entered: the last row the block draws.
+    pty.wait_for_nth("› 8080", 2);
     // A block of its own under its heading: the tool's error above it, what was entered in
     // its fields.
     assert_eq!(

@@ -84,6 +84,13 @@ impl Asker<'_> {
     /// Shows `prompt` and returns what the person did before its deadline.
     pub(crate) fn ask(&mut self, prompt: &Prompt) -> Response {
         let deadline = Instant::now() + prompt.timeout;
+        // Raw from the first row drawn to the answer: keys typed while a heading or a field's
+        // hint is shown wait for the field instead of being echoed by the terminal's line
+        // mode between fields (each field turns raw mode on again inside this).
+        let _raw = match self.dumb {
+            true => None,
+            false => RawMode::enable(),
+        };
         self.out.end_line();
         if prompt.presentation == Presentation::Questionnaire {
             self.questionnaire(prompt);
