@@ -47,8 +47,8 @@ fn each_attach_shows_the_banner_whole_and_the_replay_s_finished_calls_one_line_e
     );
     for attach in 1..=10 {
         let mut pty = gateway.attach(&home, &id, 80, 40);
-        pty.wait_for("Both done.");
-        pty.wait_for("attached› ");
+        // The prompt may be drawn before the replay and again under it: wait for the latter.
+        pty.wait_for_words("Both done. attached›");
         let screen = pty.visible();
         let (lines, text) = (screen.lines(), screen.text());
         let (read, after) = banner(&lines, &id);

@@ -91,6 +91,7 @@ fn a_prompt_that_failed_is_not_sent_again_but_can_be_recalled() {
     pty.send("third\r");
     pty.wait_for("Third answer.");
     pty.wait_for("· 2 messages");
+    pty.wait_for_prompt();
     // The failed prompts stay in the input history: Up twice brings back the second.
     pty.send("\x1b[A\x1b[A\r");
     pty.wait_for("Again answer.");

@@ -119,6 +119,21 @@ impl Pty {
         }
     }
 
+    /// Waits until the last line shown is the REPL's prompt: the line editor reads keys again
+    /// (keys sent earlier go through the terminal's line mode and are echoed as they are).
+    pub fn wait_for_prompt(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            let last_line = screen.rsplit('\n').next().unwrap_or("");
+            if last_line.contains("› ") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "no prompt; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     pub fn wait_for(&self, text: &str) {
         self.wait_for_nth(text, 1);
     }
@@ -143,19 +158,7 @@ impl Pty {
     /// for the exit. (Ctrl+D typed before the prompt is back would be taken by the terminal's
     /// own line mode and lost.)
     pub fn leave(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.screen();
-            let last_line = screen.rsplit('\n').next().unwrap_or("");
-            if last_line.contains("› ") {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no prompt to leave from; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.wait_for_prompt();
         self.send("\x04");
         self.wait_exit()
     }
