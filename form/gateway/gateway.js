@@ -147,6 +147,10 @@
   // ---- events -----------------------------------------------------------------------------
 
   function handle(event) {
+    // The answer's text waiting for its frame is drawn before whatever follows it, so that a
+    // question or a tool is laid out under the whole answer: a replayed session puts its
+    // question in view once, not over an answer still to be drawn above it.
+    if (event.type !== 'text_delta') drawText();
     const handlers = {
       user_message: () => { addBubble('user', event.content); state.bubble = null; setRunning(true); },
       text_delta: () => appendText(event.text),
@@ -193,6 +197,15 @@
       bubble.replaceChildren(window.MarvinMarkdown.render(bubble.source));
       scrollDown();
     }, 16);
+  }
+
+  // The answer's text that waits for its frame, drawn now.
+  function drawText() {
+    const bubble = state.bubble;
+    if (!bubble || !bubble.pending) return;
+    clearTimeout(bubble.pending);
+    bubble.pending = null;
+    bubble.replaceChildren(window.MarvinMarkdown.render(bubble.source));
   }
 
   function startTool(call) {
