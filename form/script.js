@@ -14,6 +14,9 @@
   const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
   const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
   let finished = false;
+  // The answers or the cancel are on their way: what a heartbeat hears meanwhile (the
+  // interview already closed by them, or the server gone once it has them) is not news.
+  let sending = false;
   let escapeAt = 0;
 
   // ---- rendering -------------------------------------------------------------------------
@@ -285,6 +288,7 @@
       return;
     }
     $("submit").disabled = true;
+    sending = true;
     try {
       const { status, payload } = await post("/submit", body);
       if (status === 200 && payload.ok) {
@@ -305,12 +309,14 @@
     } catch (error) {
       showFieldError("", "Marvin is not reachable any more: " + error.message);
     } finally {
+      sending = false;
       $("submit").disabled = finished;
     }
   }
 
   async function cancel() {
     if (finished) return;
+    sending = true;
     try { await post("/cancel", {}); } catch (_) { /* the server is gone; say so anyway */ }
     end("Interview cancelled", "Marvin was told you cancelled. You can close this tab.");
   }
@@ -466,12 +472,12 @@
   async function heartbeat() {
     try {
       const { payload } = await post("/heartbeat", {}, 4000);
-      if (payload.state && payload.state !== "open" && !finished) {
+      if (payload.state && payload.state !== "open" && !finished && !sending) {
         end("Interview closed", payload.message || "This interview has ended.");
       }
     } catch (_) {
       // The server stops as soon as the tool returns, e.g. right after a terminal answer.
-      if (!finished) {
+      if (!finished && !sending) {
         end("Interview closed", "Marvin is no longer waiting for these answers: they were given in the terminal, or the interview was stopped. You can close this tab.");
       }
     }

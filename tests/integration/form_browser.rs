@@ -144,11 +144,12 @@ fn every_type_by_mouse_and_keyboard_survives_a_reload_and_reaches_the_tool() {
         result.contains("\"features\":[\"Sign-in\",\"Search\",{\"other\":\"Audit log\"}]"),
         "{result}"
     );
+    // The overlay says so once the answers' reply is in (a heartbeat answered meanwhile
+    // hears the interview closed, and is not news then).
     browser.wait_until(
-        "return !document.getElementById('overlay').hidden",
-        "the page says it is done",
+        "return !document.getElementById('overlay').hidden && document.getElementById('overlay-title').textContent === 'Answers sent'",
+        "the page says the answers were sent",
     );
-    assert_eq!(browser.text("#overlay-title"), "Answers sent");
     // Sent answers clear the draft.
     let left = browser.script(
         "return Object.keys(localStorage).filter(k => k.startsWith('marvin-interview-')).length",
@@ -243,15 +244,18 @@ fn escape_twice_cancels() {
     let server = example_server(&home, 600);
     browser.open(&server.url());
     browser.find("#q-database input");
+    // The second Esc must come within 1.5 s of the first: both are sent at once, and the
+    // warning the first one gave is looked for after (it keeps its text once hidden; a first
+    // Esc that cancelled would give none: the second is ignored on a page that has ended).
     browser.press(&[key::ESCAPE]);
-    browser.wait_until(
-        "return !document.getElementById('toast').hidden",
-        "the first Esc warns",
-    );
     browser.press(&[key::ESCAPE]);
     assert_eq!(
         server.wait(Duration::from_secs(10)),
         Some(FormEvent::Cancelled)
+    );
+    browser.wait_until(
+        "return document.getElementById('toast').textContent.includes('Esc again')",
+        "the first Esc warned",
     );
     browser.wait_until(
         "return document.getElementById('overlay-title').textContent === 'Interview cancelled'",
@@ -295,6 +299,8 @@ fn the_deadline_and_an_answer_elsewhere_close_the_page() {
         "return document.getElementById('close-in').textContent",
         json!([]),
     );
+    // The countdown ticks once a second: a stopped one still reads the same after a tick.
+    std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(
         browser.script(
             "return document.getElementById('close-in').textContent",
