@@ -192,16 +192,11 @@
     const bubble = state.bubble;
     bubble.source += text;
     if (bubble.pending) return;
-    bubble.pending = setTimeout(() => {
-      bubble.pending = null;
-      bubble.replaceChildren(window.MarvinMarkdown.render(bubble.source));
-      scrollDown();
-    }, 16);
+    bubble.pending = setTimeout(() => { drawText(bubble); scrollDown(); }, 16);
   }
 
   // The answer's text that waits for its frame, drawn now.
-  function drawText() {
-    const bubble = state.bubble;
+  function drawText(bubble = state.bubble) {
     if (!bubble || !bubble.pending) return;
     clearTimeout(bubble.pending);
     bubble.pending = null;

@@ -81,16 +81,22 @@ impl<'a> Asker<'a> {
 }
 
 impl Asker<'_> {
+    /// Raw mode while it lives, on a terminal that is not dumb; `None` where keys are read
+    /// in the terminal's own line mode.
+    fn raw_mode(&self) -> Option<RawMode> {
+        match self.dumb {
+            true => None,
+            false => RawMode::enable(),
+        }
+    }
+
     /// Shows `prompt` and returns what the person did before its deadline.
     pub(crate) fn ask(&mut self, prompt: &Prompt) -> Response {
         let deadline = Instant::now() + prompt.timeout;
         // Raw from the first row drawn to the answer: keys typed while a heading or a field's
         // hint is shown wait for the field instead of being echoed by the terminal's line
         // mode between fields (each field turns raw mode on again inside this).
-        let _raw = match self.dumb {
-            true => None,
-            false => RawMode::enable(),
-        };
+        let _raw = self.raw_mode();
         self.out.end_line();
         if prompt.presentation == Presentation::Questionnaire {
             self.questionnaire(prompt);
@@ -241,10 +247,7 @@ impl Asker<'_> {
         own: OwnWords,
         deadline: Instant,
     ) -> Result<Vec<usize>, Stop> {
-        if self.dumb {
-            return self.pick_typed(items, multi, own, deadline);
-        }
-        let Some(_raw) = RawMode::enable() else {
+        let Some(_raw) = self.raw_mode() else {
             return self.pick_typed(items, multi, own, deadline);
         };
         let mut cursor = preset.first().copied().unwrap_or(0);

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::{Asker, Stop};
-use crate::ui::keys::{self, Key, RawMode};
+use crate::ui::keys::{self, Key};
 use crate::ui::sanitize::sanitize;
 use crate::ui::signal::Watch;
 
@@ -29,11 +29,7 @@ impl Asker<'_> {
             self.out.write(&" ".repeat(self.margin));
         }
         self.out.write(label);
-        let raw = match self.dumb {
-            true => None,
-            false => RawMode::enable(),
-        };
-        let Some(_raw) = raw else {
+        let Some(_raw) = self.raw_mode() else {
             if !start.is_empty() {
                 let kept = format!("(Enter keeps {}) ", sanitize(start));
                 self.out.write(&self.style.dim(&kept));
